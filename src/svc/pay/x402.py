@@ -1,0 +1,618 @@
+"""x402 client side: read a 402 challenge, sign an EIP-3009 authorization, encode the proof.
+
+Scheme ``exact`` (EIP-3009 ``TransferWithAuthorization``, USDC on Base), x402 v1 and v2.
+
+Wire summary (see docs/protocols.md):
+
+* challenge: v2 header ``PAYMENT-REQUIRED`` (standard base64 of JSON), else a v1 JSON body
+  ``{x402Version, error, accepts}``;
+* proof: standard base64 of compact JSON, v2 ``{x402Version, resource?, accepted, payload}``,
+  v1 ``{x402Version, scheme, network, payload}``; which header carries it is the caller's choice;
+* receipt: ``PAYMENT-RESPONSE`` / ``X-PAYMENT-RESPONSE``, standard base64 of JSON.
+
+Start-up cost matters: ``eth_account`` (about half a second to import) is imported only inside
+the functions that sign or recover, never at module import time.
+
+Every malformed input raises :class:`X402Error` (a ``ValueError``) with one sentence that never
+contains the private key.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Context, Decimal
+from typing import Any, Final
+
+__all__ = [
+    "HEADER_PAYMENT_REQUIRED",
+    "HEADER_PAYMENT_RESPONSE",
+    "HEADER_X_PAYMENT_RESPONSE",
+    "PaymentRequirements",
+    "X402Challenge",
+    "X402Error",
+    "X402Signer",
+    "address_of",
+    "atomic_to_usd",
+    "build_authorization",
+    "chain_id",
+    "decode_receipt",
+    "encode_proof",
+    "generate_private_key",
+    "parse_challenge",
+    "recover_payer",
+    "typed_data",
+    "usd_to_atomic",
+]
+
+HEADER_PAYMENT_REQUIRED: Final = "PAYMENT-REQUIRED"
+HEADER_PAYMENT_RESPONSE: Final = "PAYMENT-RESPONSE"
+HEADER_X_PAYMENT_RESPONSE: Final = "X-PAYMENT-RESPONSE"
+
+# Bounds on untrusted input. A real challenge is well under a kilobyte.
+MAX_HEADER_CHARS: Final = 64 * 1024
+MAX_BODY_BYTES: Final = 1024 * 1024
+MAX_ACCEPTS: Final = 64
+MAX_TIMEOUT_SECONDS: Final = 2**32
+VALID_AFTER_SLACK_SECONDS: Final = 600
+
+_UINT256_MAX: Final = 2**256 - 1
+# Order of the secp256k1 group: a private key is an integer in [1, n-1].
+_SECP256K1_N: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+_V1_NETWORKS: Final[Mapping[str, int]] = {"base": 8453, "base-sepolia": 84532}
+
+_DIGITS = re.compile(r"[0-9]{1,78}", re.ASCII)
+_USD = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+", re.ASCII)
+_CAIP2_EVM = re.compile(r"eip155:([1-9][0-9]{0,18})", re.ASCII)
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}", re.ASCII)
+_NONCE = re.compile(r"0x[0-9a-fA-F]{64}", re.ASCII)
+_SIGNATURE = re.compile(r"0x[0-9a-fA-F]{130}", re.ASCII)
+_PRIVATE_KEY = re.compile(r"(?:0x)?([0-9a-fA-F]{64})", re.ASCII)
+
+_EIP712_DOMAIN_TYPE: Final = [
+    {"name": "name", "type": "string"},
+    {"name": "version", "type": "string"},
+    {"name": "chainId", "type": "uint256"},
+    {"name": "verifyingContract", "type": "address"},
+]
+_TRANSFER_WITH_AUTHORIZATION_TYPE: Final = [
+    {"name": "from", "type": "address"},
+    {"name": "to", "type": "address"},
+    {"name": "value", "type": "uint256"},
+    {"name": "validAfter", "type": "uint256"},
+    {"name": "validBefore", "type": "uint256"},
+    {"name": "nonce", "type": "bytes32"},
+]
+_AUTHORIZATION_FIELDS: Final = ("from", "to", "value", "validAfter", "validBefore", "nonce")
+
+
+class X402Error(ValueError):
+    """An x402 message could not be read, built or signed. The message is one sentence."""
+
+
+# --------------------------------------------------------------------------- data
+
+
+@dataclass(frozen=True)
+class PaymentRequirements:
+    """One entry of a challenge's ``accepts`` list.
+
+    ``amount`` is in atomic units (v1 ``maxAmountRequired``, v2 ``amount``); ``raw`` is the entry
+    exactly as the server sent it, echoed back as ``accepted`` in a v2 proof.
+    """
+
+    scheme: str
+    network: str
+    amount: int
+    asset: str
+    pay_to: str
+    max_timeout_seconds: int
+    extra: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def __hash__(self) -> int:
+        return hash(
+            (
+                self.scheme,
+                self.network,
+                self.amount,
+                self.asset,
+                self.pay_to,
+                self.max_timeout_seconds,
+            )
+        )
+
+    @classmethod
+    def from_entry(cls, entry: object, version: int) -> PaymentRequirements:
+        """Validate one ``accepts`` entry of an x402 ``version`` (1 or 2) challenge."""
+        if not isinstance(entry, dict):
+            raise X402Error("an x402 accepts entry is not a JSON object.")
+        amount_key = "maxAmountRequired" if version == 1 else "amount"
+        extra = entry.get("extra")
+        if extra is None:
+            extra = {}
+        elif isinstance(extra, str):
+            # Some v1 servers send extra as a JSON-encoded string.
+            extra = _loads(extra, "the accepts entry's extra")
+        if not isinstance(extra, dict):
+            raise X402Error("an x402 accepts entry has an 'extra' that is not a JSON object.")
+        return cls(
+            scheme=_required_str(entry, "scheme"),
+            network=_required_str(entry, "network"),
+            amount=_atomic_amount(entry.get(amount_key), amount_key),
+            asset=_required_str(entry, "asset"),
+            pay_to=_required_str(entry, "payTo"),
+            max_timeout_seconds=_timeout(entry.get("maxTimeoutSeconds")),
+            extra=extra,
+            raw=entry,
+        )
+
+
+@dataclass(frozen=True)
+class X402Challenge:
+    """A parsed 402 challenge (``version`` 1 or 2)."""
+
+    version: int
+    accepts: list[PaymentRequirements]
+    resource: dict[str, Any] | None = None
+    error: str | None = None
+
+
+# --------------------------------------------------------------------------- parsing helpers
+
+
+def _required_str(entry: Mapping[str, Any], key: str) -> str:
+    value = entry.get(key)
+    if not isinstance(value, str) or not value:
+        raise X402Error(f"an x402 accepts entry lacks a non-empty string '{key}'.")
+    return value
+
+
+def _atomic_amount(value: object, key: str) -> int:
+    """An atomic amount: a decimal-digit string (or a JSON integer), 0 <= n < 2**256."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and _DIGITS.fullmatch(value):
+        number = int(value)
+    else:
+        raise X402Error(
+            f"an x402 accepts entry has no valid '{key}' (expected a non-negative integer string)."
+        )
+    if not 0 <= number <= _UINT256_MAX:
+        raise X402Error(f"an x402 accepts entry has an out-of-range '{key}'.")
+    return number
+
+
+def _timeout(value: object) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= MAX_TIMEOUT_SECONDS:
+        return value
+    raise X402Error("an x402 accepts entry has no valid 'maxTimeoutSeconds' (a positive integer).")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _loads(text: str | bytes, what: str) -> Any:
+    """Strict JSON: UTF-8 only, no NaN/Infinity; any failure is an X402Error."""
+    try:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        return json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        # UnicodeDecodeError and JSONDecodeError are ValueErrors; RecursionError is deep nesting.
+        raise X402Error(f"{what} is not valid UTF-8 JSON.") from None
+
+
+def _b64decode(value: str, what: str) -> bytes:
+    """Standard base64 (alphabet ``+/``); missing ``=`` padding is tolerated."""
+    text = value.strip()
+    if len(text) > MAX_HEADER_CHARS:
+        raise X402Error(f"{what} is too large ({len(text)} characters).")
+    if not text:
+        raise X402Error(f"{what} is empty.")
+    text += "=" * (-len(text) % 4)
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise X402Error(f"{what} is not standard base64.") from None
+
+
+def _b64encode_json(obj: Mapping[str, Any]) -> str:
+    try:
+        text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        raise X402Error("the x402 proof cannot be encoded as JSON.") from None
+    return base64.b64encode(text.encode("utf-8")).decode("ascii")
+
+
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    wanted = name.lower()
+    for key, value in headers.items():
+        if isinstance(key, str) and key.lower() == wanted:
+            if not isinstance(value, str):
+                raise X402Error(f"the {name} header is not text.")
+            return value
+    return None
+
+
+def _challenge_from_object(obj: object, source: str) -> X402Challenge:
+    if not isinstance(obj, dict):
+        raise X402Error(f"the x402 challenge in {source} is not a JSON object.")
+    version = obj.get("x402Version")
+    if isinstance(version, bool) or version not in (1, 2):
+        raise X402Error(f"the x402 challenge in {source} has an unsupported x402Version.")
+    accepts = obj.get("accepts")
+    if not isinstance(accepts, list):
+        raise X402Error(f"the x402 challenge in {source} has no 'accepts' list.")
+    if not accepts:
+        raise X402Error(f"the x402 challenge in {source} offers no way to pay.")
+    if len(accepts) > MAX_ACCEPTS:
+        raise X402Error(f"the x402 challenge in {source} has too many accepts entries.")
+    resource = obj.get("resource")
+    if resource is not None and not isinstance(resource, dict):
+        raise X402Error(f"the x402 challenge in {source} has a 'resource' that is not an object.")
+    error = obj.get("error")
+    if error is not None and not isinstance(error, str):
+        raise X402Error(f"the x402 challenge in {source} has an 'error' that is not a string.")
+    return X402Challenge(
+        version=version,
+        accepts=[PaymentRequirements.from_entry(entry, version) for entry in accepts],
+        resource=resource,
+        error=error,
+    )
+
+
+# --------------------------------------------------------------------------- public: reading
+
+
+def parse_challenge(headers: Mapping[str, str], body: bytes) -> X402Challenge | None:
+    """Read the x402 challenge of a 402 response, or None when the response carries none.
+
+    The ``PAYMENT-REQUIRED`` header (v2) wins; otherwise a JSON body with ``x402Version`` is
+    read (v1, or v2 servers that put it in the body). A body that is not a JSON object, or has
+    no ``x402Version``, is not a challenge. A challenge that is present but malformed raises
+    :class:`X402Error`.
+    """
+    header = _header(headers, HEADER_PAYMENT_REQUIRED)
+    if header is not None:
+        what = f"the {HEADER_PAYMENT_REQUIRED} header"
+        return _challenge_from_object(_loads(_b64decode(header, what), what), what)
+    if not isinstance(body, bytes | bytearray | memoryview):
+        raise X402Error("the 402 response body is not bytes.")
+    body = bytes(body)
+    if len(body) > MAX_BODY_BYTES:
+        raise X402Error(f"the 402 response body is too large ({len(body)} bytes).")
+    if not body.lstrip().startswith(b"{"):
+        return None  # empty, HTML, plain text: not an x402 challenge
+    obj = _loads(body, "the 402 response body")
+    if not isinstance(obj, dict) or "x402Version" not in obj:
+        return None
+    return _challenge_from_object(obj, "the 402 response body")
+
+
+def decode_receipt(value: str) -> dict[str, Any]:
+    """Decode a ``PAYMENT-RESPONSE`` / ``X-PAYMENT-RESPONSE`` header into its JSON object."""
+    what = "the x402 payment receipt"
+    if not isinstance(value, str):
+        raise X402Error(f"{what} is not text.")
+    obj = _loads(_b64decode(value, what), what)
+    if not isinstance(obj, dict):
+        raise X402Error(f"{what} is not a JSON object.")
+    if "success" in obj and not isinstance(obj["success"], bool):
+        raise X402Error(f"{what} has a 'success' that is not true or false.")
+    return obj
+
+
+def chain_id(network: str) -> int:
+    """EVM chain id of a network: CAIP-2 ``eip155:<n>``, or v1 ``base`` / ``base-sepolia``."""
+    if isinstance(network, str):
+        if network in _V1_NETWORKS:
+            return _V1_NETWORKS[network]
+        match = _CAIP2_EVM.fullmatch(network)
+        if match:
+            return int(match.group(1))
+    raise X402Error(f"unsupported x402 network {str(network)[:64]!r} (expected eip155:<chain id>).")
+
+
+# --------------------------------------------------------------------------- public: amounts
+
+
+def usd_to_atomic(usd: Decimal | str, decimals: int = 6) -> int:
+    """Exact dollars to atomic units (``"1.5"`` -> ``1500000``); no rounding, no floats."""
+    if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 77:
+        raise X402Error("decimals must be an integer from 0 to 77.")
+    if isinstance(usd, str):
+        text = usd.strip()
+        if len(text) > 100:
+            raise X402Error("the USD amount is too long.")
+        if text.startswith("-") and _USD.fullmatch(text[1:]):
+            raise X402Error("the USD amount is negative.")
+        if not _USD.fullmatch(text):
+            raise X402Error(f"{text[:32]!r} is not a plain decimal USD amount.")
+        value = Decimal(text)
+    elif isinstance(usd, Decimal):
+        value = usd
+    else:
+        raise X402Error("a USD amount must be a Decimal or a string, never a float.")
+    if not value.is_finite():
+        raise X402Error("the USD amount is not a finite number.")
+    if value.is_zero():
+        return 0
+    if value.is_signed():
+        raise X402Error("the USD amount is negative.")
+    if value.adjusted() > 77 or len(value.as_tuple().digits) > 150:
+        raise X402Error("the USD amount is too large or too long.")
+    exact = Context(prec=300)
+    scaled = value.scaleb(decimals, context=exact)
+    if scaled != scaled.to_integral_value(context=exact):
+        raise X402Error(f"the USD amount has more than {decimals} decimal places.")
+    atomic = int(scaled)
+    if atomic > _UINT256_MAX:
+        raise X402Error("the USD amount is too large.")
+    return atomic
+
+
+def atomic_to_usd(atomic: int, decimals: int = 6) -> Decimal:
+    """Atomic units to exact dollars (``1500000`` -> ``Decimal("1.500000")``)."""
+    if isinstance(atomic, bool) or not isinstance(atomic, int) or atomic < 0:
+        raise X402Error("an atomic amount must be a non-negative integer.")
+    if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 77:
+        raise X402Error("decimals must be an integer from 0 to 77.")
+    return Decimal(atomic).scaleb(-decimals, context=Context(prec=200))
+
+
+# --------------------------------------------------------------------------- public: signing
+
+
+def _address(value: object, what: str) -> str:
+    if not isinstance(value, str) or not _ADDRESS.fullmatch(value):
+        raise X402Error(f"{what} is not a 0x-prefixed 20-byte hex address.")
+    return value
+
+
+def _check_exact_evm(requirements: PaymentRequirements) -> None:
+    if not isinstance(requirements, PaymentRequirements):
+        raise X402Error("payment requirements must be a PaymentRequirements.")
+    if requirements.scheme != "exact":
+        raise X402Error(
+            f"x402 scheme {requirements.scheme[:32]!r} is not supported (only 'exact')."
+        )
+    if requirements.extra.get("assetTransferMethod", "eip3009") != "eip3009":
+        raise X402Error("only EIP-3009 transfers are supported for x402 'exact' payments.")
+
+
+def build_authorization(
+    requirements: PaymentRequirements,
+    payer_address: str,
+    now: int,
+    nonce: bytes | None = None,
+) -> dict[str, str]:
+    """The EIP-3009 authorization for ``requirements``, every value a string.
+
+    ``validAfter = now - 600`` and ``validBefore = now + maxTimeoutSeconds``: compute ``now``
+    immediately before signing. The nonce is 32 fresh random bytes unless given; reuse a nonce
+    only to re-send the very same payment.
+    """
+    _check_exact_evm(requirements)
+    _address(payer_address, "the payer address")
+    _address(requirements.pay_to, "the challenge's payTo")
+    if isinstance(now, bool) or not isinstance(now, int) or now < 0:
+        raise X402Error("now must be a non-negative integer Unix time.")
+    if nonce is None:
+        nonce = secrets.token_bytes(32)
+    if not isinstance(nonce, bytes) or len(nonce) != 32:
+        raise X402Error("an x402 nonce must be exactly 32 bytes.")
+    return {
+        "from": payer_address,
+        "to": requirements.pay_to,
+        "value": str(requirements.amount),
+        "validAfter": str(max(0, now - VALID_AFTER_SLACK_SECONDS)),
+        "validBefore": str(now + requirements.max_timeout_seconds),
+        "nonce": "0x" + nonce.hex(),
+    }
+
+
+def _uint256(value: object, what: str) -> int:
+    if not isinstance(value, str) or not _DIGITS.fullmatch(value):
+        raise X402Error(f"the authorization's {what} is not a decimal integer string.")
+    number = int(value)
+    if number > _UINT256_MAX:
+        raise X402Error(f"the authorization's {what} is out of range.")
+    return number
+
+
+def typed_data(
+    requirements: PaymentRequirements, authorization: Mapping[str, str]
+) -> dict[str, Any]:
+    """The full EIP-712 message (``TransferWithAuthorization``) for ``eth_account``.
+
+    The domain comes from the challenge: ``name``/``version`` from ``extra``, ``chainId`` from
+    the network, ``verifyingContract`` = ``asset``.
+    """
+    _check_exact_evm(requirements)
+    name = requirements.extra.get("name")
+    version = requirements.extra.get("version")
+    if not isinstance(name, str) or not isinstance(version, str):
+        raise X402Error("the challenge's extra lacks the EIP-712 domain 'name' and 'version'.")
+    if not isinstance(authorization, Mapping):
+        raise X402Error("the x402 authorization is not an object.")
+    nonce = authorization.get("nonce")
+    if not isinstance(nonce, str) or not _NONCE.fullmatch(nonce):
+        raise X402Error("the authorization's nonce is not 0x followed by 32 bytes of hex.")
+    return {
+        "types": {
+            "EIP712Domain": [dict(f) for f in _EIP712_DOMAIN_TYPE],
+            "TransferWithAuthorization": [dict(f) for f in _TRANSFER_WITH_AUTHORIZATION_TYPE],
+        },
+        "primaryType": "TransferWithAuthorization",
+        "domain": {
+            "name": name,
+            "version": version,
+            "chainId": chain_id(requirements.network),
+            "verifyingContract": _address(requirements.asset, "the challenge's asset"),
+        },
+        "message": {
+            "from": _address(authorization.get("from"), "the authorization's from"),
+            "to": _address(authorization.get("to"), "the authorization's to"),
+            "value": _uint256(authorization.get("value"), "value"),
+            "validAfter": _uint256(authorization.get("validAfter"), "validAfter"),
+            "validBefore": _uint256(authorization.get("validBefore"), "validBefore"),
+            "nonce": nonce,
+        },
+    }
+
+
+def _private_key_bytes(private_key_hex: object) -> bytes:
+    # Never put the key (or any part of it) into a message.
+    bad = X402Error("the x402 private key must be 32 bytes of hex (64 hex digits, optional 0x).")
+    if not isinstance(private_key_hex, str):
+        raise bad
+    match = _PRIVATE_KEY.fullmatch(private_key_hex.strip())
+    if not match:
+        raise bad
+    key = bytes.fromhex(match.group(1))
+    if not 0 < int.from_bytes(key, "big") < _SECP256K1_N:
+        raise X402Error("the x402 private key is outside the secp256k1 key range.")
+    return key
+
+
+class X402Signer:
+    """Signs x402 ``exact`` payments with a local secp256k1 key.
+
+    The key never appears in ``repr``/``str`` or in error messages. ``eth_account`` is imported
+    on first use of :attr:`address` or :meth:`sign`.
+    """
+
+    __slots__ = ("_address", "_key")
+
+    def __init__(self, private_key_hex: str) -> None:
+        self._key = _private_key_bytes(private_key_hex)
+        self._address: str | None = None
+
+    def __repr__(self) -> str:
+        shown = self._address if self._address is not None else "<not derived yet>"
+        return f"X402Signer(address={shown})"
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> Any:
+        raise TypeError("an X402Signer cannot be pickled (it holds a private key).")
+
+    @property
+    def address(self) -> str:
+        """The checksummed address of the key."""
+        if self._address is None:
+            from eth_account import Account
+
+            self._address = str(Account.from_key(self._key).address)
+        return self._address
+
+    def sign(
+        self,
+        requirements: PaymentRequirements,
+        now: int | None = None,
+        nonce: bytes | None = None,
+    ) -> dict[str, Any]:
+        """Sign a fresh authorization; returns the proof ``payload``: signature, authorization.
+
+        ``now`` defaults to the current time, read here, right before signing.
+        """
+        authorization = build_authorization(
+            requirements, self.address, int(time.time()) if now is None else now, nonce
+        )
+        message = typed_data(requirements, authorization)
+        from eth_account import Account
+
+        try:
+            signed = Account.sign_typed_data(self._key, full_message=message)
+        except Exception as exc:
+            reason = str(exc).replace(self._key.hex(), "<redacted>")[:200]
+            raise X402Error(f"could not sign the x402 authorization: {reason}") from None
+        return {"signature": "0x" + bytes(signed.signature).hex(), "authorization": authorization}
+
+
+def recover_payer(requirements: PaymentRequirements, payload: Mapping[str, Any]) -> str:
+    """The checksummed address that signed ``payload`` for ``requirements``."""
+    if not isinstance(payload, Mapping):
+        raise X402Error("the x402 payload is not an object.")
+    signature = payload.get("signature")
+    authorization = payload.get("authorization")
+    if not isinstance(signature, str) or not _SIGNATURE.fullmatch(signature):
+        raise X402Error("the x402 payload's signature is not 0x followed by 65 bytes of hex.")
+    if not isinstance(authorization, Mapping) or set(authorization) != set(_AUTHORIZATION_FIELDS):
+        raise X402Error(
+            "the x402 payload's authorization does not have exactly the EIP-3009 fields."
+        )
+    message = typed_data(requirements, authorization)
+    from eth_account import Account
+    from eth_account.messages import encode_typed_data
+
+    try:
+        return str(
+            Account.recover_message(
+                encode_typed_data(full_message=message), signature=bytes.fromhex(signature[2:])
+            )
+        )
+    except Exception as exc:
+        raise X402Error(f"the x402 signature cannot be recovered: {str(exc)[:200]}") from None
+
+
+# --------------------------------------------------------------------------- public: proof
+
+
+def encode_proof(
+    challenge: X402Challenge,
+    requirements: PaymentRequirements,
+    payload: Mapping[str, Any],
+) -> str:
+    """The proof header value for the version the challenge announced (standard base64 JSON).
+
+    v2: ``{x402Version: 2, resource? (as the challenge sent it), accepted: <entry verbatim>,
+    payload}``; v1: ``{x402Version: 1, scheme, network, payload}``.
+    """
+    if not isinstance(challenge, X402Challenge):
+        raise X402Error("the x402 challenge must be an X402Challenge.")
+    if not any(requirements is r or requirements == r for r in challenge.accepts):
+        raise X402Error("the chosen payment requirements are not among the challenge's accepts.")
+    if not isinstance(payload, Mapping):
+        raise X402Error("the x402 payload is not an object.")
+    proof: dict[str, Any]
+    if challenge.version == 1:
+        proof = {
+            "x402Version": 1,
+            "scheme": requirements.scheme,
+            "network": requirements.network,
+            "payload": dict(payload),
+        }
+    elif challenge.version == 2:
+        proof = {"x402Version": 2}
+        if challenge.resource is not None:
+            proof["resource"] = challenge.resource
+        proof["accepted"] = requirements.raw
+        proof["payload"] = dict(payload)
+    else:
+        raise X402Error(f"x402Version {challenge.version!r} is not supported.")
+    return _b64encode_json(proof)
+
+
+# --------------------------------------------------------------------------- public: keys
+
+
+def generate_private_key() -> str:
+    """A new random secp256k1 private key, ``0x`` + 64 hex digits."""
+    while True:
+        key = secrets.token_bytes(32)
+        if 0 < int.from_bytes(key, "big") < _SECP256K1_N:
+            return "0x" + key.hex()
+
+
+def address_of(private_key_hex: str) -> str:
+    """The checksummed address of a private key (imports eth_account)."""
+    return X402Signer(private_key_hex).address
