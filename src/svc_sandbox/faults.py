@@ -1,0 +1,178 @@
+"""Faults on demand: a pure ASGI middleware that consumes faults queued via /_sandbox/faults.
+
+Dropping a connection for real needs the socket: uvicorn does not expose it to the app, so
+`server.DroppableH11Protocol` registers each connection's transport here, keyed by the peer
+address that also appears in `scope["client"]`. Without a registered transport (for example
+under Starlette's TestClient) a drop raises `ConnectionDropped` instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from svc_sandbox.state import Fault, SandboxState
+
+FAULT_KINDS = (
+    "status",
+    "delay",
+    "drop_before",
+    "drop_after",
+    "malformed_json",
+    "truncate",
+    "wrong_content_type",
+)
+EXEMPT_PREFIX = "/_sandbox"  # the controls themselves never fail
+MALFORMED_JSON = b'{"id": '
+HTML_BODY = b"<!doctype html><html><body><h1>Gateway error</h1></body></html>"
+EXTRA_CONTENT_LENGTH = 64
+
+_TRANSPORTS: dict[tuple[str, int], asyncio.Transport] = {}
+
+
+class ConnectionDropped(Exception):
+    """The sandbox dropped the connection (raised only where no socket can be closed)."""
+
+
+def register_transport(peer: Any, transport: asyncio.Transport) -> None:
+    if isinstance(peer, tuple | list) and len(peer) >= 2:
+        _TRANSPORTS[(str(peer[0]), int(peer[1]))] = transport
+
+
+def unregister_transport(peer: Any, transport: asyncio.Transport) -> None:
+    if isinstance(peer, tuple | list) and len(peer) >= 2:
+        key = (str(peer[0]), int(peer[1]))
+        if _TRANSPORTS.get(key) is transport:
+            del _TRANSPORTS[key]
+
+
+async def drop_connection(scope: Scope) -> None:
+    """Abort the TCP connection under this request: the client gets no (more) bytes."""
+    client = scope.get("client")
+    transport = _TRANSPORTS.get((str(client[0]), int(client[1]))) if client else None
+    if transport is None:
+        raise ConnectionDropped("sandbox fault: connection dropped")
+    transport.abort()
+    for _ in range(3):  # let the server see connection_lost before the app returns
+        await asyncio.sleep(0)
+
+
+class FaultMiddleware:
+    def __init__(self, app: ASGIApp, state: SandboxState) -> None:
+        self.app = app
+        self.state = state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"].startswith(EXEMPT_PREFIX):
+            await self.app(scope, receive, send)
+            return
+        fault = self.state.take_fault(scope["method"], scope["path"])
+        if fault is None:
+            await self.app(scope, receive, send)
+            return
+        await _FAULTS[fault.kind](self.app, fault, scope, receive, send)
+
+
+async def _status(app: ASGIApp, fault: Fault, scope: Scope, receive: Receive, send: Send) -> None:
+    status = fault.status or 500
+    headers: dict[str, str] = {}
+    body: dict[str, Any]
+    if status == 429:
+        retry_after = fault.retry_after if fault.retry_after is not None else 1
+        body = {"error": "rate_limit_exceeded", "retry_after": retry_after}
+        headers["Retry-After"] = str(retry_after)
+    elif status >= 500:
+        body = {"error": "internal_error"}
+        if fault.retry_after is not None:
+            headers["Retry-After"] = str(fault.retry_after)
+    else:
+        body = {"error": "injected_fault", "detail": f"sandbox fault: status {status}"}
+    await _respond(send, status, json.dumps(body).encode(), "application/json", headers)
+
+
+async def _delay(app: ASGIApp, fault: Fault, scope: Scope, receive: Receive, send: Send) -> None:
+    await asyncio.sleep(fault.seconds if fault.seconds is not None else 1.0)
+    await app(scope, receive, send)
+
+
+async def _drop_before(
+    app: ASGIApp, fault: Fault, scope: Scope, receive: Receive, send: Send
+) -> None:
+    await drop_connection(scope)  # the request is never processed
+
+
+async def _drop_after(
+    app: ASGIApp, fault: Fault, scope: Scope, receive: Receive, send: Send
+) -> None:
+    start, body = await _run_captured(app, scope, receive)
+    headers = _without_content_length(start)
+    headers.append((b"content-length", str(len(body) + EXTRA_CONTENT_LENGTH).encode()))
+    try:
+        await send({"type": "http.response.start", "status": start["status"], "headers": headers})
+        await send({"type": "http.response.body", "body": body, "more_body": True})
+    finally:
+        await drop_connection(scope)
+
+
+async def _truncate(app: ASGIApp, fault: Fault, scope: Scope, receive: Receive, send: Send) -> None:
+    start, body = await _run_captured(app, scope, receive)
+    cut = body[: len(body) // 2]
+    headers = _without_content_length(start)
+    headers.append((b"content-length", str(len(cut)).encode()))
+    await send({"type": "http.response.start", "status": start["status"], "headers": headers})
+    await send({"type": "http.response.body", "body": cut, "more_body": False})
+
+
+async def _malformed_json(
+    app: ASGIApp, fault: Fault, scope: Scope, receive: Receive, send: Send
+) -> None:
+    await _respond(send, fault.status or 200, MALFORMED_JSON, "application/json", {})
+
+
+async def _wrong_content_type(
+    app: ASGIApp, fault: Fault, scope: Scope, receive: Receive, send: Send
+) -> None:
+    await _respond(send, fault.status or 200, HTML_BODY, "text/html; charset=utf-8", {})
+
+
+_FAULTS = {
+    "status": _status,
+    "delay": _delay,
+    "drop_before": _drop_before,
+    "drop_after": _drop_after,
+    "truncate": _truncate,
+    "malformed_json": _malformed_json,
+    "wrong_content_type": _wrong_content_type,
+}
+
+
+async def _run_captured(app: ASGIApp, scope: Scope, receive: Receive) -> tuple[Message, bytes]:
+    """Run the request to completion, keeping its response instead of sending it."""
+    start: Message = {"type": "http.response.start", "status": 500, "headers": []}
+    chunks: list[bytes] = []
+
+    async def capture(message: Message) -> None:
+        nonlocal start
+        if message["type"] == "http.response.start":
+            start = message
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    await app(scope, receive, capture)
+    return start, b"".join(chunks)
+
+
+def _without_content_length(start: Message) -> list[tuple[bytes, bytes]]:
+    return [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+
+
+async def _respond(
+    send: Send, status: int, body: bytes, content_type: str, headers: dict[str, str]
+) -> None:
+    raw = [(b"content-type", content_type.encode()), (b"content-length", str(len(body)).encode())]
+    raw += [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body, "more_body": False})

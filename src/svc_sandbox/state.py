@@ -1,0 +1,292 @@
+"""The sandbox's in-memory store. Every read and write goes through one lock."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime
+from typing import Any, Literal
+
+from svc_sandbox import scenarios
+from svc_sandbox.clock import SandboxClock
+from svc_sandbox.records import Task, iso, new_id
+
+BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+DEFAULT_PAY_TO = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
+DEFAULT_BALANCE_ATOMIC = 1_000_000_000  # 1,000 USDC for any address the sandbox has not seen
+
+
+@dataclass
+class SandboxConfig:
+    price_atomic: int = 1_500_000
+    pay_to: str = DEFAULT_PAY_TO
+    asset: str = BASE_USDC
+    network: str = "eip155:8453"
+    x402_version: int = 2
+    require_agent: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def field_names(cls) -> set[str]:
+        return {f.name for f in fields(cls)}
+
+
+@dataclass
+class Fault:
+    """One injected fault; `count` requests matching method and path prefix consume it."""
+
+    kind: str
+    method: str | None = None
+    path: str | None = None
+    count: int = 1
+    status: int | None = None
+    retry_after: int | None = None
+    seconds: float | None = None
+
+    def matches(self, method: str, path: str) -> bool:
+        return (self.method is None or self.method.upper() == method.upper()) and (
+            self.path is None or path.startswith(self.path)
+        )
+
+
+@dataclass
+class Settlement:
+    outcome: Literal["charged", "replayed", "mismatch", "failed"]
+    task: Task | None = None
+    charge: dict[str, Any] | None = None
+    reason: str | None = None
+
+
+@dataclass
+class _Books:
+    charges: list[dict[str, Any]] = field(default_factory=list)
+    refunds: list[dict[str, Any]] = field(default_factory=list)
+    settlement_failures: list[dict[str, Any]] = field(default_factory=list)
+
+
+class SandboxState:
+    def __init__(self, clock: SandboxClock | None = None) -> None:
+        self.clock = clock or SandboxClock()
+        self._lock = threading.Lock()
+        self._reset_locked()
+
+    def _reset_locked(self) -> None:
+        self.config = SandboxConfig()
+        self._tasks: dict[str, Task] = {}
+        self._requests: dict[str, tuple[str, str]] = {}  # request id -> (payer, task id)
+        self._books = _Books()
+        self._nonces: dict[str, set[str]] = {}  # payer (lower) -> used nonces (lower)
+        self._balances: dict[str, int] = {}  # address (lower) -> atomic units
+        self._faults: list[Fault] = []
+        self._poll_times: dict[str, list[datetime]] = {}
+        self._secrets: dict[str, dict[str, str]] = {}  # task id -> sensitive reply values
+
+    def reset(self) -> None:
+        with self._lock:
+            self._reset_locked()
+        self.clock.reset()
+
+    # --- config, wallets, faults -------------------------------------------------------
+
+    def update_config(self, changes: dict[str, Any]) -> SandboxConfig:
+        with self._lock:
+            for name, value in changes.items():
+                setattr(self.config, name, value)
+            return SandboxConfig(**self.config.to_dict())
+
+    def get_config(self) -> SandboxConfig:
+        with self._lock:
+            return SandboxConfig(**self.config.to_dict())
+
+    def balance(self, address: str) -> int:
+        with self._lock:
+            return self._balances.get(address.lower(), DEFAULT_BALANCE_ATOMIC)
+
+    def set_balance(self, address: str, atomic: int) -> None:
+        with self._lock:
+            self._balances[address.lower()] = atomic
+
+    def add_faults(self, faults: list[Fault]) -> None:
+        with self._lock:
+            self._faults.extend(faults)
+
+    def list_faults(self) -> list[Fault]:
+        with self._lock:
+            return list(self._faults)
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
+    def take_fault(self, method: str, path: str) -> Fault | None:
+        """Consume one use of the first queued fault matching this request."""
+        with self._lock:
+            for fault in self._faults:
+                if fault.matches(method, path):
+                    fault.count -= 1
+                    if fault.count <= 0:
+                        self._faults.remove(fault)
+                    return fault
+        return None
+
+    # --- books --------------------------------------------------------------------------
+
+    def books(self) -> dict[str, list[dict[str, Any]]]:
+        with self._lock:
+            return {
+                "charges": [dict(c) for c in self._books.charges],
+                "refunds": [dict(r) for r in self._books.refunds],
+                "settlement_failures": [dict(f) for f in self._books.settlement_failures],
+            }
+
+    def record_settlement_failure(
+        self, *, reason: str, payer: str, request_id: str | None, nonce: str, amount_atomic: int
+    ) -> None:
+        with self._lock:
+            self._books.settlement_failures.append(
+                {
+                    "id": new_id("fail"),
+                    "reason": reason,
+                    "payer": payer,
+                    "request_id": request_id,
+                    "nonce": nonce,
+                    "amount_atomic": amount_atomic,
+                    "at": iso(self.clock.now()),
+                }
+            )
+
+    def find_request(self, request_id: str | None) -> tuple[str, Task] | None:
+        """(payer, task) of an earlier paid submit with this request id."""
+        if request_id is None:
+            return None
+        with self._lock:
+            return self._find_request_locked(request_id)
+
+    def _find_request_locked(self, request_id: str | None) -> tuple[str, Task] | None:
+        if request_id is None or request_id not in self._requests:
+            return None
+        payer, task_id = self._requests[request_id]
+        return payer, self._tasks[task_id]
+
+    def charge_for(self, task_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            return next((dict(c) for c in self._books.charges if c["task_id"] == task_id), None)
+
+    def settle_submit(
+        self,
+        *,
+        payer: str,
+        nonce: str,
+        amount_atomic: int,
+        pay_to: str,
+        request_id: str | None,
+        goal: str,
+    ) -> Settlement:
+        """Atomically: idempotency, nonce single use, funds, debit, task, charge."""
+        with self._lock:
+            earlier = self._find_request_locked(request_id)
+            if earlier is not None:
+                earlier_payer, task = earlier
+                if earlier_payer.lower() != payer.lower():
+                    return Settlement("mismatch")
+                return Settlement("replayed", task=task)
+            used = self._nonces.setdefault(payer.lower(), set())
+            if nonce.lower() in used:
+                return Settlement("failed", reason="nonce_already_used")
+            balance = self._balances.get(payer.lower(), DEFAULT_BALANCE_ATOMIC)
+            if balance < amount_atomic:
+                return Settlement("failed", reason="insufficient_funds")
+            used.add(nonce.lower())
+            self._balances[payer.lower()] = balance - amount_atomic
+            recipient = pay_to.lower()
+            self._balances[recipient] = (
+                self._balances.get(recipient, DEFAULT_BALANCE_ATOMIC) + amount_atomic
+            )
+            now = self.clock.now()
+            task = scenarios.new_task(
+                task_id=new_id("task"), owner=payer, request_id=request_id, goal=goal, now=now
+            )
+            self._tasks[task.id] = task
+            if request_id is not None:
+                self._requests[request_id] = (payer, task.id)
+            charge = {
+                "id": new_id("pay"),
+                "request_id": request_id,
+                "task_id": task.id,
+                "method": "x402",
+                "payer": payer,
+                "amount_atomic": amount_atomic,
+                "nonce": nonce,
+                "at": iso(now),
+            }
+            self._books.charges.append(charge)
+            return Settlement("charged", task=task, charge=dict(charge))
+
+    # --- tasks --------------------------------------------------------------------------
+
+    def poll(self, task_id: str) -> Task | None:
+        """Advance the task to now, reconciling app approvals, and note the poll."""
+        with self._lock:
+            now = self.clock.now()
+            task = self._advance_locked(task_id, now, reconcile=True)
+            if task is not None:
+                self._poll_times.setdefault(task_id, []).append(now)
+            return task
+
+    def peek(self, task_id: str) -> Task | None:
+        """Advance scheduled steps only (no approval reconciliation, no poll noted)."""
+        with self._lock:
+            return self._advance_locked(task_id, self.clock.now(), reconcile=False)
+
+    def update(
+        self,
+        task_id: str,
+        change: Callable[[Task, datetime], scenarios.ReplyOutcome | Task],
+    ) -> Task | None:
+        """Apply a pure change (reply, approval) to the up-to-date task; may raise."""
+        with self._lock:
+            now = self.clock.now()
+            task = self._advance_locked(task_id, now, reconcile=False)
+            if task is None:
+                return None
+            outcome = change(task, now)
+            if isinstance(outcome, scenarios.ReplyOutcome):
+                if outcome.secrets:
+                    self._secrets.setdefault(task_id, {}).update(outcome.secrets)
+                outcome = outcome.task
+            self._store_locked(outcome)
+            return outcome
+
+    def internals(self, task_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            task = self._advance_locked(task_id, self.clock.now(), reconcile=False)
+            if task is None:
+                return None
+            return {
+                "task": task.to_wire(with_events=True),
+                "owner": task.owner,
+                "request_id": task.request_id,
+                "scenario": task.scenario,
+                "next_step": task.next_step,
+                "next_step_at": iso(task.next_step_at) if task.next_step_at else None,
+                "approved_at": iso(task.approved_at) if task.approved_at else None,
+                "plain_ask": task.plain_ask,
+                "sensitive_values_stored": len(self._secrets.get(task_id, {})),
+                "poll_times": [iso(t) for t in self._poll_times.get(task_id, [])],
+            }
+
+    def _advance_locked(self, task_id: str, now: datetime, *, reconcile: bool) -> Task | None:
+        task = self._tasks.get(task_id)
+        if task is None:
+            return None
+        task = scenarios.advance(task, now, reconcile_approvals=reconcile)
+        self._store_locked(task)
+        return task
+
+    def _store_locked(self, task: Task) -> None:
+        self._tasks[task.id] = task
+        if task.is_final:
+            self._secrets.pop(task.id, None)  # the spec: purged when the task ends

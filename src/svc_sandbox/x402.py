@@ -1,0 +1,352 @@
+"""x402 `exact` on EVM: challenges, proof decoding, EIP-3009 signature checks, settlement terms.
+
+Signatures are verified for real (EIP-712 recovery with eth_account). Validity windows are
+checked against REAL wall time, as a chain would, never against the sandbox clock.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from svc_sandbox.errors import SandboxError
+from svc_sandbox.state import SandboxConfig
+
+USDC_DOMAIN = {"name": "USD Coin", "version": "2"}
+MAX_TIMEOUT_SECONDS = 300
+VALID_BEFORE_MARGIN_SECONDS = 6  # settlement must land before validBefore
+CHAIN_IDS = {"eip155:8453": 8453, "eip155:84532": 84532, "base": 8453, "base-sepolia": 84532}
+V1_NETWORK_NAMES = {8453: "base", 84532: "base-sepolia"}
+
+_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
+_NONCE = re.compile(r"^0x[0-9a-fA-F]{64}$")
+_UINT = re.compile(r"^[0-9]{1,78}$")
+
+TRANSFER_WITH_AUTHORIZATION_TYPES = {
+    "EIP712Domain": [
+        {"name": "name", "type": "string"},
+        {"name": "version", "type": "string"},
+        {"name": "chainId", "type": "uint256"},
+        {"name": "verifyingContract", "type": "address"},
+    ],
+    "TransferWithAuthorization": [
+        {"name": "from", "type": "address"},
+        {"name": "to", "type": "address"},
+        {"name": "value", "type": "uint256"},
+        {"name": "validAfter", "type": "uint256"},
+        {"name": "validBefore", "type": "uint256"},
+        {"name": "nonce", "type": "bytes32"},
+    ],
+}
+
+
+class PaymentError(SandboxError):
+    """A payment problem that becomes an HTTP error response."""
+
+
+@dataclass(frozen=True)
+class Authorization:
+    from_: str
+    to: str
+    value: int
+    valid_after: int
+    valid_before: int
+    nonce: str
+
+
+@dataclass(frozen=True)
+class Proof:
+    """A decoded `x-payment` proof, v1 or v2, with the terms it was signed for."""
+
+    version: int
+    scheme: str
+    network: str
+    asset: str
+    pay_to: str | None  # the accepted entry's payTo (v2)
+    amount: str | None  # the accepted entry's amount (v2)
+    domain_name: str
+    domain_version: str
+    signature: str
+    authorization: Authorization
+
+
+# --- encoding ----------------------------------------------------------------------------
+
+
+def b64json(value: dict[str, Any]) -> str:
+    """Standard base64 of compact UTF-8 JSON (the x402 header encoding)."""
+    raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+    return base64.b64encode(raw).decode("ascii")
+
+
+def unb64json(text: str) -> Any:
+    padded = text.strip() + "=" * (-len(text.strip()) % 4)
+    return json.loads(base64.b64decode(padded, validate=True))
+
+
+def usd(atomic: int) -> str:
+    return f"{atomic // 1_000_000}.{atomic % 1_000_000:06d}"
+
+
+# --- challenges --------------------------------------------------------------------------
+
+
+def accepts_entry(config: SandboxConfig, amount_atomic: int) -> dict[str, Any]:
+    return {
+        "scheme": "exact",
+        "network": config.network,
+        "amount": str(amount_atomic),
+        "asset": config.asset,
+        "payTo": config.pay_to,
+        "maxTimeoutSeconds": MAX_TIMEOUT_SECONDS,
+        "extra": dict(USDC_DOMAIN),
+    }
+
+
+def v1_accepts_entry(
+    config: SandboxConfig, amount_atomic: int, resource_url: str, description: str
+) -> dict[str, Any]:
+    chain = CHAIN_IDS.get(config.network, 8453)
+    return {
+        "scheme": "exact",
+        "network": V1_NETWORK_NAMES.get(chain, config.network),
+        "maxAmountRequired": str(amount_atomic),
+        "resource": resource_url,
+        "description": description,
+        "mimeType": "application/json",
+        "payTo": config.pay_to,
+        "maxTimeoutSeconds": MAX_TIMEOUT_SECONDS,
+        "asset": config.asset,
+        "extra": dict(USDC_DOMAIN),
+    }
+
+
+def challenge(
+    config: SandboxConfig,
+    *,
+    amount_atomic: int,
+    resource_url: str,
+    description: str,
+    payment: dict[str, Any] | None = None,
+    card: dict[str, Any] | None = None,
+) -> PaymentError:
+    """The 402 for an unpaid call: v2 header, or v1 body, per the configured version."""
+    body: dict[str, Any] = {"error": "payment_required", "detail": description}
+    if payment is not None:
+        body["payment"] = payment
+    if card is not None:
+        body["card"] = card
+    headers: dict[str, str] = {}
+    if config.x402_version == 1:
+        body["x402Version"] = 1
+        body["accepts"] = [v1_accepts_entry(config, amount_atomic, resource_url, description)]
+    else:
+        headers["PAYMENT-REQUIRED"] = b64json(
+            {
+                "x402Version": 2,
+                "error": "payment_required",
+                "resource": {
+                    "url": resource_url,
+                    "description": description,
+                    "mimeType": "application/json",
+                },
+                "accepts": [accepts_entry(config, amount_atomic)],
+            }
+        )
+    return PaymentError(402, body, headers)
+
+
+# --- proofs ------------------------------------------------------------------------------
+
+
+def _bad(detail: str) -> PaymentError:
+    return PaymentError(400, {"error": "invalid_request", "detail": f"x-payment: {detail}"})
+
+
+def _text(container: dict[str, Any], key: str) -> str:
+    value = container.get(key)
+    if not isinstance(value, str):
+        raise _bad(f"{key} must be a string")
+    return value
+
+
+def _uint(container: dict[str, Any], key: str) -> int:
+    value = _text(container, key)
+    if not _UINT.match(value):
+        raise _bad(f"{key} must be a decimal string")
+    return int(value)
+
+
+def decode_proof(header: str, config: SandboxConfig) -> Proof:
+    """Parse the `x-payment` header; any structural problem is a 400 invalid_request."""
+    try:
+        data = unb64json(header)
+    except (binascii.Error, ValueError, UnicodeDecodeError) as exc:
+        raise _bad("not base64-encoded JSON") from exc
+    if not isinstance(data, dict):
+        raise _bad("not a JSON object")
+    payload = data.get("payload")
+    if not isinstance(payload, dict) or not isinstance(payload.get("authorization"), dict):
+        raise _bad("payload.authorization is missing")
+    auth = payload["authorization"]
+    authorization = Authorization(
+        from_=_text(auth, "from"),
+        to=_text(auth, "to"),
+        value=_uint(auth, "value"),
+        valid_after=_uint(auth, "validAfter"),
+        valid_before=_uint(auth, "validBefore"),
+        nonce=_text(auth, "nonce"),
+    )
+    if not (_ADDRESS.match(authorization.from_) and _ADDRESS.match(authorization.to)):
+        raise _bad("authorization from/to must be 0x-prefixed 20-byte addresses")
+    if not _NONCE.match(authorization.nonce):
+        raise _bad("authorization nonce must be 0x + 32 bytes hex")
+    signature = _text(payload, "signature")
+    version = data.get("x402Version")
+    if version == 2:
+        accepted = data.get("accepted")
+        if not isinstance(accepted, dict):
+            raise _bad("accepted (the chosen accepts entry) is missing")
+        extra = accepted.get("extra") if isinstance(accepted.get("extra"), dict) else {}
+        assert isinstance(extra, dict)
+        return Proof(
+            version=2,
+            scheme=_text(accepted, "scheme"),
+            network=_text(accepted, "network"),
+            asset=_text(accepted, "asset"),
+            pay_to=accepted.get("payTo") if isinstance(accepted.get("payTo"), str) else None,
+            amount=accepted.get("amount") if isinstance(accepted.get("amount"), str) else None,
+            domain_name=str(extra.get("name", USDC_DOMAIN["name"])),
+            domain_version=str(extra.get("version", USDC_DOMAIN["version"])),
+            signature=signature,
+            authorization=authorization,
+        )
+    if version == 1:
+        return Proof(
+            version=1,
+            scheme=_text(data, "scheme"),
+            network=_text(data, "network"),
+            asset=config.asset,
+            pay_to=None,
+            amount=None,
+            domain_name=USDC_DOMAIN["name"],
+            domain_version=USDC_DOMAIN["version"],
+            signature=signature,
+            authorization=authorization,
+        )
+    raise _bad("x402Version must be 1 or 2")
+
+
+def typed_data(proof: Proof, chain_id: int) -> dict[str, Any]:
+    auth = proof.authorization
+    return {
+        "types": TRANSFER_WITH_AUTHORIZATION_TYPES,
+        "primaryType": "TransferWithAuthorization",
+        "domain": {
+            "name": proof.domain_name,
+            "version": proof.domain_version,
+            "chainId": chain_id,
+            "verifyingContract": proof.asset,
+        },
+        "message": {
+            "from": auth.from_,
+            "to": auth.to,
+            "value": auth.value,
+            "validAfter": auth.valid_after,
+            "validBefore": auth.valid_before,
+            "nonce": auth.nonce,
+        },
+    }
+
+
+def recover_signer(message: dict[str, Any], signature: str) -> str:
+    """The address that signed an EIP-712 message (raises ValueError if unrecoverable)."""
+    from eth_account import Account  # heavy import, only when a proof arrives
+    from eth_account.messages import encode_typed_data
+
+    try:
+        signer: str = Account.recover_message(
+            encode_typed_data(full_message=message), signature=signature
+        )
+    except Exception as exc:  # eth_account raises several unrelated types
+        raise ValueError(str(exc)) from exc
+    return signer
+
+
+def verify_signature(proof: Proof) -> str:
+    """Check the signature recovers `authorization.from`; returns the payer address."""
+    if proof.scheme != "exact":
+        raise _bad(f"unsupported scheme {proof.scheme!r}")
+    chain_id = CHAIN_IDS.get(proof.network)
+    if chain_id is None:
+        raise settlement_error("invalid_network", proof)
+    if not _ADDRESS.match(proof.asset):
+        raise _bad("asset must be a 0x-prefixed 20-byte address")
+    try:
+        signer = recover_signer(typed_data(proof, chain_id), proof.signature)
+    except ValueError:
+        signer = ""
+    if signer.lower() != proof.authorization.from_.lower():
+        raise PaymentError(
+            401,
+            {
+                "error": "identity_invalid",
+                "detail": "the payment signature does not recover to authorization.from",
+            },
+        )
+    return proof.authorization.from_
+
+
+def settlement_problem(
+    proof: Proof, config: SandboxConfig, amount_atomic: int, now: float | None = None
+) -> str | None:
+    """The settlementReason this proof fails with, or None when it can settle."""
+    now = time.time() if now is None else now
+    auth = proof.authorization
+    if CHAIN_IDS.get(proof.network) != CHAIN_IDS.get(config.network):
+        return "invalid_network"
+    if proof.asset.lower() != config.asset.lower():
+        return "invalid_asset"
+    if auth.to.lower() != config.pay_to.lower() or (
+        proof.pay_to is not None and proof.pay_to.lower() != config.pay_to.lower()
+    ):
+        return "invalid_recipient"
+    if auth.value != amount_atomic:
+        return "invalid_amount"
+    if not auth.valid_after < now:
+        return "authorization_not_yet_valid"
+    if not now + VALID_BEFORE_MARGIN_SECONDS < auth.valid_before:
+        return "authorization_expired"
+    return None
+
+
+def settlement_error(reason: str, proof: Proof) -> PaymentError:
+    return PaymentError(
+        402,
+        {
+            "error": "settlement_failed",
+            "settlementReason": reason,
+            "detail": f"the signed payment did not settle: {reason}",
+        },
+        {"PAYMENT-RESPONSE": receipt(proof, success=False, error_reason=reason)},
+    )
+
+
+def receipt(proof: Proof, *, success: bool, error_reason: str | None = None) -> str:
+    body: dict[str, Any] = {"success": success}
+    if success:
+        digest = hashlib.sha256(
+            f"{proof.authorization.from_.lower()}:{proof.authorization.nonce.lower()}".encode()
+        ).hexdigest()
+        body["transaction"] = "0x" + digest
+    else:
+        body["errorReason"] = error_reason
+    body["network"] = proof.network
+    body["payer"] = proof.authorization.from_
+    return b64json(body)
