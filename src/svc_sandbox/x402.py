@@ -300,6 +300,18 @@ def verify_signature(proof: Proof) -> str:
                 "detail": "the payment signature does not recover to authorization.from",
             },
         )
+    if (proof.domain_name, proof.domain_version) != (USDC_DOMAIN["name"], USDC_DOMAIN["version"]):
+        # The token contract only knows its own domain: on chain this signature would
+        # recover to another address, whatever the echoed `extra` claims.
+        raise PaymentError(
+            401,
+            {
+                "error": "identity_invalid",
+                "detail": f"signed for EIP-712 domain {proof.domain_name!r} version "
+                f"{proof.domain_version!r}; the token's domain is "
+                f"{USDC_DOMAIN['name']!r} version {USDC_DOMAIN['version']!r}",
+            },
+        )
     return proof.authorization.from_
 
 

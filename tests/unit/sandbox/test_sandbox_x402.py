@@ -1,0 +1,327 @@
+"""x402 on the submit route: challenge shape, real signature checks, settlement, idempotency."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from conftest import BODY, PRICE, TEST_KEY, b64json, sign_proof
+from eth_account import Account
+from eth_account.messages import encode_typed_data
+from eth_utils import keccak
+from fastapi.testclient import TestClient
+
+from svc_sandbox import x402
+from svc_sandbox.state import BASE_USDC, DEFAULT_PAY_TO, SandboxState
+
+VECTOR_SIGNATURE = (
+    "0x370c1c44c786b248ab9c8c0642d278fb46f9b64939b1b2ae9162771775b5598764d084cf4e9798db2b6"
+    "72d0d90f72a8f5cd8f448b06fe6a9f1e685c889dc2d601b"
+)
+VECTOR_DIGEST = "0x199a12d5f09b11dc32a4feb1873f93dfc2f69d4036cafdad1cb1b71895bb7652"
+VECTOR_SIGNER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+
+
+def _vector_proof() -> x402.Proof:
+    return x402.Proof(
+        version=2,
+        scheme="exact",
+        network="eip155:8453",
+        asset=BASE_USDC,
+        pay_to=DEFAULT_PAY_TO,
+        amount="10000",
+        domain_name="USD Coin",
+        domain_version="2",
+        signature=VECTOR_SIGNATURE,
+        authorization=x402.Authorization(
+            from_=VECTOR_SIGNER,
+            to=DEFAULT_PAY_TO,
+            value=10000,
+            valid_after=1740671489,
+            valid_before=1740672154,
+            nonce="0x" + "ab" * 32,
+        ),
+    )
+
+
+def test_public_test_vector_recovers_its_signer() -> None:
+    proof = _vector_proof()
+    message = x402.typed_data(proof, 8453)
+    signable = encode_typed_data(full_message=message)
+    digest = keccak(b"\x19" + signable.version + signable.header + signable.body)
+    assert "0x" + digest.hex() == VECTOR_DIGEST
+    assert x402.recover_signer(message, VECTOR_SIGNATURE) == VECTOR_SIGNER
+    assert x402.verify_signature(proof) == VECTOR_SIGNER
+    assert Account.from_key(TEST_KEY).address == VECTOR_SIGNER
+
+
+def test_test_vector_with_wrong_domain_name_is_identity_invalid() -> None:
+    proof = _vector_proof()
+    wrong = x402.Proof(**{**proof.__dict__, "domain_name": "USDC"})
+    with pytest.raises(x402.PaymentError) as caught:
+        x402.verify_signature(wrong)
+    assert caught.value.status == 401
+    assert caught.value.body["error"] == "identity_invalid"
+
+
+def test_unpaid_submit_gets_v2_challenge(client: TestClient) -> None:
+    response = client.post("/svc/tasks", json=BODY)
+    assert response.status_code == 402
+    body = response.json()
+    assert body["error"] == "payment_required"
+    assert body["payment"]["amountUsd"] == "1.500000"
+    assert body["payment"]["currency"] == "USD"
+    assert body["payment"]["id"].startswith("pay_")
+    assert set(body["card"]) == {"payUrl", "statusUrl"}
+    required = b64json(response.headers["PAYMENT-REQUIRED"])
+    assert required["x402Version"] == 2
+    assert required["resource"]["url"].endswith("/svc/tasks")
+    assert required["accepts"] == [
+        {
+            "scheme": "exact",
+            "network": "eip155:8453",
+            "amount": "1500000",
+            "asset": BASE_USDC,
+            "payTo": DEFAULT_PAY_TO,
+            "maxTimeoutSeconds": 300,
+            "extra": {"name": "USD Coin", "version": "2"},
+        }
+    ]
+    assert client.get("/_sandbox/books").json()["charges"] == []
+
+
+def test_v1_config_puts_the_challenge_in_the_body(client: TestClient) -> None:
+    client.post("/_sandbox/config", json={"x402_version": 1})
+    response = client.post("/svc/tasks", json=BODY)
+    assert response.status_code == 402
+    assert "PAYMENT-REQUIRED" not in response.headers
+    body = response.json()
+    assert body["x402Version"] == 1
+    (entry,) = body["accepts"]
+    assert entry["network"] == "base"
+    assert entry["maxAmountRequired"] == "1500000"
+    assert entry["payTo"] == DEFAULT_PAY_TO
+    assert entry["resource"].endswith("/svc/tasks")
+    assert entry["extra"] == {"name": "USD Coin", "version": "2"}
+    assert {"description", "mimeType", "maxTimeoutSeconds", "asset"} <= set(entry)
+
+
+def test_v1_proof_is_accepted(submit: Any, payer: Any) -> None:
+    response = submit(x402_version=1, network="base")
+    assert response.status_code == 202, response.text
+    assert b64json(response.headers["PAYMENT-RESPONSE"])["success"] is True
+
+
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [
+        ({"task": "", "email": "ada@example.com"}, 422),
+        ({"task": "x" * 100_001, "email": "ada@example.com"}, 422),
+        ({"task": "hi", "email": "ada@"}, 400),
+        ({"task": "hi", "email": "ab"}, 422),
+        ({"task": "hi", "email": "not-an-address"}, 400),
+        ({"email": "ada@example.com"}, 422),
+    ],
+)
+def test_validation_comes_before_payment(client: TestClient, body: Any, status: int) -> None:
+    response = client.post("/svc/tasks", json=body)
+    assert response.status_code == status
+    if status == 400:
+        assert response.json() == {"error": "invalid_request", "detail": "malformed e-mail address"}
+    else:
+        (item,) = response.json()["detail"]
+        assert {"loc", "msg", "type"} <= set(item)
+
+
+def test_signed_payment_is_charged_once(
+    client: TestClient, submit: Any, payer: Any, state: SandboxState
+) -> None:
+    response = submit(request_id="req-1")
+    assert response.status_code == 202, response.text
+    task = response.json()
+    assert task["state"] == "pending"
+    assert task["goal"] == BODY["task"]
+    assert task["max_budget_usd"] is None and task["webhook_url"] is None
+    assert task["result"] is None and task["error"] is None and task["completed_at"] is None
+    receipt = b64json(response.headers["PAYMENT-RESPONSE"])
+    assert receipt["success"] is True
+    assert receipt["payer"] == payer.address
+    assert receipt["network"] == "eip155:8453"
+    assert receipt["transaction"].startswith("0x") and len(receipt["transaction"]) == 66
+    billing = response.headers["svc-billing"]
+    assert billing.startswith("status=charged; method=x402; amount_usd=1.500000; payment_id=pay_")
+    (charge,) = client.get("/_sandbox/books").json()["charges"]
+    assert charge["task_id"] == task["id"]
+    assert charge["request_id"] == "req-1"
+    assert charge["payer"] == payer.address
+    assert charge["amount_atomic"] == PRICE
+    assert charge["method"] == "x402"
+    assert billing.endswith(charge["id"])
+    assert state.balance(payer.address) == 1_000_000_000 - PRICE
+    assert state.balance(DEFAULT_PAY_TO) == 1_000_000_000 + PRICE
+
+
+def test_retry_with_same_request_id_replays_without_a_second_charge(
+    client: TestClient, submit: Any, payer: Any
+) -> None:
+    proof = sign_proof(payer)
+    first = submit(request_id="req-7", proof=proof)
+    again = submit(request_id="req-7", proof=proof)  # lost response: same id, same proof
+    fresh_nonce = submit(request_id="req-7")  # even a freshly signed retry is not charged
+    assert first.status_code == again.status_code == fresh_nonce.status_code == 202
+    assert again.json()["id"] == first.json()["id"] == fresh_nonce.json()["id"]
+    assert again.headers["svc-billing"].startswith("status=replayed; method=x402")
+    assert len(client.get("/_sandbox/books").json()["charges"]) == 1
+
+
+def test_replay_succeeds_after_the_proof_expired(client: TestClient, submit: Any) -> None:
+    now = int(time.time())
+    first = submit(request_id="req-old")
+    expired = submit(request_id="req-old", valid_after=now - 900, valid_before=now - 60)
+    assert expired.status_code == 202
+    assert expired.json()["id"] == first.json()["id"]
+
+
+def test_same_request_id_from_another_payer_is_a_mismatch(
+    client: TestClient, submit: Any, other_payer: Any
+) -> None:
+    assert submit(request_id="req-9").status_code == 202
+    response = submit(request_id="req-9", account=other_payer)
+    assert response.status_code == 409
+    assert response.json()["error"] == "payment_request_mismatch"
+    assert len(client.get("/_sandbox/books").json()["charges"]) == 1
+
+
+def test_reusing_a_nonce_for_another_request_fails(
+    client: TestClient, submit: Any, payer: Any
+) -> None:
+    proof = sign_proof(payer)
+    assert submit(request_id="a", proof=proof).status_code == 202
+    response = submit(request_id="b", proof=proof)
+    assert response.status_code == 402
+    assert response.json()["settlementReason"] == "nonce_already_used"
+    assert len(client.get("/_sandbox/books").json()["charges"]) == 1
+
+
+def _insufficient(client: TestClient, payer: Any) -> dict[str, Any]:
+    client.post(f"/_sandbox/wallets/{payer.address}", json={"balance_atomic": PRICE - 1})
+    return {}
+
+
+NOW = int(time.time())
+SETTLEMENT_CASES = {
+    "invalid_amount": lambda c, p: {"value": PRICE - 1},
+    "invalid_recipient": lambda c, p: {"to": "0x" + "11" * 20},
+    "invalid_asset": lambda c, p: {"asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e"},
+    "invalid_network": lambda c, p: {"network": "eip155:84532"},
+    "authorization_expired": lambda c, p: {"valid_after": NOW - 900, "valid_before": NOW - 1},
+    "authorization_not_yet_valid": lambda c, p: {"valid_after": NOW + 3600},
+    "insufficient_funds": _insufficient,
+}
+
+
+@pytest.mark.parametrize("reason", sorted(SETTLEMENT_CASES))
+def test_each_settlement_reason(client: TestClient, submit: Any, payer: Any, reason: str) -> None:
+    sign = SETTLEMENT_CASES[reason](client, payer)
+    response = submit(request_id=f"req-{reason}", **sign)
+    assert response.status_code == 402, response.text
+    body = response.json()
+    assert body["error"] == "settlement_failed"
+    assert body["settlementReason"] == reason
+    receipt = b64json(response.headers["PAYMENT-RESPONSE"])
+    assert receipt == {
+        "success": False,
+        "errorReason": reason,
+        "network": receipt["network"],
+        "payer": payer.address,
+    }
+    books = client.get("/_sandbox/books").json()
+    assert books["charges"] == []
+    assert [f["reason"] for f in books["settlement_failures"]] == [reason]
+    # nothing was consumed: the request id is still free
+    assert submit(request_id=f"req-{reason}").status_code == (
+        402 if reason == "insufficient_funds" else 202
+    )
+
+
+def test_wrong_domain_name_is_identity_invalid(client: TestClient, payer: Any) -> None:
+    proof = sign_proof(payer, name="USDC", accepted_overrides={"extra": {"name": "USD Coin"}})
+    response = client.post("/svc/tasks", json=BODY, headers={"x-payment": proof})
+    assert response.status_code == 401
+    assert response.json()["error"] == "identity_invalid"
+
+
+def test_tampered_value_is_identity_invalid(client: TestClient, payer: Any) -> None:
+    def raise_value(proof: dict[str, Any]) -> None:
+        proof["payload"]["authorization"]["value"] = "999999999"
+
+    response = client.post(
+        "/svc/tasks", json=BODY, headers={"x-payment": sign_proof(payer, tamper=raise_value)}
+    )
+    assert response.status_code == 401
+    assert client.get("/_sandbox/books").json()["charges"] == []
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "not base64!",
+        "e30=",  # {}
+        "WzFd",  # [1]
+        sign_proof(Account.create(), tamper=lambda p: p.update(x402Version=3)),
+        sign_proof(Account.create(), tamper=lambda p: p["payload"].pop("signature")),
+        sign_proof(
+            Account.create(),
+            tamper=lambda p: p["payload"]["authorization"].update(value="1.5"),
+        ),
+    ],
+)
+def test_undecodable_proof_is_invalid_request(client: TestClient, header: str) -> None:
+    response = client.post("/svc/tasks", json=BODY, headers={"x-payment": header})
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_request"
+
+
+def test_price_and_recipient_follow_config(client: TestClient, submit: Any) -> None:
+    new_pay_to = "0x" + "22" * 20
+    client.post("/_sandbox/config", json={"price_atomic": 10_000, "pay_to": new_pay_to})
+    required = b64json(client.post("/svc/tasks", json=BODY).headers["PAYMENT-REQUIRED"])
+    assert required["accepts"][0]["amount"] == "10000"
+    assert required["accepts"][0]["payTo"] == new_pay_to
+    assert "card" not in client.post("/svc/tasks", json=BODY).json()  # below 0.50 USD
+    assert submit(value=10_000, to=new_pay_to).status_code == 202
+
+
+def test_poll_and_reply_are_scoped_to_the_payer(
+    client: TestClient, new_task: Any, payer: Any, other_payer: Any
+) -> None:
+    task = new_task("scoped #2fa")
+    url = f"/svc/tasks/{task['id']}"
+    assert client.get(url).status_code == 200  # anonymous polls are allowed by default
+    owner_proof = sign_proof(payer, value=0)
+    stranger_proof = sign_proof(other_payer, value=0)
+    assert client.get(url, headers={"x-payment": owner_proof}).status_code == 200
+    response = client.get(url, headers={"x-payment": stranger_proof})
+    assert response.status_code == 404
+    assert response.json()["error"] == "not_found"
+    reply = client.post(
+        f"{url}/reply", json={"message": "hi"}, headers={"x-payment": stranger_proof}
+    )
+    assert reply.status_code == 404
+
+
+def test_require_agent_makes_free_calls_ask_for_a_zero_proof(
+    client: TestClient, new_task: Any, payer: Any
+) -> None:
+    task = new_task("agent only")
+    client.post("/_sandbox/config", json={"require_agent": True})
+    url = f"/svc/tasks/{task['id']}"
+    response = client.get(url)
+    assert response.status_code == 402
+    assert b64json(response.headers["PAYMENT-REQUIRED"])["accepts"][0]["amount"] == "0"
+    assert client.get(url, headers={"x-payment": sign_proof(payer, value=0)}).status_code == 200
+    bad = client.get(url, headers={"x-payment": sign_proof(payer, value=0, name="USDC")})
+    assert bad.status_code == 401
+    assert client.get("/_sandbox/books").json()["charges"][0]["task_id"] == task["id"]
+    assert len(client.get("/_sandbox/books").json()["charges"]) == 1
