@@ -1,0 +1,166 @@
+"""Pydantic models of every object in the service spec, with its constraints.
+
+Request models (`TaskSubmission`, `ReplyBody`, `QuoteRequest`) enforce the spec's limits before
+anything is sent. Response models tolerate what the spec leaves open: unknown states, event
+types and payment statuses are kept as plain strings, and unknown members are kept (extra="allow"),
+so a newer server never crashes an older client.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
+
+TASK_STATES = ("pending", "blocked_on_user", "completed", "failed", "cancelled")
+FINAL_STATES = frozenset({"completed", "failed", "cancelled"})
+BUDGET_PATTERN = r"^(0|[1-9]\d{0,8})(\.\d{1,6})?$"
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+
+
+class _Response(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+# --- task submission -------------------------------------------------------------------------
+
+
+class TaskSubmission(_Request):
+    task: Annotated[str, StringConstraints(min_length=1, max_length=100_000)]
+    email: Annotated[str, StringConstraints(min_length=3, max_length=254)]
+
+
+# --- task, ask, events -----------------------------------------------------------------------
+
+
+class Question(_Response):
+    key: str
+
+
+class InfoRequest(_Response):
+    amount_usd: float | str | None = None
+    merchant_name: str | None = None
+    payment_status: str | None = None
+    payment_error: str | None = None
+    requested_fields: list[str] = Field(default_factory=list)
+    questions: list[Question] = Field(default_factory=list)
+    note: str | None = None
+    created_at: str | None = None
+    expires_at: str | None = None
+
+    def required_keys(self) -> list[str]:
+        """The exact keys `info.field_values` must carry, in a stable order."""
+        keys = list(self.requested_fields)
+        keys += [q.key for q in self.questions if q.key not in keys]
+        return keys
+
+    @property
+    def is_payment_ask(self) -> bool:
+        return self.payment_status is not None or self.amount_usd is not None
+
+
+class Task(_Response):
+    id: str
+    state: str
+    goal: str
+    flow: str | None
+    max_budget_usd: float | None
+    webhook_url: str | None
+    result: dict[str, Any] | None
+    error: str | None
+    reason: str | None = None
+    created_at: str
+    updated_at: str
+    completed_at: str | None
+    info_request: InfoRequest | None = None
+
+    @property
+    def is_final(self) -> bool:
+        return self.state in FINAL_STATES
+
+
+class TaskEvent(_Response):
+    id: str
+    type: str
+    from_state: str | None = None
+    to_state: str | None = None
+    payload: dict[str, Any] = Field(default_factory=dict)
+    created_at: str
+
+
+class TaskDetail(Task):
+    events: list[TaskEvent] = Field(default_factory=list)
+
+    def plain_ask(self) -> dict[str, Any] | None:
+        """The newest `input_requested`-style event payload when the task waits on a plain ask."""
+        if self.state != "blocked_on_user" or self.info_request is not None:
+            return None
+        for event in reversed(self.events):
+            if event.type in ("input_requested", "ask", "question"):
+                return event.payload
+        return {}
+
+
+# --- reply -----------------------------------------------------------------------------------
+
+
+class ReplyInfo(_Request):
+    field_values: dict[str, Annotated[str, StringConstraints(min_length=1)]] | None = None
+    payment_approved: StrictBool | None = None
+
+
+class ReplyBody(_Request):
+    message: Annotated[str, StringConstraints(max_length=4000)] | None = None
+    field: Annotated[str, StringConstraints(max_length=64)] | None = None
+    value: Annotated[str, StringConstraints(max_length=4000)] | None = None
+    sensitive: StrictBool = False
+    info: ReplyInfo | None = None
+
+
+# --- advisor ---------------------------------------------------------------------------------
+
+QuoteStatus = Literal[
+    "quoted", "ready", "needs_input", "blocked", "unknown", "unsupported", "unavailable"
+]
+
+
+class QuoteRequest(_Request):
+    goal: Annotated[str, StringConstraints(min_length=1, max_length=2000)]
+    quantity: Annotated[int, Field(ge=1, le=1_000_000, strict=True)] | None = None
+    budgetUsd: Annotated[str, StringConstraints(pattern=BUDGET_PATTERN)] | None = None
+    budgetExclusive: StrictBool | None = None
+    reviewAfterCalls: Annotated[int, Field(ge=1, le=1_000_000, strict=True)] | None = None
+    requirements: Annotated[str, StringConstraints(min_length=1, max_length=300)] | None = None
+    humanAvailable: StrictBool | None = None
+    payment: Literal["x402", "mpp", "card"] | None = None
+
+
+class QuoteResponse(_Response):
+    status: str
+    priceUsd: str
+    guide: str
+    guideUrl: str
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+
+class ValidationErrorItem(_Response):
+    loc: list[str | int]
+    msg: str
+    type: str
+    ctx: dict[str, Any] | None = None
+    input: Any = None
+
+
+class ValidationErrorBody(_Response):
+    detail: list[ValidationErrorItem]
+
+
+class ErrorBody(_Response):
+    error: str
+    reason: str | None = None
+    detail: str | None = None

@@ -1,0 +1,67 @@
+"""The task operations of the service: submit, poll and reply, as plain HTTP calls."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from svc.api.errors import ProtocolError
+from svc.api.http import Http, expect_json
+
+TASKS_PATH = "/svc/tasks"
+
+
+def task_url(base_url: str, task_id: str) -> str:
+    return f"{base_url}{TASKS_PATH}/{quote(task_id, safe='')}"
+
+
+def require_task_shape(doc: Any, what: str) -> dict[str, Any]:
+    """The minimum every task object must have before anything reads it."""
+    if (
+        not isinstance(doc, dict)
+        or not isinstance(doc.get("id"), str)
+        or not isinstance(doc.get("state"), str)
+    ):
+        raise ProtocolError(f"{what}: the server's answer is not a task object")
+    return doc
+
+
+class TaskClient:
+    def __init__(self, http: Http, base_url: str) -> None:
+        self.http = http
+        self.base_url = base_url
+
+    def submit(
+        self, body: dict[str, Any], request_id: str, auth: httpx.Auth | None
+    ) -> httpx.Response:
+        """One logical submission; retries re-send the same id (and, via auth, the same proof)."""
+        return self.http.send(
+            "POST",
+            self.base_url + TASKS_PATH,
+            what="submit",
+            json_body=body,
+            headers={"svc-request-id": request_id},
+            auth=auth,
+            resend_safe=True,
+        )
+
+    def poll(self, task_id: str, auth: httpx.Auth | None = None) -> dict[str, Any]:
+        response = self.http.send(
+            "GET", task_url(self.base_url, task_id), what="poll", auth=auth, resend_safe=True
+        )
+        return require_task_shape(expect_json(response, "poll"), "poll")
+
+    def reply(
+        self, task_id: str, body: dict[str, Any], auth: httpx.Auth | None = None
+    ) -> dict[str, Any]:
+        response = self.http.send(
+            "POST",
+            task_url(self.base_url, task_id) + "/reply",
+            what="reply",
+            json_body=body,
+            auth=auth,
+            resend_safe=False,
+        )
+        return require_task_shape(expect_json(response, "reply"), "reply")

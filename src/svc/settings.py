@@ -1,0 +1,129 @@
+"""Resolve the effective settings: flag > environment > profile in the config file > default."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+from urllib.parse import urlsplit
+
+from svc.api.errors import UsageError
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8402"  # the local sandbox: never a paid service by accident
+BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+DEFAULT_NETWORKS = ("eip155:8453",)
+DEFAULT_ASSETS = (BASE_USDC,)
+DEFAULT_MAX_PRICE = Decimal("1.50")
+REAL_HOST_MIN_INTERVAL = 15.0  # the spec's poll interval: 15-60 s while a task is live
+LOOPBACK_INTERVAL = 1.0
+
+
+@dataclass
+class Settings:
+    base_url: str = DEFAULT_BASE_URL
+    auth_base: str = DEFAULT_BASE_URL + "/auth"
+    profile: str = "default"
+    json_output: bool = False
+    no_input: bool = False
+    verbose: bool = False
+    email: str | None = None
+    pay: str = "x402"
+    max_price_usd: Decimal = DEFAULT_MAX_PRICE
+    allowed_networks: tuple[str, ...] = DEFAULT_NETWORKS
+    allowed_assets: tuple[str, ...] = DEFAULT_ASSETS
+    poll_interval: float | None = None
+    sources: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_loopback(self) -> bool:
+        return is_loopback_url(self.base_url)
+
+    def min_poll_interval(self) -> float:
+        return LOOPBACK_INTERVAL / 10 if self.is_loopback else REAL_HOST_MIN_INTERVAL
+
+    def default_poll_interval(self) -> float:
+        if self.poll_interval is not None:
+            return self.poll_interval
+        return LOOPBACK_INTERVAL if self.is_loopback else REAL_HOST_MIN_INTERVAL
+
+
+def is_loopback_url(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def _check_url(name: str, value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"{name} must be an http(s) URL, got {value!r}")
+    return value.rstrip("/")
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def resolve(
+    *,
+    base_url: str | None = None,
+    auth_base: str | None = None,
+    profile: str | None = None,
+    json_output: bool = False,
+    no_input: bool = False,
+    verbose: bool = False,
+    profile_values: dict[str, Any] | None = None,
+    stdin_is_tty: bool | None = None,
+) -> Settings:
+    """Build Settings from flags, the environment and a profile's values (already loaded)."""
+    env = os.environ
+    prof = profile_values or {}
+    s = Settings()
+    s.profile = profile or env.get("SVC_PROFILE") or "default"
+
+    def pick(name: str, flag: Any, env_name: str | None) -> Any:
+        if flag is not None:
+            s.sources[name] = "flag"
+            return flag
+        if env_name and env.get(env_name):
+            s.sources[name] = f"env {env_name}"
+            return env[env_name]
+        if name in prof:
+            s.sources[name] = f"profile {s.profile}"
+            return prof[name]
+        s.sources[name] = "default"
+        return None
+
+    s.base_url = _check_url(
+        "base URL", pick("base_url", base_url, "SVC_BASE_URL") or DEFAULT_BASE_URL
+    )
+    auth = pick("auth_base", auth_base, "SVC_AUTH_BASE")
+    s.auth_base = _check_url("auth base", auth) if auth else s.base_url + "/auth"
+    s.email = pick("email", None, "SVC_EMAIL")
+    s.pay = pick("pay", None, "SVC_PAY") or "x402"
+    if s.pay not in ("x402", "mpp", "card"):
+        raise UsageError(f"payment method must be x402, mpp or card, got {s.pay!r}")
+    price = pick("max_price_usd", None, "SVC_MAX_PRICE")
+    if price is not None:
+        try:
+            s.max_price_usd = Decimal(str(price))
+        except ArithmeticError:
+            raise UsageError(f"max price must be a USD amount, got {price!r}") from None
+    nets = pick("allowed_networks", None, None)
+    if nets:
+        s.allowed_networks = tuple(nets)
+    assets = pick("allowed_assets", None, None)
+    if assets:
+        s.allowed_assets = tuple(assets)
+    interval = pick("poll_interval", None, "SVC_POLL_INTERVAL")
+    if interval is not None:
+        try:
+            s.poll_interval = float(interval)
+        except ValueError:
+            raise UsageError(f"poll interval must be seconds, got {interval!r}") from None
+    s.json_output = json_output
+    s.verbose = verbose
+    tty = sys.stdin.isatty() if stdin_is_tty is None else stdin_is_tty
+    s.no_input = no_input or _truthy(env.get("SVC_NO_INPUT")) or bool(env.get("CI")) or not tty
+    return s

@@ -1,0 +1,1 @@
+"""Local state: the config file, the secret store and the ledger."""

@@ -1,0 +1,138 @@
+"""The TOML config file: named profiles of settings.
+
+Layout::
+
+    [profiles.default]
+    base_url = "http://127.0.0.1:8402"
+    max_price_usd = "1.50"
+
+Only known keys can be set, each with a type, so a typo fails at `svc config set` rather than
+being silently ignored at payment time.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from svc.api.errors import UsageError
+from svc.store.paths import config_dir, ensure_private_dir
+
+DEFAULT_PROFILE = "default"
+
+
+@dataclass(frozen=True)
+class ConfigKey:
+    name: str
+    kind: str  # "url" | "str" | "usd" | "list" | "choice" | "seconds"
+    help: str
+    choices: tuple[str, ...] = ()
+
+
+KEYS: dict[str, ConfigKey] = {
+    k.name: k
+    for k in (
+        ConfigKey("base_url", "url", "service base address"),
+        ConfigKey("auth_base", "url", "identity endpoints base address"),
+        ConfigKey("email", "str", "default end-user e-mail for submit"),
+        ConfigKey("pay", "choice", "payment method", ("x402", "mpp", "card")),
+        ConfigKey("max_price_usd", "usd", "largest price paid per call without asking"),
+        ConfigKey("allowed_networks", "list", "x402 networks allowed (comma separated)"),
+        ConfigKey("allowed_assets", "list", "x402 asset contracts allowed (comma separated)"),
+        ConfigKey("poll_interval", "seconds", "seconds between polls while watching"),
+    )
+}
+
+
+def config_path() -> Path:
+    return config_dir() / "config.toml"
+
+
+def _coerce(key: ConfigKey, raw: str) -> Any:
+    if key.kind == "url":
+        if not raw.startswith(("http://", "https://")):
+            raise UsageError(f"{key.name} must be an http(s) URL, got {raw!r}")
+        return raw.rstrip("/")
+    if key.kind == "usd":
+        try:
+            value = Decimal(raw)
+        except InvalidOperation:
+            raise UsageError(f"{key.name} must be a USD amount like 1.50, got {raw!r}") from None
+        if value < 0 or not value.is_finite():
+            raise UsageError(f"{key.name} must be a non-negative amount, got {raw!r}")
+        return raw
+    if key.kind == "list":
+        return [part.strip() for part in raw.split(",") if part.strip()]
+    if key.kind == "choice" and raw not in key.choices:
+        raise UsageError(f"{key.name} must be one of {', '.join(key.choices)}, got {raw!r}")
+    if key.kind == "seconds":
+        try:
+            seconds = float(raw)
+        except ValueError:
+            raise UsageError(f"{key.name} must be a number of seconds, got {raw!r}") from None
+        if seconds <= 0:
+            raise UsageError(f"{key.name} must be positive")
+        return seconds
+    return raw
+
+
+class ConfigFile:
+    """Reads and writes the profiles; writes are atomic (temp file + rename)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or config_path()
+        self._data: dict[str, Any] | None = None
+
+    def _load(self) -> dict[str, Any]:
+        if self._data is None:
+            try:
+                with self.path.open("rb") as fh:
+                    self._data = tomllib.load(fh)
+            except FileNotFoundError:
+                self._data = {}
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+                raise UsageError(f"config file {self.path} is not valid TOML: {exc}") from None
+            except OSError as exc:
+                raise UsageError(f"cannot read config file {self.path}: {exc.strerror}") from None
+        return self._data
+
+    def profiles(self) -> list[str]:
+        found = self._load().get("profiles", {})
+        return sorted(found) if isinstance(found, dict) else []
+
+    def profile(self, name: str) -> dict[str, Any]:
+        section = self._load().get("profiles", {}).get(name, {})
+        return dict(section) if isinstance(section, dict) else {}
+
+    def set(self, profile: str, key: str, raw: str) -> Any:
+        spec = KEYS.get(key)
+        if spec is None:
+            raise UsageError(f"unknown config key {key!r}; known keys: {', '.join(KEYS)}")
+        value = _coerce(spec, raw)
+        data = self._load()
+        data.setdefault("profiles", {}).setdefault(profile, {})[key] = value
+        self._write(data)
+        return value
+
+    def unset(self, profile: str, key: str) -> bool:
+        data = self._load()
+        section = data.get("profiles", {}).get(profile, {})
+        if key not in section:
+            return False
+        del section[key]
+        self._write(data)
+        return True
+
+    def _write(self, data: dict[str, Any]) -> None:
+        import tomli_w
+
+        ensure_private_dir(self.path.parent)
+        tmp = self.path.with_suffix(".toml.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            tomli_w.dump(data, fh)
+        os.replace(tmp, self.path)

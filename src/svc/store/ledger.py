@@ -1,0 +1,221 @@
+"""The local ledger: every submission, its idempotency key, payment proof and outcome.
+
+The row for a submission is committed before the request leaves the machine, and the proof is
+committed before it is sent, so a crash at any point can be resumed with the same request id
+and the same proof: the service then returns the original task and never charges twice.
+
+SQLite in WAL mode with a busy timeout: several `svc` processes may write at once.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from svc.store.paths import data_dir, ensure_private_dir
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS submissions (
+    request_id   TEXT PRIMARY KEY,
+    base_url     TEXT NOT NULL,
+    email        TEXT NOT NULL,
+    task_preview TEXT NOT NULL,
+    body         TEXT NOT NULL,
+    method       TEXT,
+    status       TEXT NOT NULL,
+    proof        TEXT,
+    amount_atomic INTEGER,
+    pay_to       TEXT,
+    payer        TEXT,
+    network      TEXT,
+    asset        TEXT,
+    task_id      TEXT,
+    state        TEXT,
+    http_status  INTEGER,
+    billing      TEXT,
+    error        TEXT,
+    created_at   REAL NOT NULL,
+    updated_at   REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS submissions_task ON submissions(task_id);
+CREATE TABLE IF NOT EXISTS recipients (
+    base_url   TEXT NOT NULL,
+    network    TEXT NOT NULL,
+    asset      TEXT NOT NULL,
+    pay_to     TEXT NOT NULL,
+    pinned_at  REAL NOT NULL,
+    PRIMARY KEY (base_url, network, asset)
+);
+"""
+
+# Submission statuses, in the order a submission moves through them.
+PREPARED = "prepared"  # row written, nothing sent yet
+SENT = "sent"  # request sent without proof (expecting a 402)
+PAYING = "paying"  # proof signed and journaled, being sent
+ACCEPTED = "accepted"  # the service answered 202 with a task
+REJECTED = "rejected"  # the service refused; nothing was charged
+UNKNOWN = "unknown"  # a paid request's answer was lost
+
+
+@dataclass
+class Submission:
+    request_id: str
+    base_url: str
+    email: str
+    task_preview: str
+    body: str
+    method: str | None
+    status: str
+    proof: str | None
+    amount_atomic: int | None
+    pay_to: str | None
+    payer: str | None
+    network: str | None
+    asset: str | None
+    task_id: str | None
+    state: str | None
+    http_status: int | None
+    billing: str | None
+    error: str | None
+    created_at: float
+    updated_at: float
+
+    @property
+    def paid(self) -> bool:
+        return self.status == ACCEPTED and bool(self.proof)
+
+    def public_dict(self) -> dict[str, Any]:
+        """The row as shown to users: everything but the proof and the body."""
+        doc = {k: v for k, v in self.__dict__.items() if k not in ("proof", "body")}
+        doc["has_proof"] = bool(self.proof)
+        return doc
+
+
+def ledger_path() -> Path:
+    return data_dir() / "ledger.sqlite3"
+
+
+class Ledger:
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or ledger_path()
+        ensure_private_dir(self.path.parent)
+        fresh = not self.path.exists()
+        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        if fresh:
+            self.path.chmod(0o600)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA busy_timeout = 30000")
+        self._db.execute("PRAGMA journal_mode = WAL")
+        self._db.execute("PRAGMA synchronous = FULL")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    # --- submissions -------------------------------------------------------------------------
+
+    def create_submission(
+        self, request_id: str, base_url: str, email: str, body: dict[str, Any]
+    ) -> Submission:
+        """Journal a submission before its first byte is sent. Idempotent per request id."""
+        now = time.time()
+        preview = " ".join(str(body.get("task", "")).split())[:120]
+        self._db.execute(
+            "INSERT OR IGNORE INTO submissions (request_id, base_url, email, task_preview, body,"
+            " status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (request_id, base_url, email, preview, json.dumps(body), PREPARED, now, now),
+        )
+        found = self.get(request_id)
+        assert found is not None
+        return found
+
+    def get(self, request_id: str) -> Submission | None:
+        row = self._db.execute(
+            "SELECT * FROM submissions WHERE request_id = ?", (request_id,)
+        ).fetchone()
+        return Submission(**dict(row)) if row else None
+
+    def by_task(self, task_id: str) -> Submission | None:
+        row = self._db.execute(
+            "SELECT * FROM submissions WHERE task_id = ? ORDER BY created_at DESC LIMIT 1",
+            (task_id,),
+        ).fetchone()
+        return Submission(**dict(row)) if row else None
+
+    def update(self, request_id: str, **fields: Any) -> None:
+        if not fields:
+            return
+        fields["updated_at"] = time.time()
+        cols = ", ".join(f"{name} = ?" for name in fields)
+        self._db.execute(
+            f"UPDATE submissions SET {cols} WHERE request_id = ?",  # noqa: S608 - names are ours
+            (*fields.values(), request_id),
+        )
+
+    def record_proof(
+        self,
+        request_id: str,
+        *,
+        method: str,
+        proof: str,
+        amount_atomic: int,
+        pay_to: str,
+        payer: str,
+        network: str,
+        asset: str,
+    ) -> None:
+        """Journal a signed proof before it is sent, so every retry re-sends this one."""
+        self.update(
+            request_id,
+            method=method,
+            proof=proof,
+            amount_atomic=amount_atomic,
+            pay_to=pay_to,
+            payer=payer,
+            network=network,
+            asset=asset,
+            status=PAYING,
+        )
+
+    def forget_proof(self, request_id: str, error: str) -> None:
+        """A proof the service refused (settlement failed): it can never be charged."""
+        self.update(request_id, proof=None, status=REJECTED, error=error)
+
+    def set_task_state(self, task_id: str, state: str) -> None:
+        self._db.execute(
+            "UPDATE submissions SET state = ?, updated_at = ? WHERE task_id = ?",
+            (state, time.time(), task_id),
+        )
+
+    def submissions(self, *, limit: int | None = None) -> list[Submission]:
+        sql = "SELECT * FROM submissions ORDER BY created_at DESC"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        return [Submission(**dict(row)) for row in self._db.execute(sql)]
+
+    def iter_task_ids(self) -> Iterator[str]:
+        for row in self._db.execute(
+            "SELECT task_id FROM submissions WHERE task_id IS NOT NULL ORDER BY created_at DESC"
+        ):
+            yield row["task_id"]
+
+    # --- recipient pinning -------------------------------------------------------------------
+
+    def pinned_recipient(self, base_url: str, network: str, asset: str) -> str | None:
+        row = self._db.execute(
+            "SELECT pay_to FROM recipients WHERE base_url = ? AND network = ? AND lower(asset) = ?",
+            (base_url, network, asset.lower()),
+        ).fetchone()
+        return str(row["pay_to"]) if row else None
+
+    def pin_recipient(self, base_url: str, network: str, asset: str, pay_to: str) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO recipients (base_url, network, asset, pay_to, pinned_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (base_url, network, asset.lower(), pay_to, time.time()),
+        )

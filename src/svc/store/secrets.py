@@ -1,0 +1,176 @@
+"""The secret store: the OS keyring first, else a 0600 file in the config dir.
+
+Secrets (wallet key, identity assertion, refresh token, shared payment token) live only here.
+On headless Linux there is no Secret Service: we detect that without touching D-Bus and fall
+back to the file at once, with a warning, instead of hanging or prompting for a keyring password.
+`SVC_KEYRING=file` forces the file store; environment variables (`SVC_WALLET_KEY`, `SVC_SPT`)
+override stored values for CI and are never written anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Protocol
+
+from svc.api.errors import SvcError
+from svc.store.paths import config_dir, ensure_private_dir
+
+SERVICE = "svc"
+ENV_OVERRIDES = {"wallet_key": "SVC_WALLET_KEY", "spt": "SVC_SPT"}
+
+
+class SecretBackend(Protocol):
+    name: str
+
+    def get(self, key: str) -> str | None: ...
+    def set(self, key: str, value: str) -> None: ...
+    def delete(self, key: str) -> bool: ...
+
+
+class SecretFileError(SvcError):
+    default_code = "insecure_secret_file"
+
+
+class FileBackend:
+    """A JSON file of secrets, mode 0600; refused if others can read it or it is a symlink."""
+
+    name = "file"
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or config_dir() / "secrets.json"
+
+    def _check(self) -> None:
+        try:
+            info = os.lstat(self.path)
+        except FileNotFoundError:
+            return
+        if stat.S_ISLNK(info.st_mode):
+            raise SecretFileError(f"refusing to use {self.path}: it is a symbolic link")
+        if info.st_mode & 0o077:
+            raise SecretFileError(
+                f"refusing to use {self.path}: it is readable by other users "
+                f"(mode {stat.S_IMODE(info.st_mode):o}); run: chmod 600 {self.path}"
+            )
+
+    def _read(self) -> dict[str, str]:
+        self._check()
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (ValueError, OSError) as exc:
+            raise SecretFileError(f"cannot read secret file {self.path}: {exc}") from None
+        return (
+            {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
+        )
+
+    def _write(self, data: dict[str, str]) -> None:
+        ensure_private_dir(self.path.parent)
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+
+    def get(self, key: str) -> str | None:
+        return self._read().get(key)
+
+    def set(self, key: str, value: str) -> None:
+        data = self._read()
+        data[key] = value
+        self._write(data)
+
+    def delete(self, key: str) -> bool:
+        data = self._read()
+        if key not in data:
+            return False
+        del data[key]
+        self._write(data)
+        return True
+
+
+class KeyringBackend:
+    name = "keyring"
+
+    def __init__(self, backend: object) -> None:
+        self._kr = backend
+
+    def get(self, key: str) -> str | None:
+        value = self._kr.get_password(SERVICE, key)  # type: ignore[attr-defined]
+        return value if isinstance(value, str) else None
+
+    def set(self, key: str, value: str) -> None:
+        self._kr.set_password(SERVICE, key, value)  # type: ignore[attr-defined]
+
+    def delete(self, key: str) -> bool:
+        try:
+            self._kr.delete_password(SERVICE, key)  # type: ignore[attr-defined]
+        except Exception:  # keyring raises PasswordDeleteError for a missing entry
+            return False
+        return True
+
+
+def _usable_keyring() -> KeyringBackend | None:
+    """The OS keyring if one can work here, decided without blocking."""
+    if sys.platform.startswith("linux") and not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
+        return None  # no session bus: the Secret Service cannot answer
+    try:
+        import keyring
+        from keyring.backends import fail
+
+        backend = keyring.get_keyring()
+    except Exception:
+        return None
+    if isinstance(backend, fail.Keyring) or "Encrypted" in type(backend).__name__:
+        return None  # an encrypted file keyring would prompt for a password
+    if getattr(backend, "priority", 1) <= 0:
+        return None
+    return KeyringBackend(backend)
+
+
+class SecretStore:
+    """What commands use: environment overrides, then the chosen backend."""
+
+    def __init__(self, backend: SecretBackend | None = None, warn: bool = True) -> None:
+        self._backend = backend
+        self._warn = warn
+
+    @property
+    def backend(self) -> SecretBackend:
+        if self._backend is None:
+            forced = os.environ.get("SVC_KEYRING", "").lower()
+            chosen: SecretBackend | None = None if forced == "file" else _usable_keyring()
+            if chosen is None:
+                chosen = FileBackend()
+                if self._warn and forced != "file":
+                    print(
+                        f"warning: no usable OS keyring; secrets are kept in {chosen.path} "
+                        "(mode 0600). Set SVC_KEYRING=file to silence this.",
+                        file=sys.stderr,
+                    )
+            self._backend = chosen
+        return self._backend
+
+    def get(self, key: str) -> str | None:
+        env = ENV_OVERRIDES.get(key)
+        if env and os.environ.get(env):
+            return os.environ[env].strip()
+        return self.backend.get(key)
+
+    def source(self, key: str) -> str:
+        env = ENV_OVERRIDES.get(key)
+        if env and os.environ.get(env):
+            return f"environment ({env})"
+        return self.backend.name
+
+    def set(self, key: str, value: str) -> None:
+        self.backend.set(key, value)
+
+    def delete(self, key: str) -> bool:
+        return self.backend.delete(key)
