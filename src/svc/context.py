@@ -1,0 +1,115 @@
+"""The small factory every command gets: settings, IO streams and lazily built services.
+
+Nothing heavy is built until a command asks for it: the HTTP client, the ledger and the secret
+store (and through it keyring) are created on first use, so `svc --help` and `svc poll` stay fast.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from svc.settings import Settings
+from svc.ui.output import Output
+
+if TYPE_CHECKING:
+    from svc.api.http import Http
+    from svc.api.tasks import TaskClient
+    from svc.pay.negotiator import X402Auth
+    from svc.pay.policy import PaymentPolicy
+    from svc.store.config import ConfigFile
+    from svc.store.ledger import Ledger
+    from svc.store.secrets import SecretStore
+
+
+class AppContext:
+    def __init__(
+        self, settings: Settings, output: Output, config: ConfigFile | None = None
+    ) -> None:
+        self.settings = settings
+        self.output = output
+        self._config = config
+
+    @property
+    def config(self) -> ConfigFile:
+        if self._config is None:
+            from svc.store.config import ConfigFile
+
+            self._config = ConfigFile()
+        return self._config
+
+    @cached_property
+    def http(self) -> Http:
+        from svc.api.http import Http
+
+        return Http(self.output, verbose=self.settings.verbose)
+
+    @cached_property
+    def tasks(self) -> TaskClient:
+        from svc.api.tasks import TaskClient
+
+        return TaskClient(self.http, self.settings.base_url)
+
+    @cached_property
+    def ledger(self) -> Ledger:
+        from svc.store.ledger import Ledger
+
+        return Ledger()
+
+    @cached_property
+    def secrets(self) -> SecretStore:
+        from svc.store.secrets import SecretStore
+
+        return SecretStore()
+
+    def policy(
+        self, *, max_price_usd: object = None, trust_recipient: bool = False
+    ) -> PaymentPolicy:
+        from decimal import Decimal
+
+        from svc.pay.policy import PaymentPolicy
+        from svc.ui.prompts import confirm_new_recipient
+
+        app = self
+        base_url = self.settings.base_url
+
+        class _Pins:  # the ledger is opened only if a challenge is actually checked
+            def pinned(self, network: str, asset: str) -> str | None:
+                return app.ledger.pinned_recipient(base_url, network, asset)
+
+            def pin(self, network: str, asset: str, pay_to: str) -> None:
+                app.ledger.pin_recipient(base_url, network, asset, pay_to)
+
+        def confirm(old: str, new: str) -> bool:
+            if trust_recipient:
+                return True
+            if self.settings.no_input:
+                return False
+            return confirm_new_recipient(self.output, old, new)
+
+        cap = (
+            Decimal(str(max_price_usd))
+            if max_price_usd is not None
+            else self.settings.max_price_usd
+        )
+        return PaymentPolicy(
+            max_price_usd=cap,
+            allowed_networks=self.settings.allowed_networks,
+            allowed_assets=self.settings.allowed_assets,
+            pins=_Pins(),
+            confirm_new_recipient=confirm,
+        )
+
+    def free_call_auth(self) -> X402Auth:
+        """Answers a zero-amount 402 (agent proof) on free task calls; signs only if asked."""
+        from svc.pay.negotiator import PROOF_HEADERS, MemoryJournal, X402Auth, X402Payer
+        from svc.pay.wallet import load_signer
+
+        payer = X402Payer(self.policy(max_price_usd=0), lambda: load_signer(self.secrets))
+        return X402Auth(payer, MemoryJournal(), PROOF_HEADERS["task"])
+
+    def close(self) -> None:
+        if "http" in self.__dict__:
+            self.http.close()
+        if "ledger" in self.__dict__:
+            self.ledger.close()

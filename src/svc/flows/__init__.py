@@ -1,0 +1,1 @@
+"""Multi-step operations that tie the wire, payment and local state together."""

@@ -1,0 +1,167 @@
+"""Building a reply body: from flags (checked against the task's ask) or an interactive form."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from typing import Any
+
+from svc.api.errors import ConflictError, UsageError
+from svc.api.models import InfoRequest, ReplyBody, TaskDetail
+from svc.flows.validate import build
+from svc.ui import prompts
+from svc.ui.sanitize import clean
+
+
+@dataclass
+class ReplyFlags:
+    message: str | None = None
+    field: str | None = None
+    value: str | None = None
+    sensitive: bool = False
+    sets: dict[str, str] = dataclass_field(default_factory=dict)
+    payment_approved: bool | None = None
+
+    @property
+    def empty(self) -> bool:
+        return (
+            self.message is None
+            and self.field is None
+            and not self.sets
+            and self.payment_approved is None
+        )
+
+
+def parse_sets(pairs: list[str]) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--set takes KEY=VALUE, got {pair!r}")
+        if key in values:
+            raise UsageError(f"--set {key} given twice")
+        values[key] = value
+    return values
+
+
+def check_field_values(ask: InfoRequest, values: dict[str, str]) -> None:
+    required = ask.required_keys()
+    missing = [k for k in required if k not in values]
+    extra = sorted(set(values) - set(required))
+    empty = [k for k, v in values.items() if not v.strip()]
+    problems = []
+    if missing:
+        problems.append("missing " + ", ".join(missing))
+    if extra:
+        problems.append("not asked for: " + ", ".join(extra))
+    if empty:
+        problems.append("empty value for " + ", ".join(empty))
+    if problems:
+        asked = ", ".join(required) or "no fields"
+        raise UsageError(
+            f"the answer does not match the ask ({'; '.join(problems)}); it asks for: {asked}",
+            code="field_values_mismatch",
+        )
+
+
+def body_from_flags(task: TaskDetail, flags: ReplyFlags) -> dict[str, Any]:
+    if task.state != "blocked_on_user":
+        raise ConflictError(
+            f"task {task.id} is {task.state}, not waiting on a reply", code="not_waiting"
+        )
+    ask = task.info_request
+    if ask is None:
+        if flags.sets or flags.payment_approved is not None:
+            raise UsageError(
+                "this task waits on a plain ask: answer with --message, or --field with "
+                "--value-file (no --set or payment flags)"
+            )
+        if flags.message is None and flags.field is None:
+            raise UsageError("nothing to reply: give --message or --field")
+        if flags.field is not None and flags.value is None:
+            raise UsageError("--field needs a value: --value-file PATH, - for stdin, or a prompt")
+        plain = task.plain_ask() or {}
+        sensitive = flags.sensitive or (
+            bool(plain.get("sensitive")) and plain.get("field") == flags.field
+        )
+        reply = build(
+            ReplyBody,
+            "reply",
+            message=flags.message,
+            field=flags.field,
+            value=flags.value,
+            sensitive=sensitive if flags.field is not None else None,
+        )
+        return reply.model_dump(exclude_none=True)
+    if flags.message is not None or flags.field is not None:
+        raise UsageError(
+            "this task carries a structured ask: answer with --set KEY=VALUE "
+            "(and --approve-payment/--decline-payment for a payment)"
+        )
+    check_field_values(ask, flags.sets)
+    info: dict[str, Any] = {"field_values": dict(flags.sets)}
+    if flags.payment_approved is not None:
+        if not ask.is_payment_ask:
+            raise UsageError("this ask is not about a payment: drop --approve/--decline-payment")
+        info["payment_approved"] = flags.payment_approved
+    return build(ReplyBody, "reply", info=info).model_dump(exclude_none=True)
+
+
+def body_from_form(task: TaskDetail) -> dict[str, Any]:
+    """Ask the person at the terminal, field by field (secrets hidden)."""
+    ask = task.info_request
+    if ask is None:
+        plain = task.plain_ask() or {}
+        message = plain.get("message") or "The task waits for an answer."
+        prompts_field = plain.get("field")
+        print(clean(message, 500), file=sys.stderr)
+        if prompts_field:
+            if plain.get("sensitive"):
+                value = prompts.ask_hidden(f"{prompts_field} (hidden):")
+            else:
+                value = prompts.ask_text(str(prompts_field))
+            flags = ReplyFlags(
+                field=str(prompts_field), value=value, sensitive=bool(plain.get("sensitive"))
+            )
+        else:
+            flags = ReplyFlags(message=prompts.ask_text("answer"))
+        return body_from_flags(task, flags)
+    values: dict[str, str] = {}
+    for name in ask.requested_fields:
+        values[name] = _ask_nonempty(name)
+    for question in ask.questions:
+        if question.key in values:
+            continue
+        extra = question.model_extra or {}
+        text = extra.get("question") or extra.get("text") or question.key
+        options = extra.get("options")
+        label = (
+            f"{text} ({'/'.join(map(str, options))})" if isinstance(options, list) else str(text)
+        )
+        values[question.key] = _ask_nonempty(label)
+    flags = ReplyFlags(sets=values)
+    if ask.is_payment_ask:
+        amount = ask.amount_usd
+        merchant = clean(ask.merchant_name or "the merchant", 100, single_line=True)
+        if ask.payment_status == "approval_expired":
+            if prompts.confirm(
+                f"The approval for {amount} USD to {merchant} expired. Send it again?"
+            ):
+                flags.payment_approved = True
+        elif not prompts.confirm(
+            f"Keep the payment of {amount} USD to {merchant}? (the user approves it in their app)",
+            default=True,
+        ):
+            flags.payment_approved = False
+        if flags.payment_approved is None and not values:
+            raise UsageError("nothing to reply: the payment is left to the user's approval app")
+    return body_from_flags(task, flags)
+
+
+def _ask_nonempty(label: str) -> str:
+    while True:
+        answer = prompts.ask_text(label).strip()
+        if answer:
+            return answer
+        print("a value is required", file=sys.stderr)

@@ -1,0 +1,40 @@
+"""Client-side validation with the spec's constraints, as one clear line (exit 2)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from svc.api.errors import UsageError
+
+M = TypeVar("M", bound=BaseModel)
+
+# Deliberately loose: the service is the judge; this catches typos before paying for a 400.
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+def build(model: type[M], what: str, **values: Any) -> M:
+    try:
+        return model(**{k: v for k, v in values.items() if v is not None})
+    except ValidationError as exc:
+        raise UsageError(f"invalid {what}: {describe(exc)}", code="validation_error") from None
+
+
+def describe(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        where = ".".join(str(p) for p in err["loc"]) or "value"
+        message = err["msg"]
+        value = err.get("input")
+        if isinstance(value, str) and err["type"].startswith("string_t"):
+            message += f" (got {len(value)} characters)"
+        parts.append(f"{where}: {message}")
+    return "; ".join(parts)
+
+
+def check_email(email: str) -> str:
+    if not EMAIL.match(email):
+        raise UsageError(f"malformed e-mail address: {email!r}", code="invalid_email")
+    return email
