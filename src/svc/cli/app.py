@@ -1,0 +1,276 @@
+"""The root command: global options, lazily loaded subcommands, and one error boundary.
+
+Subcommand modules are imported only when that subcommand runs, so `svc --help` and tab
+completion never import payment, keyring or sandbox code. Global options are accepted before
+the subcommand (`svc --json poll ID`) and after it (`svc poll ID --json`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import typer
+from typer import Abort
+from typer import _click as click
+from typer._click.globals import get_current_context
+from typer.core import TyperGroup
+
+from svc import __version__
+from svc.api.errors import ExitCode, SvcError
+from svc.context import AppContext
+
+# name -> (module, one-line summary). The summary is shown by `svc --help` without importing.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "submit": ("svc.cli.submit", "Submit a task for an end user and pay for it."),
+    "poll": ("svc.cli.poll", "Fetch a task once and print its detail with events."),
+    "watch": ("svc.cli.watch", "Follow tasks until they are final, answering asks on the way."),
+    "reply": ("svc.cli.reply", "Answer a task's ask: a code, missing fields, a payment approval."),
+    "tasks": ("svc.cli.tasks", "List the tasks this machine submitted (from the local ledger)."),
+    "spend": ("svc.cli.spend", "Show what the ledger says was paid, per task and method."),
+    "wallet": ("svc.cli.wallet", "Manage the x402 signing key (create, import, address)."),
+    "config": ("svc.cli.config_cmd", "Read and write the config file's profiles."),
+    "sandbox": ("svc.cli.sandbox", "Run the local emulator of the whole service."),
+}
+
+GLOBAL_KEYS = ("base_url", "auth_base", "profile", "json_output", "no_input", "verbose")
+
+
+_GLOBAL_OPTIONS: dict[str, tuple[type[Any], Any]] = {
+    "base_url": (
+        str | None,
+        typer.Option(
+            None, "--base-url", metavar="URL", help="Service base address [env: SVC_BASE_URL]."
+        ),
+    ),  # type: ignore[dict-item]
+    "auth_base": (
+        str | None,
+        typer.Option(
+            None, "--auth-base", metavar="URL", help="Identity endpoints base [env: SVC_AUTH_BASE]."
+        ),
+    ),  # type: ignore[dict-item]
+    "profile": (
+        str | None,
+        typer.Option(None, "--profile", metavar="NAME", help="Config profile [env: SVC_PROFILE]."),
+    ),  # type: ignore[dict-item]
+    "json_output": (
+        bool,
+        typer.Option(False, "--json", help="Machine output (JSON) on stdout, even on a terminal."),
+    ),
+    "no_input": (
+        bool,
+        typer.Option(False, "--no-input", help="Never prompt [env: SVC_NO_INPUT=1]."),
+    ),
+    "verbose": (
+        bool,
+        typer.Option(False, "-v", "--verbose", help="HTTP trace on stderr, secrets redacted."),
+    ),
+}
+
+
+def with_globals(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a command the global options too, and build the app context before it runs.
+
+    The command's signature is extended (Typer reads `__signature__`), and the wrapper takes
+    the global values off before calling the command, merging them over the ones given
+    before the subcommand name.
+    """
+    import functools
+    import inspect
+    from typing import get_type_hints
+
+    hints = get_type_hints(func)
+    signature = inspect.signature(func)
+    params = [
+        p.replace(annotation=hints.get(p.name, p.annotation)) for p in signature.parameters.values()
+    ]
+    for name, (annotation, default) in _GLOBAL_OPTIONS.items():
+        params.append(
+            inspect.Parameter(
+                name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+            )
+        )
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        late = {key: kwargs.pop(key, None) for key in GLOBAL_KEYS}
+        ctx = get_current_context()
+        root = ctx.find_root()
+        flags: dict[str, Any] = dict(root.obj or {})
+        flags.update({k: v for k, v in late.items() if v})
+        root.obj = flags
+        ctx.obj = build_context(flags)
+        return func(*args, **kwargs)
+
+    wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {**hints, **{k: v[0] for k, v in _GLOBAL_OPTIONS.items()}}
+    return wrapper
+
+
+def _wrap_commands(typer_app: typer.Typer) -> typer.Typer:
+    typer_app._add_completion = False  # completion is `svc completion`, not per command
+    for info in typer_app.registered_commands:
+        if info.callback is not None and not getattr(info.callback, "_svc_globals", False):
+            info.callback = with_globals(info.callback)
+            info.callback._svc_globals = True  # type: ignore[attr-defined]
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _wrap_commands(group.typer_instance)
+    return typer_app
+
+
+def build_context(flags: dict[str, Any]) -> AppContext:
+    from svc.settings import resolve
+    from svc.store.config import ConfigFile
+    from svc.ui.output import Output
+
+    config = ConfigFile()
+    profile = flags.get("profile") or os.environ.get("SVC_PROFILE") or "default"
+    settings = resolve(
+        base_url=flags.get("base_url"),
+        auth_base=flags.get("auth_base"),
+        profile=profile,
+        json_output=bool(flags.get("json_output")),
+        no_input=bool(flags.get("no_input")),
+        verbose=bool(flags.get("verbose")),
+        profile_values=config.profile(profile),
+    )
+    return AppContext(settings, Output(json_mode=settings.json_output), config)
+
+
+def current() -> AppContext:
+    """The app context of the running command."""
+    obj = get_current_context().obj
+    if not isinstance(obj, AppContext):  # pragma: no cover - a wiring bug
+        raise RuntimeError("command ran without an app context")
+    return obj
+
+
+class LazyGroup(TyperGroup):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module = importlib.import_module(entry[0])
+        command = typer.main.get_command(_wrap_commands(module.app))
+        command.name = cmd_name
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, summary) for name, (_, summary) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"svc {__version__}")
+        raise typer.Exit()
+
+
+app = typer.Typer(
+    cls=LazyGroup,
+    name="svc",
+    help="Submit, pay for, follow and answer tasks of the paid task-execution service.\n\n"
+    "Try it without money against the local sandbox:\n\n"
+    "\b\n"
+    "  svc sandbox serve &\n"
+    "  svc wallet create\n"
+    "  svc submit 'Book a table for two at 7pm #2fa' --email me@example.com --wait",
+    epilog="Exit codes: 0 ok, 1 error, 2 usage, 3 task failed, 4 auth, 5 payment, "
+    "6 human needed, 7 not found, 8 conflict/expired, 9 unavailable, 10 outcome unknown, "
+    "130 interrupted.",
+    rich_markup_mode=None,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    base_url: str | None = typer.Option(
+        None, "--base-url", metavar="URL", help="Service base address [env: SVC_BASE_URL]."
+    ),
+    auth_base: str | None = typer.Option(
+        None, "--auth-base", metavar="URL", help="Identity endpoints base [env: SVC_AUTH_BASE]."
+    ),
+    profile: str | None = typer.Option(
+        None, "--profile", metavar="NAME", help="Config profile [env: SVC_PROFILE]."
+    ),
+    json_output: bool = typer.Option(
+        False, "--json", help="Machine output (JSON) on stdout, even on a terminal."
+    ),
+    no_input: bool = typer.Option(False, "--no-input", help="Never prompt [env: SVC_NO_INPUT=1]."),
+    verbose: bool = typer.Option(
+        False, "-v", "--verbose", help="HTTP trace on stderr, secrets redacted."
+    ),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    ctx.obj = {
+        "base_url": base_url,
+        "auth_base": auth_base,
+        "profile": profile,
+        "json_output": json_output or None,
+        "no_input": no_input or None,
+        "verbose": verbose or None,
+    }
+
+
+def _report(error: SvcError, json_mode: bool) -> int:
+    from svc.ui.sanitize import clean
+
+    print(f"svc: {clean(error.message, 1000, single_line=True)}", file=sys.stderr)
+    if error.hint:
+        print(f"hint: {clean(error.hint, 500, single_line=True)}", file=sys.stderr)
+    if json_mode and error.json_report:
+        import json
+
+        print(json.dumps(error.to_json()))
+    return int(error.exit_code)
+
+
+def _json_requested(argv: list[str]) -> bool:
+    return "--json" in argv or not sys.stdout.isatty()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(args=args, prog_name="svc", standalone_mode=False)
+    except SvcError as error:
+        return _report(error, _json_requested(args))
+    except click.ClickException as error:
+        error.show()
+        return int(error.exit_code)
+    except Abort:
+        print("svc: aborted", file=sys.stderr)
+        return int(ExitCode.INTERRUPTED)
+    except KeyboardInterrupt:
+        print("svc: interrupted", file=sys.stderr)
+        return int(ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        # The reader went away (`svc tasks | head`); not an error worth a line.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except Exception as error:  # the last line of defence: one line, never a traceback
+        if os.environ.get("SVC_DEBUG"):
+            raise
+        print(
+            f"svc: internal error: {type(error).__name__}: {str(error)[:300]} "
+            "(set SVC_DEBUG=1 for a traceback, and please report it)",
+            file=sys.stderr,
+        )
+        return int(ExitCode.ERROR)
+    return int(result) if isinstance(result, int) else 0

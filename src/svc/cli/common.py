@@ -1,0 +1,65 @@
+"""Small pieces several commands share: showing a task, exit codes from states, reading files."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from svc.api.errors import ExitCode, UsageError
+from svc.context import AppContext
+
+STATE_EXIT = {
+    "completed": ExitCode.OK,
+    "failed": ExitCode.TASK_FAILED,
+    "cancelled": ExitCode.TASK_FAILED,
+    "blocked_on_user": ExitCode.HUMAN_NEEDED,
+}
+
+
+def exit_for_state(state: str) -> int:
+    """The exit code that follows a task's state (live states count as not done: 1)."""
+    return int(STATE_EXIT.get(state, ExitCode.ERROR))
+
+
+def show_task(app: AppContext, task: dict[str, Any]) -> None:
+    if app.output.json_mode:
+        app.output.emit_json(task)
+        return
+    from svc.ui.render import event_line, task_panel
+
+    console = app.output.console
+    events = task.get("events")
+    if isinstance(events, list) and events:
+        for event in events[-10:]:
+            if isinstance(event, dict):
+                console.print(event_line(str(task.get("id")), event))
+    console.print(task_panel(task))
+
+
+def read_text_source(path: str, what: str) -> str:
+    """Read `path` ('-' for stdin) as UTF-8, with one clear line on any failure."""
+    try:
+        if path == "-":
+            if sys.stdin.isatty():
+                print(f"reading {what} from standard input; end with Ctrl-D", file=sys.stderr)
+            return sys.stdin.read()
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"cannot read {what}: {path}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"cannot read {what}: {path} is a directory") from None
+    except PermissionError:
+        raise UsageError(f"cannot read {what}: {path}: permission denied") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"cannot read {what}: {path} is not UTF-8 text") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {what}: {path}: {exc.strerror}") from None
+
+
+def remember_state(app: AppContext, task: dict[str, Any]) -> None:
+    """Keep the ledger's last known state fresh, if this machine has a ledger at all."""
+    from svc.store.ledger import ledger_path
+
+    if "ledger" in app.__dict__ or ledger_path().exists():
+        app.ledger.set_task_state(str(task["id"]), str(task["state"]))

@@ -1,0 +1,110 @@
+"""`svc config get|set|unset|list|path`: the config file's profiles."""
+
+from __future__ import annotations
+
+import typer
+
+from svc.api.errors import UsageError
+from svc.cli.app import current
+
+app = typer.Typer(
+    rich_markup_mode=None,
+    no_args_is_help=True,
+    help="Read and write settings in the config file (TOML, one table per profile).\n\n"
+    "Precedence: flag > environment > profile > default. Secrets never go here.",
+)
+
+
+def _profile() -> str:
+    return current().settings.profile
+
+
+@app.command(help="Print the config file's path.\n\n\b\nExample:\n  svc config path")
+def path() -> None:
+    print(current().config.path)
+
+
+@app.command(
+    name="set",
+    help="Set KEY to VALUE in the profile.\n\n\b\nExamples:\n"
+    "  svc config set base_url http://127.0.0.1:8402\n"
+    "  svc config set max_price_usd 2.00 --profile work",
+)
+def set_(
+    key: str = typer.Argument(..., metavar="KEY"), value: str = typer.Argument(..., metavar="VALUE")
+) -> None:
+    stored = current().config.set(_profile(), key, value)
+    current().output.note(f"{key} = {stored!r} in profile {_profile()}")
+
+
+@app.command(
+    help="Print one setting's effective value and where it comes from.\n\n\b\nExample:\n  svc config get base_url"
+)
+def get(key: str = typer.Argument(..., metavar="KEY")) -> None:
+    from svc.store.config import KEYS
+
+    app_ctx = current()
+    if key not in KEYS:
+        raise UsageError(f"unknown config key {key!r}; known keys: {', '.join(KEYS)}")
+    value = getattr(app_ctx.settings, key, None)
+    shown = ",".join(value) if isinstance(value, tuple) else value
+    if app_ctx.output.json_mode:
+        app_ctx.output.emit_json(
+            {
+                "key": key,
+                "value": None if shown is None else str(shown),
+                "source": app_ctx.settings.sources.get(key, "default"),
+            }
+        )
+    else:
+        print("" if shown is None else shown)
+
+
+@app.command(help="Remove KEY from the profile.\n\n\b\nExample:\n  svc config unset max_price_usd")
+def unset(key: str = typer.Argument(..., metavar="KEY")) -> None:
+    if not current().config.unset(_profile(), key):
+        raise UsageError(f"{key} is not set in profile {_profile()}")
+
+
+@app.command(
+    name="list",
+    help="List every known setting with its effective value and source.\n\n\b\nExample:\n  svc config list --json",
+)
+def list_() -> None:
+    from svc.store.config import KEYS
+
+    app_ctx = current()
+    rows = []
+    for key, spec in KEYS.items():
+        value = getattr(app_ctx.settings, key, None)
+        shown = ",".join(value) if isinstance(value, tuple) else value
+        rows.append(
+            {
+                "key": key,
+                "value": None if shown is None else str(shown),
+                "source": app_ctx.settings.sources.get(key, "default"),
+                "help": spec.help,
+            }
+        )
+    if app_ctx.output.json_mode:
+        app_ctx.output.emit_json(
+            {
+                "profile": app_ctx.settings.profile,
+                "profiles": app_ctx.config.profiles(),
+                "settings": rows,
+            }
+        )
+        return
+    from rich.table import Table
+
+    table = Table(
+        box=None,
+        header_style="bold",
+        title=f"profile {app_ctx.settings.profile}",
+        title_justify="left",
+    )
+    for column in ("key", "value", "source"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row["key"], row["value"] or "-", row["source"])
+    app_ctx.output.console.print(table)

@@ -1,0 +1,35 @@
+"""`svc poll ID`: one GET of a task."""
+
+from __future__ import annotations
+
+import typer
+
+from svc.cli.app import current
+from svc.cli.common import exit_for_state, remember_state, show_task
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@app.command(
+    help="Fetch a task once and print its detail, with its events.\n\n"
+    "Free. Prints the service's object as returned, so scripts can use jq on it.\n\n"
+    "\b\nExamples:\n"
+    "  svc poll tsk_123\n"
+    "  svc poll tsk_123 | jq -r .state\n"
+    "  svc poll tsk_123 --exit-status && echo done"
+)
+def poll(
+    task_id: str = typer.Argument(..., metavar="ID", help="Task id."),
+    exit_status: bool = typer.Option(
+        False,
+        "--exit-status",
+        help="Exit code follows the state: 0 completed, 3 failed or "
+        "cancelled, 6 blocked on the user, 1 still pending.",
+    ),
+) -> None:
+    app_ctx = current()
+    task = app_ctx.tasks.poll(task_id, auth=app_ctx.free_call_auth())
+    remember_state(app_ctx, task)
+    show_task(app_ctx, task)
+    if exit_status:
+        raise typer.Exit(exit_for_state(str(task["state"])))

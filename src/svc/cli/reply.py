@@ -1,0 +1,95 @@
+"""`svc reply ID`: answer a task's ask."""
+
+from __future__ import annotations
+
+import typer
+
+from svc.api.errors import UsageError
+from svc.cli.app import current
+from svc.cli.common import read_text_source, remember_state, show_task
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@app.command(
+    help="Answer what a blocked task asks: a 2FA code, missing fields, a payment approval.\n\n"
+    "The task is fetched first and the answer checked against its ask before sending. "
+    "Secret values are never taken on the command line: they come from a file, stdin or a "
+    "hidden prompt. With no answer flags on a terminal, an interactive form is shown.\n\n"
+    "\b\nExamples:\n"
+    "  svc reply tsk_1 --field sms_code --sensitive --value-file - <<< 123456\n"
+    "  svc reply tsk_1 --message 'Use the window seat'\n"
+    "  svc reply tsk_1 --set shipping_address='1 Main St' --set phone=5550100\n"
+    "  svc reply tsk_1 --decline-payment\n"
+    "  svc reply tsk_1            # interactive form on a terminal"
+)
+def reply(
+    task_id: str = typer.Argument(..., metavar="ID", help="Task id."),
+    message: str | None = typer.Option(
+        None, "--message", "-m", metavar="TEXT", help="Free-form answer to a plain ask."
+    ),
+    field: str | None = typer.Option(
+        None, "--field", metavar="NAME", help="Name of the requested item, e.g. sms_code."
+    ),
+    value_file: str | None = typer.Option(
+        None,
+        "--value-file",
+        metavar="PATH|-",
+        help="Read the value for --field from a file or stdin (else a hidden prompt).",
+    ),
+    sensitive: bool = typer.Option(
+        False,
+        "--sensitive",
+        help="The value is a secret (2FA code, password): encrypted and purged by the service.",
+    ),
+    sets: list[str] = typer.Option(
+        [], "--set", metavar="KEY=VALUE", help="A value for info.field_values (repeatable)."
+    ),
+    approve: bool = typer.Option(
+        False, "--approve-payment", help="Re-send an expired payment approval to the user's app."
+    ),
+    decline: bool = typer.Option(
+        False,
+        "--decline-payment",
+        help="Decline the charge: the task ends failed (payment_rejected).",
+    ),
+) -> None:
+    from svc.api.models import TaskDetail
+    from svc.flows.reply import ReplyFlags, body_from_flags, body_from_form, parse_sets
+
+    if approve and decline:
+        raise UsageError("--approve-payment and --decline-payment exclude each other")
+    if value_file is not None and field is None:
+        raise UsageError("--value-file goes with --field")
+    app_ctx = current()
+    flags = ReplyFlags(
+        message=message,
+        field=field,
+        sensitive=sensitive,
+        sets=parse_sets(sets),
+        payment_approved=True if approve else (False if decline else None),
+    )
+    if value_file is not None:
+        flags.value = read_text_source(value_file, "the value").rstrip("\r\n")
+    detail = app_ctx.tasks.poll(task_id, auth=app_ctx.free_call_auth())
+    task = TaskDetail.model_validate(detail)
+    if flags.empty:
+        if app_ctx.settings.no_input:
+            raise UsageError(
+                "nothing to reply: give --message, --field, --set or a payment flag "
+                "(prompting is off)"
+            )
+        body = body_from_form(task)
+    else:
+        if field is not None and flags.value is None:
+            if app_ctx.settings.no_input:
+                raise UsageError("--field needs --value-file PATH|- when prompting is off")
+            from svc.ui.prompts import ask_hidden
+
+            flags.value = ask_hidden(f"value for {field} (hidden):")
+        body = body_from_flags(task, flags)
+    answered = app_ctx.tasks.reply(task_id, body, auth=app_ctx.free_call_auth())
+    remember_state(app_ctx, answered)
+    if not app_ctx.output.json_mode:
+        app_ctx.output.note(f"answer sent; task {task_id} is now {answered.get('state')}")
+    show_task(app_ctx, answered)

@@ -1,0 +1,150 @@
+"""`svc submit`: submit a task and pay for it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from svc.api.errors import PaymentError, UsageError
+from svc.cli.app import current
+from svc.cli.common import read_text_source, show_task
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@app.command(
+    help="Submit a task for an end user and pay its fee (1.50 USD, x402 by default).\n\n"
+    "The request id and the payment proof are written to the local ledger before anything is "
+    "sent, so a retry (same --request-id) never pays twice. Prints the task object.\n\n"
+    "\b\nExamples:\n"
+    "  svc submit 'Renew my library books' --email ana@example.com\n"
+    "  svc submit - --email ana@example.com < task.txt\n"
+    "  svc submit --file task.txt --email ana@example.com --wait\n"
+    "  svc submit 'Book a table #2fa' --email ana@example.com --dry-run"
+)
+def submit(
+    task: str | None = typer.Argument(
+        None, metavar="TASK", help="The task in natural language, or - to read it from stdin."
+    ),
+    file: str | None = typer.Option(
+        None, "--file", "-f", metavar="PATH", help="Read the task text from a file."
+    ),
+    email: str | None = typer.Option(
+        None, "--email", "-e", metavar="EMAIL", help="End user's e-mail address [config: email]."
+    ),
+    wait: bool = typer.Option(False, "--wait", "-w", help="Then follow the task like `svc watch`."),
+    pay: str | None = typer.Option(
+        None, "--pay", metavar="x402|mpp|card", help="Payment method [config: pay]."
+    ),
+    max_price: str | None = typer.Option(
+        None,
+        "--max-price",
+        metavar="USD",
+        help="Refuse to pay more than this per call [config: max_price_usd, default 1.50].",
+    ),
+    request_id: str | None = typer.Option(
+        None,
+        "--request-id",
+        metavar="ID",
+        help="Idempotency key; re-use it to resume a submission without paying twice.",
+    ),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Validate and show the price; send nothing."
+    ),
+    trust_recipient: bool = typer.Option(
+        False, "--trust-recipient", help="Accept a changed payment recipient and pin the new one."
+    ),
+    interval: float | None = typer.Option(
+        None, "--interval", metavar="S", help="With --wait: seconds between polls."
+    ),
+) -> None:
+    from decimal import Decimal, InvalidOperation
+
+    from svc.api.models import TaskSubmission
+    from svc.flows.validate import build, check_email
+
+    app_ctx = current()
+    text = _task_text(task, file)
+    address = email or app_ctx.settings.email
+    if not address:
+        raise UsageError("missing --email: the end user's e-mail address is required")
+    body = build(TaskSubmission, "task", task=text, email=address).model_dump()
+    check_email(body["email"])
+    method = pay or app_ctx.settings.pay
+    if method not in ("x402", "mpp", "card"):
+        raise UsageError(f"--pay must be x402, mpp or card, got {method!r}")
+    cap: Decimal | None = None
+    if max_price is not None:
+        try:
+            cap = Decimal(max_price)
+        except InvalidOperation:
+            raise UsageError(
+                f"--max-price must be a USD amount like 1.50, got {max_price!r}"
+            ) from None
+        if not cap.is_finite() or cap < 0:
+            raise UsageError("--max-price must be a non-negative amount")
+    if dry_run:
+        _dry_run(body, method, cap if cap is not None else app_ctx.settings.max_price_usd)
+        return
+    if method != "x402":
+        raise PaymentError(
+            f"the {method} rail is not available in this version of svc",
+            code="method_unavailable",
+            hint="pay with x402: --pay x402 (the default)",
+        )
+    from svc.flows.submit import submit as do_submit
+
+    result = do_submit(
+        app_ctx, body, request_id=request_id, max_price_usd=cap, trust_recipient=trust_recipient
+    )
+    if result.replayed:
+        app_ctx.output.note(f"request {result.request_id} was already accepted: not charged again")
+    app_ctx.output.note(f"request id {result.request_id}")
+    if wait:
+        from svc.cli.watch import follow
+
+        raise typer.Exit(follow(app_ctx, [str(result.task["id"])], interval))
+    show_task(app_ctx, result.task)
+
+
+def _task_text(task: str | None, file: str | None) -> str:
+    if task is not None and file is not None:
+        raise UsageError("give the task as an argument or with --file, not both")
+    if file is not None:
+        return read_text_source(file, "the task file")
+    if task == "-":
+        return read_text_source("-", "the task")
+    if task is None:
+        raise UsageError("missing TASK: give the task text, - for stdin, or --file PATH")
+    return task
+
+
+def _dry_run(body: dict[str, Any], method: str, cap: Any) -> None:
+    from decimal import Decimal
+
+    from svc.flows.submit import TASK_PRICE_USD
+
+    app_ctx = current()
+    price = Decimal(TASK_PRICE_USD)
+    within = price <= cap
+    doc = {
+        "dry_run": True,
+        "request": {"method": "POST", "path": "/svc/tasks", "body": body},
+        "price_usd": TASK_PRICE_USD,
+        "pay": method,
+        "max_price_usd": str(cap),
+        "within_policy": within,
+    }
+    if app_ctx.output.json_mode:
+        app_ctx.output.emit_json(doc)
+    else:
+        verdict = "within" if within else "ABOVE"
+        app_ctx.output.console.print(
+            f"Would submit a {len(body['task'])}-character task for {body['email']} and pay "
+            f"{TASK_PRICE_USD} USD by {method} ({verdict} your limit of {cap} USD). Nothing was sent."
+        )
+    if not within:
+        from svc.pay.policy import PolicyRefusal
+
+        raise PolicyRefusal(f"the price {TASK_PRICE_USD} USD is above the limit {cap} USD")

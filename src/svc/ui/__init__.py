@@ -1,0 +1,1 @@
+"""Output modes, prompts and safe rendering of server text."""
