@@ -1,0 +1,32 @@
+# The two set-up commands of a fresh machine are `make demo` and `make test`; both build .venv
+# from this project's own files first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/python scripts/demo.py
+
+test: $(STAMP)
+	$(BIN)/ruff check src tests
+	$(BIN)/mypy src
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --check src tests
+
+typecheck: $(STAMP)
+	$(BIN)/mypy src
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,158 @@
+"""Shared fixtures: a sandbox on loopback, and the installed `svc` executable run as a user would.
+
+Every test gets its own config dir, data dir and file secret store, so nothing leaks between
+tests or onto the developer's machine. The sandbox is shared by the session (it is cheap to keep
+and tests isolate themselves by unique e-mails and request ids); tests that change its global
+config restore it with the `sandbox` fixture's `reset_config`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from svc_sandbox.server import SandboxProcess
+
+TEST_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+TEST_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+SVC = str(Path(sys.executable).with_name("svc"))
+
+
+@dataclass
+class Sandbox:
+    url: str
+    client: httpx.Client = field(repr=False)
+
+    def admin(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = self.client.request(method, f"{self.url}/_sandbox{path}", **kwargs)
+        response.raise_for_status()
+        return response.json()
+
+    def books(self) -> dict[str, Any]:
+        return dict(self.admin("GET", "/books"))
+
+    def charges_for(self, request_id: str) -> list[dict[str, Any]]:
+        return [c for c in self.books()["charges"] if c.get("request_id") == request_id]
+
+    def advance(self, seconds: float) -> None:
+        self.admin("POST", "/clock", json={"advance_seconds": seconds})
+
+    def configure(self, **changes: Any) -> None:
+        self.admin("POST", "/config", json=changes)
+
+    def faults(self, *faults: dict[str, Any]) -> None:
+        self.admin("POST", "/faults", json={"faults": list(faults)})
+
+    def clear_faults(self) -> None:
+        self.admin("DELETE", "/faults")
+
+    def internals(self, task_id: str) -> dict[str, Any]:
+        return dict(self.admin("GET", f"/tasks/{task_id}"))
+
+
+@pytest.fixture(scope="session")
+def sandbox_server() -> Iterator[Sandbox]:
+    with SandboxProcess(clock_speed=1.0) as proc, httpx.Client(timeout=10) as client:
+        yield Sandbox(proc.url, client)
+
+
+@pytest.fixture
+def sandbox(sandbox_server: Sandbox) -> Iterator[Sandbox]:
+    default = sandbox_server.admin("GET", "/config")
+    yield sandbox_server
+    sandbox_server.clear_faults()
+    sandbox_server.configure(**default)
+
+
+@dataclass
+class Result:
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+    def lines(self) -> list[Any]:
+        return [json.loads(line) for line in self.stdout.splitlines() if line.strip()]
+
+
+@dataclass
+class Cli:
+    """Runs the installed `svc` executable with an isolated environment."""
+
+    home: Path
+    env: dict[str, str]
+
+    def __call__(
+        self, *args: str, input: str | None = None, env: dict[str, str] | None = None, timeout: float = 60
+    ) -> Result:
+        full_env = {**self.env, **(env or {})}
+        proc = subprocess.run(
+            [SVC, *args],
+            input=input,
+            capture_output=True,
+            text=True,
+            env=full_env,
+            timeout=timeout,
+            check=False,
+        )
+        assert "Traceback" not in proc.stderr, proc.stderr
+        return Result([SVC, *args], proc.returncode, proc.stdout, proc.stderr)
+
+    def ok(self, *args: str, **kwargs: Any) -> Result:
+        result = self(*args, **kwargs)
+        assert result.returncode == 0, f"{args} -> {result.returncode}\n{result.stderr}"
+        return result
+
+
+def _base_env(home: Path) -> dict[str, str]:
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "SYSTEMROOT", "TMPDIR")}
+    return {
+        **keep,
+        "HOME": str(home),
+        "SVC_CONFIG_DIR": str(home / "config"),
+        "SVC_DATA_DIR": str(home / "data"),
+        "SVC_KEYRING": "file",
+        "NO_COLOR": "1",
+        "CI": "1",
+    }
+
+
+@pytest.fixture
+def cli(tmp_path: Path, sandbox: Sandbox) -> Cli:
+    """`svc` pointed at the sandbox, with the public test key as its wallet."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**_base_env(home), "SVC_BASE_URL": sandbox.url}
+    runner = Cli(home, env)
+    runner.ok("wallet", "import", input=TEST_KEY + "\n")
+    return runner
+
+
+@pytest.fixture
+def bare_cli(tmp_path: Path) -> Cli:
+    """`svc` with an empty home and no service (nothing listens on its base URL)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    return Cli(home, {**_base_env(home), "SVC_BASE_URL": "http://127.0.0.1:9"})
+
+
+def unique_email() -> str:
+    return f"user-{uuid.uuid4().hex[:10]}@example.com"
+
+
+def has_jq() -> bool:
+    return shutil.which("jq") is not None
