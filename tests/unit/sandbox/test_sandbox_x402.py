@@ -6,11 +6,11 @@ import time
 from typing import Any
 
 import pytest
-from conftest import BODY, PRICE, TEST_KEY, b64json, sign_proof
 from eth_account import Account
 from eth_account.messages import encode_typed_data
 from eth_utils import keccak
 from fastapi.testclient import TestClient
+from sandbox_proofs import BODY, PRICE, TEST_KEY, b64json, sign_proof
 
 from svc_sandbox import x402
 from svc_sandbox.state import BASE_USDC, DEFAULT_PAY_TO, SandboxState
