@@ -100,7 +100,8 @@ def submit_task(body: TaskSubmission, request: Request, state: State) -> JSONRes
 def poll_task(ticket_id: str, request: Request, state: State) -> dict[str, Any]:
     _owned_task(state, request, ticket_id)
     task = state.poll(ticket_id)
-    assert task is not None
+    if task is None:  # reset in between
+        raise _not_found(ticket_id)
     return task.to_wire(with_events=True)
 
 
@@ -122,7 +123,8 @@ def reply_to_task(
         task = state.update(ticket_id, lambda t, now: scenarios.apply_reply(t, reply, now))
     except scenarios.ReplyRejected as exc:
         raise rejection_error(exc) from None
-    assert task is not None
+    if task is None:  # reset in between
+        raise _not_found(ticket_id)
     return task.to_wire()
 
 
@@ -141,8 +143,12 @@ def _owned_task(state: SandboxState, request: Request, ticket_id: str) -> Task:
     agent = _agent(state.get_config(), request)
     task = state.peek(ticket_id)
     if task is None or (agent is not None and not task.owned_by(agent)):
-        raise api_error(404, "not_found", f"no task {ticket_id!r} for this agent")
+        raise _not_found(ticket_id)
     return task
+
+
+def _not_found(ticket_id: str) -> SandboxError:
+    return api_error(404, "not_found", f"no task {ticket_id!r} for this agent")
 
 
 def _agent(config: SandboxConfig, request: Request) -> str | None:

@@ -325,3 +325,49 @@ def test_require_agent_makes_free_calls_ask_for_a_zero_proof(
     assert bad.status_code == 401
     assert client.get("/_sandbox/books").json()["charges"][0]["task_id"] == task["id"]
     assert len(client.get("/_sandbox/books").json()["charges"]) == 1
+
+
+def test_official_sdk_agrees_with_the_sandbox(client: TestClient, payer: Any) -> None:
+    """Peer check: a signature over the official x402 SDK's digest settles in the sandbox."""
+    eip712 = pytest.importorskip("x402.mechanisms.evm.eip712", exc_type=ImportError)
+    types_module = pytest.importorskip("x402.mechanisms.evm.types", exc_type=ImportError)
+    vector = _vector_proof().authorization
+    vector_digest = eip712.hash_eip3009_authorization(
+        types_module.ExactEIP3009Authorization(
+            from_address=vector.from_,
+            to=vector.to,
+            value=str(vector.value),
+            valid_after=str(vector.valid_after),
+            valid_before=str(vector.valid_before),
+            nonce=vector.nonce,
+        ),
+        8453,
+        BASE_USDC,
+        "USD Coin",
+        "2",
+    )
+    assert "0x" + vector_digest.hex() == VECTOR_DIGEST
+
+    now = int(time.time())
+    authorization = types_module.ExactEIP3009Authorization(
+        from_address=payer.address,
+        to=DEFAULT_PAY_TO,
+        value=str(PRICE),
+        valid_after=str(now - 600),
+        valid_before=str(now + 300),
+        nonce="0x" + "cd" * 32,
+    )
+    digest = eip712.hash_eip3009_authorization(authorization, 8453, BASE_USDC, "USD Coin", "2")
+    signature = "0x" + bytes(payer.unsafe_sign_hash(digest).signature).hex()
+
+    def use_sdk_signature(proof: dict[str, Any]) -> None:
+        proof["payload"]["signature"] = signature
+        proof["payload"]["authorization"].update(
+            validAfter=authorization.valid_after,
+            validBefore=authorization.valid_before,
+            nonce=authorization.nonce,
+        )
+
+    header = sign_proof(payer, tamper=use_sdk_signature)
+    response = client.post("/svc/tasks", json=BODY, headers={"x-payment": header})
+    assert response.status_code == 202, response.text
