@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench clean
+.PHONY: demo test lint typecheck bench clean tools
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,10 +16,15 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
 
-test: $(STAMP)
+test: $(STAMP) tools
 	$(BIN)/ruff check src tests
 	$(BIN)/mypy src
 	$(BIN)/python -m pytest -q
+
+# Tests pipe svc into the real jq, as users do.
+tools:
+	@command -v jq >/dev/null || { echo "installing jq for the tests"; \
+	  apt-get update -qq && apt-get install -y -qq jq >/dev/null; }
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests

@@ -35,6 +35,8 @@ class ConfigChange(_Strict):
     network: str | None = Field(default=None, min_length=1)
     x402_version: Literal[1, 2] | None = None
     require_agent: bool | None = None
+    discovery_sample_operations: int | None = Field(default=None, ge=0, le=500)
+    discovery_next: Literal["both", "x-next", "link"] | None = None
 
 
 class WalletChange(_Strict):
@@ -57,6 +59,7 @@ class FaultSpec(_Strict):
     status: int | None = Field(default=None, ge=100, le=599)
     retry_after: int | None = Field(default=None, ge=0)
     seconds: float | None = Field(default=None, ge=0)
+    header: str | None = Field(default=None, min_length=1, max_length=100)
 
 
 class FaultList(_Strict):

@@ -69,7 +69,8 @@ class FaultMiddleware:
         if scope["type"] != "http" or scope["path"].startswith(EXEMPT_PREFIX):
             await self.app(scope, receive, send)
             return
-        fault = self.state.take_fault(scope["method"], scope["path"])
+        names = frozenset(name.decode("latin-1").lower() for name, _ in scope["headers"])
+        fault = self.state.take_fault(scope["method"], scope["path"], names)
         if fault is None:
             await self.app(scope, receive, send)
             return

@@ -25,6 +25,10 @@ class SandboxConfig:
     network: str = "eip155:8453"
     x402_version: int = 2
     require_agent: bool = False
+    # Discovery (tests): pad /openapi.json with N marked sample operations; which next-page
+    # pointers to send ("both", "x-next" only, "link" only).
+    discovery_sample_operations: int = 0
+    discovery_next: str = "both"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -45,10 +49,13 @@ class Fault:
     status: int | None = None
     retry_after: int | None = None
     seconds: float | None = None
+    header: str | None = None  # only requests carrying this header (e.g. a paid retry)
 
-    def matches(self, method: str, path: str) -> bool:
-        return (self.method is None or self.method.upper() == method.upper()) and (
-            self.path is None or path.startswith(self.path)
+    def matches(self, method: str, path: str, headers: frozenset[str] = frozenset()) -> bool:
+        return (
+            (self.method is None or self.method.upper() == method.upper())
+            and (self.path is None or path.startswith(self.path))
+            and (self.header is None or self.header.lower() in headers)
         )
 
 
@@ -121,11 +128,13 @@ class SandboxState:
         with self._lock:
             self._faults.clear()
 
-    def take_fault(self, method: str, path: str) -> Fault | None:
+    def take_fault(
+        self, method: str, path: str, headers: frozenset[str] = frozenset()
+    ) -> Fault | None:
         """Consume one use of the first queued fault matching this request."""
         with self._lock:
             for fault in self._faults:
-                if fault.matches(method, path):
+                if fault.matches(method, path, headers):
                     fault.count -= 1
                     if fault.count <= 0:
                         self._faults.remove(fault)

@@ -1,0 +1,233 @@
+"""Unit tests of the core parts: models, errors, policy, ledger, secret store, HTTP retries."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from decimal import Decimal
+from pathlib import Path
+
+import httpx
+import pytest
+from pytest_httpx import HTTPXMock
+
+from svc.api.errors import ExitCode, error_from_response
+from svc.api.http import Http, RetryPolicy, expect_json
+from svc.api.models import InfoRequest, QuoteRequest, TaskDetail, TaskSubmission
+from svc.flows.reply import ReplyFlags, body_from_flags, check_field_values
+from svc.pay.policy import PaymentPolicy, PolicyRefusal
+from svc.pay.x402 import PaymentRequirements
+from svc.store.ledger import ACCEPTED, PAYING, Ledger
+from svc.store.secrets import FileBackend, SecretFileError
+
+USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+
+
+# --- models ---------------------------------------------------------------------------------
+
+
+def test_task_detail_keeps_unknown_states_event_types_and_members() -> None:
+    doc = {
+        "id": "t", "state": "paused_by_moon", "goal": "g", "flow": None, "max_budget_usd": None,
+        "webhook_url": None, "result": None, "error": None, "created_at": "x", "updated_at": "x",
+        "completed_at": None, "future_member": 1,
+        "events": [{"id": "e", "type": "teleported", "created_at": "x", "payload": {}}],
+    }
+    task = TaskDetail.model_validate(doc)
+    assert task.state == "paused_by_moon" and task.events[0].type == "teleported"
+    assert task.model_extra == {"future_member": 1}
+
+
+def test_submission_limits() -> None:
+    TaskSubmission(task="x" * 100_000, email="a@b")
+    with pytest.raises(ValueError):
+        TaskSubmission(task="x" * 100_001, email="a@b.c")
+    with pytest.raises(ValueError):
+        TaskSubmission(task="x", email="a" * 255)
+
+
+@pytest.mark.parametrize("budget", ["0", "1", "123456789", "1.5", "0.000001"])
+def test_quote_budget_pattern_accepts(budget: str) -> None:
+    QuoteRequest(goal="g", budgetUsd=budget)
+
+
+@pytest.mark.parametrize("budget", ["01", "1234567890", "1.", "1.0000001", "-1", "1e3"])
+def test_quote_budget_pattern_refuses(budget: str) -> None:
+    with pytest.raises(ValueError):
+        QuoteRequest(goal="g", budgetUsd=budget)
+
+
+def test_quote_forbids_unknown_fields_and_out_of_range_integers() -> None:
+    with pytest.raises(ValueError):
+        QuoteRequest(goal="g", colour="red")  # type: ignore[call-arg]
+    with pytest.raises(ValueError):
+        QuoteRequest(goal="g", quantity=0)
+    with pytest.raises(ValueError):
+        QuoteRequest(goal="g", quantity=True)  # type: ignore[arg-type]
+
+
+def test_info_request_required_keys_are_fields_then_questions() -> None:
+    ask = InfoRequest(requested_fields=["a", "b"], questions=[{"key": "c"}, {"key": "a"}])  # type: ignore[list-item]
+    assert ask.required_keys() == ["a", "b", "c"]
+    with pytest.raises(Exception, match="missing c"):
+        check_field_values(ask, {"a": "1", "b": "2"})
+    check_field_values(ask, {"a": "1", "b": "2", "c": "3"})
+
+
+def test_plain_ask_reply_marks_the_value_sensitive_when_the_ask_says_so() -> None:
+    task = TaskDetail.model_validate({
+        "id": "t", "state": "blocked_on_user", "goal": "g", "flow": None, "max_budget_usd": None,
+        "webhook_url": None, "result": None, "error": None, "created_at": "x", "updated_at": "x",
+        "completed_at": None,
+        "events": [{"id": "e", "type": "input_requested", "created_at": "x",
+                    "payload": {"field": "sms_code", "sensitive": True}}],
+    })
+    body = body_from_flags(task, ReplyFlags(field="sms_code", value="123456"))
+    assert body == {"field": "sms_code", "value": "123456", "sensitive": True}
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "exit_code", "code"),
+    [
+        (400, {"error": "invalid_request", "detail": "malformed e-mail address"}, ExitCode.USAGE, "invalid_request"),
+        (401, {"error": "invalid_token", "reason": "token_expired"}, ExitCode.AUTH, "invalid_token"),
+        (401, {"error": "bearer_required"}, ExitCode.AUTH, "bearer_required"),
+        (402, {"error": "settlement_failed", "settlementReason": "insufficient_funds"}, ExitCode.PAYMENT, "settlement_failed"),
+        (404, {"error": "not_found"}, ExitCode.NOT_FOUND, "not_found"),
+        (409, {"error": "conflict"}, ExitCode.CONFLICT, "conflict"),
+        (410, {"error": "ask_expired"}, ExitCode.CONFLICT, "ask_expired"),
+        (422, {"detail": [{"loc": ["body", "task"], "msg": "too short", "type": "x"}]}, ExitCode.USAGE, "validation_error"),
+        (429, {"error": "rate_limit_exceeded", "retry_after": 3}, ExitCode.UNAVAILABLE, "rate_limit_exceeded"),
+        (503, None, ExitCode.UNAVAILABLE, "http_503"),
+        (418, {"error": "teapot"}, ExitCode.ERROR, "teapot"),
+    ],
+)
+def test_error_mapping(status: int, body: object, exit_code: ExitCode, code: str) -> None:
+    err = error_from_response(status, json.dumps(body).encode() if body else b"<html>", "submit")
+    assert err.exit_code == exit_code and err.code == code
+    assert f"HTTP {status}" in err.message
+
+
+def test_validation_body_is_described_in_words() -> None:
+    body = {"detail": [{"loc": ["body", "email"], "msg": "String should have at least 3 characters", "type": "x"}]}
+    err = error_from_response(422, json.dumps(body).encode(), "submit")
+    assert "email: String should have at least 3 characters" in err.message
+
+
+# --- HTTP ------------------------------------------------------------------------------------
+
+
+def _http() -> Http:
+    return Http(retry=RetryPolicy(attempts=3, base=0), sleep=lambda _s: None)
+
+
+def test_reads_retry_5xx_then_succeed(httpx_mock: HTTPXMock) -> None:
+    httpx_mock.add_response(status_code=502)
+    httpx_mock.add_response(json={"ok": True})
+    assert _http().get_json("http://svc.test/x", what="read") == {"ok": True}
+
+
+def test_mutations_are_not_resent_after_an_ambiguous_failure(httpx_mock: HTTPXMock) -> None:
+    httpx_mock.add_exception(httpx.ReadError("reset"))
+    with pytest.raises(Exception, match="may or may not have been applied") as info:
+        _http().send("POST", "http://svc.test/reply", what="reply", resend_safe=False)
+    assert info.value.exit_code == ExitCode.UNAVAILABLE  # type: ignore[attr-defined]
+    assert len(httpx_mock.get_requests()) == 1
+
+
+def test_retry_after_header_is_honoured(httpx_mock: HTTPXMock) -> None:
+    slept: list[float] = []
+    http = Http(retry=RetryPolicy(attempts=2), sleep=slept.append)
+    httpx_mock.add_response(status_code=429, headers={"Retry-After": "7"})
+    httpx_mock.add_response(json={})
+    http.get_json("http://svc.test/x", what="read")
+    assert slept == [7.0]
+
+
+def test_malformed_json_and_wrong_content_type_are_one_clear_error(httpx_mock: HTTPXMock) -> None:
+    httpx_mock.add_response(content=b'{"id": ', headers={"content-type": "application/json"})
+    with pytest.raises(Exception, match="malformed JSON"):
+        expect_json(_http().send("GET", "http://svc.test/x", what="poll", resend_safe=True), "poll")
+    httpx_mock.add_response(content=b"<html>", headers={"content-type": "text/html"})
+    with pytest.raises(Exception, match="text/html instead of JSON"):
+        expect_json(_http().send("GET", "http://svc.test/x", what="poll", resend_safe=True), "poll")
+
+
+# --- policy ---------------------------------------------------------------------------------
+
+
+class Pins:
+    def __init__(self) -> None:
+        self.store: dict[tuple[str, str], str] = {}
+
+    def pinned(self, network: str, asset: str) -> str | None:
+        return self.store.get((network, asset))
+
+    def pin(self, network: str, asset: str, pay_to: str) -> None:
+        self.store[(network, asset)] = pay_to
+
+
+def offer(amount: int = 1_500_000, network: str = "eip155:8453", asset: str = USDC, pay_to: str = "0x" + "11" * 20) -> PaymentRequirements:
+    raw = {"scheme": "exact", "network": network, "amount": str(amount), "asset": asset, "payTo": pay_to,
+           "maxTimeoutSeconds": 300, "extra": {"name": "USD Coin", "version": "2"}}
+    return PaymentRequirements.from_entry(raw, 2)
+
+
+def policy(pins: Pins | None = None, cap: str = "1.50") -> PaymentPolicy:
+    return PaymentPolicy(Decimal(cap), ["eip155:8453"], [USDC], pins or Pins())
+
+
+def test_policy_checks_price_network_asset_and_pins_recipient() -> None:
+    pins = Pins()
+    chosen = policy(pins).choose([offer()])
+    policy(pins).pin(chosen)
+    with pytest.raises(PolicyRefusal, match="above the limit"):
+        policy(pins).choose([offer(amount=1_500_001)])
+    with pytest.raises(PolicyRefusal, match="network eip155:1 is not allowed"):
+        policy(pins).choose([offer(network="eip155:1")])
+    with pytest.raises(PolicyRefusal, match="is not an allowed asset"):
+        policy(pins).choose([offer(asset="0x" + "99" * 20)])
+    with pytest.raises(PolicyRefusal, match="recipient changed"):
+        policy(pins).choose([offer(pay_to="0x" + "22" * 20)])
+
+
+def test_policy_picks_the_first_acceptable_offer() -> None:
+    chosen = policy().choose([offer(network="eip155:1"), offer(amount=1_000_000)])
+    assert chosen.amount == 1_000_000
+
+
+# --- ledger and secrets -----------------------------------------------------------------------
+
+
+def test_ledger_journals_a_proof_and_survives_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.sqlite3"
+    ledger = Ledger(path)
+    ledger.create_submission("req_1", "http://s", "a@b.c", {"task": "t", "email": "a@b.c"})
+    ledger.record_proof("req_1", method="x402", proof="P", amount_atomic=1, pay_to="0x", payer="0x",
+                        network="n", asset="a")
+    ledger.close()
+    again = Ledger(path)
+    row = again.get("req_1")
+    assert row is not None and row.status == PAYING and row.proof == "P"
+    again.update("req_1", status=ACCEPTED, task_id="t1")
+    assert again.by_task("t1") is not None
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+
+
+def test_file_secret_store_is_private_and_refuses_loose_permissions(tmp_path: Path) -> None:
+    store = FileBackend(tmp_path / "secrets.json")
+    store.set("wallet_key", "0xsecret")
+    assert stat.S_IMODE(os.stat(store.path).st_mode) == 0o600
+    assert store.get("wallet_key") == "0xsecret"
+    os.chmod(store.path, 0o644)
+    with pytest.raises(SecretFileError, match="readable by other users"):
+        store.get("wallet_key")
+    os.chmod(store.path, 0o600)
+    link = tmp_path / "link.json"
+    link.symlink_to(store.path)
+    with pytest.raises(SecretFileError, match="symbolic link"):
+        FileBackend(link).get("wallet_key")
