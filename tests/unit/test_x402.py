@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import importlib
 import json
 import os
 import subprocess
@@ -24,6 +23,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.x402_sdk import sdk_evm_helpers
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 if str(SRC) not in sys.path:
@@ -149,40 +149,8 @@ VECTOR_TIMEOUT = 1740672154 - VECTOR_NOW  # validBefore = now + maxTimeoutSecond
 @pytest.fixture(scope="module")
 def sdk_evm() -> Iterator[types.SimpleNamespace]:
     """The SDK's EVM helpers, without requiring web3 (only its RPC signers need it)."""
-    pytest.importorskip("x402")
-    before = set(sys.modules)
-    stand_in_used = False
-    try:
-        importlib.import_module("x402.mechanisms.evm")
-    except ImportError:
-        import x402.mechanisms as mechanisms
-
-        stand_in_used = True
-        stand_in = types.ModuleType("x402.mechanisms.evm")
-        stand_in.__path__ = [str(Path(next(iter(mechanisms.__path__))) / "evm")]
-        stand_in.__package__ = "x402.mechanisms.evm"
-        sys.modules["x402.mechanisms.evm"] = stand_in
-    mod = {
-        name: importlib.import_module(f"x402.mechanisms.evm.{name}")
-        for name in ("eip712", "verify", "types", "exact.facilitator", "exact.v1.facilitator")
-    }
-    register = importlib.import_module("x402.mechanisms.evm.exact.register")
-    try:
-        yield types.SimpleNamespace(
-            hash_eip3009_authorization=mod["eip712"].hash_eip3009_authorization,
-            verify_eoa_signature=mod["verify"].verify_eoa_signature,
-            Authorization=mod["types"].ExactEIP3009Authorization,
-            TypedDataDomain=mod["types"].TypedDataDomain,
-            Facilitator=mod["exact.facilitator"].ExactEvmScheme,
-            FacilitatorV1=mod["exact.v1.facilitator"].ExactEvmSchemeV1,
-            register_exact_evm_client=register.register_exact_evm_client,
-        )
-    finally:
-        # Leave no stand-in behind for other test modules.
-        if stand_in_used:
-            for name in set(sys.modules) - before:
-                if name.startswith("x402.mechanisms.evm"):
-                    sys.modules.pop(name, None)
+    with sdk_evm_helpers() as helpers:
+        yield helpers
 
 
 def sdk_authorization(sdk: types.SimpleNamespace, auth: dict[str, str]) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import types
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from eth_account.messages import encode_typed_data
 from eth_utils import keccak
 from fastapi.testclient import TestClient
 from sandbox_proofs import BODY, PRICE, TEST_KEY, b64json, sign_proof
+from tests.x402_sdk import sdk_evm_helpers
 
 from svc_sandbox import x402
 from svc_sandbox.state import BASE_USDC, DEFAULT_PAY_TO, SandboxState
@@ -329,8 +331,13 @@ def test_require_agent_makes_free_calls_ask_for_a_zero_proof(
 
 def test_official_sdk_agrees_with_the_sandbox(client: TestClient, payer: Any) -> None:
     """Peer check: a signature over the official x402 SDK's digest settles in the sandbox."""
-    eip712 = pytest.importorskip("x402.mechanisms.evm.eip712", exc_type=ImportError)
-    types_module = pytest.importorskip("x402.mechanisms.evm.types", exc_type=ImportError)
+    with sdk_evm_helpers() as sdk:
+        _check_sdk_against_sandbox(client, payer, sdk)
+
+
+def _check_sdk_against_sandbox(client: TestClient, payer: Any, sdk: Any) -> None:
+    eip712 = types.SimpleNamespace(hash_eip3009_authorization=sdk.hash_eip3009_authorization)
+    types_module = types.SimpleNamespace(ExactEIP3009Authorization=sdk.Authorization)
     vector = _vector_proof().authorization
     vector_digest = eip712.hash_eip3009_authorization(
         types_module.ExactEIP3009Authorization(
