@@ -35,6 +35,10 @@ class ConfigChange(_Strict):
     network: str | None = Field(default=None, min_length=1)
     x402_version: Literal[1, 2] | None = None
     require_agent: bool | None = None
+    require_bearer: bool | None = None
+    anonymous_registration: bool | None = None
+    service_auth_registration: bool | None = None
+    access_token_ttl_seconds: int | None = Field(default=None, ge=1, le=86_400)
     discovery_sample_operations: int | None = Field(default=None, ge=0, le=500)
     discovery_next: Literal["both", "x-next", "link"] | None = None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI
 
-from svc_sandbox import admin, tasks
+from svc_sandbox import admin, identity, tasks
 from svc_sandbox.errors import SandboxError, handle_sandbox_error
 from svc_sandbox.faults import FaultMiddleware
 from svc_sandbox.state import SandboxState
@@ -14,6 +14,8 @@ from svc_sandbox.state import SandboxState
 ROUTERS: list[APIRouter] = [
     tasks.router,
     admin.router,
+    identity.router,
+    identity.admin_router,
 ]
 
 

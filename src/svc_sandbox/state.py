@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from svc_sandbox import scenarios
 from svc_sandbox.clock import SandboxClock
+from svc_sandbox.identity_state import IdentityPlatform
 from svc_sandbox.records import Task, iso, new_id
 
 BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
@@ -25,6 +26,11 @@ class SandboxConfig:
     network: str = "eip155:8453"
     x402_version: int = 2
     require_agent: bool = False
+    # Identity (issue 3): bearer demanded on submit; registration switches; access token life.
+    require_bearer: bool = False
+    anonymous_registration: bool = True
+    service_auth_registration: bool = True
+    access_token_ttl_seconds: int = 300
     # Discovery (tests): pad /openapi.json with N marked sample operations; which next-page
     # pointers to send ("both", "x-next" only, "link" only).
     discovery_sample_operations: int = 0
@@ -77,6 +83,7 @@ class _Books:
 class SandboxState:
     def __init__(self, clock: SandboxClock | None = None) -> None:
         self.clock = clock or SandboxClock()
+        self.identity = IdentityPlatform()  # keys live as long as the process
         self._lock = threading.Lock()
         self._reset_locked()
 
@@ -94,6 +101,7 @@ class SandboxState:
     def reset(self) -> None:
         with self._lock:
             self._reset_locked()
+        self.identity.reset()
         self.clock.reset()
 
     # --- config, wallets, faults -------------------------------------------------------

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from svc_sandbox import scenarios, x402
+from svc_sandbox import agent_bearer, scenarios, x402
 from svc_sandbox.deps import sandbox_state
 from svc_sandbox.errors import SandboxError, api_error
 from svc_sandbox.records import Task, new_id
@@ -47,6 +47,10 @@ def submit_task(body: TaskSubmission, request: Request, state: State) -> JSONRes
     if not _EMAIL.match(body.email):
         raise api_error(400, "invalid_request", "malformed e-mail address")
     config = state.get_config()
+    # A presented bearer must verify; with require_bearer, one must be presented (before 402).
+    bearer = agent_bearer.request_agent(
+        state.identity, request, state.clock.now(), required=config.require_bearer
+    )
     header = request.headers.get(PROOF_HEADER)
     if header is None:
         raise _task_fee_challenge(config, request)
@@ -82,6 +86,8 @@ def submit_task(body: TaskSubmission, request: Request, state: State) -> JSONRes
         _note_settlement_failure(state, error, proof, request_id)
         raise error
     assert settled.task is not None
+    if bearer is not None:
+        state.identity.bind_task(settled.task.id, bearer.id)
     if settled.outcome == "replayed":
         return _replayed(state, settled.task)
     assert settled.charge is not None
@@ -139,10 +145,22 @@ def rejection_error(exc: scenarios.ReplyRejected) -> SandboxError:
 
 
 def _owned_task(state: SandboxState, request: Request, ticket_id: str) -> Task:
-    """The task, if the caller may see it: with a proof, only its payer may (else 404)."""
-    agent = _agent(state.get_config(), request)
+    """The task, if the caller may see it (else 404): each credential presented must match.
+
+    A proof's signer must be the payer; a bearer's agent must be the agent that submitted with a
+    bearer (tasks submitted without one are bound to no agent identity). A bearer alone also
+    identifies the caller, so it stands in for the zero-amount proof `require_agent` asks for.
+    """
+    bearer = agent_bearer.request_agent(state.identity, request, state.clock.now())
+    identified = bearer is not None and PROOF_HEADER not in request.headers
+    agent = None if identified else _agent(state.get_config(), request)
     task = state.peek(ticket_id)
-    if task is None or (agent is not None and not task.owned_by(agent)):
+    bound = state.identity.task_agent(ticket_id) if bearer is not None else None
+    if (
+        task is None
+        or (agent is not None and not task.owned_by(agent))
+        or (bearer is not None and bound is not None and bound != bearer.id)
+    ):
         raise _not_found(ticket_id)
     return task
 
