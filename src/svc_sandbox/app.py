@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, FastAPI
+from starlette.exceptions import HTTPException
 
-from svc_sandbox import admin, identity, tasks
-from svc_sandbox.errors import SandboxError, handle_sandbox_error
+from svc_sandbox import admin, advisor, discovery, identity, requestlog, tasks
+from svc_sandbox.errors import SandboxError, handle_http_error, handle_sandbox_error
 from svc_sandbox.faults import FaultMiddleware
 from svc_sandbox.state import SandboxState
 
@@ -13,9 +14,12 @@ from svc_sandbox.state import SandboxState
 # MPP/card payment routers here.
 ROUTERS: list[APIRouter] = [
     tasks.router,
+    advisor.router,
+    discovery.router,
     admin.router,
     identity.router,
     identity.admin_router,
+    requestlog.router,
 ]
 
 
@@ -24,10 +28,16 @@ def create_app(state: SandboxState | None = None) -> FastAPI:
         title="svc sandbox",
         summary="Local emulator of the paid task-execution service",
         version="1.0.0",
+        # /openapi.json is the public, searchable document (svc_sandbox.discovery); FastAPI's
+        # own full description (test controls included) stays available for /docs.
+        openapi_url="/_sandbox/openapi.json",
     )
     app.state.sandbox = state or SandboxState()
     for router in ROUTERS:
         app.include_router(router)
     app.add_exception_handler(SandboxError, handle_sandbox_error)
+    app.add_exception_handler(HTTPException, handle_http_error)
     app.add_middleware(FaultMiddleware, state=app.state.sandbox)
+    app.state.request_log = requestlog.RequestLog()
+    app.add_middleware(requestlog.RequestLogMiddleware, log=app.state.request_log)
     return app
