@@ -98,6 +98,7 @@ class AppContext:
             allowed_assets=self.settings.allowed_assets,
             pins=_Pins(),
             confirm_new_recipient=confirm,
+            allowed_rails=self.settings.allowed_rails,
         )
 
     def free_call_auth(self) -> X402Auth:

@@ -34,6 +34,12 @@ class Settings:
     allowed_networks: tuple[str, ...] = DEFAULT_NETWORKS
     allowed_assets: tuple[str, ...] = DEFAULT_ASSETS
     poll_interval: float | None = None
+    # Payments beyond x402 (issue 4): rails, daily cap, MPP method preference, SPT source.
+    allowed_rails: tuple[str, ...] = ("x402", "mpp", "card")
+    daily_cap_usd: Decimal | None = None
+    mpp_methods: tuple[str, ...] = ("stripe",)
+    spt_file: str | None = None
+    spt_command: str | None = None
     sources: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -116,6 +122,7 @@ def resolve(
     assets = pick("allowed_assets", None, None)
     if assets:
         s.allowed_assets = tuple(assets)
+    _payment_settings(s, pick)
     interval = pick("poll_interval", None, "SVC_POLL_INTERVAL")
     if interval is not None:
         try:
@@ -127,3 +134,25 @@ def resolve(
     tty = sys.stdin.isatty() if stdin_is_tty is None else stdin_is_tty
     s.no_input = no_input or _truthy(env.get("SVC_NO_INPUT")) or bool(env.get("CI")) or not tty
     return s
+
+
+def _payment_settings(s: Settings, pick: Any) -> None:
+    rails = pick("allowed_rails", None, None)
+    if rails:
+        unknown = [r for r in rails if r not in ("x402", "mpp", "card")]
+        if unknown:
+            raise UsageError(f"allowed_rails: unknown rail {unknown[0]!r} (x402, mpp, card)")
+        s.allowed_rails = tuple(rails)
+    cap = pick("daily_cap_usd", None, "SVC_DAILY_CAP")
+    if cap is not None:
+        try:
+            s.daily_cap_usd = Decimal(str(cap))
+        except ArithmeticError:
+            raise UsageError(f"daily cap must be a USD amount, got {cap!r}") from None
+        if not s.daily_cap_usd.is_finite() or s.daily_cap_usd < 0:
+            raise UsageError(f"daily cap must be a non-negative USD amount, got {cap!r}")
+    methods = pick("mpp_methods", None, None)
+    if methods:
+        s.mpp_methods = tuple(methods)
+    s.spt_file = pick("spt_file", None, "SVC_SPT_FILE")
+    s.spt_command = pick("spt_command", None, None)

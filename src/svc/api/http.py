@@ -171,6 +171,8 @@ class Http:
             else:
                 status = response.status_code
                 can_retry = _retryable_status(status) and (resend_safe or status in (429, 503))
+                if "svc-billing" in response.headers:
+                    can_retry = False  # the service billed (or refunded) this answer: final
                 if not can_retry:
                     return response
                 last_problem = f"HTTP {status}"

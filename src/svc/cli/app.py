@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reply": ("svc.cli.reply", "Answer a task's ask: a code, missing fields, a payment approval."),
     "tasks": ("svc.cli.tasks", "List the tasks this machine submitted (from the local ledger)."),
     "spend": ("svc.cli.spend", "Show what the ledger says was paid, per task and method."),
+    "pay": ("svc.cli.pay", "Complete a card payment that waits for a person (svc pay card)."),
     "wallet": ("svc.cli.wallet", "Manage the x402 signing key (create, import, address)."),
     "config": ("svc.cli.config_cmd", "Read and write the config file's profiles."),
     "sandbox": ("svc.cli.sandbox", "Run the local emulator of the whole service."),

@@ -1,80 +1,145 @@
-"""`svc spend`: what the ledger says was paid."""
+"""`svc spend`: what the ledger says was paid, by day, task and rail, with refunds."""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import datetime
 from typing import Any
 
 import typer
 
 from svc.cli.app import current
-from svc.store.ledger import ACCEPTED, UNKNOWN
+from svc.store.ledger import ACCEPTED, AWAITING_CARD, REFUNDED, UNKNOWN, Submission
 
 app = typer.Typer(rich_markup_mode=None)
 
 
-@app.command(
-    help="Show what was paid, per task and per method, with totals, from the local ledger.\n\n"
-    "Counts accepted paid submissions; submissions whose outcome is unknown are listed "
-    "apart (they may or may not have been charged).\n\n"
-    "\b\nExamples:\n"
-    "  svc spend\n"
-    "  svc spend --json | jq .total_usd"
-)
-def spend() -> None:
+def _usd(atomic: int) -> str:
     from svc.pay.x402 import atomic_to_usd
 
-    app_ctx = current()
-    rows = app_ctx.ledger.submissions()
-    paid = [r for r in rows if r.status == ACCEPTED and r.proof and r.amount_atomic]
-    unknown = [r for r in rows if r.status == UNKNOWN]
-    by_method: dict[str, int] = defaultdict(int)
-    by_day: dict[str, int] = defaultdict(int)
-    from datetime import datetime
+    return str(atomic_to_usd(atomic))
 
-    for row in paid:
-        by_method[row.method or "?"] += row.amount_atomic or 0
-        by_day[datetime.fromtimestamp(row.created_at).strftime("%Y-%m-%d")] += (
-            row.amount_atomic or 0
-        )
-    total = sum(r.amount_atomic or 0 for r in paid)
-    doc: dict[str, Any] = {
-        "total_usd": str(atomic_to_usd(total)),
-        "paid_count": len(paid),
-        "by_method": {m: str(atomic_to_usd(v)) for m, v in sorted(by_method.items())},
-        "by_day": {d: str(atomic_to_usd(v)) for d, v in sorted(by_day.items())},
+
+def _day(row: Submission) -> str:
+    return datetime.fromtimestamp(row.created_at).strftime("%Y-%m-%d")
+
+
+def spend_report(rows: list[Submission], since: str | None = None) -> dict[str, Any]:
+    """The report as one JSON document; amounts are USD strings with 6 decimals."""
+    if since:
+        rows = [r for r in rows if _day(r) >= since]
+    charged = [r for r in rows if r.status in (ACCEPTED, REFUNDED) and r.amount_atomic and r.method]
+    charged = [r for r in charged if r.proof or r.status == REFUNDED]
+    unknown = [r for r in rows if r.status == UNKNOWN]
+    waiting = [r for r in rows if r.status == AWAITING_CARD]
+    by_day: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    by_rail: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in charged:
+        amount, refunded = r.amount_atomic or 0, r.refunded_atomic or 0
+        for key, table in ((_day(r), by_day), (r.method or "?", by_rail)):
+            table[key][0] += amount
+            table[key][1] += refunded
+    paid = sum(r.amount_atomic or 0 for r in charged)
+    refunded = sum(r.refunded_atomic or 0 for r in charged)
+
+    def summary(pair: list[int]) -> dict[str, str]:
+        return {
+            "paid_usd": _usd(pair[0]),
+            "refunded_usd": _usd(pair[1]),
+            "net_usd": _usd(pair[0] - pair[1]),
+        }
+
+    return {
+        "total_usd": _usd(paid - refunded),
+        "paid_usd": _usd(paid),
+        "refunded_usd": _usd(refunded),
+        "paid_count": len(charged),
+        "refund_count": sum(1 for r in charged if r.refunded_atomic),
+        "by_day": {d: summary(v) for d, v in sorted(by_day.items())},
+        "by_rail": {m: summary(v) for m, v in sorted(by_rail.items())},
+        "by_method": {m: _usd(v[0] - v[1]) for m, v in sorted(by_rail.items())},
         "tasks": [
             {
+                "day": _day(r),
                 "request_id": r.request_id,
                 "task_id": r.task_id,
+                "rail": r.method,
                 "method": r.method,
-                "amount_usd": str(atomic_to_usd(r.amount_atomic or 0)),
+                "amount_usd": _usd(r.amount_atomic or 0),
+                "refunded_usd": _usd(r.refunded_atomic or 0),
                 "pay_to": r.pay_to,
                 "payer": r.payer,
                 "billing": r.billing,
+                "usage_error": r.usage_error,
             }
-            for r in paid
+            for r in charged
         ],
         "unknown_outcome": [r.request_id for r in unknown],
+        "awaiting_card": [r.request_id for r in waiting],
     }
+
+
+@app.command(
+    help="Show what was paid, by day, task and rail, with refunds, from the local ledger.\n\n"
+    "Counts accepted paid submissions and refunds the service reported (svc-billing); "
+    "submissions whose outcome is unknown, and card payments waiting for a person, are "
+    "listed apart. A table on a terminal, one JSON document when piped or with --json.\n\n"
+    "\b\nExamples:\n"
+    "  svc spend\n"
+    "  svc spend --since 2026-11-01\n"
+    "  svc spend --json | jq .by_rail"
+)
+def spend(
+    since: str | None = typer.Option(
+        None, "--since", metavar="YYYY-MM-DD", help="Only days from this one on."
+    ),
+) -> None:
+    from svc.api.errors import UsageError
+
+    if since is not None:
+        try:
+            datetime.strptime(since, "%Y-%m-%d")
+        except ValueError:
+            raise UsageError(f"--since must be a date like 2026-11-01, got {since!r}") from None
+    app_ctx = current()
+    doc = spend_report(app_ctx.ledger.submissions(), since)
     if app_ctx.output.json_mode:
         app_ctx.output.emit_json(doc)
         return
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(box=None, header_style="bold", title="paid tasks", title_justify="left")
-    for column in ("task id", "method", "amount (USD)", "request id"):
-        table.add_column(column)
-    for item in doc["tasks"]:
-        table.add_row(
-            item["task_id"] or "-", item["method"] or "-", item["amount_usd"], item["request_id"]
-        )
     console = app_ctx.output.console
-    console.print(table)
-    for method, amount in doc["by_method"].items():
-        console.print(f"{method}: {amount} USD")
-    console.print(f"total: {doc['total_usd']} USD over {len(paid)} task(s)")
-    if unknown:
+    tasks = Table(box=None, header_style="bold", title="paid tasks", title_justify="left")
+    for column in ("day", "task id", "rail", "paid (USD)", "refunded", "request id"):
+        tasks.add_column(column)
+    for item in doc["tasks"]:
+        tasks.add_row(
+            item["day"],
+            Text(item["task_id"] or "-"),
+            item["rail"] or "-",
+            item["amount_usd"],
+            item["refunded_usd"] if item["refunded_usd"] != "0.000000" else "",
+            Text(item["request_id"]),
+        )
+    console.print(tasks)
+    for title, key, label in (("by day", "by_day", "day"), ("by rail", "by_rail", "rail")):
+        table = Table(box=None, header_style="bold", title=title, title_justify="left")
+        for column in (label, "paid (USD)", "refunded", "net"):
+            table.add_column(column)
+        for name, amounts in doc[key].items():
+            table.add_row(name, amounts["paid_usd"], amounts["refunded_usd"], amounts["net_usd"])
+        console.print(table)
+    console.print(
+        f"total: {doc['total_usd']} USD net over {doc['paid_count']} paid task(s)"
+        f" ({doc['refunded_usd']} USD refunded)"
+    )
+    if doc["unknown_outcome"]:
         app_ctx.output.warn(
-            f"{len(unknown)} paid submission(s) have an unknown outcome; see `svc tasks`"
+            f"{len(doc['unknown_outcome'])} paid submission(s) have an unknown outcome; "
+            "see `svc tasks`"
+        )
+    if doc["awaiting_card"]:
+        app_ctx.output.warn(
+            f"{len(doc['awaiting_card'])} card payment(s) wait for a person; run `svc pay card`"
         )

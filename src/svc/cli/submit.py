@@ -6,7 +6,7 @@ from typing import Any
 
 import typer
 
-from svc.api.errors import PaymentError, UsageError
+from svc.api.errors import UsageError
 from svc.cli.app import current
 from svc.cli.common import read_text_source, show_task
 
@@ -55,6 +55,12 @@ def submit(
     trust_recipient: bool = typer.Option(
         False, "--trust-recipient", help="Accept a changed payment recipient and pin the new one."
     ),
+    probe: bool = typer.Option(
+        False,
+        "--probe",
+        help="With or without --dry-run: send the request unpaid, show the service's 402 "
+        "challenge and what would be paid under your policy; nothing is signed or paid.",
+    ),
     interval: float | None = typer.Option(
         None, "--interval", metavar="S", help="With --wait: seconds between polls."
     ),
@@ -87,16 +93,15 @@ def submit(
     if dry_run:
         _dry_run(body, method, cap if cap is not None else app_ctx.settings.max_price_usd)
         return
-    if method != "x402":
-        raise PaymentError(
-            f"the {method} rail is not available in this version of svc",
-            code="method_unavailable",
-            hint="pay with x402: --pay x402 (the default)",
-        )
     from svc.flows.submit import submit as do_submit
 
     result = do_submit(
-        app_ctx, body, request_id=request_id, max_price_usd=cap, trust_recipient=trust_recipient
+        app_ctx,
+        body,
+        request_id=request_id,
+        max_price_usd=cap,
+        trust_recipient=trust_recipient,
+        rail=method,
     )
     if result.replayed:
         app_ctx.output.note(f"request {result.request_id} was already accepted: not charged again")
@@ -111,6 +116,11 @@ def submit(
 def _task_text(task: str | None, file: str | None) -> str:
     if task is not None and file is not None:
         raise UsageError("give the task as an argument or with --file, not both")
+    if probe:
+        from svc.flows.probe import show_probe
+
+        show_probe(app_ctx, body, method, cap)
+        return
     if file is not None:
         return read_text_source(file, "the task file")
     if task == "-":

@@ -1,7 +1,9 @@
 """The payment policy: what may be paid, checked before anything is signed.
 
-Price cap, allowed networks and assets, and the recipient pinned on first use. A refusal is a
-`PolicyRefusal` (exit 5) whose message says which limit and how to change it.
+Allowed rails, price cap, an optional daily cap (across processes, from the ledger), allowed
+networks and assets, and the recipient pinned on first use. A refusal is a `PolicyRefusal`
+(exit 5) whose message says which limit and how to change it. Every rail asks the policy before
+it signs or reads a token: x402 through `choose`, MPP and card through `check_payment`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,16 @@ class RecipientPins(Protocol):
     def pin(self, network: str, asset: str, pay_to: str) -> None: ...
 
 
+class DailyBudget(Protocol):
+    """Reserves an amount against today's cap (the ledger, shared by every process)."""
+
+    def reserve(self, amount_atomic: int) -> None: ...
+
+
+RAILS = ("x402", "mpp", "card")
+CARD_MIN_ATOMIC = 500_000  # the spec: card only for calls of 0.50 USD or more
+
+
 @dataclass
 class PaymentPolicy:
     max_price_usd: Decimal
@@ -35,6 +47,9 @@ class PaymentPolicy:
     pins: RecipientPins
     # Asked when the pinned recipient changed; returns True to trust the new one.
     confirm_new_recipient: Callable[[str, str], bool] | None = None
+    allowed_rails: Sequence[str] = RAILS
+    # Set by the submit flow (it knows the request id the reservation belongs to).
+    budget: DailyBudget | None = None
 
     @property
     def max_atomic(self) -> int:
@@ -49,6 +64,7 @@ class PaymentPolicy:
             problem = self._problem(offer)
             if problem is None:
                 self._check_recipient(offer)
+                self.reserve(offer.amount)
                 return offer
             refusals.append(problem)
         raise PolicyRefusal(
@@ -73,18 +89,63 @@ class PaymentPolicy:
         return None
 
     def _check_recipient(self, offer: PaymentRequirements) -> None:
-        pinned = self.pins.pinned(offer.network, offer.asset)
-        if pinned is None or pinned.lower() == offer.pay_to.lower():
+        self.check_recipient(offer.network, offer.asset, offer.pay_to)
+
+    def check_recipient(self, network: str, asset: str, pay_to: str) -> None:
+        pinned = self.pins.pinned(network, asset)
+        if pinned is None or pinned.lower() == pay_to.lower():
             return
-        if self.confirm_new_recipient and self.confirm_new_recipient(pinned, offer.pay_to):
+        if self.confirm_new_recipient and self.confirm_new_recipient(pinned, pay_to):
             return
         raise PolicyRefusal(
-            f"refusing to pay: the payment recipient changed from {pinned} to {offer.pay_to}",
+            f"refusing to pay: the payment recipient changed from {pinned} to {pay_to}",
             code="recipient_changed",
             hint="nothing was signed; if you trust the new recipient, re-run with "
             "--trust-recipient",
         )
 
     def pin(self, offer: PaymentRequirements) -> None:
-        if self.pins.pinned(offer.network, offer.asset) != offer.pay_to:
-            self.pins.pin(offer.network, offer.asset, offer.pay_to)
+        self.pin_recipient(offer.network, offer.asset, offer.pay_to)
+
+    def pin_recipient(self, network: str, asset: str, pay_to: str) -> None:
+        if self.pins.pinned(network, asset) != pay_to:
+            self.pins.pin(network, asset, pay_to)
+
+    # --- rail-neutral checks (MPP, card) -----------------------------------------------------
+
+    def check_rail(self, rail: str) -> None:
+        if rail not in self.allowed_rails:
+            raise PolicyRefusal(
+                f"refusing to pay: the {rail} rail is not allowed "
+                f"(allowed_rails: {', '.join(self.allowed_rails) or 'none'})",
+                code="rail_not_allowed",
+                hint="nothing was signed or paid; change it with `svc config set allowed_rails "
+                "x402,mpp,card` or pay with another --pay",
+            )
+
+    def check_price(self, amount_atomic: int) -> None:
+        if amount_atomic > self.max_atomic:
+            raise PolicyRefusal(
+                f"refusing to pay: price {atomic_to_usd(amount_atomic)} USD is above the limit "
+                f"{self.max_price_usd} USD",
+                hint="nothing was signed or paid; change the limit with --max-price or "
+                "`svc config set max_price_usd`",
+            )
+
+    def check_payment(self, rail: str, amount_atomic: int, network: str, pay_to: str) -> None:
+        """Everything but x402's network/asset rules, for a rail paying `amount_atomic` µUSD."""
+        self.check_rail(rail)
+        if rail == "card" and amount_atomic < CARD_MIN_ATOMIC:
+            raise PolicyRefusal(
+                f"refusing to pay by card: the price {atomic_to_usd(amount_atomic)} USD is below "
+                "the card minimum of 0.50 USD",
+                code="card_unavailable",
+                hint="pay with --pay x402 or --pay mpp",
+            )
+        self.check_price(amount_atomic)
+        self.check_recipient(network, "usd", pay_to)
+        self.reserve(amount_atomic)
+
+    def reserve(self, amount_atomic: int) -> None:
+        if self.budget is not None:
+            self.budget.reserve(amount_atomic)

@@ -51,7 +51,25 @@ CREATE TABLE IF NOT EXISTS recipients (
     pinned_at  REAL NOT NULL,
     PRIMARY KEY (base_url, network, asset)
 );
+CREATE TABLE IF NOT EXISTS card_payments (
+    request_id   TEXT PRIMARY KEY,
+    payment_id   TEXT NOT NULL,
+    pay_url      TEXT NOT NULL,
+    status_url   TEXT NOT NULL,
+    checkout_url TEXT,
+    amount_atomic INTEGER NOT NULL,
+    status       TEXT NOT NULL,
+    created_at   REAL NOT NULL,
+    updated_at   REAL NOT NULL
+);
 """
+
+# Columns added after the first release; added to older ledgers on open (ALTER is guarded).
+MIGRATIONS: dict[str, str] = {
+    "receipt": "TEXT",  # the rail's receipt header (Payment-Receipt, PAYMENT-RESPONSE)
+    "usage_error": "TEXT",  # svc-usage-error: served but not billed
+    "refunded_atomic": "INTEGER",  # µUSD refunded (svc-billing status=refunded)
+}
 
 # Submission statuses, in the order a submission moves through them.
 PREPARED = "prepared"  # row written, nothing sent yet
@@ -60,6 +78,12 @@ PAYING = "paying"  # proof signed and journaled, being sent
 ACCEPTED = "accepted"  # the service answered 202 with a task
 REJECTED = "rejected"  # the service refused; nothing was charged
 UNKNOWN = "unknown"  # a paid request's answer was lost
+RESERVING = "reserving"  # the policy reserved the amount against the daily cap; not yet signed
+AWAITING_CARD = "awaiting_card"  # a card payment was started and waits for a person
+REFUNDED = "refunded"  # charged, then refunded in full (the service could not deliver)
+
+# Rows whose amount counts against the daily cap (may have been, or will be, charged).
+SPENDING = (RESERVING, PAYING, ACCEPTED, UNKNOWN, AWAITING_CARD)
 
 
 @dataclass
@@ -84,6 +108,9 @@ class Submission:
     error: str | None
     created_at: float
     updated_at: float
+    receipt: str | None = None
+    usage_error: str | None = None
+    refunded_atomic: int | None = None
 
     @property
     def paid(self) -> bool:
@@ -91,7 +118,7 @@ class Submission:
 
     def public_dict(self) -> dict[str, Any]:
         """The row as shown to users: everything but the proof and the body."""
-        doc = {k: v for k, v in self.__dict__.items() if k not in ("proof", "body")}
+        doc = {k: v for k, v in self.__dict__.items() if k not in ("proof", "body", "receipt")}
         doc["has_proof"] = bool(self.proof)
         return doc
 
@@ -113,6 +140,18 @@ class Ledger:
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute("PRAGMA synchronous = FULL")
         self._db.executescript(SCHEMA)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        have = {row["name"] for row in self._db.execute("PRAGMA table_info(submissions)")}
+        for name, kind in MIGRATIONS.items():
+            if name in have:
+                continue
+            try:
+                self._db.execute(f"ALTER TABLE submissions ADD COLUMN {name} {kind}")
+            except sqlite3.OperationalError as exc:  # another process added it first
+                if "duplicate column" not in str(exc):
+                    raise
 
     def close(self) -> None:
         self._db.close()
@@ -185,6 +224,90 @@ class Ledger:
     def forget_proof(self, request_id: str, error: str) -> None:
         """A proof the service refused (settlement failed): it can never be charged."""
         self.update(request_id, proof=None, status=REJECTED, error=error)
+
+    def reserve_daily(
+        self, request_id: str, method: str, amount_atomic: int, cap_atomic: int, since: float
+    ) -> int | None:
+        """Reserve `amount_atomic` for this request against a daily cap, atomically.
+
+        Returns None when reserved, else what was already spent since `since` (the cap would be
+        exceeded). The check and the write are one IMMEDIATE transaction, so two processes can't
+        both squeeze under the cap.
+        """
+        marks = ", ".join("?" for _ in SPENDING)
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            row = self._db.execute(
+                "SELECT COALESCE(SUM(amount_atomic - COALESCE(refunded_atomic, 0)), 0) AS spent"
+                f" FROM submissions WHERE status IN ({marks}) AND created_at >= ?"  # noqa: S608
+                " AND request_id != ? AND amount_atomic IS NOT NULL",
+                (*SPENDING, since, request_id),
+            ).fetchone()
+            spent = int(row["spent"])
+            if spent + amount_atomic > cap_atomic:
+                self._db.execute("ROLLBACK")
+                return spent
+            self._db.execute(
+                "UPDATE submissions SET status = ?, method = ?, amount_atomic = ?, updated_at = ?"
+                " WHERE request_id = ?",
+                (RESERVING, method, amount_atomic, time.time(), request_id),
+            )
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise
+        return None
+
+    # --- card payments waiting for a person ---------------------------------------------------
+
+    def save_card_payment(
+        self,
+        request_id: str,
+        *,
+        payment_id: str,
+        pay_url: str,
+        status_url: str,
+        checkout_url: str | None,
+        amount_atomic: int,
+        status: str,
+    ) -> None:
+        now = time.time()
+        self._db.execute(
+            "INSERT OR REPLACE INTO card_payments (request_id, payment_id, pay_url, status_url,"
+            " checkout_url, amount_atomic, status, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                request_id,
+                payment_id,
+                pay_url,
+                status_url,
+                checkout_url,
+                amount_atomic,
+                status,
+                now,
+                now,
+            ),
+        )
+
+    def card_payment(self, request_id: str | None = None) -> dict[str, Any] | None:
+        """A request's card payment, or (no id) the latest one still waiting for a person."""
+        if request_id is not None:
+            row = self._db.execute(
+                "SELECT * FROM card_payments WHERE request_id = ?", (request_id,)
+            ).fetchone()
+        else:
+            row = self._db.execute(
+                "SELECT * FROM card_payments WHERE status = 'pending'"
+                " ORDER BY updated_at DESC LIMIT 1"
+            ).fetchone()
+        return dict(row) if row else None
+
+    def set_card_status(self, request_id: str, status: str) -> None:
+        self._db.execute(
+            "UPDATE card_payments SET status = ?, updated_at = ? WHERE request_id = ?",
+            (status, time.time(), request_id),
+        )
 
     def set_task_state(self, task_id: str, state: str) -> None:
         self._db.execute(

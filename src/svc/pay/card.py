@@ -1,0 +1,214 @@
+"""Card by hosted page: the 402's `payment` + `card` blocks, `payUrl`, `statusUrl`.
+
+1. `POST payUrl {"checkout": true}` starts a hosted payment page;
+2. a person pays on that page (we show the link, open a browser on a terminal, and print a QR
+   code when the optional `qrcode` package is installed);
+3. we poll `statusUrl` until the payment is complete;
+4. the original request is re-sent unchanged plus `svc-payment-id: <payment.id>`.
+
+Without a person at hand (`--no-input`, CI, a pipe) the payment is saved in the ledger, the link
+printed, and the command exits 6; `svc pay card [REQUEST_ID]` resumes it later.
+The spec leaves the two endpoints' response shapes open, so we read them leniently.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from svc.api.errors import HumanNeededError, PaymentError, ProtocolError
+from svc.api.http import expect_json
+from svc.pay.x402 import usd_to_atomic
+
+if TYPE_CHECKING:
+    from svc.api.http import Http
+    from svc.ui.output import Output
+
+PAYMENT_ID_HEADER = "svc-payment-id"
+COMPLETE = frozenset({"paid", "complete", "completed", "succeeded", "success"})
+DEAD = frozenset({"failed", "canceled", "cancelled", "expired", "released", "refunded"})
+DEFAULT_WAIT_SECONDS = 15 * 60.0
+
+
+@dataclass(frozen=True)
+class CardOffer:
+    payment_id: str
+    amount_atomic: int  # µUSD
+    pay_url: str
+    status_url: str
+
+    @property
+    def recipient(self) -> str:
+        """What we pin for card payments: the host that takes the money."""
+        return urlsplit(self.pay_url).netloc
+
+
+def parse_offer(body: Any) -> CardOffer | None:
+    """The card offer in a 402 body, or None when the service offers no card payment."""
+    if not isinstance(body, dict):
+        return None
+    payment, card = body.get("payment"), body.get("card")
+    if not isinstance(payment, dict) or not isinstance(card, dict):
+        return None
+    pid, pay_url, status_url = payment.get("id"), card.get("payUrl"), card.get("statusUrl")
+    if not all(isinstance(v, str) and v for v in (pid, pay_url, status_url)):
+        raise ProtocolError("the 402's card block lacks payment.id, payUrl or statusUrl")
+    for url in (pay_url, status_url):
+        if urlsplit(str(url)).scheme not in ("http", "https"):
+            raise ProtocolError("the 402's card URLs are not http(s) URLs")
+    currency = str(payment.get("currency", "USD")).upper()
+    if currency != "USD":
+        raise PaymentError(f"the card payment is in {currency}, not USD", code="bad_currency")
+    try:
+        amount = usd_to_atomic(Decimal(str(payment.get("amountUsd"))))
+    except (InvalidOperation, ValueError, ArithmeticError):
+        raise ProtocolError("the 402's payment.amountUsd is not a USD amount") from None
+    return CardOffer(str(pid), amount, str(pay_url), str(status_url))
+
+
+def _checkout_link(doc: Any, fallback: str) -> str:
+    if isinstance(doc, dict):
+        for key in ("checkoutUrl", "url", "hostedUrl", "pageUrl", "payUrl"):
+            value = doc.get(key)
+            if isinstance(value, str) and urlsplit(value).scheme in ("http", "https"):
+                return value
+    return fallback
+
+
+def payment_state(doc: Any) -> str:
+    """`complete`, `dead` or `pending`, from a statusUrl answer."""
+    if not isinstance(doc, dict):
+        return "pending"
+    if doc.get("complete") is True or doc.get("paid") is True:
+        return "complete"
+    status = str(doc.get("status", "")).lower()
+    if status in COMPLETE:
+        return "complete"
+    if status in DEAD:
+        return "dead"
+    return "pending"
+
+
+class CardCheckout:
+    """Talks to payUrl/statusUrl; shows the page to a person and waits for them."""
+
+    def __init__(
+        self,
+        http: Http,
+        output: Output,
+        *,
+        interactive: bool,
+        open_browser: bool = True,
+        wait_seconds: float = DEFAULT_WAIT_SECONDS,
+        interval: float = 2.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.http = http
+        self.output = output
+        self.interactive = interactive
+        self.open_browser = open_browser
+        self.wait_seconds = wait_seconds
+        self.interval = interval
+        self.sleep = sleep
+
+    def start(self, offer: CardOffer) -> str:
+        """Start the hosted page; returns its link."""
+        response = self.http.send(
+            "POST",
+            offer.pay_url,
+            what="card checkout",
+            json_body={"checkout": True},
+            resend_safe=True,  # starting a checkout twice charges nothing
+        )
+        doc = expect_json(response, "card checkout", ok=(200, 201))
+        return _checkout_link(doc, offer.pay_url)
+
+    def status(self, offer: CardOffer) -> str:
+        doc = self.http.get_json(offer.status_url, what="card payment status")
+        return payment_state(doc)
+
+    def show(self, link: str, amount_usd: str) -> None:
+        out = self.output
+        out.info(f"Pay {amount_usd} USD by card on this page: {link}")
+        if not self.interactive:
+            return
+        _print_qr(out, link)
+        if self.open_browser:
+            import contextlib
+            import webbrowser
+
+            with contextlib.suppress(Exception):  # no browser is fine: the link is shown
+                webbrowser.open(link)
+
+    def wait(self, offer: CardOffer) -> None:
+        """Poll statusUrl until complete; raises if it dies or the wait runs out."""
+        deadline = time.monotonic() + self.wait_seconds
+        progress = _Progress(self.output)
+        try:
+            while True:
+                state = self.status(offer)
+                if state == "complete":
+                    progress.done("card payment complete")
+                    return
+                if state == "dead":
+                    raise PaymentError(
+                        "the card payment failed or was cancelled; nothing was charged",
+                        code="card_payment_failed",
+                        hint="run the submit again to start a new payment",
+                    )
+                if time.monotonic() >= deadline:
+                    raise HumanNeededError(
+                        "the card payment was not completed in time",
+                        hint="finish it on the payment page, then: svc pay card",
+                    )
+                progress.tick("waiting for the card payment")
+                self.sleep(self.interval)
+        finally:
+            progress.stop()
+
+
+class _Progress:
+    """A spinner on a terminal, one line per half minute otherwise."""
+
+    def __init__(self, output: Output) -> None:
+        self.output = output
+        self.started = time.monotonic()
+        self.last_line = 0.0
+        self._status: Any = None
+
+    def tick(self, message: str) -> None:
+        waited = time.monotonic() - self.started
+        if self.output.stderr_tty:
+            if self._status is None:
+                self._status = self.output.err_console.status(message)
+                self._status.start()
+            self._status.update(f"{message} ({waited:.0f} s)")
+        elif waited - self.last_line >= 30 or self.last_line == 0:
+            self.last_line = max(waited, 0.001)
+            self.output.info(f"{message}...")
+
+    def done(self, message: str) -> None:
+        self.stop()
+        self.output.note(message)
+
+    def stop(self) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+
+def _print_qr(output: Output, link: str) -> None:
+    """A QR code of the link on a terminal, when the optional `qrcode` package is present."""
+    if not output.stderr_tty:
+        return
+    try:
+        import qrcode  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError:
+        return
+    qr = qrcode.QRCode(border=1)
+    qr.add_data(link)
+    qr.print_ascii(out=output.stderr, invert=True)

@@ -1,0 +1,198 @@
+"""The three ways to pay a 402 behind one `httpx.Auth` flow: x402, MPP and card.
+
+`PaidAuth` sends the request; a 402 to a request without proof is paid by the chosen rail
+(policy first, then signature or token), the proof journaled, and the identical request re-sent
+with it. A request that already has a journaled proof re-sends that proof, so a retry never pays
+again; a 402 to a request that carried a proof goes back to the caller (the submit flow decides
+with the payment error table).
+
+What "proof" means per rail: x402 the signed `x-payment` value; MPP the `Authorization: Payment`
+credential; card the completed payment's id (`svc-payment-id`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+import httpx
+
+from svc.api.errors import HumanNeededError, PaymentError
+from svc.pay.policy import PaymentPolicy
+
+if TYPE_CHECKING:
+    from svc.pay.card import CardCheckout, CardOffer
+    from svc.pay.negotiator import X402Payer
+
+AGENT_BEARER_HEADER = "svc-agent-authorization"
+
+
+@dataclass(frozen=True)
+class Paid:
+    """A journaled payment proof and what it pays (amount in µUSD)."""
+
+    rail: str
+    proof: str
+    amount_atomic: int
+    pay_to: str
+    payer: str
+    network: str
+    asset: str
+
+
+class Journal(Protocol):
+    def proof(self) -> str | None: ...
+
+    def record(self, paid: Paid) -> None: ...
+
+
+class Rail(Protocol):
+    name: str
+
+    def pay(self, response: httpx.Response) -> Paid: ...
+
+    def attach(self, request: httpx.Request, proof: str) -> None: ...
+
+
+class PaidAuth(httpx.Auth):
+    requires_response_body = True
+
+    def __init__(self, rail: Rail, journal: Journal) -> None:
+        self.rail = rail
+        self.journal = journal
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        proof = self.journal.proof()
+        if proof:
+            self.rail.attach(request, proof)
+        response = yield request
+        if response.status_code != 402 or proof:
+            return
+        paid = self.rail.pay(response)
+        self.journal.record(paid)  # before the proof leaves: every retry re-sends this one
+        self.rail.attach(request, paid.proof)
+        yield request
+
+
+# --- x402 ------------------------------------------------------------------------------------
+
+
+class X402Rail:
+    name = "x402"
+
+    def __init__(self, payer: X402Payer, header: str) -> None:
+        self.payer = payer
+        self.header = header
+
+    def pay(self, response: httpx.Response) -> Paid:
+        proof, offer, payer = self.payer.proof_for(response)
+        return Paid("x402", proof, offer.amount, offer.pay_to, payer, offer.network, offer.asset)
+
+    def attach(self, request: httpx.Request, proof: str) -> None:
+        request.headers[self.header] = proof
+
+
+# --- MPP -------------------------------------------------------------------------------------
+
+
+class MppRail:
+    name = "mpp"
+
+    def __init__(
+        self,
+        policy: PaymentPolicy,
+        token: Callable[[], str],
+        preference: Sequence[str] = ("stripe",),
+        on_pay: Callable[[str], None] | None = None,
+    ) -> None:
+        self.policy = policy
+        self.token = token
+        self.preference = preference
+        self.on_pay = on_pay
+
+    def pay(self, response: httpx.Response) -> Paid:
+        from svc.pay import mpp
+
+        challenges = mpp.parse_challenges(response.headers.get_list("www-authenticate"))
+        chosen = mpp.choose(challenges, self.preference)
+        network = f"mpp:{chosen.method}"
+        self.policy.check_payment("mpp", chosen.amount_atomic, network, chosen.realm)
+        spt = self.token()  # only now: the policy allowed this payment
+        if self.on_pay:
+            self.on_pay(
+                f"paying {chosen.amount_cents / 100:.2f} USD with MPP ({chosen.method}) "
+                f"to {chosen.realm}"
+            )
+        value = mpp.credential(chosen, spt)
+        self.policy.pin_recipient(network, "usd", chosen.realm)
+        payer = "spt:" + spt[:12]  # enough to tell tokens apart; never the whole token
+        return Paid("mpp", value, chosen.amount_atomic, chosen.realm, payer, network, "usd")
+
+    def attach(self, request: httpx.Request, proof: str) -> None:
+        # The credential owns Authorization; an agent bearer moves to its own header (spec).
+        current = request.headers.get("authorization", "")
+        if current.lower().startswith("bearer ") and AGENT_BEARER_HEADER not in request.headers:
+            request.headers[AGENT_BEARER_HEADER] = current
+        request.headers["Authorization"] = proof
+
+
+# --- card ------------------------------------------------------------------------------------
+
+
+class CardRail:
+    """Pays a 402 through the hosted page; waits for a person, or saves it and exits 6."""
+
+    name = "card"
+
+    def __init__(
+        self,
+        policy: PaymentPolicy,
+        checkout: CardCheckout,
+        save_pending: Callable[[CardOffer, str | None], None],
+        mark_complete: Callable[[CardOffer], None],
+    ) -> None:
+        self.policy = policy
+        self.checkout = checkout
+        self.save_pending = save_pending
+        self.mark_complete = mark_complete
+
+    def pay(self, response: httpx.Response) -> Paid:
+        from svc.pay.card import parse_offer
+        from svc.pay.x402 import atomic_to_usd
+
+        try:
+            body = json.loads(response.content)
+        except (ValueError, UnicodeDecodeError):
+            body = None
+        offer = parse_offer(body)
+        if offer is None:
+            raise PaymentError(
+                "the service offers no card payment for this call",
+                code="card_unavailable",
+                hint="card needs a price of 0.50 USD or more; pay with --pay x402 or --pay mpp",
+            )
+        self.policy.check_payment("card", offer.amount_atomic, "card", offer.recipient)
+        link = self.checkout.start(offer)
+        amount = f"{atomic_to_usd(offer.amount_atomic):.2f}"
+        self.checkout.show(link, amount)
+        if not self.checkout.interactive:
+            self.save_pending(offer, link)
+            raise HumanNeededError(
+                f"a person must pay {amount} USD by card on the payment page: {link}",
+                code="card_payment_pending",
+                hint="then resume without paying twice: svc pay card",
+            )
+        self.save_pending(offer, link)
+        self.checkout.wait(offer)
+        self.mark_complete(offer)
+        self.policy.pin_recipient("card", "usd", offer.recipient)
+        return Paid(
+            "card", offer.payment_id, offer.amount_atomic, offer.recipient, "card", "card", "usd"
+        )
+
+    def attach(self, request: httpx.Request, proof: str) -> None:
+        from svc.pay.card import PAYMENT_ID_HEADER
+
+        request.headers[PAYMENT_ID_HEADER] = proof
