@@ -450,3 +450,48 @@ def test_dry_run_sends_nothing(cli: Cli, sandbox: Sandbox) -> None:
     assert sandbox.books() == before
     refused = cli("submit", "Just looking", "--email", unique_email(), "--dry-run", "--max-price", "1")
     assert refused.returncode == 5
+
+
+# --- config and the remaining exit codes -------------------------------------------------------------
+
+
+def test_config_profiles_and_precedence(cli: Cli, sandbox: Sandbox) -> None:
+    path = cli.ok("config", "path").stdout.strip()
+    assert path.endswith("config.toml")
+    cli.ok("config", "set", "max_price_usd", "1.00")
+    listed = {row["key"]: row for row in cli.ok("config", "list").json()["settings"]}
+    assert listed["max_price_usd"]["value"] == "1.00" and listed["max_price_usd"]["source"] == "profile default"
+    # profile value applies...
+    refused = cli("submit", "Capped by profile #complete", "--email", unique_email())
+    assert refused.returncode == 5 and "limit 1.00 USD" in refused.stderr
+    # ...the environment beats the profile, and a flag beats both
+    env_wins = cli("submit", "Env cap #complete", "--email", unique_email(), env={"SVC_MAX_PRICE": "0.50"})
+    assert env_wins.returncode == 5 and "limit 0.50 USD" in env_wins.stderr
+    cli.ok("submit", "Flag cap #complete", "--email", unique_email(), "--max-price", "2", env={"SVC_MAX_PRICE": "0.50"})
+    # another profile is separate
+    cli.ok("config", "set", "email", "work@example.com", "--profile", "work")
+    assert cli.ok("config", "get", "email", "--profile", "work").json()["value"] == "work@example.com"
+    assert cli.ok("config", "get", "email").json()["value"] is None
+    cli.ok("submit", "Email from the profile #complete", "--profile", "work")
+    cli.ok("config", "unset", "max_price_usd")
+    assert cli("config", "unset", "max_price_usd").returncode == 2
+
+
+def test_a_broken_config_file_is_one_clear_line(cli: Cli) -> None:
+    path = cli.ok("config", "path").stdout.strip()
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("[profiles.default\nbase_url = ")
+    result = cli("poll", "task_1")
+    assert result.returncode == 2
+    assert "is not valid TOML" in result.stderr
+
+
+def test_malformed_json_from_the_server_is_exit_1(cli: Cli, sandbox: Sandbox) -> None:
+    sandbox.faults({"kind": "malformed_json", "method": "GET", "path": "/svc/tasks/", "count": 1})
+    result = cli("poll", "task_any")
+    assert result.returncode == 1
+    assert "malformed JSON" in result.stderr
+    sandbox.faults({"kind": "wrong_content_type", "method": "GET", "path": "/svc/tasks/", "count": 1})
+    result = cli("poll", "task_any")
+    assert result.returncode == 1
+    assert "instead of JSON" in result.stderr

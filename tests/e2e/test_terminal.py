@@ -92,3 +92,14 @@ def test_hostile_server_text_is_shown_inert_on_a_terminal(cli: Cli) -> None:
     assert "[bold]markup[/bold]" in screen  # shown literally, not as markup
     raw = cli.ok("poll", task_id).json()
     assert raw["goal"] == hostile  # JSON output stays byte-exact
+
+
+def test_ctrl_c_during_watch_exits_130_and_says_how_to_resume(cli: Cli) -> None:
+    task_id = submit(cli, "Long one #slow")
+    child = spawn(cli, "watch", task_id)
+    child.expect("created")
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    assert "interrupted" in (child.before or "")
