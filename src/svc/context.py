@@ -13,9 +13,12 @@ from svc.settings import Settings
 from svc.ui.output import Output
 
 if TYPE_CHECKING:
+    import httpx
+
     from svc.api.http import Http
     from svc.api.tasks import TaskClient
-    from svc.pay.negotiator import X402Auth
+    from svc.identity.bearer import BearerAuth
+    from svc.identity.session import IdentitySession
     from svc.pay.policy import PaymentPolicy
     from svc.store.config import ConfigFile
     from svc.store.ledger import Ledger
@@ -101,13 +104,45 @@ class AppContext:
             allowed_rails=self.settings.allowed_rails,
         )
 
-    def free_call_auth(self) -> X402Auth:
+    @cached_property
+    def identity(self) -> IdentitySession:
+        """The agent credential of `auth_base` (loaded from the secret store on first use)."""
+        from svc.identity.platform import IdentityPlatform
+        from svc.identity.session import IdentitySession
+        from svc.identity.store import CredentialStore
+
+        auth_base = self.settings.auth_base
+        return IdentitySession(
+            CredentialStore(self.secrets, auth_base),
+            lambda endpoints: IdentityPlatform(self.http, auth_base, endpoints),
+        )
+
+    @cached_property
+    def bearer(self) -> BearerAuth | None:
+        """The bearer step, or None at no cost (no keyring) when no credential is marked."""
+        from svc.identity.store import has_credential
+
+        if not has_credential(self.settings.auth_base):
+            return None
+        from svc.identity.bearer import BearerAuth
+
+        return BearerAuth(self.identity)
+
+    def with_bearer(self, payment: httpx.Auth | None) -> httpx.Auth | None:
+        """`payment` with the agent bearer placed on every request it sends (if one exists)."""
+        if self.bearer is None:
+            return payment
+        from svc.api.agent_auth import AgentAuth
+
+        return AgentAuth(self.bearer, payment)
+
+    def free_call_auth(self) -> httpx.Auth | None:
         """Answers a zero-amount 402 (agent proof) on free task calls; signs only if asked."""
         from svc.pay.negotiator import PROOF_HEADERS, MemoryJournal, X402Auth, X402Payer
         from svc.pay.wallet import load_signer
 
         payer = X402Payer(self.policy(max_price_usd=0), lambda: load_signer(self.secrets))
-        return X402Auth(payer, MemoryJournal(), PROOF_HEADERS["task"])
+        return self.with_bearer(X402Auth(payer, MemoryJournal(), PROOF_HEADERS["task"]))
 
     def close(self) -> None:
         if "http" in self.__dict__:

@@ -224,6 +224,8 @@ class IdentityPlatform:
                     "interaction_required",
                     "an account already exists for this e-mail; the person must confirm the "
                     "link by completing the claim",
+                    id=agent.id,
+                    type=agent.type,
                     claim={
                         "token": claim.token,
                         "expires_at": iso(claim.expires_at),

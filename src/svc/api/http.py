@@ -132,6 +132,7 @@ class Http:
         *,
         what: str,
         json_body: Any = None,
+        form: dict[str, str] | None = None,
         headers: dict[str, str] | None = None,
         auth: httpx.Auth | None = None,
         resend_safe: bool,
@@ -150,6 +151,7 @@ class Http:
                     method,
                     url,
                     json=json_body,
+                    data=form,  # form-encoded bodies (the OAuth token endpoint)
                     headers=headers,
                     auth=auth or httpx.USE_CLIENT_DEFAULT,
                 )

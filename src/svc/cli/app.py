@@ -33,6 +33,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "spend": ("svc.cli.spend", "Show what the ledger says was paid, per task and method."),
     "pay": ("svc.cli.pay", "Complete a card payment that waits for a person (svc pay card)."),
     "wallet": ("svc.cli.wallet", "Manage the x402 signing key (create, import, address)."),
+    "identity": ("svc.cli.identity", "Register, claim, refresh or forget the agent credential."),
+    "entitlements": ("svc.cli.entitlements", "Show active plans with remaining credit."),
     "config": ("svc.cli.config_cmd", "Read and write the config file's profiles."),
     "sandbox": ("svc.cli.sandbox", "Run the local emulator of the whole service."),
 }

@@ -43,3 +43,53 @@ def serve(
             f"the sandbox is not installed ({exc.name}): pip install 'svc-cli[sandbox]'"
         ) from None
     run(host=host, port=port, clock_speed=clock_speed, quiet=quiet)
+
+
+@app.command(
+    name="mint-id-jag",
+    help="Mint a test ID-JAG (identity assertion) from one of the sandbox's identity "
+    "providers and print it on stdout.\n\n"
+    "Asks the running sandbox at --base-url (its admin route), so the assertion is signed "
+    "with that sandbox's keys. Flags produce broken assertions for testing refusals.\n\n"
+    "\b\nExamples:\n"
+    "  svc sandbox mint-id-jag --email me@example.com > jag.txt\n"
+    "  svc sandbox mint-id-jag --email me@example.com | svc identity register --assertion-file -\n"
+    "  svc sandbox mint-id-jag --email me@example.com --issuer untrusted",
+)
+def mint_id_jag(
+    email: str = typer.Option(..., "--email", metavar="EMAIL", help="The person's e-mail."),
+    issuer: str = typer.Option(
+        "a", "--issuer", help="Provider: a, b (trusted), untrusted, or an issuer URL."
+    ),
+    aud: str | None = typer.Option(None, "--aud", help="Audience (default: the platform's)."),
+    unverified: bool = typer.Option(False, "--unverified", help="email_verified: false."),
+    exp_seconds: int = typer.Option(300, "--exp-seconds", help="exp, seconds from now."),
+    auth_age_seconds: int = typer.Option(
+        60, "--auth-age-seconds", min=0, help="How long ago the person signed in."
+    ),
+    typ: str = typer.Option("oauth-id-jag+jwt", "--typ", help="JWT header typ."),
+    bad_signature: bool = typer.Option(False, "--bad-signature", help="Break the signature."),
+) -> None:
+    from svc.api.http import expect_json
+    from svc.cli.app import current
+
+    app_ctx = current()
+    spec = {
+        "email": email,
+        "issuer": issuer,
+        "aud": aud,
+        "email_verified": not unverified,
+        "exp_seconds": exp_seconds,
+        "auth_age_seconds": auth_age_seconds,
+        "typ": typ,
+        "bad_signature": bad_signature,
+    }
+    url = app_ctx.settings.base_url + "/_sandbox/identity/id-jag"
+    response = app_ctx.http.send(
+        "POST", url, what="mint-id-jag", json_body=spec, resend_safe=True
+    )
+    doc = expect_json(response, "mint-id-jag")
+    assertion = doc.get("assertion") if isinstance(doc, dict) else None
+    if not isinstance(assertion, str):
+        raise UsageError(f"{app_ctx.settings.base_url} did not mint an assertion: is it a sandbox?")
+    print(assertion)

@@ -275,7 +275,7 @@ def _run(
 def _send(app: AppContext, body: dict[str, Any], rid: str, auth: PaidAuth) -> httpx.Response:
     ledger = app.ledger
     try:
-        return app.tasks.submit(body, rid, auth)
+        return app.tasks.submit(body, rid, app.with_bearer(auth))  # bearer (if any) + payment
     except UnavailableError as exc:
         row = ledger.get(rid)
         if row and row.proof:

@@ -1,0 +1,1 @@
+"""Agent identity: the credential store, the identity platform client, the bearer step."""

@@ -1,0 +1,94 @@
+"""The bearer step: an `httpx.Auth` that attaches the agent's access token and heals a 401.
+
+On a 401 it follows the spec: re-run the exchange once (which itself refreshes when the
+assertion expired or was revoked); if the fresh token is refused too, refresh and try once
+more; then stop and tell the user to register. Placement: `Authorization: Bearer` unless
+`Authorization` already carries a payment credential, in which case the bearer goes in
+`svc-agent-authorization`. Only one agent token is ever on a request.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator
+
+import httpx
+
+from svc.api.errors import AuthError
+from svc.identity.platform import REGISTER_AGAIN
+from svc.identity.session import IdentitySession
+
+AGENT_HEADER = "svc-agent-authorization"
+# Reasons that say the token itself is stale; others (placement) are our bugs, not healable.
+HEALABLE_REASONS = frozenset({"token_expired", "token_invalid", None})
+
+
+def place(request: httpx.Request, token: str) -> None:
+    authorization = request.headers.get("Authorization", "")
+    if authorization.split(" ", 1)[0].lower() == "payment":
+        request.headers[AGENT_HEADER] = f"Bearer {token}"
+    else:
+        request.headers["Authorization"] = f"Bearer {token}"
+        if AGENT_HEADER in request.headers:
+            del request.headers[AGENT_HEADER]
+
+
+def _refusal(response: httpx.Response) -> tuple[str | None, str | None]:
+    if response.status_code != 401:
+        return None, None
+    try:
+        body = json.loads(response.content)
+    except (ValueError, UnicodeDecodeError):
+        return None, None
+    if not isinstance(body, dict):
+        return None, None
+    code, reason = body.get("error"), body.get("reason")
+    return (code if isinstance(code, str) else None), (reason if isinstance(reason, str) else None)
+
+
+class BearerAuth(httpx.Auth):
+    requires_response_body = True
+
+    def __init__(self, session: IdentitySession) -> None:
+        self.session = session
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        yield from self.send(request)
+
+    def send(
+        self, request: httpx.Request
+    ) -> Generator[httpx.Request, httpx.Response, httpx.Response]:
+        """Send `request` with the bearer; returns the final response (for composition)."""
+        token = self.session.access_token()
+        if token is None:
+            response = yield request
+            return response
+        place(request, token)
+        response = yield request
+        if not self._healable(response):
+            return response
+        place(request, self.session.exchange())  # the spec: re-run the exchange once
+        response = yield request
+        if not self._healable(response):
+            return response
+        cred = self.session.credential()
+        if cred is not None and cred.refresh_token is not None:
+            self.session.refresh()
+            place(request, self.session.exchange())
+            response = yield request
+            if not self._healable(response):
+                return response
+        code, reason = _refusal(response)
+        raise AuthError(
+            "the service keeps refusing this agent credential"
+            + (f" ({code}: {reason})" if reason else f" ({code})"),
+            code=code or "invalid_token",
+            status=401,
+            reason=reason,
+            hint=REGISTER_AGAIN,
+        )
+
+    @staticmethod
+    def _healable(response: httpx.Response) -> bool:
+        code, reason = _refusal(response)
+        return code == "invalid_token" and reason in HEALABLE_REASONS

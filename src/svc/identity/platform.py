@@ -1,0 +1,159 @@
+"""The identity platform's endpoints, found through its discovery document, as plain calls.
+
+Endpoints come from `{auth_base}/.well-known/oauth-authorization-server` (its `agent_auth`
+block and `token_endpoint`), never from hard-coded paths. Every refusal becomes an `AuthError`
+(exit 4) carrying the spec's code and what to do next.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from svc.api.errors import AuthError, ProtocolError, SvcError, error_from_response
+from svc.api.http import Http, parse_json
+
+WELL_KNOWN = "/.well-known/oauth-authorization-server"
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+ID_JAG_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id-jag"
+
+# endpoint name in our code -> where the discovery document puts it
+ENDPOINT_KEYS = {
+    "registration": ("agent_auth", "registration_endpoint"),
+    "claim": ("agent_auth", "claim_endpoint"),
+    "claim_complete": ("agent_auth", "claim_completion_endpoint"),
+    "entitlements": ("agent_auth", "entitlements_endpoint"),
+    "token": (None, "token_endpoint"),
+}
+
+REGISTER_AGAIN = "register again: svc identity register --force"
+HINTS: dict[str, str] = {
+    "invalid_request": "the identity platform could not read the request",
+    "invalid_login_hint": "use the person's plain e-mail address (plus-aliases are refused)",
+    "anonymous_registration_disabled": "register with --email or --assertion-file instead",
+    "service_auth_registration_disabled": "register with --anonymous or --assertion-file instead",
+    "issuer_not_enabled": "this identity provider is not trusted here; use --email or --anonymous",
+    "replay_detected": "an assertion is single-use: mint a fresh one",
+    "login_required": "sign in again at your identity provider, then mint a fresh assertion",
+    "interaction_required": "the person must confirm the link: svc identity claim",
+    "missing_verified_email": "the assertion needs the person's e-mail with email_verified true",
+    "invalid_audience": "mint the assertion for this identity platform's audience",
+    "expired": "mint a fresh assertion (they live at most 10 minutes)",
+    "invalid_signature": "the assertion's signature does not verify: mint a fresh one",
+    "invalid_claim_token": REGISTER_AGAIN,
+    "too_many_attempts": "wait a few minutes for a pending claim link to expire, then retry",
+    "invalid_user_code": "check the code shown on the page and try again",
+    "user_code_expired": "get a fresh link: svc identity claim",
+    "claim_denied": "the person declined the claim; " + REGISTER_AGAIN,
+    "claim_expired": REGISTER_AGAIN,
+    "already_claimed": REGISTER_AGAIN,
+    "invalid_grant": "refresh the credential (svc identity refresh) or " + REGISTER_AGAIN,
+    "unsupported_grant_type": "the identity platform does not accept this grant",
+    "invalid_refresh_token": REGISTER_AGAIN,
+    "bearer_required": "register an agent identity: svc identity register",
+    "invalid_token": "re-run the command; if it persists, " + REGISTER_AGAIN,
+}
+
+
+def identity_error(response: httpx.Response, what: str) -> SvcError:
+    """The contract's error for a refusal by the identity platform: 4xx means exit 4."""
+    error = error_from_response(response.status_code, response.content, what)
+    if not 400 <= response.status_code < 500 or response.status_code == 404:
+        return error
+    return AuthError(
+        error.message,
+        code=error.code,
+        status=error.status,
+        reason=error.reason,
+        hint=HINTS.get(error.code, error.hint),
+        body=error.body,
+    )
+
+
+class IdentityPlatform:
+    def __init__(self, http: Http, auth_base: str, endpoints: dict[str, str] | None = None) -> None:
+        self.http = http
+        self.auth_base = auth_base
+        self._endpoints = dict(endpoints or {})
+
+    def endpoints(self) -> dict[str, str]:
+        if not all(name in self._endpoints for name in ENDPOINT_KEYS):
+            self._endpoints = self.discover()
+        return dict(self._endpoints)
+
+    def discover(self) -> dict[str, str]:
+        what = "identity discovery"
+        response = self.http.send("GET", self.auth_base + WELL_KNOWN, what=what, resend_safe=True)
+        if response.status_code != 200:
+            raise identity_error(response, what)
+        doc = parse_json(response, what)
+        found: dict[str, str] = {}
+        for name, (block, key) in ENDPOINT_KEYS.items():
+            section = doc.get(block) if block and isinstance(doc, dict) else doc
+            value = section.get(key) if isinstance(section, dict) else None
+            if not isinstance(value, str) or not value.startswith(("http://", "https://")):
+                raise ProtocolError(
+                    f"{what}: {self.auth_base}{WELL_KNOWN} does not list {block or ''}"
+                    f"{'.' if block else ''}{key}"
+                )
+            found[name] = value
+        return found
+
+    def _post(self, name: str, what: str, body: dict[str, Any], ok: tuple[int, ...]) -> Any:
+        # Not resend-safe: a lost answer to a refresh or claim completion cannot be replayed.
+        response = self.http.send(
+            "POST", self.endpoints()[name], what=what, json_body=body, resend_safe=False
+        )
+        if response.status_code not in ok:
+            raise identity_error(response, what)
+        doc = parse_json(response, what)
+        if not isinstance(doc, dict):
+            raise ProtocolError(f"{what}: the answer is not a JSON object")
+        return doc
+
+    def register(self, body: dict[str, Any]) -> dict[str, Any]:
+        doc: dict[str, Any] = self._post("registration", "register", body, (200, 201))
+        return doc
+
+    def refresh(self, refresh_token: str) -> dict[str, Any]:
+        body = {"type": "refresh", "refresh_token": refresh_token}
+        doc: dict[str, Any] = self._post("registration", "refresh", body, (200, 201))
+        return doc
+
+    def mint_attempt(self, claim_token: str, login_hint: str) -> dict[str, Any]:
+        body = {"type": "service_auth", "claim_token": claim_token, "login_hint": login_hint}
+        doc: dict[str, Any] = self._post("claim", "claim", body, (200, 201))
+        return doc
+
+    def complete(self, claim_token: str, user_code: str) -> dict[str, Any]:
+        body = {"claim_token": claim_token, "user_code": user_code}
+        doc: dict[str, Any] = self._post("claim_complete", "claim completion", body, (200, 201))
+        return doc
+
+    def exchange(self, assertion: str) -> dict[str, Any]:
+        what = "token exchange"
+        response = self.http.send(
+            "POST",
+            self.endpoints()["token"],
+            what=what,
+            form={"grant_type": JWT_BEARER, "assertion": assertion},
+            resend_safe=True,  # an exchange creates nothing the client could lose
+        )
+        if response.status_code != 200:
+            raise identity_error(response, what)
+        doc = parse_json(response, what)
+        if not isinstance(doc, dict) or not isinstance(doc.get("access_token"), str):
+            raise ProtocolError(f"{what}: the answer carries no access_token")
+        return doc
+
+    def entitlements(self, auth: httpx.Auth) -> Any:
+        what = "entitlements"
+        response = self.http.send(
+            "GET", self.endpoints()["entitlements"], what=what, auth=auth, resend_safe=True
+        )
+        if response.status_code == 501:
+            raise error_from_response(501, response.content, what)
+        if response.status_code != 200:
+            raise identity_error(response, what)
+        return parse_json(response, what)
