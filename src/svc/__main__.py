@@ -1,4 +1,8 @@
-"""Entry point of the `svc` executable."""
+"""Entry point of the `svc` executable.
+
+The hottest invocations (`--version`, tab completion, `poll ID` in JSON mode) are answered by
+`svc.cli.fastpath` without importing Typer; everything else runs the full app.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,14 @@ import sys
 
 
 def main() -> None:
-    from svc.cli.app import main as run
+    from svc.cli.fastpath import dispatch
 
-    sys.exit(run())
+    code = dispatch(sys.argv[1:])
+    if code is None:
+        from svc.cli.app import main as run
+
+        code = run()
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -54,7 +54,10 @@ def bind_socket(host: str, port: int, *, allow_remote: bool = False) -> socket.s
     if not allow_remote and not is_loopback(host):
         raise ValueError(f"refusing to listen on non-loopback host {host!r} without allow_remote")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto must say TCP: asyncio sets TCP_NODELAY only on sockets whose proto is IPPROTO_TCP,
+    # and accepted sockets inherit it. Without it every response on a kept-alive connection
+    # waits ~40 ms (Nagle against the client's delayed ACK).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.set_inheritable(True)

@@ -8,7 +8,6 @@ the subcommand (`svc --json poll ID`) and after it (`svc poll ID --json`).
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -20,7 +19,8 @@ from typer._click.globals import get_current_context
 from typer.core import TyperGroup
 
 from svc import __version__
-from svc.api.errors import ExitCode, SvcError
+from svc.api.errors import ExitCode
+from svc.cli.runtime import build_context, run_guarded
 from svc.context import AppContext
 
 # name -> (module, one-line summary). The summary is shown by `svc --help` without importing.
@@ -125,25 +125,6 @@ def _wrap_commands(typer_app: typer.Typer) -> typer.Typer:
     return typer_app
 
 
-def build_context(flags: dict[str, Any]) -> AppContext:
-    from svc.settings import resolve
-    from svc.store.config import ConfigFile
-    from svc.ui.output import Output
-
-    config = ConfigFile()
-    profile = flags.get("profile") or os.environ.get("SVC_PROFILE") or "default"
-    settings = resolve(
-        base_url=flags.get("base_url"),
-        auth_base=flags.get("auth_base"),
-        profile=profile,
-        json_output=bool(flags.get("json_output")),
-        no_input=bool(flags.get("no_input")),
-        verbose=bool(flags.get("verbose")),
-        profile_values=config.profile(profile),
-    )
-    return AppContext(settings, Output(json_mode=settings.json_output), config)
-
-
 def current() -> AppContext:
     """The app context of the running command."""
     obj = get_current_context().obj
@@ -230,50 +211,22 @@ def root(
     }
 
 
-def _report(error: SvcError, json_mode: bool) -> int:
-    from svc.ui.sanitize import clean
-
-    print(f"svc: {clean(error.message, 1000, single_line=True)}", file=sys.stderr)
-    if error.hint:
-        print(f"hint: {clean(error.hint, 500, single_line=True)}", file=sys.stderr)
-    if json_mode and error.json_report:
-        import json
-
-        print(json.dumps(error.to_json()))
-    return int(error.exit_code)
-
-
-def _json_requested(argv: list[str]) -> bool:
-    return "--json" in argv or not sys.stdout.isatty()
-
-
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    command = typer.main.get_command(app)
-    try:
-        result = command.main(args=args, prog_name="svc", standalone_mode=False)
-    except SvcError as error:
-        return _report(error, _json_requested(args))
-    except click.ClickException as error:
-        error.show()
-        return int(error.exit_code)
-    except Abort:
-        print("svc: aborted", file=sys.stderr)
-        return int(ExitCode.INTERRUPTED)
-    except KeyboardInterrupt:
-        print("svc: interrupted", file=sys.stderr)
-        return int(ExitCode.INTERRUPTED)
-    except BrokenPipeError:
-        # The reader went away (`svc tasks | head`); not an error worth a line.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    except Exception as error:  # the last line of defence: one line, never a traceback
-        if os.environ.get("SVC_DEBUG"):
-            raise
-        print(
-            f"svc: internal error: {type(error).__name__}: {str(error)[:300]} "
-            "(set SVC_DEBUG=1 for a traceback, and please report it)",
-            file=sys.stderr,
-        )
-        return int(ExitCode.ERROR)
-    return int(result) if isinstance(result, int) else 0
+
+    def body() -> int:
+        command = typer.main.get_command(app)
+        try:
+            result = command.main(args=args, prog_name="svc", standalone_mode=False)
+        except click.ClickException as error:
+            error.show()
+            return int(error.exit_code)
+        except Abort:
+            print("svc: aborted", file=sys.stderr)
+            return int(ExitCode.INTERRUPTED)
+        code = int(result) if isinstance(result, int) else 0
+        if code == ExitCode.INTERRUPTED:  # Typer turns Ctrl-C into a bare exit code
+            print("svc: interrupted (nothing is lost: run the same command again)", file=sys.stderr)
+        return code
+
+    return run_guarded(body, args)

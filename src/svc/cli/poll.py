@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from svc.cli.app import current
-from svc.cli.common import exit_for_state, remember_state, show_task
+from svc.cli.polling import poll_once
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -27,9 +27,6 @@ def poll(
         "cancelled, 6 blocked on the user, 1 still pending.",
     ),
 ) -> None:
-    app_ctx = current()
-    task = app_ctx.tasks.poll(task_id, auth=app_ctx.free_call_auth())
-    remember_state(app_ctx, task)
-    show_task(app_ctx, task)
-    if exit_status:
-        raise typer.Exit(exit_for_state(str(task["state"])))
+    code = poll_once(current(), task_id, exit_status)
+    if code:
+        raise typer.Exit(code)

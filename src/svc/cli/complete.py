@@ -1,0 +1,143 @@
+"""`svc __complete WORD...`: shell completion answered from a static table.
+
+The protocol is described in docs/completion-protocol.md. The answer comes from
+`svc.cli.completion_table` (generated from the Typer app by `svc.cli.complete_gen`) and, for
+task ids, from a read-only look at the local ledger, so a TAB never imports Typer or a command
+module and costs about as much as a bare Python start.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+DIRECTIVE_FILES = ":files"  # let the shell complete file names
+DIRECTIVE_NOFILES = ":nofiles"  # only the candidates printed (possibly none)
+MAX_TASK_IDS = 200
+
+
+def main(words: list[str]) -> int:
+    """Print candidates (`value<TAB>description`) then one directive line; always exit 0."""
+    if words[:1] == ["--"]:
+        words = words[1:]
+    try:
+        candidates, directive = complete(words or [""])
+    except Exception:  # completion must never print a traceback into the shell's line
+        candidates, directive = [], DIRECTIVE_NOFILES
+    out = sys.stdout
+    for value, description in candidates:
+        out.write(f"{value}\t{description}\n" if description else f"{value}\n")
+    out.write(directive + "\n")
+    return 0
+
+
+def complete(words: list[str]) -> tuple[list[tuple[str, str]], str]:
+    from svc.cli.completion_table import TABLE
+
+    globals_ = TABLE["globals"]
+    node: dict[str, Any] = TABLE
+    positional = 0
+    pending: dict[str, Any] | None = None  # an option whose value is the next word
+    after_dashes = False
+    seen: list[str] = []
+    for word in words[:-1]:
+        if pending is not None:
+            pending = None
+            continue
+        if word == "--" and not after_dashes:
+            after_dashes = True
+            continue
+        if word.startswith("-") and word != "-" and not after_dashes:
+            option = _find_option(node, globals_, word.partition("=")[0])
+            if option is not None and option["value"] and "=" not in word:
+                pending = option
+            continue
+        subcommands = node.get("commands")
+        if subcommands and word in subcommands and positional == 0:
+            node = subcommands[word]
+            continue
+        positional += 1
+        seen.append(word)
+    current = words[-1]
+    if pending is not None:
+        return _values(pending, current, "")
+    if current.startswith("--") and "=" in current and not after_dashes:
+        name, _, value = current.partition("=")
+        option = _find_option(node, globals_, name)
+        if option is None or not option["value"]:
+            return [], DIRECTIVE_NOFILES
+        return _values(option, value, name + "=")
+    if current.startswith("-") and not after_dashes:
+        options = [*node.get("options", []), *globals_]
+        if node is not TABLE:
+            options = [o for o in options if "--version" not in o["names"]]
+        found = [
+            (name, option["help"])
+            for option in options
+            for name in option["names"]
+            if name.startswith(current) and (name.startswith("--") or len(current) < 2)
+        ]
+        return found, DIRECTIVE_NOFILES
+    subcommands = node.get("commands")
+    if subcommands and positional == 0:
+        names = [(n, c["help"]) for n, c in subcommands.items() if n.startswith(current)]
+        return names, DIRECTIVE_NOFILES
+    args = node.get("args", [])
+    if not args:
+        return [], DIRECTIVE_NOFILES
+    arg = args[min(positional, len(args) - 1)]
+    if positional >= len(args) and not arg["many"]:
+        return [], DIRECTIVE_NOFILES
+    return _by_kind(arg.get("kind", "text"), current, "", exclude=set(seen))
+
+
+def _find_option(
+    node: dict[str, Any], globals_: list[dict[str, Any]], name: str
+) -> dict[str, Any] | None:
+    options: list[dict[str, Any]] = [*node.get("options", []), *globals_]
+    return next((option for option in options if name in option["names"]), None)
+
+
+def _values(option: dict[str, Any], current: str, prefix: str) -> tuple[list[tuple[str, str]], str]:
+    choices = option.get("choices")
+    if choices:
+        return [(prefix + c, "") for c in choices if c.startswith(current)], DIRECTIVE_NOFILES
+    return _by_kind(option.get("kind", "text"), current, prefix)
+
+
+def _by_kind(
+    kind: str, current: str, prefix: str, exclude: set[str] | None = None
+) -> tuple[list[tuple[str, str]], str]:
+    if kind == "file":
+        return [], DIRECTIVE_FILES
+    if kind == "task_id":
+        skip = exclude or set()
+        found = [(prefix + t, d) for t, d in task_ids(current) if t not in skip]
+        return found, DIRECTIVE_NOFILES
+    return [], DIRECTIVE_NOFILES
+
+
+def task_ids(prefix: str) -> list[tuple[str, str]]:
+    """Task ids from the ledger (newest first) with their last known state and a preview."""
+    import sqlite3
+
+    from svc.store.ledger import ledger_path
+    from svc.ui.sanitize import clean
+
+    path = ledger_path()
+    if not path.exists():
+        return []
+    db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=1)
+    try:
+        rows = db.execute(
+            "SELECT task_id, state, task_preview FROM submissions"
+            " WHERE task_id IS NOT NULL AND substr(task_id, 1, ?) = ?"
+            " ORDER BY created_at DESC LIMIT ?",
+            (len(prefix), prefix, MAX_TASK_IDS),
+        ).fetchall()
+    finally:
+        db.close()
+    return [
+        (str(tid), clean(f"{state or '?'}: {preview}", 60, single_line=True).replace("\t", " "))
+        for tid, state, preview in rows
+    ]

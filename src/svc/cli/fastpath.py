@@ -1,0 +1,99 @@
+"""Fast paths: answer the hottest invocations without importing Typer, pydantic or rich.
+
+Typer (with its pydantic and rich imports) costs about 100 ms per start, ten times a bare
+Python start. Three invocations run often enough in loops and on every TAB that this matters:
+
+* ``svc --version``;
+* ``svc __complete WORD...`` (the completion protocol, answered from a static table);
+* ``svc poll ID`` in JSON mode (``--json`` or stdout not a terminal), with only global
+  options and ``--exit-status``.
+
+Everything else, and any argument list that is not plainly one of these, returns ``None`` and
+runs through the full Typer app. The poll path reuses the same functions as the Typer command
+(`build_context`, `poll_once`, `run_guarded`), so output bytes, errors and exit codes match.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Global options that take a value, as Typer declares them (settings keys on the right).
+_VALUE_OPTIONS = {"--base-url": "base_url", "--auth-base": "auth_base", "--profile": "profile"}
+_FLAG_OPTIONS = {"--json": "json_output", "--no-input": "no_input", "-v": "verbose"}
+_FLAG_OPTIONS["--verbose"] = "verbose"
+
+
+def dispatch(argv: list[str]) -> int | None:
+    """The exit code if a fast path answered, else None (run the full app).
+
+    SVC_NO_FASTPATH=1 sends everything to the full app (tests compare both paths with it).
+    """
+    if os.environ.get("SVC_NO_FASTPATH"):
+        return None
+    if argv == ["--version"]:
+        from svc import __version__
+
+        print(f"svc {__version__}")
+        return 0
+    if argv[:1] == ["__complete"]:
+        from svc.cli.complete import main as complete
+
+        return complete(argv[1:])
+    poll = parse_poll(argv)
+    if poll is None:
+        return None
+    flags, task_id, exit_status = poll
+    if not flags.get("json_output") and sys.stdout.isatty():
+        return None  # a terminal wants rich rendering: the full app does that
+
+    def body() -> int:
+        from svc.cli.polling import poll_once
+        from svc.cli.runtime import build_context
+
+        return poll_once(build_context(flags), task_id, exit_status)
+
+    from svc.cli.runtime import run_guarded
+
+    return run_guarded(body, argv)
+
+
+def parse_poll(argv: list[str]) -> tuple[dict[str, object], str, bool] | None:
+    """`[GLOBAL...] poll [GLOBAL | --exit-status]... ID [...]`, or None if anything else.
+
+    Later values win, as with Click; anything unusual (unknown option, `--`, `-h`, an empty
+    value, a second ID, an ID that looks like an option) goes to the full app instead.
+    """
+    flags: dict[str, object] = {}
+    seen_command = False
+    task_id: str | None = None
+    exit_status = False
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        i += 1
+        name, eq, inline = token.partition("=")
+        if name in _VALUE_OPTIONS and token.startswith("--"):
+            if eq:
+                value = inline
+            elif i < len(argv):
+                value = argv[i]
+                i += 1
+            else:
+                return None
+            if not value or (not eq and value.startswith("-")):
+                return None
+            flags[_VALUE_OPTIONS[name]] = value
+        elif token in _FLAG_OPTIONS:
+            flags[_FLAG_OPTIONS[token]] = True
+        elif token == "--exit-status" and seen_command:
+            exit_status = True
+        elif not seen_command and token == "poll":
+            seen_command = True
+        elif seen_command and task_id is None and token and not token.startswith("-"):
+            task_id = token
+        else:
+            return None
+    if not seen_command or task_id is None:
+        return None
+    return flags, task_id, exit_status

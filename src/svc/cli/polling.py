@@ -1,0 +1,14 @@
+"""The body of `svc poll`, free of Typer so the fast path in `svc.cli.fastpath` runs it too."""
+
+from __future__ import annotations
+
+from svc.cli.common import exit_for_state, remember_state, show_task
+from svc.context import AppContext
+
+
+def poll_once(app_ctx: AppContext, task_id: str, exit_status: bool) -> int:
+    """One GET of the task, shown; the exit code (the state's with --exit-status, else 0)."""
+    task = app_ctx.tasks.poll(task_id, auth=app_ctx.free_call_auth())
+    remember_state(app_ctx, task)
+    show_task(app_ctx, task)
+    return exit_for_state(str(task["state"])) if exit_status else 0

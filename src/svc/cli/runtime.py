@@ -1,0 +1,78 @@
+"""What every run of `svc` shares, without Typer: the app context and the error boundary.
+
+Both the full Typer app (`svc.cli.app`) and the fast paths of `svc.cli.fastpath` go through
+these functions, so a command answered on a fast path builds its settings with the same
+precedence and reports failures with the same line, JSON object and exit code.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from svc.api.errors import ExitCode, SvcError
+from svc.context import AppContext
+
+
+def build_context(flags: dict[str, Any]) -> AppContext:
+    """The app context from the global flags (flag > environment > profile > default)."""
+    from svc.settings import resolve
+    from svc.store.config import ConfigFile
+    from svc.ui.output import Output
+
+    config = ConfigFile()
+    profile = flags.get("profile") or os.environ.get("SVC_PROFILE") or "default"
+    settings = resolve(
+        base_url=flags.get("base_url"),
+        auth_base=flags.get("auth_base"),
+        profile=profile,
+        json_output=bool(flags.get("json_output")),
+        no_input=bool(flags.get("no_input")),
+        verbose=bool(flags.get("verbose")),
+        profile_values=config.profile(profile),
+    )
+    return AppContext(settings, Output(json_mode=settings.json_output), config)
+
+
+def report(error: SvcError, json_mode: bool) -> int:
+    """One line on stderr (and a JSON error object on stdout in JSON mode); the exit code."""
+    from svc.ui.sanitize import clean
+
+    print(f"svc: {clean(error.message, 1000, single_line=True)}", file=sys.stderr)
+    if error.hint:
+        print(f"hint: {clean(error.hint, 500, single_line=True)}", file=sys.stderr)
+    if json_mode and error.json_report:
+        import json
+
+        print(json.dumps(error.to_json()))
+    return int(error.exit_code)
+
+
+def json_requested(argv: list[str]) -> bool:
+    return "--json" in argv or not sys.stdout.isatty()
+
+
+def run_guarded(body: Callable[[], int], args: list[str]) -> int:
+    """Run a command body; every failure becomes one line and an exit code, never a traceback."""
+    try:
+        return body()
+    except SvcError as error:
+        return report(error, json_requested(args))
+    except KeyboardInterrupt:
+        print("svc: interrupted (nothing is lost: run the same command again)", file=sys.stderr)
+        return int(ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        # The reader went away (`svc tasks | head`); not an error worth a line.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except Exception as error:  # the last line of defence: one line, never a traceback
+        if os.environ.get("SVC_DEBUG"):
+            raise
+        print(
+            f"svc: internal error: {type(error).__name__}: {str(error)[:300]} "
+            "(set SVC_DEBUG=1 for a traceback, and please report it)",
+            file=sys.stderr,
+        )
+        return int(ExitCode.ERROR)
