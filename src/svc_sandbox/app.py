@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, FastAPI
 from starlette.exceptions import HTTPException
 
-from svc_sandbox import admin, advisor, discovery, identity, requestlog, tasks
+from svc_sandbox import admin, advisor, discovery, identity, payments, requestlog, tasks
 from svc_sandbox.errors import SandboxError, handle_http_error, handle_sandbox_error
 from svc_sandbox.faults import FaultMiddleware
 from svc_sandbox.state import SandboxState
@@ -20,6 +20,8 @@ ROUTERS: list[APIRouter] = [
     identity.router,
     identity.admin_router,
     requestlog.router,
+    payments.router,
+    payments.admin_router,
 ]
 
 

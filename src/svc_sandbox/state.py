@@ -11,6 +11,7 @@ from typing import Any, Literal
 from svc_sandbox import scenarios
 from svc_sandbox.clock import SandboxClock
 from svc_sandbox.identity_state import IdentityPlatform
+from svc_sandbox.payment_store import PaymentStore
 from svc_sandbox.records import Task, iso, new_id
 
 BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
@@ -97,6 +98,7 @@ class SandboxState:
         self._faults: list[Fault] = []
         self._poll_times: dict[str, list[datetime]] = {}
         self._secrets: dict[str, dict[str, str]] = {}  # task id -> sensitive reply values
+        self.payments = PaymentStore()  # MPP and card payments (svc_sandbox.payments)
 
     def reset(self) -> None:
         with self._lock:
@@ -187,6 +189,65 @@ class SandboxState:
             return None
         payer, task_id = self._requests[request_id]
         return payer, self._tasks[task_id]
+
+    def settle_payment(
+        self,
+        *,
+        method: str,
+        payer: str,
+        amount_atomic: int,
+        request_id: str | None,
+        goal: str,
+        reference: str,
+        deliver: bool = True,
+    ) -> Settlement:
+        """MPP and card: idempotency, then charge and task (or charge and refund) atomically.
+
+        The rail has already taken the money (SPT or hosted page) under the caller's
+        serialisation lock; this books it. `deliver=False` is a failed delivery: the charge is
+        refunded in full at once and no task exists.
+        """
+        with self._lock:
+            earlier = self._find_request_locked(request_id)
+            if earlier is not None:
+                earlier_payer, task = earlier
+                if earlier_payer.lower() != payer.lower():
+                    return Settlement("mismatch")
+                return Settlement("replayed", task=task)
+            now = self.clock.now()
+            charge: dict[str, Any] = {
+                "id": new_id("pay"),
+                "request_id": request_id,
+                "task_id": None,
+                "method": method,
+                "payer": payer,
+                "amount_atomic": amount_atomic,
+                "reference": reference,
+                "at": iso(now),
+            }
+            if not deliver:
+                self._books.charges.append(charge)
+                self._books.refunds.append(
+                    {
+                        "id": new_id("rf"),
+                        "charge_id": charge["id"],
+                        "request_id": request_id,
+                        "method": method,
+                        "amount_atomic": amount_atomic,
+                        "reason": "delivery_failed",
+                        "at": iso(now),
+                    }
+                )
+                return Settlement("failed", charge=dict(charge), reason="delivery_failed")
+            task = scenarios.new_task(
+                task_id=new_id("task"), owner=payer, request_id=request_id, goal=goal, now=now
+            )
+            self._tasks[task.id] = task
+            if request_id is not None:
+                self._requests[request_id] = (payer, task.id)
+            charge["task_id"] = task.id
+            self._books.charges.append(charge)
+            return Settlement("charged", task=task, charge=dict(charge))
 
     def charge_for(self, task_id: str) -> dict[str, Any] | None:
         with self._lock:

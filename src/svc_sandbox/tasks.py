@@ -6,13 +6,13 @@ import re
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
-from svc_sandbox import agent_bearer, scenarios, x402
+from svc_sandbox import agent_bearer, payments, scenarios, x402
 from svc_sandbox.deps import sandbox_state
 from svc_sandbox.errors import SandboxError, api_error
-from svc_sandbox.records import Task, new_id
+from svc_sandbox.records import Task
 from svc_sandbox.state import SandboxConfig, SandboxState
 
 router = APIRouter()
@@ -43,7 +43,9 @@ class ReplyBody(BaseModel):
 
 
 @router.post("/svc/tasks", status_code=202)
-def submit_task(body: TaskSubmission, request: Request, state: State) -> JSONResponse:
+def submit_task(
+    body: TaskSubmission, request: Request, state: State, raw: payments.RawBody
+) -> Response:
     if not _EMAIL.match(body.email):
         raise api_error(400, "invalid_request", "malformed e-mail address")
     config = state.get_config()
@@ -51,9 +53,12 @@ def submit_task(body: TaskSubmission, request: Request, state: State) -> JSONRes
     bearer = agent_bearer.request_agent(
         state.identity, request, state.clock.now(), required=config.require_bearer
     )
+    paid = payments.handle_paid(state, config, request, raw, body.task)  # MPP, card, faults
+    if paid is not None:
+        return paid
     header = request.headers.get(PROOF_HEADER)
     if header is None:
-        raise _task_fee_challenge(config, request)
+        raise payments.fee_challenge(state, config, request, raw)
     request_id = request.headers.get(REQUEST_ID_HEADER)
     proof = x402.decode_proof(header, config)
     try:
@@ -187,26 +192,6 @@ def _agent(config: SandboxConfig, request: Request) -> str | None:
     if problem is not None:
         raise x402.settlement_error(problem, proof)
     return payer
-
-
-def _task_fee_challenge(config: SandboxConfig, request: Request) -> SandboxError:
-    payment_id = new_id("pay")
-    base = str(request.base_url).rstrip("/")
-    amount = config.price_atomic
-    card = None
-    if amount >= 500_000:  # card needs 0.50 USD or more
-        card = {
-            "payUrl": f"{base}/_sandbox/card/{payment_id}/pay",
-            "statusUrl": f"{base}/_sandbox/card/{payment_id}/status",
-        }
-    return x402.challenge(
-        config,
-        amount_atomic=amount,
-        resource_url=str(request.url),
-        description=f"Task fee: {x402.usd(amount)} USD per submitted task.",
-        payment={"id": payment_id, "amountUsd": x402.usd(amount), "currency": "USD"},
-        card=card,
-    )
 
 
 def _replayed(state: SandboxState, task: Task) -> JSONResponse:

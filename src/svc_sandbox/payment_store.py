@@ -1,0 +1,205 @@
+"""Payment state beyond x402: card payments, spent SPTs, the fake card processor, payment faults.
+
+Kept apart from `state.py` (which keeps tasks and the books) and reset with it. Every method
+takes the store's own lock; `settle_lock` serialises MPP and card settlements so a request id
+is never settled twice, whatever the concurrency.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+CARD_RELEASE_AFTER = timedelta(minutes=30)  # an unpaid card payment is released after this
+
+# Payment error codes the fault switch can produce, with their HTTP status.
+FAULT_STATUS: dict[str, int] = {
+    "payment_provider_unavailable": 503,
+    "settlement_failed": 402,
+    "identity_invalid": 401,
+    "payment_refunded": 402,
+    "payment_consumed": 402,
+    "payment_failed": 402,
+    "payment_released": 402,
+    "payment_incomplete": 402,
+    "payment_unknown": 402,
+    "payment_request_mismatch": 409,
+    "payment_amount_mismatch": 409,
+    "usage_not_priced": 409,
+    "rate_limit_exceeded": 429,
+    "usage_error": 202,  # served, but the svc-usage-error header says usage was not billed
+}
+
+
+@dataclass
+class CardPayment:
+    id: str
+    amount_atomic: int
+    created_at: datetime
+    status: str = "open"  # open, checkout, paid, failed, consumed, refunded, released
+    request_id: str | None = None
+    paid_at: datetime | None = None
+
+    def to_wire(self, base: str) -> dict[str, Any]:
+        from svc_sandbox.x402 import usd
+
+        return {
+            "id": self.id,
+            "status": self.status,
+            "complete": self.status in ("paid", "consumed"),
+            "amountUsd": usd(self.amount_atomic),
+            "currency": "USD",
+            "checkoutUrl": f"{base}/svc/payments/{self.id}/checkout",
+            "statusUrl": f"{base}/svc/payments/{self.id}/status",
+        }
+
+
+@dataclass
+class PaymentFault:
+    code: str
+    count: int = 1
+    rail: str | None = None  # x402, mpp, card; None: any paid request
+    reason: str | None = None  # settlementReason for settlement_failed
+    retry_after: int | None = None
+
+
+class SptDeclined(Exception):
+    """The fake card processor refused a shared payment token."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+@dataclass
+class _Intent:
+    id: str
+    status: str
+    last_response: Any = None
+
+
+@dataclass
+class _Headers:
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class SandboxCardProcessor:
+    """Duck-typed like a Stripe client (`payment_intents.create`) for pympp's stripe method.
+
+    Sandbox tokens: `spt_test_<anything>`; each one works once. `..._declined...` and
+    `..._insufficient...` tokens are refused (card_declined, insufficient_funds).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.used: set[str] = set()
+        self._by_key: dict[str, _Intent] = {}
+        self.payment_intents = self
+
+    def create(self, body: dict[str, Any], options: dict[str, Any] | None = None) -> _Intent:
+        key = str((options or {}).get("idempotency_key", ""))
+        spt = str(body.get("shared_payment_granted_token", ""))
+        with self._lock:
+            if key and key in self._by_key:
+                earlier = self._by_key[key]
+                return _Intent(
+                    earlier.id, earlier.status, _Headers({"idempotent-replayed": "true"})
+                )
+            if not spt.startswith("spt_test_") or len(spt) < 12:
+                raise SptDeclined("invalid_token")
+            if spt in self.used:
+                raise SptDeclined("token_already_used")
+            if "declined" in spt:
+                raise SptDeclined("card_declined")
+            if "insufficient" in spt:
+                raise SptDeclined("insufficient_funds")
+            self.used.add(spt)
+            intent = _Intent(f"pi_{secrets.token_hex(8)}", "succeeded", _Headers())
+            if key:
+                self._by_key[key] = intent
+            return intent
+
+
+class PaymentStore:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.settle_lock = threading.Lock()
+        self.hmac_secret = secrets.token_hex(32)
+        self.processor = SandboxCardProcessor()
+        self._cards: dict[str, CardPayment] = {}
+        self._faults: list[PaymentFault] = []
+        # request id -> the refunded answer of a failed delivery (replayed on retry)
+        self._failed_deliveries: dict[str, dict[str, Any]] = {}
+
+    # --- card payments -------------------------------------------------------------------
+
+    def new_card(self, payment_id: str, amount_atomic: int, now: datetime) -> CardPayment:
+        with self._lock:
+            card = CardPayment(payment_id, amount_atomic, now)
+            self._cards[payment_id] = card
+            return card
+
+    def card(self, payment_id: str, now: datetime) -> CardPayment | None:
+        with self._lock:
+            card = self._cards.get(payment_id)
+            if (
+                card is not None
+                and card.status in ("open", "checkout")
+                and now - card.created_at > CARD_RELEASE_AFTER
+            ):
+                card.status = "released"
+            return card
+
+    def set_card(self, payment_id: str, status: str, now: datetime | None = None) -> None:
+        with self._lock:
+            card = self._cards[payment_id]
+            card.status = status
+            if status == "paid":
+                card.paid_at = now
+
+    def consume_card(self, payment_id: str, request_id: str | None) -> None:
+        with self._lock:
+            card = self._cards[payment_id]
+            card.status = "consumed"
+            card.request_id = request_id
+
+    # --- failed deliveries ---------------------------------------------------------------
+
+    def remember_failed_delivery(self, request_id: str | None, answer: dict[str, Any]) -> None:
+        if request_id is None:
+            return
+        with self._lock:
+            self._failed_deliveries[request_id] = answer
+
+    def failed_delivery(self, request_id: str | None) -> dict[str, Any] | None:
+        if request_id is None:
+            return None
+        with self._lock:
+            return self._failed_deliveries.get(request_id)
+
+    # --- payment faults ------------------------------------------------------------------
+
+    def add_faults(self, faults: list[PaymentFault]) -> None:
+        with self._lock:
+            self._faults.extend(faults)
+
+    def list_faults(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [vars(f).copy() for f in self._faults]
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
+    def take_fault(self, rail: str) -> PaymentFault | None:
+        with self._lock:
+            for fault in self._faults:
+                if fault.rail is None or fault.rail == rail:
+                    fault.count -= 1
+                    if fault.count <= 0:
+                        self._faults.remove(fault)
+                    return PaymentFault(**vars(fault))
+        return None
