@@ -188,7 +188,7 @@ def payment_info(price_atomic: int) -> dict[str, Any]:
         "accessMode": "payg",
         "priceMode": "fixed",
         "priceUsd": price,
-        "rates": [{**METER, "priceUsd": x402.usd(price_atomic), "freeUnits": 0}],
+        "rates": [{**METER, "priceUsd": price, "freeUnits": 0}],
     }
 
 

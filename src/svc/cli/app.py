@@ -35,6 +35,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "wallet": ("svc.cli.wallet", "Manage the x402 signing key (create, import, address)."),
     "identity": ("svc.cli.identity", "Register, claim, refresh or forget the agent credential."),
     "entitlements": ("svc.cli.entitlements", "Show active plans with remaining credit."),
+    "quote": ("svc.cli.quote", "Ask the free advisor what a goal costs and how to do it."),
+    "guide": ("svc.cli.guide", "Show the advisor's wallet-free guide for a goal."),
+    "api": ("svc.cli.api", "Search the service's OpenAPI description (search, get)."),
+    "services": ("svc.cli.services", "List the services, or show one service's operations."),
+    "manifest": ("svc.cli.manifest", "Show the catalog: services, meters, plans, prices."),
+    "llms": ("svc.cli.llms", "Print the service's agent guide (llms.txt)."),
     "config": ("svc.cli.config_cmd", "Read and write the config file's profiles."),
     "sandbox": ("svc.cli.sandbox", "Run the local emulator of the whole service."),
 }

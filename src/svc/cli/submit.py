@@ -130,18 +130,41 @@ def _task_text(task: str | None, file: str | None) -> str:
     return task
 
 
-def _dry_run(body: dict[str, Any], method: str, cap: Any) -> None:
-    from decimal import Decimal
-
+def _listed_price() -> tuple[str, str]:
+    """The task price the manifest lists, else the spec's flat fee (said on stderr)."""
+    from svc.api.discovery import DiscoveryClient, task_price
+    from svc.api.errors import SvcError
     from svc.flows.submit import TASK_PRICE_USD
 
     app_ctx = current()
-    price = Decimal(TASK_PRICE_USD)
+    try:
+        manifest = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url).manifest()
+    except SvcError as exc:
+        app_ctx.output.warn(
+            f"could not read the manifest ({exc.message}); assuming the spec's {TASK_PRICE_USD} USD"
+        )
+        return TASK_PRICE_USD, "spec"
+    price = task_price(manifest)
+    if price is None:
+        app_ctx.output.warn(
+            f"the manifest lists no price for tasks/task; assuming the spec's {TASK_PRICE_USD} USD"
+        )
+        return TASK_PRICE_USD, "spec"
+    return f"{price:.6f}", "manifest"
+
+
+def _dry_run(body: dict[str, Any], method: str, cap: Any) -> None:
+    from decimal import Decimal
+
+    app_ctx = current()
+    listed, source = _listed_price()
+    price = Decimal(listed)
     within = price <= cap
     doc = {
         "dry_run": True,
         "request": {"method": "POST", "path": "/svc/tasks", "body": body},
-        "price_usd": TASK_PRICE_USD,
+        "price_usd": listed,
+        "price_source": source,
         "pay": method,
         "max_price_usd": str(cap),
         "within_policy": within,
@@ -152,9 +175,10 @@ def _dry_run(body: dict[str, Any], method: str, cap: Any) -> None:
         verdict = "within" if within else "ABOVE"
         app_ctx.output.console.print(
             f"Would submit a {len(body['task'])}-character task for {body['email']} and pay "
-            f"{TASK_PRICE_USD} USD by {method} ({verdict} your limit of {cap} USD). Nothing was sent."
+            f"{listed} USD by {method} ({verdict} your limit of {cap} USD; price from the "
+            f"{source}). The task was not sent."
         )
     if not within:
         from svc.pay.policy import PolicyRefusal
 
-        raise PolicyRefusal(f"the price {TASK_PRICE_USD} USD is above the limit {cap} USD")
+        raise PolicyRefusal(f"the price {listed} USD is above the limit {cap} USD")

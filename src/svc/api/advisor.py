@@ -1,0 +1,67 @@
+"""The free advisor: the seller quote (zero-amount proof) and the wallet-free guide."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from svc.api.errors import ProtocolError, error_from_response
+from svc.api.http import Http, parse_json
+
+QUOTE_PATH = "/svc/agent/quote"
+GUIDE_PATH = "/svc/agent/guide"
+LONG_GOAL = 1500  # longer goals go in a POST body: URLs get cut somewhere near 2 kB
+QUOTE_FIELDS = ("status", "priceUsd", "guide", "guideUrl")
+
+
+@dataclass
+class Guide:
+    """The guide as returned: its JSON object when it came as JSON, and its Markdown."""
+
+    doc: dict[str, Any] | None
+    markdown: str
+
+
+class AdvisorClient:
+    def __init__(self, http: Http, base_url: str) -> None:
+        self.http = http
+        self.base_url = base_url
+
+    def quote(self, body: dict[str, Any], auth: httpx.Auth) -> httpx.Response:
+        """One quote request; the caller decides what a 503 means (fall back to the guide)."""
+        return self.http.send(
+            "POST",
+            self.base_url + QUOTE_PATH,
+            what="quote",
+            json_body=body,
+            auth=auth,
+            resend_safe=True,  # free and changes nothing: safe to send again
+        )
+
+    def guide(self, goal: str) -> Guide:
+        url = self.base_url + GUIDE_PATH
+        if len(goal) > LONG_GOAL:
+            response = self.http.send(
+                "POST", url, what="guide", json_body={"goal": goal}, resend_safe=True
+            )
+        else:
+            url = str(httpx.URL(url, params={"goal": goal}))
+            response = self.http.send("GET", url, what="guide", resend_safe=True)
+        if response.status_code != 200:
+            raise error_from_response(response.status_code, response.content, "guide")
+        if "json" not in response.headers.get("content-type", ""):
+            return Guide(None, response.text)
+        doc = parse_json(response, "guide")
+        if not isinstance(doc, dict):
+            raise ProtocolError("guide: the server's answer is not an object")
+        text = doc.get("guide")
+        return Guide(doc, text if isinstance(text, str) else "")
+
+
+def quote_shape(doc: Any) -> dict[str, Any]:
+    """The quote response, checked for the four fields the spec requires."""
+    if not isinstance(doc, dict) or not all(isinstance(doc.get(k), str) for k in QUOTE_FIELDS):
+        raise ProtocolError("quote: the server's answer is not a quote object")
+    return doc

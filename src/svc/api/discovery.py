@@ -1,0 +1,169 @@
+"""The discovery documents: the paged OpenAPI search, services, the manifest, llms.txt.
+
+Pages are followed by `info.x-next` first, then a `Link: <…>; rel="next"` header; a next link
+must stay on the service's own origin (a document cannot send the client elsewhere).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from svc.api.errors import ProtocolError, error_from_response
+from svc.api.http import Http, expect_json
+
+METHODS = ("get", "put", "post", "delete", "patch", "options", "head", "trace")
+MAX_PAGES = 200  # a runaway chain of next links stops here
+TEXT_ACCEPT = "text/plain, text/markdown;q=0.9, */*;q=0.1"
+
+
+@dataclass
+class Page:
+    doc: dict[str, Any]
+    url: str
+    next_url: str | None
+
+
+def operations(doc: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """(METHOD, path, operation) for every operation in an OpenAPI document."""
+    found: list[tuple[str, str, dict[str, Any]]] = []
+    paths = doc.get("paths")
+    if not isinstance(paths, dict):
+        return found
+    for path, item in paths.items():
+        if not isinstance(item, dict):
+            continue
+        for method, op in item.items():
+            if method.lower() in METHODS and isinstance(op, dict):
+                found.append((method.upper(), str(path), op))
+    return found
+
+
+def merge(pages: list[Page]) -> dict[str, Any]:
+    """One document holding every page's operations (the first page's info, no x-next)."""
+    first = pages[0].doc
+    merged: dict[str, Any] = {k: v for k, v in first.items() if k not in ("paths", "components")}
+    info = dict(first.get("info") or {})
+    info.pop("x-next", None)
+    info["x-pages-fetched"] = len(pages)
+    merged["info"] = info
+    paths: dict[str, Any] = {}
+    schemas: dict[str, Any] = {}
+    for page in pages:
+        for path, item in (page.doc.get("paths") or {}).items():
+            if isinstance(item, dict):
+                paths.setdefault(path, {}).update(item)
+        components = page.doc.get("components") or {}
+        schemas.update(components.get("schemas") or {} if isinstance(components, dict) else {})
+    merged["paths"] = paths
+    if schemas:
+        merged["components"] = {"schemas": schemas}
+    return merged
+
+
+def payment_price(op: dict[str, Any]) -> str | None:
+    info = op.get("x-payment-info")
+    if isinstance(info, dict) and isinstance(info.get("priceUsd"), str):
+        return str(info["priceUsd"])
+    return None
+
+
+class DiscoveryClient:
+    def __init__(self, http: Http, base_url: str) -> None:
+        self.http = http
+        self.base_url = base_url
+
+    # --- OpenAPI pages ---------------------------------------------------------------------
+
+    def search_url(
+        self, *, q: str | None, method: str | None, path: str | None, page: int | None
+    ) -> str:
+        params = {
+            k: v
+            for k, v in (("q", q), ("method", method), ("path", path), ("page", page))
+            if v not in (None, "")
+        }
+        return str(httpx.URL(self.base_url + "/openapi.json", params=params))
+
+    def service_url(self, slug: str) -> str:
+        return f"{self.base_url}/services/{quote(slug, safe='')}/openapi.json"
+
+    def page(self, url: str, what: str = "openapi search") -> Page:
+        response = self.http.send("GET", url, what=what, resend_safe=True)
+        doc = expect_json(response, what)
+        if not isinstance(doc, dict):
+            raise ProtocolError(f"{what}: the server's answer is not an OpenAPI document")
+        return Page(doc, url, self._next(doc, response))
+
+    def pages(self, url: str, what: str = "openapi search") -> Iterator[Page]:
+        """Every page from `url` on, following the next links."""
+        seen: set[str] = set()
+        current: str | None = url
+        while current is not None:
+            if current in seen or len(seen) >= MAX_PAGES:
+                raise ProtocolError(f"{what}: the next-page links loop or never end")
+            seen.add(current)
+            page = self.page(current, what)
+            yield page
+            current = page.next_url
+
+    def _next(self, doc: dict[str, Any], response: httpx.Response) -> str | None:
+        info = doc.get("info")
+        target = info.get("x-next") if isinstance(info, dict) else None
+        if not isinstance(target, str) or not target:
+            target = response.links.get("next", {}).get("url")
+        if not target:
+            return None
+        absolute = response.request.url.join(target)
+        if _origin(absolute) != _origin(httpx.URL(self.base_url)):
+            raise ProtocolError(
+                f"the next page points to another host ({_origin(absolute)}); not following it"
+            )
+        return str(absolute)
+
+    # --- the other documents ---------------------------------------------------------------
+
+    def services(self) -> Any:
+        return self.http.get_json(self.base_url + "/services", what="services")
+
+    def manifest(self) -> Any:
+        return self.http.get_json(self.base_url + "/manifest.json", what="manifest")
+
+    def text(self, path: str, what: str) -> tuple[str, str]:
+        """(text, content type) of a text document such as /llms.txt."""
+        url = self.base_url + path
+        response = self.http.send(
+            "GET", url, what=what, headers={"Accept": TEXT_ACCEPT}, resend_safe=True
+        )
+        if response.status_code != 200:
+            raise error_from_response(response.status_code, response.content, what)
+        return response.text, response.headers.get("content-type", "")
+
+
+def task_price(manifest: Any) -> Decimal | None:
+    """The per-task price in a manifest (service `tasks`, meter `task`), if it states one."""
+    if not isinstance(manifest, dict):
+        return None
+    candidates: list[Any] = []
+    for plan in manifest.get("plans") or []:
+        if isinstance(plan, dict):
+            candidates += [r for r in plan.get("rates") or [] if isinstance(r, dict)]
+    candidates += [p for p in manifest.get("prices") or [] if isinstance(p, dict)]
+    for rate in candidates:
+        if rate.get("service") == "tasks" and rate.get("meter") == "task":
+            try:
+                price = Decimal(str(rate.get("priceUsd")))
+            except InvalidOperation:
+                continue
+            if price.is_finite() and price >= 0:
+                return price
+    return None
+
+
+def _origin(url: httpx.URL) -> str:
+    return f"{url.scheme}://{url.netloc.decode()}"

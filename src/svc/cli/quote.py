@@ -1,0 +1,172 @@
+"""`svc quote GOAL`: the free advisor's guide and price quote for a goal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from svc.cli.app import current
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@app.command(
+    help="Ask the free advisor what a goal will cost and how to go about it.\n\n"
+    "Costs nothing: when the advisor asks for it (402), a zero-amount wallet proof is signed "
+    "(no funds move; the payment policy still applies). If the advisor is unavailable (503), "
+    "the wallet-free guide is shown instead. A quote authorizes no spending.\n\n"
+    "\b\nExamples:\n"
+    "  svc quote 'Renew my library books'\n"
+    "  svc quote 'Buy 3 concert tickets' --budget 300 --no-human-available\n"
+    "  svc quote 'Check my order status' --json | jq -r .status"
+)
+def quote(
+    goal: str = typer.Argument(
+        ..., metavar="GOAL", help="The goal (1..2000 characters; no credentials)."
+    ),
+    quantity: int | None = typer.Option(
+        None,
+        "--quantity",
+        metavar="N",
+        help="Number of API calls (1..1000000), not returned items.",
+    ),
+    budget: str | None = typer.Option(
+        None,
+        "--budget",
+        metavar="USD",
+        help="Total cash budget in USD, e.g. 12.50 (up to 9 digits and 6 decimals).",
+    ),
+    budget_exclusive: bool | None = typer.Option(
+        None, "--budget-exclusive", help="The total must stay strictly below the budget."
+    ),
+    review_after: int | None = typer.Option(
+        None, "--review-after", metavar="N", help="Review the results after N calls (1..1000000)."
+    ),
+    requirements: str | None = typer.Option(
+        None,
+        "--requirements",
+        metavar="TEXT",
+        help="Requirements in a sentence (1..300 characters).",
+    ),
+    human_available: bool | None = typer.Option(
+        None,
+        "--human-available/--no-human-available",
+        help="Whether a human can take part (no: anonymous identity advice).",
+    ),
+    payment: str | None = typer.Option(
+        None,
+        "--payment",
+        metavar="x402|mpp|card",
+        help="The payment method you will use for the eventual purchase.",
+    ),
+) -> None:
+    app_ctx = current()
+    request = _validated(
+        goal=goal,
+        quantity=quantity,
+        budgetUsd=budget,
+        budgetExclusive=budget_exclusive,
+        reviewAfterCalls=review_after,
+        requirements=requirements,
+        humanAvailable=human_available,
+        payment=payment,
+    )
+    doc = _ask(request.model_dump(exclude_none=True))
+    if doc is None:
+        _fall_back_to_guide(goal)
+        return
+    if app_ctx.output.json_mode:
+        app_ctx.output.emit_json(doc)
+        return
+    _show(doc)
+
+
+# Which flag sets which body field, for error messages in the user's terms.
+FLAGS = {
+    "goal": "GOAL",
+    "quantity": "--quantity",
+    "budgetUsd": "--budget",
+    "budgetExclusive": "--budget-exclusive",
+    "reviewAfterCalls": "--review-after",
+    "requirements": "--requirements",
+    "humanAvailable": "--human-available",
+    "payment": "--payment",
+}
+
+
+def _validated(**values: Any) -> Any:
+    """The quote body checked against the spec's constraints before anything is sent."""
+    from pydantic import ValidationError
+
+    from svc.api.errors import UsageError
+    from svc.api.models import QuoteRequest
+
+    try:
+        return QuoteRequest(**{k: v for k, v in values.items() if v is not None})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = str(err["loc"][0]) if err["loc"] else "goal"
+        flag = FLAGS.get(field, field)
+        value = err.get("input")
+        if field == "budgetUsd":
+            message = "must be a USD amount like 12.50 (up to 9 integer digits, 6 decimals)"
+        elif field == "payment":
+            message = "must be one of x402, mpp, card"
+        else:
+            message = err["msg"][:1].lower() + err["msg"][1:]
+        if isinstance(value, str) and err["type"].startswith("string_too"):
+            message += f" (got {len(value)} characters)"
+        elif value is not None and not isinstance(value, dict):
+            message += f" (got {value!r})" if len(repr(value)) < 60 else ""
+        raise UsageError(f"invalid {flag}: {message}", code="validation_error") from None
+
+
+def _ask(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The quote as returned, or None when the advisor is unavailable (503)."""
+    from svc.api.advisor import AdvisorClient, quote_shape
+    from svc.api.http import Http, RetryPolicy, expect_json
+    from svc.pay.negotiator import PROOF_HEADERS, MemoryJournal, X402Auth, X402Payer
+    from svc.pay.wallet import load_signer
+
+    app_ctx = current()
+    # Only a zero-amount proof may ever be signed here: the policy's cap is 0.
+    payer = X402Payer(app_ctx.policy(max_price_usd=0), lambda: load_signer(app_ctx.secrets))
+    auth = X402Auth(payer, MemoryJournal(), PROOF_HEADERS["advisor"])
+    # One attempt: the spec's answer to a 503 here is "use the guide", not "retry".
+    http = Http(app_ctx.output, verbose=app_ctx.settings.verbose, retry=RetryPolicy(attempts=1))
+    try:
+        response = AdvisorClient(http, app_ctx.settings.base_url).quote(body, auth)
+    finally:
+        http.close()
+    if response.status_code == 503:
+        return None
+    return quote_shape(expect_json(response, "quote"))
+
+
+def _fall_back_to_guide(goal: str) -> None:
+    from svc.cli.guide import show_guide
+
+    app_ctx = current()
+    app_ctx.output.warn("the advisor is unavailable (503); showing the wallet-free guide instead")
+    show_guide(app_ctx, goal, as_json=app_ctx.output.json_mode)
+
+
+def _show(doc: dict[str, Any]) -> None:
+    from rich.text import Text
+
+    from svc.ui.guide import show_markdown, status_words
+    from svc.ui.sanitize import clean
+
+    app_ctx = current()
+    console = app_ctx.output.console
+    status = clean(doc["status"], 60, single_line=True)
+    line = Text("Status: ", style="bold")
+    line.append(status, style="bold")
+    line.append(f" — {status_words(status)}")
+    console.print(line)
+    console.print(Text(f"Price of this quote: {clean(doc['priceUsd'], 40)} USD (no funds moved)"))
+    console.print()
+    show_markdown(app_ctx.output, doc["guide"])
+    console.print()
+    console.print(Text(f"Wallet-free guide: {clean(doc['guideUrl'], 4000, single_line=True)}"))

@@ -1,0 +1,78 @@
+"""`svc services` and `svc services show SLUG`: the services the seller offers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from svc.cli.app import current, with_globals
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+def _list(ctx: typer.Context) -> None:
+    """List the services the seller offers (GET /services)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    app_ctx = current()
+    from svc.api.discovery import DiscoveryClient
+
+    doc = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url).services()
+    if app_ctx.output.json_mode:
+        app_ctx.output.emit_json(doc)
+        return
+    rows = _services(doc)
+    if not rows:
+        app_ctx.output.note("the service lists no services")
+        return
+    from rich.table import Table
+
+    from svc.ui.sanitize import clean
+
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("SLUG", "NAME", "PRICE USD", "DESCRIPTION"):
+        table.add_column(column, overflow="fold")
+    for entry in rows:
+        table.add_row(
+            *(
+                clean(entry.get(key, ""), 300, single_line=True)
+                for key in ("slug", "name", "priceUsd", "description")
+            )
+        )
+    app_ctx.output.console.print(table)
+
+
+# The group's own callback lists the services; it needs the global options like a command.
+app.callback(
+    invoke_without_command=True,
+    help="List the services the seller offers; `show SLUG` for one service's operations.\n\n"
+    "\b\nExamples:\n  svc services\n  svc services show tasks",
+)(with_globals(_list))
+
+
+@app.command(
+    help="Show one service's operations (GET /services/SLUG/openapi.json, every page).\n\n"
+    "With --json: its OpenAPI document as returned (pages merged)."
+)
+def show(slug: str = typer.Argument(..., metavar="SLUG", help="Service slug, e.g. tasks.")) -> None:
+    from svc.api.discovery import DiscoveryClient, merge, operations
+    from svc.api.errors import UsageError
+
+    if not slug.strip():
+        raise UsageError("the service slug is empty")
+    app_ctx = current()
+    client = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url)
+    pages = list(client.pages(client.service_url(slug), what=f"service {slug}"))
+    doc = merge(pages) if len(pages) > 1 else pages[0].doc
+    if app_ctx.output.json_mode:
+        app_ctx.output.emit_json(doc)
+        return
+    from svc.ui.operations import operations_table
+
+    app_ctx.output.console.print(operations_table(operations(doc)))
+
+
+def _services(doc: Any) -> list[dict[str, Any]]:
+    items = doc.get("services") if isinstance(doc, dict) else doc
+    return [s for s in items or [] if isinstance(s, dict)] if isinstance(items, list) else []

@@ -1,0 +1,252 @@
+"""`svc quote` and `svc guide` against the sandbox's free advisor."""
+
+from __future__ import annotations
+
+import re
+
+import pexpect
+import pytest
+from tests.conftest import SVC, TEST_ADDRESS, Cli, Sandbox
+
+pytestmark = pytest.mark.e2e
+
+
+def requests_seen(sandbox: Sandbox) -> int:
+    return int(sandbox.admin("GET", "/requests")["count"])
+
+
+def plain(screen: str) -> str:
+    """The screen without style escapes (bold stays even with NO_COLOR)."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", screen)
+
+
+def spawn(cli: Cli, *args: str) -> pexpect.spawn:
+    env = {k: v for k, v in cli.env.items() if k != "CI"}
+    return pexpect.spawn(
+        SVC, list(args), env=env, encoding="utf-8", timeout=30, dimensions=(50, 160)
+    )
+
+
+@pytest.mark.parametrize(
+    ("goal", "status"),
+    [
+        ("Renew my library books", "quoted"),
+        ("Renew my library books #ready", "ready"),
+        ("Renew my library books #needs-input", "needs_input"),
+        ("Renew my library books #blocked", "blocked"),
+        ("Renew my library books #unknown", "unknown"),
+        ("Renew my library books #unsupported", "unsupported"),
+        ("Renew my library books #unavailable", "unavailable"),
+    ],
+)
+def test_each_quote_status(cli: Cli, sandbox: Sandbox, goal: str, status: str) -> None:
+    doc = cli.ok("quote", goal).json()
+    assert doc["status"] == status
+    assert doc["priceUsd"] == "0"
+    assert set(doc) == {"status", "priceUsd", "guide", "guideUrl"}
+    assert doc["guide"].startswith(f"# Quote: {status}")
+
+
+def test_402_then_zero_amount_proof_then_200_and_nothing_charged(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    before_books = sandbox.books()
+    balance = sandbox.admin("GET", f"/wallets/{TEST_ADDRESS}")["balance_atomic"]
+    before = requests_seen(sandbox)
+    result = cli.ok("quote", "Renew my books", "--quantity", "2", "--budget", "10", "-v")
+    assert result.json()["status"] == "quoted"
+    seen = sandbox.admin("GET", "/requests")
+    assert seen["count"] - before == 2  # the 402, then the same request with the proof
+    assert [r["path"] for r in seen["requests"][-2:]] == ["/svc/agent/quote"] * 2
+    assert "< 402" in result.stderr and "< 200" in result.stderr
+    assert (
+        "Payment-Signature: [redacted]" in result.stderr
+        or "payment-signature: [redacted]" in result.stderr
+    )
+    assert sandbox.books() == before_books  # no charge, no settlement failure
+    assert sandbox.admin("GET", f"/wallets/{TEST_ADDRESS}")["balance_atomic"] == balance
+
+
+def test_quote_body_carries_every_flag(cli: Cli, sandbox: Sandbox) -> None:
+    doc = cli.ok(
+        "quote",
+        "Buy 3 tickets",
+        "--quantity",
+        "3",
+        "--budget",
+        "4",
+        "--budget-exclusive",
+        "--review-after",
+        "2",
+        "--requirements",
+        "Aisle seats only",
+        "--no-human-available",
+        "--payment",
+        "card",
+    ).json()
+    assert doc["status"] == "blocked"  # 3 x 1.50 = 4.50 does not fit a 4 USD budget
+    guide = doc["guide"]
+    assert "Aisle seats only" in guide and "after 2 call(s)" in guide
+    assert "anonymous" in guide and "Card payment" in guide
+
+
+def test_policy_refuses_a_non_zero_advisor_price(cli: Cli, sandbox: Sandbox) -> None:
+    # A quote must never sign more than 0, whatever the wallet or the config allow.
+    sandbox.configure(network="eip155:84532")  # a network the policy does not allow
+    result = cli("quote", "Renew my books")
+    assert result.returncode == 5
+    assert "refusing to pay" in result.stderr
+
+
+def test_503_falls_back_to_the_guide(cli: Cli, sandbox: Sandbox) -> None:
+    before = sandbox.books()
+    result = cli.ok("quote", "Renew my books #advisor-down")
+    assert "advisor is unavailable (503)" in result.stderr
+    assert "wallet-free guide" in result.stderr
+    doc = result.json()
+    assert doc["guide"].startswith("# Quote: quoted")
+    assert sandbox.books() == before
+    last = sandbox.admin("GET", "/requests")["requests"][-2:]
+    assert [r["path"] for r in last] == ["/svc/agent/quote", "/svc/agent/guide"]
+
+
+def test_503_from_the_fault_queue_falls_back_once(cli: Cli, sandbox: Sandbox) -> None:
+    before = requests_seen(sandbox)
+    sandbox.faults({"kind": "status", "status": 503, "path": "/svc/agent/quote", "count": 1})
+    result = cli.ok("quote", "Renew my books #ready")
+    assert "advisor is unavailable (503)" in result.stderr
+    assert result.json()["status"] == "ready"  # the guide's own answer
+    paths = [r["path"] for r in sandbox.admin("GET", "/requests")["requests"]]
+    assert requests_seen(sandbox) - before == 2  # one quote (not retried), one guide
+    assert paths[-2:] == ["/svc/agent/quote", "/svc/agent/guide"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["quote", ""], "invalid GOAL: string should have at least 1 character"),
+        (
+            ["quote", "g" * 2001],
+            "invalid GOAL: string should have at most 2000 characters (got 2001",
+        ),
+        (
+            ["quote", "x", "--quantity", "0"],
+            "invalid --quantity: input should be greater than or equal to 1",
+        ),
+        (
+            ["quote", "x", "--quantity", "1000001"],
+            "invalid --quantity: input should be less than or equal to 1000000",
+        ),
+        (
+            ["quote", "x", "--review-after", "0"],
+            "invalid --review-after: input should be greater than or equal to 1",
+        ),
+        (
+            ["quote", "x", "--review-after", "1000001"],
+            "invalid --review-after: input should be less than or equal to 1000000",
+        ),
+        (["quote", "x", "--budget", "01"], "invalid --budget: must be a USD amount like 12.50"),
+        (
+            ["quote", "x", "--budget", "1.1234567"],
+            "invalid --budget: must be a USD amount like 12.50",
+        ),
+        (
+            ["quote", "x", "--budget", "1234567890"],
+            "invalid --budget: must be a USD amount like 12.50",
+        ),
+        (
+            ["quote", "x", "--requirements", ""],
+            "invalid --requirements: string should have at least 1 character",
+        ),
+        (
+            ["quote", "x", "--requirements", "r" * 301],
+            "invalid --requirements: string should have at most 300 characters",
+        ),
+        (["quote", "x", "--payment", "cash"], "invalid --payment: must be one of x402, mpp, card"),
+        (
+            ["quote", "x", "--quantity", "many"],
+            "Invalid value for '--quantity': Input should be a valid integer",
+        ),
+        (["quote", "x", "--colour", "red"], "No such option: --colour"),  # no unknown fields
+    ],
+)
+def test_each_validation_rule_exits_2_and_sends_nothing(
+    cli: Cli, sandbox: Sandbox, args: list[str], message: str
+) -> None:
+    before = requests_seen(sandbox)
+    result = cli(*args)
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr
+    assert requests_seen(sandbox) == before
+
+
+def test_validation_error_in_json_mode_is_one_object(cli: Cli, sandbox: Sandbox) -> None:
+    result = cli("quote", "x", "--budget", "01", "--json")
+    assert result.returncode == 2
+    assert result.json() == {
+        "error": "validation_error",
+        "detail": "invalid --budget: must be a USD amount like 12.50 (up to 9 integer digits, "
+        "6 decimals) (got '01')",
+        "exit_code": 2,
+    }
+
+
+def test_quote_on_a_terminal_explains_the_status_and_renders_the_guide(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    child = spawn(cli, "quote", "Renew my library books #needs-input")
+    child.expect(pexpect.EOF)
+    child.close()
+    screen = plain(child.before or "")
+    assert child.exitstatus == 0
+    assert "Status: needs_input" in screen
+    assert "details are missing: ask the user for them before submitting" in screen
+    assert "# Quote" not in screen  # the Markdown was rendered, not printed raw
+    assert "Quote: needs_input" in screen and "Next steps" in screen
+    assert "Wallet-free guide:" in screen
+
+
+def test_guide_get_piped_is_raw_markdown(cli: Cli, sandbox: Sandbox) -> None:
+    result = cli.ok("guide", "Renew my library books #unsupported")
+    assert result.stdout.startswith("# Quote: unsupported\n")
+    last = sandbox.admin("GET", "/requests")["requests"][-1]
+    assert last == {"method": "GET", "path": "/svc/agent/guide"}
+
+
+def test_guide_json_is_the_object_as_returned(cli: Cli, sandbox: Sandbox) -> None:
+    doc = cli.ok("guide", "Café & crème #ready?", "--json").json()
+    assert doc["status"] == "ready"
+    # the goal travelled URL-encoded and came back intact in the guide's link
+    assert doc["guideUrl"].endswith("?goal=Caf%C3%A9%20%26%20cr%C3%A8me%20%23ready%3F")
+
+
+def test_long_goal_guide_is_posted(cli: Cli, sandbox: Sandbox) -> None:
+    goal = "Renew my library books. " * 80  # about 1900 characters
+    result = cli.ok("guide", goal)
+    assert result.stdout.startswith("# Quote: quoted")
+    last = sandbox.admin("GET", "/requests")["requests"][-1]
+    assert last == {"method": "POST", "path": "/svc/agent/guide"}
+
+
+def test_guide_on_a_terminal_is_rendered(cli: Cli, sandbox: Sandbox) -> None:
+    child = spawn(cli, "guide", "Renew my library books")
+    child.expect(pexpect.EOF)
+    child.close()
+    screen = plain(child.before or "")
+    assert child.exitstatus == 0
+    assert "Quote: quoted" in screen and "# Quote" not in screen
+
+
+def test_empty_guide_goal_is_refused(cli: Cli, sandbox: Sandbox) -> None:
+    before = requests_seen(sandbox)
+    result = cli("guide", "  ")
+    assert result.returncode == 2
+    assert "the goal is empty" in result.stderr
+    assert requests_seen(sandbox) == before
+
+
+def test_guide_needs_no_wallet(bare_cli: Cli, sandbox: Sandbox) -> None:
+    env = {"SVC_BASE_URL": sandbox.url}
+    result = bare_cli("guide", "Renew my books", env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("# Quote: quoted")
