@@ -64,6 +64,16 @@ def submit(
     interval: float | None = typer.Option(
         None, "--interval", metavar="S", help="With --wait: seconds between polls."
     ),
+    from_file: str | None = typer.Option(
+        None,
+        "--from",
+        metavar="PATH",
+        help="Submit every line of a JSON-lines file ({task, email, request_id?} per line; - for "
+        "stdin), each paid once; NDJSON results when piped. See docs/batch.md.",
+    ),
+    concurrency: int = typer.Option(
+        8, "--concurrency", metavar="N", help="With --from: submissions in flight at once."
+    ),
 ) -> None:
     from decimal import Decimal, InvalidOperation
 
@@ -71,6 +81,23 @@ def submit(
     from svc.flows.validate import build, check_email
 
     app_ctx = current()
+    if from_file is not None:
+        from svc.cli import submit_batch
+
+        conflicting = {"TASK": task is not None, "--file": file is not None, "--wait": wait}
+        conflicting |= {"--request-id": request_id is not None, "--dry-run": dry_run}
+        raise typer.Exit(
+            submit_batch.run(
+                app_ctx,
+                from_file,
+                conflicting=conflicting,
+                email=email,
+                pay=pay,
+                max_price=max_price,
+                trust_recipient=trust_recipient,
+                concurrency=concurrency,
+            )
+        )
     text = _task_text(task, file)
     address = email or app_ctx.settings.email
     if not address:

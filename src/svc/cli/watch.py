@@ -1,7 +1,15 @@
-"""`svc watch ID...`: follow tasks until final, showing changes live and answering asks."""
+"""`svc watch ID...` / `svc watch --all`: follow tasks until final, showing changes live.
+
+Many tasks are followed in one process: one HTTP connection pool, a few worker threads that
+only send polls, and one main thread that owns the schedule (`svc.flows.schedule`), the output,
+the ledger and any prompt. Polls are spread and jittered, and no task is polled more often than
+the interval allows.
+"""
 
 from __future__ import annotations
 
+import queue
+import threading
 import time
 from typing import Any
 
@@ -15,6 +23,8 @@ from svc.context import AppContext
 app = typer.Typer(rich_markup_mode=None)
 
 FINAL = ("completed", "failed", "cancelled")
+MAX_WORKERS = 8  # concurrent polls in flight; the pool keeps as many connections
+MANY = 20  # above this many tasks a terminal gets a live summary, not a line per event
 
 
 @app.command(
@@ -25,21 +35,52 @@ FINAL = ("completed", "failed", "cancelled")
     "6 one waits on the user. Interrupted, it can simply be started again.\n\n"
     "With --json: NDJSON, one task detail per observed change; the last line of each task is "
     "its final detail.\n\n"
+    "Thousands of tasks can be watched at once (--all: every live task in the ledger): polls "
+    "are spread over the interval with jitter, on real hosts unchanged tasks back off towards "
+    "60 s, and a terminal shows counts per state instead of every event.\n\n"
     "\b\nExamples:\n"
     "  svc watch tsk_1\n"
     "  svc watch tsk_1 tsk_2 --json | jq -r '.id + \" \" + .state'\n"
+    "  svc watch --all --no-input\n"
     "  svc watch tsk_1 --no-input || svc reply tsk_1 ..."
 )
 def watch(
-    task_ids: list[str] = typer.Argument(..., metavar="ID...", help="Task ids."),
+    task_ids: list[str] | None = typer.Argument(None, metavar="ID...", help="Task ids."),
+    all_live: bool = typer.Option(
+        False, "--all", help="Also every task the ledger knows as live (for this base URL)."
+    ),
     interval: float | None = typer.Option(
         None,
         "--interval",
         metavar="S",
-        help="Seconds between polls (15-60 for real hosts; the loopback sandbox may be polled faster).",
+        help="Seconds between polls of one task (15-60 for real hosts; the loopback sandbox may be polled faster).",
     ),
 ) -> None:
-    raise typer.Exit(follow(current(), list(dict.fromkeys(task_ids)), interval))
+    app_ctx = current()
+    ids = list(task_ids or [])
+    if all_live:
+        ids += live_task_ids(app_ctx)
+        if not ids:
+            app_ctx.output.note("no live task in the ledger for " + app_ctx.settings.base_url)
+            return
+    elif not ids:
+        raise UsageError("missing ID: give task ids, or --all for every live task in the ledger")
+    raise typer.Exit(follow(app_ctx, list(dict.fromkeys(ids)), interval))
+
+
+def live_task_ids(app: AppContext) -> list[str]:
+    """Task ids the ledger knows for this base URL whose last known state is not final."""
+    from svc.store.ledger import ledger_path
+
+    if "ledger" not in app.__dict__ and not ledger_path().exists():
+        return []
+    base = app.settings.base_url
+    rows = app.ledger.submissions()
+    return [
+        str(row.task_id)
+        for row in reversed(rows)  # oldest first
+        if row.task_id and row.base_url == base and row.state not in FINAL
+    ]
 
 
 def effective_interval(app: AppContext, requested: float | None) -> float:
@@ -57,48 +98,142 @@ def effective_interval(app: AppContext, requested: float | None) -> float:
 
 
 class _Seen:
+    __slots__ = ("events", "state", "updated")
+
     def __init__(self) -> None:
         self.state: str | None = None
         self.events = 0
         self.updated: Any = None
 
 
+class _Pollers:
+    """A few daemon threads sending polls through the one shared HTTP client.
+
+    Daemon threads: an interrupted watch exits at once instead of waiting on requests.
+    """
+
+    def __init__(self, app: AppContext, size: int) -> None:
+        self.app = app
+        self.size = size
+        self.jobs: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self.results: queue.SimpleQueue[tuple[str, dict[str, Any] | None, BaseException | None]]
+        self.results = queue.SimpleQueue()
+        self.in_flight = 0
+        self._threads: list[threading.Thread] = []
+
+    def send(self, task_id: str) -> None:
+        if len(self._threads) < min(self.size, self.in_flight + 1):
+            thread = threading.Thread(target=self._work, name="svc-poll", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        self.in_flight += 1
+        self.jobs.put(task_id)
+
+    def receive(self, timeout: float | None) -> tuple[str, dict[str, Any] | None, BaseException | None] | None:
+        try:
+            item = self.results.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        self.in_flight -= 1
+        return item
+
+    def _work(self) -> None:
+        while True:
+            task_id = self.jobs.get()
+            try:
+                task = self.app.tasks.poll(task_id, auth=self.app.free_call_auth())
+            except BaseException as exc:  # handed to the main thread, which raises it
+                self.results.put((task_id, None, exc))
+            else:
+                self.results.put((task_id, task, None))
+
+
 def follow(app: AppContext, task_ids: list[str], interval: float | None) -> int:
     """Watch until all are final or wait on a human; returns the exit code."""
+    from svc.flows.schedule import PollSchedule
+
     every = effective_interval(app, interval)
+    task_ids = list(dict.fromkeys(task_ids))
+    schedule = PollSchedule(task_ids, every)
     seen = {tid: _Seen() for tid in task_ids}
-    live = list(task_ids)
     finals: dict[str, dict[str, Any]] = {}
     blocked: dict[str, dict[str, Any]] = {}
-    status = _Status(app, len(task_ids))
+    app.tasks  # noqa: B018 - build the shared client here, not racing in the workers
+    pollers = _Pollers(app, min(MAX_WORKERS, len(task_ids)))
+    status = _Status(app, seen)
     try:
-        while live:
-            for tid in list(live):
-                task = app.tasks.poll(tid, auth=app.free_call_auth())
+        while len(schedule) or pollers.in_flight:
+            now = time.monotonic()
+            while pollers.in_flight < pollers.size:
+                due = schedule.pop_due(now)
+                if due is None:
+                    break
+                pollers.send(due)
+            wait = None
+            nxt = schedule.next_due()
+            if nxt is not None and pollers.in_flight < pollers.size:
+                wait = max(0.0, nxt - now)
+            if wait is None and not pollers.in_flight:
+                break
+            item = pollers.receive(wait)
+            if item is None:
+                status.refresh()
+                continue
+            tid, task, error = item
+            if error is not None:
+                raise error
+            assert task is not None
+            changed = _show_changes(app, tid, task, seen[tid], verbose_events=len(seen) <= MANY)
+            if changed:
                 remember_state(app, task)
-                _show_changes(app, tid, task, seen[tid])
-                state = str(task["state"])
-                if state in FINAL:
-                    finals[tid] = task
-                    live.remove(tid)
-                elif state == "blocked_on_user":
-                    if app.settings.no_input:
-                        blocked[tid] = task
-                        live.remove(tid)
-                    else:
-                        status.pause()
-                        _answer(app, task)
-            if live:
-                status.update(live, every)
-                time.sleep(every)
+            state = str(task["state"])
+            if state in FINAL:
+                finals[tid] = task
+                schedule.drop(tid)
+            elif state == "blocked_on_user" and app.settings.no_input:
+                blocked[tid] = task
+                schedule.drop(tid)
+            elif state == "blocked_on_user":
+                status.pause()
+                _answer(app, task)
+                seen[tid].state = None  # show the answer's effect on the next poll
+                schedule.polled(tid, changed=True)
+            else:
+                schedule.polled(tid, changed=changed)
+            status.refresh()
     finally:
         status.stop()
     if not app.output.json_mode:
+        _final_report(app, finals, blocked)
+    return _outcome(finals, blocked)
+
+
+def _final_report(
+    app: AppContext, finals: dict[str, dict[str, Any]], blocked: dict[str, dict[str, Any]]
+) -> None:
+    ended = [*finals.values(), *blocked.values()]
+    if len(ended) <= MANY:
         from svc.ui.render import task_panel
 
-        for task in [*finals.values(), *blocked.values()]:
+        for task in ended:
             app.output.console.print(task_panel(task))
-    return _outcome(finals, blocked)
+        return
+    from rich.text import Text
+
+    from svc.ui.sanitize import clean
+
+    counts: dict[str, int] = {}
+    for task in ended:
+        counts[str(task.get("state"))] = counts.get(str(task.get("state")), 0) + 1
+    summary = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
+    app.output.console.print(Text(f"{len(ended)} tasks: {summary}"))
+    others = [t for t in ended if t.get("state") != "completed"]
+    for task in others[:MANY]:
+        why = task.get("error") or task.get("reason") or ""
+        line = f"  {task.get('id')} {task.get('state')} {why}".rstrip()
+        app.output.console.print(Text(clean(line, 300, single_line=True)))
+    if len(others) > MANY:
+        app.output.console.print(Text(f"  … and {len(others) - MANY} more (see svc tasks)"))
 
 
 def _outcome(finals: dict[str, dict[str, Any]], blocked: dict[str, dict[str, Any]]) -> int:
@@ -121,7 +256,10 @@ def _outcome(finals: dict[str, dict[str, Any]], blocked: dict[str, dict[str, Any
     return 0
 
 
-def _show_changes(app: AppContext, tid: str, task: dict[str, Any], seen: _Seen) -> None:
+def _show_changes(
+    app: AppContext, tid: str, task: dict[str, Any], seen: _Seen, *, verbose_events: bool = True
+) -> bool:
+    """Print what changed since the last poll of this task; whether anything did."""
     events = task.get("events") if isinstance(task.get("events"), list) else []
     assert isinstance(events, list)
     changed = (
@@ -130,10 +268,10 @@ def _show_changes(app: AppContext, tid: str, task: dict[str, Any], seen: _Seen) 
         or task.get("updated_at") != seen.updated
     )
     if not changed:
-        return
+        return False
     if app.output.json_mode:
         app.output.emit_line(task)
-    else:
+    elif verbose_events:
         from svc.ui.render import event_line
 
         for event in events[seen.events :]:
@@ -144,6 +282,7 @@ def _show_changes(app: AppContext, tid: str, task: dict[str, Any], seen: _Seen) 
         len(events),
         task.get("updated_at"),
     )
+    return True
 
 
 def _answer(app: AppContext, task: dict[str, Any]) -> None:
@@ -158,18 +297,29 @@ def _answer(app: AppContext, task: dict[str, Any]) -> None:
 
 
 class _Status:
-    """A one-line live status on stderr when it is a terminal; nothing otherwise."""
+    """A live status line on stderr when it is a terminal (counts per state when many tasks)."""
 
-    def __init__(self, app: AppContext, count: int) -> None:
+    MIN_REFRESH = 0.25  # seconds between redraws
+
+    def __init__(self, app: AppContext, seen: dict[str, _Seen]) -> None:
+        self._seen = seen
         self._status: Any = None
+        self._drawn = 0.0
         if app.output.stderr_tty and not app.output.json_mode:
-            self._status = app.output.err_console.status(f"watching {count} task(s)…")
+            self._status = app.output.err_console.status(f"watching {len(seen)} task(s)…")
             self._status.start()
 
-    def update(self, live: list[str], every: float) -> None:
-        if self._status is not None:
-            self._status.update(f"{len(live)} live task(s); next poll in {every:g}s")
-            self._status.start()
+    def refresh(self) -> None:
+        if self._status is None or time.monotonic() - self._drawn < self.MIN_REFRESH:
+            return
+        self._drawn = time.monotonic()
+        counts: dict[str, int] = {}
+        for entry in self._seen.values():
+            key = entry.state or "not polled yet"
+            counts[key] = counts.get(key, 0) + 1
+        text = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
+        self._status.update(f"{len(self._seen)} task(s): {text}")
+        self._status.start()
 
     def pause(self) -> None:
         if self._status is not None:

@@ -1,0 +1,403 @@
+"""`svc submit --from FILE`: many paid submissions from a JSON-lines file, a few at a time.
+
+One line, one task: `{"task": "...", "email": "...", "request_id": "..."}` (`email` may come
+from --email or the config; `request_id` is optional). Blank lines and lines starting with `#`
+are skipped.
+
+* Every line is its own submission: one ledger row, one idempotency key, at most one payment
+  (the single-task flow `svc.flows.submit.submit` does each one).
+* Without a request id, the id is derived from the task text, the e-mail and how many times
+  that same pair occurred earlier in the file. Re-running the file (even with lines added or
+  moved) therefore maps each line to the same id: lines the ledger knows as accepted are not
+  sent again, and interrupted ones resume with their journaled proof.
+* Bad lines are reported with their line number and skipped; the rest still run.
+* Concurrency: worker threads share one HTTP connection pool; each opens its own ledger
+  connection (SQLite WAL serialises writers across connections, as between processes).
+
+Exit code: the most serious outcome over all lines, in this order:
+10 (outcome unknown) > 5 (payment) > 6 (human needed) > 9 (unavailable) > 4 (auth) >
+8 (conflict) > 7 (not found) > 1 (other error) > 2 (bad lines only) > 0.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import queue
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import IO, Any
+
+from svc.api.errors import ExitCode, SvcError, UsageError
+from svc.context import AppContext
+from svc.ui.output import Output
+
+DEFAULT_CONCURRENCY = 8
+MAX_CONCURRENCY = 64
+MAX_LINE_BYTES = 200_000
+SEVERITY = (
+    ExitCode.OUTCOME_UNKNOWN,
+    ExitCode.PAYMENT,
+    ExitCode.HUMAN_NEEDED,
+    ExitCode.UNAVAILABLE,
+    ExitCode.AUTH,
+    ExitCode.CONFLICT,
+    ExitCode.NOT_FOUND,
+    ExitCode.ERROR,
+    ExitCode.USAGE,
+    ExitCode.OK,
+)
+
+
+def worst(codes: list[int]) -> int:
+    """The most serious exit code of a batch (see the module doc for the order)."""
+    rank = {int(code): i for i, code in enumerate(SEVERITY)}
+    return min(codes, key=lambda c: rank.get(c, rank[int(ExitCode.ERROR)]), default=0)
+
+
+@dataclass
+class Line:
+    number: int
+    body: dict[str, Any]
+    request_id: str
+
+
+@dataclass
+class Options:
+    default_email: str | None = None
+    concurrency: int = DEFAULT_CONCURRENCY
+    max_price_usd: object = None
+    trust_recipient: bool = False
+    rail: str = "x402"
+
+
+def derive_request_id(task: str, email: str, occurrence: int) -> str:
+    """A stable idempotency key for the `occurrence`-th line with this task and e-mail."""
+    digest = hashlib.sha256(
+        json.dumps([task, email.lower(), occurrence], ensure_ascii=False).encode()
+    ).hexdigest()
+    return f"req_b{digest[:40]}"
+
+
+def parse_lines(stream: IO[bytes], default_email: str | None) -> Iterator[Line | SvcError]:
+    """Each usable line as a `Line`, each bad one as a UsageError naming its line number."""
+    from svc.api.models import TaskSubmission
+    from svc.flows.submit import validate_request_id
+    from svc.flows.validate import build, check_email
+
+    occurrences: dict[tuple[str, str], int] = {}
+    explicit: set[str] = set()
+    for number, raw in enumerate(stream, start=1):
+        if len(raw) > MAX_LINE_BYTES:
+            yield _bad(number, f"longer than {MAX_LINE_BYTES} bytes")
+            continue
+        try:
+            text = raw.decode("utf-8").strip()
+        except UnicodeDecodeError:
+            yield _bad(number, "not UTF-8 text")
+            continue
+        if not text or text.startswith("#"):
+            continue
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            yield _bad(number, f"not a JSON object ({exc.msg})")
+            continue
+        if not isinstance(doc, dict):
+            yield _bad(number, "not a JSON object")
+            continue
+        unknown = sorted(set(doc) - {"task", "email", "request_id"})
+        if unknown:
+            yield _bad(number, f"unknown key {unknown[0]!r} (known: task, email, request_id)")
+            continue
+        task, email, rid = doc.get("task"), doc.get("email", default_email), doc.get("request_id")
+        if not isinstance(task, str) or not task.strip():
+            yield _bad(number, "missing task (a non-empty string)")
+            continue
+        if not isinstance(email, str) or not email:
+            yield _bad(number, "missing email (give it in the line, or --email for all lines)")
+            continue
+        if rid is not None and not isinstance(rid, str):
+            yield _bad(number, "request_id must be a string")
+            continue
+        try:
+            body = build(TaskSubmission, "task", task=task, email=email).model_dump()
+            check_email(body["email"])
+            if rid is not None:
+                validate_request_id(rid)
+        except UsageError as exc:
+            yield _bad(number, exc.message)
+            continue
+        if rid is None:
+            key = (body["task"], body["email"].lower())
+            occurrences[key] = occurrences.get(key, 0) + 1
+            rid = derive_request_id(body["task"], body["email"], occurrences[key])
+        elif rid in explicit:
+            yield _bad(number, f"request_id {rid} is used by an earlier line")
+            continue
+        explicit.add(rid)
+        yield Line(number, body, rid)
+
+
+def _bad(number: int, message: str) -> UsageError:
+    error = UsageError(f"line {number}: {message}", code="invalid_line")
+    error.body = {"line": number}
+    return error
+
+
+@dataclass
+class Summary:
+    accepted: int = 0
+    replayed: int = 0
+    skipped: int = 0
+    failed: int = 0
+    bad: int = 0
+    codes: list[int] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def done(self) -> int:
+        return self.accepted + self.replayed + self.skipped + self.failed + self.bad
+
+
+class Reporter:
+    """Result lines (NDJSON on stdout in JSON mode), failures on stderr, a progress bar.
+
+    On a terminal only failures and the summary are printed (`svc tasks` lists the rest).
+    """
+
+    def __init__(self, output: Output) -> None:
+        self.output = output
+        self.summary = Summary()
+        self._lock = threading.Lock()
+        self._progress: Any = None
+        self._bar: Any = None
+        if output.stderr_tty:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            self._progress = Progress(
+                TextColumn("submitting"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[note]}"),
+                console=output.err_console,
+                transient=True,
+            )
+            self._bar = self._progress.add_task("batch", total=None, note="")
+            self._progress.start()
+
+    def total(self, count: int) -> None:
+        if self._progress is not None:
+            self._progress.update(self._bar, total=count)
+
+    def result(self, doc: dict[str, Any], exit_code: int = 0) -> None:
+        with self._lock:
+            s = self.summary
+            status = doc["outcome"]
+            if status == "accepted":
+                s.accepted += 1
+            elif status == "replayed":
+                s.replayed += 1
+            elif status == "already_accepted":
+                s.skipped += 1
+            elif status == "invalid":
+                s.bad += 1
+            else:
+                s.failed += 1
+            s.codes.append(exit_code)
+            if self.output.json_mode:
+                self.output.emit_line(doc)
+            if status == "error":
+                self._say(f"svc: line {doc['line']}: {doc['detail']}")
+            elif status == "invalid":
+                self._say(f"svc: {doc['detail']}")
+            if self._progress is not None:
+                failed = s.failed + s.bad
+                self._progress.update(
+                    self._bar, completed=s.done, note=f"{failed} failed" if failed else ""
+                )
+
+    def _say(self, text: str) -> None:
+        from svc.ui.sanitize import clean
+
+        line = clean(text, 600, single_line=True)
+        if self._progress is not None:
+            self._progress.console.print(line, markup=False, highlight=False)
+        else:
+            self.output.info(line)
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+        s = self.summary
+        elapsed = max(time.monotonic() - s.started, 1e-6)
+        sent = s.accepted + s.replayed
+        self.output.info(
+            f"batch: {sent} submitted ({s.accepted} paid, {s.replayed} replayed), "
+            f"{s.skipped} already accepted, {s.failed} failed, {s.bad} bad line(s) "
+            f"in {elapsed:.1f}s ({sent / elapsed:.1f} tasks/s)"
+        )
+
+
+class _QuietOutput(Output):
+    """A worker's output: per-task notes (paying..., request id...) would drown the summary."""
+
+    def note(self, message: str, style: str = "dim") -> None:
+        pass
+
+
+class _SharedSecrets:
+    """One read of each secret for the whole batch (the keyring may be slow), thread-safe."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self._cache: dict[str, str | None] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> str | None:
+        with self._lock:
+            if key not in self._cache:
+                self._cache[key] = self._inner.get(key)
+            return self._cache[key]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def _worker_context(parent: AppContext, secrets: _SharedSecrets) -> AppContext:
+    """A context for one worker thread: shared HTTP pool and secrets, its own ledger link.
+
+    Prompting is off in workers (several threads cannot share a terminal): a changed payment
+    recipient is refused unless --trust-recipient was given.
+    """
+    settings = replace(parent.settings, no_input=True)
+    output = _QuietOutput(json_mode=True, stdout=parent.output.stdout, stderr=parent.output.stderr)
+    ctx = AppContext(settings, output, parent.config)
+    # cached_property values live in the instance dict: share the parent's pool.
+    ctx.__dict__["http"] = parent.http
+    ctx.__dict__["tasks"] = parent.tasks
+    ctx.__dict__["secrets"] = secrets
+    return ctx
+
+
+def run_batch(app: AppContext, stream: IO[bytes], options: Options) -> int:
+    """Submit every line; returns the batch's exit code (see the module doc)."""
+    if not 1 <= options.concurrency <= MAX_CONCURRENCY:
+        raise UsageError(f"--concurrency must be between 1 and {MAX_CONCURRENCY}")
+    reporter = Reporter(app.output)
+    secrets = _SharedSecrets(app.secrets)
+    app.tasks  # noqa: B018 - build the shared pool before the workers race for it
+    jobs: queue.Queue[Line | None] = queue.Queue(maxsize=options.concurrency * 2)
+    workers = [
+        threading.Thread(
+            target=_work, args=(app, secrets, jobs, reporter, options), daemon=True
+        )
+        for _ in range(options.concurrency)
+    ]
+    for worker in workers:
+        worker.start()
+    total = 0
+    try:
+        for item in parse_lines(stream, options.default_email):
+            total += 1
+            if isinstance(item, SvcError):
+                number = item.body["line"] if isinstance(item.body, dict) else 0
+                doc = {"line": number, "outcome": "invalid", **item.to_json()}
+                reporter.result(doc, int(item.exit_code))
+                continue
+            row = app.ledger.get(item.request_id) if _has_ledger(app) else None
+            if row is not None and row.task_id and row.status == "accepted":
+                reporter.result(
+                    {
+                        "line": item.number,
+                        "request_id": item.request_id,
+                        "outcome": "already_accepted",
+                        "task_id": row.task_id,
+                        "state": row.state,
+                    }
+                )
+                continue
+            jobs.put(item)
+        reporter.total(total)
+        for _ in workers:
+            jobs.put(None)
+        for worker in workers:
+            worker.join()
+    finally:
+        reporter.close()
+    return worst(reporter.summary.codes)
+
+
+def _has_ledger(app: AppContext) -> bool:
+    from svc.store.ledger import ledger_path
+
+    return "ledger" in app.__dict__ or ledger_path().exists()
+
+
+def _work(
+    parent: AppContext,
+    secrets: _SharedSecrets,
+    jobs: queue.Queue[Line | None],
+    reporter: Reporter,
+    options: Options,
+) -> None:
+    from svc.flows.submit import submit
+
+    ctx = _worker_context(parent, secrets)
+    try:
+        while (line := jobs.get()) is not None:
+            base = {"line": line.number, "request_id": line.request_id}
+            try:
+                result = submit(
+                    ctx,
+                    line.body,
+                    request_id=line.request_id,
+                    max_price_usd=options.max_price_usd,
+                    trust_recipient=options.trust_recipient,
+                    rail=options.rail,
+                )
+            except SvcError as exc:
+                reporter.result({**base, "outcome": "error", **exc.to_json()}, int(exc.exit_code))
+            except Exception as exc:  # one line's bug must not hang the batch
+                reporter.result(
+                    {
+                        **base,
+                        "outcome": "error",
+                        "error": "internal_error",
+                        "detail": f"{type(exc).__name__}: {str(exc)[:300]}",
+                        "exit_code": int(ExitCode.ERROR),
+                    },
+                    int(ExitCode.ERROR),
+                )
+            else:
+                reporter.result(
+                    {
+                        **base,
+                        "outcome": "replayed" if result.replayed else "accepted",
+                        "task_id": result.task.get("id"),
+                        "state": result.task.get("state"),
+                        "task": result.task,
+                    }
+                )
+    finally:
+        if "ledger" in ctx.__dict__:
+            ctx.ledger.close()
+
+
+def open_source(path: str) -> IO[bytes]:
+    """The batch file ('-' for stdin) as bytes, with one clear line if it cannot be opened."""
+    if path == "-":
+        return sys.stdin.buffer
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise UsageError(f"cannot read the batch file: {path}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"cannot read the batch file: {path} is a directory") from None
+    except PermissionError:
+        raise UsageError(f"cannot read the batch file: {path}: permission denied") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read the batch file: {path}: {exc.strerror}") from None

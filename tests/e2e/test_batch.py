@@ -1,0 +1,116 @@
+"""`svc submit --from FILE`: many paid submissions, each once, with per-line results."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.conftest import TEST_ADDRESS, Cli, Sandbox, unique_email
+
+pytestmark = pytest.mark.e2e
+
+
+def write_lines(path: Path, lines: list[object]) -> Path:
+    path.write_text(
+        "\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines) + "\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.fixture
+def funds(sandbox: Sandbox) -> Iterator[None]:
+    """Restore the test wallet's balance after a test that changes it."""
+    before = sandbox.admin("GET", f"/wallets/{TEST_ADDRESS}")["balance_atomic"]
+    yield
+    sandbox.admin("POST", f"/wallets/{TEST_ADDRESS}", json={"balance_atomic": before})
+
+
+def test_batch_pays_each_line_once_reports_bad_lines_and_rerun_sends_nothing(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    email = unique_email()
+    good = [{"task": f"batch task {i} #complete", "email": email} for i in range(5)]
+    good.append({"task": "batch task 0 #complete", "email": email})  # a deliberate duplicate
+    good.append({"task": "batch with id #complete", "email": email, "request_id": f"req_{email[5:15]}x"})
+    source = write_lines(
+        tmp_path / "tasks.jsonl",
+        [*good, "# a comment", "", "{not json", {"task": "no e-mail"}, {"task": "x", "email": "bad"}],
+    )
+    result = cli("submit", "--from", str(source), "--concurrency", "3")
+    assert result.returncode == 2, result.stderr
+    lines = result.lines()
+    assert len(lines) == 10
+    by_line = {doc["line"]: doc for doc in lines}
+    accepted = [doc for doc in lines if doc["outcome"] == "accepted"]
+    assert len(accepted) == 7
+    assert {doc["line"] for doc in accepted} == set(range(1, 8))
+    assert all(doc["task"]["id"] == doc["task_id"] for doc in accepted)
+    assert len({doc["request_id"] for doc in accepted}) == 7  # one key per line, duplicates too
+    assert by_line[7]["request_id"] == good[6]["request_id"]
+    for number, message in ((10, "line 10: not a JSON object"), (11, "line 11: missing email"),
+                            (12, "line 12: malformed e-mail address")):
+        assert by_line[number]["outcome"] == "invalid"
+        assert by_line[number]["exit_code"] == 2
+        assert message in by_line[number]["detail"]
+        assert f"svc: {message}" in result.stderr
+    assert "batch: 7 submitted (7 paid, 0 replayed), 0 already accepted, 0 failed, 3 bad line(s)" in result.stderr
+    for doc in accepted:
+        charges = sandbox.charges_for(doc["request_id"])
+        assert len(charges) == 1 and charges[0]["task_id"] == doc["task_id"]
+
+    again = cli("submit", "--from", str(source))
+    assert again.returncode == 2
+    skipped = [doc for doc in again.lines() if doc["outcome"] == "already_accepted"]
+    assert {(d["line"], d["request_id"], d["task_id"]) for d in skipped} == {
+        (d["line"], d["request_id"], d["task_id"]) for d in accepted
+    }
+    for doc in accepted:
+        assert len(sandbox.charges_for(doc["request_id"])) == 1  # nothing paid twice
+
+
+def test_batch_from_stdin_with_default_email_and_clean_exit(cli: Cli, sandbox: Sandbox) -> None:
+    text = "\n".join(json.dumps({"task": f"stdin {i} #complete"}) for i in range(3)) + "\n"
+    result = cli("submit", "--from", "-", "--email", unique_email(), input=text)
+    assert result.returncode == 0, result.stderr
+    assert [doc["outcome"] for doc in result.lines()] == ["accepted"] * 3
+
+
+def test_batch_exit_code_is_the_worst_failure(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path, funds: None
+) -> None:
+    sandbox.admin("POST", f"/wallets/{TEST_ADDRESS}", json={"balance_atomic": 3_000_000})
+    email = unique_email()
+    source = write_lines(
+        tmp_path / "t.jsonl",
+        [{"task": f"funds {i} #complete", "email": email} for i in range(4)] + ["[1]"],
+    )
+    result = cli("submit", "--from", str(source), "--concurrency", "1")
+    assert result.returncode == 5, result.stderr
+    outcomes = sorted(doc["outcome"] for doc in result.lines())
+    assert outcomes == ["accepted", "accepted", "error", "error", "invalid"]
+    failed = [doc for doc in result.lines() if doc["outcome"] == "error"]
+    assert all(doc["exit_code"] == 5 and doc["error"] == "settlement_failed" for doc in failed)
+    assert "insufficient_funds" in result.stderr and "2 failed, 1 bad line(s)" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--from", "{f}", "some task"], "--from cannot be combined with TASK"),
+        (["--from", "{f}", "--wait"], "--from cannot be combined with --wait"),
+        (["--from", "{f}", "--request-id", "req_12345678"], "--from cannot be combined with --request-id"),
+        (["--from", "{f}", "--concurrency", "0"], "--concurrency must be between 1 and 64"),
+        (["--from", "{f}", "--max-price", "abc"], "--max-price must be a USD amount"),
+        (["--from", "{f}", "--pay", "gold"], "--pay must be x402, mpp or card"),
+        (["--from", "/nonexistent/tasks.jsonl"], "cannot read the batch file: /nonexistent/tasks.jsonl: no such file"),
+    ],
+)
+def test_batch_bad_flags(cli: Cli, tmp_path: Path, args: list[str], message: str) -> None:
+    source = write_lines(tmp_path / "t.jsonl", [{"task": "t #complete", "email": unique_email()}])
+    result = cli("submit", *[a.replace("{f}", str(source)) for a in args])
+    assert result.returncode == 2
+    assert f"svc: {message}" in result.stderr
+    assert result.json()["exit_code"] == 2
