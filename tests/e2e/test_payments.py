@@ -1,0 +1,381 @@
+"""Payments end to end: x402, MPP and card, every payment error code row, the policy, the report.
+
+The installed `svc` against the sandbox; every money claim is checked against the sandbox's books.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from tests.conftest import Cli, Sandbox, unique_email
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(autouse=True)
+def _no_payment_faults(sandbox: Sandbox) -> Iterator[None]:
+    yield
+    sandbox.admin("DELETE", "/payment-faults")
+
+
+def rid() -> str:
+    return f"req_{uuid.uuid4().hex}"
+
+
+def spt() -> str:
+    return f"spt_test_{uuid.uuid4().hex}"
+
+
+def pay_faults(sandbox: Sandbox, *faults: dict[str, Any]) -> None:
+    sandbox.admin("POST", "/payment-faults", json={"faults": list(faults)})
+
+
+def submit(cli: Cli, rail: str, request_id: str, task: str = "Pay me #complete", **kw: Any):
+    env = {"SVC_SPT": spt()} if rail == "mpp" else None
+    email = f"user-{request_id[-12:]}@example.com"  # the same request id: the same task
+    args = ["submit", task, "--email", email, "--request-id", request_id, "--pay", rail]
+    return cli(*args, *kw.get("extra", ()), env=kw.get("env", env))
+
+
+def ledger_row(cli: Cli, request_id: str) -> dict[str, Any]:
+    with sqlite3.connect(cli.home / "data" / "ledger.sqlite3") as db:
+        db.row_factory = sqlite3.Row
+        row = db.execute("SELECT * FROM submissions WHERE request_id = ?", (request_id,)).fetchone()
+        return dict(row) if row else {}
+
+
+def card_link(cli: Cli, request_id: str) -> str:
+    with sqlite3.connect(cli.home / "data" / "ledger.sqlite3") as db:
+        (link,) = db.execute(
+            "SELECT checkout_url FROM card_payments WHERE request_id = ?", (request_id,)
+        ).fetchone()
+    return str(link)
+
+
+def press_pay(link: str, action: str = "pay") -> str:
+    """What a person does in the browser: the hosted page's form post."""
+    page = httpx.get(link)
+    assert page.status_code == 200 and "<button" in page.text and "Pay" in page.text
+    done = httpx.post(link, data={"action": action})
+    assert done.status_code == 200
+    return done.text
+
+
+# --- each rail pays a submit --------------------------------------------------------------
+
+
+def test_mpp_pays_once_with_a_credential_pympp_accepts(cli: Cli, sandbox: Sandbox) -> None:
+    r = rid()
+    result = submit(cli, "mpp", r)
+    assert result.returncode == 0, result.stderr
+    charges = sandbox.charges_for(r)
+    assert len(charges) == 1 and charges[0]["method"] == "mpp"
+    assert charges[0]["amount_atomic"] == 1_500_000 and charges[0]["reference"].startswith("pi_")
+    assert "billing: status=charged; method=mpp" in result.stderr
+    row = ledger_row(cli, r)
+    assert row["status"] == "accepted" and row["method"] == "mpp" and row["receipt"]
+    assert row["proof"].startswith("Payment ")
+    # A retry re-sends the journaled credential: replayed, not charged again.
+    again = cli("submit", "Pay me #complete", "--email", "x@example.com", "--request-id", r)
+    assert again.returncode == 2  # a different e-mail is another task: refused before sending
+    body = row["body"]
+    import json
+
+    doc = json.loads(body)
+    again = cli.ok("submit", doc["task"], "--email", doc["email"], "--request-id", r, "--pay", "mpp")
+    assert "not charged again" in again.stderr and again.json()["id"] == row["task_id"]
+    assert len(sandbox.charges_for(r)) == 1
+
+
+def test_card_noninteractive_exits_6_then_pay_card_resumes(cli: Cli, sandbox: Sandbox) -> None:
+    r = rid()
+    first = submit(cli, "card", r)
+    assert first.returncode == 6
+    assert "card" in first.stderr and "/checkout" in first.stderr and "svc pay card" in first.stderr
+    assert first.json()["error"] == "card_payment_pending"
+    assert sandbox.charges_for(r) == []
+    link = card_link(cli, r)
+    not_yet = cli("pay", "card", r)
+    assert not_yet.returncode == 6 and link in not_yet.stderr
+    assert "paid" in press_pay(link)
+    done = cli.ok("pay", "card")
+    task = done.json()
+    charges = sandbox.charges_for(r)
+    assert len(charges) == 1 and charges[0]["method"] == "card" and charges[0]["task_id"] == task["id"]
+    again = cli.ok("pay", "card", r)
+    assert "already accepted" in again.stderr
+    assert len(sandbox.charges_for(r)) == 1
+    spend = cli.ok("spend").json()
+    assert spend["by_rail"]["card"]["paid_usd"] == "1.500000"
+
+
+def test_card_is_not_offered_below_50_cents(cli: Cli, sandbox: Sandbox) -> None:
+    sandbox.configure(price_atomic=400_000)
+    r = rid()
+    result = submit(cli, "card", r, extra=("--max-price", "1"))
+    assert result.returncode == 5 and "0.50 USD" in result.stderr
+    assert sandbox.charges_for(r) == []
+
+
+def test_failed_delivery_refunds_the_card_in_full(cli: Cli, sandbox: Sandbox) -> None:
+    r = rid()
+    assert submit(cli, "card", r, task="Fragile #fail-delivery").returncode == 6
+    press_pay(card_link(cli, r))
+    result = cli("pay", "card", r)
+    assert result.returncode == 9
+    assert "refunded in full" in result.stderr and "billing: status=refunded" in result.stderr
+    books = sandbox.books()
+    charge = [c for c in books["charges"] if c["request_id"] == r]
+    refund = [f for f in books["refunds"] if f["request_id"] == r]
+    assert len(charge) == 1 and len(refund) == 1 and refund[0]["amount_atomic"] == 1_500_000
+    spend = cli.ok("spend").json()
+    assert spend["refunded_usd"] == "1.500000" and spend["total_usd"] == "0.000000"
+
+
+def test_mpp_failed_delivery_is_refunded_too(cli: Cli, sandbox: Sandbox) -> None:
+    r = rid()
+    result = submit(cli, "mpp", r, task="Fragile #fail-delivery")
+    assert result.returncode == 9 and "refunded in full" in result.stderr
+    assert len([f for f in sandbox.books()["refunds"] if f["request_id"] == r]) == 1
+    assert ledger_row(cli, r)["refunded_atomic"] == 1_500_000
+
+
+def test_declined_token_is_settlement_failed_with_its_reason(cli: Cli, sandbox: Sandbox) -> None:
+    r = rid()
+    env = {"SVC_SPT": f"spt_test_declined_{uuid.uuid4().hex[:8]}"}
+    result = submit(cli, "mpp", r, env=env)
+    assert result.returncode == 5
+    assert "settlement_failed" in result.stderr and "card_declined" in result.stderr
+    assert "Paying a fresh challenge once" in result.stderr  # the spec's rule, bounded to once
+    assert sandbox.charges_for(r) == []
+
+
+def test_spt_from_a_command_and_from_a_file(cli: Cli, sandbox: Sandbox, tmp_path: Path) -> None:
+    script = tmp_path / "mint.sh"
+    script.write_text("#!/bin/sh\necho spt_test_$(date +%s%N)\n")
+    script.chmod(0o755)
+    cli.ok("config", "set", "spt_command", str(script))
+    r = rid()
+    assert submit(cli, "mpp", r, env={}).returncode == 0
+    assert len(sandbox.charges_for(r)) == 1
+    cli.ok("config", "unset", "spt_command")
+    token = tmp_path / "spt.txt"
+    token.write_text(spt() + "\n")
+    token.chmod(0o644)
+    cli.ok("config", "set", "spt_file", str(token))
+    r2 = rid()
+    refused = submit(cli, "mpp", r2, env={})
+    assert refused.returncode == 5 and "chmod 600" in refused.stderr
+    token.chmod(0o600)
+    assert submit(cli, "mpp", r2, env={}).returncode == 0
+    assert len(sandbox.charges_for(r2)) == 1
+
+
+def test_no_token_says_where_to_get_one(cli: Cli, sandbox: Sandbox) -> None:
+    r = rid()
+    result = submit(cli, "mpp", r, env={})
+    assert result.returncode == 5 and "SVC_SPT" in result.stderr
+    assert sandbox.charges_for(r) == []
+
+
+# --- the payment error table --------------------------------------------------------------
+
+# (code, how many times the fault fires, rail, exit code, text on stderr, charges afterwards)
+ROWS = [
+    ("payment_provider_unavailable", 2, "x402", 0, "billing: status=charged", 1),
+    ("payment_provider_unavailable", 20, "x402", 9, "payment_provider_unavailable", 0),
+    ("settlement_failed", 1, "x402", 0, "Paying a fresh challenge once", 1),
+    ("settlement_failed", 2, "mpp", 5, "insufficient_funds", 0),
+    ("identity_invalid", 1, "mpp", 0, "Paying a fresh challenge once", 1),
+    ("identity_invalid", 2, "x402", 5, "identity_invalid", 0),
+    ("payment_refunded", 1, "x402", 0, "starting over", 1),
+    ("payment_consumed", 1, "mpp", 0, "starting over", 1),
+    ("payment_failed", 1, "x402", 0, "starting over", 1),
+    ("payment_released", 2, "x402", 5, "can never be spent", 0),
+    ("payment_unknown", 1, "x402", 5, "payment_unknown", 0),
+    ("payment_request_mismatch", 1, "mpp", 5, "another request", 0),
+    ("payment_amount_mismatch", 1, "x402", 5, "payment_amount_mismatch", 0),
+    ("usage_not_priced", 1, "x402", 8, "could not be billed", 0),
+    ("rate_limit_exceeded", 10, "mpp", 9, "retry after 0 s", 0),
+]
+
+
+@pytest.mark.parametrize(("code", "count", "rail", "exit_code", "needle", "charges"), ROWS)
+def test_payment_error_rows(
+    cli: Cli, sandbox: Sandbox, code: str, count: int, rail: str, exit_code: int, needle: str,
+    charges: int,
+) -> None:
+    fault: dict[str, Any] = {"code": code, "count": count, "rail": rail}
+    if code == "rate_limit_exceeded":
+        fault["retry_after"] = 0
+    pay_faults(sandbox, fault)
+    r = rid()
+    result = submit(cli, rail, r)
+    assert result.returncode == exit_code, result.stderr
+    assert needle in result.stderr
+    assert len(sandbox.charges_for(r)) == charges
+    if exit_code:
+        assert result.json()["exit_code"] == exit_code
+        assert "Traceback" not in result.stderr
+
+
+def test_provider_unavailable_is_retried_with_the_same_proof(cli: Cli, sandbox: Sandbox) -> None:
+    pay_faults(sandbox, {"code": "payment_provider_unavailable", "count": 1, "rail": "x402"})
+    r = rid()
+    assert submit(cli, "x402", r).returncode == 0
+    books = sandbox.books()
+    assert len(sandbox.charges_for(r)) == 1
+    assert not [f for f in books["settlement_failures"] if f["request_id"] == r]
+
+
+def test_payment_incomplete_finishes_via_status_url(cli: Cli, sandbox: Sandbox) -> None:
+    r = rid()
+    assert submit(cli, "card", r).returncode == 6
+    press_pay(card_link(cli, r))
+    pay_faults(sandbox, {"code": "payment_incomplete", "count": 1, "rail": "card"})
+    waiting = cli("pay", "card", r)
+    assert waiting.returncode == 6 and "not finished" in waiting.stderr
+    assert sandbox.charges_for(r) == []
+    cli.ok("pay", "card", r)
+    assert len(sandbox.charges_for(r)) == 1
+
+
+def test_dead_card_payment_starts_over_with_a_fresh_402(cli: Cli, sandbox: Sandbox) -> None:
+    r = rid()
+    assert submit(cli, "card", r).returncode == 6
+    first = card_link(cli, r)
+    press_pay(first)
+    pay_faults(sandbox, {"code": "payment_released", "count": 1, "rail": "card"})
+    again = cli("pay", "card", r)
+    assert again.returncode == 6 and "starting over" in again.stderr
+    second = card_link(cli, r)
+    assert second != first  # a new payment, a new page
+    press_pay(second)
+    cli.ok("pay", "card", r)
+    assert len(sandbox.charges_for(r)) == 1
+
+
+def test_usage_error_header_is_shown_stored_and_not_retried(cli: Cli, sandbox: Sandbox) -> None:
+    pay_faults(sandbox, {"code": "usage_error", "rail": "mpp"})
+    r = rid()
+    result = submit(cli, "mpp", r)
+    assert result.returncode == 0
+    assert "could not bill" in result.stderr and "not re-sent" in result.stderr
+    assert ledger_row(cli, r)["usage_error"] == "invalid_usage_header"
+    assert len(sandbox.charges_for(r)) == 1
+
+
+def test_lost_answer_to_a_paid_mpp_call_is_reconciled(cli: Cli, sandbox: Sandbox) -> None:
+    sandbox.faults({"kind": "drop_after", "path": "/svc/tasks", "header": "authorization"})
+    r = rid()
+    result = submit(cli, "mpp", r)
+    assert result.returncode == 0, result.stderr
+    assert len(sandbox.charges_for(r)) == 1
+
+
+def test_lost_answers_for_good_exit_10_and_reconcile_later(cli: Cli, sandbox: Sandbox) -> None:
+    sandbox.faults({"kind": "drop_after", "path": "/svc/tasks", "header": "authorization", "count": 4})
+    r = rid()
+    email = unique_email()
+    env = {"SVC_SPT": spt()}
+    lost = cli("submit", "Lost #complete", "--email", email, "--request-id", r, "--pay", "mpp", env=env)
+    assert lost.returncode == 10 and "may have been charged" in lost.stderr
+    assert ledger_row(cli, r)["status"] == "unknown"
+    # Later, with no token at all: the journaled credential is re-sent, never a new payment.
+    later = cli.ok("submit", "Lost #complete", "--email", email, "--request-id", r, "--pay", "mpp",
+                   env={})
+    assert "not charged again" in later.stderr
+    assert len(sandbox.charges_for(r)) == 1
+
+
+# --- policy: refusals sign nothing and spend nothing --------------------------------------
+
+
+@pytest.mark.parametrize("rail", ["x402", "mpp", "card"])
+def test_price_cap_refuses_every_rail_before_paying(cli: Cli, sandbox: Sandbox, rail: str, tmp_path: Path) -> None:
+    marker = tmp_path / "token-read"
+    script = tmp_path / "mint.sh"
+    script.write_text(f"#!/bin/sh\ntouch {marker}\necho spt_test_{uuid.uuid4().hex}\n")
+    script.chmod(0o755)
+    cli.ok("config", "set", "spt_command", str(script))
+    before = sandbox.books()
+    r = rid()
+    result = submit(cli, rail, r, env={}, extra=("--max-price", "1.00"))
+    assert result.returncode == 5 and "above the limit" in result.stderr
+    assert not marker.exists()  # the token was never read
+    assert sandbox.books() == before
+
+
+def test_network_and_asset_refusals_sign_nothing(cli: Cli, sandbox: Sandbox) -> None:
+    before = sandbox.books()
+    sandbox.configure(network="eip155:84532")
+    assert submit(cli, "x402", rid()).returncode == 5
+    sandbox.configure(network="eip155:8453", asset="0x036CbD53842c5426634e7929541eC2318f3dCF7e")
+    result = submit(cli, "x402", rid())
+    assert result.returncode == 5 and "asset" in result.stderr
+    assert sandbox.books() == before
+
+
+def test_recipient_change_is_refused_until_confirmed_for_mpp(cli: Cli, sandbox: Sandbox) -> None:
+    assert submit(cli, "mpp", rid()).returncode == 0  # pins the realm
+    with sqlite3.connect(cli.home / "data" / "ledger.sqlite3") as db:
+        db.execute("UPDATE recipients SET pay_to = 'evil.example:443' WHERE network = 'mpp:stripe'")
+    before = sandbox.books()
+    r = rid()
+    result = submit(cli, "mpp", r)
+    assert result.returncode == 5 and "recipient changed" in result.stderr
+    assert sandbox.books() == before
+    assert submit(cli, "mpp", r, extra=("--trust-recipient",)).returncode == 0
+
+
+def test_daily_cap_across_processes(cli: Cli, sandbox: Sandbox) -> None:
+    cli.ok("config", "set", "daily_cap_usd", "3.00")
+    assert submit(cli, "x402", rid()).returncode == 0
+    assert submit(cli, "mpp", rid()).returncode == 0
+    before = sandbox.books()
+    r = rid()
+    result = submit(cli, "x402", r)
+    assert result.returncode == 5 and "daily cap" in result.stderr and "3.000000 USD spent" in result.stderr
+    assert sandbox.books() == before
+    assert ledger_row(cli, r)["status"] == "rejected"
+
+
+def test_rails_can_be_disallowed(cli: Cli, sandbox: Sandbox) -> None:
+    cli.ok("config", "set", "allowed_rails", "x402")
+    before = sandbox.books()
+    result = submit(cli, "mpp", rid())
+    assert result.returncode == 5 and "not allowed" in result.stderr
+    assert sandbox.books() == before
+    bad = cli("config", "set", "pay", "paypal")
+    assert bad.returncode == 2
+
+
+def test_probe_shows_the_challenge_and_pays_nothing(cli: Cli, sandbox: Sandbox) -> None:
+    before = sandbox.books()
+    doc = cli.ok("submit", "Probe #complete", "--email", unique_email(), "--dry-run", "--probe",
+                 "--pay", "mpp").json()
+    assert doc["would_pay"] == {"rail": "mpp", "amount_usd": "1.500000", "pay_to": doc["would_pay"]["pay_to"],
+                                "method": "stripe", "within_policy": True}
+    assert doc["challenges"]["x402"][0]["amount_usd"] == "1.500000"
+    assert doc["challenges"]["card"]["pay_url"].endswith("/pay")
+    refused = cli("submit", "Probe", "--email", unique_email(), "--probe", "--max-price", "1")
+    assert refused.returncode == 5 and "above the limit" in refused.stdout + refused.stderr
+    assert sandbox.books() == before
+
+
+def test_spend_report_by_day_task_and_rail(cli: Cli, sandbox: Sandbox) -> None:
+    for rail in ("x402", "mpp", "mpp"):
+        assert submit(cli, rail, rid()).returncode == 0
+    doc = cli.ok("spend").json()
+    assert doc["by_rail"]["mpp"]["paid_usd"] == "3.000000"
+    assert doc["by_rail"]["x402"]["net_usd"] == "1.500000"
+    assert doc["paid_count"] == 3 and len(doc["tasks"]) == 3
+    assert list(doc["by_day"].values())[0]["paid_usd"] == "4.500000"
+    bad = cli("spend", "--since", "yesterday")
+    assert bad.returncode == 2 and "--since" in bad.stderr
