@@ -2,7 +2,8 @@
 
 Nothing here verifies a signature (only the identity platform knows the trusted providers'
 keys); it reads the JWT's header and claims and refuses what the platform would certainly
-refuse, so the user is told why without spending the assertion's single-use `jti`.
+refuse, so the user is told why without spending the assertion's single-use `jti`. Refusals
+are identity failures (exit 4) carrying the code the platform would have answered.
 """
 
 from __future__ import annotations
@@ -12,43 +13,55 @@ import json
 import time
 from typing import Any
 
-from svc.api.errors import UsageError
+from svc.api.errors import AuthError
 
 ID_JAG_TYP = "oauth-id-jag+jwt"
+_HINTS = {
+    "invalid_request": "pass the ID-JAG your identity provider issued, unchanged",
+    "missing_verified_email": "the provider must assert the person's verified e-mail",
+    "login_required": "sign in again at the identity provider, then mint a fresh assertion",
+    "expired": "mint a fresh assertion: they live at most 10 minutes",
+}
+
+
+def _refuse(code: str, message: str) -> AuthError:
+    return AuthError(
+        f"{message} ({code}; checked before sending)", code=code, hint=_HINTS.get(code)
+    )
 
 
 def _segment(text: str, what: str) -> dict[str, Any]:
     try:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-        doc = json.loads(raw)
+        doc = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
     except (ValueError, UnicodeDecodeError):
-        raise UsageError(f"the assertion is not a JWT: its {what} does not decode") from None
+        raise _refuse("invalid_request", f"the assertion is not a JWT: bad {what}") from None
     if not isinstance(doc, dict):
-        raise UsageError(f"the assertion is not a JWT: its {what} is not a JSON object")
+        raise _refuse("invalid_request", f"the assertion is not a JWT: its {what} is no object")
     return doc
 
 
 def check_id_jag(token: str, now: float | None = None) -> dict[str, Any]:
-    """The claims of a plausible ID-JAG, or a UsageError saying what is wrong with it."""
+    """The claims of a plausible ID-JAG, or an AuthError saying what is wrong with it."""
     parts = token.split(".")
     if len(parts) != 3 or not all(parts):
-        raise UsageError("the assertion is not a JWT (expected three dot-separated parts)")
+        raise _refuse("invalid_request", "the assertion is not a JWT (three dot-separated parts)")
     header = _segment(parts[0], "header")
     claims = _segment(parts[1], "claims")
     if header.get("typ") != ID_JAG_TYP:
-        raise UsageError(
+        raise _refuse(
+            "invalid_request",
             f"the assertion is not an ID-JAG: header typ is {header.get('typ')!r}, "
-            f"expected {ID_JAG_TYP!r}"
+            f"expected {ID_JAG_TYP!r}",
         )
     for name in ("iss", "aud", "jti", "exp", "email"):
         if not claims.get(name):
-            raise UsageError(f"the ID-JAG has no {name!r} claim")
+            raise _refuse("invalid_request", f"the ID-JAG has no {name!r} claim")
     if claims.get("email_verified") is not True:
-        raise UsageError("the ID-JAG's e-mail is not verified (email_verified is not true)")
+        raise _refuse("missing_verified_email", "the ID-JAG's e-mail is not verified")
     if not isinstance(claims.get("auth_time"), int | float):
-        raise UsageError("the ID-JAG has no auth_time: sign in again at the provider")
+        raise _refuse("login_required", "the ID-JAG has no auth_time")
     exp = claims["exp"]
     current = time.time() if now is None else now
     if not isinstance(exp, int | float) or exp <= current:
-        raise UsageError("the ID-JAG has expired: mint a fresh one (they live minutes)")
+        raise _refuse("expired", "the ID-JAG has expired")
     return claims
