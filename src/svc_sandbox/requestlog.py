@@ -1,7 +1,7 @@
 """Every request the service surface received, so tests can prove a command sent nothing.
 
-`GET /_sandbox/requests` → `{count, requests: [{method, path}]}` (the newest 200); the count
-never resets, so a test compares it before and after a command.
+`GET /_sandbox/requests` → `{count, requests: [{method, path, raw_path}]}` (the newest 200; `raw_path`
+as sent, before percent-decoding); the count never resets, so a test compares it before and after.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ class RequestLog:
         self.count = 0
         self.recent: deque[dict[str, str]] = deque(maxlen=KEEP)
 
-    def note(self, method: str, path: str) -> None:
+    def note(self, method: str, path: str, raw_path: str) -> None:
         with self._lock:
             self.count += 1
-            self.recent.append({"method": method, "path": path})
+            self.recent.append({"method": method, "path": path, "raw_path": raw_path})
 
     def view(self) -> dict[str, Any]:
         with self._lock:
@@ -42,7 +42,8 @@ class RequestLogMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not scope["path"].startswith(EXEMPT_PREFIX):
-            self.log.note(scope["method"], scope["path"])
+            raw = scope.get("raw_path") or scope["path"].encode()
+            self.log.note(scope["method"], scope["path"], raw.decode("latin-1"))
         await self.app(scope, receive, send)
 
 
