@@ -1,7 +1,8 @@
 """Every request the service surface received, so tests can prove a command sent nothing.
 
-`GET /_sandbox/requests` → `{count, requests: [{method, path, raw_path}]}` (the newest 200; `raw_path`
-as sent, before percent-decoding); the count never resets, so a test compares it before and after.
+`GET /_sandbox/requests` → `{count, requests: [{method, path, raw_path}]}` (the newest 200;
+`raw_path` as sent, before percent-decoding); the count never resets, so a test compares it
+before and after a command.
 """
 
 from __future__ import annotations
