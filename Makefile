@@ -30,6 +30,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests
 	$(BIN)/ruff format --check src tests
 
+# Start-up, poll, paid submit, batch (1000 tasks) and watch at scale against a throw-away
+# sandbox: medians and ratios next to the targets of issue 8 (a few minutes; --quick: ~1).
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
 typecheck: $(STAMP)
 	$(BIN)/mypy src
 
