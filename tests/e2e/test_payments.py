@@ -376,6 +376,6 @@ def test_spend_report_by_day_task_and_rail(cli: Cli, sandbox: Sandbox) -> None:
     assert doc["by_rail"]["mpp"]["paid_usd"] == "3.000000"
     assert doc["by_rail"]["x402"]["net_usd"] == "1.500000"
     assert doc["paid_count"] == 3 and len(doc["tasks"]) == 3
-    assert list(doc["by_day"].values())[0]["paid_usd"] == "4.500000"
+    assert next(iter(doc["by_day"].values()))["paid_usd"] == "4.500000"
     bad = cli("spend", "--since", "yesterday")
     assert bad.returncode == 2 and "--since" in bad.stderr

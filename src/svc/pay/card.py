@@ -2,7 +2,7 @@
 
 1. `POST payUrl {"checkout": true}` starts a hosted payment page;
 2. a person pays on that page (we show the link, open a browser on a terminal, and print a QR
-   code when the optional `qrcode` package is installed);
+   code there);
 3. we poll `statusUrl` until the payment is complete;
 4. the original request is re-sent unchanged plus `svc-payment-id: <payment.id>`.
 
@@ -202,13 +202,11 @@ class _Progress:
 
 
 def _print_qr(output: Output, link: str) -> None:
-    """A QR code of the link on a terminal, when the optional `qrcode` package is present."""
+    """A QR code of the link on a terminal (segno, a small pure-Python dependency)."""
     if not output.stderr_tty:
         return
     try:
-        import qrcode  # type: ignore[import-untyped,import-not-found,unused-ignore]
+        import segno
     except ImportError:
         return
-    qr = qrcode.QRCode(border=1)
-    qr.add_data(link)
-    qr.print_ascii(out=output.stderr, invert=True)
+    segno.make(link, error="l").terminal(out=output.stderr, compact=True)
