@@ -128,13 +128,14 @@ def fee_challenge(
 
 
 def rail_of(request: Request) -> str | None:
+    """The one proof a paid request is settled by; x402 first, so only one is ever charged."""
+    if request.headers.get("x-payment"):
+        return "x402"
     authorization = request.headers.get("authorization", "")
     if authorization.lower().startswith("payment "):
         return "mpp"
     if request.headers.get(PAYMENT_ID_HEADER):
         return "card"
-    if request.headers.get("x-payment"):
-        return "x402"
     return None
 
 
