@@ -284,13 +284,8 @@ def test_too_many_pending_links(client: TestClient) -> None:
     assert int(response.headers["Retry-After"]) > 0
 
 
-@pytest.mark.parametrize(
-    ("hint", "code"),
-    [("me+agents@example.com", "invalid_login_hint"), ("someone-else@example.com", None)],
-)
-def test_claim_refuses_plus_aliases_and_other_people(
-    client: TestClient, hint: str, code: str | None
-) -> None:
+@pytest.mark.parametrize("hint", ["me+agents@example.com", "someone-else@example.com"])
+def test_claim_refuses_plus_aliases_and_other_people(client: TestClient, hint: str) -> None:
     token, _ = service_auth_claim(client)
     response = client.post(
         "/auth/agent/identity/claim",
