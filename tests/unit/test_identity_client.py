@@ -236,11 +236,12 @@ def jwt(header: dict[str, Any], claims: dict[str, Any]) -> str:
     return f"{seg(header)}.{seg(claims)}.c2ln"
 
 
+# Far from now, so collection time never makes it stale; `expired` cases set exp explicitly.
 GOOD = {
     "iss": "https://idp.test",
     "aud": AUTH,
     "jti": "j1",
-    "exp": time.time() + 300,
+    "exp": time.time() + 10 * 365 * 86400,
     "email": "a@example.com",
     "email_verified": True,
     "auth_time": time.time() - 60,
@@ -255,7 +256,7 @@ GOOD = {
         (jwt({"typ": "oauth-id-jag+jwt"}, {**GOOD, "jti": ""}), "invalid_request"),
         (jwt({"typ": "oauth-id-jag+jwt"}, {**GOOD, "email_verified": False}), "missing_verified_email"),
         (jwt({"typ": "oauth-id-jag+jwt"}, {**GOOD, "auth_time": None}), "login_required"),
-        (jwt({"typ": "oauth-id-jag+jwt"}, {**GOOD, "exp": time.time() - 1}), "expired"),
+        (jwt({"typ": "oauth-id-jag+jwt"}, {**GOOD, "exp": 1_000_000}), "expired"),
     ],
 )
 def test_local_id_jag_check(token: str, code: str) -> None:
