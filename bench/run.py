@@ -260,10 +260,13 @@ class Bench:
         interval = 15.0
         seconds = self.args.watch_seconds
         start = time.perf_counter()
+        # NDJSON to a file: a pipe nobody reads during the window would block the watcher.
+        out_path = self.home / "watch.ndjson"
+        out_file = out_path.open("w")
         proc = subprocess.Popen(
             [SVC, "watch", "--all", "--interval", str(interval), "--json"],
             env=self.env,
-            stdout=subprocess.PIPE,
+            stdout=out_file,
             stderr=subprocess.PIPE,
             text=True,
         )
@@ -287,10 +290,12 @@ class Bench:
         )
         self.admin("POST", "/clock", json={"advance_seconds": 700})  # every #slow task completes
         try:
-            out, err = proc.communicate(timeout=150)
+            _, err = proc.communicate(timeout=150)
         except subprocess.TimeoutExpired:
             proc.kill()
-            out, err = proc.communicate()
+            _, err = proc.communicate()
+        out_file.close()
+        out = out_path.read_text()
         finals: dict[str, str] = {}
         for line in out.splitlines():
             doc = json.loads(line)

@@ -83,6 +83,15 @@ def live_task_ids(app: AppContext) -> list[str]:
     ]
 
 
+def _ledger_states(app: AppContext) -> dict[str, str | None]:
+    """Task id -> the state the ledger already has (one read instead of a write per task)."""
+    from svc.store.ledger import ledger_path
+
+    if "ledger" not in app.__dict__ and not ledger_path().exists():
+        return {}
+    return {str(row.task_id): row.state for row in app.ledger.submissions() if row.task_id}
+
+
 def effective_interval(app: AppContext, requested: float | None) -> float:
     settings = app.settings
     value = requested if requested is not None else settings.default_poll_interval()
@@ -159,6 +168,7 @@ def follow(app: AppContext, task_ids: list[str], interval: float | None) -> int:
     finals: dict[str, dict[str, Any]] = {}
     blocked: dict[str, dict[str, Any]] = {}
     app.tasks  # noqa: B018 - build the shared client here, not racing in the workers
+    known = _ledger_states(app)
     pollers = _Pollers(app, min(MAX_WORKERS, len(task_ids)))
     status = _Status(app, seen)
     try:
@@ -184,8 +194,9 @@ def follow(app: AppContext, task_ids: list[str], interval: float | None) -> int:
                 raise error
             assert task is not None
             changed = _show_changes(app, tid, task, seen[tid], verbose_events=len(seen) <= MANY)
-            if changed:
-                remember_state(app, task)
+            if changed and known.get(tid) != task["state"]:
+                remember_state(app, task)  # a durable write: only when the ledger is behind
+                known[tid] = str(task["state"])
             state = str(task["state"])
             if state in FINAL:
                 finals[tid] = task
