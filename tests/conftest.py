@@ -28,6 +28,9 @@ TEST_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
 TEST_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 SVC = str(Path(sys.executable).with_name("svc"))
 
+# docs/reliability.md is written by the controlling process at the end of a full run (issue 6).
+pytest_plugins = ["tests.reliability_report"]
+
 
 @dataclass
 class Sandbox:

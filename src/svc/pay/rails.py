@@ -21,6 +21,7 @@ import httpx
 
 from svc.api.errors import HumanNeededError, PaymentError
 from svc.pay.policy import PaymentPolicy
+from svc.testing_hooks import crash_point
 
 if TYPE_CHECKING:
     from svc.pay.card import CardCheckout, CardOffer
@@ -70,10 +71,13 @@ class PaidAuth(httpx.Auth):
         response = yield request
         if response.status_code != 402 or proof:
             return
+        crash_point("challenge_received")
         paid = self.rail.pay(response)
         self.journal.record(paid)  # before the proof leaves: every retry re-sends this one
+        crash_point("proof_journaled")
         self.rail.attach(request, paid.proof)
         yield request
+        crash_point("proof_sent")
 
 
 # --- x402 ------------------------------------------------------------------------------------

@@ -1,0 +1,39 @@
+"""Test-only crash points: `SVC_TEST_CRASH_AT=<step>` kills the process at that named step.
+
+The crash-safety tests (tests/e2e/test_crash_safety.py) SIGKILL a paid submit at every step
+and prove that resuming it reaches one task and one charge. A real SIGKILL from outside cannot
+hit a step reliably, so the process kills itself, exactly where the name says, the same way
+(`SIGKILL`: no `finally`, no atexit, no flushing, no SQLite rollback).
+
+Zero cost when unset: one dict lookup per named point, and nothing is imported.
+
+Steps of a paid submit, in order:
+
+* ``ledger_written``: the submission's row is committed, nothing was sent;
+* ``challenge_received``: the 402 arrived, nothing was signed;
+* ``proof_journaled``: the proof is signed and committed to the ledger, not yet sent;
+* ``proof_sent``: the paid request was sent and answered (the service charged), unread;
+* ``response_recorded``: the answer is recorded in the ledger, nothing was printed.
+"""
+
+from __future__ import annotations
+
+import os
+
+ENV = "SVC_TEST_CRASH_AT"
+STEPS = (
+    "ledger_written",
+    "challenge_received",
+    "proof_journaled",
+    "proof_sent",
+    "response_recorded",
+)
+
+
+def crash_point(step: str) -> None:
+    """Die by SIGKILL here if the test asked for this step."""
+    if os.environ.get(ENV) == step:
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+        os._exit(137)  # pragma: no cover - not reached where SIGKILL exists

@@ -1,0 +1,150 @@
+"""Crash safety (issue 6.1): SIGKILL at every step of a paid submit, then resume.
+
+`SVC_TEST_CRASH_AT=<step>` makes the `svc` process kill itself (SIGKILL) at that named step
+(src/svc/testing_hooks.py). Each time, running `svc submit --request-id` again with the same task
+reaches exactly one task and exactly one charge in the sandbox's books, on x402 and on MPP.
+The ledger survives parallel writers: several `svc` processes submitting at once (plus readers)
+never corrupt it or lose a row.
+"""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+from tests.conftest import SVC, Cli, Sandbox
+from tests.reliability_report import record
+
+from svc.testing_hooks import STEPS
+
+pytestmark = pytest.mark.e2e
+
+CASES = [(rail, step) for rail in ("x402", "mpp") for step in STEPS]
+
+
+def _ledger(cli: Cli) -> Path:
+    return cli.home / "data" / "ledger.sqlite3"
+
+
+@pytest.mark.parametrize(("rail", "step"), CASES)
+def test_sigkill_at_each_step_then_resume_charges_once(
+    cli: Cli, sandbox: Sandbox, rail: str, step: str
+) -> None:
+    rid = f"req_{uuid.uuid4().hex}"
+    args = ["submit", f"Crash at {step} #complete", "--email", f"c-{rid[-10:]}@example.com"]
+    args += ["--request-id", rid, "--pay", rail]
+    env = {"SVC_SPT": f"spt_test_{uuid.uuid4().hex}"} if rail == "mpp" else {}
+
+    killed = cli(*args, env={**env, "SVC_TEST_CRASH_AT": step})
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    charged_before = len(sandbox.charges_for(rid))
+    assert charged_before == (1 if step in ("proof_sent", "response_recorded") else 0)
+
+    resumed = cli(*args, env=env)
+    assert resumed.returncode == 0, resumed.stderr
+    task = resumed.json()
+    charges = sandbox.charges_for(rid)
+    tasks = {c["task_id"] for c in charges} | {task["id"]}
+    listed = [row for row in cli.ok("tasks", "--json").json() if row.get("request_id") == rid]
+    passed = len(charges) == 1 and len(tasks) == 1 and len(listed) == 1
+    record(
+        "crash_safety",
+        f"{rail}.{STEPS.index(step)}",
+        {
+            "rail": rail,
+            "step": step,
+            "killed": "SIGKILL" if killed.returncode == -signal.SIGKILL else killed.returncode,
+            "resumed": resumed.returncode,
+            "tasks": len(tasks),
+            "charges": len(charges),
+            "double_charges": max(0, len(charges) - 1),
+            "faults": 1,
+            "passed": passed,
+        },
+        expected=len(CASES),
+    )
+    assert len(charges) == 1, charges
+    assert charges[0]["method"] == rail and charges[0]["task_id"] == task["id"]
+    assert len(listed) == 1 and listed[0]["task_id"] == task["id"], listed
+    # The books and the CLI agree on what one task was paid; watch follows it to the end.
+    sandbox.advance(25)
+    assert cli("watch", task["id"], "--interval", "0.2").returncode == 0
+
+
+WRITERS = 8
+PER_WRITER = 4
+READERS = 3
+
+
+def test_parallel_svc_processes_never_corrupt_or_lose_a_ledger_row(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """8 batch submits at once (4 paid lines each) and 3 readers looping `tasks`/`spend`."""
+    files = []
+    for w in range(WRITERS):
+        lines = [f'{{"task": "writer {w} line {i} #complete"}}' for i in range(PER_WRITER)]
+        path = tmp_path / f"batch{w}.ndjson"
+        path.write_text("\n".join(lines) + "\n")
+        files.append(path)
+    email = f"par-{uuid.uuid4().hex[:8]}@example.com"
+    writers = [
+        subprocess.Popen(
+            [SVC, "submit", "--from", str(f), "--email", email],
+            env=cli.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for f in files
+    ]
+    readers = [
+        subprocess.Popen(
+            ["sh", "-c", f"for i in 1 2 3 4 5 6; do {SVC} tasks --json >/dev/null && "
+             f"{SVC} spend --json >/dev/null || exit 1; done"],
+            env=cli.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(READERS)
+    ]
+    outputs = [p.communicate(timeout=120) for p in writers]
+    reader_out = [p.communicate(timeout=120) for p in readers]
+    for proc, (out, err) in zip(writers, outputs, strict=True):
+        assert proc.returncode == 0, err
+        assert "Traceback" not in err
+    for proc, (_, err) in zip(readers, reader_out, strict=True):
+        assert proc.returncode == 0, err
+        assert "Traceback" not in err and "locked" not in err
+
+    with sqlite3.connect(_ledger(cli)) as db:
+        integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
+        rows = db.execute(
+            "SELECT request_id, task_id, status FROM submissions WHERE email = ?", (email,)
+        ).fetchall()
+    total = WRITERS * PER_WRITER
+    accepted = [r for r in rows if r[1] and r[2] == "accepted"]
+    charges = [c for c in sandbox.books()["charges"] if c["request_id"] in {r[0] for r in rows}]
+    passed = integrity == "ok" and len(accepted) == total and len(charges) == total
+    record(
+        "ledger_concurrency",
+        "parallel",
+        {
+            "writers": WRITERS,
+            "rows": total,
+            "readers": READERS,
+            "integrity": integrity,
+            "rows_found": len(accepted),
+            "charges": len(charges),
+            "double_charges": max(0, len(charges) - total),
+            "passed": passed,
+        },
+        expected=1,
+    )
+    assert integrity == "ok"
+    assert len(rows) == total and len(accepted) == total, rows
+    assert len(charges) == total
