@@ -41,6 +41,79 @@ REDACTED_HEADERS = frozenset(
     }
 )
 MAX_RETRY_AFTER = 60.0
+DEFAULT_TIMEOUT = 30.0  # seconds per read; SVC_TIMEOUT overrides (tests use a short one)
+DEFAULT_MAX_RESPONSE = 16 * 1024 * 1024  # bytes; SVC_MAX_RESPONSE_BYTES overrides
+
+
+def _env_number(name: str, default: float, *, integer: bool = False) -> float:
+    """A positive number from the environment, or one clear line (exit 2) if it is not one."""
+    import os
+
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        value = int(raw) if integer else float(raw)
+    except ValueError:
+        value = -1
+    if not value > 0:  # also NaN
+        from svc.api.errors import UsageError
+
+        raise UsageError(f"{name} must be a positive {'integer' if integer else 'number'}")
+    return value
+
+
+class ResponseTooLargeError(ProtocolError):
+    """The server's answer is bigger than the client will hold in memory."""
+
+    def __init__(self, url: httpx.URL, limit: int) -> None:
+        super().__init__(
+            f"the answer from {url.scheme}://{url.host}{url.path[:80]} is larger than "
+            f"{limit} bytes; refusing to read it",
+            code="response_too_large",
+            hint="raise the cap with SVC_MAX_RESPONSE_BYTES if this answer is expected",
+        )
+
+
+class _CappedStream(httpx.SyncByteStream):
+    def __init__(self, inner: httpx.SyncByteStream, url: httpx.URL, limit: int) -> None:
+        self.inner = inner
+        self.url = url
+        self.limit = limit
+
+    def __iter__(self) -> Any:
+        seen = 0
+        for chunk in self.inner:
+            seen += len(chunk)
+            if seen > self.limit:
+                raise ResponseTooLargeError(self.url, self.limit)
+            yield chunk
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class CappedTransport(httpx.BaseTransport):
+    """Refuses answers above `limit` bytes (declared or streamed): a hostile or broken server
+    cannot make the client buffer gigabytes."""
+
+    def __init__(self, inner: httpx.BaseTransport, limit: int) -> None:
+        self.inner = inner
+        self.limit = limit
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self.inner.handle_request(request)
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.limit:
+            response.close()
+            raise ResponseTooLargeError(request.url, self.limit)
+        stream = response.stream
+        assert isinstance(stream, httpx.SyncByteStream)
+        response.stream = _CappedStream(stream, request.url, self.limit)
+        return response
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 class RetryPolicy:
@@ -82,7 +155,7 @@ class Http:
         output: Output | None = None,
         *,
         verbose: bool = False,
-        timeout: float = 30.0,
+        timeout: float | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -93,8 +166,12 @@ class Http:
         hooks: dict[str, list[Callable[..., Any]]] = {}
         if verbose:
             hooks = {"request": [self._trace_request], "response": [self._trace_response]}
+        if timeout is None:
+            timeout = _env_number("SVC_TIMEOUT", DEFAULT_TIMEOUT)
+        limit = int(_env_number("SVC_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE, integer=True))
         self.client = httpx.Client(
-            timeout=httpx.Timeout(timeout, connect=10.0),
+            transport=CappedTransport(httpx.HTTPTransport(), limit),
+            timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)),
             headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
             event_hooks=hooks,
             follow_redirects=False,
@@ -137,12 +214,14 @@ class Http:
         auth: httpx.Auth | None = None,
         resend_safe: bool,
         on_retry: Callable[[str], None] | None = None,
+        final_statuses: tuple[int, ...] = (),
     ) -> httpx.Response:
         """Send with bounded retries; return the final response whatever its status.
 
         `resend_safe`: the request may be sent again after an ambiguous failure (a read, or a
         paid request carrying its journaled idempotency key and proof). Otherwise only a
         refused connection, a 429 or a 503 (the request was not processed) is retried.
+        `final_statuses` are returned at once, never retried (the caller has a better answer).
         """
         last_problem = ""
         for attempt in range(self.retry.attempts):
@@ -173,8 +252,8 @@ class Http:
             else:
                 status = response.status_code
                 can_retry = _retryable_status(status) and (resend_safe or status in (429, 503))
-                if "svc-billing" in response.headers:
-                    can_retry = False  # the service billed (or refunded) this answer: final
+                if "svc-billing" in response.headers or status in final_statuses:
+                    can_retry = False  # billed (or refunded), or the caller's to handle: final
                 if not can_retry:
                     return response
                 last_problem = f"HTTP {status}"

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from svc.api.errors import (
     OutcomeUnknownError,
     PaymentError,
+    ProtocolError,
     UnavailableError,
     UsageError,
 )
@@ -33,6 +34,7 @@ from svc.context import AppContext
 from svc.pay.errors import Action, classify, to_error
 from svc.pay.rails import Paid, PaidAuth
 from svc.store import ledger as L
+from svc.testing_hooks import crash_point
 
 if TYPE_CHECKING:
     import httpx
@@ -146,6 +148,7 @@ def submit(
     policy = app.policy(max_price_usd=max_price_usd, trust_recipient=trust_recipient)
     policy.check_rail(rail)  # before anything is sent
     rid = prepare(app, body, request_id)
+    crash_point("ledger_written")
     existing = ledger.get(rid)
     if existing and existing.method and existing.method != rail and existing.proof:
         rail = existing.method  # resuming: the journaled proof decides the rail
@@ -279,14 +282,15 @@ def _send(app: AppContext, body: dict[str, Any], rid: str, auth: PaidAuth) -> ht
     except UnavailableError as exc:
         row = ledger.get(rid)
         if row and row.proof:
-            ledger.update(rid, status=L.UNKNOWN, error=exc.message)
-            raise OutcomeUnknownError(
-                f"the answer to the paid submit was lost ({exc.message}); it may have been "
-                "charged and accepted",
-                hint=f"reconcile without paying again: svc submit --request-id {rid} "
-                "with the same task and e-mail (see svc tasks)",
-            ) from None
+            raise _answer_lost(ledger, rid, exc.message) from None
         ledger.update(rid, status=L.REJECTED, error=exc.message)
+        exc.hint = exc.hint or "nothing was charged"
+        raise
+    except ProtocolError as exc:  # an answer that cannot be read at all (e.g. too large)
+        row = ledger.get(rid)
+        if row and row.proof:
+            raise _answer_lost(ledger, rid, exc.message) from None
+        ledger.update(rid, status=L.REJECTED, error=exc.code)
         exc.hint = exc.hint or "nothing was charged"
         raise
     except PaymentError as exc:  # policy refusal, no wallet/token: raised before any signature
@@ -302,6 +306,16 @@ def _send(app: AppContext, body: dict[str, Any], rid: str, auth: PaidAuth) -> ht
             if row and not row.proof:
                 ledger.update(rid, status=L.REJECTED, error=type(exc).__name__)
         raise
+
+
+def _answer_lost(ledger: L.Ledger, rid: str, why: str) -> OutcomeUnknownError:
+    """A request that carried a proof got no readable answer: it may have been charged."""
+    ledger.update(rid, status=L.UNKNOWN, error=why)
+    return OutcomeUnknownError(
+        f"the answer to the paid submit was lost ({why}); it may have been charged and accepted",
+        hint=f"reconcile without paying again: svc submit --request-id {rid} "
+        "with the same task and e-mail (see svc tasks)",
+    )
 
 
 def _finish_card(app: AppContext, rid: str) -> None:
@@ -372,7 +386,15 @@ def parse_billing(value: str) -> dict[str, str]:
 def _accepted(app: AppContext, rid: str, response: httpx.Response, rail: str) -> SubmitResult:
     ledger = app.ledger
     billing = response.headers.get("svc-billing")
-    task = require_task_shape(parse_json(response, "submit"), "submit")
+    try:
+        task = require_task_shape(parse_json(response, "submit"), "submit")
+    except ProtocolError as exc:
+        # Accepted (and, with a proof, charged) but unreadable: the task id is lost, not the
+        # task; a resume with the same request id gets the original task back.
+        row = ledger.get(rid)
+        if row and row.proof:
+            raise _answer_lost(ledger, rid, exc.message) from None
+        raise
     receipt = response.headers.get("payment-receipt") or response.headers.get("payment-response")
     usage_error = response.headers.get("svc-usage-error")
     ledger.update(
@@ -388,6 +410,7 @@ def _accepted(app: AppContext, rid: str, response: httpx.Response, rail: str) ->
     )
     if rail == "card":
         ledger.set_card_status(rid, "used")
+    crash_point("response_recorded")
     if billing:
         from svc.ui.sanitize import clean
 
