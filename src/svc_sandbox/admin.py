@@ -56,6 +56,8 @@ class FaultSpec(_Strict):
         "malformed_json",
         "truncate",
         "wrong_content_type",
+        "oversized",
+        "unknown_state",
     ]
     method: str | None = None
     path: str | None = None
@@ -64,6 +66,8 @@ class FaultSpec(_Strict):
     retry_after: int | None = Field(default=None, ge=0)
     seconds: float | None = Field(default=None, ge=0)
     header: str | None = Field(default=None, min_length=1, max_length=100)
+    size_bytes: int | None = Field(default=None, ge=1, le=1 << 30)
+    detail: str | None = Field(default=None, max_length=1 << 20)
 
 
 class FaultList(_Strict):

@@ -24,11 +24,17 @@ FAULT_KINDS = (
     "malformed_json",
     "truncate",
     "wrong_content_type",
+    "oversized",
+    "unknown_state",
 )
 EXEMPT_PREFIX = "/_sandbox"  # the controls themselves never fail
 MALFORMED_JSON = b'{"id": '
 HTML_BODY = b"<!doctype html><html><body><h1>Gateway error</h1></body></html>"
 EXTRA_CONTENT_LENGTH = 64
+OVERSIZED_DEFAULT = 32 * 1024 * 1024  # twice the client's default cap on an answer
+OVERSIZED_CHUNK = 256 * 1024
+UNKNOWN_STATE = "quantum_superposition"  # a state, quote status and event type no spec has
+UNKNOWN_EVENT = "wormhole_opened"
 
 _TRANSPORTS: dict[tuple[str, int], asyncio.Transport] = {}
 
@@ -91,6 +97,8 @@ async def _status(app: ASGIApp, fault: Fault, scope: Scope, receive: Receive, se
             headers["Retry-After"] = str(fault.retry_after)
     else:
         body = {"error": "injected_fault", "detail": f"sandbox fault: status {status}"}
+    if fault.detail is not None:
+        body["detail"] = fault.detail
     await _respond(send, status, json.dumps(body).encode(), "application/json", headers)
 
 
@@ -139,6 +147,57 @@ async def _wrong_content_type(
     await _respond(send, fault.status or 200, HTML_BODY, "text/html; charset=utf-8", {})
 
 
+async def _oversized(
+    app: ASGIApp, fault: Fault, scope: Scope, receive: Receive, send: Send
+) -> None:
+    """A valid JSON task object padded to `size_bytes`, streamed (not processed)."""
+    size = fault.size_bytes or OVERSIZED_DEFAULT
+    head, tail = b'{"id": "tsk_oversized", "state": "pending", "padding": "', b'"}'
+    pad = max(0, size - len(head) - len(tail))
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(size).encode())]
+    await send({"type": "http.response.start", "status": fault.status or 200, "headers": headers})
+    await send({"type": "http.response.body", "body": head, "more_body": True})
+    chunk = b"x" * OVERSIZED_CHUNK
+    while pad > 0:
+        piece = chunk[: min(pad, OVERSIZED_CHUNK)]
+        pad -= len(piece)
+        await send({"type": "http.response.body", "body": piece, "more_body": True})
+    await send({"type": "http.response.body", "body": tail, "more_body": False})
+
+
+async def _unknown_state(
+    app: ASGIApp, fault: Fault, scope: Scope, receive: Receive, send: Send
+) -> None:
+    """Processed; a JSON object's `state` (or `status`) becomes one no spec knows, and a task
+    detail gains an event of an unknown type. Anything else passes unchanged."""
+    start, body = await _run_captured(app, scope, receive)
+    try:
+        doc = json.loads(body)
+    except ValueError:
+        doc = None
+    if isinstance(doc, dict):
+        for key in ("state", "status"):
+            if isinstance(doc.get(key), str):
+                doc[key] = UNKNOWN_STATE
+                break
+        if isinstance(doc.get("events"), list):
+            doc["events"].append(
+                {
+                    "id": "evt_unknown",
+                    "type": UNKNOWN_EVENT,
+                    "from_state": None,
+                    "to_state": UNKNOWN_STATE,
+                    "payload": {"portal": {"to": ["somewhere", 42, None]}},
+                    "created_at": doc.get("updated_at"),
+                }
+            )
+        body = json.dumps(doc).encode()
+    headers = _without_content_length(start)
+    headers.append((b"content-length", str(len(body)).encode()))
+    await send({"type": "http.response.start", "status": start["status"], "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
 _FAULTS = {
     "status": _status,
     "delay": _delay,
@@ -147,6 +206,8 @@ _FAULTS = {
     "truncate": _truncate,
     "malformed_json": _malformed_json,
     "wrong_content_type": _wrong_content_type,
+    "oversized": _oversized,
+    "unknown_state": _unknown_state,
 }
 
 

@@ -64,6 +64,29 @@ PAYMENT_ASK = {
 }
 
 
+# `#hostile` (with any scenario): the server's own text turns hostile (issue 6). Every string
+# the sandbox writes (result, reason, asks, questions, merchant, note, event payloads, reply
+# error details) carries terminal escapes, control characters, rich markup and bidi overrides,
+# and the result's output is huge. Keys and field names stay plain so the flows still work.
+HOSTILE_TAG = "#hostile"
+HOSTILE = (
+    "\x1b[2J\x1b[H\x1b]0;pwned title\x07\x1b]52;c;cm0gLXJmIH4=\x07"
+    "\x1b]8;;https://evil.example/\x07click me\x1b]8;;\x07 "
+    "[link=https://evil.example/]rich link[/link] [bold red]markup[/bold red] "
+    "\x1b[31mred\x1b[0m \u202egnp.exe\u202c \u2066isolate\u2069 "
+    "bell\x07 back\x08space nul\x00 del\x7f c1\x9b31m carriage\rreturn"
+)
+HOSTILE_HUGE = 300_000  # characters of hostile padding in a result's output
+
+
+def is_hostile(text: str) -> bool:
+    return HOSTILE_TAG in text.lower()
+
+
+def _text(task: Task, plain: str) -> str:
+    return f"{plain} {HOSTILE}" if is_hostile(task.goal) else plain
+
+
 class ReplyRejected(Exception):
     """A reply (or an approval) the task cannot take: HTTP status, error code, detail."""
 
@@ -134,7 +157,8 @@ def new_task(*, task_id: str, owner: str, request_id: str | None, goal: str, now
     )
     if scenario == "approval":
         task.approved_at = now + AUTO_APPROVE_AFTER
-    _event(task, "created", now, from_state=None, to_state="pending")
+    payload = {"message": HOSTILE, "merchant": {"name": HOSTILE}} if is_hostile(goal) else None
+    _event(task, "created", now, from_state=None, to_state="pending", payload=payload)
     return task
 
 
@@ -174,11 +198,16 @@ def apply_reply(task: Task, reply: Reply, now: datetime) -> ReplyOutcome:
             409, "conflict", f"the task is not waiting on a reply (state {task.state})"
         )
     task = copy.deepcopy(task)
-    if task.info_request is not None:
-        if "payment_status" in task.info_request:
-            return _reply_to_payment_ask(task, reply, now)
-        return _reply_to_questions(task, reply, now)
-    return _reply_to_plain_ask(task, reply, now)
+    try:
+        if task.info_request is not None:
+            if "payment_status" in task.info_request:
+                return _reply_to_payment_ask(task, reply, now)
+            return _reply_to_questions(task, reply, now)
+        return _reply_to_plain_ask(task, reply, now)
+    except ReplyRejected as exc:
+        if is_hostile(task.goal):
+            raise ReplyRejected(exc.status, exc.error, _text(task, exc.detail), exc.loc) from None
+        raise
 
 
 # --- replies ---------------------------------------------------------------------------
@@ -340,8 +369,13 @@ def _step_complete(task: Task, at: datetime) -> None:
     output: dict[str, Any] = {"scenario": task.scenario, "status": "done"}
     if task.answers:
         output["answers"] = dict(task.answers)
-    task.result = {"output": output, "summary": f"Sandbox task finished ({task.scenario})."}
-    _finish(task, "completed", at, reason="The sandbox finished the task as requested.")
+    if is_hostile(task.goal):
+        output["hostile"] = HOSTILE
+        output["huge"] = (HOSTILE + " ") * (HOSTILE_HUGE // (len(HOSTILE) + 1))
+    summary = _text(task, f"Sandbox task finished ({task.scenario}).")
+    task.result = {"output": output, "summary": summary}
+    reason = _text(task, "The sandbox finished the task as requested.")
+    _finish(task, "completed", at, reason=reason)
 
 
 def _step_fail(task: Task, at: datetime) -> None:
@@ -350,7 +384,7 @@ def _step_fail(task: Task, at: datetime) -> None:
         "failed",
         at,
         error="task_failed",
-        reason="The sandbox scenario #fail made this task fail.",
+        reason=_text(task, "The sandbox scenario #fail made this task fail."),
     )
 
 
@@ -359,14 +393,18 @@ def _step_cancel(task: Task, at: datetime) -> None:
 
 
 def _step_ask_2fa(task: Task, at: datetime) -> None:
-    task.plain_ask = dict(TWO_FA_ASK)
+    task.plain_ask = {**TWO_FA_ASK, "message": _text(task, str(TWO_FA_ASK["message"]))}
     _transition(task, "blocked_on_user", at)
-    _event(task, "input_requested", at, payload=dict(TWO_FA_ASK))
+    _event(task, "input_requested", at, payload=dict(task.plain_ask))
 
 
 def _step_ask_questions(task: Task, at: datetime) -> None:
     lifetime = SHORT_ASK_LIFETIME if task.scenario == "ask-expire" else ASK_LIFETIME
     task.info_request = {**copy.deepcopy(QUESTIONS), "created_at": at, "expires_at": at + lifetime}
+    if is_hostile(task.goal):
+        task.info_request["note"] = _text(task, QUESTIONS["note"])  # type: ignore[arg-type]
+        for question in task.info_request["questions"]:
+            question["question"] = _text(task, question["question"])
     _transition(task, "blocked_on_user", at)
     _event(task, "input_requested", at, payload={"info_request": copy.deepcopy(task.info_request)})
     _schedule(task, "expire_questions", at + lifetime + FAIL_AFTER_EXPIRY)
@@ -390,6 +428,9 @@ def _step_ask_payment(task: Task, at: datetime) -> None:
         "created_at": at,
         "expires_at": at + lifetime,
     }
+    if is_hostile(task.goal):
+        task.info_request["merchant_name"] = _text(task, str(PAYMENT_ASK["merchant_name"]))
+        task.info_request["note"] = _text(task, str(PAYMENT_ASK["note"]))
     _transition(task, "blocked_on_user", at)
     _event(task, "input_requested", at, payload={"info_request": copy.deepcopy(task.info_request)})
     _schedule(task, "expire_approval", at + lifetime)

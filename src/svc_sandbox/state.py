@@ -57,6 +57,8 @@ class Fault:
     retry_after: int | None = None
     seconds: float | None = None
     header: str | None = None  # only requests carrying this header (e.g. a paid retry)
+    size_bytes: int | None = None  # oversized: how big the answer is
+    detail: str | None = None  # status: the error body's detail (e.g. hostile text)
 
     def matches(self, method: str, path: str, headers: frozenset[str] = frozenset()) -> bool:
         return (
