@@ -38,6 +38,7 @@ class AdvisorClient:
             json_body=body,
             auth=auth,
             resend_safe=True,  # free and changes nothing: safe to send again
+            final_statuses=(503,),  # the spec's answer to a 503 is the guide, not a retry
         )
 
     def guide(self, goal: str) -> Guide:

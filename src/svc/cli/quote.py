@@ -125,7 +125,7 @@ def _validated(**values: Any) -> Any:
 def _ask(body: dict[str, Any]) -> dict[str, Any] | None:
     """The quote as returned, or None when the advisor is unavailable (503)."""
     from svc.api.advisor import AdvisorClient, quote_shape
-    from svc.api.http import Http, RetryPolicy, expect_json
+    from svc.api.http import expect_json
     from svc.pay.negotiator import PROOF_HEADERS, MemoryJournal, X402Auth, X402Payer
     from svc.pay.wallet import load_signer
 
@@ -133,12 +133,9 @@ def _ask(body: dict[str, Any]) -> dict[str, Any] | None:
     # Only a zero-amount proof may ever be signed here: the policy's cap is 0.
     payer = X402Payer(app_ctx.policy(max_price_usd=0), lambda: load_signer(app_ctx.secrets))
     auth = X402Auth(payer, MemoryJournal(), PROOF_HEADERS["advisor"])
-    # One attempt: the spec's answer to a 503 here is "use the guide", not "retry".
-    http = Http(app_ctx.output, verbose=app_ctx.settings.verbose, retry=RetryPolicy(attempts=1))
-    try:
-        response = AdvisorClient(http, app_ctx.settings.base_url).quote(body, auth)
-    finally:
-        http.close()
+    # Transient failures are retried like any free read; a 503 is answered at once by the
+    # guide (AdvisorClient.quote never retries it).
+    response = AdvisorClient(app_ctx.http, app_ctx.settings.base_url).quote(body, auth)
     if response.status_code == 503:
         return None
     return quote_shape(expect_json(response, "quote"))
