@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench clean tools
+.PHONY: demo test lint typecheck bench clean tools docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,10 +21,18 @@ test: $(STAMP) tools
 	$(BIN)/mypy src
 	$(BIN)/python -m pytest -q
 
-# Tests pipe svc into the real jq, as users do.
+# Tests pipe svc into the real jq, load the completion scripts in real bash, zsh and fish, and
+# render the man pages with man-db, as users do: install whatever is missing (Debian/Ubuntu).
+TOOLS := jq:jq zsh:zsh fish:fish man:man-db
 tools:
-	@command -v jq >/dev/null || { echo "installing jq for the tests"; \
-	  apt-get update -qq && apt-get install -y -qq jq >/dev/null; }
+	@missing=""; for pair in $(TOOLS); do command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair#*:}"; done; \
+	if [ -n "$$missing" ]; then echo "installing$$missing for the tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
+
+# man/ (one page per command) and completions/ (bash, zsh, fish) from the command definitions,
+# plus the static completion table; commit the result (a test fails while they are stale).
+docs: $(STAMP)
+	$(BIN)/python -m svc.cli.docgen
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests

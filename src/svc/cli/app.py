@@ -43,6 +43,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "llms": ("svc.cli.llms", "Print the service's agent guide (llms.txt)."),
     "config": ("svc.cli.config_cmd", "Read and write the config file's profiles."),
     "sandbox": ("svc.cli.sandbox", "Run the local emulator of the whole service."),
+    "completion": ("svc.cli.completion_cmd", "Print or install tab completion for bash, zsh, fish."),
+    "help": ("svc.cli.help_cmd", "Reference topics: exit codes, environment, files."),
 }
 
 GLOBAL_KEYS = ("base_url", "auth_base", "profile", "json_output", "no_input", "verbose")
@@ -168,8 +170,10 @@ app = typer.Typer(
     cls=LazyGroup,
     name="svc",
     help="Submit, pay for, follow and answer tasks of the paid task-execution service.\n\n"
-    "Try it without money against the local sandbox:\n\n"
-    "\b\n"
+    "Every command takes the global options below, before or after its name. Reference: "
+    "svc help exit-codes, svc help environment, svc help files. Try it without money against "
+    "the local sandbox:\n\n"
+    "\b\nExamples:\n"
     "  svc sandbox serve &\n"
     "  svc wallet create\n"
     "  svc submit 'Book a table for two at 7pm #2fa' --email me@example.com --wait",

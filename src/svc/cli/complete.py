@@ -19,6 +19,7 @@ DIRECTIVE_FILES = ":files"  # let the shell complete file names
 DIRECTIVE_NOFILES = ":nofiles"  # only the candidates printed (possibly none)
 MAX_TASK_IDS = 200
 LEDGER_FILE = "ledger.sqlite3"  # as svc.store.ledger.ledger_path (a test checks), without its imports
+CONFIG_FILE = "config.toml"  # as svc.store.config.config_path, without its imports
 
 
 def main(words: list[str]) -> int:
@@ -97,7 +98,7 @@ def complete(words: list[str]) -> tuple[list[tuple[str, str]], str]:
     arg = args[min(positional, len(args) - 1)]
     if positional >= len(args) and not arg["many"]:
         return [], DIRECTIVE_NOFILES
-    return _by_kind(arg.get("kind", "text"), current, "", exclude=set(seen))
+    return _values(arg, current, "", exclude=set(seen))
 
 
 def _find_option(
@@ -107,11 +108,13 @@ def _find_option(
     return next((option for option in options if name in option["names"]), None)
 
 
-def _values(option: dict[str, Any], current: str, prefix: str) -> tuple[list[tuple[str, str]], str]:
+def _values(
+    option: dict[str, Any], current: str, prefix: str, exclude: set[str] | None = None
+) -> tuple[list[tuple[str, str]], str]:
     choices = option.get("choices")
     if choices:
         return [(prefix + c, "") for c in choices if c.startswith(current)], DIRECTIVE_NOFILES
-    return _by_kind(option.get("kind", "text"), current, prefix)
+    return _by_kind(option.get("kind", "text"), current, prefix, exclude)
 
 
 def _by_kind(
@@ -123,6 +126,8 @@ def _by_kind(
         skip = exclude or set()
         found = [(prefix + t, d) for t, d in task_ids(current) if t not in skip]
         return found, DIRECTIVE_NOFILES
+    if kind == "profile":
+        return [(prefix + p, "") for p in profile_names() if p.startswith(current)], DIRECTIVE_NOFILES
     return [], DIRECTIVE_NOFILES
 
 
@@ -150,3 +155,25 @@ def task_ids(prefix: str) -> list[tuple[str, str]]:
         (str(tid), clean(f"{state or '?'}: {preview}", 60, single_line=True).replace("\t", " "))
         for tid, state, preview in rows
     ]
+
+
+def profile_names() -> list[str]:
+    """`default` plus every `[profiles.NAME]` table of the config file.
+
+    A line scan rather than tomllib: TAB pays for every import, and the file is ours (written by
+    `svc config set`, one table header a line).
+    """
+    from svc.store.paths import config_dir
+
+    names = ["default"]
+    try:
+        text = (config_dir() / CONFIG_FILE).read_text(encoding="utf-8")
+    except OSError:
+        return names
+    for line in text.splitlines():
+        header = line.strip()
+        if header.startswith("[profiles.") and header.endswith("]"):
+            name = header[len("[profiles.") : -1].strip().strip('"').strip("'")
+            if name and name not in names and "\t" not in name:
+                names.append(name)
+    return names

@@ -26,6 +26,8 @@ def _kind(param: Any) -> str:
         return "file"
     if metavar.startswith("ID") or name in ("task_id", "task_ids"):
         return "task_id"
+    if name == "profile":  # names of the config file's profiles
+        return "profile"
     return "text"
 
 
@@ -68,7 +70,11 @@ def _describe(command: Any, ctx: Any, skip: frozenset[str] = frozenset()) -> dic
                     entry["kind"] = _kind(param)
             options.append(entry)
         elif isinstance(param, TyperArgument):
-            args.append({"kind": _kind(param), "many": param.nargs != 1})
+            arg: dict[str, Any] = {"kind": _kind(param), "many": param.nargs != 1}
+            choices = _choices(param)
+            if choices:  # an enum argument (`svc completion show SHELL`, `svc help TOPIC`)
+                arg["choices"] = choices
+            args.append(arg)
     doc: dict[str, Any] = {"options": options, "args": args}
     if isinstance(command, TyperGroup):
         subs: dict[str, Any] = {}

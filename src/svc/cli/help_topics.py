@@ -1,0 +1,138 @@
+"""The reference text shared by `svc help TOPIC`, the man pages and the README.
+
+Plain data, no imports: `svc help` prints it, `svc.cli.docgen` writes it into every man page's
+ENVIRONMENT, FILES and EXIT STATUS sections, and tests check it against `ExitCode` and the
+environment variables the code reads, so the three never drift apart.
+"""
+
+from __future__ import annotations
+
+# (code, name, meaning, what to do)
+EXIT_CODES: tuple[tuple[int, str, str, str], ...] = (
+    (0, "ok", "success (for watch, --wait, poll --exit-status: the task completed)", ""),
+    (1, "error", "an error not covered below", "read the message; SVC_DEBUG=1 shows a traceback"),
+    (
+        2,
+        "usage",
+        "usage or input error: bad flags or arguments, client-side validation, server 400/422",
+        "fix the flags or the input; nothing was sent or charged",
+    ),
+    (
+        3,
+        "task failed",
+        "the task ended failed or cancelled",
+        "see error and reason in `svc poll ID`",
+    ),
+    (
+        4,
+        "auth",
+        "authentication or identity: 401, no credential, claim needed or failed",
+        "`svc identity status`, then `svc identity register` or `svc identity claim`",
+    ),
+    (
+        5,
+        "payment",
+        "payment refused or failed: policy, no wallet, settlement, payment rejected",
+        "the message names the limit (`svc config list`); nothing was signed or charged",
+    ),
+    (
+        6,
+        "human needed",
+        "the task waits on the user (or a card page) and prompting is off",
+        "`svc reply ID ...` (or `svc pay card`), then `svc watch ID`",
+    ),
+    (7, "not found", "not found (404)", "check the id: `svc tasks`"),
+    (
+        8,
+        "conflict",
+        "conflict or expired (409, 410)",
+        "the task is not waiting on that answer, or the ask expired: `svc poll ID`",
+    ),
+    (
+        9,
+        "unavailable",
+        "service unavailable: network failure, 5xx or rate limit after bounded retries",
+        "try again later; nothing was charged",
+    ),
+    (
+        10,
+        "outcome unknown",
+        "a paid request's response was lost and could not be reconciled",
+        "`svc submit --request-id ID` with the same task reconciles it without paying again",
+    ),
+    (130, "interrupted", "interrupted (Ctrl-C)", "run the same command again (`svc watch ID`)"),
+)
+
+# (variable, meaning). Internal switches used only by the test suite are left out on purpose.
+ENVIRONMENT: tuple[tuple[str, str], ...] = (
+    ("SVC_BASE_URL", "service base address (--base-url; config base_url)"),
+    (
+        "SVC_AUTH_BASE",
+        "identity endpoints base (--auth-base; config auth_base; default {base}/auth)",
+    ),
+    ("SVC_PROFILE", "config profile to use (--profile; default: default)"),
+    ("SVC_EMAIL", "default end-user e-mail for submit (config email)"),
+    ("SVC_PAY", "payment method: x402, mpp or card (--pay; config pay; default x402)"),
+    ("SVC_MAX_PRICE", "most paid per call in USD without asking (--max-price; default 1.50)"),
+    ("SVC_DAILY_CAP", "most paid per day in USD across all processes (config daily_cap_usd)"),
+    (
+        "SVC_POLL_INTERVAL",
+        "seconds between polls while watching (--interval; config poll_interval)",
+    ),
+    ("SVC_NO_INPUT", "1: never prompt (--no-input); exit 6 where a person is needed"),
+    ("CI", "set (any value): never prompt, as with SVC_NO_INPUT=1"),
+    ("SVC_WALLET_KEY", "x402 signing key (hex) for CI, instead of the stored one"),
+    ("SVC_SPT", "MPP shared payment token for CI, instead of the stored one"),
+    ("SVC_SPT_FILE", "file holding an MPP shared payment token, mode 0600 (config spt_file)"),
+    ("SVC_TIMEOUT", "seconds to wait for each read from the service (default 30)"),
+    ("SVC_MAX_RESPONSE_BYTES", "largest response body accepted, in bytes (default 16 MiB)"),
+    ("SVC_CONFIG_DIR", "directory of config.toml (and of secrets.json when there is no keyring)"),
+    ("SVC_DATA_DIR", "directory of the local ledger, ledger.sqlite3"),
+    ("SVC_KEYRING", "file: keep secrets in a 0600 file in the config dir, not the OS keyring"),
+    ("SVC_DEBUG", "1: print a traceback on an internal error"),
+    ("NO_COLOR", "set (any value): no colour on a terminal"),
+)
+
+# (path, meaning)
+FILES: tuple[tuple[str, str], ...] = (
+    (
+        "$SVC_CONFIG_DIR/config.toml",
+        "profiles of settings (default: the platform's user config dir, e.g. ~/.config/svc)",
+    ),
+    (
+        "$SVC_DATA_DIR/ledger.sqlite3",
+        "the local ledger: request ids, payment proofs, task ids (default: the user data dir, e.g. ~/.local/share/svc)",
+    ),
+    (
+        "$SVC_CONFIG_DIR/secrets.json",
+        "secrets (mode 0600), only where no OS keyring is usable or SVC_KEYRING=file",
+    ),
+)
+
+TOPICS: dict[str, str] = {
+    "exit-codes": "What each exit code means and what to do about it.",
+    "environment": "Environment variables svc reads.",
+    "files": "Where svc keeps its config, ledger and secrets.",
+}
+
+
+def render(topic: str) -> str:
+    """The topic as plain text for a terminal (aligned columns, one entry a line)."""
+    if topic == "exit-codes":
+        lines = ["Exit codes of svc (every command):", ""]
+        for code, name, meaning, todo in EXIT_CODES:
+            lines.append(f"  {code:>3}  {name:<16}{meaning}")
+            if todo:
+                lines.append(f"  {'':>3}  {'':<16}-> {todo}")
+        lines += [
+            "",
+            'With --json, a failure also prints {"error", "detail", "exit_code"} on stdout.',
+        ]
+        return "\n".join(lines) + "\n"
+    rows = ENVIRONMENT if topic == "environment" else FILES
+    title = {
+        "environment": "Environment variables (a flag wins over the environment, which wins over the config profile):",
+        "files": "Files:",
+    }[topic]
+    width = max(len(name) for name, _ in rows) + 2
+    return "\n".join([title, "", *(f"  {name:<{width}}{text}" for name, text in rows)]) + "\n"
