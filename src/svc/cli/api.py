@@ -14,7 +14,10 @@ if TYPE_CHECKING:
 app = typer.Typer(
     rich_markup_mode=None,
     no_args_is_help=True,
-    help="Search the service's OpenAPI description (10 operations a page).",
+    help="Search the service's OpenAPI description (10 operations a page).\n\n"
+    "Free and wallet-free: the service's own description of its operations, read page by "
+    "page.\n\n"
+    "\b\nExamples:\n  svc api search task\n  svc api get /svc/tasks --method POST",
 )
 
 
@@ -61,6 +64,8 @@ def search(
 @app.command(
     name="get",
     help="Show one operation (or every method on a path) from the description.\n\n"
+    "PATH is a path template as listed by `svc api search`. With --json: the operations as "
+    "the description gives them.\n\n"
     "\b\nExamples:\n"
     "  svc api get /svc/tasks --method POST\n"
     "  svc api get '/svc/tasks/{ticket_id}' --json",

@@ -11,7 +11,8 @@ app = typer.Typer(
     rich_markup_mode=None,
     no_args_is_help=True,
     help="Read and write settings in the config file (TOML, one table per profile).\n\n"
-    "Precedence: flag > environment > profile > default. Secrets never go here.",
+    "Precedence: flag > environment > profile > default. Secrets never go here.\n\n"
+    "\b\nExamples:\n  svc config set email ana@example.com\n  svc config list",
 )
 
 
@@ -19,14 +20,21 @@ def _profile() -> str:
     return current().settings.profile
 
 
-@app.command(help="Print the config file's path.\n\n\b\nExample:\n  svc config path")
+@app.command(
+    help="Print the config file's path.\n\n"
+    "$SVC_CONFIG_DIR/config.toml, else the platform's user config dir; it may not exist yet.\n\n"
+    "\b\nExample:\n  svc config path"
+)
 def path() -> None:
     print(current().config.path)
 
 
 @app.command(
     name="set",
-    help="Set KEY to VALUE in the profile.\n\n\b\nExamples:\n"
+    help="Set KEY to VALUE in the profile.\n\n"
+    "Only known keys (svc config list); the value is checked now, not when it is used. The "
+    "profile is --profile, else SVC_PROFILE, else default.\n\n"
+    "\b\nExamples:\n"
     "  svc config set base_url http://127.0.0.1:8402\n"
     "  svc config set max_price_usd 2.00 --profile work",
 )
@@ -38,7 +46,10 @@ def set_(
 
 
 @app.command(
-    help="Print one setting's effective value and where it comes from.\n\n\b\nExample:\n  svc config get base_url"
+    help="Print one setting's effective value and where it comes from.\n\n"
+    "The value after precedence (flag > environment > profile > default); with --json also "
+    "its source.\n\n"
+    "\b\nExamples:\n  svc config get base_url\n  svc config get max_price_usd --json"
 )
 def get(key: str = typer.Argument(..., metavar="KEY")) -> None:
     from svc.store.config import KEYS
@@ -60,7 +71,11 @@ def get(key: str = typer.Argument(..., metavar="KEY")) -> None:
         print("" if shown is None else shown)
 
 
-@app.command(help="Remove KEY from the profile.\n\n\b\nExample:\n  svc config unset max_price_usd")
+@app.command(
+    help="Remove KEY from the profile.\n\n"
+    "The setting falls back to the environment or its default; exits 2 if KEY was not set.\n\n"
+    "\b\nExample:\n  svc config unset max_price_usd"
+)
 def unset(key: str = typer.Argument(..., metavar="KEY")) -> None:
     if not current().config.unset(_profile(), key):
         raise UsageError(f"{key} is not set in profile {_profile()}")
@@ -68,7 +83,9 @@ def unset(key: str = typer.Argument(..., metavar="KEY")) -> None:
 
 @app.command(
     name="list",
-    help="List every known setting with its effective value and source.\n\n\b\nExample:\n  svc config list --json",
+    help="List every known setting with its effective value and source.\n\n"
+    "With --json also the profiles in the file and each key's meaning.\n\n"
+    "\b\nExamples:\n  svc config list\n  svc config list --json | jq '.settings[] | select(.source != \"default\")'",
 )
 def list_() -> None:
     from svc.store.config import KEYS

@@ -13,8 +13,9 @@ app = typer.Typer(rich_markup_mode=None)
 
 
 @app.command(
-    help="Show active plans with remaining credit (for every credential the same person "
-    "claimed). Needs an agent credential.\n\n"
+    help="Show active plans with remaining credit.\n\n"
+    "Covers every credential the same person claimed. Needs an agent credential "
+    "(svc identity register).\n\n"
     "\b\nExamples:\n  svc entitlements\n  svc entitlements --json | jq '.plans[].plan_id'"
 )
 def entitlements() -> None:

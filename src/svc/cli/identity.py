@@ -16,7 +16,8 @@ app = typer.Typer(
     no_args_is_help=True,
     help="Manage the agent credential (identity platform at --auth-base).\n\n"
     "Secrets (assertion, refresh token) live in the OS keyring, or a 0600 file when there is "
-    "none; access tokens are never stored.",
+    "none; access tokens are never stored.\n\n"
+    "\b\nExamples:\n  svc identity register --anonymous\n  svc identity status",
 )
 
 
@@ -241,8 +242,9 @@ def _ask_email(app_ctx: AppContext) -> str:
 
 
 @app.command(
-    help="Rotate the credential with its refresh token (single use; the new one is stored "
-    "before anything else).\n\n\b\nExample:\n  svc identity refresh"
+    help="Rotate the credential with its refresh token.\n\n"
+    "A refresh token is single use: the new one is stored before anything else.\n\n"
+    "\b\nExample:\n  svc identity refresh"
 )
 def refresh() -> None:
     app_ctx = current()
@@ -259,6 +261,7 @@ def refresh() -> None:
 
 @app.command(
     help="Show the stored credential: who and what, never the secrets.\n\n"
+    "Local only; says what to do next when the credential still needs a claim.\n\n"
     "\b\nExamples:\n  svc identity status\n  svc identity status --json | jq .claimed"
 )
 def status() -> None:
@@ -275,6 +278,7 @@ def status() -> None:
 
 @app.command(
     help="Forget the stored credential (secrets and metadata).\n\n"
+    "Local only: the service keeps the registration; register again to get a new one.\n\n"
     "\b\nExample:\n  svc identity logout"
 )
 def logout() -> None:

@@ -47,8 +47,8 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
 
 
 @app.command(
-    help="Show the live catalog (GET /manifest.json): services, meters, plans, prices and "
-    "free included units, as tables on a terminal; the manifest as returned with --json.\n\n"
+    help="Show the live catalog: services, meters, plans, prices and free included units.\n\n"
+    "Reads GET /manifest.json: tables on a terminal; the manifest as returned with --json.\n\n"
     "\b\nExamples:\n  svc manifest\n  svc manifest --json | jq '.plans'"
 )
 def manifest() -> None:

@@ -13,7 +13,15 @@ app = typer.Typer(rich_markup_mode=None)
 
 @app.callback()
 def pay() -> None:
-    """Complete payments that need a person."""
+    """Complete payments that need a person.
+
+    A submit paid by card (--pay card) stops at a hosted payment page and exits 6; `svc pay
+    card` finishes it once the person has paid, without paying twice.
+
+    \b
+    Examples:
+      svc pay card
+    """
 
 
 @app.command(

@@ -9,7 +9,10 @@ from svc.api.errors import UsageError
 app = typer.Typer(
     rich_markup_mode=None,
     no_args_is_help=True,
-    help="Run the local emulator of the service: tasks, x402 payments, scenarios. No money moves.",
+    help="Run the local emulator of the service: tasks, x402 payments, scenarios. No money moves.\n\n"
+    "mint-id-jag is a test helper that asks a running sandbox. Scenario tags in a task's text "
+    "choose what it does; see svc sandbox serve --help.\n\n"
+    "\b\nExamples:\n  svc sandbox serve\n  svc sandbox serve --port 0 --clock-speed 10",
 )
 
 

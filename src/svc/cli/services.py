@@ -47,13 +47,15 @@ def _list(ctx: typer.Context) -> None:
 app.callback(
     invoke_without_command=True,
     help="List the services the seller offers; `show SLUG` for one service's operations.\n\n"
+    "Free, no wallet needed. With --json: the services document as returned.\n\n"
     "\b\nExamples:\n  svc services\n  svc services show tasks",
 )(with_globals(_list))
 
 
 @app.command(
     help="Show one service's operations (GET /services/SLUG/openapi.json, every page).\n\n"
-    "With --json: its OpenAPI document as returned (pages merged)."
+    "With --json: its OpenAPI document as returned (pages merged).\n\n"
+    "\b\nExample:\n  svc services show tasks"
 )
 def show(slug: str = typer.Argument(..., metavar="SLUG", help="Service slug, e.g. tasks.")) -> None:
     from svc.api.discovery import DiscoveryClient, merge, operations

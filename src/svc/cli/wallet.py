@@ -15,7 +15,8 @@ app = typer.Typer(
     no_args_is_help=True,
     help="Manage the x402 signing key (a USDC wallet on Base).\n\n"
     "The key lives in the OS keyring (or a 0600 file when there is none) and never on the "
-    "command line. SVC_WALLET_KEY overrides it for CI.",
+    "command line. SVC_WALLET_KEY overrides it for CI.\n\n"
+    "\b\nExamples:\n  svc wallet create\n  svc wallet address",
 )
 
 
@@ -48,6 +49,8 @@ def create(force: bool = typer.Option(False, "--force", help="Replace an existin
 @app.command(
     name="import",
     help="Import an existing signing key (hex) from stdin or a file.\n\n"
+    "Never from the command line, where other users could read it. On a terminal, with no "
+    "--file, it prompts without echo. Refuses to replace a stored key unless --force.\n\n"
     "\b\nExamples:\n"
     "  svc wallet import < key.hex\n"
     "  svc wallet import --file key.hex",
@@ -81,7 +84,9 @@ def import_key(
 
 
 @app.command(
-    help="Print the wallet's address (never the key).\n\n\b\nExample:\n  svc wallet address"
+    help="Print the wallet's address (never the key).\n\n"
+    "This is where the service's 402 payments come from; fund it with USDC on Base for real "
+    "use. The sandbox needs no funds.\n\n\b\nExample:\n  svc wallet address"
 )
 def address() -> None:
     from svc.pay.wallet import load_signer
