@@ -58,6 +58,7 @@ class FaultSpec(_Strict):
         "wrong_content_type",
         "oversized",
         "unknown_state",
+        "repeat_402",
     ]
     method: str | None = None
     path: str | None = None

@@ -26,6 +26,7 @@ FAULT_KINDS = (
     "wrong_content_type",
     "oversized",
     "unknown_state",
+    "repeat_402",
 )
 EXEMPT_PREFIX = "/_sandbox"  # the controls themselves never fail
 MALFORMED_JSON = b'{"id": '
@@ -198,6 +199,23 @@ async def _unknown_state(
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
+_PROOF_HEADERS = frozenset({b"x-payment", b"payment-signature", b"svc-payment-id"})
+
+
+async def _repeat_402(
+    app: ASGIApp, fault: Fault, scope: Scope, receive: Receive, send: Send
+) -> None:
+    """A server that asks again after being paid: the proof is stripped before the app sees
+    the request, so the answer is a genuine fresh 402 challenge (nothing is charged)."""
+    headers = [
+        (k, v)
+        for k, v in scope["headers"]
+        if k.lower() not in _PROOF_HEADERS
+        and not (k.lower() == b"authorization" and v.lower().startswith(b"payment "))
+    ]
+    await app({**scope, "headers": headers}, receive, send)
+
+
 _FAULTS = {
     "status": _status,
     "delay": _delay,
@@ -208,6 +226,7 @@ _FAULTS = {
     "wrong_content_type": _wrong_content_type,
     "oversized": _oversized,
     "unknown_state": _unknown_state,
+    "repeat_402": _repeat_402,
 }
 
 

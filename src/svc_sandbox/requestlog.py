@@ -1,8 +1,9 @@
 """Every request the service surface received, so tests can prove a command sent nothing.
 
-`GET /_sandbox/requests` → `{count, requests: [{method, path, raw_path}]}` (the newest 200;
-`raw_path` as sent, before percent-decoding); the count never resets, so a test compares it
-before and after a command.
+`GET /_sandbox/requests` → `{count, requests: [{method, path, raw_path, request_id, proofs}]}`
+(the newest 200; `raw_path` as sent, before percent-decoding; `request_id` the svc-request-id
+header or null; `proofs` the names (never the values) of the payment proof headers it carried);
+the count never resets, so a test compares it before and after a command.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 EXEMPT_PREFIX = "/_sandbox"
 KEEP = 200
+PROOF_HEADERS = ("x-payment", "payment-signature", "svc-payment-id")
 
 router = APIRouter(prefix="/_sandbox", tags=["sandbox"])
 
@@ -24,12 +26,20 @@ class RequestLog:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.count = 0
-        self.recent: deque[dict[str, str]] = deque(maxlen=KEEP)
+        self.recent: deque[dict[str, Any]] = deque(maxlen=KEEP)
 
-    def note(self, method: str, path: str, raw_path: str) -> None:
+    def note(
+        self,
+        method: str,
+        path: str,
+        raw_path: str,
+        request_id: str | None = None,
+        proofs: list[str] | None = None,
+    ) -> None:
+        entry = {"method": method, "path": path, "raw_path": raw_path}
         with self._lock:
             self.count += 1
-            self.recent.append({"method": method, "path": path, "raw_path": raw_path})
+            self.recent.append({**entry, "request_id": request_id, "proofs": proofs or []})
 
     def view(self) -> dict[str, Any]:
         with self._lock:
@@ -44,7 +54,18 @@ class RequestLogMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not scope["path"].startswith(EXEMPT_PREFIX):
             raw = scope.get("raw_path") or scope["path"].encode()
-            self.log.note(scope["method"], scope["path"], raw.decode("latin-1"))
+            headers = {k.decode("latin-1").lower(): v for k, v in scope["headers"]}
+            proofs = [name for name in PROOF_HEADERS if name in headers]
+            if headers.get("authorization", b"").lower().startswith(b"payment "):
+                proofs.append("authorization: Payment")
+            rid = headers.get("svc-request-id")
+            self.log.note(
+                scope["method"],
+                scope["path"],
+                raw.decode("latin-1"),
+                rid.decode("latin-1") if rid is not None else None,
+                proofs,
+            )
         await self.app(scope, receive, send)
 
 
