@@ -1,0 +1,115 @@
+"""`python -m build` gives a wheel and an sdist; the wheel installed into a fresh virtualenv, and
+with pipx, is a working `svc` with its completion scripts and man pages.
+
+About 25-30 s (the build, then two installs that resolve the dependencies from the package
+index or pip's cache), so it lives in the normal suite.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import svc
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run(argv: list[str], env: dict[str, str] | None = None, timeout: float = 180) -> str:
+    proc = subprocess.run(
+        argv, capture_output=True, text=True, env=env, timeout=timeout, check=False, cwd=REPO
+    )
+    assert proc.returncode == 0, f"{argv}\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+    return proc.stdout
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("dist")
+    run([sys.executable, "-m", "build", "--outdir", str(out), str(REPO)])
+    wheels = list(out.glob("*.whl"))
+    sdists = list(out.glob("*.tar.gz"))
+    assert len(wheels) == 1 and len(sdists) == 1, list(out.iterdir())
+    return {"wheel": wheels[0], "sdist": sdists[0]}
+
+
+def test_wheel_and_sdist_carry_the_version_completions_and_man_pages(dist: dict[str, Path]) -> None:
+    assert dist["wheel"].name == f"svc_cli-{svc.__version__}-py3-none-any.whl"
+    assert dist["sdist"].name == f"svc_cli-{svc.__version__}.tar.gz"
+    names = set(zipfile.ZipFile(dist["wheel"]).namelist())
+    data = f"svc_cli-{svc.__version__}.data/data/share"
+    for name in ("svc.bash", "_svc", "svc.fish"):
+        assert f"svc/data/completions/{name}" in names
+    assert f"{data}/bash-completion/completions/svc" in names
+    assert f"{data}/zsh/site-functions/_svc" in names
+    assert f"{data}/fish/vendor_completions.d/svc.fish" in names
+    pages = {p.name for p in (REPO / "man").glob("*.1")}
+    assert {n.rsplit("/", 1)[1] for n in names if n.startswith(f"{data}/man/man1/")} == pages
+    with tarfile.open(dist["sdist"]) as sdist:
+        members = set(sdist.getnames())
+    root = f"svc_cli-{svc.__version__}"
+    assert f"{root}/man/svc.1" in members and f"{root}/completions/_svc" in members
+
+
+def _clean_env(**extra: str) -> dict[str, str]:
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "TMPDIR", "PIP_INDEX_URL")}
+    return {**keep, **extra}
+
+
+def test_wheel_in_a_fresh_venv_and_with_pipx(dist: dict[str, Path], tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    run([sys.executable, "-m", "venv", str(venv)])
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check", "-q"]
+    run([*pip, "install", str(dist["wheel"])], timeout=300)
+    home = tmp_path / "home"
+    env = _clean_env(
+        HOME=str(home),
+        PATH=f"{venv / 'bin'}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+        SVC_CONFIG_DIR=str(home / "c"),
+        SVC_DATA_DIR=str(home / "d"),
+        SVC_KEYRING="file",
+        MANPAGER="cat",
+        MANWIDTH="80",
+    )
+    exe = str(venv / "bin" / "svc")
+    assert run([exe, "--version"], env) == f"svc {svc.__version__}\n"
+    assert "Commands" in run([exe, "--help"], env)
+    # The scripts come from the installed package data (there is no checkout next to it).
+    for shell, name in (("bash", "svc.bash"), ("zsh", "_svc"), ("fish", "svc.fish")):
+        assert (
+            run([exe, "completion", "show", shell], env)
+            == (REPO / "completions" / name).read_text()
+        )
+    assert (
+        run([exe, "__complete", "wal"], env)
+        == "wallet\tManage the x402 signing key (create, import, address).\n:nofiles\n"
+    )
+    assert (venv / "share/bash-completion/completions/svc").is_file()
+    # man finds the pages through PATH (venv/bin -> venv/share/man).
+    assert run(["man", "-w", "svc-submit"], env).strip() == str(
+        venv / "share/man/man1/svc-submit.1"
+    )
+    page = " ".join(run(["man", "svc-identity-register"], env).split())
+    assert "svc-identity-register - Register an agent credential" in page
+    assert run([exe, "wallet", "create", "--json"], env).startswith('{"address": "0x')
+
+    # pipx, into a throw-away PIPX_HOME: its own venv, a bin link and the man pages.
+    pipx_env = _clean_env(
+        HOME=str(home),
+        PIPX_HOME=str(tmp_path / "pipx"),
+        PIPX_BIN_DIR=str(tmp_path / "pipx-bin"),
+        PIPX_MAN_DIR=str(tmp_path / "pipx-man"),
+    )
+    run([sys.executable, "-m", "pipx", "install", str(dist["wheel"])], pipx_env, timeout=300)
+    piped = str(tmp_path / "pipx-bin" / "svc")
+    assert run([piped, "--version"], env) == f"svc {svc.__version__}\n"
+    assert run([piped, "completion", "show", "fish"], env).startswith("# fish completion for svc")
+    assert (tmp_path / "pipx-man" / "man1" / "svc-watch.1").is_file()
