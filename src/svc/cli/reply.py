@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from svc.api.errors import UsageError
 from svc.cli.app import current
 from svc.cli.common import read_text_source, remember_state, show_task
+
+if TYPE_CHECKING:
+    from svc.api.models import TaskDetail
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -54,7 +59,6 @@ def reply(
         help="Decline the charge: the task ends failed (payment_rejected).",
     ),
 ) -> None:
-    from svc.api.models import TaskDetail
     from svc.flows.reply import ReplyFlags, body_from_flags, body_from_form, parse_sets
 
     if approve and decline:
@@ -72,7 +76,7 @@ def reply(
     if value_file is not None:
         flags.value = read_text_source(value_file, "the value").rstrip("\r\n")
     detail = app_ctx.tasks.poll(task_id, auth=app_ctx.free_call_auth())
-    task = TaskDetail.model_validate(detail)
+    task = _task_detail(detail)
     if flags.empty:
         if app_ctx.settings.no_input:
             raise UsageError(
@@ -93,3 +97,21 @@ def reply(
     if not app_ctx.output.json_mode:
         app_ctx.output.note(f"answer sent; task {task_id} is now {answered.get('state')}")
     show_task(app_ctx, answered)
+
+
+def _task_detail(detail: dict[str, object]) -> TaskDetail:
+    """The polled task as a model; a shape the spec does not allow is the server's fault (exit
+    1, one line), not an internal error."""
+    from pydantic import ValidationError
+
+    from svc.api.errors import ProtocolError
+    from svc.api.models import TaskDetail
+
+    try:
+        return TaskDetail.model_validate(detail)
+    except ValidationError as exc:
+        where = ".".join(str(p) for p in exc.errors()[0]["loc"]) or "task"
+        raise ProtocolError(
+            f"reply: the server's task is not one the spec allows ({where}: "
+            f"{exc.errors()[0]['msg']})"
+        ) from None

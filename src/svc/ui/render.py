@@ -19,6 +19,11 @@ STATE_STYLES = {
 }
 
 
+def _list(value: Any) -> list[Any]:
+    """A list member of server JSON, or nothing: a hostile or newer server may send any shape."""
+    return value if isinstance(value, list) else []
+
+
 def state_text(state: str) -> Any:
     from rich.text import Text
 
@@ -69,7 +74,7 @@ def _compact(value: Any) -> str:
 
 
 def latest_plain_ask(task: dict[str, Any]) -> dict[str, Any]:
-    for event in reversed(task.get("events") or []):
+    for event in reversed(_list(task.get("events"))):
         if isinstance(event, dict) and event.get("type") in ("input_requested", "ask", "question"):
             payload = event.get("payload")
             return payload if isinstance(payload, dict) else {}
@@ -93,9 +98,9 @@ def ask_text(ask: dict[str, Any]) -> Any:
         )
         if ask.get("payment_error"):
             lines.append(f"payment error: {ask['payment_error']}")
-    for name in ask.get("requested_fields") or []:
+    for name in _list(ask.get("requested_fields")):
         lines.append(f"field: {name}")
-    for question in ask.get("questions") or []:
+    for question in _list(ask.get("questions")):
         if isinstance(question, dict):
             text = question.get("question") or question.get("text") or question.get("label") or ""
             lines.append(f"question {question.get('key')}: {text}")
