@@ -59,6 +59,7 @@ class FaultSpec(_Strict):
         "oversized",
         "unknown_state",
         "repeat_402",
+        "raw_body",
     ]
     method: str | None = None
     path: str | None = None

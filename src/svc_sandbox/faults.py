@@ -27,6 +27,7 @@ FAULT_KINDS = (
     "oversized",
     "unknown_state",
     "repeat_402",
+    "raw_body",
 )
 EXEMPT_PREFIX = "/_sandbox"  # the controls themselves never fail
 MALFORMED_JSON = b'{"id": '
@@ -199,6 +200,12 @@ async def _unknown_state(
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
+async def _raw_body(app: ASGIApp, fault: Fault, scope: Scope, receive: Receive, send: Send) -> None:
+    """`detail` verbatim as an application/json answer (fuzzing: any shape the test draws)."""
+    body = (fault.detail or "").encode()
+    await _respond(send, fault.status or 200, body, "application/json", {})
+
+
 _PROOF_HEADERS = frozenset({b"x-payment", b"payment-signature", b"svc-payment-id"})
 
 
@@ -227,6 +234,7 @@ _FAULTS = {
     "oversized": _oversized,
     "unknown_state": _unknown_state,
     "repeat_402": _repeat_402,
+    "raw_body": _raw_body,
 }
 
 
