@@ -238,8 +238,8 @@ class Ledger:
         self._db.execute("BEGIN IMMEDIATE")
         try:
             row = self._db.execute(
-                "SELECT COALESCE(SUM(amount_atomic - COALESCE(refunded_atomic, 0)), 0) AS spent"
-                f" FROM submissions WHERE status IN ({marks}) AND created_at >= ?"  # noqa: S608
+                "SELECT COALESCE(SUM(amount_atomic - COALESCE(refunded_atomic, 0)), 0) AS spent"  # noqa: S608 - only placeholders are formatted in
+                f" FROM submissions WHERE status IN ({marks}) AND created_at >= ?"
                 " AND request_id != ? AND amount_atomic IS NOT NULL",
                 (*SPENDING, since, request_id),
             ).fetchone()
