@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench clean tools docs
+.PHONY: demo test lint typecheck bench clean tools docs soak
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +19,7 @@ demo: $(STAMP)
 test: $(STAMP) tools
 	$(BIN)/ruff check src tests
 	$(BIN)/mypy src
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 # Tests pipe svc into the real jq, load the completion scripts in real bash, zsh and fish, and
 # render the man pages with man-db, as users do: install whatever is missing (Debian/Ubuntu).
@@ -48,3 +48,8 @@ typecheck: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+
+# Issue 6's long randomized runs (fuzzing at 3000 examples a property, repeated crash rounds,
+# a 1000-submission payment fault storm, the fault matrix): figures go to docs/reliability.md.
+soak: $(STAMP)
+	$(BIN)/python scripts/soak.py
