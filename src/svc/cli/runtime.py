@@ -70,8 +70,12 @@ def run_guarded(body: Callable[[], int], args: list[str]) -> int:
     except Exception as error:  # the last line of defence: one line, never a traceback
         if os.environ.get("SVC_DEBUG"):
             raise
+        from svc.ui.sanitize import clean
+
+        # An exception's text may quote server input (a pydantic error echoes the value).
         print(
-            f"svc: internal error: {type(error).__name__}: {str(error)[:300]} "
+            f"svc: internal error: {type(error).__name__}: "
+            f"{clean(str(error), 300, single_line=True)} "
             "(set SVC_DEBUG=1 for a traceback, and please report it)",
             file=sys.stderr,
         )
