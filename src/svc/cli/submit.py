@@ -117,6 +117,11 @@ def submit(
             ) from None
         if not cap.is_finite() or cap < 0:
             raise UsageError("--max-price must be a non-negative amount")
+    if probe:
+        from svc.flows.probe import show_probe
+
+        show_probe(app_ctx, body, method, cap)
+        return
     if dry_run:
         _dry_run(body, method, cap if cap is not None else app_ctx.settings.max_price_usd)
         return
@@ -143,11 +148,6 @@ def submit(
 def _task_text(task: str | None, file: str | None) -> str:
     if task is not None and file is not None:
         raise UsageError("give the task as an argument or with --file, not both")
-    if probe:
-        from svc.flows.probe import show_probe
-
-        show_probe(app_ctx, body, method, cap)
-        return
     if file is not None:
         return read_text_source(file, "the task file")
     if task == "-":
