@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from svc.api.errors import ExitCode, UsageError
 from svc.context import AppContext
@@ -37,14 +40,11 @@ def show_task(app: AppContext, task: dict[str, Any]) -> None:
     console.print(task_panel(task))
 
 
-def read_text_source(path: str, what: str) -> str:
-    """Read `path` ('-' for stdin) as UTF-8, with one clear line on any failure."""
+@contextmanager
+def _input_errors(what: str, path: str) -> Iterator[None]:
+    """Turn the ways a user's file can fail to open into one clear line (exit 2)."""
     try:
-        if path == "-":
-            if sys.stdin.isatty():
-                print(f"reading {what} from standard input; end with Ctrl-D", file=sys.stderr)
-            return sys.stdin.read()
-        return Path(path).read_text(encoding="utf-8")
+        yield
     except FileNotFoundError:
         raise UsageError(f"cannot read {what}: {path}: no such file") from None
     except IsADirectoryError:
@@ -55,6 +55,42 @@ def read_text_source(path: str, what: str) -> str:
         raise UsageError(f"cannot read {what}: {path} is not UTF-8 text") from None
     except OSError as exc:
         raise UsageError(f"cannot read {what}: {path}: {exc.strerror}") from None
+
+
+def read_text_source(path: str, what: str) -> str:
+    """Read `path` ('-' for stdin) as UTF-8, with one clear line on any failure."""
+    with _input_errors(what, path):
+        if path == "-":
+            if sys.stdin.isatty():
+                print(f"reading {what} from standard input; end with Ctrl-D", file=sys.stderr)
+            return sys.stdin.read()
+        return Path(path).read_text(encoding="utf-8")
+
+
+def open_binary_source(path: str, what: str) -> IO[bytes]:
+    """`path` ('-' for stdin) opened for reading bytes, with one clear line if it cannot be."""
+    if path == "-":
+        return sys.stdin.buffer
+    with _input_errors(what, path):
+        return open(path, "rb")
+
+
+def payment_flags(
+    app: AppContext, pay: str | None, max_price: str | None
+) -> tuple[str, Decimal | None]:
+    """The rail (`--pay` or config) and the per-call cap (`--max-price`), checked."""
+    method = pay or app.settings.pay
+    if method not in ("x402", "mpp", "card"):
+        raise UsageError(f"--pay must be x402, mpp or card, got {method!r}")
+    if max_price is None:
+        return method, None
+    try:
+        cap = Decimal(max_price)
+    except InvalidOperation:
+        raise UsageError(f"--max-price must be a USD amount like 1.50, got {max_price!r}") from None
+    if not cap.is_finite() or cap < 0:
+        raise UsageError("--max-price must be a non-negative amount")
+    return method, cap
 
 
 def remember_state(app: AppContext, task: dict[str, Any]) -> None:

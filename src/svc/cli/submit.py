@@ -8,7 +8,7 @@ import typer
 
 from svc.api.errors import UsageError
 from svc.cli.app import current
-from svc.cli.common import read_text_source, show_task
+from svc.cli.common import payment_flags, read_text_source, show_task
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -75,7 +75,6 @@ def submit(
         8, "--concurrency", metavar="N", help="With --from: submissions in flight at once."
     ),
 ) -> None:
-    from decimal import Decimal, InvalidOperation
 
     from svc.api.models import TaskSubmission
     from svc.flows.validate import build, check_email
@@ -104,19 +103,7 @@ def submit(
         raise UsageError("missing --email: the end user's e-mail address is required")
     body = build(TaskSubmission, "task", task=text, email=address).model_dump()
     check_email(body["email"])
-    method = pay or app_ctx.settings.pay
-    if method not in ("x402", "mpp", "card"):
-        raise UsageError(f"--pay must be x402, mpp or card, got {method!r}")
-    cap: Decimal | None = None
-    if max_price is not None:
-        try:
-            cap = Decimal(max_price)
-        except InvalidOperation:
-            raise UsageError(
-                f"--max-price must be a USD amount like 1.50, got {max_price!r}"
-            ) from None
-        if not cap.is_finite() or cap < 0:
-            raise UsageError("--max-price must be a non-negative amount")
+    method, cap = payment_flags(app_ctx, pay, max_price)
     if probe:
         from svc.flows.probe import show_probe
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
-
 from svc.api.errors import UsageError
 from svc.context import AppContext
 
@@ -20,7 +18,8 @@ def run(
     concurrency: int,
 ) -> int:
     """Submit every line of PATH; the batch's exit code. `conflicting`: flag -> was it given."""
-    from svc.flows.batch import MAX_CONCURRENCY, Options, open_source, run_batch
+    from svc.cli.common import open_binary_source, payment_flags
+    from svc.flows.batch import MAX_CONCURRENCY, Options, run_batch
 
     given = [flag for flag, present in conflicting.items() if present]
     if given:
@@ -28,19 +27,7 @@ def run(
             f"--from cannot be combined with {given[0]}: each line carries its own task "
             "(follow the tasks afterwards with `svc watch --all`)"
         )
-    method = pay or app_ctx.settings.pay
-    if method not in ("x402", "mpp", "card"):
-        raise UsageError(f"--pay must be x402, mpp or card, got {method!r}")
-    cap: Decimal | None = None
-    if max_price is not None:
-        try:
-            cap = Decimal(max_price)
-        except InvalidOperation:
-            raise UsageError(
-                f"--max-price must be a USD amount like 1.50, got {max_price!r}"
-            ) from None
-        if not cap.is_finite() or cap < 0:
-            raise UsageError("--max-price must be a non-negative amount")
+    method, cap = payment_flags(app_ctx, pay, max_price)
     options = Options(
         default_email=email or app_ctx.settings.email,
         concurrency=concurrency,
@@ -50,7 +37,7 @@ def run(
     )
     if not 1 <= concurrency <= MAX_CONCURRENCY:
         raise UsageError(f"--concurrency must be between 1 and {MAX_CONCURRENCY}")
-    stream = open_source(path)
+    stream = open_binary_source(path, "the batch file")
     try:
         return run_batch(app_ctx, stream, options)
     finally:

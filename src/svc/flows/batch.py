@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import json
 import queue
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -385,19 +384,3 @@ def _work(
     finally:
         if "ledger" in ctx.__dict__:
             ctx.ledger.close()
-
-
-def open_source(path: str) -> IO[bytes]:
-    """The batch file ('-' for stdin) as bytes, with one clear line if it cannot be opened."""
-    if path == "-":
-        return sys.stdin.buffer
-    try:
-        return open(path, "rb")
-    except FileNotFoundError:
-        raise UsageError(f"cannot read the batch file: {path}: no such file") from None
-    except IsADirectoryError:
-        raise UsageError(f"cannot read the batch file: {path} is a directory") from None
-    except PermissionError:
-        raise UsageError(f"cannot read the batch file: {path}: permission denied") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read the batch file: {path}: {exc.strerror}") from None
