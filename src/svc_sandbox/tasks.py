@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Annotated, Any
 
@@ -55,6 +56,11 @@ def submit_task(
     )
     paid = payments.handle_paid(state, config, request, raw, body.task)  # MPP, card, faults
     if paid is not None:
+        if bearer is not None and 200 <= paid.status_code < 300:
+            # Whatever the rail, a task submitted with a bearer belongs to that agent.
+            task_id = json.loads(bytes(paid.body)).get("id")
+            if isinstance(task_id, str):
+                state.identity.bind_task(task_id, bearer.id)
         return paid
     header = request.headers.get(PROOF_HEADER)
     if header is None:

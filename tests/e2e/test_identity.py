@@ -401,6 +401,24 @@ def test_bearer_required_then_register_then_retry(cli: Cli, sandbox: Sandbox) ->
     assert task["id"] in agent(sandbox, reg["id"])["tasks"]  # the bearer went with the paid call
 
 
+def test_bearer_moves_to_svc_agent_authorization_when_mpp_pays(cli: Cli, sandbox: Sandbox) -> None:
+    """With `Authorization: Payment ...` on the paid retry, the bearer must travel in
+    svc-agent-authorization: the sandbox refuses a comma-combined Authorization and requires
+    a bearer here, so one paid MPP charge bound to the agent proves the placement."""
+    sandbox.configure(require_bearer=True)
+    reg = cli.ok("identity", "register", "--anonymous").json()
+    rid = f"req_{uuid.uuid4().hex}"
+    task = cli.ok(
+        "submit", "Pay by MPP #complete", "--email", unique_email(), "--request-id", rid,
+        "--pay", "mpp", env={"SVC_SPT": f"spt_test_{uuid.uuid4().hex}"},
+    ).json()
+    charges = sandbox.charges_for(rid)
+    assert len(charges) == 1 and charges[0]["method"] == "mpp"
+    assert task["id"] in agent(sandbox, reg["id"])["tasks"]
+    paid = [r for r in sandbox.admin("GET", "/requests")["requests"] if r.get("request_id") == rid]
+    assert any("authorization: Payment" in r["proofs"] for r in paid)
+
+
 def test_pending_claim_gives_no_bearer(cli: Cli, sandbox: Sandbox) -> None:
     sandbox.configure(require_bearer=True)
     cli.ok("identity", "register", "--email", unique_email())
