@@ -421,8 +421,8 @@ def _pay_card(state: SandboxState, request: Request, goal: str, request_id: str 
     if card is None:
         raise api_error(402, "payment_unknown", f"no payment {payment_id!r} at this seller")
     payer = f"card:{payment_id}"
-    earlier = state.find_request(request_id)
-    if earlier is not None:
+
+    def settle() -> Response:
         return _settled(
             state,
             method="card",
@@ -433,6 +433,9 @@ def _pay_card(state: SandboxState, request: Request, goal: str, request_id: str 
             reference=payment_id,
             headers={},
         )
+
+    if state.find_request(request_id) is not None:
+        return settle()  # a retry of a settled request: the original task, no new charge
     if card.status in _CARD_TERMINAL:
         code = _CARD_TERMINAL[card.status]
         raise api_error(402, code, f"payment {payment_id} is {card.status}: it can never be spent")
@@ -440,16 +443,7 @@ def _pay_card(state: SandboxState, request: Request, goal: str, request_id: str 
         raise api_error(
             402, "payment_incomplete", f"payment {payment_id} is not finished; poll its statusUrl"
         )
-    response = _settled(
-        state,
-        method="card",
-        payer=payer,
-        amount_atomic=card.amount_atomic,
-        request_id=request_id,
-        goal=goal,
-        reference=payment_id,
-        headers={},
-    )
+    response = settle()
     if response.status_code == 202:
         store.consume_card(payment_id, request_id)
     elif response.status_code == 502:
