@@ -46,8 +46,10 @@ def test_poll_against_garbage_shapes_keeps_the_contract(cli: Cli, sandbox: Sandb
                    and isinstance(doc.get("state"), str))
         fault = {"kind": "raw_body", "method": "GET", "path": "/svc/tasks/", "detail": body}
         sandbox.faults(fault)
-        piped = cli("poll", task_id)
-        sandbox.clear_faults()
+        try:
+            piped = cli("poll", task_id)
+        finally:
+            sandbox.clear_faults()  # a failing example must not leave its answer to the next
         errors = [line for line in piped.stderr.splitlines() if line.startswith("svc:")]
         if is_task:
             assert piped.returncode == 0, piped.stderr
@@ -56,11 +58,13 @@ def test_poll_against_garbage_shapes_keeps_the_contract(cli: Cli, sandbox: Sandb
             assert piped.returncode == 1, (doc, piped.returncode, piped.stderr)
             assert len(errors) == 1, piped.stderr
         sandbox.faults(fault)
-        child = pexpect.spawn(SVC, ["poll", task_id], env=env, encoding="utf-8", timeout=30,
-                              dimensions=(40, 120), codec_errors="replace")
-        child.expect(pexpect.EOF)
-        child.close()
-        sandbox.clear_faults()
+        try:
+            child = pexpect.spawn(SVC, ["poll", task_id], env=env, encoding="utf-8", timeout=30,
+                                  dimensions=(40, 120), codec_errors="replace")
+            child.expect(pexpect.EOF)
+            child.close()
+        finally:
+            sandbox.clear_faults()
         screen = child.before or ""
         assert "Traceback" not in screen and "internal error" not in screen, screen
         assert child.exitstatus == (0 if is_task else 1), screen
