@@ -136,13 +136,21 @@ class AppContext:
 
         return AgentAuth(self.bearer, payment)
 
-    def free_call_auth(self) -> httpx.Auth | None:
-        """Answers a zero-amount 402 (agent proof) on free task calls; signs only if asked."""
-        from svc.pay.negotiator import PROOF_HEADERS, MemoryJournal, X402Auth, X402Payer
+    def zero_amount_auth(self, kind: str = "task") -> httpx.Auth:
+        """Answers a 402 asking for a zero-amount agent proof; never signs anything above 0.
+
+        `kind` picks the proof header (task operations and the advisor differ).
+        """
+        from svc.pay.negotiator import PROOF_HEADERS, X402Payer
+        from svc.pay.rails import MemoryJournal, PaidAuth, X402Rail
         from svc.pay.wallet import load_signer
 
         payer = X402Payer(self.policy(max_price_usd=0), lambda: load_signer(self.secrets))
-        return self.with_bearer(X402Auth(payer, MemoryJournal(), PROOF_HEADERS["task"]))
+        return PaidAuth(X402Rail(payer, PROOF_HEADERS[kind]), MemoryJournal())
+
+    def free_call_auth(self) -> httpx.Auth | None:
+        """Free task calls: the agent bearer, and a zero-amount proof if the service asks."""
+        return self.with_bearer(self.zero_amount_auth("task"))
 
     def close(self) -> None:
         if "http" in self.__dict__:

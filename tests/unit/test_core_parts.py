@@ -214,7 +214,8 @@ def test_ledger_journals_a_proof_and_survives_reopening(tmp_path: Path) -> None:
     row = again.get("req_1")
     assert row is not None and row.status == PAYING and row.proof == "P"
     again.update("req_1", status=ACCEPTED, task_id="t1")
-    assert again.by_task("t1") is not None
+    updated = again.get("req_1")
+    assert updated is not None and updated.task_id == "t1" and updated.status == ACCEPTED
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
 
 

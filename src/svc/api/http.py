@@ -15,14 +15,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
+
 from svc import __version__
 from svc.api.errors import ProtocolError, SvcError, UnavailableError, error_from_response
-
-# httpx imports its optional CLI (click, rich, pygments: ~45 ms) whenever click is importable.
-# A None entry makes that import fail fast, and httpx falls back to a stub `main`.
-sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
-
-import httpx  # noqa: E402
 
 if TYPE_CHECKING:
     from svc.ui.output import Output

@@ -126,13 +126,9 @@ def _ask(body: dict[str, Any]) -> dict[str, Any] | None:
     """The quote as returned, or None when the advisor is unavailable (503)."""
     from svc.api.advisor import AdvisorClient, quote_shape
     from svc.api.http import expect_json
-    from svc.pay.negotiator import PROOF_HEADERS, MemoryJournal, X402Auth, X402Payer
-    from svc.pay.wallet import load_signer
 
     app_ctx = current()
-    # Only a zero-amount proof may ever be signed here: the policy's cap is 0.
-    payer = X402Payer(app_ctx.policy(max_price_usd=0), lambda: load_signer(app_ctx.secrets))
-    auth = X402Auth(payer, MemoryJournal(), PROOF_HEADERS["advisor"])
+    auth = app_ctx.zero_amount_auth("advisor")  # the policy's cap is 0: nothing else is signed
     # Transient failures are retried like any free read; a 503 is answered at once by the
     # guide (AdvisorClient.quote never retries it).
     response = AdvisorClient(app_ctx.http, app_ctx.settings.base_url).quote(body, auth)

@@ -1,15 +1,14 @@
-"""Paying a 402 as an `httpx.Auth` flow, so every command gets payment the same way.
+"""Turning an x402 402 into a signed proof: parse the challenge, check the policy, then sign.
 
-The flow sends the request; on a 402 it parses the challenge, checks the policy, signs, journals
-the proof, and re-sends the identical request with the proof. A request that already carries a
-journaled proof re-sends that proof (a retry never signs again), and a 402 answered to a request
-that carried a proof is returned to the caller, never paid a second time.
+`X402Payer` is the x402 step of `svc.pay.rails.PaidAuth`, the one `httpx.Auth` flow every
+rail and every free call (zero-amount proofs) goes through: it journals the proof before
+sending, re-sends a journaled proof on every retry, and never pays a 402 answered to a request
+that already carried a proof.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
-from typing import Protocol
+from collections.abc import Callable
 
 import httpx
 
@@ -22,29 +21,6 @@ PROOF_HEADERS = {
     "task": "x-payment",
     "advisor": "Payment-Signature",
 }
-
-
-class ProofJournal(Protocol):
-    """Where a request's proof is kept between attempts (the ledger for paid calls)."""
-
-    def proof(self) -> str | None: ...
-
-    def record(self, proof: str, offer: PaymentRequirements, payer: str) -> None: ...
-
-
-class MemoryJournal:
-    """For free calls (zero-amount proofs): nothing to reconcile, nothing to persist."""
-
-    def __init__(self) -> None:
-        self._proof: str | None = None
-        self.offer: PaymentRequirements | None = None
-
-    def proof(self) -> str | None:
-        return self._proof
-
-    def record(self, proof: str, offer: PaymentRequirements, payer: str) -> None:
-        self._proof = proof
-        self.offer = offer
 
 
 class X402Payer:
@@ -82,24 +58,3 @@ class X402Payer:
         proof = encode_proof(challenge, offer, payload)
         self.policy.pin(offer)
         return proof, offer, signer.address
-
-
-class X402Auth(httpx.Auth):
-    requires_response_body = True
-
-    def __init__(self, payer: X402Payer, journal: ProofJournal, header: str) -> None:
-        self.payer = payer
-        self.journal = journal
-        self.header = header
-
-    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
-        proof = self.journal.proof()
-        if proof:
-            request.headers[self.header] = proof
-        response = yield request
-        if response.status_code != 402 or proof:
-            return
-        proof, offer, payer = self.payer.proof_for(response)
-        self.journal.record(proof, offer, payer)
-        request.headers[self.header] = proof
-        yield request

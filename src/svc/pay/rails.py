@@ -57,6 +57,19 @@ class Rail(Protocol):
     def attach(self, request: httpx.Request, proof: str) -> None: ...
 
 
+class MemoryJournal:
+    """For free calls (zero-amount proofs): nothing to reconcile, so nothing is persisted."""
+
+    def __init__(self) -> None:
+        self._proof: str | None = None
+
+    def proof(self) -> str | None:
+        return self._proof
+
+    def record(self, paid: Paid) -> None:
+        self._proof = paid.proof
+
+
 class PaidAuth(httpx.Auth):
     requires_response_body = True
 

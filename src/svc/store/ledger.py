@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -179,13 +178,6 @@ class Ledger:
         ).fetchone()
         return Submission(**dict(row)) if row else None
 
-    def by_task(self, task_id: str) -> Submission | None:
-        row = self._db.execute(
-            "SELECT * FROM submissions WHERE task_id = ? ORDER BY created_at DESC LIMIT 1",
-            (task_id,),
-        ).fetchone()
-        return Submission(**dict(row)) if row else None
-
     def update(self, request_id: str, **fields: Any) -> None:
         if not fields:
             return
@@ -320,14 +312,6 @@ class Ledger:
         if limit:
             sql += f" LIMIT {int(limit)}"
         return [Submission(**dict(row)) for row in self._db.execute(sql)]
-
-    def iter_task_ids(self) -> Iterator[str]:
-        for row in self._db.execute(
-            "SELECT task_id FROM submissions WHERE task_id IS NOT NULL ORDER BY created_at DESC"
-        ):
-            yield row["task_id"]
-
-    # --- recipient pinning -------------------------------------------------------------------
 
     def pinned_recipient(self, base_url: str, network: str, asset: str) -> str | None:
         row = self._db.execute(
