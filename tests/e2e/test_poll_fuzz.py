@@ -22,6 +22,11 @@ from tests.unit.test_fuzz_parsers import json_values, task_like
 pytestmark = pytest.mark.e2e
 
 EXAMPLES = max(8, int(os.environ.get("SVC_FUZZ_EXAMPLES", "150")) // 12)
+# Each example starts `svc` twice (~0.5 s on a quiet machine). The project-wide 120 s
+# pytest-timeout would cut a soak-sized run short mid-example, and Hypothesis then reports the
+# interrupted example as flaky (its replay passes): give the test room in proportion, with
+# headroom for a loaded machine.
+TIMEOUT_SECONDS = max(120, 60 + 3 * EXAMPLES)
 shapes = st.one_of(
     task_like.map(lambda d: {"id": "tsk_fuzz", "state": "pending", **d}),
     task_like,
@@ -29,6 +34,7 @@ shapes = st.one_of(
 )
 
 
+@pytest.mark.timeout(TIMEOUT_SECONDS)
 def test_poll_against_garbage_shapes_keeps_the_contract(cli: Cli, sandbox: Sandbox) -> None:
     rid = f"req_{uuid.uuid4().hex}"
     task_id = cli.ok("submit", "Fuzz #complete", "--email", unique_email(), "--request-id",
