@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from dataclasses import dataclass, field
@@ -46,6 +47,11 @@ class Settings:
     def is_loopback(self) -> bool:
         return is_loopback_url(self.base_url)
 
+    def labelled(self, name: str) -> str:
+        """`max_price_usd (env SVC_MAX_PRICE)`: a setting and where its value came from."""
+        source = self.sources.get(name)
+        return f"{name} ({source})" if source else name
+
     def min_poll_interval(self) -> float:
         return LOOPBACK_INTERVAL / 10 if self.is_loopback else REAL_HOST_MIN_INTERVAL
 
@@ -65,6 +71,32 @@ def _check_url(name: str, value: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"{name} must be an http(s) URL, got {value!r}")
     return value.rstrip("/")
+
+
+def usd_amount(label: str, raw: object) -> Decimal:
+    """A finite, non-negative USD amount (a price cap or a budget), or one clear usage error.
+
+    Every source of a cap (flag, environment, config file, `svc config set`) goes through here:
+    a NaN or negative cap would otherwise reach the payment policy and fail there.
+    """
+    try:
+        value = Decimal(str(raw).strip())
+    except ArithmeticError:
+        raise UsageError(f"{label} must be a USD amount like 1.50, got {raw!r}") from None
+    if not value.is_finite() or value < 0:
+        raise UsageError(f"{label} must be a non-negative USD amount, got {raw!r}")
+    return value
+
+
+def positive_seconds(label: str, raw: object) -> float:
+    """A finite, positive number of seconds (a poll interval), or one clear usage error."""
+    try:
+        value = float(str(raw).strip())
+    except ValueError:
+        raise UsageError(f"{label} must be a number of seconds, got {raw!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise UsageError(f"{label} must be positive seconds, got {raw!r}")
+    return value
 
 
 def _truthy(value: str | None) -> bool:
@@ -112,10 +144,7 @@ def resolve(
         raise UsageError(f"payment method must be x402, mpp or card, got {s.pay!r}")
     price = pick("max_price_usd", None, "SVC_MAX_PRICE")
     if price is not None:
-        try:
-            s.max_price_usd = Decimal(str(price))
-        except ArithmeticError:
-            raise UsageError(f"max price must be a USD amount, got {price!r}") from None
+        s.max_price_usd = usd_amount(s.labelled("max_price_usd"), price)
     nets = pick("allowed_networks", None, None)
     if nets:
         s.allowed_networks = tuple(nets)
@@ -125,10 +154,7 @@ def resolve(
     _payment_settings(s, pick)
     interval = pick("poll_interval", None, "SVC_POLL_INTERVAL")
     if interval is not None:
-        try:
-            s.poll_interval = float(interval)
-        except ValueError:
-            raise UsageError(f"poll interval must be seconds, got {interval!r}") from None
+        s.poll_interval = positive_seconds(s.labelled("poll_interval"), interval)
     s.json_output = json_output
     s.verbose = verbose
     tty = sys.stdin.isatty() if stdin_is_tty is None else stdin_is_tty
@@ -145,12 +171,7 @@ def _payment_settings(s: Settings, pick: Any) -> None:
         s.allowed_rails = tuple(rails)
     cap = pick("daily_cap_usd", None, "SVC_DAILY_CAP")
     if cap is not None:
-        try:
-            s.daily_cap_usd = Decimal(str(cap))
-        except ArithmeticError:
-            raise UsageError(f"daily cap must be a USD amount, got {cap!r}") from None
-        if not s.daily_cap_usd.is_finite() or s.daily_cap_usd < 0:
-            raise UsageError(f"daily cap must be a non-negative USD amount, got {cap!r}")
+        s.daily_cap_usd = usd_amount(s.labelled("daily_cap_usd"), cap)
     methods = pick("mpp_methods", None, None)
     if methods:
         s.mpp_methods = tuple(methods)

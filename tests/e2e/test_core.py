@@ -344,6 +344,11 @@ def test_tasks_are_scoped_to_the_paying_agent(cli: Cli, sandbox: Sandbox, tmp_pa
         (["reply", "task_1", "--value-file", "-"], "--value-file goes with --field"),
         (["reply", "task_1", "--set", "novalue"], "--set takes KEY=VALUE"),
         (["watch", "task_1", "--interval", "0"], "--interval must be positive"),
+        (["watch", "task_1", "--interval", "nan"], "--interval must be positive seconds, got nan"),
+        (["submit", "x", "--email", "a@example.com", "--max-price", "nan"],
+         "--max-price must be a non-negative USD amount, got 'nan'"),
+        (["config", "set", "poll_interval", "inf"], "poll_interval must be positive seconds"),
+        (["config", "set", "daily_cap_usd", "--", "-1"], "daily_cap_usd must be a non-negative USD amount"),
         (["config", "set", "colour", "blue"], "unknown config key"),
         (["config", "set", "max_price_usd", "much"], "must be a USD amount"),
         (["--base-url", "ftp://x", "poll", "t"], "must be an http(s) URL"),
@@ -354,6 +359,29 @@ def test_bad_input_is_one_clear_line_and_exit_2(cli: Cli, args: list[str], needl
     assert result.returncode == 2, result.stderr
     assert needle in result.stderr
     assert len([line for line in result.stderr.splitlines() if line.startswith("svc:")]) == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "needle"),
+    [
+        ("SVC_MAX_PRICE", "nan", "max_price_usd (env SVC_MAX_PRICE) must be a non-negative USD amount"),
+        ("SVC_MAX_PRICE", "-1", "max_price_usd (env SVC_MAX_PRICE) must be a non-negative USD amount"),
+        ("SVC_DAILY_CAP", "lots", "daily_cap_usd (env SVC_DAILY_CAP) must be a USD amount like 1.50"),
+        ("SVC_POLL_INTERVAL", "-1", "poll_interval (env SVC_POLL_INTERVAL) must be positive seconds"),
+        ("SVC_POLL_INTERVAL", "inf", "poll_interval (env SVC_POLL_INTERVAL) must be positive seconds"),
+    ],
+)
+def test_bad_setting_from_the_environment_names_its_source_before_anything_is_sent(
+    cli: Cli, sandbox: Sandbox, name: str, value: str, needle: str
+) -> None:
+    rid = f"req_{uuid.uuid4().hex}"
+    result = cli("submit", "x #complete", "--email", unique_email(), "--request-id", rid,
+                 env={name: value})
+    assert result.returncode == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("svc:")]
+    assert len(errors) == 1 and errors[0].startswith(f"svc: {needle}"), result.stderr
+    assert errors[0].endswith(f"got {value!r}"), result.stderr
+    assert sandbox.charges_for(rid) == []
 
 
 def test_task_of_100001_characters_is_refused_and_100000_accepted(cli: Cli, tmp_path: Path) -> None:

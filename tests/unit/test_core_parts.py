@@ -12,12 +12,13 @@ import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
-from svc.api.errors import ExitCode, error_from_response
+from svc.api.errors import ExitCode, UsageError, error_from_response
 from svc.api.http import Http, RetryPolicy, expect_json
 from svc.api.models import InfoRequest, QuoteRequest, TaskDetail, TaskSubmission
 from svc.flows.reply import ReplyFlags, body_from_flags, check_field_values
 from svc.pay.policy import PaymentPolicy, PolicyRefusal
 from svc.pay.x402 import PaymentRequirements
+from svc.settings import positive_seconds, usd_amount
 from svc.store.ledger import ACCEPTED, PAYING, Ledger
 from svc.store.secrets import FileBackend, SecretFileError
 
@@ -232,3 +233,42 @@ def test_file_secret_store_is_private_and_refuses_loose_permissions(tmp_path: Pa
     link.symlink_to(store.path)
     with pytest.raises(SecretFileError, match="symbolic link"):
         FileBackend(link).get("wallet_key")
+
+
+@pytest.mark.parametrize("raw", ["1.50", " 2 ", "0", 1.5, "1e2"])
+def test_usd_amount_accepts_finite_non_negative_amounts(raw: object) -> None:
+    assert usd_amount("cap", raw) == Decimal(str(raw).strip())
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ("much", "cap must be a USD amount like 1.50, got 'much'"),
+        (True, "cap must be a USD amount like 1.50, got True"),
+        ("nan", "cap must be a non-negative USD amount, got 'nan'"),
+        ("-Infinity", "cap must be a non-negative USD amount, got '-Infinity'"),
+        ("-0.01", "cap must be a non-negative USD amount, got '-0.01'"),
+    ],
+)
+def test_usd_amount_refuses_with_one_clear_message(raw: object, message: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        usd_amount("cap", raw)
+    assert caught.value.message == message
+    assert caught.value.exit_code == ExitCode.USAGE
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ("soon", "every must be a number of seconds, got 'soon'"),
+        ("0", "every must be positive seconds, got '0'"),
+        (-1.0, "every must be positive seconds, got -1.0"),
+        ("nan", "every must be positive seconds, got 'nan'"),
+        ("inf", "every must be positive seconds, got 'inf'"),
+    ],
+)
+def test_positive_seconds_refuses_with_one_clear_message(raw: object, message: str) -> None:
+    assert positive_seconds("every", " 2.5 ") == 2.5
+    with pytest.raises(UsageError) as caught:
+        positive_seconds("every", raw)
+    assert caught.value.message == message

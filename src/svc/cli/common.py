@@ -5,12 +5,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any
 
 from svc.api.errors import ExitCode, UsageError
 from svc.context import AppContext
+from svc.settings import usd_amount
 
 STATE_EXIT = {
     "completed": ExitCode.OK,
@@ -84,13 +85,7 @@ def payment_flags(
         raise UsageError(f"--pay must be x402, mpp or card, got {method!r}")
     if max_price is None:
         return method, None
-    try:
-        cap = Decimal(max_price)
-    except InvalidOperation:
-        raise UsageError(f"--max-price must be a USD amount like 1.50, got {max_price!r}") from None
-    if not cap.is_finite() or cap < 0:
-        raise UsageError("--max-price must be a non-negative amount")
-    return method, cap
+    return method, usd_amount("--max-price", max_price)
 
 
 def remember_state(app: AppContext, task: dict[str, Any]) -> None:

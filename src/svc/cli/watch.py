@@ -19,6 +19,7 @@ from svc.api.errors import HumanNeededError, TaskEndedError, UsageError
 from svc.cli.app import current
 from svc.cli.common import remember_state
 from svc.context import AppContext
+from svc.settings import positive_seconds
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -95,9 +96,10 @@ def _ledger_states(app: AppContext) -> dict[str, str | None]:
 
 def effective_interval(app: AppContext, requested: float | None) -> float:
     settings = app.settings
-    value = requested if requested is not None else settings.default_poll_interval()
-    if value <= 0:
-        raise UsageError("--interval must be positive")
+    if requested is None:
+        value = settings.default_poll_interval()  # checked where the settings were resolved
+    else:
+        value = positive_seconds("--interval", requested)
     floor = settings.min_poll_interval()
     if value < floor:
         app.output.warn(

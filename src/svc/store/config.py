@@ -15,11 +15,11 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
 from svc.api.errors import UsageError
+from svc.settings import positive_seconds, usd_amount
 from svc.store.paths import config_dir, ensure_private_dir
 
 DEFAULT_PROFILE = "default"
@@ -63,25 +63,14 @@ def _coerce(key: ConfigKey, raw: str) -> Any:
             raise UsageError(f"{key.name} must be an http(s) URL, got {raw!r}")
         return raw.rstrip("/")
     if key.kind == "usd":
-        try:
-            value = Decimal(raw)
-        except InvalidOperation:
-            raise UsageError(f"{key.name} must be a USD amount like 1.50, got {raw!r}") from None
-        if value < 0 or not value.is_finite():
-            raise UsageError(f"{key.name} must be a non-negative amount, got {raw!r}")
+        usd_amount(key.name, raw)
         return raw
     if key.kind == "list":
         return [part.strip() for part in raw.split(",") if part.strip()]
     if key.kind == "choice" and raw not in key.choices:
         raise UsageError(f"{key.name} must be one of {', '.join(key.choices)}, got {raw!r}")
     if key.kind == "seconds":
-        try:
-            seconds = float(raw)
-        except ValueError:
-            raise UsageError(f"{key.name} must be a number of seconds, got {raw!r}") from None
-        if seconds <= 0:
-            raise UsageError(f"{key.name} must be positive")
-        return seconds
+        return positive_seconds(key.name, raw)
     return raw
 
 
