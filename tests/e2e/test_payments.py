@@ -5,6 +5,7 @@ The installed `svc` against the sandbox; every money claim is checked against th
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import uuid
 from collections.abc import Iterator
@@ -71,11 +72,16 @@ def press_pay(link: str, action: str = "pay") -> str:
 
 
 def test_mpp_pays_once_with_a_credential_pympp_accepts(cli: Cli, sandbox: Sandbox) -> None:
-    r = rid()
-    result = submit(cli, "mpp", r)
+    r, token = rid(), spt()
+    result = submit(cli, "mpp", r, env={"SVC_SPT": token})
     assert result.returncode == 0, result.stderr
     charges = sandbox.charges_for(r)
     assert len(charges) == 1 and charges[0]["method"] == "mpp"
+    # The payer shown by the ledger and `svc spend` is a fingerprint: no part of the token.
+    fingerprint = "spt:" + hashlib.sha256(token.encode()).hexdigest()[:12]
+    assert ledger_row(cli, r)["payer"] == fingerprint
+    spent = cli.ok("spend").stdout
+    assert fingerprint in spent and token[4:12] not in spent
     assert charges[0]["amount_atomic"] == 1_500_000 and charges[0]["reference"].startswith("pi_")
     assert "billing: status=charged; method=mpp" in result.stderr
     row = ledger_row(cli, r)

@@ -144,7 +144,7 @@ class MppRail:
             )
         value = mpp.credential(chosen, spt)
         self.policy.pin_recipient(network, "usd", chosen.realm)
-        payer = "spt:" + spt[:12]  # enough to tell tokens apart; never the whole token
+        payer = spt_fingerprint(spt)
         return Paid("mpp", value, chosen.amount_atomic, chosen.realm, payer, network, "usd")
 
     def attach(self, request: httpx.Request, proof: str) -> None:
@@ -153,6 +153,13 @@ class MppRail:
         if current.lower().startswith("bearer ") and AGENT_BEARER_HEADER not in request.headers:
             request.headers[AGENT_BEARER_HEADER] = current
         request.headers["Authorization"] = proof
+
+
+def spt_fingerprint(spt: str) -> str:
+    """Tells tokens apart in the ledger and `svc spend` without showing any part of one."""
+    import hashlib
+
+    return "spt:" + hashlib.sha256(spt.encode()).hexdigest()[:12]
 
 
 # --- card ------------------------------------------------------------------------------------
