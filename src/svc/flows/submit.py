@@ -279,18 +279,11 @@ def _send(app: AppContext, body: dict[str, Any], rid: str, auth: PaidAuth) -> ht
     ledger = app.ledger
     try:
         return app.tasks.submit(body, rid, app.with_bearer(auth))  # bearer (if any) + payment
-    except UnavailableError as exc:
+    except (UnavailableError, ProtocolError) as exc:  # no answer, or one that cannot be read
         row = ledger.get(rid)
         if row and row.proof:
             raise _answer_lost(ledger, rid, exc.message) from None
-        ledger.update(rid, status=L.REJECTED, error=exc.message)
-        exc.hint = exc.hint or "nothing was charged"
-        raise
-    except ProtocolError as exc:  # an answer that cannot be read at all (e.g. too large)
-        row = ledger.get(rid)
-        if row and row.proof:
-            raise _answer_lost(ledger, rid, exc.message) from None
-        ledger.update(rid, status=L.REJECTED, error=exc.code)
+        ledger.update(rid, status=L.REJECTED, error=exc.message)  # no proof left: no charge
         exc.hint = exc.hint or "nothing was charged"
         raise
     except PaymentError as exc:  # policy refusal, no wallet/token: raised before any signature
