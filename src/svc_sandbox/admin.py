@@ -11,7 +11,7 @@ from svc_sandbox import scenarios
 from svc_sandbox.deps import sandbox_state
 from svc_sandbox.errors import api_error
 from svc_sandbox.records import iso
-from svc_sandbox.state import Fault, SandboxState
+from svc_sandbox.state import Fault, FaultKind, SandboxState
 from svc_sandbox.tasks import rejection_error
 
 router = APIRouter(prefix="/_sandbox", tags=["sandbox"])
@@ -48,19 +48,7 @@ class WalletChange(_Strict):
 
 
 class FaultSpec(_Strict):
-    kind: Literal[
-        "status",
-        "delay",
-        "drop_before",
-        "drop_after",
-        "malformed_json",
-        "truncate",
-        "wrong_content_type",
-        "oversized",
-        "unknown_state",
-        "repeat_402",
-        "raw_body",
-    ]
+    kind: FaultKind
     method: str | None = None
     path: str | None = None
     count: int = Field(default=1, ge=1)

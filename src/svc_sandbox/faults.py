@@ -16,19 +16,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from svc_sandbox.state import Fault, SandboxState
 
-FAULT_KINDS = (
-    "status",
-    "delay",
-    "drop_before",
-    "drop_after",
-    "malformed_json",
-    "truncate",
-    "wrong_content_type",
-    "oversized",
-    "unknown_state",
-    "repeat_402",
-    "raw_body",
-)
 EXEMPT_PREFIX = "/_sandbox"  # the controls themselves never fail
 MALFORMED_JSON = b'{"id": '
 HTML_BODY = b"<!doctype html><html><body><h1>Gateway error</h1></body></html>"
@@ -82,7 +69,7 @@ class FaultMiddleware:
         if fault is None:
             await self.app(scope, receive, send)
             return
-        await _FAULTS[fault.kind](self.app, fault, scope, receive, send)
+        await FAULT_HANDLERS[fault.kind](self.app, fault, scope, receive, send)
 
 
 async def _status(app: ASGIApp, fault: Fault, scope: Scope, receive: Receive, send: Send) -> None:
@@ -223,7 +210,7 @@ async def _repeat_402(
     await app({**scope, "headers": headers}, receive, send)
 
 
-_FAULTS = {
+FAULT_HANDLERS = {
     "status": _status,
     "delay": _delay,
     "drop_before": _drop_before,

@@ -45,11 +45,27 @@ class SandboxConfig:
         return {f.name for f in fields(cls)}
 
 
+# Every kind has a handler in svc_sandbox.faults (a unit test keeps the two in step).
+FaultKind = Literal[
+    "status",
+    "delay",
+    "drop_before",
+    "drop_after",
+    "malformed_json",
+    "truncate",
+    "wrong_content_type",
+    "oversized",
+    "unknown_state",
+    "repeat_402",
+    "raw_body",
+]
+
+
 @dataclass
 class Fault:
     """One injected fault; `count` requests matching method and path prefix consume it."""
 
-    kind: str
+    kind: FaultKind
     method: str | None = None
     path: str | None = None
     count: int = 1
@@ -192,6 +208,16 @@ class SandboxState:
         payer, task_id = self._requests[request_id]
         return payer, self._tasks[task_id]
 
+    def _replay_locked(self, request_id: str | None, payer: str) -> Settlement | None:
+        """A request id seen before: its task again for the same payer, else a mismatch."""
+        earlier = self._find_request_locked(request_id)
+        if earlier is None:
+            return None
+        earlier_payer, task = earlier
+        if earlier_payer.lower() != payer.lower():
+            return Settlement("mismatch")
+        return Settlement("replayed", task=task)
+
     def settle_payment(
         self,
         *,
@@ -210,12 +236,9 @@ class SandboxState:
         refunded in full at once and no task exists.
         """
         with self._lock:
-            earlier = self._find_request_locked(request_id)
-            if earlier is not None:
-                earlier_payer, task = earlier
-                if earlier_payer.lower() != payer.lower():
-                    return Settlement("mismatch")
-                return Settlement("replayed", task=task)
+            replay = self._replay_locked(request_id, payer)
+            if replay is not None:
+                return replay
             now = self.clock.now()
             charge: dict[str, Any] = {
                 "id": new_id("pay"),
@@ -267,12 +290,9 @@ class SandboxState:
     ) -> Settlement:
         """Atomically: idempotency, nonce single use, funds, debit, task, charge."""
         with self._lock:
-            earlier = self._find_request_locked(request_id)
-            if earlier is not None:
-                earlier_payer, task = earlier
-                if earlier_payer.lower() != payer.lower():
-                    return Settlement("mismatch")
-                return Settlement("replayed", task=task)
+            replay = self._replay_locked(request_id, payer)
+            if replay is not None:
+                return replay
             used = self._nonces.setdefault(payer.lower(), set())
             if nonce.lower() in used:
                 return Settlement("failed", reason="nonce_already_used")

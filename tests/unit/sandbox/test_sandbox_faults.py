@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, get_args
 
 import httpx
 import pytest
@@ -12,15 +12,19 @@ from eth_account import Account
 from fastapi.testclient import TestClient
 from sandbox_proofs import BODY, sign_proof
 
-from svc_sandbox.faults import ConnectionDropped
+from svc_sandbox.faults import FAULT_HANDLERS, ConnectionDropped
 from svc_sandbox.server import SandboxThread
-from svc_sandbox.state import SandboxState
+from svc_sandbox.state import FaultKind, SandboxState
 
 
 @pytest.fixture(scope="module")
 def sandbox() -> Iterator[SandboxThread]:
     with SandboxThread() as running:
         yield running
+
+
+def test_every_fault_kind_the_controls_accept_has_a_handler() -> None:
+    assert sorted(get_args(FaultKind)) == sorted(FAULT_HANDLERS)
 
 
 @pytest.fixture
