@@ -18,6 +18,7 @@ demo: $(STAMP)
 
 test: $(STAMP) tools
 	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy src
 	$(BIN)/python -m pytest -q -n 2
 

@@ -100,7 +100,11 @@ class Cli:
     env: dict[str, str]
 
     def __call__(
-        self, *args: str, input: str | None = None, env: dict[str, str] | None = None, timeout: float = 60
+        self,
+        *args: str,
+        input: str | None = None,
+        env: dict[str, str] | None = None,
+        timeout: float = 60,
     ) -> Result:
         full_env = {**self.env, **(env or {})}
         proc = subprocess.run(
@@ -122,7 +126,11 @@ class Cli:
 
 
 def _base_env(home: Path) -> dict[str, str]:
-    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "SYSTEMROOT", "TMPDIR")}
+    keep = {
+        k: v
+        for k, v in os.environ.items()
+        if k in ("PATH", "LANG", "LC_ALL", "SYSTEMROOT", "TMPDIR")
+    }
     return {
         **keep,
         "HOME": str(home),

@@ -190,9 +190,7 @@ def render(parts: dict[str, list[dict[str, Any]]], soak: str) -> str:
         "|---|---|---|---|",
     ]
     for row in parts["hostile"]:
-        lines.append(
-            f"| {row['surface']} | {row['inert']} | {row['json_exact']} | {_ok(row)} |"
-        )
+        lines.append(f"| {row['surface']} | {row['inert']} | {row['json_exact']} | {_ok(row)} |")
     lines += [
         "",
         "## Parser fuzzing (hypothesis, derandomized)",

@@ -34,10 +34,19 @@ def test_batch_pays_each_line_once_reports_bad_lines_and_rerun_sends_nothing(
     email = unique_email()
     good = [{"task": f"batch task {i} #complete", "email": email} for i in range(5)]
     good.append({"task": "batch task 0 #complete", "email": email})  # a deliberate duplicate
-    good.append({"task": "batch with id #complete", "email": email, "request_id": f"req_{email[5:15]}x"})
+    good.append(
+        {"task": "batch with id #complete", "email": email, "request_id": f"req_{email[5:15]}x"}
+    )
     source = write_lines(
         tmp_path / "tasks.jsonl",
-        [*good, "# a comment", "", "{not json", {"task": "no e-mail"}, {"task": "x", "email": "bad"}],
+        [
+            *good,
+            "# a comment",
+            "",
+            "{not json",
+            {"task": "no e-mail"},
+            {"task": "x", "email": "bad"},
+        ],
     )
     result = cli("submit", "--from", str(source), "--concurrency", "3")
     assert result.returncode == 2, result.stderr
@@ -50,13 +59,19 @@ def test_batch_pays_each_line_once_reports_bad_lines_and_rerun_sends_nothing(
     assert all(doc["task"]["id"] == doc["task_id"] for doc in accepted)
     assert len({doc["request_id"] for doc in accepted}) == 7  # one key per line, duplicates too
     assert by_line[7]["request_id"] == good[6]["request_id"]
-    for number, message in ((10, "line 10: not a JSON object"), (11, "line 11: missing email"),
-                            (12, "line 12: malformed e-mail address")):
+    for number, message in (
+        (10, "line 10: not a JSON object"),
+        (11, "line 11: missing email"),
+        (12, "line 12: malformed e-mail address"),
+    ):
         assert by_line[number]["outcome"] == "invalid"
         assert by_line[number]["exit_code"] == 2
         assert message in by_line[number]["detail"]
         assert f"svc: {message}" in result.stderr
-    assert "batch: 7 submitted (7 paid, 0 replayed), 0 already accepted, 0 failed, 3 bad line(s)" in result.stderr
+    assert (
+        "batch: 7 submitted (7 paid, 0 replayed), 0 already accepted, 0 failed, 3 bad line(s)"
+        in result.stderr
+    )
     for doc in accepted:
         charges = sandbox.charges_for(doc["request_id"])
         assert len(charges) == 1 and charges[0]["task_id"] == doc["task_id"]
@@ -101,11 +116,17 @@ def test_batch_exit_code_is_the_worst_failure(
     [
         (["--from", "{f}", "some task"], "--from cannot be combined with TASK"),
         (["--from", "{f}", "--wait"], "--from cannot be combined with --wait"),
-        (["--from", "{f}", "--request-id", "req_12345678"], "--from cannot be combined with --request-id"),
+        (
+            ["--from", "{f}", "--request-id", "req_12345678"],
+            "--from cannot be combined with --request-id",
+        ),
         (["--from", "{f}", "--concurrency", "0"], "--concurrency must be between 1 and 64"),
         (["--from", "{f}", "--max-price", "abc"], "--max-price must be a USD amount"),
         (["--from", "{f}", "--pay", "gold"], "--pay must be x402, mpp or card"),
-        (["--from", "/nonexistent/tasks.jsonl"], "cannot read the batch file: /nonexistent/tasks.jsonl: no such file"),
+        (
+            ["--from", "/nonexistent/tasks.jsonl"],
+            "cannot read the batch file: /nonexistent/tasks.jsonl: no such file",
+        ),
     ],
 )
 def test_batch_bad_flags(cli: Cli, tmp_path: Path, args: list[str], message: str) -> None:

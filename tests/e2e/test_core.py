@@ -37,8 +37,19 @@ def poll(cli: Cli, task_id: str) -> dict:
 def test_submit_pays_once_with_x402_and_prints_the_task(cli: Cli, sandbox: Sandbox) -> None:
     task = submit(cli, "Renew my library books #complete")
     assert task["state"] == "pending"
-    assert set(task) >= {"id", "state", "goal", "flow", "max_budget_usd", "webhook_url", "result",
-                         "error", "created_at", "updated_at", "completed_at"}
+    assert set(task) >= {
+        "id",
+        "state",
+        "goal",
+        "flow",
+        "max_budget_usd",
+        "webhook_url",
+        "result",
+        "error",
+        "created_at",
+        "updated_at",
+        "completed_at",
+    }
     charges = sandbox.charges_for(task["_request_id"])
     assert len(charges) == 1
     assert charges[0]["amount_atomic"] == 1_500_000
@@ -49,7 +60,9 @@ def test_submit_pays_once_with_x402_and_prints_the_task(cli: Cli, sandbox: Sandb
     assert "proof" not in row  # the ledger's proof never reaches output
 
 
-def test_same_request_id_returns_the_original_task_and_charges_once(cli: Cli, sandbox: Sandbox) -> None:
+def test_same_request_id_returns_the_original_task_and_charges_once(
+    cli: Cli, sandbox: Sandbox
+) -> None:
     rid = f"req_{uuid.uuid4().hex}"
     email = unique_email()
     first = cli.ok("submit", "Idempotent #complete", "--email", email, "--request-id", rid).json()
@@ -72,8 +85,16 @@ def test_request_id_reused_for_another_task_is_refused(cli: Cli) -> None:
 def test_price_above_max_price_is_refused_before_signing(cli: Cli, sandbox: Sandbox) -> None:
     rid = f"req_{uuid.uuid4().hex}"
     before = sandbox.books()
-    result = cli("submit", "Too dear #complete", "--email", unique_email(), "--request-id", rid,
-                 "--max-price", "1.00")
+    result = cli(
+        "submit",
+        "Too dear #complete",
+        "--email",
+        unique_email(),
+        "--request-id",
+        rid,
+        "--max-price",
+        "1.00",
+    )
     assert result.returncode == 5
     assert "above the limit 1.00 USD" in result.stderr
     after = sandbox.books()
@@ -83,7 +104,9 @@ def test_price_above_max_price_is_refused_before_signing(cli: Cli, sandbox: Sand
     assert row["status"] == "rejected" and not row["has_proof"]
 
 
-def test_price_raised_by_the_service_is_refused_by_the_default_cap(cli: Cli, sandbox: Sandbox) -> None:
+def test_price_raised_by_the_service_is_refused_by_the_default_cap(
+    cli: Cli, sandbox: Sandbox
+) -> None:
     sandbox.configure(price_atomic=2_000_000)
     result = cli("submit", "Dear #complete", "--email", unique_email())
     assert result.returncode == 5
@@ -100,7 +123,9 @@ def test_changed_recipient_is_refused_until_trusted(cli: Cli, sandbox: Sandbox) 
     assert sandbox.charges_for(trusted["_request_id"])[0]["amount_atomic"] == 1_500_000
 
 
-def test_insufficient_funds_is_a_payment_error_and_nothing_is_charged(cli: Cli, sandbox: Sandbox) -> None:
+def test_insufficient_funds_is_a_payment_error_and_nothing_is_charged(
+    cli: Cli, sandbox: Sandbox
+) -> None:
     sandbox.admin("POST", f"/wallets/{TEST_ADDRESS}", json={"balance_atomic": 0})
     try:
         rid = f"req_{uuid.uuid4().hex}"
@@ -121,7 +146,9 @@ def test_submit_without_a_wallet_says_how_to_get_one(cli: Cli, tmp_path: Path) -
 
 def test_wallet_key_from_the_environment_pays(cli: Cli, sandbox: Sandbox, tmp_path: Path) -> None:
     key = "0x" + "11" * 32
-    env_cli = Cli(cli.home, {**cli.env, "SVC_CONFIG_DIR": str(tmp_path / "envwallet"), "SVC_WALLET_KEY": key})
+    env_cli = Cli(
+        cli.home, {**cli.env, "SVC_CONFIG_DIR": str(tmp_path / "envwallet"), "SVC_WALLET_KEY": key}
+    )
     task = submit(env_cli, "Env wallet #complete")
     payer = sandbox.charges_for(task["_request_id"])[0]["payer"]
     assert payer.lower() == env_cli.ok("wallet", "address").json()["address"].lower()
@@ -135,7 +162,15 @@ def test_lost_answer_to_a_paid_submit_exits_10_and_reconciles_without_paying_aga
 ) -> None:
     rid = f"req_{uuid.uuid4().hex}"
     email = unique_email()
-    sandbox.faults({"kind": "drop_after", "method": "POST", "path": "/svc/tasks", "header": "x-payment", "count": 10})
+    sandbox.faults(
+        {
+            "kind": "drop_after",
+            "method": "POST",
+            "path": "/svc/tasks",
+            "header": "x-payment",
+            "count": 10,
+        }
+    )
     lost = cli("submit", "Lost answer #complete", "--email", email, "--request-id", rid)
     assert lost.returncode == 10
     assert "may have been charged" in lost.stderr and rid in lost.stderr
@@ -147,9 +182,19 @@ def test_lost_answer_to_a_paid_submit_exits_10_and_reconciles_without_paying_aga
     assert len(sandbox.charges_for(rid)) == 1
 
 
-def test_dropped_connection_before_the_server_sees_it_is_retried_once_paid(cli: Cli, sandbox: Sandbox) -> None:
+def test_dropped_connection_before_the_server_sees_it_is_retried_once_paid(
+    cli: Cli, sandbox: Sandbox
+) -> None:
     rid = f"req_{uuid.uuid4().hex}"
-    sandbox.faults({"kind": "drop_before", "method": "POST", "path": "/svc/tasks", "header": "x-payment", "count": 1})
+    sandbox.faults(
+        {
+            "kind": "drop_before",
+            "method": "POST",
+            "path": "/svc/tasks",
+            "header": "x-payment",
+            "count": 1,
+        }
+    )
     cli.ok("submit", "Flaky network #complete", "--email", unique_email(), "--request-id", rid)
     assert len(sandbox.charges_for(rid)) == 1
 
@@ -158,7 +203,14 @@ def test_poll_retries_5xx_and_429_with_retry_after(cli: Cli, sandbox: Sandbox) -
     task = submit(cli, "Retry reads #complete")
     sandbox.faults(
         {"kind": "status", "status": 503, "method": "GET", "path": "/svc/tasks/", "count": 1},
-        {"kind": "status", "status": 429, "retry_after": 1, "method": "GET", "path": "/svc/tasks/", "count": 1},
+        {
+            "kind": "status",
+            "status": 429,
+            "retry_after": 1,
+            "method": "GET",
+            "path": "/svc/tasks/",
+            "count": 1,
+        },
     )
     assert poll(cli, task["id"])["id"] == task["id"]
 
@@ -173,7 +225,9 @@ def test_service_down_is_exit_9_and_says_nothing_was_charged(bare_cli: Cli) -> N
 
 
 def test_persistent_5xx_on_poll_is_exit_9(cli: Cli, sandbox: Sandbox) -> None:
-    sandbox.faults({"kind": "status", "status": 500, "method": "GET", "path": "/svc/tasks/", "count": 10})
+    sandbox.faults(
+        {"kind": "status", "status": 500, "method": "GET", "path": "/svc/tasks/", "count": 10}
+    )
     result = cli("poll", "task_whatever")
     assert result.returncode == 9
     assert "HTTP 500" in result.stderr
@@ -197,7 +251,9 @@ def test_complete_scenario_poll_watch_and_exit_status(cli: Cli, sandbox: Sandbox
 
 
 @pytest.mark.parametrize(("tag", "state"), [("#fail", "failed"), ("#cancel", "cancelled")])
-def test_failed_and_cancelled_tasks_exit_3(cli: Cli, sandbox: Sandbox, tag: str, state: str) -> None:
+def test_failed_and_cancelled_tasks_exit_3(
+    cli: Cli, sandbox: Sandbox, tag: str, state: str
+) -> None:
     task = submit(cli, f"Unlucky {tag}")
     sandbox.advance(25)
     watched = cli("watch", task["id"])
@@ -217,7 +273,9 @@ def test_2fa_plain_ask_watch_exits_6_then_reply_resumes_and_purges_the_secret(
     assert "waits on the user" in waiting.stderr and f"svc reply {task['id']}" in waiting.stderr
     blocked = waiting.lines()[-1]
     assert blocked["state"] == "blocked_on_user" and blocked.get("info_request") is None
-    answered = cli.ok("reply", task["id"], "--field", "sms_code", "--value-file", "-", input="123456\n")
+    answered = cli.ok(
+        "reply", task["id"], "--field", "sms_code", "--value-file", "-", input="123456\n"
+    )
     assert answered.json()["state"] == "pending"
     assert "123456" not in answered.stdout
     assert sandbox.internals(task["id"])["sensitive_values_stored"] == 1
@@ -245,12 +303,31 @@ def test_structured_ask_checks_keys_before_sending_then_resumes(cli: Cli, sandbo
     assert [q["key"] for q in ask["questions"]] == ["seat_preference"]
     wrong = cli("reply", task["id"], "--set", "shipping_address=1 Main St", "--set", "colour=red")
     assert wrong.returncode == 2
-    assert "missing phone, seat_preference" in wrong.stderr and "not asked for: colour" in wrong.stderr
-    empty = cli("reply", task["id"], "--set", "shipping_address=", "--set", "phone=1", "--set", "seat_preference=aisle")
+    assert (
+        "missing phone, seat_preference" in wrong.stderr and "not asked for: colour" in wrong.stderr
+    )
+    empty = cli(
+        "reply",
+        task["id"],
+        "--set",
+        "shipping_address=",
+        "--set",
+        "phone=1",
+        "--set",
+        "seat_preference=aisle",
+    )
     assert empty.returncode == 2 and "empty value for shipping_address" in empty.stderr
     assert poll(cli, task["id"])["state"] == "blocked_on_user"  # nothing was sent
-    ok = cli.ok("reply", task["id"], "--set", "shipping_address=1 Main St", "--set", "phone=5550100",
-                "--set", "seat_preference=aisle")
+    ok = cli.ok(
+        "reply",
+        task["id"],
+        "--set",
+        "shipping_address=1 Main St",
+        "--set",
+        "phone=5550100",
+        "--set",
+        "seat_preference=aisle",
+    )
     assert ok.json()["state"] == "pending"
     sandbox.advance(25)
     final = poll(cli, task["id"])
@@ -258,18 +335,26 @@ def test_structured_ask_checks_keys_before_sending_then_resumes(cli: Cli, sandbo
     assert "seat_preference" in final["goal"]  # answers are folded into the goal
 
 
-def test_payment_ask_is_reconciled_when_polled_after_the_user_approves(cli: Cli, sandbox: Sandbox) -> None:
+def test_payment_ask_is_reconciled_when_polled_after_the_user_approves(
+    cli: Cli, sandbox: Sandbox
+) -> None:
     task = submit(cli, "Buy the flight #approval")
     sandbox.advance(11)
     ask = poll(cli, task["id"])["info_request"]
-    assert ask["amount_usd"] == 42.5 and ask["merchant_name"] and ask["payment_status"] == "pending_approval"
+    assert (
+        ask["amount_usd"] == 42.5
+        and ask["merchant_name"]
+        and ask["payment_status"] == "pending_approval"
+    )
     sandbox.admin("POST", f"/tasks/{task['id']}/approve")
     assert poll(cli, task["id"])["state"] == "pending"
     sandbox.advance(25)
     assert poll(cli, task["id"])["state"] == "completed"
 
 
-def test_declining_a_payment_fails_the_task_with_payment_rejected(cli: Cli, sandbox: Sandbox) -> None:
+def test_declining_a_payment_fails_the_task_with_payment_rejected(
+    cli: Cli, sandbox: Sandbox
+) -> None:
     task = submit(cli, "Buy it #decline")
     sandbox.advance(11)
     declined = cli.ok("reply", task["id"], "--decline-payment")
@@ -279,7 +364,9 @@ def test_declining_a_payment_fails_the_task_with_payment_rejected(cli: Cli, sand
     assert watched.returncode == 3 and "payment_rejected" in watched.stderr
 
 
-def test_expired_approval_is_resent_and_early_approve_is_a_conflict(cli: Cli, sandbox: Sandbox) -> None:
+def test_expired_approval_is_resent_and_early_approve_is_a_conflict(
+    cli: Cli, sandbox: Sandbox
+) -> None:
     task = submit(cli, "Buy it later #approval-expire")
     sandbox.advance(11)
     early = cli("reply", task["id"], "--approve-payment")
@@ -298,7 +385,16 @@ def test_reply_after_the_ask_expired_is_410_exit_8(cli: Cli, sandbox: Sandbox) -
     task = submit(cli, "Answer me quickly #ask-expire")
     sandbox.advance(11)
     sandbox.advance(65)
-    result = cli("reply", task["id"], "--set", "shipping_address=x", "--set", "phone=1", "--set", "seat_preference=aisle")
+    result = cli(
+        "reply",
+        task["id"],
+        "--set",
+        "shipping_address=x",
+        "--set",
+        "phone=1",
+        "--set",
+        "seat_preference=aisle",
+    )
     assert result.returncode == 8
     assert "410" in result.stderr
 
@@ -317,7 +413,10 @@ def test_tasks_are_scoped_to_the_paying_agent(cli: Cli, sandbox: Sandbox, tmp_pa
     task = submit(cli, "Mine only #complete")
     sandbox.configure(require_agent=True)
     assert poll(cli, task["id"])["id"] == task["id"]  # answers the zero-amount 402 itself
-    other = Cli(cli.home, {**cli.env, "SVC_CONFIG_DIR": str(tmp_path / "other"), "SVC_WALLET_KEY": "0x" + "22" * 32})
+    other = Cli(
+        cli.home,
+        {**cli.env, "SVC_CONFIG_DIR": str(tmp_path / "other"), "SVC_WALLET_KEY": "0x" + "22" * 32},
+    )
     result = other("poll", task["id"])
     assert result.returncode == 7
     assert "404" in result.stderr
@@ -330,25 +429,42 @@ def test_tasks_are_scoped_to_the_paying_agent(cli: Cli, sandbox: Sandbox, tmp_pa
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["submit", "", "--email", "a@example.com"], "task: String should have at least 1 character"),
+        (
+            ["submit", "", "--email", "a@example.com"],
+            "task: String should have at least 1 character",
+        ),
         (["submit", "x", "--email", "nope"], "malformed e-mail address"),
         (["submit", "x", "--email", "ab"], "email: String should have at least 3 characters"),
         (["submit", "x"], "missing --email"),
         (["submit", "--email", "a@example.com"], "missing TASK"),
         (["submit", "--file", "/nonexistent/task.txt", "--email", "a@example.com"], "no such file"),
         (["submit", "--file", "/", "--email", "a@example.com"], "is a directory"),
-        (["submit", "x", "--email", "a@example.com", "--max-price", "lots"], "--max-price must be a USD amount"),
-        (["submit", "x", "--email", "a@example.com", "--request-id", "short"], "request id must be"),
-        (["submit", "x", "--email", "a@example.com", "--pay", "cash"], "--pay must be x402, mpp or card"),
+        (
+            ["submit", "x", "--email", "a@example.com", "--max-price", "lots"],
+            "--max-price must be a USD amount",
+        ),
+        (
+            ["submit", "x", "--email", "a@example.com", "--request-id", "short"],
+            "request id must be",
+        ),
+        (
+            ["submit", "x", "--email", "a@example.com", "--pay", "cash"],
+            "--pay must be x402, mpp or card",
+        ),
         (["reply", "task_1", "--approve-payment", "--decline-payment"], "exclude each other"),
         (["reply", "task_1", "--value-file", "-"], "--value-file goes with --field"),
         (["reply", "task_1", "--set", "novalue"], "--set takes KEY=VALUE"),
         (["watch", "task_1", "--interval", "0"], "--interval must be positive"),
         (["watch", "task_1", "--interval", "nan"], "--interval must be positive seconds, got nan"),
-        (["submit", "x", "--email", "a@example.com", "--max-price", "nan"],
-         "--max-price must be a non-negative USD amount, got 'nan'"),
+        (
+            ["submit", "x", "--email", "a@example.com", "--max-price", "nan"],
+            "--max-price must be a non-negative USD amount, got 'nan'",
+        ),
         (["config", "set", "poll_interval", "inf"], "poll_interval must be positive seconds"),
-        (["config", "set", "daily_cap_usd", "--", "-1"], "daily_cap_usd must be a non-negative USD amount"),
+        (
+            ["config", "set", "daily_cap_usd", "--", "-1"],
+            "daily_cap_usd must be a non-negative USD amount",
+        ),
         (["config", "set", "colour", "blue"], "unknown config key"),
         (["config", "set", "max_price_usd", "much"], "must be a USD amount"),
         (["--base-url", "ftp://x", "poll", "t"], "must be an http(s) URL"),
@@ -364,19 +480,40 @@ def test_bad_input_is_one_clear_line_and_exit_2(cli: Cli, args: list[str], needl
 @pytest.mark.parametrize(
     ("name", "value", "needle"),
     [
-        ("SVC_MAX_PRICE", "nan", "max_price_usd (env SVC_MAX_PRICE) must be a non-negative USD amount"),
-        ("SVC_MAX_PRICE", "-1", "max_price_usd (env SVC_MAX_PRICE) must be a non-negative USD amount"),
-        ("SVC_DAILY_CAP", "lots", "daily_cap_usd (env SVC_DAILY_CAP) must be a USD amount like 1.50"),
-        ("SVC_POLL_INTERVAL", "-1", "poll_interval (env SVC_POLL_INTERVAL) must be positive seconds"),
-        ("SVC_POLL_INTERVAL", "inf", "poll_interval (env SVC_POLL_INTERVAL) must be positive seconds"),
+        (
+            "SVC_MAX_PRICE",
+            "nan",
+            "max_price_usd (env SVC_MAX_PRICE) must be a non-negative USD amount",
+        ),
+        (
+            "SVC_MAX_PRICE",
+            "-1",
+            "max_price_usd (env SVC_MAX_PRICE) must be a non-negative USD amount",
+        ),
+        (
+            "SVC_DAILY_CAP",
+            "lots",
+            "daily_cap_usd (env SVC_DAILY_CAP) must be a USD amount like 1.50",
+        ),
+        (
+            "SVC_POLL_INTERVAL",
+            "-1",
+            "poll_interval (env SVC_POLL_INTERVAL) must be positive seconds",
+        ),
+        (
+            "SVC_POLL_INTERVAL",
+            "inf",
+            "poll_interval (env SVC_POLL_INTERVAL) must be positive seconds",
+        ),
     ],
 )
 def test_bad_setting_from_the_environment_names_its_source_before_anything_is_sent(
     cli: Cli, sandbox: Sandbox, name: str, value: str, needle: str
 ) -> None:
     rid = f"req_{uuid.uuid4().hex}"
-    result = cli("submit", "x #complete", "--email", unique_email(), "--request-id", rid,
-                 env={name: value})
+    result = cli(
+        "submit", "x #complete", "--email", unique_email(), "--request-id", rid, env={name: value}
+    )
     assert result.returncode == 2, result.stderr
     errors = [line for line in result.stderr.splitlines() if line.startswith("svc:")]
     assert len(errors) == 1 and errors[0].startswith(f"svc: {needle}"), result.stderr
@@ -391,11 +528,15 @@ def test_task_of_100001_characters_is_refused_and_100000_accepted(cli: Cli, tmp_
     assert result.returncode == 2
     assert "at most 100000 characters (got 100001 characters)" in result.stderr
     big.write_text("x" * 99_990 + " #complete")
-    assert cli.ok("submit", "--file", str(big), "--email", unique_email()).json()["state"] == "pending"
+    assert (
+        cli.ok("submit", "--file", str(big), "--email", unique_email()).json()["state"] == "pending"
+    )
 
 
 def test_task_from_stdin(cli: Cli) -> None:
-    task = cli.ok("submit", "-", "--email", unique_email(), input="Read from stdin #complete\n").json()
+    task = cli.ok(
+        "submit", "-", "--email", unique_email(), input="Read from stdin #complete\n"
+    ).json()
     assert task["goal"].startswith("Read from stdin")
 
 
@@ -408,8 +549,11 @@ def test_malformed_email_the_server_refuses_is_exit_2(cli: Cli, sandbox: Sandbox
 
 
 def test_unknown_task_is_exit_7(cli: Cli) -> None:
-    for args in (["poll", "task_does_not_exist"], ["watch", "task_does_not_exist"],
-                 ["reply", "task_does_not_exist", "--message", "hi"]):
+    for args in (
+        ["poll", "task_does_not_exist"],
+        ["watch", "task_does_not_exist"],
+        ["reply", "task_does_not_exist", "--message", "hi"],
+    ):
         result = cli(*args)
         assert result.returncode == 7, args
         assert "404" in result.stderr
@@ -429,7 +573,11 @@ def test_poll_pipes_into_real_jq(cli: Cli, sandbox: Sandbox) -> None:
     task = submit(cli, "Pipe me #complete")
     out = subprocess.run(
         f"{SVC} poll {task['id']} | jq -r .state",
-        shell=True, capture_output=True, text=True, env=cli.env, check=True,
+        shell=True,
+        capture_output=True,
+        text=True,
+        env=cli.env,
+        check=True,
     )
     assert out.stdout.strip() == "pending"
 
@@ -451,10 +599,14 @@ def test_watch_streams_ndjson_with_the_final_detail_last(cli: Cli, sandbox: Sand
 
 def test_verbose_trace_redacts_the_payment_proof(cli: Cli) -> None:
     rid = f"req_{uuid.uuid4().hex}"
-    result = cli.ok("submit", "Trace me #complete", "--email", unique_email(), "-v", "--request-id", rid)
+    result = cli.ok(
+        "submit", "Trace me #complete", "--email", unique_email(), "-v", "--request-id", rid
+    )
     assert "> POST" in result.stderr and "x-payment: [redacted]" in result.stderr
     with sqlite3.connect(cli.home / "data" / "ledger.sqlite3") as db:
-        (proof,) = db.execute("SELECT proof FROM submissions WHERE request_id = ?", (rid,)).fetchone()
+        (proof,) = db.execute(
+            "SELECT proof FROM submissions WHERE request_id = ?", (rid,)
+        ).fetchone()
     assert proof and len(proof) > 100
     assert proof not in result.stderr and proof not in result.stdout
     assert json.loads(base64.b64decode(proof))["payload"]["signature"] not in result.stderr
@@ -476,7 +628,9 @@ def test_dry_run_sends_nothing(cli: Cli, sandbox: Sandbox) -> None:
     doc = result.json()
     assert doc["dry_run"] is True and doc["within_policy"] is True
     assert sandbox.books() == before
-    refused = cli("submit", "Just looking", "--email", unique_email(), "--dry-run", "--max-price", "1")
+    refused = cli(
+        "submit", "Just looking", "--email", unique_email(), "--dry-run", "--max-price", "1"
+    )
     assert refused.returncode == 5
 
 
@@ -488,17 +642,32 @@ def test_config_profiles_and_precedence(cli: Cli, sandbox: Sandbox) -> None:
     assert path.endswith("config.toml")
     cli.ok("config", "set", "max_price_usd", "1.00")
     listed = {row["key"]: row for row in cli.ok("config", "list").json()["settings"]}
-    assert listed["max_price_usd"]["value"] == "1.00" and listed["max_price_usd"]["source"] == "profile default"
+    assert (
+        listed["max_price_usd"]["value"] == "1.00"
+        and listed["max_price_usd"]["source"] == "profile default"
+    )
     # profile value applies...
     refused = cli("submit", "Capped by profile #complete", "--email", unique_email())
     assert refused.returncode == 5 and "limit 1.00 USD" in refused.stderr
     # ...the environment beats the profile, and a flag beats both
-    env_wins = cli("submit", "Env cap #complete", "--email", unique_email(), env={"SVC_MAX_PRICE": "0.50"})
+    env_wins = cli(
+        "submit", "Env cap #complete", "--email", unique_email(), env={"SVC_MAX_PRICE": "0.50"}
+    )
     assert env_wins.returncode == 5 and "limit 0.50 USD" in env_wins.stderr
-    cli.ok("submit", "Flag cap #complete", "--email", unique_email(), "--max-price", "2", env={"SVC_MAX_PRICE": "0.50"})
+    cli.ok(
+        "submit",
+        "Flag cap #complete",
+        "--email",
+        unique_email(),
+        "--max-price",
+        "2",
+        env={"SVC_MAX_PRICE": "0.50"},
+    )
     # another profile is separate
     cli.ok("config", "set", "email", "work@example.com", "--profile", "work")
-    assert cli.ok("config", "get", "email", "--profile", "work").json()["value"] == "work@example.com"
+    assert (
+        cli.ok("config", "get", "email", "--profile", "work").json()["value"] == "work@example.com"
+    )
     assert cli.ok("config", "get", "email").json()["value"] is None
     cli.ok("submit", "Email from the profile #complete", "--profile", "work")
     cli.ok("config", "unset", "max_price_usd")
@@ -519,7 +688,9 @@ def test_malformed_json_from_the_server_is_exit_1(cli: Cli, sandbox: Sandbox) ->
     result = cli("poll", "task_any")
     assert result.returncode == 1
     assert "malformed JSON" in result.stderr
-    sandbox.faults({"kind": "wrong_content_type", "method": "GET", "path": "/svc/tasks/", "count": 1})
+    sandbox.faults(
+        {"kind": "wrong_content_type", "method": "GET", "path": "/svc/tasks/", "count": 1}
+    )
     result = cli("poll", "task_any")
     assert result.returncode == 1
     assert "instead of JSON" in result.stderr

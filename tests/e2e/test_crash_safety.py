@@ -103,8 +103,12 @@ def test_parallel_svc_processes_never_corrupt_or_lose_a_ledger_row(
     ]
     readers = [
         subprocess.Popen(
-            ["sh", "-c", f"for i in 1 2 3 4 5 6; do {SVC} tasks --json >/dev/null && "
-             f"{SVC} spend --json >/dev/null || exit 1; done"],
+            [
+                "sh",
+                "-c",
+                f"for i in 1 2 3 4 5 6; do {SVC} tasks --json >/dev/null && "
+                f"{SVC} spend --json >/dev/null || exit 1; done",
+            ],
             env=cli.env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -58,8 +58,14 @@ READ = {
     "oversized body": 1,
     "unknown state/event": 0,
 }
-PAID = {**READ, "HTTP 500 x4 (persistent)": 10, "truncated JSON": 10, "malformed JSON": 10,
-        "wrong content type": 10, "oversized body": 10}
+PAID = {
+    **READ,
+    "HTTP 500 x4 (persistent)": 10,
+    "truncated JSON": 10,
+    "malformed JSON": 10,
+    "wrong content type": 10,
+    "oversized body": 10,
+}
 GUIDE = {**READ, "wrong content type": 0}  # a non-JSON guide is shown as text, by design
 WRITE = {**READ, "drop before": 9, "drop after": 9, "HTTP 500": 9, "slow beyond timeout": 9}
 
@@ -100,35 +106,77 @@ def _asking_task(cli: Cli, sandbox: Sandbox) -> str:
 
 
 def submit_args(rid: str) -> list[str]:
-    return ["submit", "Matrix #complete", "--email", f"m-{rid[-10:]}@example.com",
-            "--request-id", rid]
+    return [
+        "submit",
+        "Matrix #complete",
+        "--email",
+        f"m-{rid[-10:]}@example.com",
+        "--request-id",
+        rid,
+    ]
 
 
 COMMANDS = [
-    Command("submit (paid retry)", {"method": "POST", "path": "/svc/tasks", "header": "x-payment"},
-            PAID, _none, submit_args),
-    Command("poll", {"method": "GET", "path": "/svc/tasks/"}, READ, _live_task,
-            lambda t: ["poll", t]),
-    Command("watch", {"method": "GET", "path": "/svc/tasks/"}, READ, _done_task,
-            lambda t: ["watch", t, "--interval", "0.2"]),
-    Command("reply", {"method": "POST", "path": "/svc/tasks/"}, WRITE, _asking_task,
-            lambda t: ["reply", t, "--field", "sms_code", "--value-file", "-", "--sensitive"],
-            input="123456\n"),
-    Command("quote (paid retry)",
-            {"method": "POST", "path": "/svc/agent/quote", "header": "payment-signature"},
-            READ, _none, lambda _: ["quote", "Book a table for two #ready"]),
-    Command("guide", {"path": "/svc/agent/guide"}, GUIDE, _none,
-            lambda _: ["guide", "Book a table for two"]),
-    Command("api search", {"method": "GET", "path": "/openapi.json"}, READ, _none,
-            lambda _: ["api", "search", "task"]),
-    Command("identity register", {"method": "POST", "path": "/auth/agent/identity"},
-            WRITE, _none, lambda _: ["identity", "register", "--anonymous"]),
+    Command(
+        "submit (paid retry)",
+        {"method": "POST", "path": "/svc/tasks", "header": "x-payment"},
+        PAID,
+        _none,
+        submit_args,
+    ),
+    Command(
+        "poll", {"method": "GET", "path": "/svc/tasks/"}, READ, _live_task, lambda t: ["poll", t]
+    ),
+    Command(
+        "watch",
+        {"method": "GET", "path": "/svc/tasks/"},
+        READ,
+        _done_task,
+        lambda t: ["watch", t, "--interval", "0.2"],
+    ),
+    Command(
+        "reply",
+        {"method": "POST", "path": "/svc/tasks/"},
+        WRITE,
+        _asking_task,
+        lambda t: ["reply", t, "--field", "sms_code", "--value-file", "-", "--sensitive"],
+        input="123456\n",
+    ),
+    Command(
+        "quote (paid retry)",
+        {"method": "POST", "path": "/svc/agent/quote", "header": "payment-signature"},
+        READ,
+        _none,
+        lambda _: ["quote", "Book a table for two #ready"],
+    ),
+    Command(
+        "guide",
+        {"path": "/svc/agent/guide"},
+        GUIDE,
+        _none,
+        lambda _: ["guide", "Book a table for two"],
+    ),
+    Command(
+        "api search",
+        {"method": "GET", "path": "/openapi.json"},
+        READ,
+        _none,
+        lambda _: ["api", "search", "task"],
+    ),
+    Command(
+        "identity register",
+        {"method": "POST", "path": "/auth/agent/identity"},
+        WRITE,
+        _none,
+        lambda _: ["identity", "register", "--anonymous"],
+    ),
 ]
 ROWS = [(f, c) for c in COMMANDS for f in FAULTS]
 
 
-def _outcome(sandbox: Sandbox, cli: Cli, cmd: Command, fault: str, rid: str, result: Result,
-             expected: int) -> tuple[bool, str, int]:
+def _outcome(
+    sandbox: Sandbox, cli: Cli, cmd: Command, fault: str, rid: str, result: Result, expected: int
+) -> tuple[bool, str, int]:
     """Check 'nothing lost'; a short description and the number of charges beyond one."""
     if not cmd.name.startswith("submit"):
         if result.returncode == 0:
@@ -145,8 +193,14 @@ def _outcome(sandbox: Sandbox, cli: Cli, cmd: Command, fault: str, rid: str, res
     return ok, f"resumed: exit {resumed.returncode}, {charges} charge", max(0, charges - 1)
 
 
-_TRANSIENT = {"drop before", "drop after", "HTTP 500", "HTTP 503", "HTTP 429 Retry-After 1",
-              "slow beyond timeout"}
+_TRANSIENT = {
+    "drop before",
+    "drop after",
+    "HTTP 500",
+    "HTTP 503",
+    "HTTP 429 Retry-After 1",
+    "slow beyond timeout",
+}
 
 
 @pytest.mark.parametrize(("fault", "cmd"), ROWS, ids=[f"{c.name}-{f}" for f, c in ROWS])

@@ -22,15 +22,33 @@ from svc_sandbox.scenarios import HOSTILE
 pytestmark = pytest.mark.e2e
 
 # What must never reach the screen: escapes that act, controls, bidi overrides.
-FORBIDDEN = ("\x1b]", "\x1b[2J", "\x1b[H", "\x1b[31m", "\x07", "\x08", "\x00", "\x9b",
-             "\u202e", "\u2066", "\x7f")
+FORBIDDEN = (
+    "\x1b]",
+    "\x1b[2J",
+    "\x1b[H",
+    "\x1b[31m",
+    "\x07",
+    "\x08",
+    "\x00",
+    "\x9b",
+    "\u202e",
+    "\u2066",
+    "\x7f",
+)
 SCREEN_BOUND = 40_000  # characters: the result alone is 300,000
 
 
 def spawn(cli: Cli, *args: str) -> pexpect.spawn:
     env = {k: v for k, v in cli.env.items() if k != "CI"}  # a person's shell, not CI
-    return pexpect.spawn(SVC, list(args), env=env, encoding="utf-8", timeout=30,
-                         dimensions=(50, 160), codec_errors="replace")
+    return pexpect.spawn(
+        SVC,
+        list(args),
+        env=env,
+        encoding="utf-8",
+        timeout=30,
+        dimensions=(50, 160),
+        codec_errors="replace",
+    )
 
 
 def submit(cli: Cli, text: str) -> str:
@@ -43,9 +61,18 @@ def _inert(screen: str) -> list[str]:
 
 
 def _record(surface: str, index: int, inert: bool, exact: bool) -> None:
-    record("hostile", f"{index:02d}", {"surface": surface, "inert": "yes" if inert else "NO",
-                                       "json_exact": "yes" if exact else "NO",
-                                       "faults": 1, "passed": inert and exact}, expected=6)
+    record(
+        "hostile",
+        f"{index:02d}",
+        {
+            "surface": surface,
+            "inert": "yes" if inert else "NO",
+            "json_exact": "yes" if exact else "NO",
+            "faults": 1,
+            "passed": inert and exact,
+        },
+        expected=6,
+    )
 
 
 def _json_exact(cli: Cli, sandbox: Sandbox, task_id: str) -> bool:
@@ -151,8 +178,15 @@ def test_hostile_error_detail_from_the_service_is_one_inert_line(
 
 def test_hostile_detail_in_an_injected_error_is_inert(cli: Cli, sandbox: Sandbox) -> None:
     task_id = submit(cli, "Plain #complete")
-    sandbox.faults({"kind": "status", "status": 409, "method": "GET", "path": "/svc/tasks/",
-                    "detail": HOSTILE * 50})
+    sandbox.faults(
+        {
+            "kind": "status",
+            "status": 409,
+            "method": "GET",
+            "path": "/svc/tasks/",
+            "detail": HOSTILE * 50,
+        }
+    )
     child = spawn(cli, "poll", task_id)
     child.expect(pexpect.EOF)
     child.close()
@@ -160,8 +194,9 @@ def test_hostile_detail_in_an_injected_error_is_inert(cli: Cli, sandbox: Sandbox
     bad = _inert(screen)
     lines = [line for line in screen.splitlines() if line.startswith("svc:")]
     bounded = all(len(line) <= 1100 for line in lines)
-    sandbox.faults({"kind": "status", "status": 409, "method": "GET", "path": "/svc/tasks/",
-                    "detail": HOSTILE})
+    sandbox.faults(
+        {"kind": "status", "status": 409, "method": "GET", "path": "/svc/tasks/", "detail": HOSTILE}
+    )
     piped = cli("poll", task_id)
     exact = json.loads(piped.stdout)["detail"].endswith(HOSTILE)
     _record("error detail (injected 409, 50x)", 5, not bad and len(lines) == 1 and bounded, exact)

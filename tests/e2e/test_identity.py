@@ -82,7 +82,10 @@ class Person:
         return code.group(1)
 
     def confirm(self) -> None:
-        assert "Confirmed" in self.http.post(self._action("decision"), data={"decision": "approve"}).text
+        assert (
+            "Confirmed"
+            in self.http.post(self._action("decision"), data={"decision": "approve"}).text
+        )
 
     def deny(self) -> None:
         self.http.post(self._action("decision"), data={"decision": "deny"})
@@ -96,7 +99,9 @@ def claim_link(cli: Cli, *extra: str) -> str:
     return str(doc["verification_uri"])
 
 
-def claim_with_person(cli: Cli, *, confirm_after: float = 0.0, extra: tuple[str, ...] = ()) -> Result:
+def claim_with_person(
+    cli: Cli, *, confirm_after: float = 0.0, extra: tuple[str, ...] = ()
+) -> Result:
     """Run the whole ceremony: link (exit 6), the person signs in, `claim --code` finishes."""
     person = Person(claim_link(cli, *extra))
     code = person.sign_in()
@@ -197,7 +202,11 @@ def test_not_a_jwt_is_refused_locally(cli: Cli) -> None:
     ("switch", "flags", "code"),
     [
         ("anonymous_registration", ["--anonymous"], "anonymous_registration_disabled"),
-        ("service_auth_registration", ["--email", "x@example.com"], "service_auth_registration_disabled"),
+        (
+            "service_auth_registration",
+            ["--email", "x@example.com"],
+            "service_auth_registration_disabled",
+        ),
     ],
 )
 def test_disabled_registration_types(
@@ -217,9 +226,15 @@ def test_id_jag_for_an_account_made_by_a_claim_needs_interaction(
     email = unique_email()
     cli.ok("identity", "register", "--email", email)
     assert claim_with_person(cli).returncode == 0
-    other = Cli(tmp_path / "other", {**cli.env, "HOME": str(tmp_path / "other"),
-                                      "SVC_CONFIG_DIR": str(tmp_path / "other/config"),
-                                      "SVC_DATA_DIR": str(tmp_path / "other/data")})
+    other = Cli(
+        tmp_path / "other",
+        {
+            **cli.env,
+            "HOME": str(tmp_path / "other"),
+            "SVC_CONFIG_DIR": str(tmp_path / "other/config"),
+            "SVC_DATA_DIR": str(tmp_path / "other/data"),
+        },
+    )
     result = other("identity", "register", "--assertion-file", "-", input=mint(sandbox, email))
     fails(result, 4, "interaction_required", "svc identity claim")
     status = other.ok("identity", "status").json()
@@ -265,7 +280,10 @@ def test_claim_without_a_terminal_prints_action_required_and_exits_6(cli: Cli) -
     human = cli("identity", "claim", env={"SVC_NO_INPUT": "1"})
     assert human.returncode == 6
     doc = human.json()
-    assert doc["verification_uri"].startswith("http") and doc["next"] == "svc identity claim --code CODE"
+    assert (
+        doc["verification_uri"].startswith("http")
+        and doc["next"] == "svc identity claim --code CODE"
+    )
     assert "a person must open the claim link" in human.stderr
 
 
@@ -278,7 +296,11 @@ def test_claim_refusals(cli: Cli, sandbox: Sandbox) -> None:
     fails(cli("identity", "claim", "--code", code), 4, "claim_denied", "declined")
     person = Person(claim_link(cli))
     code = person.sign_in()
-    fails(cli("identity", "claim", "--code", code, "--timeout", "1"), 4, "did not confirm the claim in time")
+    fails(
+        cli("identity", "claim", "--code", code, "--timeout", "1"),
+        4,
+        "did not confirm the claim in time",
+    )
 
 
 def test_expired_link_mints_a_fresh_one(cli: Cli, sandbox: Sandbox) -> None:
@@ -320,8 +342,15 @@ def test_already_claimed_elsewhere(cli: Cli, tmp_path: Path) -> None:
     cli.ok("identity", "register", "--email", unique_email())
     copy = tmp_path / "copy"
     shutil.copytree(cli.home, copy)  # the same pending credential on a second machine
-    other = Cli(copy, {**cli.env, "HOME": str(copy), "SVC_CONFIG_DIR": str(copy / "config"),
-                       "SVC_DATA_DIR": str(copy / "data")})
+    other = Cli(
+        copy,
+        {
+            **cli.env,
+            "HOME": str(copy),
+            "SVC_CONFIG_DIR": str(copy / "config"),
+            "SVC_DATA_DIR": str(copy / "data"),
+        },
+    )
     person = Person(claim_link(cli))
     code = person.sign_in()
     person.confirm()
@@ -336,7 +365,9 @@ def test_claim_without_credential(cli: Cli) -> None:
 # --- refresh and token lifetimes ----------------------------------------------------------------
 
 
-def test_refresh_rotates_and_the_old_token_is_refused(cli: Cli, sandbox: Sandbox, tmp_path: Path) -> None:
+def test_refresh_rotates_and_the_old_token_is_refused(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path
+) -> None:
     reg = register_claimed(cli, sandbox)
     old = bundle(cli, sandbox)["refresh_token"]
     stale_home = tmp_path / "stale"
@@ -349,9 +380,15 @@ def test_refresh_rotates_and_the_old_token_is_refused(cli: Cli, sandbox: Sandbox
         f"{sandbox.url}/auth/agent/identity", json={"type": "refresh", "refresh_token": old}
     )
     assert refused.status_code == 400 and refused.json()["error"] == "invalid_refresh_token"
-    stale = Cli(stale_home, {**cli.env, "HOME": str(stale_home),
-                             "SVC_CONFIG_DIR": str(stale_home / "config"),
-                             "SVC_DATA_DIR": str(stale_home / "data")})
+    stale = Cli(
+        stale_home,
+        {
+            **cli.env,
+            "HOME": str(stale_home),
+            "SVC_CONFIG_DIR": str(stale_home / "config"),
+            "SVC_DATA_DIR": str(stale_home / "data"),
+        },
+    )
     fails(stale("identity", "refresh"), 4, "invalid_refresh_token", "register again")
     assert cli.ok("entitlements").json()["credential"] == reg["id"]
 
@@ -409,8 +446,15 @@ def test_bearer_moves_to_svc_agent_authorization_when_mpp_pays(cli: Cli, sandbox
     reg = cli.ok("identity", "register", "--anonymous").json()
     rid = f"req_{uuid.uuid4().hex}"
     task = cli.ok(
-        "submit", "Pay by MPP #complete", "--email", unique_email(), "--request-id", rid,
-        "--pay", "mpp", env={"SVC_SPT": f"spt_test_{uuid.uuid4().hex}"},
+        "submit",
+        "Pay by MPP #complete",
+        "--email",
+        unique_email(),
+        "--request-id",
+        rid,
+        "--pay",
+        "mpp",
+        env={"SVC_SPT": f"spt_test_{uuid.uuid4().hex}"},
     ).json()
     charges = sandbox.charges_for(rid)
     assert len(charges) == 1 and charges[0]["method"] == "mpp"
@@ -430,8 +474,15 @@ def test_poll_is_scoped_to_the_bearer_agent(cli: Cli, sandbox: Sandbox, tmp_path
     task = cli.ok("submit", "Mine #complete", "--email", unique_email()).json()
     assert cli.ok("poll", task["id"]).json()["id"] == task["id"]
     home = tmp_path / "someone"
-    other = Cli(home, {**cli.env, "HOME": str(home), "SVC_CONFIG_DIR": str(home / "config"),
-                       "SVC_DATA_DIR": str(home / "data")})
+    other = Cli(
+        home,
+        {
+            **cli.env,
+            "HOME": str(home),
+            "SVC_CONFIG_DIR": str(home / "config"),
+            "SVC_DATA_DIR": str(home / "data"),
+        },
+    )
     other.ok("identity", "register", "--anonymous")
     fails(other("poll", task["id"]), 7, "not_found")
 
@@ -441,7 +492,10 @@ def test_expired_access_token_mid_run_is_reexchanged(cli: Cli, sandbox: Sandbox)
     task = cli.ok("submit", "Long one #complete", "--email", unique_email()).json()
     watch = subprocess.Popen(
         [SVC, "watch", task["id"], "--interval", "0.5"],
-        env=cli.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=cli.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         deadline = time.monotonic() + 20
@@ -479,7 +533,9 @@ def test_crash_right_after_a_claim_completion_loses_nothing(cli: Cli, sandbox: S
     person = Person(claim_link(cli))
     code = person.sign_in()
     person.confirm()
-    crashed = cli("identity", "claim", "--code", code, env={"SVC_TEST_CRASH_AFTER": "claim_persisted"})
+    crashed = cli(
+        "identity", "claim", "--code", code, env={"SVC_TEST_CRASH_AFTER": "claim_persisted"}
+    )
     assert crashed.returncode == 86
     status = cli.ok("identity", "status").json()
     assert status["claimed"] is True and status["has_refresh_token"] and status["id"] == reg["id"]
@@ -513,13 +569,16 @@ def test_interactive_claim_opens_the_browser_and_reads_the_code(
     argv_file, code_file = tmp_path / "argv.json", tmp_path / "code.txt"
     browser = tmp_path / "browser.py"
     browser.write_text(
-        BROWSER_SCRIPT.format(python=sys.executable, argv_file=str(argv_file), code_file=str(code_file))
+        BROWSER_SCRIPT.format(
+            python=sys.executable, argv_file=str(argv_file), code_file=str(code_file)
+        )
     )
     browser.chmod(0o755)
     env = {k: v for k, v in cli.env.items() if k != "CI"}
     env["BROWSER"] = str(browser)
-    child = pexpect.spawn(SVC, ["identity", "claim"], env=env, encoding="utf-8", timeout=30,
-                          dimensions=(60, 160))
+    child = pexpect.spawn(
+        SVC, ["identity", "claim"], env=env, encoding="utf-8", timeout=30, dimensions=(60, 160)
+    )
     child.expect("Claim this agent credential for")
     child.expect(r"Open: (\S+)")
     link = child.match.group(1)
@@ -593,10 +652,16 @@ def test_poll_without_identity_costs_nothing(cli: Cli) -> None:
     env = {k: v for k, v in cli.env.items() if k != "SVC_KEYRING"}
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "svc", "poll", task["id"], "--json"],
-        capture_output=True, text=True, env=env, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     assert proc.returncode in (0, 1), proc.stderr[-2000:]
-    loaded = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
-              if line.startswith("import time:") and "|" in line}
+    loaded = {
+        line.rsplit("|", 1)[1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
     assert "svc.identity.session" not in loaded and "keyring" not in loaded
     assert not os.path.exists(cli.home / "config" / "identity.json")

@@ -18,7 +18,10 @@ HEAVY = ("eth_account", "keyring", "svc_sandbox", "fastapi", "uvicorn")
 def imported_modules(args: list[str], env: dict[str, str]) -> set[str]:
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "svc", *args],
-        capture_output=True, text=True, env=env, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     names = set()
     for line in proc.stderr.splitlines():
@@ -36,7 +39,9 @@ def test_help_and_version_do_not_import_heavy_modules(bare_cli: Cli, args: list[
 
 def test_poll_does_not_import_the_signing_stack_or_keyring(cli: Cli) -> None:
     rid = f"req_{uuid.uuid4().hex}"
-    task = cli.ok("submit", "Lean poll #complete", "--email", unique_email(), "--request-id", rid).json()
+    task = cli.ok(
+        "submit", "Lean poll #complete", "--email", unique_email(), "--request-id", rid
+    ).json()
     loaded = imported_modules(["poll", task["id"], "--json"], cli.env)
     assert "httpx" in loaded  # it did make the request
     assert not loaded & set(HEAVY), loaded & set(HEAVY)

@@ -63,8 +63,16 @@ def test_fault_storm_never_double_charges(cli: Cli, sandbox: Sandbox) -> None:
         rid, rail, email = job
         env = {"SVC_SPT": f"spt_test_{uuid.uuid4().hex}"} if rail == "mpp" else None
         result = cli(
-            "submit", f"Storm {rid} #complete", "--email", email, "--request-id", rid,
-            "--pay", rail, env=env, timeout=120,
+            "submit",
+            f"Storm {rid} #complete",
+            "--email",
+            email,
+            "--request-id",
+            rid,
+            "--pay",
+            rail,
+            env=env,
+            timeout=120,
         )
         return result.returncode
 
@@ -99,8 +107,17 @@ def test_fault_storm_never_double_charges(cli: Cli, sandbox: Sandbox) -> None:
         if codes[rid] == 0:
             continue
         env = {"SVC_SPT": f"spt_test_{uuid.uuid4().hex}"} if rail == "mpp" else None
-        result = cli("submit", f"Storm {rid} #complete", "--email", email, "--request-id", rid,
-                     "--pay", rail, env=env)
+        result = cli(
+            "submit",
+            f"Storm {rid} #complete",
+            "--email",
+            email,
+            "--request-id",
+            rid,
+            "--pay",
+            rail,
+            env=env,
+        )
         assert result.returncode == 0, f"{rid}: {result.stderr} (seed {SEED})"
 
     books = sandbox.books()

@@ -24,8 +24,17 @@ OTHER_ASSET = "0x1111111111111111111111111111111111111111"
 
 def _submit(cli: Cli, rid: str, rail: str = "x402") -> Any:
     env = {"SVC_SPT": f"spt_test_{uuid.uuid4().hex}"} if rail == "mpp" else None
-    return cli("submit", "Pay safely #complete", "--email", f"s-{rid[-10:]}@example.com",
-               "--request-id", rid, "--pay", rail, env=env)
+    return cli(
+        "submit",
+        "Pay safely #complete",
+        "--email",
+        f"s-{rid[-10:]}@example.com",
+        "--request-id",
+        rid,
+        "--pay",
+        rail,
+        env=env,
+    )
 
 
 def _pin_first(cli: Cli, sandbox: Sandbox) -> None:
@@ -51,8 +60,15 @@ def _network(cli: Cli, sandbox: Sandbox) -> None:
 
 def _repeat(header: str) -> Callable[[Cli, Sandbox], None]:
     def arrange(cli: Cli, sandbox: Sandbox) -> None:
-        sandbox.faults({"kind": "repeat_402", "method": "POST", "path": "/svc/tasks",
-                        "header": header, "count": 5})
+        sandbox.faults(
+            {
+                "kind": "repeat_402",
+                "method": "POST",
+                "path": "/svc/tasks",
+                "header": header,
+                "count": 5,
+            }
+        )
 
     return arrange
 
@@ -71,7 +87,11 @@ CASES: list[tuple[str, str, Callable[[Cli, Sandbox], None], int]] = [
 
 @pytest.mark.parametrize(("case", "rail", "arrange", "allowed"), CASES, ids=[c[0] for c in CASES])
 def test_hostile_402_gets_no_second_signature(
-    cli: Cli, sandbox: Sandbox, case: str, rail: str, arrange: Callable[[Cli, Sandbox], None],
+    cli: Cli,
+    sandbox: Sandbox,
+    case: str,
+    rail: str,
+    arrange: Callable[[Cli, Sandbox], None],
     allowed: int,
 ) -> None:
     arrange(cli, sandbox)
@@ -82,14 +102,19 @@ def test_hostile_402_gets_no_second_signature(
     proofs = [r for r in seen if r["proofs"]]
     charges = sandbox.charges_for(rid)
     errors = [line for line in result.stderr.splitlines() if line.startswith("svc:")]
-    passed = (
-        result.returncode == 5 and len(proofs) == allowed and not charges and len(errors) == 1
-    )
+    passed = result.returncode == 5 and len(proofs) == allowed and not charges and len(errors) == 1
     record(
         "payment_safety",
         f"{CASES.index((case, rail, arrange, allowed)):02d}",
-        {"case": case, "exit": result.returncode, "proofs": len(proofs), "charges": len(charges),
-         "faults": 1, "double_charges": 0, "passed": passed},
+        {
+            "case": case,
+            "exit": result.returncode,
+            "proofs": len(proofs),
+            "charges": len(charges),
+            "faults": 1,
+            "double_charges": 0,
+            "passed": passed,
+        },
         expected=len(CASES),
     )
     assert result.returncode == 5, result.stderr

@@ -94,7 +94,9 @@ def test_mpp_pays_once_with_a_credential_pympp_accepts(cli: Cli, sandbox: Sandbo
     import json
 
     doc = json.loads(body)
-    again = cli.ok("submit", doc["task"], "--email", doc["email"], "--request-id", r, "--pay", "mpp")
+    again = cli.ok(
+        "submit", doc["task"], "--email", doc["email"], "--request-id", r, "--pay", "mpp"
+    )
     assert "not charged again" in again.stderr and again.json()["id"] == row["task_id"]
     assert len(sandbox.charges_for(r)) == 1
 
@@ -113,7 +115,9 @@ def test_card_noninteractive_exits_6_then_pay_card_resumes(cli: Cli, sandbox: Sa
     done = cli.ok("pay", "card")
     task = done.json()
     charges = sandbox.charges_for(r)
-    assert len(charges) == 1 and charges[0]["method"] == "card" and charges[0]["task_id"] == task["id"]
+    assert (
+        len(charges) == 1 and charges[0]["method"] == "card" and charges[0]["task_id"] == task["id"]
+    )
     again = cli.ok("pay", "card", r)
     assert "already accepted" in again.stderr
     assert len(sandbox.charges_for(r)) == 1
@@ -214,7 +218,13 @@ ROWS = [
 
 @pytest.mark.parametrize(("code", "count", "rail", "exit_code", "needle", "charges"), ROWS)
 def test_payment_error_rows(
-    cli: Cli, sandbox: Sandbox, code: str, count: int, rail: str, exit_code: int, needle: str,
+    cli: Cli,
+    sandbox: Sandbox,
+    code: str,
+    count: int,
+    rail: str,
+    exit_code: int,
+    needle: str,
     charges: int,
 ) -> None:
     fault: dict[str, Any] = {"code": code, "count": count, "rail": rail}
@@ -286,16 +296,21 @@ def test_lost_answer_to_a_paid_mpp_call_is_reconciled(cli: Cli, sandbox: Sandbox
 
 
 def test_lost_answers_for_good_exit_10_and_reconcile_later(cli: Cli, sandbox: Sandbox) -> None:
-    sandbox.faults({"kind": "drop_after", "path": "/svc/tasks", "header": "authorization", "count": 4})
+    sandbox.faults(
+        {"kind": "drop_after", "path": "/svc/tasks", "header": "authorization", "count": 4}
+    )
     r = rid()
     email = unique_email()
     env = {"SVC_SPT": spt()}
-    lost = cli("submit", "Lost #complete", "--email", email, "--request-id", r, "--pay", "mpp", env=env)
+    lost = cli(
+        "submit", "Lost #complete", "--email", email, "--request-id", r, "--pay", "mpp", env=env
+    )
     assert lost.returncode == 10 and "may have been charged" in lost.stderr
     assert ledger_row(cli, r)["status"] == "unknown"
     # Later, with no token at all: the journaled credential is re-sent, never a new payment.
-    later = cli.ok("submit", "Lost #complete", "--email", email, "--request-id", r, "--pay", "mpp",
-                   env={})
+    later = cli.ok(
+        "submit", "Lost #complete", "--email", email, "--request-id", r, "--pay", "mpp", env={}
+    )
     assert "not charged again" in later.stderr
     assert len(sandbox.charges_for(r)) == 1
 
@@ -304,7 +319,9 @@ def test_lost_answers_for_good_exit_10_and_reconcile_later(cli: Cli, sandbox: Sa
 
 
 @pytest.mark.parametrize("rail", ["x402", "mpp", "card"])
-def test_price_cap_refuses_every_rail_before_paying(cli: Cli, sandbox: Sandbox, rail: str, tmp_path: Path) -> None:
+def test_price_cap_refuses_every_rail_before_paying(
+    cli: Cli, sandbox: Sandbox, rail: str, tmp_path: Path
+) -> None:
     marker = tmp_path / "token-read"
     script = tmp_path / "mint.sh"
     script.write_text(f"#!/bin/sh\ntouch {marker}\necho spt_test_{uuid.uuid4().hex}\n")
@@ -347,7 +364,11 @@ def test_daily_cap_across_processes(cli: Cli, sandbox: Sandbox) -> None:
     before = sandbox.books()
     r = rid()
     result = submit(cli, "x402", r)
-    assert result.returncode == 5 and "daily cap" in result.stderr and "3.000000 USD spent" in result.stderr
+    assert (
+        result.returncode == 5
+        and "daily cap" in result.stderr
+        and "3.000000 USD spent" in result.stderr
+    )
     assert sandbox.books() == before
     assert ledger_row(cli, r)["status"] == "rejected"
 
@@ -364,10 +385,23 @@ def test_rails_can_be_disallowed(cli: Cli, sandbox: Sandbox) -> None:
 
 def test_probe_shows_the_challenge_and_pays_nothing(cli: Cli, sandbox: Sandbox) -> None:
     before = sandbox.books()
-    doc = cli.ok("submit", "Probe #complete", "--email", unique_email(), "--dry-run", "--probe",
-                 "--pay", "mpp").json()
-    assert doc["would_pay"] == {"rail": "mpp", "amount_usd": "1.500000", "pay_to": doc["would_pay"]["pay_to"],
-                                "method": "stripe", "within_policy": True}
+    doc = cli.ok(
+        "submit",
+        "Probe #complete",
+        "--email",
+        unique_email(),
+        "--dry-run",
+        "--probe",
+        "--pay",
+        "mpp",
+    ).json()
+    assert doc["would_pay"] == {
+        "rail": "mpp",
+        "amount_usd": "1.500000",
+        "pay_to": doc["would_pay"]["pay_to"],
+        "method": "stripe",
+        "within_policy": True,
+    }
     assert doc["challenges"]["x402"][0]["amount_usd"] == "1.500000"
     assert doc["challenges"]["card"]["pay_url"].endswith("/pay")
     refused = cli("submit", "Probe", "--email", unique_email(), "--probe", "--max-price", "1")

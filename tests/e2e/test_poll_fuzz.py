@@ -37,19 +37,28 @@ shapes = st.one_of(
 @pytest.mark.timeout(TIMEOUT_SECONDS)
 def test_poll_against_garbage_shapes_keeps_the_contract(cli: Cli, sandbox: Sandbox) -> None:
     rid = f"req_{uuid.uuid4().hex}"
-    task_id = cli.ok("submit", "Fuzz #complete", "--email", unique_email(), "--request-id",
-                     rid).json()["id"]
+    task_id = cli.ok(
+        "submit", "Fuzz #complete", "--email", unique_email(), "--request-id", rid
+    ).json()["id"]
     env = {k: v for k, v in cli.env.items() if k != "CI"}
     ran = {"n": 0}
 
-    @settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(shapes)
     def prop(doc: object) -> None:
         ran["n"] += 1
         body = json.dumps(doc)
-        is_task = (isinstance(doc, dict) and isinstance(doc.get("id"), str)
-                   and isinstance(doc.get("state"), str))
+        is_task = (
+            isinstance(doc, dict)
+            and isinstance(doc.get("id"), str)
+            and isinstance(doc.get("state"), str)
+        )
         fault = {"kind": "raw_body", "method": "GET", "path": "/svc/tasks/", "detail": body}
         sandbox.faults(fault)
         try:
@@ -65,8 +74,15 @@ def test_poll_against_garbage_shapes_keeps_the_contract(cli: Cli, sandbox: Sandb
             assert len(errors) == 1, piped.stderr
         sandbox.faults(fault)
         try:
-            child = pexpect.spawn(SVC, ["poll", task_id], env=env, encoding="utf-8", timeout=30,
-                                  dimensions=(40, 120), codec_errors="replace")
+            child = pexpect.spawn(
+                SVC,
+                ["poll", task_id],
+                env=env,
+                encoding="utf-8",
+                timeout=30,
+                dimensions=(40, 120),
+                codec_errors="replace",
+            )
             child.expect(pexpect.EOF)
             child.close()
         finally:
@@ -76,5 +92,13 @@ def test_poll_against_garbage_shapes_keeps_the_contract(cli: Cli, sandbox: Sandb
         assert child.exitstatus == (0 if is_task else 1), screen
 
     prop()
-    record("fuzz", "06", {"property": "svc poll against garbage shapes (executable, piped and "
-                          "on a pty)", "examples": ran["n"], "passed": True}, expected=7)
+    record(
+        "fuzz",
+        "06",
+        {
+            "property": "svc poll against garbage shapes (executable, piped and on a pty)",
+            "examples": ran["n"],
+            "passed": True,
+        },
+        expected=7,
+    )

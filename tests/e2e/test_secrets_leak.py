@@ -85,8 +85,17 @@ def test_planted_secrets_never_leak(sandbox: Sandbox, tmp_path: Path) -> None:
     planted["2FA code (sensitive)"] = sms
     task = cli.ok("-v", "submit", "Leak test #2fa", "--email", email).json()
     sandbox.advance(11)
-    cli.ok("-v", "reply", task["id"], "--field", "sms_code", "--value-file", "-", "--sensitive",
-           input=sms + "\n")
+    cli.ok(
+        "-v",
+        "reply",
+        task["id"],
+        "--field",
+        "sms_code",
+        "--value-file",
+        "-",
+        "--sensitive",
+        input=sms + "\n",
+    )
     cli.ok("-v", "poll", task["id"])
     cli.ok("-v", "--json", "poll", task["id"])
 
@@ -96,19 +105,39 @@ def test_planted_secrets_never_leak(sandbox: Sandbox, tmp_path: Path) -> None:
     spt_file = outside / "spt"
     spt_file.write_text(spt)
     spt_file.chmod(0o600)
-    paid = cli.ok("-v", "submit", "Leak mpp #complete", "--email", email, "--pay", "mpp",
-                  env={"SVC_SPT_FILE": str(spt_file)})
+    paid = cli.ok(
+        "-v",
+        "submit",
+        "Leak mpp #complete",
+        "--email",
+        email,
+        "--pay",
+        "mpp",
+        env={"SVC_SPT_FILE": str(spt_file)},
+    )
     assert paid.json()["id"]
     bad_spt = f"not an spt {uuid.uuid4().hex}"  # malformed: the error must not echo it
     planted["malformed SPT"] = bad_spt
-    refused = cli("-v", "submit", "Leak bad #complete", "--email", email, "--pay", "mpp",
-                  env={"SVC_SPT": bad_spt})
+    refused = cli(
+        "-v",
+        "submit",
+        "Leak bad #complete",
+        "--email",
+        email,
+        "--pay",
+        "mpp",
+        env={"SVC_SPT": bad_spt},
+    )
     assert refused.returncode == 5, refused.stderr
 
     # A live watch: its argv as the kernel shows it to every user.
     slow = cli.ok("submit", "Leak watch #slow", "--email", email).json()["id"]
-    proc = subprocess.Popen([SVC, "-v", "watch", slow, "--interval", "0.5"], env=cli.env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [SVC, "-v", "watch", slow, "--interval", "0.5"],
+        env=cli.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         time.sleep(1.0)
         cmdline = Path(f"/proc/{proc.pid}/cmdline").read_bytes()

@@ -14,11 +14,22 @@ from tests.conftest import Cli, Sandbox, unique_email
 
 pytestmark = pytest.mark.e2e
 
-NEVER = {"eth_account", "eth_keyfile", "keyring", "pympp", "mpp", "svc_sandbox", "fastapi", "uvicorn"}
+NEVER = {
+    "eth_account",
+    "eth_keyfile",
+    "keyring",
+    "pympp",
+    "mpp",
+    "svc_sandbox",
+    "fastapi",
+    "uvicorn",
+}
 HEAVY = {"typer", "pydantic", "rich", "click"}
 
 
-def imported(args: list[str], env: dict[str, str]) -> tuple[set[str], subprocess.CompletedProcess[str]]:
+def imported(
+    args: list[str], env: dict[str, str]
+) -> tuple[set[str], subprocess.CompletedProcess[str]]:
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "svc", *args],
         capture_output=True,
@@ -60,7 +71,10 @@ def test_completion_imports_no_command_module(cli: Cli, sandbox: Sandbox) -> Non
     assert f"{task['id']}\t" in proc.stdout
     assert proc.stdout.endswith(":nofiles\n")
     assert not modules & (NEVER | HEAVY | {"httpx"}), modules & (NEVER | HEAVY | {"httpx"})
-    assert not any(line.startswith("import time:") and "svc.cli.poll" in line for line in proc.stderr.splitlines())
+    assert not any(
+        line.startswith("import time:") and "svc.cli.poll" in line
+        for line in proc.stderr.splitlines()
+    )
 
 
 def test_poll_json_fast_path_imports_no_typer_pydantic_or_rich(cli: Cli, sandbox: Sandbox) -> None:
@@ -91,7 +105,11 @@ def test_fast_path_matches_full_app(cli: Cli, sandbox: Sandbox, args: list[str])
     argv = [a.replace("{id}", task["id"]) for a in args]
     fast = cli(*argv)
     full = cli(*argv, env={"SVC_NO_FASTPATH": "1"})
-    assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr)
+    assert (fast.returncode, fast.stdout, fast.stderr) == (
+        full.returncode,
+        full.stdout,
+        full.stderr,
+    )
 
 
 def test_completion_table_is_current() -> None:
@@ -121,4 +139,3 @@ def test_fast_path_leaves_unusual_arguments_to_the_full_app() -> None:
         ["watch", "a"],
     ):
         assert parse_poll(argv) is None, argv
-

@@ -16,7 +16,9 @@ pytestmark = pytest.mark.e2e
 
 def spawn(cli: Cli, *args: str) -> pexpect.spawn:
     env = {k: v for k, v in cli.env.items() if k != "CI"}  # a person's shell, not CI
-    return pexpect.spawn(SVC, list(args), env=env, encoding="utf-8", timeout=30, dimensions=(50, 160))
+    return pexpect.spawn(
+        SVC, list(args), env=env, encoding="utf-8", timeout=30, dimensions=(50, 160)
+    )
 
 
 def submit(cli: Cli, task: str) -> str:
@@ -83,7 +85,9 @@ def test_poll_on_a_terminal_shows_a_panel_not_json(cli: Cli) -> None:
 
 
 def test_hostile_server_text_is_shown_inert_on_a_terminal(cli: Cli) -> None:
-    hostile = "Evil \x1b]8;;http://x\x07link\x1b]8;;\x07 [bold]markup[/bold] \x1b[31mred\u202e #complete"
+    hostile = (
+        "Evil \x1b]8;;http://x\x07link\x1b]8;;\x07 [bold]markup[/bold] \x1b[31mred\u202e #complete"
+    )
     task_id = submit(cli, hostile)
     child = spawn(cli, "poll", task_id)
     child.expect(pexpect.EOF)

@@ -35,7 +35,10 @@ def test_watch_all_follows_50_tasks_within_their_interval(
     email = unique_email()
     source = tmp_path / "many.jsonl"
     source.write_text(
-        "".join(json.dumps({"task": f"scale {i} #complete", "email": email}) + "\n" for i in range(COUNT))
+        "".join(
+            json.dumps({"task": f"scale {i} #complete", "email": email}) + "\n"
+            for i in range(COUNT)
+        )
     )
     submitted = cli.ok("submit", "--from", str(source)).lines()
     ids = {doc["task_id"] for doc in submitted}
@@ -43,7 +46,10 @@ def test_watch_all_follows_50_tasks_within_their_interval(
 
     watcher = subprocess.Popen(
         [SVC, "watch", "--all", "--interval", str(INTERVAL), "--json"],
-        env=cli.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=cli.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         time.sleep(2.0)
@@ -87,7 +93,10 @@ def test_watch_many_with_no_input_stops_on_asks_with_exit_6(cli: Cli, sandbox: S
 def test_watch_needs_ids_or_all(cli: Cli) -> None:
     result = cli("watch")
     assert result.returncode == 2
-    assert "svc: missing ID: give task ids, or --all for every live task in the ledger" in result.stderr
+    assert (
+        "svc: missing ID: give task ids, or --all for every live task in the ledger"
+        in result.stderr
+    )
 
 
 def test_watch_all_with_nothing_live(bare_cli: Cli) -> None:

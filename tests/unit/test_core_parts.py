@@ -30,9 +30,18 @@ USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 
 def test_task_detail_keeps_unknown_states_event_types_and_members() -> None:
     doc = {
-        "id": "t", "state": "paused_by_moon", "goal": "g", "flow": None, "max_budget_usd": None,
-        "webhook_url": None, "result": None, "error": None, "created_at": "x", "updated_at": "x",
-        "completed_at": None, "future_member": 1,
+        "id": "t",
+        "state": "paused_by_moon",
+        "goal": "g",
+        "flow": None,
+        "max_budget_usd": None,
+        "webhook_url": None,
+        "result": None,
+        "error": None,
+        "created_at": "x",
+        "updated_at": "x",
+        "completed_at": None,
+        "future_member": 1,
         "events": [{"id": "e", "type": "teleported", "created_at": "x", "payload": {}}],
     }
     task = TaskDetail.model_validate(doc)
@@ -77,13 +86,29 @@ def test_info_request_required_keys_are_fields_then_questions() -> None:
 
 
 def test_plain_ask_reply_marks_the_value_sensitive_when_the_ask_says_so() -> None:
-    task = TaskDetail.model_validate({
-        "id": "t", "state": "blocked_on_user", "goal": "g", "flow": None, "max_budget_usd": None,
-        "webhook_url": None, "result": None, "error": None, "created_at": "x", "updated_at": "x",
-        "completed_at": None,
-        "events": [{"id": "e", "type": "input_requested", "created_at": "x",
-                    "payload": {"field": "sms_code", "sensitive": True}}],
-    })
+    task = TaskDetail.model_validate(
+        {
+            "id": "t",
+            "state": "blocked_on_user",
+            "goal": "g",
+            "flow": None,
+            "max_budget_usd": None,
+            "webhook_url": None,
+            "result": None,
+            "error": None,
+            "created_at": "x",
+            "updated_at": "x",
+            "completed_at": None,
+            "events": [
+                {
+                    "id": "e",
+                    "type": "input_requested",
+                    "created_at": "x",
+                    "payload": {"field": "sms_code", "sensitive": True},
+                }
+            ],
+        }
+    )
     body = body_from_flags(task, ReplyFlags(field="sms_code", value="123456"))
     assert body == {"field": "sms_code", "value": "123456", "sensitive": True}
 
@@ -94,15 +119,40 @@ def test_plain_ask_reply_marks_the_value_sensitive_when_the_ask_says_so() -> Non
 @pytest.mark.parametrize(
     ("status", "body", "exit_code", "code"),
     [
-        (400, {"error": "invalid_request", "detail": "malformed e-mail address"}, ExitCode.USAGE, "invalid_request"),
-        (401, {"error": "invalid_token", "reason": "token_expired"}, ExitCode.AUTH, "invalid_token"),
+        (
+            400,
+            {"error": "invalid_request", "detail": "malformed e-mail address"},
+            ExitCode.USAGE,
+            "invalid_request",
+        ),
+        (
+            401,
+            {"error": "invalid_token", "reason": "token_expired"},
+            ExitCode.AUTH,
+            "invalid_token",
+        ),
         (401, {"error": "bearer_required"}, ExitCode.AUTH, "bearer_required"),
-        (402, {"error": "settlement_failed", "settlementReason": "insufficient_funds"}, ExitCode.PAYMENT, "settlement_failed"),
+        (
+            402,
+            {"error": "settlement_failed", "settlementReason": "insufficient_funds"},
+            ExitCode.PAYMENT,
+            "settlement_failed",
+        ),
         (404, {"error": "not_found"}, ExitCode.NOT_FOUND, "not_found"),
         (409, {"error": "conflict"}, ExitCode.CONFLICT, "conflict"),
         (410, {"error": "ask_expired"}, ExitCode.CONFLICT, "ask_expired"),
-        (422, {"detail": [{"loc": ["body", "task"], "msg": "too short", "type": "x"}]}, ExitCode.USAGE, "validation_error"),
-        (429, {"error": "rate_limit_exceeded", "retry_after": 3}, ExitCode.UNAVAILABLE, "rate_limit_exceeded"),
+        (
+            422,
+            {"detail": [{"loc": ["body", "task"], "msg": "too short", "type": "x"}]},
+            ExitCode.USAGE,
+            "validation_error",
+        ),
+        (
+            429,
+            {"error": "rate_limit_exceeded", "retry_after": 3},
+            ExitCode.UNAVAILABLE,
+            "rate_limit_exceeded",
+        ),
         (503, None, ExitCode.UNAVAILABLE, "http_503"),
         (418, {"error": "teapot"}, ExitCode.ERROR, "teapot"),
     ],
@@ -114,7 +164,15 @@ def test_error_mapping(status: int, body: object, exit_code: ExitCode, code: str
 
 
 def test_validation_body_is_described_in_words() -> None:
-    body = {"detail": [{"loc": ["body", "email"], "msg": "String should have at least 3 characters", "type": "x"}]}
+    body = {
+        "detail": [
+            {
+                "loc": ["body", "email"],
+                "msg": "String should have at least 3 characters",
+                "type": "x",
+            }
+        ]
+    }
     err = error_from_response(422, json.dumps(body).encode(), "submit")
     assert "email: String should have at least 3 characters" in err.message
 
@@ -172,9 +230,21 @@ class Pins:
         self.store[(network, asset)] = pay_to
 
 
-def offer(amount: int = 1_500_000, network: str = "eip155:8453", asset: str = USDC, pay_to: str = "0x" + "11" * 20) -> PaymentRequirements:
-    raw = {"scheme": "exact", "network": network, "amount": str(amount), "asset": asset, "payTo": pay_to,
-           "maxTimeoutSeconds": 300, "extra": {"name": "USD Coin", "version": "2"}}
+def offer(
+    amount: int = 1_500_000,
+    network: str = "eip155:8453",
+    asset: str = USDC,
+    pay_to: str = "0x" + "11" * 20,
+) -> PaymentRequirements:
+    raw = {
+        "scheme": "exact",
+        "network": network,
+        "amount": str(amount),
+        "asset": asset,
+        "payTo": pay_to,
+        "maxTimeoutSeconds": 300,
+        "extra": {"name": "USD Coin", "version": "2"},
+    }
     return PaymentRequirements.from_entry(raw, 2)
 
 
@@ -208,8 +278,16 @@ def test_ledger_journals_a_proof_and_survives_reopening(tmp_path: Path) -> None:
     path = tmp_path / "ledger.sqlite3"
     ledger = Ledger(path)
     ledger.create_submission("req_1", "http://s", "a@b.c", {"task": "t", "email": "a@b.c"})
-    ledger.record_proof("req_1", method="x402", proof="P", amount_atomic=1, pay_to="0x", payer="0x",
-                        network="n", asset="a")
+    ledger.record_proof(
+        "req_1",
+        method="x402",
+        proof="P",
+        amount_atomic=1,
+        pay_to="0x",
+        payer="0x",
+        network="n",
+        asset="a",
+    )
     ledger.close()
     again = Ledger(path)
     row = again.get("req_1")

@@ -22,7 +22,9 @@ print(account.address, signed.signature.hex()[:10])
 
 
 def test_signing_skips_keyfile_support_and_keyfiles_still_work() -> None:
-    proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 ")
 

@@ -29,28 +29,67 @@ from svc.pay.errors import classify
 from svc.pay.x402 import X402Error, decode_receipt, parse_challenge
 
 EXAMPLES = int(os.environ.get("SVC_FUZZ_EXAMPLES", "150"))
-FUZZ = settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
-                suppress_health_check=list(HealthCheck))
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
 PROPERTIES = 7
 
-json_scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
-                         st.text(max_size=40))
-json_values = st.recursive(json_scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=5)),
-    max_leaves=20)
-hostile_text = st.lists(st.sampled_from([*list("ab[]=/\x1b\x07\x9b\u202e\n\r\t;: "), "[link=x]", "\x1b]8;;", "[bold]"]),
-                        max_size=30).map("".join)
-TASK_KEYS = ["id", "state", "goal", "result", "error", "reason", "info_request", "events",
-             "created_at", "updated_at", "completed_at", "flow"]
-task_like = st.dictionaries(st.sampled_from(TASK_KEYS), st.one_of(json_scalars, hostile_text, json_values),
-                            max_size=12)
+json_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=40)
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=5)
+    ),
+    max_leaves=20,
+)
+hostile_text = st.lists(
+    st.sampled_from([*list("ab[]=/\x1b\x07\x9b\u202e\n\r\t;: "), "[link=x]", "\x1b]8;;", "[bold]"]),
+    max_size=30,
+).map("".join)
+TASK_KEYS = [
+    "id",
+    "state",
+    "goal",
+    "result",
+    "error",
+    "reason",
+    "info_request",
+    "events",
+    "created_at",
+    "updated_at",
+    "completed_at",
+    "flow",
+]
+task_like = st.dictionaries(
+    st.sampled_from(TASK_KEYS), st.one_of(json_scalars, hostile_text, json_values), max_size=12
+)
 ask_like = st.dictionaries(
-    st.sampled_from(["amount_usd", "merchant_name", "payment_status", "payment_error",
-                     "requested_fields", "questions", "note", "expires_at"]),
-    st.one_of(json_scalars, hostile_text, json_values), max_size=8)
+    st.sampled_from(
+        [
+            "amount_usd",
+            "merchant_name",
+            "payment_status",
+            "payment_error",
+            "requested_fields",
+            "questions",
+            "note",
+            "expires_at",
+        ]
+    ),
+    st.one_of(json_scalars, hostile_text, json_values),
+    max_size=8,
+)
 event_like = st.dictionaries(
     st.sampled_from(["id", "type", "from_state", "to_state", "payload", "created_at"]),
-    st.one_of(json_scalars, hostile_text, json_values), max_size=6)
+    st.one_of(json_scalars, hostile_text, json_values),
+    max_size=6,
+)
 
 
 def _counted(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
@@ -77,11 +116,16 @@ INDEX: dict[str, int] = {}
 def _report(prop: Any, index: int, examples: int) -> None:
     """Rewritten after every passing example: the last write is the property's count."""
     name = next(k for k, v in INDEX.items() if v == index)
-    record("fuzz", f"{index:02d}", {"property": name, "examples": examples, "passed": True},
-           expected=PROPERTIES)
+    record(
+        "fuzz",
+        f"{index:02d}",
+        {"property": name, "examples": examples, "passed": True},
+        expected=PROPERTIES,
+    )
 
 
 # --- x402 -------------------------------------------------------------------------------------
+
 
 @_counted("x402 challenge: header and body garbage -> X402Error or None")
 def _x402(header: str | None, body: bytes) -> None:
@@ -93,23 +137,31 @@ def _x402(header: str | None, body: bytes) -> None:
 
 
 @FUZZ
-@given(st.one_of(st.none(), st.text(max_size=200),
-                 json_values.map(lambda v: __import__("base64").b64encode(
-                     json.dumps(v).encode()).decode())),
-       st.one_of(st.binary(max_size=200), json_values.map(lambda v: json.dumps(v).encode())))
+@given(
+    st.one_of(
+        st.none(),
+        st.text(max_size=200),
+        json_values.map(lambda v: __import__("base64").b64encode(json.dumps(v).encode()).decode()),
+    ),
+    st.one_of(st.binary(max_size=200), json_values.map(lambda v: json.dumps(v).encode())),
+)
 def test_x402_challenge_and_receipt_never_escape(header: str | None, body: bytes) -> None:
     _x402(header, body)
 
 
-
 # --- MPP WWW-Authenticate -----------------------------------------------------------------------
 
-param = st.tuples(st.sampled_from(["id", "realm", "method", "intent", "request", "expires",
-                                   "digest", "opaque", "x"]),
-                  st.one_of(st.text(max_size=20), hostile_text))
+param = st.tuples(
+    st.sampled_from(
+        ["id", "realm", "method", "intent", "request", "expires", "digest", "opaque", "x"]
+    ),
+    st.one_of(st.text(max_size=20), hostile_text),
+)
 www_auth = st.lists(param, max_size=7).map(
-    lambda ps: "Payment " + ", ".join(f'{k}="{v}"' if i % 2 else f"{k}={v}"
-                                      for i, (k, v) in enumerate(ps)))
+    lambda ps: (
+        "Payment " + ", ".join(f'{k}="{v}"' if i % 2 else f"{k}={v}" for i, (k, v) in enumerate(ps))
+    )
+)
 
 
 @_counted("MPP WWW-Authenticate: garbage -> MppError or challenges")
@@ -132,8 +184,8 @@ def test_mpp_www_authenticate_never_escapes(values: list[str]) -> None:
     _mpp(values)
 
 
-
 # --- error bodies ------------------------------------------------------------------------------
+
 
 @_counted("error bodies: any status and body -> SvcError with a contract exit code")
 def _errors(status: int, body: bytes) -> None:
@@ -146,19 +198,36 @@ def _errors(status: int, body: bytes) -> None:
 
 
 @FUZZ
-@given(st.integers(min_value=300, max_value=599),
-       st.one_of(st.binary(max_size=100), json_values.map(lambda v: json.dumps(v).encode()),
-                 st.fixed_dictionaries({"error": st.one_of(json_values, st.sampled_from(
-                     ["settlement_failed", "invalid_token", "payment_incomplete",
-                      "rate_limit_exceeded"])), "detail": st.one_of(json_values, hostile_text)},
-                     optional={"reason": json_values, "retry_after": json_values}).map(
-                     lambda d: json.dumps(d).encode())))
+@given(
+    st.integers(min_value=300, max_value=599),
+    st.one_of(
+        st.binary(max_size=100),
+        json_values.map(lambda v: json.dumps(v).encode()),
+        st.fixed_dictionaries(
+            {
+                "error": st.one_of(
+                    json_values,
+                    st.sampled_from(
+                        [
+                            "settlement_failed",
+                            "invalid_token",
+                            "payment_incomplete",
+                            "rate_limit_exceeded",
+                        ]
+                    ),
+                ),
+                "detail": st.one_of(json_values, hostile_text),
+            },
+            optional={"reason": json_values, "retry_after": json_values},
+        ).map(lambda d: json.dumps(d).encode()),
+    ),
+)
 def test_error_bodies_always_map_to_the_contract(status: int, body: bytes) -> None:
     _errors(status, body)
 
 
-
 # --- task objects: models and rendering ----------------------------------------------------------
+
 
 @_counted("task models: any task-shaped JSON -> a model or ValidationError")
 def _models(doc: dict[str, Any]) -> None:
@@ -177,13 +246,19 @@ def test_task_models_raise_only_validation_errors(doc: dict[str, Any]) -> None:
     _models(doc)
 
 
-
 def _console() -> tuple[Any, io.StringIO]:
     from rich.console import Console
 
     buffer = io.StringIO()
-    return Console(file=buffer, force_terminal=True, no_color=True, width=100, markup=False,
-                   highlight=False, emoji=False), buffer
+    return Console(
+        file=buffer,
+        force_terminal=True,
+        no_color=True,
+        width=100,
+        markup=False,
+        highlight=False,
+        emoji=False,
+    ), buffer
 
 
 @_counted("rendering: any task, ask and event shape renders inert")
@@ -209,8 +284,8 @@ def test_rendering_any_shape_never_raises_and_stays_inert(
     _render(task, ask, event)
 
 
-
 # --- the ledger's view of states ------------------------------------------------------------------
+
 
 @_counted("ledger: any server state string is stored and listed as is")
 def _ledger(tmp: Any, state: str) -> None:
@@ -238,4 +313,3 @@ def ledger_dir(tmp_path_factory: pytest.TempPathFactory) -> Any:
 @given(st.one_of(hostile_text, st.text(min_size=1, max_size=60)))
 def test_ledger_keeps_any_state(ledger_dir: Any, state: str) -> None:
     _ledger(ledger_dir, state)
-

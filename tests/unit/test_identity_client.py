@@ -135,15 +135,21 @@ def test_then_refresh_then_give_up_with_register(config_dir: Path, httpx_mock: H
     assert stored is not None and stored.refresh_token == "rt-2"  # rotated and kept
 
 
-def test_revoked_assertion_refreshes_before_exchanging(config_dir: Path, httpx_mock: HTTPXMock) -> None:
+def test_revoked_assertion_refreshes_before_exchanging(
+    config_dir: Path, httpx_mock: HTTPXMock
+) -> None:
     session = session_with(config_dir)
     httpx_mock.add_response(
         url=f"{AUTH}/oauth2/token", status_code=400, json={"error": "invalid_grant"}
     )
     httpx_mock.add_response(
         url=f"{AUTH}/agent/identity",
-        json={"id": "agt_1", "type": "identity_assertion", "claimed": True,
-              "identity": {"assertion": "assertion-2", "refresh_token": {"value": "rt-2"}}},
+        json={
+            "id": "agt_1",
+            "type": "identity_assertion",
+            "claimed": True,
+            "identity": {"assertion": "assertion-2", "refresh_token": {"value": "rt-2"}},
+        },
     )
     token_reply(httpx_mock, "at-9")
     assert session.access_token() == "at-9"
@@ -254,7 +260,10 @@ GOOD = {
         ("not-a-jwt", "invalid_request"),
         (jwt({"typ": "JWT"}, GOOD), "invalid_request"),
         (jwt({"typ": "oauth-id-jag+jwt"}, {**GOOD, "jti": ""}), "invalid_request"),
-        (jwt({"typ": "oauth-id-jag+jwt"}, {**GOOD, "email_verified": False}), "missing_verified_email"),
+        (
+            jwt({"typ": "oauth-id-jag+jwt"}, {**GOOD, "email_verified": False}),
+            "missing_verified_email",
+        ),
         (jwt({"typ": "oauth-id-jag+jwt"}, {**GOOD, "auth_time": None}), "login_required"),
         (jwt({"typ": "oauth-id-jag+jwt"}, {**GOOD, "exp": 1_000_000}), "expired"),
     ],

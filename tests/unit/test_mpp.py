@@ -19,7 +19,9 @@ def _expires(minutes: int = 5) -> str:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _challenge(store: PaymentStore, body: bytes, *, method: str = "stripe", minutes: int = 5) -> str:
+def _challenge(
+    store: PaymentStore, body: bytes, *, method: str = "stripe", minutes: int = 5
+) -> str:
     from mpp import BodyDigest, Challenge
 
     request = wire_request(150) if method == "stripe" else {"amount": "150", "currency": "usd"}
@@ -49,7 +51,9 @@ def test_our_credential_is_accepted_by_pympps_server_verifier() -> None:
     value = M.credential(chosen, "spt_test_0123456789")
     server = mpp_server(store, "svc.test")
     receipt = asyncio.run(
-        server.broadcast_credential(value, request=wire_request(150), body=BODY, meta={"nonce": "n1, with a comma"})
+        server.broadcast_credential(
+            value, request=wire_request(150), body=BODY, meta={"nonce": "n1, with a comma"}
+        )
     )
     assert receipt.status == "success" and receipt.method == "stripe"
     assert M.read_receipt(receipt.to_payment_receipt())["reference"] == receipt.reference  # type: ignore[index]
@@ -75,9 +79,17 @@ def test_a_tampered_body_or_amount_is_refused_by_the_verifier() -> None:
     value = M.credential(chosen, "spt_test_abcdefgh")
     server = mpp_server(store, "svc.test")
     with pytest.raises(InvalidChallengeError):
-        asyncio.run(server.broadcast_credential(value, request=wire_request(150), body=b"{}", meta={"nonce": "n1, with a comma"}))
+        asyncio.run(
+            server.broadcast_credential(
+                value, request=wire_request(150), body=b"{}", meta={"nonce": "n1, with a comma"}
+            )
+        )
     with pytest.raises(InvalidChallengeError):
-        asyncio.run(server.broadcast_credential(value, request=wire_request(999), body=BODY, meta={"nonce": "n1, with a comma"}))
+        asyncio.run(
+            server.broadcast_credential(
+                value, request=wire_request(999), body=BODY, meta={"nonce": "n1, with a comma"}
+            )
+        )
     assert store.processor.used == set()
 
 
@@ -85,9 +97,25 @@ def test_a_tampered_body_or_amount_is_refused_by_the_verifier() -> None:
     ("values", "count"),
     [
         (['Payment id="a", realm="r", method="stripe", intent="charge", request="e30"'], 1),
-        (['Payment id="a, b", realm="r", method="x", intent="charge", request="e30", Payment id="c", realm="r", method="y", intent="charge", request="e30"'], 2),
-        (['Basic realm="a, b", Payment id="c", realm="r", method="y", intent="charge", request="e30"'], 2),
-        (['Payment id="a", realm="r", method="x", intent="charge", request="e30"', 'Payment id="b", realm="r", method="y", intent="charge", request="e30"'], 2),
+        (
+            [
+                'Payment id="a, b", realm="r", method="x", intent="charge", request="e30", Payment id="c", realm="r", method="y", intent="charge", request="e30"'
+            ],
+            2,
+        ),
+        (
+            [
+                'Basic realm="a, b", Payment id="c", realm="r", method="y", intent="charge", request="e30"'
+            ],
+            2,
+        ),
+        (
+            [
+                'Payment id="a", realm="r", method="x", intent="charge", request="e30"',
+                'Payment id="b", realm="r", method="y", intent="charge", request="e30"',
+            ],
+            2,
+        ),
         ([""], 0),
     ],
 )
@@ -110,8 +138,13 @@ def test_a_challenge_asking_for_another_header_is_not_used() -> None:
     from mpp import Challenge
 
     raw = Challenge.create(
-        secret_key="k", realm="r", method="stripe", intent="charge", request=wire_request(150),
-        expires=_expires(), header="X-Steal-Me",
+        secret_key="k",
+        realm="r",
+        method="stripe",
+        intent="charge",
+        request=wire_request(150),
+        expires=_expires(),
+        header="X-Steal-Me",
     ).to_www_authenticate("r")
     chosen = M.parse_challenges([raw])[0]
     assert "X-Steal-Me" in (M.why_unusable(chosen) or "")

@@ -53,7 +53,9 @@ def test_real_host_intervals_back_off_to_60_s_and_reset_on_change() -> None:
         clock.now += delays[-1]
         assert schedule.pop_due() == "a"
     assert all(d >= 15.0 for d in delays)
-    assert delays[0] >= 22.5 and max(delays) <= 72.0  # x1.5 per unchanged poll, capped at 60 (+jitter)
+    assert (
+        delays[0] >= 22.5 and max(delays) <= 72.0
+    )  # x1.5 per unchanged poll, capped at 60 (+jitter)
     assert 15.0 <= schedule.polled("a", changed=True) <= 18.0
 
 

@@ -443,6 +443,7 @@ def test_header_lookup_is_case_insensitive_and_wins_over_body() -> None:
 
 def test_header_lookup_with_httpx_headers() -> None:
     import httpx
+
     headers = httpx.Headers({"payment-required": b64(v2_challenge_obj())})
     challenge = parse_challenge(headers, b"")
     assert challenge is not None and challenge.accepts[0].amount == 1_500_000

@@ -43,7 +43,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "llms": ("svc.cli.llms", "Print the service's agent guide (llms.txt)."),
     "config": ("svc.cli.config_cmd", "Read and write the config file's profiles."),
     "sandbox": ("svc.cli.sandbox", "Run the local emulator of the whole service."),
-    "completion": ("svc.cli.completion_cmd", "Print or install tab completion for bash, zsh, fish."),
+    "completion": (
+        "svc.cli.completion_cmd",
+        "Print or install tab completion for bash, zsh, fish.",
+    ),
     "help": ("svc.cli.help_cmd", "Reference topics: exit codes, environment, files."),
 }
 

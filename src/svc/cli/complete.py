@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 DIRECTIVE_FILES = ":files"  # let the shell complete file names
 DIRECTIVE_NOFILES = ":nofiles"  # only the candidates printed (possibly none)
 MAX_TASK_IDS = 200
-LEDGER_FILE = "ledger.sqlite3"  # as svc.store.ledger.ledger_path (a test checks), without its imports
+LEDGER_FILE = (
+    "ledger.sqlite3"  # as svc.store.ledger.ledger_path (a test checks), without its imports
+)
 CONFIG_FILE = "config.toml"  # as svc.store.config.config_path, without its imports
 
 
@@ -30,7 +32,9 @@ def main(words: list[str]) -> int:
         candidates, directive = complete(words or [""])
     except Exception:  # completion must never print a traceback into the shell's line
         candidates, directive = [], DIRECTIVE_NOFILES
-    lines = [f"{value}\t{description}" if description else value for value, description in candidates]
+    lines = [
+        f"{value}\t{description}" if description else value for value, description in candidates
+    ]
     try:
         sys.stdout.write("".join(f"{line}\n" for line in [*lines, directive]))
         sys.stdout.flush()
@@ -127,7 +131,9 @@ def _by_kind(
         found = [(prefix + t, d) for t, d in task_ids(current) if t not in skip]
         return found, DIRECTIVE_NOFILES
     if kind == "profile":
-        return [(prefix + p, "") for p in profile_names() if p.startswith(current)], DIRECTIVE_NOFILES
+        return [
+            (prefix + p, "") for p in profile_names() if p.startswith(current)
+        ], DIRECTIVE_NOFILES
     return [], DIRECTIVE_NOFILES
 
 

@@ -88,9 +88,7 @@ def mint_id_jag(
         "bad_signature": bad_signature,
     }
     url = app_ctx.settings.base_url + "/_sandbox/identity/id-jag"
-    response = app_ctx.http.send(
-        "POST", url, what="mint-id-jag", json_body=spec, resend_safe=True
-    )
+    response = app_ctx.http.send("POST", url, what="mint-id-jag", json_body=spec, resend_safe=True)
     doc = expect_json(response, "mint-id-jag")
     assertion = doc.get("assertion") if isinstance(doc, dict) else None
     if not isinstance(assertion, str):

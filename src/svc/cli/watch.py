@@ -141,7 +141,9 @@ class _Pollers:
         self.in_flight += 1
         self.jobs.put(task_id)
 
-    def receive(self, timeout: float | None) -> tuple[str, dict[str, Any] | None, BaseException | None] | None:
+    def receive(
+        self, timeout: float | None
+    ) -> tuple[str, dict[str, Any] | None, BaseException | None] | None:
         try:
             item = self.results.get(timeout=timeout)
         except queue.Empty:

@@ -291,9 +291,7 @@ def run_batch(app: AppContext, stream: IO[bytes], options: Options) -> int:
     app.tasks  # noqa: B018 - build the shared pool before the workers race for it
     jobs: queue.Queue[Line | None] = queue.Queue(maxsize=options.concurrency * 2)
     workers = [
-        threading.Thread(
-            target=_work, args=(app, secrets, jobs, reporter, options), daemon=True
-        )
+        threading.Thread(target=_work, args=(app, secrets, jobs, reporter, options), daemon=True)
         for _ in range(options.concurrency)
     ]
     for worker in workers:
