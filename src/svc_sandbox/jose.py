@@ -72,18 +72,6 @@ class SigningKey:
             return False
         return True
 
-    def jwk(self) -> dict[str, str]:
-        numbers = self.private.public_key().public_numbers()
-        return {
-            "kty": "EC",
-            "crv": "P-256",
-            "kid": self.kid,
-            "use": "sig",
-            "alg": "ES256",
-            "x": b64url(numbers.x.to_bytes(_COORD, "big")),
-            "y": b64url(numbers.y.to_bytes(_COORD, "big")),
-        }
-
 
 def peek(token: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """(header, claims) without any verification; JoseError if it is not a JWS."""

@@ -12,7 +12,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 
-TASK_STATES = ("pending", "blocked_on_user", "completed", "failed", "cancelled")
 FINAL_STATES = frozenset({"completed", "failed", "cancelled"})
 BUDGET_PATTERN = r"^(0|[1-9]\d{0,8})(\.\d{1,6})?$"
 
@@ -122,10 +121,6 @@ class ReplyBody(_Request):
 
 # --- advisor ---------------------------------------------------------------------------------
 
-QuoteStatus = Literal[
-    "quoted", "ready", "needs_input", "blocked", "unknown", "unsupported", "unavailable"
-]
-
 
 class QuoteRequest(_Request):
     goal: Annotated[str, StringConstraints(min_length=1, max_length=2000)]
@@ -136,31 +131,3 @@ class QuoteRequest(_Request):
     requirements: Annotated[str, StringConstraints(min_length=1, max_length=300)] | None = None
     humanAvailable: StrictBool | None = None
     payment: Literal["x402", "mpp", "card"] | None = None
-
-
-class QuoteResponse(_Response):
-    status: str
-    priceUsd: str
-    guide: str
-    guideUrl: str
-
-
-# --- errors ----------------------------------------------------------------------------------
-
-
-class ValidationErrorItem(_Response):
-    loc: list[str | int]
-    msg: str
-    type: str
-    ctx: dict[str, Any] | None = None
-    input: Any = None
-
-
-class ValidationErrorBody(_Response):
-    detail: list[ValidationErrorItem]
-
-
-class ErrorBody(_Response):
-    error: str
-    reason: str | None = None
-    detail: str | None = None
