@@ -17,6 +17,7 @@ BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 DEFAULT_NETWORKS = ("eip155:8453",)
 DEFAULT_ASSETS = (BASE_USDC,)
 DEFAULT_MAX_PRICE = Decimal("1.50")
+DEFAULT_PROFILE = "default"
 REAL_HOST_MIN_INTERVAL = 15.0  # the spec's poll interval: 15-60 s while a task is live
 LOOPBACK_INTERVAL = 1.0
 
@@ -25,7 +26,7 @@ LOOPBACK_INTERVAL = 1.0
 class Settings:
     base_url: str = DEFAULT_BASE_URL
     auth_base: str = DEFAULT_BASE_URL + "/auth"
-    profile: str = "default"
+    profile: str = DEFAULT_PROFILE
     json_output: bool = False
     no_input: bool = False
     verbose: bool = False
@@ -99,6 +100,11 @@ def positive_seconds(label: str, raw: object) -> float:
     return value
 
 
+def profile_name(flag: str | None = None) -> str:
+    """The profile in effect: --profile, else SVC_PROFILE, else the default one."""
+    return flag or os.environ.get("SVC_PROFILE") or DEFAULT_PROFILE
+
+
 def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() not in ("", "0", "false", "no", "off")
 
@@ -118,7 +124,7 @@ def resolve(
     env = os.environ
     prof = profile_values or {}
     s = Settings()
-    s.profile = profile or env.get("SVC_PROFILE") or "default"
+    s.profile = profile_name(profile)
 
     def pick(name: str, flag: Any, env_name: str | None) -> Any:
         if flag is not None:

@@ -18,12 +18,12 @@ from svc.context import AppContext
 
 def build_context(flags: dict[str, Any]) -> AppContext:
     """The app context from the global flags (flag > environment > profile > default)."""
-    from svc.settings import resolve
+    from svc.settings import profile_name, resolve
     from svc.store.config import ConfigFile
     from svc.ui.output import Output
 
     config = ConfigFile()
-    profile = flags.get("profile") or os.environ.get("SVC_PROFILE") or "default"
+    profile = profile_name(flags.get("profile"))
     settings = resolve(
         base_url=flags.get("base_url"),
         auth_base=flags.get("auth_base"),

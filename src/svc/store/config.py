@@ -22,8 +22,6 @@ from svc.api.errors import UsageError
 from svc.settings import positive_seconds, usd_amount
 from svc.store.paths import config_dir, ensure_private_dir
 
-DEFAULT_PROFILE = "default"
-
 
 @dataclass(frozen=True)
 class ConfigKey:
