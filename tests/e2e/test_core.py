@@ -478,6 +478,52 @@ def test_bad_input_is_one_clear_line_and_exit_2(cli: Cli, args: list[str], needl
 
 
 @pytest.mark.parametrize(
+    ("args", "stdin", "code", "needle"),
+    [
+        (
+            ["submit", "x", "--file", "{task}", "--email", "a@example.com"],
+            None,
+            2,
+            "give the task as an argument or with --file, not both",
+        ),
+        (
+            ["submit", "--file", "{latin1}", "--email", "a@example.com"],
+            None,
+            2,
+            "cannot read the task file: {latin1} is not UTF-8 text",
+        ),
+        (["wallet", "import", "--force"], "nonsense\n", 2, "not a usable private key"),
+        (["config", "unset", "email"], None, 2, "email is not set in profile default"),
+        (["services", "show", ""], None, 2, "the service slug is empty"),
+        (
+            ["pay", "card", "req_0123456789abcdef0123"],
+            None,
+            7,
+            "no card payment is waiting for request req_0123456789abcdef0123",
+        ),
+    ],
+)
+def test_local_mistakes_are_one_clear_line_with_the_contract_exit_code(
+    cli: Cli, tmp_path: Path, args: list[str], stdin: str | None, code: int, needle: str
+) -> None:
+    files = {"task": tmp_path / "task.txt", "latin1": tmp_path / "latin1.txt"}
+    files["task"].write_text("Renew my books")
+    files["latin1"].write_bytes("café".encode("latin-1"))
+    paths = {name: str(path) for name, path in files.items()}
+    result = cli(*[arg.format(**paths) for arg in args], input=stdin)
+    assert result.returncode == code, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("svc:")]
+    assert len(errors) == 1 and errors[0].startswith(f"svc: {needle.format(**paths)}"), (
+        result.stderr
+    )
+
+
+def test_a_bad_key_given_to_wallet_import_force_keeps_the_stored_wallet(cli: Cli) -> None:
+    assert cli("wallet", "import", "--force", input="nonsense\n").returncode == 2
+    assert cli.ok("wallet", "address").json()["address"] == TEST_ADDRESS
+
+
+@pytest.mark.parametrize(
     ("name", "value", "needle"),
     [
         (
