@@ -70,18 +70,9 @@ class AppContext:
     ) -> PaymentPolicy:
         from decimal import Decimal
 
+        from svc.pay.journal import RecipientPins
         from svc.pay.policy import PaymentPolicy
         from svc.ui.prompts import confirm_new_recipient
-
-        app = self
-        base_url = self.settings.base_url
-
-        class _Pins:  # the ledger is opened only if a challenge is actually checked
-            def pinned(self, network: str, asset: str) -> str | None:
-                return app.ledger.pinned_recipient(base_url, network, asset)
-
-            def pin(self, network: str, asset: str, pay_to: str) -> None:
-                app.ledger.pin_recipient(base_url, network, asset, pay_to)
 
         def confirm(old: str, new: str) -> bool:
             if trust_recipient:
@@ -99,9 +90,11 @@ class AppContext:
             max_price_usd=cap,
             allowed_networks=self.settings.allowed_networks,
             allowed_assets=self.settings.allowed_assets,
-            pins=_Pins(),
+            # the ledger is opened only if a challenge is actually checked
+            pins=RecipientPins(lambda: self.ledger, self.settings.base_url),
             confirm_new_recipient=confirm,
             allowed_rails=self.settings.allowed_rails,
+            max_validity_seconds=self.settings.max_validity_seconds,
         )
 
     @cached_property

@@ -20,6 +20,11 @@ DEFAULT_MAX_PRICE = Decimal("1.50")
 DEFAULT_PROFILE = "default"
 REAL_HOST_MIN_INTERVAL = 15.0  # the spec's poll interval: 15-60 s while a task is live
 LOOPBACK_INTERVAL = 1.0
+# An x402 authorization can be settled by whoever holds it until its validBefore: the server
+# proposes the window (maxTimeoutSeconds), we never sign for longer than this.
+DEFAULT_MAX_VALIDITY = 300
+# The same task for the same person again within this many seconds is likely an accident.
+DEFAULT_DUPLICATE_WINDOW = 600.0
 
 
 @dataclass
@@ -42,6 +47,8 @@ class Settings:
     mpp_methods: tuple[str, ...] = ("stripe",)
     spt_file: str | None = None
     spt_command: str | None = None
+    max_validity_seconds: int = DEFAULT_MAX_VALIDITY
+    duplicate_window_seconds: float = DEFAULT_DUPLICATE_WINDOW
     sources: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -183,3 +190,20 @@ def _payment_settings(s: Settings, pick: Any) -> None:
         s.mpp_methods = tuple(methods)
     s.spt_file = pick("spt_file", None, "SVC_SPT_FILE")
     s.spt_command = pick("spt_command", None, None)
+    validity = pick("max_validity_seconds", None, "SVC_MAX_VALIDITY")
+    if validity is not None:
+        s.max_validity_seconds = max(
+            1, int(positive_seconds(s.labelled("max_validity_seconds"), validity))
+        )
+    window = pick("duplicate_window_seconds", None, "SVC_DUPLICATE_WINDOW")
+    if window is not None:
+        s.duplicate_window_seconds = _non_negative_seconds(
+            s.labelled("duplicate_window_seconds"), window
+        )
+
+
+def _non_negative_seconds(label: str, raw: object) -> float:
+    """Seconds, where 0 turns the check off."""
+    if str(raw).strip() in ("0", "0.0"):
+        return 0.0
+    return positive_seconds(label, raw)

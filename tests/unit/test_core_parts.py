@@ -19,7 +19,7 @@ from svc.flows.reply import ReplyFlags, body_from_flags, check_field_values
 from svc.pay.policy import PaymentPolicy, PolicyRefusal
 from svc.pay.x402 import PaymentRequirements
 from svc.settings import positive_seconds, usd_amount
-from svc.store.ledger import ACCEPTED, PAYING, Ledger
+from svc.store.ledger import ACCEPTED, Ledger, PayState
 from svc.store.secrets import FileBackend, SecretFileError
 
 USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
@@ -277,24 +277,36 @@ def test_policy_picks_the_first_acceptable_offer() -> None:
 def test_ledger_journals_a_proof_and_survives_reopening(tmp_path: Path) -> None:
     path = tmp_path / "ledger.sqlite3"
     ledger = Ledger(path)
-    ledger.create_submission("req_1", "http://s", "a@b.c", {"task": "t", "email": "a@b.c"})
-    ledger.record_proof(
+    ledger.journal("req_1", "http://s:80", "a@b.c", {"task": "t", "email": "a@b.c"})
+    ledger.record_signature(
         "req_1",
-        method="x402",
+        rail="x402",
         proof="P",
+        fingerprint="fp",
         amount_atomic=1,
         pay_to="0x",
         payer="0x",
         network="n",
         asset="a",
+        valid_before=None,
+        origin="http://s:80",
     )
     ledger.close()
     again = Ledger(path)
     row = again.get("req_1")
-    assert row is not None and row.status == PAYING and row.proof == "P"
-    again.update("req_1", status=ACCEPTED, task_id="t1")
+    assert row is not None and row.status == PayState.SIGNED and row.proof == "P"
+    again.mark_accepted(
+        "req_1",
+        task_id="t1",
+        state="pending",
+        http_status=202,
+        billing=None,
+        receipt=None,
+        usage_error=None,
+    )
     updated = again.get("req_1")
     assert updated is not None and updated.task_id == "t1" and updated.status == ACCEPTED
+    assert [a.status for a in again.authorizations()] == ["spent"]
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
 
 

@@ -294,8 +294,16 @@ def _ledger(tmp: Any, state: str) -> None:
     ledger = Ledger(tmp / "ledger.sqlite3")
     try:
         rid = f"req_{abs(hash(state))}"
-        ledger.create_submission(rid, "http://127.0.0.1", "a@example.com", {"task": "t"})
-        ledger.update(rid, task_id="tsk_1", state=state)
+        ledger.journal(rid, "http://127.0.0.1:80", "a@example.com", {"task": "t"})
+        ledger.mark_accepted(
+            rid,
+            task_id="tsk_1",
+            state=state,
+            http_status=202,
+            billing=None,
+            receipt=None,
+            usage_error=None,
+        )
         ledger.set_task_state("tsk_1", state)
         rows = [r.public_dict() for r in ledger.submissions() if r.request_id == rid]
         assert rows and rows[0]["state"] == state

@@ -736,6 +736,7 @@ def test_chain_id() -> None:
     assert chain_id("eip155:84532") == 84532
     assert chain_id("base") == 8453
     assert chain_id("base-sepolia") == 84532
+    assert chain_id("polygon") == 137  # every x402 v1 name is its CAIP-2 chain (issue 12)
     for bad in (
         "eip155:",
         "eip155:0",
@@ -743,7 +744,7 @@ def test_chain_id() -> None:
         "eip155:08453",
         "eip155:8453 ",
         "solana:x",
-        "polygon",
+        "Base",
         "",
         "eip155:1e3",
         "eip155:१२",

@@ -116,6 +116,13 @@ class OutcomeUnknownError(SvcError):
     default_code = "outcome_unknown"
 
 
+class Interrupted(SvcError):
+    """Ctrl-C where stopping has consequences: the message names the exact way back."""
+
+    exit_code = ExitCode.INTERRUPTED
+    default_code = "interrupted"
+
+
 class ProtocolError(SvcError):
     """The server answered something that is not what the spec promises."""
 

@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
             return int(ExitCode.INTERRUPTED)
         code = int(result) if isinstance(result, int) else 0
         if code == ExitCode.INTERRUPTED:  # Typer turns Ctrl-C into a bare exit code
-            print("svc: interrupted (nothing is lost: run the same command again)", file=sys.stderr)
+            print("svc: interrupted", file=sys.stderr)
         return code
 
     return run_guarded(body, args)

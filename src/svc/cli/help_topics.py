@@ -58,9 +58,17 @@ EXIT_CODES: tuple[tuple[int, str, str, str], ...] = (
         10,
         "outcome unknown",
         "a paid request's response was lost and could not be reconciled",
-        "`svc submit --request-id ID` with the same task reconciles it without paying again",
+        "run the command the error line names (`svc submit --request-id ID --email E TASK`): "
+        "it re-sends the same proof and never pays again",
     ),
-    (130, "interrupted", "interrupted (Ctrl-C)", "run the same command again (`svc watch ID`)"),
+    (
+        130,
+        "interrupted",
+        "interrupted (Ctrl-C)",
+        "a read or `svc watch ID` can simply be started again; an interrupted paid submit names "
+        "the command that resumes it without paying (`svc watch ID` once the task exists, "
+        "`svc submit --request-id ID ...` before): a plain re-run of the submit pays again",
+    ),
 )
 
 # (variable, meaning). Internal switches used only by the test suite are left out on purpose.
@@ -74,7 +82,20 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("SVC_EMAIL", "default end-user e-mail for submit (config email)"),
     ("SVC_PAY", "payment method: x402, mpp or card (--pay; config pay; default x402)"),
     ("SVC_MAX_PRICE", "most paid per call in USD without asking (--max-price; default 1.50)"),
-    ("SVC_DAILY_CAP", "most paid per day in USD across all processes (config daily_cap_usd)"),
+    (
+        "SVC_DAILY_CAP",
+        "most paid or authorized per day in USD across all processes (config daily_cap_usd)",
+    ),
+    (
+        "SVC_MAX_VALIDITY",
+        "longest validity in seconds signed into an x402 authorization, default 300 "
+        "(config max_validity_seconds)",
+    ),
+    (
+        "SVC_DUPLICATE_WINDOW",
+        "seconds within which the same task and e-mail again asks (terminal) or warns (script), "
+        "default 600, 0 turns it off (config duplicate_window_seconds)",
+    ),
     (
         "SVC_POLL_INTERVAL",
         "seconds between polls while watching (--interval; config poll_interval)",

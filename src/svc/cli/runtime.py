@@ -61,7 +61,7 @@ def run_guarded(body: Callable[[], int], args: list[str]) -> int:
     except SvcError as error:
         return report(error, json_requested(args))
     except KeyboardInterrupt:
-        print("svc: interrupted (nothing is lost: run the same command again)", file=sys.stderr)
+        print("svc: interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
     except BrokenPipeError:
         # The reader went away (`svc tasks | head`); not an error worth a line.

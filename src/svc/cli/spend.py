@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from svc.cli.app import current
-from svc.store.ledger import ACCEPTED, AWAITING_CARD, REFUNDED, UNKNOWN, Submission
+from svc.store.ledger import ACCEPTED, AWAITING_CARD, REFUNDED, UNKNOWN, Authorization, Submission
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -20,16 +20,54 @@ def _usd(atomic: int) -> str:
     return str(atomic_to_usd(atomic))
 
 
+def _atomic(usd: str) -> int:
+    from svc.pay.x402 import usd_to_atomic
+
+    return usd_to_atomic(usd)
+
+
 def _day(row: Submission) -> str:
     return datetime.fromtimestamp(row.created_at).strftime("%Y-%m-%d")
 
 
-def spend_report(rows: list[Submission], since: str | None = None) -> dict[str, Any]:
+def outstanding(auths: list[Authorization], now: float) -> list[dict[str, Any]]:
+    """Signed (or held) authorizations not known spent, not void, not expired: money that may
+    still leave, whatever the server said about them."""
+    return [
+        {
+            "request_id": a.request_id,
+            "rail": a.rail,
+            "amount_usd": _usd(a.amount_atomic),
+            "status": a.status,
+            "origin": a.origin,
+            "pay_to": a.pay_to,
+            "network": a.network,
+            "signed_at": datetime.fromtimestamp(a.signed_at).isoformat(timespec="seconds"),
+            "valid_until": (
+                datetime.fromtimestamp(a.valid_before).isoformat(timespec="seconds")
+                if a.valid_before is not None
+                else None
+            ),
+        }
+        for a in auths
+        if a.exposed(now)
+    ]
+
+
+def spend_report(
+    rows: list[Submission],
+    since: str | None = None,
+    auths: list[Authorization] | None = None,
+    now: float | None = None,
+) -> dict[str, Any]:
     """The report as one JSON document; amounts are USD strings with 6 decimals."""
+    import time
+
     if since:
         rows = [r for r in rows if _day(r) >= since]
     charged = [r for r in rows if r.status in (ACCEPTED, REFUNDED) and r.amount_atomic and r.method]
-    charged = [r for r in charged if r.proof or r.status == REFUNDED]
+    charged = [r for r in charged if r.has_proof or r.status == REFUNDED]
+    pending = outstanding(auths or [], time.time() if now is None else now)
     unknown = [r for r in rows if r.status == UNKNOWN]
     waiting = [r for r in rows if r.status == AWAITING_CARD]
     by_day: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -74,6 +112,8 @@ def spend_report(rows: list[Submission], since: str | None = None) -> dict[str, 
             }
             for r in charged
         ],
+        "outstanding_usd": _usd(sum(_atomic(o["amount_usd"]) for o in pending)),
+        "outstanding": pending,
         "unknown_outcome": [r.request_id for r in unknown],
         "awaiting_card": [r.request_id for r in waiting],
     }
@@ -81,9 +121,10 @@ def spend_report(rows: list[Submission], since: str | None = None) -> dict[str, 
 
 @app.command(
     help="Show what was paid, by day, task and rail, with refunds, from the local ledger.\n\n"
-    "Counts accepted paid submissions and refunds the service reported (svc-billing); "
-    "submissions whose outcome is unknown, and card payments waiting for a person, are "
-    "listed apart. A table on a terminal, one JSON document when piped or with --json.\n\n"
+    "Counts accepted paid submissions and refunds the service reported (svc-billing). "
+    "Outstanding authorizations (signed, not known spent, not void, not expired: money that "
+    "may still leave, and that counts against the daily cap) are listed apart, as are "
+    "submissions whose outcome is unknown and card payments waiting for a person. A table on a terminal, one JSON document when piped or with --json.\n\n"
     "\b\nExamples:\n"
     "  svc spend\n"
     "  svc spend --since 2026-11-01\n"
@@ -102,7 +143,9 @@ def spend(
         except ValueError:
             raise UsageError(f"--since must be a date like 2026-11-01, got {since!r}") from None
     app_ctx = current()
-    doc = spend_report(app_ctx.ledger.submissions(), since)
+    ledger = app_ctx.ledger
+    start = datetime.strptime(since, "%Y-%m-%d").timestamp() if since else 0.0
+    doc = spend_report(ledger.submissions(), since, ledger.authorizations(since=start))
     if app_ctx.output.json_mode:
         app_ctx.output.emit_json(doc)
         return
@@ -134,6 +177,12 @@ def spend(
         f"total: {doc['total_usd']} USD net over {doc['paid_count']} paid task(s)"
         f" ({doc['refunded_usd']} USD refunded)"
     )
+    if doc["outstanding"]:
+        _outstanding_table(console, doc["outstanding"])
+        console.print(
+            f"outstanding: {doc['outstanding_usd']} USD signed and not known spent; it counts "
+            "against the daily cap until spent, void or expired"
+        )
     if doc["unknown_outcome"]:
         app_ctx.output.warn(
             f"{len(doc['unknown_outcome'])} paid submission(s) have an unknown outcome; "
@@ -143,3 +192,26 @@ def spend(
         app_ctx.output.warn(
             f"{len(doc['awaiting_card'])} card payment(s) wait for a person; run `svc pay card`"
         )
+
+
+def _outstanding_table(console: Any, rows: list[dict[str, Any]]) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from svc.ui.sanitize import clean
+
+    table = Table(
+        box=None, header_style="bold", title="outstanding authorizations", title_justify="left"
+    )
+    for column in ("signed", "rail", "amount (USD)", "status", "valid until", "request id"):
+        table.add_column(column)
+    for item in rows:
+        table.add_row(
+            item["signed_at"],
+            item["rail"],
+            item["amount_usd"],
+            item["status"],
+            item["valid_until"] or "until spent or void",
+            Text(clean(item["request_id"], 130, single_line=True)),
+        )
+    console.print(table)

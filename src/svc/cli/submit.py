@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import typer
 
-from svc.api.errors import UsageError
+from svc.api.errors import Interrupted, UsageError
 from svc.cli.app import current
 from svc.cli.common import payment_flags, read_text_source, show_task
 
@@ -112,24 +113,76 @@ def submit(
     if dry_run:
         _dry_run(body, method, cap if cap is not None else app_ctx.settings.max_price_usd)
         return
+    from svc.flows.submit import new_request_id, resume_command
     from svc.flows.submit import submit as do_submit
 
-    result = do_submit(
-        app_ctx,
-        body,
-        request_id=request_id,
-        max_price_usd=cap,
-        trust_recipient=trust_recipient,
-        rail=method,
-    )
+    if request_id is None:
+        _check_duplicate(body)
+    rid = request_id or new_request_id()
+    try:
+        result = do_submit(
+            app_ctx,
+            body,
+            request_id=rid,
+            max_price_usd=cap,
+            trust_recipient=trust_recipient,
+            rail=method,
+        )
+    except KeyboardInterrupt:
+        raise Interrupted(
+            "interrupted while submitting; it may have been paid",
+            hint="resume it without paying again: " + resume_command(rid, body),
+        ) from None
     if result.replayed:
         app_ctx.output.note(f"request {result.request_id} was already accepted: not charged again")
     app_ctx.output.note(f"request id {result.request_id}")
     if wait:
         from svc.cli.watch import follow
 
-        raise typer.Exit(follow(app_ctx, [str(result.task["id"])], interval))
+        task_id = str(result.task["id"])
+        try:
+            raise typer.Exit(follow(app_ctx, [task_id], interval))
+        except KeyboardInterrupt:
+            raise Interrupted(
+                f"interrupted; task {task_id} exists and is paid",
+                hint=f"follow it without paying again: svc watch {task_id}",
+            ) from None
     show_task(app_ctx, result.task)
+
+
+def _check_duplicate(body: dict[str, Any]) -> None:
+    """The same task for the same person a moment ago is likely an accident: ask on a
+    terminal, warn in a script (which goes on: it may mean it)."""
+    from svc.flows.submit import recent_duplicate
+
+    app_ctx = current()
+    earlier = recent_duplicate(app_ctx, body)
+    if earlier is None:
+        return
+    what = f"task {earlier.task_id}" if earlier.task_id else f"request {earlier.request_id}"
+    ago = max(0, int(time.time() - earlier.created_at))
+    message = (
+        f"the same task for {body['email']} was submitted {ago} s ago ({what}); "
+        "submitting it again pays again"
+    )
+    if app_ctx.settings.no_input:
+        app_ctx.output.warn(
+            message + f" (to follow the earlier one: svc watch {earlier.task_id})"
+            if earlier.task_id
+            else message
+        )
+        return
+    from svc.ui.prompts import confirm
+
+    app_ctx.output.warn(message)
+    if not confirm("Submit and pay again?", default=False):
+        raise UsageError(
+            "not submitted: the same task was submitted a moment ago",
+            code="duplicate_submission",
+            hint=f"follow the earlier one: svc watch {earlier.task_id}"
+            if earlier.task_id
+            else f"resume the earlier one: svc submit --request-id {earlier.request_id}",
+        )
 
 
 def _task_text(task: str | None, file: str | None) -> str:

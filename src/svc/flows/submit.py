@@ -1,30 +1,35 @@
 """A paid submission, at most once, by any rail (x402, MPP, card).
 
-1. The ledger row (request id, body) is committed before the first byte is sent.
-2. The request goes out without proof; the 402 is checked against the policy, paid by the rail
-   (signature, token credential, or a completed card payment), and the proof committed to the
-   ledger before the identical request is re-sent with it.
+The flow drives the request's lifecycle (`svc.pay.journal.RequestJournal`); it never writes a
+status itself.
+
+1. The request is journaled (request id, body, origin) before the first byte is sent, and every
+   run of one request id holds its lock.
+2. The request goes out without proof; the 402 is checked against the policy (price, network,
+   asset, recipient pinned per origin, the daily cap as exposure), paid by the rail, and the
+   proof journaled before the identical request is re-sent with it, only to that origin.
 3. Any retry (this process's or a later `svc submit --request-id`) re-sends the same request
    id and the same proof, which the service answers with the original task.
-4. If the answer to a request that carried a proof is lost for good, the outcome is unknown
-   (exit 10); the row says so and `--request-id` reconciles it later.
-5. A payment error is handled by the spec's table (`svc.pay.errors`): retried unchanged
-   (provider unavailable), paid afresh once (refused proof, dead payment), or shown.
+4. A new proof is signed only when the spec's codes prove the last one void. Any other refusal
+   of a proof keeps it: a later run re-sends it, never a second signature.
+5. If the answer to a request that carried a proof is lost or unreadable, the outcome is
+   unknown (exit 10); the row says so and the exact resume command is named.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
+import shlex
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from svc.api.errors import (
+    HumanNeededError,
     OutcomeUnknownError,
     PaymentError,
     ProtocolError,
+    SvcError,
     UnavailableError,
     UsageError,
 )
@@ -32,22 +37,24 @@ from svc.api.http import parse_json
 from svc.api.tasks import require_task_shape
 from svc.context import AppContext
 from svc.pay.errors import Action, classify, to_error
-from svc.pay.rails import Paid, PaidAuth
-from svc.store import ledger as L
+from svc.pay.journal import PayState, RequestJournal, open_journal
+from svc.pay.rails import PaidAuth
 from svc.testing_hooks import crash_point
 
 if TYPE_CHECKING:
     import httpx
 
-    from svc.pay.card import CardOffer
+    from svc.pay.errors import Row
     from svc.pay.policy import PaymentPolicy
     from svc.pay.rails import Rail
+    from svc.store.ledger import Submission
 
 TASK_PRICE_USD = "1.500000"  # the spec's flat fee; the 402 challenge is what is checked
-MAX_FRESH_CHALLENGES = 1  # settlement_failed / identity_invalid: pay a fresh 402 once
-MAX_START_OVERS = 1  # a dead payment (refunded, consumed, failed, released): start over once
+MAX_FRESH_CHALLENGES = 1  # settlement_failed / identity_invalid: pay a fresh 402 once a run
+MAX_START_OVERS = 1  # a dead payment (refunded, consumed, failed, released): once a run
 MAX_PROVIDER_RETRIES = 3  # payment_provider_unavailable: re-send unchanged, with backoff
 MAX_CARD_FINISHES = 1  # payment_incomplete: wait on statusUrl once more
+RESUME_TASK_CHARS = 200  # longer task texts are named by file in a resume command
 
 
 @dataclass
@@ -57,56 +64,6 @@ class SubmitResult:
     billing: str | None
     replayed: bool
     rail: str = "x402"
-
-
-class LedgerJournal:
-    """A submission's proof, kept in the ledger so that every retry re-sends it."""
-
-    def __init__(self, ledger: L.Ledger, request_id: str) -> None:
-        self.ledger = ledger
-        self.request_id = request_id
-
-    def proof(self) -> str | None:
-        row = self.ledger.get(self.request_id)
-        return row.proof if row else None
-
-    def record(self, paid: Paid) -> None:
-        self.ledger.record_proof(
-            self.request_id,
-            method=paid.rail,
-            proof=paid.proof,
-            amount_atomic=paid.amount_atomic,
-            pay_to=paid.pay_to,
-            payer=paid.payer,
-            network=paid.network,
-            asset=paid.asset,
-        )
-
-
-class LedgerBudget:
-    """The daily cap, reserved in the ledger under this request id (shared by all processes)."""
-
-    def __init__(self, ledger: L.Ledger, request_id: str, rail: str, cap_atomic: int) -> None:
-        self.ledger = ledger
-        self.request_id = request_id
-        self.rail = rail
-        self.cap_atomic = cap_atomic
-
-    def reserve(self, amount_atomic: int) -> None:
-        from svc.pay.policy import PolicyRefusal
-        from svc.pay.x402 import atomic_to_usd
-
-        midnight = datetime.now().replace(hour=0, minute=0, second=0, microsecond=0)
-        spent = self.ledger.reserve_daily(
-            self.request_id, self.rail, amount_atomic, self.cap_atomic, midnight.timestamp()
-        )
-        if spent is not None:
-            raise PolicyRefusal(
-                f"refusing to pay: {atomic_to_usd(amount_atomic)} USD would exceed the daily cap "
-                f"of {atomic_to_usd(self.cap_atomic)} USD ({atomic_to_usd(spent)} USD spent today)",
-                code="daily_cap_exceeded",
-                hint="nothing was signed or paid; raise it with `svc config set daily_cap_usd`",
-            )
 
 
 def new_request_id() -> str:
@@ -121,18 +78,46 @@ def validate_request_id(value: str) -> str:
     return value
 
 
-def prepare(app: AppContext, body: dict[str, Any], request_id: str | None) -> str:
-    """Journal the submission (or find it again); returns its request id."""
-    ledger = app.ledger
+def resume_command(request_id: str, body: dict[str, Any]) -> str:
+    """The exact command that resumes a request without paying again."""
+    task = str(body.get("task", ""))
+    shown = shlex.quote(task) if len(task) <= RESUME_TASK_CHARS else "--file <the same task file>"
+    return f"svc submit --request-id {request_id} --email {shlex.quote(str(body['email']))} {shown}"
+
+
+def recent_duplicate(app: AppContext, body: dict[str, Any]) -> Submission | None:
+    """The latest submission of this very task and e-mail within the duplicate window."""
+    import time
+
+    from svc.store.ledger import ledger_path
+
+    window = app.settings.duplicate_window_seconds
+    if window <= 0 or not ledger_path().exists():
+        return None
+    rows = app.ledger.recent_same_task(body, time.time() - window)
+    live = [r for r in rows if r.status not in (PayState.REJECTED, PayState.VOID)]
+    return live[0] if live else None
+
+
+def journal_for(
+    app: AppContext, body: dict[str, Any], request_id: str | None, rail: str = "x402"
+) -> RequestJournal:
+    """The request's journal (written now, or found again for a resume)."""
     rid = validate_request_id(request_id) if request_id else new_request_id()
-    existing = ledger.get(rid)
-    if existing and json.loads(existing.body) != body:
-        raise UsageError(
-            f"request id {rid} was already used for a different task; "
-            "use a new id, or the same task text and e-mail to resume it"
-        )
-    ledger.create_submission(rid, app.settings.base_url, str(body["email"]), body)
-    return rid
+    cap = app.settings.daily_cap_usd
+    cap_atomic = None
+    if cap is not None:
+        from svc.pay.x402 import usd_to_atomic
+
+        cap_atomic = usd_to_atomic(cap)
+    return open_journal(
+        app.ledger,
+        lambda: app.secrets,
+        request_id=rid,
+        base_url=app.settings.base_url,
+        body=body,
+        cap_atomic=cap_atomic,
+    )
 
 
 def submit(
@@ -144,24 +129,30 @@ def submit(
     trust_recipient: bool = False,
     rail: str = "x402",
 ) -> SubmitResult:
-    ledger = app.ledger
     policy = app.policy(max_price_usd=max_price_usd, trust_recipient=trust_recipient)
     policy.check_rail(rail)  # before anything is sent
-    rid = prepare(app, body, request_id)
-    crash_point("ledger_written")
-    existing = ledger.get(rid)
-    if existing and existing.method and existing.method != rail and existing.proof:
-        rail = existing.method  # resuming: the journaled proof decides the rail
-    cap = app.settings.daily_cap_usd
-    if cap is not None:
-        from svc.pay.x402 import usd_to_atomic
+    journal = journal_for(app, body, request_id, rail)
+    with journal.hold(on_wait=app.output.note):
+        crash_point("ledger_written")
+        row = journal.row()
+        if row.method and row.method != rail and row.has_proof:
+            rail = row.method  # resuming: the journaled proof decides the rail
+        if row.status == PayState.ACCEPTED and row.task_id:
+            return _already_accepted(app, row.task_id, journal.request_id, rail)
+        policy.budget = journal if journal.cap_atomic is not None else None
+        auth = PaidAuth(make_rail(app, rail, policy, journal), journal)
+        return _Run(app, body, journal, auth, rail)()
 
-        policy.budget = LedgerBudget(ledger, rid, rail, usd_to_atomic(cap))
-    auth = PaidAuth(make_rail(app, rail, policy, rid), LedgerJournal(ledger, rid))
-    return _run(app, body, rid, auth, rail)
+
+def _already_accepted(app: AppContext, task_id: str, request_id: str, rail: str) -> SubmitResult:
+    """A resume of an accepted request: its task, read for free, and nothing is sent to pay
+    (the proof, an MPP credential above all, was forgotten once the outcome was known)."""
+    detail = app.tasks.poll(task_id, app.free_call_auth())
+    task = {k: v for k, v in detail.items() if k != "events"}  # the task object of a submit
+    return SubmitResult(task, request_id, billing=None, replayed=True, rail=rail)
 
 
-def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, rid: str) -> Rail:
+def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: RequestJournal) -> Rail:
     if rail == "mpp":
         from svc.pay.mpp import SptSource
         from svc.pay.rails import MppRail
@@ -173,197 +164,262 @@ def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, rid: str) -> Ra
         )
         return MppRail(policy, source.token, app.settings.mpp_methods, on_pay=app.output.note)
     if rail == "card":
-        from svc.pay.card import CardCheckout
         from svc.pay.rails import CardRail
 
-        checkout = CardCheckout(
-            app.http,
-            app.output,
-            interactive=not app.settings.no_input,
-            open_browser=not app.settings.no_input,
-        )
-
-        def save(offer: CardOffer, link: str | None) -> None:
-            _save_card(app.ledger, rid, offer, link, status="pending")
-
-        def complete(offer: CardOffer) -> None:
-            app.ledger.set_card_status(rid, "complete")
-
-        return CardRail(policy, checkout, save, complete)
+        return CardRail(policy, card_checkout(app), journal)
     from svc.pay.negotiator import PROOF_HEADERS, X402Payer
     from svc.pay.rails import X402Rail
     from svc.pay.wallet import load_signer
     from svc.pay.x402 import PaymentRequirements, atomic_to_usd
 
     def on_pay(offer: PaymentRequirements) -> None:
-        app.output.note(f"paying {atomic_to_usd(offer.amount)} USD with x402 to {offer.pay_to}")
+        app.output.note(f"paying {atomic_to_usd(offer.amount):.2f} USD with x402 to {offer.pay_to}")
 
     payer = X402Payer(policy, lambda: load_signer(app.secrets), on_pay=on_pay)
     return X402Rail(payer, PROOF_HEADERS["task"])
 
 
-def _save_card(
-    ledger: L.Ledger, rid: str, offer: CardOffer, link: str | None, *, status: str
-) -> None:
-    ledger.save_card_payment(
-        rid,
-        payment_id=offer.payment_id,
-        pay_url=offer.pay_url,
-        status_url=offer.status_url,
-        checkout_url=link,
-        amount_atomic=offer.amount_atomic,
-        status=status,
-    )
-    ledger.update(
-        rid,
-        method="card",
-        amount_atomic=offer.amount_atomic,
-        pay_to=offer.recipient,
-        status=L.AWAITING_CARD if status == "pending" else L.PAYING,
+def card_checkout(app: AppContext, *, open_browser: bool = True) -> Any:
+    from svc.pay.card import CardCheckout
+
+    interactive = not app.settings.no_input
+    return CardCheckout(
+        app.http, app.output, interactive=interactive, open_browser=open_browser and interactive
     )
 
 
-def _run(
-    app: AppContext, body: dict[str, Any], rid: str, auth: PaidAuth, rail: str
-) -> SubmitResult:
-    """Send until accepted or a final answer, following the payment error table."""
-    ledger = app.ledger
-    fresh = start_over = provider = finishes = 0
-    while True:
-        row = ledger.get(rid)
-        if row is not None and not row.proof and row.status != L.SENT:
-            ledger.update(rid, status=L.SENT)
-        response = _send(app, body, rid, auth)
-        status = response.status_code
-        if status in (200, 202):
-            return _accepted(app, rid, response, rail)
-        decision = classify(status, response.content)
+@dataclass
+class _Tries:
+    """How often one run may follow each action of the payment error table."""
+
+    fresh: int = 0
+    start_over: int = 0
+    provider: int = 0
+    finishes: int = 0
+
+
+@dataclass
+class _Run:
+    """One run of a paid submission: send until accepted or a final answer."""
+
+    app: AppContext
+    body: dict[str, Any]
+    journal: RequestJournal
+    auth: PaidAuth
+    rail: str
+
+    def __call__(self) -> SubmitResult:
+        tries = _Tries()
+        while True:
+            response = self._send()
+            if response.status_code in (200, 202):
+                return self._accepted(response)
+            decision = classify(response.status_code, response.content)
+            _note_billing(self.app, self.journal, response)
+            if not self._follow(decision, tries):
+                self._reject(response, decision)
+
+    def _follow(self, decision: Row | None, tries: _Tries) -> bool:
+        """Act on a payment error the table says to retry; False when the run should stop."""
         action = decision.action if decision else Action.STOP
-        after = ledger.get(rid)
-        had_proof = bool(after and after.proof)
-        _note_billing(app, rid, response)
-        if action is Action.RETRY_UNCHANGED and provider < MAX_PROVIDER_RETRIES:
-            wait = app.http.retry.delay(provider)
-            provider += 1
-            app.output.note(f"the payment provider is unavailable; retrying in {wait:.1f} s")
-            app.http.sleep(wait)
-            continue
-        if action is Action.FRESH_CHALLENGE and had_proof and fresh < MAX_FRESH_CHALLENGES:
-            fresh += 1
-            ledger.forget_proof(rid, decision.code if decision else "refused")
-            reason = _reason(response)
-            app.output.note(
-                f"the payment was refused ({decision.code if decision else status}"
-                f"{': ' + reason if reason else ''}); nothing was charged. "
+        code = decision.code if decision else "refused"
+        if action is Action.RETRY_UNCHANGED and tries.provider < MAX_PROVIDER_RETRIES:
+            wait = self.app.http.retry.delay(tries.provider)
+            tries.provider += 1
+            self.app.output.note(f"the payment provider is unavailable; retrying in {wait:.1f} s")
+            self.app.http.sleep(wait)
+            return True
+        if action in (Action.FRESH_CHALLENGE, Action.START_OVER) and self.auth.carried_proof:
+            self.journal.void(code)  # proven void by the spec's code: a new proof may be signed
+            fresh = action is Action.FRESH_CHALLENGE
+            if (tries.fresh if fresh else tries.start_over) >= (
+                MAX_FRESH_CHALLENGES if fresh else MAX_START_OVERS
+            ):
+                return False
+            tries.fresh += fresh
+            tries.start_over += not fresh
+            self.app.output.note(
+                f"the payment was refused ({code}); nothing was charged. "
                 "Paying a fresh challenge once"
+                if fresh
+                else f"that payment can never be spent ({code}); starting over with a fresh 402"
             )
-            continue
-        if action is Action.START_OVER and start_over < MAX_START_OVERS:
-            start_over += 1
-            ledger.forget_proof(rid, decision.code if decision else "dead_payment")
-            if rail == "card":
-                ledger.set_card_status(rid, "dead")
-            app.output.note(
-                f"that payment can never be spent ({decision.code if decision else status}); "
-                "starting over with a fresh 402"
+            return True
+        if (
+            action is Action.FINISH_CARD
+            and self.rail == "card"
+            and tries.finishes < MAX_CARD_FINISHES
+        ):
+            tries.finishes += 1
+            finish_card(self.app, self.journal)
+            return True
+        return False
+
+    def _send(self) -> httpx.Response:
+        journal, auth = self.journal, self.auth
+        try:
+            return self.app.tasks.submit(self.body, journal.request_id, self.app.with_bearer(auth))
+        except (UnavailableError, ProtocolError) as exc:  # no answer, or an unreadable one
+            if auth.carried_proof:
+                raise _answer_lost(journal, self.body, exc.message) from None
+            journal.rejected(exc.code)
+            exc.hint = exc.hint or "nothing was charged"
+            raise
+        except HumanNeededError:  # a card page waits for a person: the row says so already
+            raise
+        except SvcError as exc:  # policy refusal, no wallet or token: before any signature
+            if not auth.carried_proof:
+                journal.rejected(exc.code)
+            raise
+
+    def _accepted(self, response: httpx.Response) -> SubmitResult:
+        app, journal = self.app, self.journal
+        try:
+            task = require_task_shape(parse_json(response, "submit"), "submit")
+        except ProtocolError as exc:
+            # Accepted (and, with a proof, charged) but unreadable: the task id is lost, not
+            # the task; a resume with the same request id gets the original task back.
+            if self.auth.carried_proof:
+                raise _answer_lost(journal, self.body, exc.message) from None
+            journal.rejected(exc.code)
+            raise
+        journal.accepted(task, response.status_code, response.headers)
+        crash_point("response_recorded")
+        billing = response.headers.get("svc-billing")
+        usage_error = response.headers.get("svc-usage-error")
+        if billing:
+            app.output.note(f"billing: {billing}")
+        if usage_error:
+            app.output.warn(
+                f"the service could not bill this call's usage ({usage_error}); "
+                "the task was accepted and is not re-sent"
             )
-            continue
-        if action is Action.FINISH_CARD and rail == "card" and finishes < MAX_CARD_FINISHES:
-            finishes += 1
-            _finish_card(app, rid)
-            continue
-        _reject(app, rid, response, decision)
+        replayed = bool(billing and parse_billing(billing).get("status") == "replayed")
+        return SubmitResult(task, journal.request_id, billing, replayed, self.rail)
+
+    def _reject(self, response: httpx.Response, decision: Row | None) -> None:
+        """A final answer that is not a task: say what happened to the money, keep what lives."""
+        journal, status = self.journal, response.status_code
+        resume = resume_command(journal.request_id, self.body)
+        if journal.row().status == PayState.REFUNDED:
+            kind = type(to_error(status, response.content, decision))  # its exit code
+            raise kind(
+                f"the service could not deliver the task (HTTP {status}); the payment was "
+                "refunded in full",
+                code="refunded",
+                status=status,
+                hint="nothing was kept; run the submit again later to pay a fresh 402",
+            )
+        if not self.auth.carried_proof:
+            error = to_error(status, response.content, decision)
+            error.hint = error.hint or "nothing was charged"
+            journal.rejected(error.code, status)
+            raise error
+        if journal.row().status == PayState.VOID:  # the table's retries are spent
+            raise to_error(status, response.content, decision)
+        not_processed = status == 429 or (
+            decision is not None and decision.action is Action.RETRY_UNCHANGED
+        )
+        if status >= 500 and not not_processed:
+            journal.unknown(f"http_{status}", status)
+            raise OutcomeUnknownError(
+                f"the paid submit failed with HTTP {status} after retries; it may or may not "
+                "have been charged and accepted",
+                hint="reconcile without paying again: " + resume,
+            )
+        # Refused, but not proven void (a 3xx, a 400, a 402 with no code, a 429, ...): the
+        # proof is kept, so no run of this request id signs a second one while it may settle.
+        error = to_error(
+            status,
+            response.content,
+            decision,
+            hint="the payment proof is kept (not charged, as far as the service says); the same "
+            "command re-sends it and never signs another: " + resume,
+        )
+        journal.refused(error.code, status)
+        raise error
 
 
-def _send(app: AppContext, body: dict[str, Any], rid: str, auth: PaidAuth) -> httpx.Response:
-    ledger = app.ledger
-    try:
-        return app.tasks.submit(body, rid, app.with_bearer(auth))  # bearer (if any) + payment
-    except (UnavailableError, ProtocolError) as exc:  # no answer, or one that cannot be read
-        row = ledger.get(rid)
-        if row and row.proof:
-            raise _answer_lost(ledger, rid, exc.message) from None
-        ledger.update(rid, status=L.REJECTED, error=exc.message)  # no proof left: no charge
-        exc.hint = exc.hint or "nothing was charged"
-        raise
-    except PaymentError as exc:  # policy refusal, no wallet/token: raised before any signature
-        row = ledger.get(rid)
-        if not (row and row.status == L.AWAITING_CARD):
-            ledger.update(rid, status=L.REJECTED, error=exc.code)
-        raise
-    except Exception as exc:  # HumanNeededError (card page pending) and the like
-        from svc.api.errors import HumanNeededError
-
-        if not isinstance(exc, HumanNeededError):
-            row = ledger.get(rid)
-            if row and not row.proof:
-                ledger.update(rid, status=L.REJECTED, error=type(exc).__name__)
-        raise
-
-
-def _answer_lost(ledger: L.Ledger, rid: str, why: str) -> OutcomeUnknownError:
+def _answer_lost(journal: RequestJournal, body: dict[str, Any], why: str) -> OutcomeUnknownError:
     """A request that carried a proof got no readable answer: it may have been charged."""
-    ledger.update(rid, status=L.UNKNOWN, error=why)
+    journal.unknown(why)
     return OutcomeUnknownError(
         f"the answer to the paid submit was lost ({why}); it may have been charged and accepted",
-        hint=f"reconcile without paying again: svc submit --request-id {rid} "
-        "with the same task and e-mail (see svc tasks)",
+        hint="reconcile without paying again (the same proof is re-sent): "
+        + resume_command(journal.request_id, body),
     )
 
 
-def _finish_card(app: AppContext, rid: str) -> None:
-    """payment_incomplete: wait on the saved statusUrl (a person), else exit 6."""
-    from svc.api.errors import HumanNeededError
-    from svc.pay.card import CardCheckout, CardOffer
+def finish_card(app: AppContext, journal: RequestJournal, *, open_browser: bool = True) -> None:
+    """A saved card payment to its proof: `svc pay card` and `payment_incomplete` alike."""
+    from svc.pay.card import CardOffer
+    from svc.pay.rails import settle_card
 
-    saved = app.ledger.card_payment(rid)
+    saved = journal.saved_card()
     if saved is None:
         raise PaymentError("the service says the card payment is incomplete, but none is saved")
-    offer = CardOffer(
-        saved["payment_id"], saved["amount_atomic"], saved["pay_url"], saved["status_url"]
-    )
-    interactive = not app.settings.no_input
-    if not interactive:
-        raise HumanNeededError(
-            f"the card payment is not finished: {saved['checkout_url'] or saved['pay_url']}",
-            code="payment_incomplete",
-            hint="finish it on the payment page, then: svc pay card " + rid,
+    if saved["status"] == "dead":
+        raise PaymentError(
+            "that card payment can never be spent",
+            code="payment_failed",
+            hint="start over: svc submit --pay card",
         )
-    CardCheckout(app.http, app.output, interactive=True).wait(offer)
+    offer = CardOffer(
+        str(saved["payment_id"]),
+        int(saved["amount_atomic"]),
+        str(saved["pay_url"]),
+        str(saved["status_url"]),
+    )
+    link = str(saved["checkout_url"] or saved["pay_url"])
+    checkout = card_checkout(app, open_browser=open_browser)
+    paid = settle_card(checkout, journal, offer, link, check_first=True)
+    if not journal.row().has_proof:
+        journal.record(paid)
 
 
-def _reason(response: httpx.Response) -> str | None:
-    from svc.pay.errors import error_code
+def pay_card(app: AppContext, request_id: str | None, *, open_browser: bool) -> SubmitResult:
+    """`svc pay card`: finish a saved card payment, then send its request, bound to its origin."""
+    import json
 
-    _, doc = error_code(response.content)
-    for key in ("settlementReason", "reason", "detail"):
-        value = doc.get(key)
-        if isinstance(value, str):
-            from svc.ui.sanitize import clean
+    from svc.api.errors import NotFoundError
 
-            return clean(value, 200, single_line=True)
-    return None
+    saved = app.ledger.card_payment(request_id)
+    if saved is None:
+        target = f"request {request_id}" if request_id else "any submission"
+        raise NotFoundError(
+            f"no card payment is waiting for {target}",
+            hint="see `svc tasks`; a card payment starts with `svc submit --pay card`",
+        )
+    rid = str(saved["request_id"])
+    row = app.ledger.get(rid)
+    if row is None:
+        raise NotFoundError(f"request {rid} is not in the ledger")
+    body = json.loads(row.body)
+    journal = journal_for(app, body, rid, "card")  # refuses another origin, sends nothing
+    with journal.hold(on_wait=app.output.note):
+        if journal.row().status != PayState.ACCEPTED:
+            finish_card(app, journal, open_browser=open_browser)
+        return submit(app, body, request_id=rid, rail="card")
 
 
-def _note_billing(app: AppContext, rid: str, response: httpx.Response) -> None:
+def _note_billing(app: AppContext, journal: RequestJournal, response: httpx.Response) -> None:
     """svc-billing is shown and stored; a refund is recorded against the submission."""
     billing = response.headers.get("svc-billing")
     if not billing:
         return
-    from svc.ui.sanitize import clean
-
-    app.output.note(f"billing: {clean(billing, 300, single_line=True)}")
+    app.output.note(f"billing: {billing}")
     fields = parse_billing(billing)
-    update: dict[str, Any] = {"billing": billing}
-    if fields.get("status") == "refunded":
-        from decimal import Decimal, InvalidOperation
+    if fields.get("status") != "refunded":
+        journal.note_billing(billing)
+        return
+    from decimal import Decimal, InvalidOperation
 
-        from svc.pay.x402 import usd_to_atomic
+    from svc.pay.x402 import usd_to_atomic
 
-        with contextlib.suppress(InvalidOperation, ValueError, ArithmeticError):
-            update["refunded_atomic"] = usd_to_atomic(Decimal(fields.get("amount_usd", "0")))
-        update["status"] = L.REFUNDED
-    app.ledger.update(rid, **update)
+    refunded = None
+    with contextlib.suppress(InvalidOperation, ValueError, ArithmeticError):
+        refunded = usd_to_atomic(Decimal(fields.get("amount_usd", "0")))
+    journal.refunded(refunded, billing)
 
 
 def parse_billing(value: str) -> dict[str, str]:
@@ -374,84 +430,3 @@ def parse_billing(value: str) -> dict[str, str]:
         if sep:
             out[key.strip().lower()] = val.strip()
     return out
-
-
-def _accepted(app: AppContext, rid: str, response: httpx.Response, rail: str) -> SubmitResult:
-    ledger = app.ledger
-    billing = response.headers.get("svc-billing")
-    try:
-        task = require_task_shape(parse_json(response, "submit"), "submit")
-    except ProtocolError as exc:
-        # Accepted (and, with a proof, charged) but unreadable: the task id is lost, not the
-        # task; a resume with the same request id gets the original task back.
-        row = ledger.get(rid)
-        if row and row.proof:
-            raise _answer_lost(ledger, rid, exc.message) from None
-        raise
-    receipt = response.headers.get("payment-receipt") or response.headers.get("payment-response")
-    usage_error = response.headers.get("svc-usage-error")
-    ledger.update(
-        rid,
-        status=L.ACCEPTED,
-        task_id=task["id"],
-        state=task["state"],
-        http_status=response.status_code,
-        billing=billing,
-        error=None,
-        receipt=receipt,
-        usage_error=usage_error,
-    )
-    if rail == "card":
-        ledger.set_card_status(rid, "used")
-    crash_point("response_recorded")
-    if billing:
-        from svc.ui.sanitize import clean
-
-        app.output.note(f"billing: {clean(billing, 300, single_line=True)}")
-    if usage_error:
-        from svc.ui.sanitize import clean
-
-        app.output.warn(
-            f"the service could not bill this call's usage ({clean(usage_error, 100)}); "
-            "the task was accepted and is not re-sent"
-        )
-    replayed = bool(billing and parse_billing(billing).get("status") == "replayed")
-    return SubmitResult(task=task, request_id=rid, billing=billing, replayed=replayed, rail=rail)
-
-
-def _reject(app: AppContext, rid: str, response: httpx.Response, decision: Any) -> None:
-    ledger = app.ledger
-    status = response.status_code
-    error = to_error(status, response.content, decision)
-    row = ledger.get(rid)
-    if row and row.status == L.REFUNDED:
-        error.message = (
-            f"the service could not deliver the task (HTTP {status}); the payment was "
-            "refunded in full"
-        )
-        error.hint = "nothing was kept; run the submit again later to pay a fresh 402"
-        raise error
-    if not (row and row.proof):
-        ledger.update(rid, status=L.REJECTED, http_status=status, error=error.code)
-        error.hint = error.hint or "nothing was charged"
-        raise error
-    not_processed = status == 429 or (
-        decision is not None and decision.action is Action.RETRY_UNCHANGED
-    )
-    if not_processed:
-        # Refused before payment was looked at: the proof stays valid for a later resume.
-        ledger.update(rid, status=L.REJECTED, http_status=status, error=error.code)
-        raise error
-    if status >= 500:
-        ledger.update(rid, status=L.UNKNOWN, http_status=status, error=error.code)
-        raise OutcomeUnknownError(
-            f"the paid submit failed with HTTP {status} after retries; it may or may not have "
-            "been charged and accepted",
-            hint=f"reconcile without paying again: svc submit --request-id {rid} "
-            "with the same task and e-mail (see svc tasks)",
-        )
-    # Any other refusal of a request that carried a proof: the proof was not charged and can
-    # never be; a later retry must pay afresh.
-    ledger.forget_proof(rid, error.code)
-    error.hint = error.hint or "nothing was charged"
-    raise error

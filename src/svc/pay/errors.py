@@ -102,7 +102,7 @@ TABLE: dict[str, Row] = {
             Action.STOP,
             PaymentError,
             "the service knows no such payment; nothing was charged for it",
-            "run the submit again without the payment id to pay a fresh 402",
+            "submit with a new --request-id to pay a fresh 402",
         ),
         Row(
             "payment_request_mismatch",
@@ -153,10 +153,21 @@ def classify(status: int, content: bytes) -> Row | None:
     return TABLE.get(code or "")
 
 
-def to_error(status: int, content: bytes, row: Row | None, what: str = "submit") -> SvcError:
-    """The SvcError for a final (not retried) payment error, with its exit code and money line."""
+def to_error(
+    status: int,
+    content: bytes,
+    row: Row | None,
+    what: str = "submit",
+    *,
+    hint: str | None = None,
+) -> SvcError:
+    """The SvcError for a final (not retried) payment error, with its exit code and money line.
+
+    `hint`, when given, is what to do next whatever the table says (the flow knows more: a
+    kept proof, a resume command); otherwise the table's hint, else "nothing was charged"."""
     error = error_from_response(status, content, what)
     if row is None:
+        error.hint = hint or error.hint
         return error
     _, body = error_code(content)
     retry_after = body.get("retry_after")
@@ -169,7 +180,7 @@ def to_error(status: int, content: bytes, row: Row | None, what: str = "submit")
         code=row.code,
         status=status,
         reason=error.reason,
-        hint=row.hint,
+        hint=hint or row.hint,
         body=error.body,
         exit_code=ExitCode(row.error.exit_code),
     )

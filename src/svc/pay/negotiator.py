@@ -36,7 +36,8 @@ class X402Payer:
         self.load_signer = load_signer
         self.on_pay = on_pay
 
-    def proof_for(self, response: httpx.Response) -> tuple[str, PaymentRequirements, str]:
+    def proof_for(self, response: httpx.Response) -> tuple[str, PaymentRequirements, str, float]:
+        """The proof, the offer it pays, the payer and the signed validBefore."""
         try:
             challenge = parse_challenge(response.headers, response.content)
         except X402Error as exc:
@@ -52,9 +53,9 @@ class X402Payer:
         if self.on_pay:
             self.on_pay(offer)
         try:
-            payload = signer.sign(offer)
+            payload = signer.sign(offer, max_window=self.policy.max_validity_seconds)
         except X402Error as exc:
             raise PaymentError(f"cannot sign the payment: {exc}") from None
         proof = encode_proof(challenge, offer, payload)
         self.policy.pin(offer)
-        return proof, offer, signer.address
+        return proof, offer, signer.address, float(payload["authorization"]["validBefore"])

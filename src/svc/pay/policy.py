@@ -8,13 +8,15 @@ it signs or reads a token: x402 through `choose`, MPP and card through `check_pa
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Protocol
 
 from svc.api.errors import PaymentError
-from svc.pay.x402 import PaymentRequirements, atomic_to_usd, usd_to_atomic
+from svc.pay.chains import caip2
+from svc.pay.x402 import PaymentRequirements, atomic_to_usd, usd_to_atomic, validity_window
 
 
 class PolicyRefusal(PaymentError):
@@ -30,9 +32,10 @@ class RecipientPins(Protocol):
 
 
 class DailyBudget(Protocol):
-    """Reserves an amount against today's cap (the ledger, shared by every process)."""
+    """Holds an amount against today's cap before a signature (the journal, shared by every
+    process); it counts until spent, void or, for x402, past `valid_before`."""
 
-    def reserve(self, amount_atomic: int) -> None: ...
+    def reserve(self, rail: str, amount_atomic: int, valid_before: float | None) -> None: ...
 
 
 RAILS = ("x402", "mpp", "card")
@@ -50,6 +53,8 @@ class PaymentPolicy:
     allowed_rails: Sequence[str] = RAILS
     # Set by the submit flow (it knows the request id the reservation belongs to).
     budget: DailyBudget | None = None
+    # The longest validity we sign into an x402 authorization, whatever the server asks.
+    max_validity_seconds: int = 300
 
     @property
     def max_atomic(self) -> int:
@@ -64,7 +69,8 @@ class PaymentPolicy:
             problem = self._problem(offer)
             if problem is None:
                 self._check_recipient(offer)
-                self.reserve(offer.amount)
+                window = validity_window(offer, self.max_validity_seconds)
+                self.reserve("x402", offer.amount, time.time() + window)
                 return offer
             refusals.append(problem)
         raise PolicyRefusal(
@@ -76,8 +82,11 @@ class PaymentPolicy:
     def _problem(self, offer: PaymentRequirements) -> str | None:
         if offer.scheme != "exact":
             return f"scheme {offer.scheme!r} is not supported (only 'exact')"
-        if offer.network not in self.allowed_networks:
-            return f"network {offer.network} is not allowed ({', '.join(self.allowed_networks)})"
+        if caip2(offer.network) not in {caip2(n) for n in self.allowed_networks}:
+            return (
+                f"network {caip2(offer.network)} is not allowed "
+                f"({', '.join(caip2(n) for n in self.allowed_networks)})"
+            )
         allowed = {a.lower() for a in self.allowed_assets}
         if offer.asset.lower() not in allowed:
             return f"asset {offer.asset} is not an allowed asset"
@@ -89,7 +98,7 @@ class PaymentPolicy:
         return None
 
     def _check_recipient(self, offer: PaymentRequirements) -> None:
-        self.check_recipient(offer.network, offer.asset, offer.pay_to)
+        self.check_recipient(caip2(offer.network), offer.asset, offer.pay_to)
 
     def check_recipient(self, network: str, asset: str, pay_to: str) -> None:
         pinned = self.pins.pinned(network, asset)
@@ -105,7 +114,7 @@ class PaymentPolicy:
         )
 
     def pin(self, offer: PaymentRequirements) -> None:
-        self.pin_recipient(offer.network, offer.asset, offer.pay_to)
+        self.pin_recipient(caip2(offer.network), offer.asset, offer.pay_to)
 
     def pin_recipient(self, network: str, asset: str, pay_to: str) -> None:
         if self.pins.pinned(network, asset) != pay_to:
@@ -144,8 +153,8 @@ class PaymentPolicy:
             )
         self.check_price(amount_atomic)
         self.check_recipient(network, "usd", pay_to)
-        self.reserve(amount_atomic)
+        self.reserve(rail, amount_atomic, None)  # counts until spent or proven void
 
-    def reserve(self, amount_atomic: int) -> None:
+    def reserve(self, rail: str, amount_atomic: int, valid_before: float | None) -> None:
         if self.budget is not None:
-            self.budget.reserve(amount_atomic)
+            self.budget.reserve(rail, amount_atomic, valid_before)

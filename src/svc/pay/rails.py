@@ -41,12 +41,17 @@ class Paid:
     payer: str
     network: str
     asset: str
+    valid_before: float | None = None  # x402: the signed validBefore (exposure ends there)
 
 
 class Journal(Protocol):
     def proof(self) -> str | None: ...
 
     def record(self, paid: Paid) -> None: ...
+
+    def sending(self, with_proof: bool) -> None: ...
+
+    def check_origin(self, url: object) -> None: ...
 
 
 class Rail(Protocol):
@@ -69,18 +74,30 @@ class MemoryJournal:
     def record(self, paid: Paid) -> None:
         self._proof = paid.proof
 
+    def sending(self, with_proof: bool) -> None:
+        pass
+
+    def check_origin(self, url: object) -> None:
+        pass  # a zero-amount proof is made for, and sent on, this one request
+
 
 class PaidAuth(httpx.Auth):
+    """Sends the request; pays a 402 once; re-sends a journaled proof, only to its origin."""
+
     requires_response_body = True
 
     def __init__(self, rail: Rail, journal: Journal) -> None:
         self.rail = rail
         self.journal = journal
+        self.carried_proof = False  # did the last request sent carry a proof?
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         proof = self.journal.proof()
         if proof:
-            self.rail.attach(request, proof)
+            self._attach(request, proof)
+        else:
+            self.journal.sending(False)
+            self.carried_proof = False
         response = yield request
         if response.status_code != 402 or proof:
             return
@@ -88,9 +105,15 @@ class PaidAuth(httpx.Auth):
         paid = self.rail.pay(response)
         self.journal.record(paid)  # before the proof leaves: every retry re-sends this one
         crash_point("proof_journaled")
-        self.rail.attach(request, paid.proof)
+        self._attach(request, paid.proof)
         yield request
         crash_point("proof_sent")
+
+    def _attach(self, request: httpx.Request, proof: str) -> None:
+        self.journal.check_origin(request.url)
+        self.rail.attach(request, proof)
+        self.journal.sending(True)
+        self.carried_proof = True
 
 
 # --- x402 ------------------------------------------------------------------------------------
@@ -104,8 +127,17 @@ class X402Rail:
         self.header = header
 
     def pay(self, response: httpx.Response) -> Paid:
-        proof, offer, payer = self.payer.proof_for(response)
-        return Paid("x402", proof, offer.amount, offer.pay_to, payer, offer.network, offer.asset)
+        proof, offer, payer, valid_before = self.payer.proof_for(response)
+        return Paid(
+            "x402",
+            proof,
+            offer.amount,
+            offer.pay_to,
+            payer,
+            offer.network,
+            offer.asset,
+            valid_before,
+        )
 
     def attach(self, request: httpx.Request, proof: str) -> None:
         request.headers[self.header] = proof
@@ -165,32 +197,31 @@ def spt_fingerprint(spt: str) -> str:
 # --- card ------------------------------------------------------------------------------------
 
 
+class CardJournal(Protocol):
+    def card_pending(self, offer: CardOffer, link: str | None) -> None: ...
+
+    def card_complete(self) -> None: ...
+
+    def card_dead(self, code: str) -> None: ...
+
+    @property
+    def request_id(self) -> str: ...
+
+
 class CardRail:
     """Pays a 402 through the hosted page; waits for a person, or saves it and exits 6."""
 
     name = "card"
 
-    def __init__(
-        self,
-        policy: PaymentPolicy,
-        checkout: CardCheckout,
-        save_pending: Callable[[CardOffer, str | None], None],
-        mark_complete: Callable[[CardOffer], None],
-    ) -> None:
+    def __init__(self, policy: PaymentPolicy, checkout: CardCheckout, journal: CardJournal) -> None:
         self.policy = policy
         self.checkout = checkout
-        self.save_pending = save_pending
-        self.mark_complete = mark_complete
+        self.journal = journal
 
     def pay(self, response: httpx.Response) -> Paid:
         from svc.pay.card import parse_offer
-        from svc.pay.x402 import atomic_to_usd
 
-        try:
-            body = json.loads(response.content)
-        except (ValueError, UnicodeDecodeError):
-            body = None
-        offer = parse_offer(body)
+        offer = parse_offer(_json_body(response))
         if offer is None:
             raise PaymentError(
                 "the service offers no card payment for this call",
@@ -199,24 +230,56 @@ class CardRail:
             )
         self.policy.check_payment("card", offer.amount_atomic, "card", offer.recipient)
         link = self.checkout.start(offer)
-        amount = f"{atomic_to_usd(offer.amount_atomic):.2f}"
-        self.checkout.show(link, amount)
-        if not self.checkout.interactive:
-            self.save_pending(offer, link)
-            raise HumanNeededError(
-                f"a person must pay {amount} USD by card on the payment page: {link}",
-                code="card_payment_pending",
-                hint="then resume without paying twice: svc pay card",
-            )
-        self.save_pending(offer, link)
-        self.checkout.wait(offer)
-        self.mark_complete(offer)
+        self.journal.card_pending(offer, link)
+        paid = settle_card(self.checkout, self.journal, offer, link, check_first=False)
         self.policy.pin_recipient("card", "usd", offer.recipient)
-        return Paid(
-            "card", offer.payment_id, offer.amount_atomic, offer.recipient, "card", "card", "usd"
-        )
+        return paid
 
     def attach(self, request: httpx.Request, proof: str) -> None:
         from svc.pay.card import PAYMENT_ID_HEADER
 
         request.headers[PAYMENT_ID_HEADER] = proof
+
+
+def _json_body(response: httpx.Response) -> object:
+    try:
+        return json.loads(response.content)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+
+
+def settle_card(
+    checkout: CardCheckout,
+    journal: CardJournal,
+    offer: CardOffer,
+    link: str,
+    *,
+    check_first: bool,
+) -> Paid:
+    """The one path from a started card payment to its proof (its id), for a first payment,
+    `svc pay card` and `payment_incomplete` alike: wait for the person on a terminal, else
+    leave it saved and exit 6. `check_first`: ask statusUrl before showing the page again."""
+    from svc.pay.x402 import atomic_to_usd
+
+    state = checkout.status(offer) if check_first else "pending"
+    if state == "dead":
+        journal.card_dead("card_payment_failed")
+        raise PaymentError(
+            "the card payment failed or was cancelled; nothing was charged",
+            code="card_payment_failed",
+            hint="start over: svc submit --pay card",
+        )
+    if state != "complete":
+        amount = f"{atomic_to_usd(offer.amount_atomic):.2f}"
+        checkout.show(link, amount)
+        if not checkout.interactive:
+            raise HumanNeededError(
+                f"a person must pay {amount} USD by card on the payment page: {link}",
+                code="card_payment_pending",
+                hint=f"then resume without paying twice: svc pay card {journal.request_id}",
+            )
+        checkout.wait(offer)
+    journal.card_complete()
+    return Paid(
+        "card", offer.payment_id, offer.amount_atomic, offer.recipient, "card", "card", "usd"
+    )

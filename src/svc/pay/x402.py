@@ -65,7 +65,6 @@ VALID_AFTER_SLACK_SECONDS: Final = 600
 _UINT256_MAX: Final = 2**256 - 1
 # Order of the secp256k1 group: a private key is an integer in [1, n-1].
 _SECP256K1_N: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
-_V1_NETWORKS: Final[Mapping[str, int]] = {"base": 8453, "base-sepolia": 84532}
 
 _DIGITS = re.compile(r"[0-9]{1,78}", re.ASCII)
 _USD = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+", re.ASCII)
@@ -313,9 +312,9 @@ def decode_receipt(value: str) -> dict[str, Any]:
 def chain_id(network: str) -> int:
     """EVM chain id of a network: CAIP-2 ``eip155:<n>``, or v1 ``base`` / ``base-sepolia``."""
     if isinstance(network, str):
-        if network in _V1_NETWORKS:
-            return _V1_NETWORKS[network]
-        match = _CAIP2_EVM.fullmatch(network)
+        from svc.pay.chains import caip2
+
+        match = _CAIP2_EVM.fullmatch(caip2(network))
         if match:
             return int(match.group(1))
     raise X402Error(f"unsupported x402 network {str(network)[:64]!r} (expected eip155:<chain id>).")
@@ -393,12 +392,14 @@ def build_authorization(
     payer_address: str,
     now: int,
     nonce: bytes | None = None,
+    max_window: int | None = None,
 ) -> dict[str, str]:
     """The EIP-3009 authorization for ``requirements``, every value a string.
 
-    ``validAfter = now - 600`` and ``validBefore = now + maxTimeoutSeconds``: compute ``now``
-    immediately before signing. The nonce is 32 fresh random bytes unless given; reuse a nonce
-    only to re-send the very same payment.
+    ``validAfter = now - 600`` and ``validBefore = now + min(maxTimeoutSeconds, max_window)``:
+    the server proposes the window, the client bounds it (an authorization can be settled by
+    whoever holds it until then). Compute ``now`` immediately before signing. The nonce is 32
+    fresh random bytes unless given; reuse a nonce only to re-send the very same payment.
     """
     _check_exact_evm(requirements)
     _address(payer_address, "the payer address")
@@ -414,7 +415,7 @@ def build_authorization(
         "to": requirements.pay_to,
         "value": str(requirements.amount),
         "validAfter": str(max(0, now - VALID_AFTER_SLACK_SECONDS)),
-        "validBefore": str(now + requirements.max_timeout_seconds),
+        "validBefore": str(now + validity_window(requirements, max_window)),
         "nonce": "0x" + nonce.hex(),
     }
 
@@ -483,6 +484,12 @@ def _private_key_bytes(private_key_hex: object) -> bytes:
     return key
 
 
+def validity_window(requirements: PaymentRequirements, max_window: int | None) -> int:
+    """Seconds the authorization stays valid: the challenge's, never more than ours."""
+    window = requirements.max_timeout_seconds
+    return window if max_window is None else max(1, min(window, max_window))
+
+
 class X402Signer:
     """Signs x402 ``exact`` payments with a local secp256k1 key.
 
@@ -519,14 +526,14 @@ class X402Signer:
         requirements: PaymentRequirements,
         now: int | None = None,
         nonce: bytes | None = None,
+        max_window: int | None = None,
     ) -> dict[str, Any]:
         """Sign a fresh authorization; returns the proof ``payload``: signature, authorization.
 
         ``now`` defaults to the current time, read here, right before signing.
         """
-        authorization = build_authorization(
-            requirements, self.address, int(time.time()) if now is None else now, nonce
-        )
+        when = int(time.time()) if now is None else now
+        authorization = build_authorization(requirements, self.address, when, nonce, max_window)
         message = typed_data(requirements, authorization)
         from eth_account import Account
 

@@ -47,6 +47,16 @@ KEYS: dict[str, ConfigKey] = {
         ConfigKey("mpp_methods", "list", "MPP methods in order of preference (default stripe)"),
         ConfigKey("spt_file", "str", "file holding a shared payment token for MPP (mode 0600)"),
         ConfigKey("spt_command", "str", "command printing a fresh shared payment token for MPP"),
+        ConfigKey(
+            "max_validity_seconds",
+            "seconds",
+            "longest validity signed into an x402 authorization (default 300)",
+        ),
+        ConfigKey(
+            "duplicate_window_seconds",
+            "seconds",
+            "ask before paying for the same task and e-mail again within this time (default 600)",
+        ),
     )
 }
 

@@ -12,7 +12,10 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +64,23 @@ CREATE TABLE IF NOT EXISTS card_payments (
     created_at   REAL NOT NULL,
     updated_at   REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS authorizations (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    request_id    TEXT NOT NULL,
+    rail          TEXT NOT NULL,
+    amount_atomic INTEGER NOT NULL,
+    origin        TEXT NOT NULL,
+    signed_at     REAL NOT NULL,
+    valid_before  REAL,
+    fingerprint   TEXT,
+    pay_to        TEXT,
+    network       TEXT,
+    status        TEXT NOT NULL,
+    refunded_atomic INTEGER NOT NULL DEFAULT 0,
+    updated_at    REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS authorizations_request ON authorizations(request_id);
+CREATE INDEX IF NOT EXISTS authorizations_signed ON authorizations(signed_at);
 """
 
 # Columns added after the first release; added to older ledgers on open (ALTER is guarded).
@@ -68,21 +88,56 @@ MIGRATIONS: dict[str, str] = {
     "receipt": "TEXT",  # the rail's receipt header (Payment-Receipt, PAYMENT-RESPONSE)
     "usage_error": "TEXT",  # svc-usage-error: served but not billed
     "refunded_atomic": "INTEGER",  # µUSD refunded (svc-billing status=refunded)
+    "origin": "TEXT",  # the normalised origin the request (and its proof) is bound to
+    "proof_fp": "TEXT",  # fingerprint of the live proof (an MPP credential itself is a secret)
 }
 
-# Submission statuses, in the order a submission moves through them.
-PREPARED = "prepared"  # row written, nothing sent yet
-SENT = "sent"  # request sent without proof (expecting a 402)
-PAYING = "paying"  # proof signed and journaled, being sent
-ACCEPTED = "accepted"  # the service answered 202 with a task
-REJECTED = "rejected"  # the service refused; nothing was charged
-UNKNOWN = "unknown"  # a paid request's answer was lost
-RESERVING = "reserving"  # the policy reserved the amount against the daily cap; not yet signed
-AWAITING_CARD = "awaiting_card"  # a card payment was started and waits for a person
-REFUNDED = "refunded"  # charged, then refunded in full (the service could not deliver)
 
-# Rows whose amount counts against the daily cap (may have been, or will be, charged).
-SPENDING = (RESERVING, PAYING, ACCEPTED, UNKNOWN, AWAITING_CARD)
+class PayState(StrEnum):
+    """Where a paid request is in its life. Only the named Ledger transitions set these."""
+
+    JOURNALED = "journaled"  # row written, nothing sent yet
+    CHALLENGED = "challenged"  # sent without proof (a 402 expected)
+    SIGNED = "signed"  # a proof is signed (or a card paid) and journaled, not yet sent
+    SENT = "sent"  # the proof left; waiting for the answer
+    ACCEPTED = "accepted"  # the service answered 202 with a task
+    REJECTED = "rejected"  # refused before any proof was sent; nothing charged
+    REFUSED = "refused"  # a proof was refused in a way that does not void it: it is kept
+    UNKNOWN = "unknown"  # a proof was sent and no readable answer came back
+    VOID = "void"  # the proof is proven void by the spec's codes; a new one may be signed
+    AWAITING_CARD = "awaiting_card"  # a card payment waits for a person
+    REFUNDED = "refunded"  # charged, then refunded in full (the service could not deliver)
+
+
+class CardState(StrEnum):
+    PENDING = "pending"  # the hosted page is started; a person has to pay
+    COMPLETE = "complete"  # paid; its id is the proof
+    USED = "used"  # the request it paid was accepted
+    DEAD = "dead"  # failed, cancelled or refunded: can never be spent
+
+
+class AuthState(StrEnum):
+    """One signed authorization's standing against the daily cap (exposure)."""
+
+    RESERVED = "reserved"  # the cap was checked and the amount held; signing follows
+    LIVE = "live"  # signed; may still be settled by whoever holds it
+    SPENT = "spent"  # accounted as paid (a 202 to the request that carried it)
+    REFUSED = "refused"  # the server refused it; an x402 one can still be settled until expiry
+    VOID = "void"  # proven void (MPP, card: the spec's codes); no longer counts
+
+
+# Statuses of ledgers written before the lifecycle had names of its own.
+LEGACY_STATUS = {"prepared": "journaled", "paying": "sent", "reserving": "journaled"}
+
+# Kept as module names for callers that read rows (svc tasks, spend, watch).
+ACCEPTED = PayState.ACCEPTED
+UNKNOWN = PayState.UNKNOWN
+AWAITING_CARD = PayState.AWAITING_CARD
+REFUNDED = PayState.REFUNDED
+# A proof in one of these states is live: the next send re-sends it.
+LIVE_PROOF = (PayState.SIGNED, PayState.SENT, PayState.REFUSED, PayState.UNKNOWN)
+# Authorizations that count against the cap while unexpired (SPENT counts for the day).
+EXPOSED = (AuthState.RESERVED, AuthState.LIVE, AuthState.REFUSED)
 
 
 @dataclass
@@ -110,16 +165,48 @@ class Submission:
     receipt: str | None = None
     usage_error: str | None = None
     refunded_atomic: int | None = None
+    origin: str | None = None
+    proof_fp: str | None = None
+
+    @property
+    def has_proof(self) -> bool:
+        """A live proof is journaled (in the row, or for MPP in the secret store)."""
+        return bool(self.proof or self.proof_fp)
 
     @property
     def paid(self) -> bool:
-        return self.status == ACCEPTED and bool(self.proof)
+        return self.status == PayState.ACCEPTED and self.has_proof
 
     def public_dict(self) -> dict[str, Any]:
         """The row as shown to users: everything but the proof and the body."""
-        doc = {k: v for k, v in self.__dict__.items() if k not in ("proof", "body", "receipt")}
-        doc["has_proof"] = bool(self.proof)
+        hidden = ("proof", "body", "receipt", "proof_fp")
+        doc = {k: v for k, v in self.__dict__.items() if k not in hidden}
+        doc["has_proof"] = self.has_proof
         return doc
+
+
+@dataclass
+class Authorization:
+    """One signed payment (or a reservation for one) and its standing against the cap."""
+
+    id: int
+    request_id: str
+    rail: str
+    amount_atomic: int
+    origin: str
+    signed_at: float
+    valid_before: float | None
+    fingerprint: str | None
+    pay_to: str | None
+    network: str | None
+    status: str
+    refunded_atomic: int
+    updated_at: float
+
+    def exposed(self, now: float) -> bool:
+        """Still counts as money that may leave: not known spent, not void, not expired."""
+        unexpired = self.valid_before is None or self.valid_before > now
+        return self.status in EXPOSED and unexpired
 
 
 def ledger_path() -> Path:
@@ -127,6 +214,8 @@ def ledger_path() -> Path:
 
 
 class Ledger:
+    """The rows of every submission; every status change is one of the named transitions."""
+
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or ledger_path()
         ensure_private_dir(self.path.parent)
@@ -151,26 +240,48 @@ class Ledger:
             except sqlite3.OperationalError as exc:  # another process added it first
                 if "duplicate column" not in str(exc):
                     raise
+        if self._db.execute("PRAGMA user_version").fetchone()[0] < 2:
+            self._migrate_names()
+
+    def _migrate_names(self) -> None:
+        """Ledgers of the first release: old status names, pins keyed by base-URL text."""
+        from svc.pay.origin import origin_of
+
+        with self._write():
+            for old, new in LEGACY_STATUS.items():
+                self._db.execute("UPDATE submissions SET status = ? WHERE status = ?", (new, old))
+            self._db.execute(
+                "UPDATE submissions SET status = 'challenged'"
+                " WHERE status = 'sent' AND proof IS NULL"
+            )
+            for row in self._db.execute("SELECT request_id, base_url FROM submissions").fetchall():
+                self._db.execute(
+                    "UPDATE submissions SET origin = COALESCE(origin, ?) WHERE request_id = ?",
+                    (origin_of(row["base_url"]), row["request_id"]),
+                )
+            for row in self._db.execute("SELECT rowid, base_url FROM recipients").fetchall():
+                self._db.execute(
+                    "UPDATE OR IGNORE recipients SET base_url = ? WHERE rowid = ?",
+                    (origin_of(row["base_url"]), row["rowid"]),
+                )
+            self._db.execute("PRAGMA user_version = 2")
+
+    @contextmanager
+    def _write(self) -> Iterator[None]:
+        """One IMMEDIATE transaction: a check and the write it allows cannot interleave."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
 
     def close(self) -> None:
         self._db.close()
 
-    # --- submissions -------------------------------------------------------------------------
-
-    def create_submission(
-        self, request_id: str, base_url: str, email: str, body: dict[str, Any]
-    ) -> Submission:
-        """Journal a submission before its first byte is sent. Idempotent per request id."""
-        now = time.time()
-        preview = " ".join(str(body.get("task", "")).split())[:120]
-        self._db.execute(
-            "INSERT OR IGNORE INTO submissions (request_id, base_url, email, task_preview, body,"
-            " status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (request_id, base_url, email, preview, json.dumps(body), PREPARED, now, now),
-        )
-        found = self.get(request_id)
-        assert found is not None
-        return found
+    # --- reading ----------------------------------------------------------------------------
 
     def get(self, request_id: str) -> Submission | None:
         row = self._db.execute(
@@ -178,9 +289,249 @@ class Ledger:
         ).fetchone()
         return Submission(**dict(row)) if row else None
 
-    def update(self, request_id: str, **fields: Any) -> None:
-        if not fields:
-            return
+    def submissions(self, *, limit: int | None = None) -> list[Submission]:
+        sql = "SELECT * FROM submissions ORDER BY created_at DESC"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        return [Submission(**dict(row)) for row in self._db.execute(sql)]
+
+    def recent_same_task(self, body: dict[str, Any], since: float) -> list[Submission]:
+        """Submissions of this very body (task and e-mail) created since `since`, newest first."""
+        rows = self._db.execute(
+            "SELECT * FROM submissions WHERE body = ? AND created_at >= ? ORDER BY created_at DESC",
+            (json.dumps(body), since),
+        )
+        return [Submission(**dict(row)) for row in rows]
+
+    def authorizations(self, *, since: float = 0.0) -> list[Authorization]:
+        rows = self._db.execute(
+            "SELECT * FROM authorizations WHERE signed_at >= ? ORDER BY signed_at", (since,)
+        )
+        return [Authorization(**dict(row)) for row in rows]
+
+    # --- the lifecycle of a paid request: each transition is one method ---------------------
+
+    def journal(self, request_id: str, origin: str, email: str, body: dict[str, Any]) -> Submission:
+        """Write the row before the first byte is sent. Idempotent per request id."""
+        now = time.time()
+        preview = " ".join(str(body.get("task", "")).split())[:120]
+        self._db.execute(
+            "INSERT OR IGNORE INTO submissions (request_id, base_url, origin, email, task_preview,"
+            " body, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                request_id,
+                origin,
+                origin,
+                email,
+                preview,
+                json.dumps(body),
+                PayState.JOURNALED,
+                now,
+                now,
+            ),
+        )
+        found = self.get(request_id)
+        assert found is not None
+        return found
+
+    def mark_challenged(self, request_id: str) -> None:
+        """The request goes out without a proof."""
+        self._set(request_id, status=PayState.CHALLENGED)
+
+    def reserve(
+        self,
+        request_id: str,
+        *,
+        rail: str,
+        amount_atomic: int,
+        origin: str,
+        valid_before: float | None,
+        cap_atomic: int | None,
+        since: float,
+    ) -> int | None:
+        """Hold `amount_atomic` against the cap before signing; None when held, else the
+        exposure already there. Check and hold are one transaction across processes."""
+        now = time.time()
+        with self._write():
+            exposure = self._exposure(since, now)
+            if cap_atomic is not None and exposure + amount_atomic > cap_atomic:
+                return exposure
+            self._db.execute(
+                "INSERT INTO authorizations (request_id, rail, amount_atomic, origin, signed_at,"
+                " valid_before, status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    request_id,
+                    rail,
+                    amount_atomic,
+                    origin,
+                    now,
+                    valid_before,
+                    AuthState.RESERVED,
+                    now,
+                ),
+            )
+        return None
+
+    def _exposure(self, since: float, now: float) -> int:
+        row = self._db.execute(
+            "SELECT COALESCE(SUM(amount_atomic - refunded_atomic), 0) FROM authorizations"
+            " WHERE signed_at >= ? AND (status = ? OR (status IN (?, ?, ?)"
+            " AND (valid_before IS NULL OR valid_before > ?)))",
+            (since, AuthState.SPENT, *EXPOSED, now),
+        ).fetchone()
+        return int(row[0])
+
+    def exposure(self, since: float) -> int:
+        """µUSD spent or still exposed (signed, not void, not expired) since `since`."""
+        return self._exposure(since, time.time())
+
+    def record_signature(
+        self,
+        request_id: str,
+        *,
+        rail: str,
+        proof: str | None,
+        fingerprint: str,
+        amount_atomic: int,
+        pay_to: str,
+        payer: str,
+        network: str,
+        asset: str,
+        valid_before: float | None,
+        origin: str,
+    ) -> None:
+        """Journal a signed proof before it is sent, so every retry re-sends this one.
+
+        `proof` is None when the proof itself is a secret (kept in the secret store)."""
+        now = time.time()
+        with self._write():
+            held = self._db.execute(
+                "UPDATE authorizations SET status = ?, fingerprint = ?, pay_to = ?, network = ?,"
+                " valid_before = COALESCE(?, valid_before), updated_at = ?"
+                " WHERE id = (SELECT MAX(id) FROM authorizations WHERE request_id = ?"
+                " AND status = ?)",
+                (
+                    AuthState.LIVE,
+                    fingerprint,
+                    pay_to,
+                    network,
+                    valid_before,
+                    now,
+                    request_id,
+                    AuthState.RESERVED,
+                ),
+            )
+            if held.rowcount == 0:  # no hold to turn live (a ledger older than holds)
+                self._db.execute(
+                    "INSERT INTO authorizations (request_id, rail, amount_atomic, origin,"
+                    " signed_at, valid_before, fingerprint, pay_to, network, status, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        request_id,
+                        rail,
+                        amount_atomic,
+                        origin,
+                        now,
+                        valid_before,
+                        fingerprint,
+                        pay_to,
+                        network,
+                        AuthState.LIVE,
+                        now,
+                    ),
+                )
+            self._set(
+                request_id,
+                method=rail,
+                proof=proof,
+                proof_fp=fingerprint,
+                amount_atomic=amount_atomic,
+                pay_to=pay_to,
+                payer=payer,
+                network=network,
+                asset=asset,
+                status=PayState.SIGNED,
+            )
+
+    def release_reservation(self, request_id: str) -> None:
+        """Signing did not happen (no key, a refusal after the hold): nothing is exposed."""
+        self._db.execute(
+            "DELETE FROM authorizations WHERE request_id = ? AND status = ?",
+            (request_id, AuthState.RESERVED),
+        )
+
+    def mark_sent(self, request_id: str) -> None:
+        """The journaled proof is on its way."""
+        self._set(request_id, status=PayState.SENT)
+
+    def mark_accepted(
+        self,
+        request_id: str,
+        *,
+        task_id: str,
+        state: str,
+        http_status: int,
+        billing: str | None,
+        receipt: str | None,
+        usage_error: str | None,
+    ) -> None:
+        with self._write():
+            self._set(
+                request_id,
+                status=PayState.ACCEPTED,
+                task_id=task_id,
+                state=state,
+                http_status=http_status,
+                billing=billing,
+                error=None,
+                receipt=receipt,
+                usage_error=usage_error,
+            )
+            self._set_auth(request_id, AuthState.SPENT, among=(AuthState.LIVE, AuthState.REFUSED))
+            self._set_card(request_id, CardState.USED)
+
+    def mark_rejected(self, request_id: str, error: str, http_status: int | None = None) -> None:
+        """Refused before any proof went out: nothing was charged."""
+        self._set(request_id, status=PayState.REJECTED, error=error, http_status=http_status)
+
+    def mark_refused(self, request_id: str, error: str, http_status: int | None = None) -> None:
+        """A proof was refused without the spec's word that it is void: keep it for resends."""
+        with self._write():
+            self._set(request_id, status=PayState.REFUSED, error=error, http_status=http_status)
+            self._set_auth(request_id, AuthState.REFUSED, among=(AuthState.LIVE,))
+
+    def mark_unknown(self, request_id: str, error: str, http_status: int | None = None) -> None:
+        """A proof went out and no readable answer came back: it may have been charged."""
+        self._set(request_id, status=PayState.UNKNOWN, error=error, http_status=http_status)
+
+    def void_proof(self, request_id: str, error: str, *, frees_cap: bool) -> None:
+        """The spec's codes prove the proof void: a new one may be signed. An x402
+        authorization still counts until it expires (`frees_cap` False): whoever holds it can
+        settle it, whatever the server said."""
+        with self._write():
+            self._set(request_id, proof=None, proof_fp=None, status=PayState.VOID, error=error)
+            after = AuthState.VOID if frees_cap else AuthState.REFUSED
+            self._set_auth(request_id, after, among=(AuthState.LIVE, AuthState.REFUSED))
+            self._set_card(request_id, CardState.DEAD)
+
+    def mark_refunded(self, request_id: str, refunded_atomic: int | None, billing: str) -> None:
+        with self._write():
+            self._set(
+                request_id,
+                status=PayState.REFUNDED,
+                refunded_atomic=refunded_atomic,
+                billing=billing,
+            )
+            self._db.execute(
+                "UPDATE authorizations SET status = ?, refunded_atomic = ?, updated_at = ?"
+                " WHERE request_id = ? AND status IN (?, ?, ?)",
+                (AuthState.SPENT, refunded_atomic or 0, time.time(), request_id, *EXPOSED),
+            )
+
+    def note_billing(self, request_id: str, billing: str) -> None:
+        self._set(request_id, billing=billing)
+
+    def _set(self, request_id: str, **fields: Any) -> None:
         fields["updated_at"] = time.time()
         cols = ", ".join(f"{name} = ?" for name in fields)
         self._db.execute(
@@ -188,72 +539,17 @@ class Ledger:
             (*fields.values(), request_id),
         )
 
-    def record_proof(
-        self,
-        request_id: str,
-        *,
-        method: str,
-        proof: str,
-        amount_atomic: int,
-        pay_to: str,
-        payer: str,
-        network: str,
-        asset: str,
-    ) -> None:
-        """Journal a signed proof before it is sent, so every retry re-sends this one."""
-        self.update(
-            request_id,
-            method=method,
-            proof=proof,
-            amount_atomic=amount_atomic,
-            pay_to=pay_to,
-            payer=payer,
-            network=network,
-            asset=asset,
-            status=PAYING,
+    def _set_auth(self, request_id: str, status: AuthState, *, among: tuple[str, ...]) -> None:
+        marks = ", ".join("?" for _ in among)
+        self._db.execute(
+            f"UPDATE authorizations SET status = ?, updated_at = ?"  # noqa: S608 - marks only
+            f" WHERE request_id = ? AND status IN ({marks})",
+            (status, time.time(), request_id, *among),
         )
-
-    def forget_proof(self, request_id: str, error: str) -> None:
-        """A proof the service refused (settlement failed): it can never be charged."""
-        self.update(request_id, proof=None, status=REJECTED, error=error)
-
-    def reserve_daily(
-        self, request_id: str, method: str, amount_atomic: int, cap_atomic: int, since: float
-    ) -> int | None:
-        """Reserve `amount_atomic` for this request against a daily cap, atomically.
-
-        Returns None when reserved, else what was already spent since `since` (the cap would be
-        exceeded). The check and the write are one IMMEDIATE transaction, so two processes can't
-        both squeeze under the cap.
-        """
-        marks = ", ".join("?" for _ in SPENDING)
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            row = self._db.execute(
-                "SELECT COALESCE(SUM(amount_atomic - COALESCE(refunded_atomic, 0)), 0) AS spent"  # noqa: S608 - only placeholders are formatted in
-                f" FROM submissions WHERE status IN ({marks}) AND created_at >= ?"
-                " AND request_id != ? AND amount_atomic IS NOT NULL",
-                (*SPENDING, since, request_id),
-            ).fetchone()
-            spent = int(row["spent"])
-            if spent + amount_atomic > cap_atomic:
-                self._db.execute("ROLLBACK")
-                return spent
-            self._db.execute(
-                "UPDATE submissions SET status = ?, method = ?, amount_atomic = ?, updated_at = ?"
-                " WHERE request_id = ?",
-                (RESERVING, method, amount_atomic, time.time(), request_id),
-            )
-            self._db.execute("COMMIT")
-        except BaseException:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
-            raise
-        return None
 
     # --- card payments waiting for a person ---------------------------------------------------
 
-    def save_card_payment(
+    def card_pending(
         self,
         request_id: str,
         *,
@@ -262,24 +558,49 @@ class Ledger:
         status_url: str,
         checkout_url: str | None,
         amount_atomic: int,
-        status: str,
+        recipient: str,
     ) -> None:
+        """A hosted card page was started; a person has to pay it."""
         now = time.time()
-        self._db.execute(
-            "INSERT OR REPLACE INTO card_payments (request_id, payment_id, pay_url, status_url,"
-            " checkout_url, amount_atomic, status, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
+        with self._write():
+            self._db.execute(
+                "INSERT OR REPLACE INTO card_payments (request_id, payment_id, pay_url,"
+                " status_url, checkout_url, amount_atomic, status, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    request_id,
+                    payment_id,
+                    pay_url,
+                    status_url,
+                    checkout_url,
+                    amount_atomic,
+                    CardState.PENDING,
+                    now,
+                    now,
+                ),
+            )
+            self._set(
                 request_id,
-                payment_id,
-                pay_url,
-                status_url,
-                checkout_url,
-                amount_atomic,
-                status,
-                now,
-                now,
-            ),
+                method="card",
+                amount_atomic=amount_atomic,
+                pay_to=recipient,
+                status=PayState.AWAITING_CARD,
+            )
+
+    def card_dead(self, request_id: str, error: str) -> None:
+        """The card payment failed or was cancelled: it can never be spent."""
+        with self._write():
+            self._set_card(request_id, CardState.DEAD)
+            self._set(request_id, proof=None, proof_fp=None, status=PayState.VOID, error=error)
+            self._set_auth(request_id, AuthState.VOID, among=EXPOSED)
+
+    def card_complete(self, request_id: str) -> None:
+        self._set_card(request_id, CardState.COMPLETE)
+
+    def _set_card(self, request_id: str, status: CardState) -> None:
+        self._db.execute(
+            "UPDATE card_payments SET status = ?, updated_at = ? WHERE request_id = ?",
+            (status, time.time(), request_id),
         )
 
     def card_payment(self, request_id: str | None = None) -> dict[str, Any] | None:
@@ -290,16 +611,12 @@ class Ledger:
             ).fetchone()
         else:
             row = self._db.execute(
-                "SELECT * FROM card_payments WHERE status = 'pending'"
-                " ORDER BY updated_at DESC LIMIT 1"
+                "SELECT * FROM card_payments WHERE status = ? ORDER BY updated_at DESC LIMIT 1",
+                (CardState.PENDING,),
             ).fetchone()
         return dict(row) if row else None
 
-    def set_card_status(self, request_id: str, status: str) -> None:
-        self._db.execute(
-            "UPDATE card_payments SET status = ?, updated_at = ? WHERE request_id = ?",
-            (status, time.time(), request_id),
-        )
+    # --- what the service said about a task since ------------------------------------------
 
     def set_task_state(self, task_id: str, state: str) -> None:
         self._db.execute(
@@ -307,22 +624,18 @@ class Ledger:
             (state, time.time(), task_id),
         )
 
-    def submissions(self, *, limit: int | None = None) -> list[Submission]:
-        sql = "SELECT * FROM submissions ORDER BY created_at DESC"
-        if limit:
-            sql += f" LIMIT {int(limit)}"
-        return [Submission(**dict(row)) for row in self._db.execute(sql)]
+    # --- recipients pinned on first use, per origin -----------------------------------------
 
-    def pinned_recipient(self, base_url: str, network: str, asset: str) -> str | None:
+    def pinned_recipient(self, origin: str, network: str, asset: str) -> str | None:
         row = self._db.execute(
             "SELECT pay_to FROM recipients WHERE base_url = ? AND network = ? AND lower(asset) = ?",
-            (base_url, network, asset.lower()),
+            (origin, network, asset.lower()),
         ).fetchone()
         return str(row["pay_to"]) if row else None
 
-    def pin_recipient(self, base_url: str, network: str, asset: str, pay_to: str) -> None:
+    def pin_recipient(self, origin: str, network: str, asset: str, pay_to: str) -> None:
         self._db.execute(
             "INSERT OR REPLACE INTO recipients (base_url, network, asset, pay_to, pinned_at)"
             " VALUES (?, ?, ?, ?, ?)",
-            (base_url, network, asset.lower(), pay_to, time.time()),
+            (origin, network, asset.lower(), pay_to, time.time()),
         )

@@ -1,0 +1,346 @@
+"""The life of one paid request, in one place: journal, origin, exposure, pins, secrets, lock.
+
+A paid submission moves through `PayState` (journaled → challenged → signed → sent →
+accepted | refused | unknown | void | rejected, and the card states). `RequestJournal` is the
+only writer of those states; the submit flow, the batch and `svc pay card` drive it.
+
+The promises it keeps, each in one method:
+
+* **Origin.** The row records the normalised origin (scheme, host, port) it was journaled for;
+  its proof is attached to a request only for that origin, and resuming the request id
+  against another base URL is refused before anything is sent (exit 2).
+* **One live authorization per request id.** A new proof is signed only when the row holds no
+  live one, i.e. after `void` (the spec's codes). Two processes on one request id serialise on
+  a lock file: the second waits, then re-sends the first one's proof (or gets its result).
+* **Exposure, not just spend.** Every signature is reserved against the daily cap before it
+  is made and counts until it is spent, expired (x402 `validBefore`) or, for MPP and card,
+  proven void. A server's refusal does not give the money back to the cap.
+* **Secrets stay in the secret store.** An MPP credential carries the SPT: it is kept in the
+  secret store under the request id for resends, the ledger holds only its fingerprint, and it
+  is deleted once the outcome is known.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from svc.api.errors import ConflictError, OutcomeUnknownError, UsageError
+from svc.pay.origin import origin_of
+from svc.store.ledger import CardState, Ledger, PayState, Submission
+
+if TYPE_CHECKING:
+    from svc.pay.card import CardOffer
+    from svc.pay.rails import Paid
+    from svc.store.secrets import SecretStore
+
+__all__ = ["CardState", "PayState", "RecipientPins", "RequestJournal", "open_journal"]
+
+LOCK_WAIT_SECONDS = 600.0  # another process may be waiting on a person (a card page)
+RESERVE_SLACK_SECONDS = 5  # the window is computed again, a moment later, when signing
+# Rails whose proof is itself a secret (the MPP credential carries the shared payment token).
+SECRET_PROOF_RAILS = frozenset({"mpp"})
+
+
+def proof_fingerprint(proof: str) -> str:
+    return hashlib.sha256(proof.encode()).hexdigest()[:16]
+
+
+def _proof_key(request_id: str) -> str:
+    return f"proof:{request_id}"
+
+
+def open_journal(
+    ledger: Ledger,
+    secrets: Callable[[], SecretStore],
+    *,
+    request_id: str,
+    base_url: str,
+    body: dict[str, Any],
+    cap_atomic: int | None = None,
+) -> RequestJournal:
+    """Journal the request (or find it again); refuses another task or another origin."""
+    origin = origin_of(base_url)
+    existing = ledger.get(request_id)
+    if existing is not None:
+        _check_resume(existing, request_id, origin, body)
+    else:
+        ledger.journal(request_id, origin, str(body["email"]), body)
+    return RequestJournal(ledger, secrets, request_id, origin, cap_atomic)
+
+
+def _check_resume(row: Submission, request_id: str, origin: str, body: dict[str, Any]) -> None:
+    import json
+
+    if json.loads(row.body) != body:
+        raise UsageError(
+            f"request id {request_id} was already used for a different task; "
+            "use a new id, or the same task text and e-mail to resume it"
+        )
+    bound = row.origin or origin_of(row.base_url)
+    if bound != origin:
+        raise UsageError(
+            f"request id {request_id} belongs to {bound}, not {origin}: its payment is never "
+            "sent to another origin; nothing was sent",
+            hint=f"resume it with --base-url {bound}, or submit with a new --request-id",
+        )
+
+
+class RequestJournal:
+    """One request id's row, its proof, its share of the daily cap and its lock."""
+
+    def __init__(
+        self,
+        ledger: Ledger,
+        secrets: Callable[[], SecretStore],
+        request_id: str,
+        origin: str,
+        cap_atomic: int | None = None,
+    ) -> None:
+        self.ledger = ledger
+        self._secrets = secrets
+        self.request_id = request_id
+        self.origin = origin
+        self.cap_atomic = cap_atomic
+
+    def row(self) -> Submission:
+        row = self.ledger.get(self.request_id)
+        assert row is not None  # journaled by open_journal
+        return row
+
+    # --- the proof ------------------------------------------------------------------------
+
+    def proof(self) -> str | None:
+        """The live proof to re-send, if any (never a second one while this one lives)."""
+        row = self.row()
+        if row.proof:
+            return row.proof
+        if not row.proof_fp:
+            return None
+        kept = self._secrets().get(_proof_key(self.request_id))
+        if kept is None or proof_fingerprint(kept) != row.proof_fp:
+            raise OutcomeUnknownError(
+                f"the payment credential of request {self.request_id} is no longer in the "
+                "secret store, so it cannot be re-sent; it may have been charged",
+                hint="see `svc tasks`; never pay this request again with another credential",
+            )
+        return kept
+
+    def check_origin(self, url: object) -> None:
+        """The last guard before a proof leaves: only to the origin it was made for."""
+        target = origin_of(str(url))
+        if target != self.origin:
+            raise UsageError(
+                f"refusing to send the payment proof of request {self.request_id} to {target}: "
+                f"it answers {self.origin}; nothing was sent"
+            )
+
+    def record(self, paid: Paid) -> None:
+        """Journal a fresh proof before it leaves, so every retry re-sends this one."""
+        secret = paid.rail in SECRET_PROOF_RAILS
+        if secret:
+            self._secrets().set(_proof_key(self.request_id), paid.proof)
+        self.ledger.record_signature(
+            self.request_id,
+            rail=paid.rail,
+            proof=None if secret else paid.proof,
+            fingerprint=proof_fingerprint(paid.proof),
+            amount_atomic=paid.amount_atomic,
+            pay_to=paid.pay_to,
+            payer=paid.payer,
+            network=paid.network,
+            asset=paid.asset,
+            valid_before=paid.valid_before,
+            origin=self.origin,
+        )
+
+    def _forget_secret(self) -> None:
+        if self.row().proof_fp and not self.row().proof:
+            self._secrets().delete(_proof_key(self.request_id))
+
+    # --- exposure against the daily cap (the policy's DailyBudget) -------------------------
+
+    def reserve(self, rail: str, amount_atomic: int, valid_before: float | None) -> None:
+        """Hold the amount against the cap before anything is signed, or refuse (exit 5)."""
+        self.ledger.release_reservation(self.request_id)  # a dead run's hold; we hold the lock
+        until = None if valid_before is None else valid_before + RESERVE_SLACK_SECONDS
+        midnight = datetime.now().replace(hour=0, minute=0, second=0, microsecond=0)
+        exposed = self.ledger.reserve(
+            self.request_id,
+            rail=rail,
+            amount_atomic=amount_atomic,
+            origin=self.origin,
+            valid_before=until,
+            cap_atomic=self.cap_atomic,
+            since=midnight.timestamp(),
+        )
+        if exposed is not None and self.cap_atomic is not None:
+            raise _cap_refusal(amount_atomic, self.cap_atomic, exposed)
+
+    # --- transitions ------------------------------------------------------------------------
+
+    def sending(self, with_proof: bool) -> None:
+        if with_proof:
+            self.ledger.mark_sent(self.request_id)
+        else:
+            self.ledger.mark_challenged(self.request_id)
+
+    def accepted(self, task: dict[str, Any], http_status: int, headers: Any) -> None:
+        self.ledger.mark_accepted(
+            self.request_id,
+            task_id=str(task["id"]),
+            state=str(task["state"]),
+            http_status=http_status,
+            billing=headers.get("svc-billing"),
+            receipt=headers.get("payment-receipt") or headers.get("payment-response"),
+            usage_error=headers.get("svc-usage-error"),
+        )
+        self._forget_secret()
+
+    def rejected(self, code: str, http_status: int | None = None) -> None:
+        """Refused, or failed, before any proof went out: nothing was charged."""
+        self.ledger.release_reservation(self.request_id)
+        row = self.row()
+        if row.status != PayState.AWAITING_CARD and not row.has_proof:
+            self.ledger.mark_rejected(self.request_id, code, http_status)
+
+    def refused(self, code: str, http_status: int | None = None) -> None:
+        """A proof was refused without proof that it is void: it is kept for the resend."""
+        self.ledger.mark_refused(self.request_id, code, http_status)
+
+    def unknown(self, why: str, http_status: int | None = None) -> None:
+        self.ledger.mark_unknown(self.request_id, why, http_status)
+
+    def void(self, code: str) -> None:
+        """The spec's codes prove the proof void: a new one may be signed (within the cap)."""
+        rail = self.row().method or "x402"
+        self._forget_secret()
+        self.ledger.void_proof(self.request_id, code, frees_cap=rail != "x402")
+
+    def refunded(self, refunded_atomic: int | None, billing: str) -> None:
+        self.ledger.mark_refunded(self.request_id, refunded_atomic, billing)
+        self._forget_secret()
+
+    def note_billing(self, billing: str) -> None:
+        self.ledger.note_billing(self.request_id, billing)
+
+    # --- card payments (a person pays on a hosted page) ------------------------------------
+
+    def card_pending(self, offer: CardOffer, link: str | None) -> None:
+        self.ledger.card_pending(
+            self.request_id,
+            payment_id=offer.payment_id,
+            pay_url=offer.pay_url,
+            status_url=offer.status_url,
+            checkout_url=link,
+            amount_atomic=offer.amount_atomic,
+            recipient=offer.recipient,
+        )
+
+    def card_complete(self) -> None:
+        self.ledger.card_complete(self.request_id)
+
+    def card_dead(self, code: str) -> None:
+        self.ledger.card_dead(self.request_id, code)
+
+    def saved_card(self) -> dict[str, Any] | None:
+        return self.ledger.card_payment(self.request_id)
+
+    # --- two processes on one request id ---------------------------------------------------
+
+    @contextmanager
+    def hold(self, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+        """Serialise every run of this request id on this machine (re-entrant per process)."""
+        with _request_lock(self.ledger, self.request_id, on_wait):
+            yield
+
+
+def _cap_refusal(amount_atomic: int, cap_atomic: int, exposed: int) -> Exception:
+    from svc.pay.policy import PolicyRefusal
+    from svc.pay.x402 import atomic_to_usd
+
+    return PolicyRefusal(
+        f"refusing to pay: {atomic_to_usd(amount_atomic):.2f} USD would exceed the daily cap of "
+        f"{atomic_to_usd(cap_atomic):.2f} USD ({atomic_to_usd(exposed):.2f} USD spent or "
+        "authorized and not expired today)",
+        code="daily_cap_exceeded",
+        hint="nothing was signed or paid; see `svc spend`; raise it with "
+        "`svc config set daily_cap_usd`",
+    )
+
+
+# --- the per-request lock: a lock file the kernel releases if the holder dies ----------------
+
+_LOCKS: dict[str, threading.RLock] = {}
+_DEPTH: dict[str, int] = {}  # read and written only by the thread holding that key's RLock
+_GUARD = threading.Lock()
+
+
+@contextmanager
+def _request_lock(
+    ledger: Ledger, request_id: str, on_wait: Callable[[str], None] | None
+) -> Iterator[None]:
+    """flock is per open file: a process locking the same file twice would wait on itself, so
+    the file is locked once per process and threads queue on an RLock (re-entrant: `svc pay
+    card` finishes the card, then submits, under one hold)."""
+    key = hashlib.sha256(request_id.encode()).hexdigest()[:32]
+    with _GUARD:
+        local = _LOCKS.setdefault(key, threading.RLock())
+    with local:
+        depth = _DEPTH.get(key, 0)
+        fd = _lock_file(ledger, key, request_id, on_wait) if depth == 0 else None
+        _DEPTH[key] = depth + 1
+        try:
+            yield
+        finally:
+            _DEPTH[key] = depth
+            if fd is not None:
+                os.close(fd)  # closing the descriptor drops the flock
+
+
+def _lock_file(
+    ledger: Ledger, key: str, request_id: str, on_wait: Callable[[str], None] | None
+) -> int:
+    import fcntl
+
+    folder = ledger.path.parent / "locks"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    fd = os.open(folder / f"{key}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    told = False
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                os.close(fd)
+                raise ConflictError(
+                    f"another svc process is still handling request {request_id}",
+                    code="request_busy",
+                    hint="wait for it to finish, then run the same command again",
+                ) from None
+            if not told and on_wait is not None:
+                on_wait(f"waiting for another svc process that is handling request {request_id}")
+                told = True
+            time.sleep(0.05)
+
+
+class RecipientPins:
+    """Recipients pinned on first use, keyed by the normalised origin (not the URL text)."""
+
+    def __init__(self, ledger: Callable[[], Ledger], base_url: str) -> None:
+        self._ledger = ledger
+        self.origin = origin_of(base_url)
+
+    def pinned(self, network: str, asset: str) -> str | None:
+        return self._ledger().pinned_recipient(self.origin, network, asset)
+
+    def pin(self, network: str, asset: str, pay_to: str) -> None:
+        self._ledger().pin_recipient(self.origin, network, asset, pay_to)
