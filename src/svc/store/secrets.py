@@ -13,6 +13,9 @@ import json
 import os
 import stat
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
@@ -70,7 +73,7 @@ class FileBackend:
 
     def _write(self, data: dict[str, str]) -> None:
         ensure_private_dir(self.path.parent)
-        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(data, fh)
@@ -78,21 +81,38 @@ class FileBackend:
             os.fsync(fh.fileno())
         os.replace(tmp, self.path)
 
+    @contextmanager
+    def _exclusive(self) -> Iterator[None]:
+        """One read-modify-write at a time, across threads and processes (a batch journals
+        MPP credentials from several threads: a lost write would lose a proof)."""
+        import fcntl
+
+        ensure_private_dir(self.path.parent)
+        lock = self.path.with_name(self.path.name + ".lock")
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
     def get(self, key: str) -> str | None:
         return self._read().get(key)
 
     def set(self, key: str, value: str) -> None:
-        data = self._read()
-        data[key] = value
-        self._write(data)
+        with self._exclusive():
+            data = self._read()
+            data[key] = value
+            self._write(data)
 
     def delete(self, key: str) -> bool:
-        data = self._read()
-        if key not in data:
-            return False
-        del data[key]
-        self._write(data)
-        return True
+        with self._exclusive():
+            data = self._read()
+            if key not in data:
+                return False
+            del data[key]
+            self._write(data)
+            return True
 
 
 class KeyringBackend:
