@@ -15,6 +15,7 @@ from typing import Any
 from svc.api.errors import ProtocolError, SvcError, error_from_response
 from svc.api.tasks import TASKS_PATH
 from svc.context import AppContext
+from svc.pay.chains import caip2
 from svc.pay.policy import CARD_MIN_ATOMIC, PaymentPolicy, PolicyRefusal
 from svc.pay.x402 import atomic_to_usd
 
@@ -41,7 +42,7 @@ def probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None)
         offers["x402_error"] = str(exc)
     offers["x402"] = [
         {
-            "network": o.network,
+            "network": caip2(o.network),  # a v1 name shown as the chain it is
             "asset": o.asset,
             "amount_usd": str(atomic_to_usd(o.amount)),
             "pay_to": o.pay_to,
@@ -117,9 +118,9 @@ def _verdict(
                     "refusing to pay: "
                     + (next((p for p in problems if p), None) or "no x402 challenge offered")
                 )
-            policy.check_recipient(chosen.network, chosen.asset, chosen.pay_to)
+            policy.check_recipient(caip2(chosen.network), chosen.asset, chosen.pay_to)
             out.update(amount_usd=str(atomic_to_usd(chosen.amount)), pay_to=chosen.pay_to)
-            out["network"], out["asset"] = chosen.network, chosen.asset
+            out["network"], out["asset"] = caip2(chosen.network), chosen.asset
         elif rail == "mpp":
             picked = mpp.choose(challenges, app.settings.mpp_methods)
             policy.check_price(picked.amount_atomic)

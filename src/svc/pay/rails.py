@@ -128,13 +128,15 @@ class X402Rail:
 
     def pay(self, response: httpx.Response) -> Paid:
         proof, offer, payer, valid_before = self.payer.proof_for(response)
+        from svc.pay.chains import caip2
+
         return Paid(
             "x402",
             proof,
             offer.amount,
             offer.pay_to,
             payer,
-            offer.network,
+            caip2(offer.network),  # the ledger and `svc spend` speak in chains
             offer.asset,
             valid_before,
         )
