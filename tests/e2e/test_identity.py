@@ -637,7 +637,7 @@ def test_no_secret_in_output_traces_config_or_ledger(cli: Cli, sandbox: Sandbox)
         (config_dir / "identity.json").read_text(),
         *(p.read_text() for p in config_dir.glob("*.toml")),
     ]
-    ledger = b"".join(p.read_bytes() for p in (cli.home / "data").glob("*"))
+    ledger = b"".join(p.read_bytes() for p in (cli.home / "data").rglob("*") if p.is_file())
     texts = [*seen, *stored, ledger.decode("latin-1")]
     for text in texts:
         for secret in secrets:

@@ -15,7 +15,7 @@ from collections.abc import Generator
 import httpx
 
 from svc.api.errors import AuthError
-from svc.identity.platform import REGISTER_AGAIN
+from svc.errors import REGISTER_AGAIN
 from svc.identity.session import IdentitySession
 
 AGENT_HEADER = "svc-agent-authorization"

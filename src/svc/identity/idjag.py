@@ -13,21 +13,18 @@ import json
 import time
 from typing import Any
 
-from svc.api.errors import AuthError
+from svc.errors import CODES, AuthError
 
 ID_JAG_TYP = "oauth-id-jag+jwt"
-_HINTS = {
-    "invalid_request": "pass the ID-JAG your identity provider issued, unchanged",
-    "missing_verified_email": "the provider must assert the person's verified e-mail",
-    "login_required": "sign in again at the identity provider, then mint a fresh assertion",
-    "expired": "mint a fresh assertion: they live at most 10 minutes",
-}
 
 
 def _refuse(code: str, message: str) -> AuthError:
-    return AuthError(
-        f"{message} ({code}; checked before sending)", code=code, hint=_HINTS.get(code)
-    )
+    """The platform's own code for what it would refuse, with the one table's hint."""
+    known = CODES.get(code)
+    hint = known.hint if known else None
+    if code == "invalid_request":  # locally: the file is not an ID-JAG at all
+        hint = "pass the ID-JAG your identity provider issued, unchanged"
+    return AuthError(f"{message} ({code}; checked before sending)", code=code, hint=hint)
 
 
 def _segment(text: str, what: str) -> dict[str, Any]:

@@ -11,8 +11,8 @@ from typing import Any
 
 import httpx
 
-from svc.api.errors import AuthError, ProtocolError, SvcError, error_from_response
 from svc.api.http import Http, parse_json
+from svc.errors import AuthError, ProtocolError, SvcError, error_from_response
 
 WELL_KNOWN = "/.well-known/oauth-authorization-server"
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
@@ -27,34 +27,6 @@ ENDPOINT_KEYS = {
     "token": (None, "token_endpoint"),
 }
 
-REGISTER_AGAIN = "register again: svc identity register --force"
-HINTS: dict[str, str] = {
-    "invalid_request": "the identity platform could not read the request",
-    "invalid_login_hint": "use the person's plain e-mail address (plus-aliases are refused)",
-    "anonymous_registration_disabled": "register with --email or --assertion-file instead",
-    "service_auth_registration_disabled": "register with --anonymous or --assertion-file instead",
-    "issuer_not_enabled": "this identity provider is not trusted here; use --email or --anonymous",
-    "replay_detected": "an assertion is single-use: mint a fresh one",
-    "login_required": "sign in again at your identity provider, then mint a fresh assertion",
-    "interaction_required": "the person must confirm the link: svc identity claim",
-    "missing_verified_email": "the assertion needs the person's e-mail with email_verified true",
-    "invalid_audience": "mint the assertion for this identity platform's audience",
-    "expired": "mint a fresh assertion (they live at most 10 minutes)",
-    "invalid_signature": "the assertion's signature does not verify: mint a fresh one",
-    "invalid_claim_token": REGISTER_AGAIN,
-    "too_many_attempts": "wait a few minutes for a pending claim link to expire, then retry",
-    "invalid_user_code": "check the code shown on the page and try again",
-    "user_code_expired": "get a fresh link: svc identity claim",
-    "claim_denied": "the person declined the claim; " + REGISTER_AGAIN,
-    "claim_expired": REGISTER_AGAIN,
-    "already_claimed": REGISTER_AGAIN,
-    "invalid_grant": "refresh the credential (svc identity refresh) or " + REGISTER_AGAIN,
-    "unsupported_grant_type": "the identity platform does not accept this grant",
-    "invalid_refresh_token": REGISTER_AGAIN,
-    "bearer_required": "register an agent identity: svc identity register",
-    "invalid_token": "re-run the command; if it persists, " + REGISTER_AGAIN,
-}
-
 
 def identity_error(response: httpx.Response, what: str) -> SvcError:
     """The contract's error for a refusal by the identity platform: 4xx means exit 4."""
@@ -66,7 +38,7 @@ def identity_error(response: httpx.Response, what: str) -> SvcError:
         code=error.code,
         status=error.status,
         reason=error.reason,
-        hint=HINTS.get(error.code, error.hint),
+        hint=error.hint,  # from the one table of codes
         body=error.body,
     )
 

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from svc.api.errors import AuthError, ProtocolError, UnavailableError
-from svc.identity.platform import REGISTER_AGAIN, IdentityPlatform
+from svc.errors import REGISTER_AGAIN
+from svc.identity.platform import IdentityPlatform
 from svc.identity.store import Credential, CredentialStore
 
 

@@ -1,4 +1,4 @@
-"""The spec's payment error table, in one place: what each code means for us and what we do.
+"""How a paid request reads the spec's payment codes (rows of the one table, `svc.errors`).
 
 Every rail (x402, MPP, card) answers a refused or failed payment with one of these codes. The
 submit flow asks `classify` what to do next; nothing else in the client decides it. Actions:
@@ -15,125 +15,17 @@ submit flow asks `classify` what to do next; nothing else in the client decides 
 
 from __future__ import annotations
 
-import enum
 import json
-from dataclasses import dataclass
 from typing import Any
 
-from svc.api.errors import (
-    ConflictError,
-    ExitCode,
-    HumanNeededError,
-    PaymentError,
-    SvcError,
-    UnavailableError,
-    error_from_response,
-)
+from svc.errors import CODES, Action, Code, ExitCode, SvcError, error_from_response
 
+Row = Code  # a row of the one table, as the submit flow reads it
 
-class Action(enum.Enum):
-    RETRY_UNCHANGED = "retry_unchanged"
-    FRESH_CHALLENGE = "fresh_challenge"
-    START_OVER = "start_over"
-    FINISH_CARD = "finish_card"
-    STOP = "stop"
+# The codes a paid request acts on: the payment rows of `svc.errors.CODES`.
+TABLE: dict[str, Code] = {code: row for code, row in CODES.items() if row.money is not None}
 
-
-@dataclass(frozen=True)
-class Row:
-    code: str
-    action: Action
-    error: type[SvcError]
-    # What happened to the user's money, said plainly (appended to the error line).
-    money: str
-    hint: str
-
-
-_NOT_CHARGED = "nothing was charged"
-
-TABLE: dict[str, Row] = {
-    row.code: row
-    for row in (
-        Row(
-            "payment_provider_unavailable",
-            Action.RETRY_UNCHANGED,
-            UnavailableError,
-            _NOT_CHARGED,
-            "the payment provider is down; try again later with the same --request-id",
-        ),
-        Row(
-            "settlement_failed",
-            Action.FRESH_CHALLENGE,
-            PaymentError,
-            _NOT_CHARGED,
-            "the payment did not settle: fund the wallet or use another token or card, then retry",
-        ),
-        Row(
-            "identity_invalid",
-            Action.FRESH_CHALLENGE,
-            PaymentError,
-            _NOT_CHARGED,
-            "the payment proof was refused; retry to sign a fresh challenge",
-        ),
-        *(
-            Row(
-                code,
-                Action.START_OVER,
-                PaymentError,
-                "that payment can never be spent",
-                "run the submit again to pay a fresh 402",
-            )
-            for code in (
-                "payment_refunded",
-                "payment_consumed",
-                "payment_failed",
-                "payment_released",
-            )
-        ),
-        Row(
-            "payment_incomplete",
-            Action.FINISH_CARD,
-            HumanNeededError,
-            "the card payment is not finished",
-            "finish it on the payment page, then: svc pay card",
-        ),
-        Row(
-            "payment_unknown",
-            Action.STOP,
-            PaymentError,
-            "the service knows no such payment; nothing was charged for it",
-            "submit with a new --request-id to pay a fresh 402",
-        ),
-        Row(
-            "payment_request_mismatch",
-            Action.STOP,
-            PaymentError,
-            "that payment belongs to another request; nothing was charged for this one",
-            "submit with a new --request-id to pay a fresh 402",
-        ),
-        Row(
-            "payment_amount_mismatch",
-            Action.STOP,
-            PaymentError,
-            _NOT_CHARGED,
-            "the price changed since the challenge; run the submit again",
-        ),
-        Row(
-            "usage_not_priced",
-            Action.STOP,
-            ConflictError,
-            "the call could not be billed",
-            "the service priced this usage wrongly; report it to the service",
-        ),
-        Row(
-            "rate_limit_exceeded",
-            Action.STOP,  # the HTTP layer already waited and retried within its bounds
-            UnavailableError,
-            _NOT_CHARGED,
-            "the service is rate limiting; wait and run the same command again",
-        ),
-    )
-}
+__all__ = ["TABLE", "Action", "Row", "classify", "error_code", "to_error"]
 
 
 def error_code(content: bytes) -> tuple[str | None, dict[str, Any]]:
@@ -175,6 +67,7 @@ def to_error(
     if row.code == "rate_limit_exceeded" and isinstance(retry_after, int | float):
         message += f" (retry after {retry_after:g} s)"
     message += f"; {row.money}"
+    assert row.hint is not None  # every payment row says what to do next
     return row.error(
         message,
         code=row.code,

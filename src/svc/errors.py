@@ -1,0 +1,383 @@
+"""Every failure a user can meet, and every error code of the spec, in one place.
+
+Every failure becomes an `SvcError`: the CLI's top level prints its one-line message (and, in
+JSON mode, `{"error", "detail", "exit_code"}`) and exits with `exit_code`. `CODES` is the one
+table of the spec's codes (payment, access, identity): the error class (so the exit code),
+what a paid request does next (`Action`), what happened to the money, and the hint. The HTTP
+client, the payment flow and the identity client all read it; nothing rewrites it afterwards.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    ERROR = 1
+    USAGE = 2
+    TASK_FAILED = 3
+    AUTH = 4
+    PAYMENT = 5
+    HUMAN_NEEDED = 6
+    NOT_FOUND = 7
+    CONFLICT = 8
+    UNAVAILABLE = 9
+    OUTCOME_UNKNOWN = 10
+    INTERRUPTED = 130
+
+
+class SvcError(Exception):
+    """A failure with a machine code, a human message and the exit code the contract promises."""
+
+    exit_code: ExitCode = ExitCode.ERROR
+    default_code = "error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        status: int | None = None,
+        reason: str | None = None,
+        hint: str | None = None,
+        body: Any = None,
+        exit_code: ExitCode | None = None,
+        json_report: bool = True,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code or self.default_code
+        self.status = status
+        self.reason = reason
+        self.hint = hint
+        self.body = body
+        if exit_code is not None:
+            self.exit_code = exit_code
+        # False when stdout already carries the answer (a task whose state sets the exit code).
+        self.json_report = json_report
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {
+            "error": self.code,
+            "detail": self.message,
+            "exit_code": int(self.exit_code),
+        }
+        if self.status is not None:
+            doc["status"] = self.status
+        if self.reason:
+            doc["reason"] = self.reason
+        if self.hint:
+            doc["hint"] = self.hint
+        return doc
+
+
+class UsageError(SvcError):
+    exit_code = ExitCode.USAGE
+    default_code = "usage_error"
+
+
+class TaskEndedError(SvcError):
+    exit_code = ExitCode.TASK_FAILED
+    default_code = "task_not_completed"
+
+
+class AuthError(SvcError):
+    exit_code = ExitCode.AUTH
+    default_code = "unauthorized"
+
+
+class PaymentError(SvcError):
+    exit_code = ExitCode.PAYMENT
+    default_code = "payment_failed"
+
+
+class HumanNeededError(SvcError):
+    exit_code = ExitCode.HUMAN_NEEDED
+    default_code = "human_needed"
+
+
+class NotFoundError(SvcError):
+    exit_code = ExitCode.NOT_FOUND
+    default_code = "not_found"
+
+
+class ConflictError(SvcError):
+    exit_code = ExitCode.CONFLICT
+    default_code = "conflict"
+
+
+class UnavailableError(SvcError):
+    exit_code = ExitCode.UNAVAILABLE
+    default_code = "unavailable"
+
+
+class OutcomeUnknownError(SvcError):
+    exit_code = ExitCode.OUTCOME_UNKNOWN
+    default_code = "outcome_unknown"
+
+
+class Interrupted(SvcError):
+    """Ctrl-C where stopping has consequences: the message names the exact way back."""
+
+    exit_code = ExitCode.INTERRUPTED
+    default_code = "interrupted"
+
+
+class ProtocolError(SvcError):
+    """The server answered something that is not what the spec promises."""
+
+    default_code = "bad_response"
+
+
+class Action(enum.Enum):
+    """What a paid request does after a payment error (the spec's handling column)."""
+
+    RETRY_UNCHANGED = "retry_unchanged"  # same request id, same proof, after a backoff
+    FRESH_CHALLENGE = "fresh_challenge"  # the proof is void: sign a fresh 402, once
+    START_OVER = "start_over"  # the payment is dead for good: pay a new 402, once
+    FINISH_CARD = "finish_card"  # the card payment is not finished: wait on statusUrl
+    STOP = "stop"  # show it with its exit code; never retried
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    error: type[SvcError]
+    hint: str | None = None
+    action: Action = Action.STOP
+    # What happened to the user's money, said plainly (a payment code's error line ends with it).
+    money: str | None = None
+
+
+NOT_CHARGED = "nothing was charged"
+REGISTER_AGAIN = "register again: svc identity register --force"
+_DEAD = ("payment_refunded", "payment_consumed", "payment_failed", "payment_released")
+
+CODES: dict[str, Code] = {
+    c.code: c
+    for c in (
+        # --- payment and access -------------------------------------------------------------
+        Code(
+            "payment_provider_unavailable",
+            UnavailableError,
+            "the payment provider is down; try again later with the same --request-id",
+            Action.RETRY_UNCHANGED,
+            NOT_CHARGED,
+        ),
+        Code(
+            "settlement_failed",
+            PaymentError,
+            "the payment did not settle: fund the wallet or use another token or card, then retry",
+            Action.FRESH_CHALLENGE,
+            NOT_CHARGED,
+        ),
+        Code(
+            "identity_invalid",
+            PaymentError,
+            "the payment proof was refused; retry to sign a fresh challenge",
+            Action.FRESH_CHALLENGE,
+            NOT_CHARGED,
+        ),
+        *(
+            Code(
+                code,
+                PaymentError,
+                "run the submit again to pay a fresh 402",
+                Action.START_OVER,
+                "that payment can never be spent",
+            )
+            for code in _DEAD
+        ),
+        Code(
+            "payment_incomplete",
+            HumanNeededError,
+            "finish it on the payment page, then: svc pay card",
+            Action.FINISH_CARD,
+            "the card payment is not finished",
+        ),
+        Code(
+            "payment_unknown",
+            PaymentError,
+            "submit with a new --request-id to pay a fresh 402",
+            money="the service knows no such payment; nothing was charged for it",
+        ),
+        Code(
+            "payment_request_mismatch",
+            PaymentError,
+            "submit with a new --request-id to pay a fresh 402",
+            money="that payment belongs to another request; nothing was charged for this one",
+        ),
+        Code(
+            "payment_amount_mismatch",
+            PaymentError,
+            "the price changed since the challenge; run the submit again",
+            money=NOT_CHARGED,
+        ),
+        Code(
+            "usage_not_priced",
+            ConflictError,
+            "the service priced this usage wrongly; report it to the service",
+            money="the call could not be billed",
+        ),
+        Code(
+            "rate_limit_exceeded",
+            UnavailableError,  # the HTTP layer already waited and retried within its bounds
+            "the service is rate limiting; wait and run the same command again",
+            money=NOT_CHARGED,
+        ),
+        Code("bearer_required", AuthError, "register an agent identity: svc identity register"),
+        Code("invalid_token", AuthError, "re-run the command; if it persists, " + REGISTER_AGAIN),
+        Code(
+            "entitlements_not_available",
+            SvcError,
+            "this service sells no plans; pay as you go still works",
+        ),
+        Code("invalid_request", UsageError, "the request could not be read (a malformed body)"),
+        Code("payg_not_purchasable", UsageError, "pay-as-you-go needs no plan: just call the API"),
+        Code("seller_not_found", NotFoundError, "check --base-url: no seller at this host"),
+        Code("plan_not_found", NotFoundError, "use a plan id from `svc manifest`"),
+        Code("signing_secret_required", ConflictError, "the seller's setup is unfinished"),
+        # --- identity flow ---------------------------------------------------------------------
+        Code(
+            "invalid_login_hint",
+            AuthError,
+            "use the person's plain e-mail address (plus-aliases are refused)",
+        ),
+        Code(
+            "anonymous_registration_disabled",
+            AuthError,
+            "register with --email or --assertion-file instead",
+        ),
+        Code(
+            "service_auth_registration_disabled",
+            AuthError,
+            "register with --anonymous or --assertion-file instead",
+        ),
+        Code(
+            "issuer_not_enabled",
+            AuthError,
+            "this identity provider is not trusted here; use --email or --anonymous",
+        ),
+        Code("replay_detected", AuthError, "an assertion is single-use: mint a fresh one"),
+        Code(
+            "login_required",
+            AuthError,
+            "sign in again at your identity provider, then mint a fresh assertion",
+        ),
+        Code(
+            "interaction_required",
+            AuthError,
+            "the person must confirm the link: svc identity claim",
+        ),
+        Code(
+            "missing_verified_email",
+            AuthError,
+            "the assertion needs the person's e-mail with email_verified true",
+        ),
+        Code("invalid_audience", AuthError, "mint the assertion for this platform's audience"),
+        Code("expired", AuthError, "mint a fresh assertion (they live at most 10 minutes)"),
+        Code(
+            "invalid_signature",
+            AuthError,
+            "the assertion's signature does not verify: mint a fresh one",
+        ),
+        Code("invalid_claim_token", AuthError, REGISTER_AGAIN),
+        Code(
+            "too_many_attempts",
+            AuthError,
+            "wait a few minutes for a pending claim link to expire, then retry",
+        ),
+        Code("claim_not_confirmed", AuthError, "the person has not confirmed the link yet"),
+        Code("invalid_user_code", AuthError, "check the code shown on the page and try again"),
+        Code("user_code_expired", AuthError, "get a fresh link: svc identity claim"),
+        Code("claim_denied", AuthError, "the person declined the claim; " + REGISTER_AGAIN),
+        Code("claim_expired", AuthError, REGISTER_AGAIN),
+        Code("already_claimed", AuthError, REGISTER_AGAIN),
+        Code(
+            "invalid_grant",
+            AuthError,
+            "refresh the credential (svc identity refresh) or " + REGISTER_AGAIN,
+        ),
+        Code(
+            "unsupported_grant_type",
+            AuthError,
+            "the identity platform does not accept this grant",
+        ),
+        Code("invalid_refresh_token", AuthError, REGISTER_AGAIN),
+    )
+}
+
+_STATUS_EXIT: dict[int, type[SvcError]] = {
+    400: UsageError,
+    401: AuthError,
+    402: PaymentError,
+    403: AuthError,
+    404: NotFoundError,
+    409: ConflictError,
+    410: ConflictError,
+    422: UsageError,
+    429: UnavailableError,
+}
+
+
+def _json_or_none(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def describe_validation(detail: list[Any]) -> str:
+    """Turn the spec's validation error body into one readable sentence."""
+    parts: list[str] = []
+    for item in detail[:5]:
+        if not isinstance(item, dict):
+            continue
+        loc = [str(p) for p in item.get("loc", []) if p not in ("body", "query", "path")]
+        where = ".".join(loc) or "request"
+        parts.append(f"{where}: {item.get('msg', 'invalid')}")
+    return "; ".join(parts) or "the request failed validation"
+
+
+def error_from_response(status: int, content: bytes, what: str = "request") -> SvcError:
+    """Map an HTTP error response to the SvcError the contract asks for."""
+    body = _json_or_none(content)
+    code: str | None = None
+    detail: str | None = None
+    reason: str | None = None
+    if isinstance(body, dict):
+        raw_detail = body.get("detail")
+        if status == 422 and isinstance(raw_detail, list):
+            detail = describe_validation(raw_detail)
+            code = "validation_error"
+        elif isinstance(raw_detail, str):
+            detail = raw_detail
+        if isinstance(body.get("error"), str):
+            code = body["error"]
+        for key in ("reason", "settlementReason"):
+            if isinstance(body.get(key), str):
+                reason = body[key]
+    known = CODES.get(code or "")
+    cls = known.error if known else _STATUS_EXIT.get(status)
+    if cls is None:
+        cls = UnavailableError if status >= 500 else SvcError
+    message = f"{what} failed: HTTP {status}"
+    if code:
+        message += f" {code}"
+    if reason:
+        message += f" ({reason})"
+    if detail:
+        message += f": {detail}"
+    return cls(
+        message,
+        code=code or f"http_{status}",
+        status=status,
+        reason=reason,
+        hint=known.hint if known else None,
+        body=body,
+    )
