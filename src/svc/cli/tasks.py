@@ -46,7 +46,7 @@ def tasks(
         created = datetime.fromtimestamp(row.created_at).strftime("%Y-%m-%d %H:%M")
         paid = (
             f"{atomic_to_usd(row.amount_atomic)} {row.method}"
-            if row.amount_atomic and row.proof
+            if row.amount_atomic and row.has_proof
             else "-"
         )
         table.add_row(

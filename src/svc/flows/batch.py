@@ -32,6 +32,7 @@ from typing import IO, Any
 
 from svc.api.errors import ExitCode, SvcError, UsageError
 from svc.context import AppContext
+from svc.store.ledger import PayState
 from svc.ui.output import Output
 
 DEFAULT_CONCURRENCY = 8
@@ -306,7 +307,7 @@ def run_batch(app: AppContext, stream: IO[bytes], options: Options) -> int:
                 reporter.result(doc, int(item.exit_code))
                 continue
             row = app.ledger.get(item.request_id) if _has_ledger(app) else None
-            if row is not None and row.task_id and row.status == "accepted":
+            if row is not None and row.task_id and row.status == PayState.ACCEPTED:
                 reporter.result(
                     {
                         "line": item.number,

@@ -71,7 +71,7 @@ def open_journal(
     if existing is not None:
         _check_resume(existing, request_id, origin, body)
     else:
-        ledger.journal(request_id, origin, str(body["email"]), body)
+        ledger.journal(request_id, origin, str(body["email"]), body, base_url)
     return RequestJournal(ledger, secrets, request_id, origin, cap_atomic)
 
 

@@ -311,8 +311,17 @@ class Ledger:
 
     # --- the lifecycle of a paid request: each transition is one method ---------------------
 
-    def journal(self, request_id: str, origin: str, email: str, body: dict[str, Any]) -> Submission:
-        """Write the row before the first byte is sent. Idempotent per request id."""
+    def journal(
+        self,
+        request_id: str,
+        origin: str,
+        email: str,
+        body: dict[str, Any],
+        base_url: str | None = None,
+    ) -> Submission:
+        """Write the row before the first byte is sent. Idempotent per request id.
+
+        `origin` binds the request's proof; `base_url` is where its task lives (with a path)."""
         now = time.time()
         preview = " ".join(str(body.get("task", "")).split())[:120]
         self._db.execute(
@@ -320,7 +329,7 @@ class Ledger:
             " body, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 request_id,
-                origin,
+                base_url or origin,
                 origin,
                 email,
                 preview,
