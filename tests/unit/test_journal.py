@@ -225,3 +225,33 @@ def test_file_secrets_survive_concurrent_writers(tmp_path: Path) -> None:
     for i in range(24):
         assert store.get(f"proof:req_{i:08d}") == f"credential {i}"
     assert store.get("wallet") == "key"
+
+
+def test_approval_is_asked_last_and_a_no_signs_nothing() -> None:
+    from decimal import Decimal
+
+    from svc.pay.policy import PaymentPolicy, PolicyRefusal
+
+    asked: list[tuple[str, int, str]] = []
+
+    class _Pins:
+        def pinned(self, network: str, asset: str) -> str | None:
+            return None
+
+        def pin(self, network: str, asset: str, pay_to: str) -> None:
+            raise AssertionError("nothing is pinned before approval")
+
+    policy = PaymentPolicy(
+        max_price_usd=Decimal("1.50"),
+        allowed_networks=("eip155:8453",),
+        allowed_assets=("usdc",),
+        pins=_Pins(),
+        approve_payment=lambda rail, amount, to: asked.append((rail, amount, to)) is not None,
+    )
+    with pytest.raises(PolicyRefusal) as refused:
+        policy.check_payment("mpp", 1_500_000, "mpp:stripe", "realm.example")
+    assert refused.value.code == "payment_not_approved"
+    assert asked == [("mpp", 1_500_000, "realm.example")]
+    with pytest.raises(PolicyRefusal) as over:  # over the cap: refused before anyone is asked
+        policy.check_payment("mpp", 2_000_000, "mpp:stripe", "realm.example")
+    assert over.value.code == "policy_refused" and len(asked) == 1

@@ -55,6 +55,9 @@ class PaymentPolicy:
     budget: DailyBudget | None = None
     # The longest validity we sign into an x402 authorization, whatever the server asks.
     max_validity_seconds: int = 300
+    # Asked last, after every other check passed and before the cap is held or anything is
+    # signed: (rail, amount in µUSD, recipient) -> True to pay. None: no one to ask.
+    approve_payment: Callable[[str, int, str], bool] | None = None
 
     @property
     def max_atomic(self) -> int:
@@ -69,6 +72,7 @@ class PaymentPolicy:
             problem = self._problem(offer)
             if problem is None:
                 self._check_recipient(offer)
+                self._approve("x402", offer.amount, offer.pay_to)
                 window = validity_window(offer, self.max_validity_seconds)
                 self.reserve("x402", offer.amount, time.time() + window)
                 return offer
@@ -153,7 +157,19 @@ class PaymentPolicy:
             )
         self.check_price(amount_atomic)
         self.check_recipient(network, "usd", pay_to)
+        self._approve(rail, amount_atomic, pay_to)
         self.reserve(rail, amount_atomic, None)  # counts until spent or proven void
+
+    def _approve(self, rail: str, amount_atomic: int, pay_to: str) -> None:
+        if amount_atomic == 0 or self.approve_payment is None:
+            return
+        if not self.approve_payment(rail, amount_atomic, pay_to):
+            raise PolicyRefusal(
+                f"refusing to pay: the payment of {atomic_to_usd(amount_atomic):.2f} USD "
+                f"to {pay_to} was not approved",
+                code="payment_not_approved",
+                hint="nothing was signed or paid",
+            )
 
     def reserve(self, rail: str, amount_atomic: int, valid_before: float | None) -> None:
         if self.budget is not None:
