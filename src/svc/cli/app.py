@@ -116,7 +116,11 @@ def with_globals(func: Callable[..., Any]) -> Callable[..., Any]:
         flags: dict[str, Any] = dict(root.obj or {})
         flags.update({k: v for k, v in late.items() if v})
         root.obj = flags
-        ctx.obj = build_context(flags)
+        path = ctx.command_path.split()[1:3]
+        lenient = path[:1] == ["help"] or path == ["config", "path"]  # they help fix the file
+        ctx.obj = build_context(
+            flags, creates_profile=path == ["config", "set"], needs_config=not lenient
+        )
         return func(*args, **kwargs)
 
     wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]

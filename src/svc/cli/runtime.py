@@ -16,8 +16,13 @@ from svc.api.errors import ExitCode, SvcError
 from svc.context import AppContext
 
 
-def build_context(flags: dict[str, Any]) -> AppContext:
-    """The app context from the global flags (flag > environment > profile > default)."""
+def build_context(
+    flags: dict[str, Any], *, creates_profile: bool = False, needs_config: bool = True
+) -> AppContext:
+    """The app context from the global flags (flag > environment > profile > default).
+
+    `creates_profile`: the command writes the profile (`config set`), so it may not exist yet.
+    `needs_config`: False for commands that help fix a broken file (`help`, `config path`)."""
     from svc.settings import profile_name, resolve
     from svc.store.config import ConfigFile
     from svc.ui.output import Output
@@ -31,9 +36,20 @@ def build_context(flags: dict[str, Any]) -> AppContext:
         json_output=bool(flags.get("json_output")),
         no_input=bool(flags.get("no_input")),
         verbose=bool(flags.get("verbose")),
-        profile_values=config.profile(profile),
+        profile_values=_profile_values(config, profile, creates_profile, needs_config),
     )
     return AppContext(settings, Output(json_mode=settings.json_output), config)
+
+
+def _profile_values(
+    config: Any, profile: str, creates_profile: bool, needs_config: bool
+) -> dict[str, Any]:
+    try:
+        return dict(config.profile(profile, must_exist=not creates_profile))
+    except SvcError:
+        if needs_config:
+            raise
+        return {}
 
 
 def report(error: SvcError, json_mode: bool) -> int:

@@ -13,13 +13,14 @@ being silently ignored at payment time.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from svc.api.errors import UsageError
-from svc.settings import positive_seconds, usd_amount
+from svc.settings import DEFAULT_PROFILE, positive_seconds, usd_amount
 from svc.store.paths import config_dir, ensure_private_dir
 
 
@@ -92,23 +93,35 @@ class ConfigFile:
     def _load(self) -> dict[str, Any]:
         if self._data is None:
             try:
-                with self.path.open("rb") as fh:
-                    self._data = tomllib.load(fh)
+                text = self.path.read_bytes().decode("utf-8")
+                self._data = tomllib.loads(text)
             except FileNotFoundError:
                 self._data = {}
+                return self._data
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
                 raise UsageError(f"config file {self.path} is not valid TOML: {exc}") from None
             except OSError as exc:
                 raise UsageError(f"cannot read config file {self.path}: {exc.strerror}") from None
+            _Checker(self.path, text).check(self._data)
         return self._data
 
     def profiles(self) -> list[str]:
         found = self._load().get("profiles", {})
         return sorted(found) if isinstance(found, dict) else []
 
-    def profile(self, name: str) -> dict[str, Any]:
-        section = self._load().get("profiles", {}).get(name, {})
-        return dict(section) if isinstance(section, dict) else {}
+    def profile(self, name: str, *, must_exist: bool = True) -> dict[str, Any]:
+        """A profile's values. Naming one the file does not have is a mistake (a typo would
+        silently drop its money limits), except the default profile and `config set`."""
+        profiles = self._load().get("profiles", {})
+        if name not in profiles and must_exist and name != DEFAULT_PROFILE:
+            known = sorted(profiles)
+            raise UsageError(
+                f"profile {name!r} is not in {self.path}"
+                + (f" (profiles: {', '.join(known)})" if known else " (it has no profiles)")
+                + _did_you_mean(name, known),
+                hint=f"create it with: svc config set KEY VALUE --profile {name}",
+            )
+        return dict(profiles.get(name, {}))
 
     def set(self, profile: str, key: str, raw: str) -> Any:
         spec = KEYS.get(key)
@@ -138,3 +151,79 @@ class ConfigFile:
         with os.fdopen(fd, "wb") as fh:
             tomli_w.dump(data, fh)
         os.replace(tmp, self.path)
+
+
+def _did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+class _Checker:
+    """Every table, key and value of a config file is known and valid, or one line naming the
+    file and line: a hand-written `max_price_usd` under the wrong table must never be dropped."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.lines = text.splitlines()
+
+    def check(self, data: dict[str, Any]) -> None:
+        for name, value in data.items():
+            if name != "profiles":
+                self._fail(
+                    self._line(rf"\[\s*{re.escape(name)}\s*\]|{re.escape(name)}\s*="),
+                    f"unknown table or key {name!r} at the top level; settings go under "
+                    f"[profiles.NAME], e.g. [profiles.{DEFAULT_PROFILE}]",
+                )
+            if not isinstance(value, dict):
+                self._fail(self._line(r"profiles\s*="), "'profiles' must be a table of tables")
+            for profile, section in value.items():
+                self._check_profile(profile, section)
+
+    def _check_profile(self, profile: str, section: Any) -> None:
+        header = rf"\[\s*profiles\.{re.escape(profile)}\s*\]"
+        if not isinstance(section, dict):
+            self._fail(self._line(header), f"[profiles.{profile}] must be a table")
+        start = self._line(header)
+        for key, value in section.items():
+            where = self._line(rf"{re.escape(key)}\s*=", start)
+            spec = KEYS.get(key)
+            if spec is None:
+                self._fail(
+                    where,
+                    f"unknown key {key!r} in [profiles.{profile}]"
+                    + _did_you_mean(key, tuple(KEYS)),
+                )
+            try:
+                _check_value(spec, value)
+            except UsageError as exc:
+                self._fail(where, f"[profiles.{profile}] {exc.message}")
+
+    def _line(self, pattern: str, start: int = 0) -> int:
+        """The 1-based line where `pattern` starts a line (after `start`), else `start`."""
+        compiled = re.compile(rf"\s*(?:{pattern})")
+        for number, line in enumerate(self.lines[start:], start=start + 1):
+            if compiled.match(line):
+                return number
+        return start
+
+    def _fail(self, line: int, message: str) -> NoReturn:
+        where = f"{self.path}:{line}" if line else str(self.path)
+        raise UsageError(
+            f"{where}: {message}",
+            code="bad_config",
+            hint="edit that line (svc help environment lists every setting; "
+            "svc config set writes valid ones)",
+        )
+
+
+def _check_value(spec: ConfigKey, value: Any) -> None:
+    """A value as TOML gives it: lists for lists, text or numbers for the rest."""
+    if spec.kind == "list":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise UsageError(f"{spec.name} must be a list of strings, got {value!r}")
+        return
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise UsageError(f"{spec.name} must be text or a number, got {value!r}")
+    _coerce(spec, str(value))
