@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "manifest": ("svc.cli.manifest", "Show the catalog: services, meters, plans, prices."),
     "llms": ("svc.cli.llms", "Print the service's agent guide (llms.txt)."),
     "config": ("svc.cli.config_cmd", "Read and write the config file's profiles."),
+    "doctor": ("svc.cli.doctor", "Check the set-up (config, wallet, service, clock, caps)."),
     "sandbox": ("svc.cli.sandbox", "Run the local emulator of the whole service."),
     "completion": (
         "svc.cli.completion_cmd",

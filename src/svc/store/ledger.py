@@ -642,6 +642,14 @@ class Ledger:
         ).fetchone()
         return str(row["pay_to"]) if row else None
 
+    def pinned_recipients(self, origin: str) -> list[tuple[str, str]]:
+        """(network, pay_to) of every recipient pinned for an origin."""
+        rows = self._db.execute(
+            "SELECT network, pay_to FROM recipients WHERE base_url = ? ORDER BY network",
+            (origin,),
+        )
+        return [(str(r["network"]), str(r["pay_to"])) for r in rows]
+
     def pin_recipient(self, origin: str, network: str, asset: str, pay_to: str) -> None:
         self._db.execute(
             "INSERT OR REPLACE INTO recipients (base_url, network, asset, pay_to, pinned_at)"

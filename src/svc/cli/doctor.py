@@ -1,0 +1,37 @@
+"""`svc doctor`: check the set-up, explain each finding, exit with the first failure's code."""
+
+from __future__ import annotations
+
+import typer
+
+from svc.cli.app import current
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@app.command(
+    help="Check the set-up and explain what each finding means.\n\n"
+    "Checks the config file, the profile in effect, where secrets are kept (keyring or file, "
+    "and why), the wallet and its address, the service at the base URL (sandbox or real host, "
+    "and the clock against the service's Date header: x402 windows depend on it), the "
+    "identity platform and the stored credential, recipients pinned for this origin and what "
+    "is left of today's cap. Nothing is paid or signed. Exits 0 when nothing failed, else "
+    "with the contract's code of the first failing check.\n\n"
+    "\b\nExamples:\n"
+    "  svc doctor\n"
+    "  svc doctor --json | jq -r '.checks[] | select(.status != \"ok\") | .detail'"
+)
+def doctor() -> None:
+    from svc.flows.doctor import exit_code, run_checks
+
+    app_ctx = current()
+    findings = run_checks(app_ctx)
+    code = exit_code(findings)
+    checks = [f.as_dict() for f in findings]
+    if app_ctx.output.json_mode:
+        app_ctx.output.emit_json({"ok": code == 0, "exit_code": code, "checks": checks})
+    else:
+        from svc.ui.doctor import show_findings
+
+        show_findings(app_ctx.output, checks)
+    raise typer.Exit(code)

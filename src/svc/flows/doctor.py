@@ -1,0 +1,193 @@
+"""`svc doctor`: check the set-up and explain each finding, as data for `ui/` to draw.
+
+Each check returns a `Finding`: ok, warn (works, but worth knowing) or fail (a command that
+needs it will fail), with one line of detail and, when something is to be done, the command
+that does it. Checks never pay, never sign, never print secrets, and one failing check does
+not stop the others. The exit code is the contract's code of the first failing check.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from svc.context import AppContext
+from svc.errors import ExitCode, SvcError
+
+MAX_SKEW_SECONDS = 30.0  # x402 windows are minutes long; more skew than this is worth a warning
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    status: str  # ok | warn | fail
+    detail: str
+    fix: str | None = None
+    exit_code: int = 0  # the contract's code when status is fail
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _ok(check: str, detail: str) -> Finding:
+    return Finding(check, "ok", detail)
+
+
+def _warn(check: str, detail: str, fix: str | None = None) -> Finding:
+    return Finding(check, "warn", detail, fix)
+
+
+def _fail(check: str, error: SvcError) -> Finding:
+    return Finding(check, "fail", error.message, error.hint, int(error.exit_code))
+
+
+def config_check(app: AppContext) -> Finding:
+    path = app.config.path
+    if not path.exists():
+        return _ok("config", f"no config file at {path}: built-in defaults")
+    app.config.profiles()  # parses and checks every table, key and value
+    return _ok("config", f"{path} is valid ({len(app.config.profiles())} profile(s))")
+
+
+def profile_check(app: AppContext) -> Finding:
+    s = app.settings
+    return _ok(
+        "profile",
+        f"{s.profile}; base URL {s.base_url} ({s.sources.get('base_url', 'default')}); "
+        f"max price {s.max_price_usd} USD; pay {s.pay}",
+    )
+
+
+def secrets_check(app: AppContext) -> Finding:
+    import os
+
+    from svc.store.secrets import FileBackend
+
+    backend = app.secrets.backend
+    if isinstance(backend, FileBackend):
+        why = (
+            "SVC_KEYRING=file"
+            if os.environ.get("SVC_KEYRING", "").lower() == "file"
+            else "no usable OS keyring here"
+        )
+        return _warn("secrets", f"a 0600 file, {backend.path} ({why})")
+    return _ok("secrets", "the OS keyring")
+
+
+def wallet_check(app: AppContext) -> Finding:
+    from svc.pay.wallet import load_signer
+
+    try:
+        signer = load_signer(app.secrets)
+    except SvcError as error:
+        if app.settings.pay == "x402":
+            raise
+        return _warn("wallet", f"{error.message} (you pay by {app.settings.pay})", error.hint)
+    return _ok("wallet", f"{signer.address} (from {app.secrets.source('wallet_key')})")
+
+
+def service_check(app: AppContext) -> Finding:
+    """Reachable, what kind of host, and the clock: an x402 window depends on it."""
+    url = app.settings.base_url
+    started = time.time()
+    response = app.http.send("GET", url + "/manifest.json", what="manifest", resend_safe=True)
+    if response.status_code != 200:
+        from svc.errors import error_from_response
+
+        raise error_from_response(response.status_code, response.content, "manifest")
+    kind = "loopback: the local sandbox" if app.settings.is_loopback else "a real host"
+    skew = _skew(response.headers.get("date"), started)
+    detail = f"{url} answers ({kind}, {1000 * (time.time() - started):.0f} ms)"
+    if skew is None:
+        return _warn("service", detail + "; it sent no Date header to check the clock against")
+    if abs(skew) > MAX_SKEW_SECONDS:
+        return _warn(
+            "service",
+            detail + f"; this clock is {skew:+.0f} s off the service's: x402 windows may fail",
+            "set the system clock (NTP)",
+        )
+    return _ok("service", detail + f"; clock within {abs(skew):.0f} s of the service's")
+
+
+def _skew(date: str | None, sent: float) -> float | None:
+    if not date:
+        return None
+    try:
+        theirs = parsedate_to_datetime(date).timestamp()
+    except (TypeError, ValueError):
+        return None
+    return sent - theirs
+
+
+def identity_check(app: AppContext) -> Finding:
+    from svc.identity.store import has_credential
+
+    endpoints = app.identity.platform.endpoints()
+    stored = has_credential(app.settings.auth_base)
+    detail = f"{app.settings.auth_base} lists {len(endpoints)} endpoints"
+    if not stored:
+        return _warn(
+            "identity",
+            detail + "; no agent credential stored (pay-as-you-go needs none)",
+            "svc identity register",
+        )
+    return _ok("identity", detail + "; an agent credential is stored")
+
+
+def money_check(app: AppContext) -> Finding:
+    """Pinned recipients for this origin and what is left of today's cap."""
+    from datetime import datetime
+
+    from svc.pay.origin import origin_of
+    from svc.pay.x402 import atomic_to_usd, usd_to_atomic
+    from svc.store.ledger import ledger_path
+
+    if not ledger_path().exists():
+        return _ok("money", "nothing paid from this machine yet; no recipient pinned")
+    origin = origin_of(app.settings.base_url)
+    pins = app.ledger.pinned_recipients(origin)
+    midnight = datetime.now().replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
+    exposed = app.ledger.exposure(midnight)
+    cap = app.settings.daily_cap_usd
+    left = (
+        f"daily cap {cap:.2f} USD, {atomic_to_usd(max(0, usd_to_atomic(cap) - exposed)):.2f} left"
+        if cap is not None
+        else "no daily cap"
+    )
+    pinned = ", ".join(f"{network} {pay_to}" for network, pay_to in pins) or "none"
+    return _ok(
+        "money",
+        f"{atomic_to_usd(exposed):.2f} USD spent or authorized today; {left}; "
+        f"recipients pinned for {origin}: {pinned}",
+    )
+
+
+CHECKS: tuple[tuple[str, Callable[[AppContext], Finding]], ...] = (
+    ("config", config_check),
+    ("profile", profile_check),
+    ("secrets", secrets_check),
+    ("wallet", wallet_check),
+    ("service", service_check),
+    ("identity", identity_check),
+    ("money", money_check),
+)
+
+
+def run_checks(app: AppContext) -> list[Finding]:
+    findings = []
+    for name, check in CHECKS:
+        try:
+            findings.append(check(app))
+        except SvcError as error:
+            if error.exit_code == ExitCode.UNAVAILABLE and app.settings.is_loopback:
+                error.hint = error.hint or "the base URL is the local sandbox: svc sandbox serve &"
+            findings.append(_fail(name, error))
+    return findings
+
+
+def exit_code(findings: list[Finding]) -> int:
+    failed = [f.exit_code for f in findings if f.status == "fail"]
+    return failed[0] if failed else int(ExitCode.OK)

@@ -1,0 +1,102 @@
+"""`svc doctor` (issue 15.2): every check explained, secrets never shown, the contract's exit code."""
+
+from __future__ import annotations
+
+import re
+import threading
+import uuid
+from collections.abc import Iterator
+from email.utils import formatdate
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from tests.conftest import TEST_ADDRESS, TEST_KEY, Cli, Sandbox, unique_email
+
+pytestmark = pytest.mark.e2e
+
+
+def _checks(result: Any) -> dict[str, dict[str, Any]]:
+    return {c["check"]: c for c in result.json()["checks"]}
+
+
+def test_a_working_setup_passes_and_names_what_it_found(cli: Cli, sandbox: Sandbox) -> None:
+    cli.ok("config", "set", "daily_cap_usd", "4.50")
+    rid = f"req_{uuid.uuid4().hex}"
+    cli.ok("submit", "Doctor #complete", "--email", unique_email(), "--request-id", rid)
+    result = cli.ok("doctor", "--json")
+    doc = result.json()
+    assert doc["ok"] is True and doc["exit_code"] == 0
+    checks = _checks(result)
+    assert TEST_ADDRESS in checks["wallet"]["detail"]
+    assert (
+        "local sandbox" in checks["service"]["detail"]
+        and "clock within" in checks["service"]["detail"]
+    )
+    assert checks["secrets"]["status"] == "warn"  # SVC_KEYRING=file in the tests
+    money = checks["money"]["detail"]
+    assert "1.50 USD spent or authorized today" in money and "3.00 left" in money
+    assert "eip155:8453 0x" in money  # the recipient pinned by the payment
+    assert TEST_KEY[2:] not in result.stdout + result.stderr
+
+
+def test_nothing_set_up_fails_with_the_first_failure_and_says_how_to_fix(bare_cli: Cli) -> None:
+    result = bare_cli("doctor", "--json")
+    assert result.returncode == 5  # the wallet is checked before the service
+    checks = _checks(result)
+    assert checks["wallet"]["status"] == "fail" and "svc wallet create" in checks["wallet"]["fix"]
+    service = checks["service"]
+    assert service["status"] == "fail" and service["exit_code"] == 9
+    assert result.json()["ok"] is False
+
+
+def test_a_sandbox_base_url_that_is_down_says_how_to_start_it(bare_cli: Cli) -> None:
+    bare_cli.ok("wallet", "import", input=TEST_KEY + "\n")
+    result = bare_cli("doctor", "--json", env={"SVC_BASE_URL": "http://127.0.0.1:9"})
+    assert result.returncode == 9
+    assert "svc sandbox serve" in _checks(result)["service"]["fix"]
+
+
+def test_a_broken_config_file_is_the_one_line_it_always_is(bare_cli: Cli) -> None:
+    path = bare_cli.home / "config" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text("[profiles.default]\nmax_prise_usd = 1\n")
+    result = bare_cli("doctor")
+    assert result.returncode == 2 and f"{path}:2" in result.stderr
+
+
+class _SkewedHandler(BaseHTTPRequestHandler):
+    """A service whose clock is an hour behind (its Date header)."""
+
+    def do_GET(self) -> None:
+        body = b'{"services": []}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        import time
+
+        return formatdate(time.time() - 3600, usegmt=True)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def skewed_service() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _SkewedHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def test_clock_skew_against_the_service_is_a_warning(bare_cli: Cli, skewed_service: str) -> None:
+    result = bare_cli("doctor", "--json", env={"SVC_BASE_URL": skewed_service})
+    service = _checks(result)["service"]
+    assert service["status"] == "warn"
+    assert re.search(r"this clock is \+(3599|3600|3601) s off", service["detail"])
+    assert "NTP" in service["fix"]
