@@ -23,6 +23,7 @@ LOOPBACK_INTERVAL = 1.0
 # An x402 authorization can be settled by whoever holds it until its validBefore: the server
 # proposes the window (maxTimeoutSeconds), we never sign for longer than this.
 DEFAULT_MAX_VALIDITY = 300
+MIN_VALIDITY = 10
 # The same task for the same person again within this many seconds is likely an accident.
 DEFAULT_DUPLICATE_WINDOW = 600.0
 
@@ -192,14 +193,21 @@ def _payment_settings(s: Settings, pick: Any) -> None:
     s.spt_command = pick("spt_command", None, None)
     validity = pick("max_validity_seconds", None, "SVC_MAX_VALIDITY")
     if validity is not None:
-        s.max_validity_seconds = max(
-            1, int(positive_seconds(s.labelled("max_validity_seconds"), validity))
-        )
+        s.max_validity_seconds = validity_seconds(s.labelled("max_validity_seconds"), validity)
     window = pick("duplicate_window_seconds", None, "SVC_DUPLICATE_WINDOW")
     if window is not None:
         s.duplicate_window_seconds = _non_negative_seconds(
             s.labelled("duplicate_window_seconds"), window
         )
+
+
+def validity_seconds(label: str, raw: object) -> int:
+    """An x402 validity bound: whole seconds, at least MIN_VALIDITY (verifiers want a margin
+    before validBefore: a shorter window could never settle)."""
+    value = positive_seconds(label, raw)
+    if value < MIN_VALIDITY:
+        raise UsageError(f"{label} must be at least {MIN_VALIDITY} seconds, got {raw!r}")
+    return int(value)
 
 
 def _non_negative_seconds(label: str, raw: object) -> float:

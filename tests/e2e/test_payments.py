@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -426,3 +427,32 @@ def test_spend_report_by_day_task_and_rail(cli: Cli, sandbox: Sandbox) -> None:
     assert next(iter(doc["by_day"].values()))["paid_usd"] == "4.500000"
     bad = cli("spend", "--since", "yesterday")
     assert bad.returncode == 2 and "--since" in bad.stderr
+
+
+def test_refused_authorizations_count_against_the_cap_until_they_expire(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    """Exposure, not spend (issue 12.4): a server that answers every proof settlement_failed
+    gets two signatures under a 3.00 USD cap, whatever it claims; `svc spend` lists them as
+    outstanding until their validBefore, and only then does the cap have room again."""
+    cli.ok("config", "set", "daily_cap_usd", "3.00")
+    env = {"SVC_MAX_VALIDITY": "10"}  # the shortest window svc signs (verifiers want a margin)
+    pay_faults(sandbox, {"code": "settlement_failed", "count": 50, "rail": "x402"})
+    try:
+        first = submit(cli, "x402", rid(), env=env)
+        assert first.returncode == 5 and "insufficient_funds" in first.stderr  # signed twice
+        capped = submit(cli, "x402", rid(), env=env)
+        assert capped.returncode == 5 and "daily cap" in capped.stderr
+    finally:
+        sandbox.admin("DELETE", "/payment-faults")
+    spend = cli.ok("spend", "--json").json()
+    assert spend["outstanding_usd"] == "3.000000" and spend["total_usd"] == "0.000000"
+    assert [o["status"] for o in spend["outstanding"]] == ["refused", "refused"]
+    assert all(o["valid_until"] for o in spend["outstanding"])
+    assert (
+        cli("submit", "x", "--email", "a@example.com", env={"SVC_MAX_VALIDITY": "5"}).returncode
+        == 2
+    )
+    time.sleep(11)  # past every validBefore: nothing can settle them any more
+    assert cli.ok("spend", "--json").json()["outstanding"] == []
+    assert submit(cli, "x402", rid(), env=env).returncode == 0

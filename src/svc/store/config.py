@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from svc.api.errors import UsageError
-from svc.settings import DEFAULT_PROFILE, positive_seconds, usd_amount
+from svc.settings import DEFAULT_PROFILE, positive_seconds, usd_amount, validity_seconds
 from svc.store.paths import config_dir, ensure_private_dir
 
 
@@ -78,6 +78,8 @@ def _coerce(key: ConfigKey, raw: str) -> Any:
         return [part.strip() for part in raw.split(",") if part.strip()]
     if key.kind == "choice" and raw not in key.choices:
         raise UsageError(f"{key.name} must be one of {', '.join(key.choices)}, got {raw!r}")
+    if key.name == "max_validity_seconds":
+        return validity_seconds(key.name, raw)
     if key.kind == "seconds":
         return positive_seconds(key.name, raw)
     return raw
