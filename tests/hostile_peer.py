@@ -49,7 +49,7 @@ MODES = (
     "repeat_402",  # the very same unpaid 402 again
     "drop",  # close the connection without an answer: a lost answer
     "nested_json",  # 202 whose body nests 100000 levels deep
-    "slow",  # sleep `slow_seconds`, then accept
+    "slow",  # sleep `slow_seconds` before answering any submit (paid: accept)
 )
 PROOF_HEADERS = ("x-payment", "payment-signature", "authorization", "svc-payment-id")
 _TASK = re.compile(r"/svc/tasks/([^/?]+)$")
@@ -137,7 +137,13 @@ class HostilePeer:
     def authorizations(self, request_id: str | None = None) -> list[dict[str, Any]]:
         """Every x402 authorization received (re-sends included), with its signer and port."""
         return [
-            {**r.authorization, "signer": r.signer, "request_id": r.request_id, "port": r.port}
+            {
+                **r.authorization,
+                "signer": r.signer,
+                "request_id": r.request_id,
+                "port": r.port,
+                "at": r.at,
+            }
             for r in self.requests(request_id)
             if r.authorization is not None
         ]
@@ -188,6 +194,25 @@ def _chain(network: str) -> int:
     return int(network.split(":", 1)[1])
 
 
+def _fields(*pairs: str) -> list[dict[str, str]]:
+    return [dict(zip(("name", "type"), pair.split(":"), strict=True)) for pair in pairs]
+
+
+EIP712_TYPES = {
+    "EIP712Domain": _fields(
+        "name:string", "version:string", "chainId:uint256", "verifyingContract:address"
+    ),
+    "TransferWithAuthorization": _fields(
+        "from:address",
+        "to:address",
+        "value:uint256",
+        "validAfter:uint256",
+        "validBefore:uint256",
+        "nonce:bytes32",
+    ),
+}
+
+
 def recover_signer(entry: dict[str, Any], payload: dict[str, Any]) -> str | None:
     """Who signed an EIP-3009 authorization for an accepts entry (None if it does not recover)."""
     try:
@@ -195,22 +220,8 @@ def recover_signer(entry: dict[str, Any], payload: dict[str, Any]) -> str | None
         from eth_account.messages import encode_typed_data
 
         auth = payload["authorization"]
-        address = [{"name": n, "type": "address"} for n in ("from", "to")]
-        uints = [{"name": n, "type": "uint256"} for n in ("value", "validAfter", "validBefore")]
         message = {
-            "types": {
-                "EIP712Domain": [
-                    {"name": "name", "type": "string"},
-                    {"name": "version", "type": "string"},
-                    {"name": "chainId", "type": "uint256"},
-                    {"name": "verifyingContract", "type": "address"},
-                ],
-                "TransferWithAuthorization": [
-                    *address,
-                    *uints,
-                    {"name": "nonce", "type": "bytes32"},
-                ],
-            },
+            "types": EIP712_TYPES,
             "primaryType": "TransferWithAuthorization",
             "domain": {
                 **entry["extra"],
@@ -363,8 +374,6 @@ def _paid(peer: HostilePeer, record: Received, body: dict[str, Any]) -> Answer |
     mode = peer.config.mode
     if mode == "drop":
         return None
-    if mode == "slow":
-        time.sleep(peer.config.slow_seconds)
     if mode in ("accept", "slow"):
         return _json(202, _task(peer, record.request_id, str(body.get("task", ""))))
     if mode == "nested_json":
@@ -389,6 +398,8 @@ def _route(peer: HostilePeer, record: Received, body: bytes) -> Answer | None:
             doc = json.loads(body or b"{}")
         except ValueError:
             return _json(422, {"detail": []})
+        if peer.config.mode == "slow":  # unpaid too: two clients are in flight at once
+            time.sleep(peer.config.slow_seconds)
         return _paid(peer, record, doc) if record.proofs else challenge(peer)
     task = _TASK.search(path)
     if record.method == "GET" and task:
