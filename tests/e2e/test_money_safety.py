@@ -119,8 +119,16 @@ def test_a_lost_answer_is_not_resumed_at_another_origin(
     assert hostile_peer.url in moved.stderr and other.url in moved.stderr, moved.stderr
     assert len(error_lines(moved)) == 1, moved.stderr
     assert [r.proofs for r in sent] == [], "a proof (or any request) reached the other origin"
+    # The binding refuses the other origin, not the resume: at A (spelt localhost) it completes
+    # with the journaled proof, re-sent, not a new one.
+    hostile_peer.config.mode = "accept"
+    home = f"http://localhost:{hostile_peer.port}"
+    resumed = submit(peer_cli, rid, "--base-url", home, rail=rail, env=env)
+    assert resumed.returncode == 0, resumed.stderr
     if rail == "x402":
-        assert len(hostile_peer.distinct_nonces(rid)) == 1  # retries re-sent the one proof
+        assert len(hostile_peer.distinct_nonces(rid)) == 1
+    else:
+        assert len(set(hostile_peer.credentials(rid))) == 1
 
 
 def test_a_pending_card_payment_is_not_finished_at_another_origin(
@@ -139,6 +147,9 @@ def test_a_pending_card_payment_is_not_finished_at_another_origin(
     assert hostile_peer.url in moved.stderr and other.url in moved.stderr, moved.stderr
     assert [(r.path, r.payment_id) for r in sent] == []
     assert not [r for r in hostile_peer.requests(rid) if r.payment_id]
+    # At its own origin the same pending payment is finished and sent there.
+    assert peer_cli("pay", "card", rid, "--no-input").returncode == 0
+    assert len({r.payment_id for r in hostile_peer.requests(rid) if r.payment_id}) == 1
 
 
 # --- 2. several signatures for one request id ------------------------------------------------
@@ -424,6 +435,9 @@ def test_ctrl_c_after_the_task_exists_names_the_watch_command(
     assert f"svc watch {task_id}" in screen, screen
     assert "same command again" not in screen, screen
     assert "Traceback" not in screen
+    # Run the very same command again, as a script would: it names the task it may duplicate.
+    again = peer_cli(*args[:-1])
+    assert task_id in again.stderr, again.stderr
 
 
 def test_help_exit_codes_does_not_invite_a_rerun_after_ctrl_c(peer_cli: Cli) -> None:
