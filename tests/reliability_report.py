@@ -32,6 +32,7 @@ PARTS = (
     "fuzz",
     "secrets",
     "payment_safety",
+    "money_safety",
 )
 
 
@@ -181,6 +182,24 @@ def render(parts: dict[str, list[dict[str, Any]]], soak: str) -> str:
     for row in parts["payment_safety"]:
         lines.append(
             f"| {row['case']} | {row['exit']} | {row['proofs']} | {row['charges']} | {_ok(row)} |"
+        )
+    lines += [
+        "",
+        "## Money safety against a hostile peer (issue 12)",
+        "",
+        "`tests/hostile_peer.py` attacks the client (origin switches, signature harvesting,",
+        "settlement_failed forever, concurrent runs, huge validity windows, spoofed recipients,",
+        "nested JSON) and keeps books of every proof it receives. Nonces: distinct x402",
+        "authorizations (or MPP credentials) it holds for the case's request id; live: the value",
+        "of the authorizations it could still settle when the case ended.",
+        "",
+        "| why | attack | exit | nonces | proofs received | live USD | pass |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in parts["money_safety"]:
+        lines.append(
+            f"| {row['bullet']} | {row['case']} | {row['exit']} | {row['nonces']} "
+            f"| {row['proofs']} | {row['live_usd']} | {_ok(row)} |"
         )
     lines += [
         "",
