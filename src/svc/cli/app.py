@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "manifest": ("svc.cli.manifest", "Show the catalog: services, meters, plans, prices."),
     "llms": ("svc.cli.llms", "Print the service's agent guide (llms.txt)."),
     "config": ("svc.cli.config_cmd", "Read and write the config file's profiles."),
+    "mcp": ("svc.cli.mcp", "Serve tasks, wallet and policy to an AI agent host (MCP, stdio)."),
     "sandbox": ("svc.cli.sandbox", "Run the local emulator of the whole service."),
     "completion": (
         "svc.cli.completion_cmd",
