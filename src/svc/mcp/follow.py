@@ -100,9 +100,11 @@ async def wait_for_task(call: Call, args: dict[str, Any]) -> Outcome:
         polls += 1
         model = detail(task)
         if model.is_final or model.state == "blocked_on_user":
-            answered = await _answer_if_secret(call, model)
+            field = _secret_to_ask(call, model)
+            answered = await answer_secret(call, model, field) if field else None
             if answered is None:
-                return Outcome(task, describe(model, can_ask=call.human.reachable))
+                gave = f" The person gave no {field} when asked." if field else ""
+                return Outcome(task, describe(model, can_ask=call.human.reachable) + gave)
             task, model = answered, detail(answered)
         elapsed = time.monotonic() - start
         if elapsed + interval > timeout:  # no poll sooner than the interval, even the last one
@@ -115,10 +117,8 @@ async def wait_for_task(call: Call, args: dict[str, Any]) -> Outcome:
         await anyio.sleep(interval)
 
 
-async def _answer_if_secret(call: Call, model: TaskDetail) -> dict[str, Any] | None:
-    """The task after the person answered its secret ask, or None: final, another kind of
-    ask, no way to ask the person, or they gave nothing (the agent is told what to do)."""
+def _secret_to_ask(call: Call, model: TaskDetail) -> str | None:
+    """The secret field to ask the person for now, if the task waits on one and they can be
+    asked; any other ask goes back to the agent."""
     field = None if model.is_final else secret_field(model)
-    if field is None or not call.human.reachable:
-        return None
-    return await answer_secret(call, model, field)
+    return field if field is not None and call.human.reachable else None

@@ -13,11 +13,16 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import anyio.from_thread
 
 if TYPE_CHECKING:
     from mcp.server.session import ServerSession
     from mcp_types import RequestId
+
+# A question nobody answers must not hold the request's journal lock for ever: after this
+# long it reads as "no" (nothing is signed) and the agent may ask again.
+ANSWER_TIMEOUT = 600.0
 
 CONFIRM_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -64,7 +69,8 @@ class Human:
         if not self.reachable:
             return None
         try:
-            result = await self._session.elicit_form(message, schema, self._related)
+            with anyio.fail_after(ANSWER_TIMEOUT):
+                result = await self._session.elicit_form(message, schema, self._related)
         except Exception as exc:  # a client error must read as "no", never crash the call
             print(
                 f"svc mcp: the client could not ask the person ({type(exc).__name__})",
