@@ -13,6 +13,8 @@ from svc.settings import Settings
 from svc.ui.output import Output
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import httpx
 
     from svc.api.http import Http
@@ -32,6 +34,9 @@ class AppContext:
         self.settings = settings
         self.output = output
         self._config = config
+        # Asked before any paid call is signed (PaymentPolicy.approve_payment); `svc mcp` sets it
+        # to ask the human through the MCP client. None: the policy's limits alone decide.
+        self.payment_approver: Callable[[str, int, str], bool] | None = None
 
     @property
     def config(self) -> ConfigFile:
@@ -95,6 +100,7 @@ class AppContext:
             confirm_new_recipient=confirm,
             allowed_rails=self.settings.allowed_rails,
             max_validity_seconds=self.settings.max_validity_seconds,
+            approve_payment=self.payment_approver,
         )
 
     @cached_property

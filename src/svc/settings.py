@@ -50,6 +50,10 @@ class Settings:
     spt_command: str | None = None
     max_validity_seconds: int = DEFAULT_MAX_VALIDITY
     duplicate_window_seconds: float = DEFAULT_DUPLICATE_WINDOW
+    # `svc mcp`: paid calls up to this much are paid without asking the human (None: always
+    # ask), and whether a secret typed by the model may be sent as a sensitive reply.
+    mcp_preapproved_usd: Decimal | None = None
+    mcp_allow_model_secrets: bool = False
     sources: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -166,6 +170,7 @@ def resolve(
     if assets:
         s.allowed_assets = tuple(assets)
     _payment_settings(s, pick)
+    _mcp_settings(s, pick)
     interval = pick("poll_interval", None, "SVC_POLL_INTERVAL")
     if interval is not None:
         s.poll_interval = positive_seconds(s.labelled("poll_interval"), interval)
@@ -208,6 +213,26 @@ def validity_seconds(label: str, raw: object) -> int:
     if value < MIN_VALIDITY:
         raise UsageError(f"{label} must be at least {MIN_VALIDITY} seconds, got {raw!r}")
     return int(value)
+
+
+def _mcp_settings(s: Settings, pick: Any) -> None:
+    preapproved = pick("mcp_preapproved_usd", None, "SVC_MCP_PREAPPROVED_USD")
+    if preapproved is not None:
+        s.mcp_preapproved_usd = usd_amount(s.labelled("mcp_preapproved_usd"), preapproved)
+    allow = pick("mcp_allow_model_secrets", None, "SVC_MCP_ALLOW_MODEL_SECRETS")
+    if allow is not None:
+        s.mcp_allow_model_secrets = _strict_bool(s.labelled("mcp_allow_model_secrets"), allow)
+
+
+def _strict_bool(label: str, raw: object) -> bool:
+    """true/false and their usual spellings; anything else is an error, not a guess (this one
+    widens what may reach a secret)."""
+    text = str(raw).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise UsageError(f"{label} must be true or false, got {raw!r}")
 
 
 def _non_negative_seconds(label: str, raw: object) -> float:

@@ -12,7 +12,7 @@ import uuid
 import pytest
 from tests.conftest import Cli, unique_email
 
-HEAVY = ("eth_account", "keyring", "svc_sandbox", "fastapi", "uvicorn")
+HEAVY = ("eth_account", "keyring", "svc_sandbox", "fastapi", "uvicorn", "mcp", "mcp_types")
 
 
 def imported_modules(args: list[str], env: dict[str, str]) -> set[str]:

@@ -23,6 +23,8 @@ NEVER = {
     "svc_sandbox",
     "fastapi",
     "uvicorn",
+    "mcp",
+    "mcp_types",
 }
 HEAVY = {"typer", "pydantic", "rich", "click"}
 

@@ -43,6 +43,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "llms": ("svc.cli.llms", "Print the service's agent guide (llms.txt)."),
     "config": ("svc.cli.config_cmd", "Read and write the config file's profiles."),
     "doctor": ("svc.cli.doctor", "Check the set-up (config, wallet, service, clock, caps)."),
+    "mcp": ("svc.cli.mcp", "Serve tasks, wallet and policy to an AI agent host (MCP, stdio)."),
     "sandbox": ("svc.cli.sandbox", "Run the local emulator of the whole service."),
     "completion": (
         "svc.cli.completion_cmd",

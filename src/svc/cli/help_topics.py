@@ -100,6 +100,16 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
         "SVC_POLL_INTERVAL",
         "seconds between polls while watching (--interval; config poll_interval)",
     ),
+    (
+        "SVC_MCP_PREAPPROVED_USD",
+        "svc mcp: paid calls up to this price in USD are paid without asking the person "
+        "(config mcp_preapproved_usd; default: always ask)",
+    ),
+    (
+        "SVC_MCP_ALLOW_MODEL_SECRETS",
+        "svc mcp: 1 lets reply_to_task send a secret the model typed (config "
+        "mcp_allow_model_secrets; default: refused, the person enters it)",
+    ),
     ("SVC_NO_INPUT", "1: never prompt (--no-input); exit 6 where a person is needed"),
     ("CI", "set (any value): never prompt, as with SVC_NO_INPUT=1"),
     ("SVC_WALLET_KEY", "x402 signing key (hex) for CI, instead of the stored one"),

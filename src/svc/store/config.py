@@ -58,6 +58,17 @@ KEYS: dict[str, ConfigKey] = {
             "seconds",
             "ask before paying for the same task and e-mail again within this time (default 600)",
         ),
+        ConfigKey(
+            "mcp_preapproved_usd",
+            "usd",
+            "svc mcp: paid calls up to this price need no confirmation (unset: always confirm)",
+        ),
+        ConfigKey(
+            "mcp_allow_model_secrets",
+            "choice",
+            "svc mcp: accept a secret typed by the model in reply_to_task (default false)",
+            ("true", "false"),
+        ),
     )
 }
 

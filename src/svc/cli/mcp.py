@@ -1,0 +1,30 @@
+"""`svc mcp`: serve the tasks, wallet, policy and ledger to an AI agent host over MCP (stdio)."""
+
+from __future__ import annotations
+
+import typer
+
+from svc.cli.app import current
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@app.command(
+    help="Serve svc to an AI agent host as a Model Context Protocol server on stdin/stdout.\n\n"
+    "An MCP host (Claude Desktop, Cursor, an Agents SDK program) starts it; it is not meant "
+    "to be run by hand. Tools: submit_task, get_task, wait_for_task, reply_to_task, quote, "
+    "guide, list_tasks, spend; each ledger task is a resource svc://tasks/ID. It uses this "
+    "profile's wallet, payment policy, daily cap and ledger, exactly as the other commands. "
+    "The person confirms every payment through the host (MCP elicitation), unless "
+    "mcp_preapproved_usd pre-approves that price; a host that cannot ask gets a refusal and "
+    "nothing is signed. Secrets a task asks for (2FA codes, passwords) are asked of the person "
+    "the same way and never shown to the model. Diagnostics go to stderr.\n\n"
+    "\b\nExamples:\n"
+    "  svc mcp\n"
+    "  svc --profile work mcp\n"
+    "  svc config set mcp_preapproved_usd 1.50"
+)
+def mcp() -> None:
+    from svc.mcp.server import serve_stdio
+
+    raise typer.Exit(serve_stdio(current()))

@@ -1,0 +1,96 @@
+"""What a blocked task asks, in words an agent can act on, and which asks want a secret.
+
+A plain ask wants a secret when the service marks it `sensitive` (as `svc reply` and `svc watch`
+decide); a field whose name reads like a secret (sms_code, password, otp, ...) is treated as one
+too, so a model cannot send a 2FA code by leaving the flag out.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from svc.api.models import TaskDetail
+from svc.ui.sanitize import clean
+
+_SECRET_NAME = re.compile(
+    r"(^|[_\-\s])(otp|totp|2fa|mfa|pin|cvv|cvc|password|passwd|passcode|passphrase|secret|token)"
+    r"($|[_\-\s])|(sms|verification|auth|security|login|one[_\-]?time|access)[_\-\s]?code",
+    re.IGNORECASE,
+)
+
+
+def looks_secret(name: str) -> bool:
+    return bool(_SECRET_NAME.search(name))
+
+
+def secret_field(task: TaskDetail) -> str | None:
+    """The field of a plain ask that wants a secret, else None."""
+    plain = task.plain_ask()
+    if not plain:
+        return None
+    field = plain.get("field")
+    if not isinstance(field, str) or not field:
+        return None
+    return field if plain.get("sensitive") is True or looks_secret(field) else None
+
+
+def reply_command(task_id: str, field: str) -> str:
+    """What the person runs in a terminal to give the secret without the agent seeing it."""
+    return (
+        f"svc reply {shlex.quote(task_id)} --field {shlex.quote(field)} --sensitive --value-file -"
+    )
+
+
+def secret_prompt(task: TaskDetail, field: str) -> str:
+    plain = task.plain_ask() or {}
+    asked = clean(plain.get("message") or f"The task asks for {field}.", 500)
+    return (
+        f"{asked}\n\nTask {clean(task.id, 80, single_line=True)} needs {field}. It goes straight "
+        "to the service, marked sensitive; the AI agent never sees it."
+    )
+
+
+def describe(task: TaskDetail, *, can_ask: bool) -> str:
+    """One paragraph: the state and, when blocked, what is asked and how to answer it."""
+    head = f"Task {task.id} is {task.state}."
+    if task.is_final:
+        why = task.error or task.reason or ""
+        return f"{head} {clean(why, 500)}".strip()
+    if task.state != "blocked_on_user":
+        return head
+    ask = task.info_request
+    if ask is None:
+        return f"{head} {_plain(task, can_ask)}"
+    parts = [head]
+    if ask.note:
+        parts.append(clean(ask.note, 500))
+    keys = ask.required_keys()
+    if keys:
+        parts.append("Answer with reply_to_task field_values for exactly: " + ", ".join(keys) + ".")
+    if ask.is_payment_ask:
+        parts.append(
+            f"Payment ask: {ask.amount_usd} USD to "
+            f"{clean(ask.merchant_name or 'the merchant', 100, single_line=True)} "
+            f"({ask.payment_status}). The person approves it in their own app; you may only "
+            "decline it (decline_payment) or re-send an expired approval (approve_payment)."
+        )
+    return " ".join(parts)
+
+
+def _plain(task: TaskDetail, can_ask: bool) -> str:
+    plain: dict[str, Any] = task.plain_ask() or {}
+    message = clean(plain.get("message") or "It waits for an answer.", 500)
+    field = plain.get("field")
+    if not field:
+        return f"It asks: {message} Answer with reply_to_task message."
+    if secret_field(task):
+        how = (
+            f"Call reply_to_task with field={field} and NO value: the person is asked directly."
+            if can_ask
+            else "This MCP client cannot ask the person directly. Do not ask for it in the "
+            f"chat: have the person run, in a terminal: {reply_command(task.id, str(field))}"
+        )
+        return f"It asks the person for a secret ({field}): {message} {how}"
+    return f"It asks for {field}: {message} Answer with reply_to_task field and value."

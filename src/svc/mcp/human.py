@@ -1,0 +1,98 @@
+"""The person behind the MCP client, reached through elicitation.
+
+Two questions are ever asked: "pay this?" and "type this secret". Both go to the client's own
+form for the person, never through the model. The answers stay in this process: a secret is
+returned to the caller that sends it to the service and is written nowhere else.
+
+The payment question is asked from the submit flow's worker thread (the policy's approval hook
+is synchronous), so `confirm_from_thread` hops back onto the event loop to send the request.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.from_thread
+
+if TYPE_CHECKING:
+    from mcp.server.session import ServerSession
+    from mcp_types import RequestId
+
+# A question nobody answers must not hold the request's journal lock for ever: after this
+# long it reads as "no" (nothing is signed) and the agent may ask again.
+ANSWER_TIMEOUT = 600.0
+
+CONFIRM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pay": {
+            "type": "boolean",
+            "title": "Pay",
+            "description": "Tick to pay; anything else pays nothing.",
+            "default": False,
+        }
+    },
+    "required": ["pay"],
+}
+
+
+def secret_schema(field: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "value": {
+                "type": "string",
+                "title": field[:64],
+                "minLength": 1,
+                "maxLength": 4000,
+            }
+        },
+        "required": ["value"],
+    }
+
+
+class Human:
+    def __init__(self, session: ServerSession, related_request_id: RequestId | None) -> None:
+        self._session = session
+        self._related = related_request_id
+
+    @property
+    def reachable(self) -> bool:
+        """Whether the client declared it can show the person a form (elicitation)."""
+        caps = self._session.client_capabilities
+        return caps is not None and caps.elicitation is not None
+
+    async def _ask(self, message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+        """The accepted form's content, or None (declined, cancelled, or the client failed)."""
+        if not self.reachable:
+            return None
+        try:
+            with anyio.fail_after(ANSWER_TIMEOUT):
+                result = await self._session.elicit_form(message, schema, self._related)
+        except Exception as exc:  # a client error must read as "no", never crash the call
+            print(
+                f"svc mcp: the client could not ask the person ({type(exc).__name__})",
+                file=sys.stderr,
+            )
+            return None
+        if result.action != "accept" or result.content is None:
+            return None
+        return dict(result.content)
+
+    async def confirm(self, message: str) -> bool:
+        content = await self._ask(message, CONFIRM_SCHEMA)
+        return content is not None and content.get("pay") is True
+
+    def confirm_from_thread(self, message: str) -> bool:
+        """`confirm` from a worker thread started by `anyio.to_thread.run_sync`."""
+        return anyio.from_thread.run(self.confirm, message)
+
+    async def secret(self, message: str, field: str) -> str | None:
+        """A value the person typed for `field`, or None if they gave none."""
+        content = await self._ask(message, secret_schema(field))
+        value = content.get("value") if content else None
+        if not isinstance(value, str) or not value.strip() or len(value) > 4000:
+            return None
+        return value

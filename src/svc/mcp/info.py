@@ -1,0 +1,109 @@
+"""The free tools: `quote`, `guide` (the advisor), `list_tasks` and `spend` (the ledger)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from svc.context import AppContext
+from svc.mcp.results import Outcome
+from svc.mcp.state import Call
+from svc.ui.sanitize import clean
+
+
+def _quote(app: AppContext, args: dict[str, Any]) -> Outcome:
+    from svc.api.advisor import AdvisorClient, quote_shape
+    from svc.api.http import expect_json
+    from svc.api.models import QuoteRequest
+    from svc.flows.validate import build
+
+    body = build(QuoteRequest, "quote", **args).model_dump(exclude_none=True)
+    auth = app.zero_amount_auth("advisor")  # a cap of 0: nothing that moves money is signed
+    response = AdvisorClient(app.http, app.settings.base_url).quote(body, auth)
+    if response.status_code == 503:  # the spec's answer to a 503 is the wallet-free guide
+        guide = _guide(app, {"goal": body["goal"]})
+        return Outcome(
+            {"advisor": "unavailable", "guide": guide.doc},
+            "The advisor is unavailable (503); here is the wallet-free guide instead.\n\n"
+            + guide.text,
+        )
+    doc = quote_shape(expect_json(response, "quote"))
+    text = (
+        f"Quote status: {clean(doc['status'], 60, single_line=True)} (price of the quote: "
+        f"{clean(doc['priceUsd'], 40)} USD, no funds moved).\n\n{doc['guide']}"
+    )
+    return Outcome(doc, text)
+
+
+def _guide(app: AppContext, args: dict[str, Any]) -> Outcome:
+    from svc.api.advisor import AdvisorClient
+    from svc.api.errors import UsageError
+
+    goal = str(args["goal"])
+    if not goal.strip():
+        raise UsageError("the goal is empty: say what you want done")
+    result = AdvisorClient(app.http, app.settings.base_url).guide(goal)
+    doc = result.doc if result.doc is not None else {"guide": result.markdown}
+    return Outcome(doc, result.markdown)
+
+
+def _list(app: AppContext, args: dict[str, Any]) -> Outcome:
+    from svc.store.ledger import ledger_path
+
+    limit = int(args.get("limit", 50))
+    rows = app.ledger.submissions(limit=limit) if ledger_path().exists() else []
+    docs = [row.public_dict() for row in rows]
+    lines = [
+        f"{row.task_id or '-'} {row.state or '-'} ({row.status}, request {row.request_id})"
+        for row in rows
+    ]
+    text = f"{len(rows)} task(s) in the ledger, newest first.\n" + "\n".join(lines)
+    return Outcome({"tasks": docs}, text)
+
+
+def spend_document(app: AppContext, since: str | None) -> dict[str, Any]:
+    """`svc spend --json`'s document (the one place this server reaches for it)."""
+    from svc.cli.spend import spend_report
+    from svc.store.ledger import ledger_path
+
+    if not ledger_path().exists():
+        return spend_report([], since, [])
+    start = datetime.strptime(since, "%Y-%m-%d").timestamp() if since else 0.0
+    ledger = app.ledger
+    return spend_report(ledger.submissions(), since, ledger.authorizations(since=start))
+
+
+def _spend(app: AppContext, args: dict[str, Any]) -> Outcome:
+    from svc.api.errors import UsageError
+
+    since = args.get("since")
+    if since is not None:
+        try:
+            datetime.strptime(since, "%Y-%m-%d")
+        except ValueError:
+            raise UsageError(f"since must be a date like 2026-11-01, got {since!r}") from None
+    doc = spend_document(app, since)
+    text = (
+        f"Paid {doc['paid_usd']} USD over {doc['paid_count']} task(s), refunded "
+        f"{doc['refunded_usd']} USD, net {doc['total_usd']} USD; outstanding "
+        f"authorizations {doc['outstanding_usd']} USD."
+    )
+    if doc["unknown_outcome"]:
+        text += f" {len(doc['unknown_outcome'])} paid submission(s) have an unknown outcome."
+    return Outcome(doc, text)
+
+
+async def quote(call: Call, args: dict[str, Any]) -> Outcome:
+    return await call.run(lambda app: _quote(app, args))
+
+
+async def guide(call: Call, args: dict[str, Any]) -> Outcome:
+    return await call.run(lambda app: _guide(app, args))
+
+
+async def list_tasks(call: Call, args: dict[str, Any]) -> Outcome:
+    return await call.run(lambda app: _list(app, args))
+
+
+async def spend(call: Call, args: dict[str, Any]) -> Outcome:
+    return await call.run(lambda app: _spend(app, args))

@@ -1,0 +1,210 @@
+"""The MCP server over stdio: tools, resources, and the one place every failure is caught.
+
+stdout is the JSON-RPC channel. Nothing else may write to it: the SDK's stdio transport
+serves the protocol from a private copy of fd 1 and points fd 1 at stderr, and the flows'
+`Output` writes to stderr too, so no note, warning or stray print can corrupt the channel.
+Every tool failure is a tool result with `isError` (the contract's error code and hint), never
+a crash: arguments are checked against the very schemas the tools advertise.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+from mcp.server.lowlevel import Server
+
+from svc import __version__
+from svc.api.errors import SvcError, UsageError
+from svc.mcp import follow, info, reply, resources, submit
+from svc.mcp.human import Human
+from svc.mcp.results import Outcome, failure, scrub, success
+from svc.mcp.schemas import BY_NAME, TOOLS, ToolSpec
+from svc.mcp.state import Call, ContextPool, PollGate
+from svc.ui.sanitize import clean
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+
+    from svc.context import AppContext
+
+Handler = Callable[[Call, dict[str, Any]], Awaitable[Outcome]]
+HANDLERS: dict[str, Handler] = {
+    "submit_task": submit.submit_task,
+    "get_task": follow.get_task,
+    "wait_for_task": follow.wait_for_task,
+    "reply_to_task": reply.reply_to_task,
+    "quote": info.quote,
+    "guide": info.guide,
+    "list_tasks": info.list_tasks,
+    "spend": info.spend,
+}
+
+INSTRUCTIONS = (
+    "Paid, asynchronous tasks done for a person on real web sites. submit_task pays a flat "
+    "1.50 USD per task from this machine's wallet, within the person's limits; the person "
+    "confirms each payment unless their profile pre-approves it. Then wait_for_task until the "
+    "task is final or asks something; answer asks with reply_to_task. Secrets (2FA codes, "
+    "passwords) are asked of the person directly: never ask for them in the chat. quote, "
+    "guide, get_task, list_tasks and spend are free."
+)
+
+_RULES = {
+    "maxLength": "at most {} characters",
+    "minLength": "at least {} characters",
+    "maximum": "at most {}",
+    "minimum": "at least {}",
+    "exclusiveMinimum": "more than {}",
+    "type": "must be of type {}",
+    "enum": "must be one of {}",
+    "const": "must be {}",
+    "pattern": "must match {}",
+    "maxProperties": "at most {} entries",
+}
+
+
+def check_arguments(spec: ToolSpec, args: dict[str, Any]) -> None:
+    """A usage error naming the first argument that breaks the tool's schema. The message
+    names the rule, not the value (which may be long, or a secret)."""
+    from jsonschema import Draft202012Validator
+
+    errors = sorted(
+        Draft202012Validator(spec.input_schema).iter_errors(args), key=lambda e: list(e.path)
+    )
+    if not errors:
+        return
+    error = errors[0]
+    where = ".".join(str(p) for p in error.path) or "arguments"
+    rule = _RULES.get(str(error.validator))
+    why = rule.format(error.validator_value) if rule else clean(error.message, 200)
+    raise UsageError(
+        f"invalid arguments for {spec.name}: {where}: {why}",
+        code="invalid_arguments",
+        hint="nothing was sent; see the tool's input schema",
+    )
+
+
+class SvcServer:
+    """The handlers, sharing one context pool and one poll gate across calls."""
+
+    def __init__(self, pool: ContextPool) -> None:
+        self.pool = pool
+        self.gate = PollGate(pool.settings.min_poll_interval())
+
+    def call_for(self, ctx: ServerRequestContext[Any]) -> Call:
+        session = ctx.session
+        return Call(self.pool, self.gate, Human(session, ctx.request_id), session.report_progress)
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(
+                    name=spec.name,
+                    title=spec.title,
+                    description=spec.description,
+                    input_schema=spec.input_schema,
+                    annotations=types.ToolAnnotations(
+                        title=spec.title,
+                        read_only_hint=spec.read_only,
+                        destructive_hint=False,
+                        open_world_hint=True,
+                    ),
+                )
+                for spec in TOOLS
+            ]
+        )
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        call = self.call_for(ctx)
+        try:
+            outcome = await self._dispatch(call, params.name, dict(params.arguments or {}))
+        except SvcError as exc:
+            return failure(exc, call.secrets)
+        except Exception as exc:  # the last line of defence: a tool error, never a crash
+            detail = clean(scrub(str(exc), call.secrets), 300, single_line=True)
+            print(
+                f"svc mcp: internal error in {params.name}: {type(exc).__name__}: {detail}",
+                file=sys.stderr,
+            )
+            error = SvcError(
+                f"internal error: {type(exc).__name__}",
+                code="internal_error",
+                hint="see the server's stderr; please report it",
+            )
+            return failure(error, call.secrets)
+        return success(outcome, call.secrets)
+
+    async def _dispatch(self, call: Call, name: str, args: dict[str, Any]) -> Outcome:
+        spec, handler = BY_NAME.get(name), HANDLERS.get(name)
+        if spec is None or handler is None:
+            raise UsageError(
+                f"unknown tool {clean(name, 80, single_line=True)!r}",
+                code="unknown_tool",
+                hint="tools: " + ", ".join(HANDLERS),
+            )
+        check_arguments(spec, args)
+        return await handler(call, args)
+
+    async def list_resources(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(
+            resources=await resources.list_resources(self.call_for(ctx))
+        )
+
+    async def list_templates(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=[resources.TEMPLATE])
+
+    async def read_resource(
+        self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        content = await resources.read_resource(self.call_for(ctx), str(params.uri))
+        return types.ReadResourceResult(contents=[content])
+
+
+def build_server(pool: ContextPool) -> Server[Any]:
+    handlers = SvcServer(pool)
+    return Server(
+        "svc",
+        version=__version__,
+        title="svc: paid tasks for a person",
+        instructions=INSTRUCTIONS,
+        on_list_tools=handlers.list_tools,
+        on_call_tool=handlers.call_tool,
+        on_list_resources=handlers.list_resources,
+        on_list_resource_templates=handlers.list_templates,
+        on_read_resource=handlers.read_resource,
+    )
+
+
+def serve_stdio(app: AppContext) -> int:
+    """Serve until the client closes stdin; the CLI's settings, never a prompt."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    from svc.ui.output import Output
+
+    settings = app.settings
+    settings.no_input = True  # no terminal here: a person is reached only through the client
+    output = Output(json_mode=True, stdout=sys.stderr, stderr=sys.stderr)
+    pool = ContextPool(settings, output, app.config)
+    server = build_server(pool)
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    output.note(f"svc mcp: serving MCP on stdio (profile {settings.profile}, {settings.base_url})")
+    try:
+        anyio.run(main)
+    finally:
+        pool.close()
+    return 0

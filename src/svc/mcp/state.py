@@ -1,0 +1,109 @@
+"""What the server keeps between tool calls: app contexts per worker thread, poll times.
+
+The CLI's flows are synchronous, so each tool call runs them in a worker thread. A context is
+kept per thread because the ledger's SQLite connection may only be used by the thread that
+opened it; the worker threads are reused, so each keeps its ledger and HTTP pool open.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import anyio.to_thread
+
+from svc.context import AppContext
+
+if TYPE_CHECKING:
+    from svc.mcp.human import Human
+    from svc.settings import Settings
+    from svc.store.config import ConfigFile
+    from svc.ui.output import Output
+
+T = TypeVar("T")
+REMEMBERED_TASKS = 10_000  # poll times kept; the oldest are forgotten first
+
+
+class ContextPool:
+    def __init__(self, settings: Settings, output: Output, config: ConfigFile) -> None:
+        self.settings = settings
+        self.output = output
+        self.config = config
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._all: list[AppContext] = []
+
+    def get(self) -> AppContext:
+        """This thread's context (settings and config are shared, connections are not)."""
+        app: AppContext | None = getattr(self._local, "app", None)
+        if app is None:
+            app = AppContext(self.settings, self.output, self.config)
+            self._local.app = app
+            with self._lock:
+                self._all.append(app)
+        return app
+
+    def close(self) -> None:
+        with self._lock:
+            apps, self._all = self._all, []
+        for app in apps:
+            with contextlib.suppress(Exception):  # another thread's SQLite handle: best effort
+                app.close()
+
+
+class PollGate:
+    """Spaces the polls of one task by the spec's interval, whichever tool asks, so an agent
+    calling get_task in a loop cannot poll a real host faster than every 15 s."""
+
+    def __init__(self, spacing: float) -> None:
+        self.spacing = spacing
+        self._last: OrderedDict[str, tuple[float, dict[str, Any]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def recent(self, task_id: str) -> tuple[float, dict[str, Any]] | None:
+        """(age in seconds, task) of a poll younger than the spacing, else None."""
+        with self._lock:
+            entry = self._last.get(task_id)
+        if entry is None:
+            return None
+        age = time.monotonic() - entry[0]
+        return (age, entry[1]) if age < self.spacing else None
+
+    def wait_time(self, task_id: str) -> float:
+        recent = self.recent(task_id)
+        return 0.0 if recent is None else self.spacing - recent[0]
+
+    def record(self, task_id: str, task: dict[str, Any]) -> None:
+        with self._lock:
+            self._last[task_id] = (time.monotonic(), task)
+            self._last.move_to_end(task_id)
+            while len(self._last) > REMEMBERED_TASKS:
+                self._last.popitem(last=False)
+
+
+@dataclass
+class Call:
+    """One tool call: where its blocking work runs, who to ask, and what never to echo."""
+
+    pool: ContextPool
+    gate: PollGate
+    human: Human
+    report: Callable[[float, float | None, str | None], Awaitable[None]]
+    secrets: list[str] = field(default_factory=list)
+
+    @property
+    def settings(self) -> Settings:
+        return self.pool.settings
+
+    async def run(self, work: Callable[[AppContext], T]) -> T:
+        """`work(app)` in a worker thread with that thread's context."""
+        return await anyio.to_thread.run_sync(lambda: work(self.pool.get()))
+
+    async def progress(self, done: float, total: float | None, message: str) -> None:
+        with contextlib.suppress(Exception):  # progress is best effort, never a failure
+            await self.report(done, total, message)

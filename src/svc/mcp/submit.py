@@ -1,0 +1,143 @@
+"""`submit_task`: the CLI's paid submit flow, with the person confirming the payment.
+
+The flow is `svc.flows.submit.submit`, unchanged: the same journal, policy, daily cap and
+request-id idempotency as `svc submit`. What MCP adds is the approval hook the policy asks
+last, after every limit passed and before anything is held or signed: paid calls up to
+`mcp_preapproved_usd` pass, anything else needs the person's "pay" through elicitation, and
+with no way to ask the person the call is refused (nothing signed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from svc.api.errors import UsageError
+from svc.api.models import TaskSubmission
+from svc.context import AppContext
+from svc.flows.submit import SubmitResult, new_request_id, parse_billing, recent_duplicate, submit
+from svc.flows.validate import build, check_email
+from svc.mcp.human import Human
+from svc.mcp.results import Outcome
+from svc.mcp.state import Call
+from svc.pay.policy import PolicyRefusal
+from svc.settings import Settings
+from svc.ui.sanitize import clean
+
+
+async def submit_task(call: Call, args: dict[str, Any]) -> Outcome:
+    return await call.run(lambda app: _submit(app, call.human, args))
+
+
+def _submit(app: AppContext, human: Human, args: dict[str, Any]) -> Outcome:
+    body = _body(app.settings, args)
+    rail = str(args.get("pay") or app.settings.pay)
+    cap = _cap(app.settings, args.get("max_price_usd"))
+    request_id = args.get("request_id")
+    if request_id is None and not args.get("allow_duplicate"):
+        _refuse_duplicate(app, body)
+    rid = str(request_id or new_request_id())
+    app.payment_approver = approver(app.settings, human, body, rid)
+    try:
+        result = submit(app, body, request_id=rid, max_price_usd=cap, rail=rail)
+    except PolicyRefusal as exc:
+        if exc.code == "payment_not_approved":
+            exc.hint = _not_approved_hint(app.settings, human)
+        raise
+    finally:
+        app.payment_approver = None
+    return _outcome(result)
+
+
+def _body(settings: Settings, args: dict[str, Any]) -> dict[str, Any]:
+    email = args.get("email") or settings.email
+    if not email:
+        raise UsageError(
+            "missing email: the person's e-mail address is required (no default in the profile)"
+        )
+    body = build(TaskSubmission, "task", task=args.get("task"), email=email).model_dump()
+    check_email(body["email"])
+    return body
+
+
+def _cap(settings: Settings, raw: object) -> Decimal | None:
+    """The agent may lower the profile's per-call cap, never raise it."""
+    if raw is None:
+        return None
+    return min(Decimal(str(raw)), settings.max_price_usd)
+
+
+def _refuse_duplicate(app: AppContext, body: dict[str, Any]) -> None:
+    """The same task for the same person a moment ago: an agent retrying is the usual cause,
+    and paying twice is the costly outcome, so it is refused unless asked for explicitly."""
+    earlier = recent_duplicate(app, body)
+    if earlier is None:
+        return
+    follow = (
+        f"follow the earlier one with wait_for_task task_id={earlier.task_id}"
+        if earlier.task_id
+        else f"resume the earlier one with submit_task request_id={earlier.request_id}"
+    )
+    raise UsageError(
+        f"not submitted: the same task for {body['email']} was submitted a moment ago "
+        f"(request {earlier.request_id}); submitting it again pays again",
+        code="duplicate_submission",
+        hint=f"{follow}; to pay for it again on purpose, pass allow_duplicate=true",
+    )
+
+
+def approver(
+    settings: Settings, human: Human, body: dict[str, Any], request_id: str
+) -> Callable[[str, int, str], bool]:
+    """The policy's last question (rail, amount in µUSD, recipient) -> pay or not."""
+    from svc.pay.x402 import atomic_to_usd, usd_to_atomic
+
+    def approve(rail: str, amount_atomic: int, pay_to: str) -> bool:
+        preapproved = settings.mcp_preapproved_usd
+        if preapproved is not None and amount_atomic <= usd_to_atomic(preapproved):
+            return True
+        if not human.reachable:
+            return False
+        task = clean(body["task"], 300, single_line=True)
+        message = (
+            f"Pay {atomic_to_usd(amount_atomic):.2f} USD by {rail} to {pay_to}?\n\n"
+            f"Task: {task}\nFor: {clean(body['email'], 254, single_line=True)}\n"
+            f"Request id: {request_id}\n"
+            f"Limit per call: {settings.max_price_usd} USD. Nothing is signed unless you "
+            "tick Pay."
+        )
+        return human.confirm_from_thread(message)
+
+    return approve
+
+
+def _not_approved_hint(settings: Settings, human: Human) -> str:
+    if human.reachable:
+        return "nothing was signed or paid: the person did not confirm the payment"
+    pre = settings.mcp_preapproved_usd
+    covered = f" (mcp_preapproved_usd is {pre} USD)" if pre is not None else ""
+    return (
+        "nothing was signed or paid: this MCP client cannot ask the person to confirm a "
+        f"payment (no elicitation support) and the profile does not pre-approve it{covered}; "
+        "the person can submit it with `svc submit` in a terminal, or allow paid calls up to "
+        "a price with `svc config set mcp_preapproved_usd 1.50`"
+    )
+
+
+def _outcome(result: SubmitResult) -> Outcome:
+    task = result.task
+    doc = {
+        "task": task,
+        "request_id": result.request_id,
+        "rail": result.rail,
+        "replayed": result.replayed,
+        "billing": result.billing,
+    }
+    text = f"Task {task.get('id')} submitted ({task.get('state')}); request id {result.request_id}."
+    billing = parse_billing(result.billing) if result.billing else {}
+    if result.replayed:
+        text += " It was already accepted earlier: not charged again."
+    elif billing.get("status") == "charged":
+        text += f" Paid {billing.get('amount_usd', '?')} USD by {result.rail}."
+    return Outcome(doc, text + " Follow it with wait_for_task.")

@@ -1,0 +1,98 @@
+"""The pure parts of `svc mcp`: secret detection, scrubbing, argument checks, poll spacing,
+and the two settings (in-process; the e2e tests drive the server itself)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from svc.api.errors import UsageError
+from svc.mcp.asks import looks_secret, reply_command
+from svc.mcp.results import scrub
+from svc.mcp.schemas import BY_NAME, TOOLS
+from svc.mcp.server import check_arguments
+from svc.mcp.state import PollGate
+from svc.settings import resolve
+
+
+@pytest.mark.parametrize(
+    "name", ["sms_code", "password", "otp", "2fa", "bank-PIN", "verification code", "cvv"]
+)
+def test_secret_looking_fields(name: str) -> None:
+    assert looks_secret(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["postal_code", "zip_code", "phone", "shipping_address", "spinach", "topic"]
+)
+def test_ordinary_fields(name: str) -> None:
+    assert not looks_secret(name)
+
+
+def test_scrub_replaces_a_secret_at_any_depth_and_keeps_the_rest() -> None:
+    doc = {"a": ["x 918273 y", {"918273": 918273}], "b": "plain", "c": None}
+    assert scrub(doc, ["918273"]) == {
+        "a": ["x [redacted] y", {"[redacted]": 918273}],
+        "b": "plain",
+        "c": None,
+    }
+    assert scrub(doc, []) is doc
+
+
+def test_argument_errors_name_the_rule_not_the_value() -> None:
+    secret = "s3cr3t-" + "x" * 5000
+    with pytest.raises(UsageError) as info:
+        check_arguments(BY_NAME["reply_to_task"], {"task_id": "t", "field": "f", "value": secret})
+    assert info.value.code == "invalid_arguments"
+    assert "value: at most 4000 characters" in info.value.message
+    assert "s3cr3t" not in info.value.message
+    with pytest.raises(UsageError, match="Additional properties"):
+        check_arguments(BY_NAME["get_task"], {"task_id": "t", "extra": 1})
+    check_arguments(BY_NAME["get_task"], {"task_id": "tsk_1"})  # a valid call passes
+
+
+def test_every_tool_schema_is_closed_and_valid() -> None:
+    from jsonschema import Draft202012Validator
+
+    for tool in TOOLS:
+        Draft202012Validator.check_schema(tool.input_schema)
+        assert tool.input_schema["additionalProperties"] is False
+        assert set(tool.required) <= set(tool.properties)
+
+
+def test_poll_gate_spaces_polls_of_one_task() -> None:
+    gate = PollGate(0.2)
+    assert gate.recent("t") is None and gate.wait_time("t") == 0.0
+    gate.record("t", {"id": "t"})
+    recent = gate.recent("t")
+    assert recent is not None and recent[1] == {"id": "t"}
+    assert 0.0 < gate.wait_time("t") <= 0.2
+    assert gate.recent("other") is None
+    time.sleep(0.25)
+    assert gate.recent("t") is None
+
+
+def test_reply_command_quotes_what_it_names() -> None:
+    assert reply_command("tsk_1", "sms code") == (
+        "svc reply tsk_1 --field 'sms code' --sensitive --value-file -"
+    )
+
+
+def test_mcp_settings_default_to_asking_and_refusing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SVC_MCP_PREAPPROVED_USD", raising=False)
+    monkeypatch.delenv("SVC_MCP_ALLOW_MODEL_SECRETS", raising=False)
+    s = resolve(profile_values={}, stdin_is_tty=False)
+    assert s.mcp_preapproved_usd is None and s.mcp_allow_model_secrets is False
+    s = resolve(
+        profile_values={"mcp_preapproved_usd": "1.50", "mcp_allow_model_secrets": "true"},
+        stdin_is_tty=False,
+    )
+    assert str(s.mcp_preapproved_usd) == "1.50" and s.mcp_allow_model_secrets is True
+    monkeypatch.setenv("SVC_MCP_ALLOW_MODEL_SECRETS", "maybe")
+    with pytest.raises(UsageError, match="true or false"):
+        resolve(profile_values={}, stdin_is_tty=False)
+    monkeypatch.setenv("SVC_MCP_ALLOW_MODEL_SECRETS", "0")
+    monkeypatch.setenv("SVC_MCP_PREAPPROVED_USD", "-1")
+    with pytest.raises(UsageError):
+        resolve(profile_values={}, stdin_is_tty=False)
