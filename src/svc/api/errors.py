@@ -6,7 +6,6 @@ message (and, in JSON mode, `{"error", "detail", "exit_code"}`) and exits with `
 
 from __future__ import annotations
 
-import json
 from enum import IntEnum
 from typing import Any
 
@@ -166,8 +165,10 @@ HINTS: dict[str, str] = {
 
 
 def _json_or_none(raw: bytes) -> Any:
+    from svc.api.jsonsafe import load_json  # here: jsonsafe imports this module
+
     try:
-        return json.loads(raw)
+        return load_json(raw)
     except (ValueError, UnicodeDecodeError):
         return None
 

@@ -16,7 +16,6 @@ submit flow asks `classify` what to do next; nothing else in the client decides 
 from __future__ import annotations
 
 import enum
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +28,7 @@ from svc.api.errors import (
     UnavailableError,
     error_from_response,
 )
+from svc.api.jsonsafe import load_json
 
 
 class Action(enum.Enum):
@@ -138,7 +138,7 @@ TABLE: dict[str, Row] = {
 
 def error_code(content: bytes) -> tuple[str | None, dict[str, Any]]:
     try:
-        body = json.loads(content)
+        body = load_json(content)
     except (ValueError, UnicodeDecodeError):
         return None, {}
     if not isinstance(body, dict):

@@ -12,7 +12,6 @@ credential; card the completed payment's id (`svc-payment-id`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 import httpx
 
 from svc.api.errors import HumanNeededError, PaymentError
+from svc.api.jsonsafe import load_json
 from svc.pay.policy import PaymentPolicy
 from svc.testing_hooks import crash_point
 
@@ -187,7 +187,7 @@ class CardRail:
         from svc.pay.x402 import atomic_to_usd
 
         try:
-            body = json.loads(response.content)
+            body = load_json(response.content)
         except (ValueError, UnicodeDecodeError):
             body = None
         offer = parse_offer(body)
