@@ -10,7 +10,6 @@ client, the payment flow and the identity client all read it; nothing rewrites i
 from __future__ import annotations
 
 import enum
-import json
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
@@ -326,8 +325,10 @@ _STATUS_EXIT: dict[int, type[SvcError]] = {
 
 
 def _json_or_none(raw: bytes) -> Any:
+    from svc.api.jsonsafe import load_json  # here: jsonsafe imports this module
+
     try:
-        return json.loads(raw)
+        return load_json(raw)
     except (ValueError, UnicodeDecodeError):
         return None
 

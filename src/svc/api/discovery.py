@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
-from urllib.parse import quote
 
 import httpx
 
 from svc.api.errors import ProtocolError, error_from_response
 from svc.api.http import Http, expect_json
+from svc.api.ids import path_segment
 
 METHODS = ("get", "put", "post", "delete", "patch", "options", "head", "trace")
 MAX_PAGES = 200  # a runaway chain of next links stops here
@@ -91,7 +91,7 @@ class DiscoveryClient:
         return str(httpx.URL(self.base_url + "/openapi.json", params=params))
 
     def service_url(self, slug: str) -> str:
-        return f"{self.base_url}/services/{quote(slug, safe='')}/openapi.json"
+        return f"{self.base_url}/services/{path_segment(slug, 'SLUG')}/openapi.json"
 
     def page(self, url: str, what: str = "openapi search") -> Page:
         response = self.http.send("GET", url, what=what, resend_safe=True)

@@ -8,17 +8,20 @@ server (a refused connection).
 
 from __future__ import annotations
 
-import json
 import random
 import sys
+import threading
 import time
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+import httpcore
 import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
 
 from svc import __version__
 from svc.api.errors import ProtocolError, SvcError, UnavailableError, error_from_response
+from svc.api.jsonsafe import JsonTooDeepError, load_json
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
@@ -37,8 +40,14 @@ REDACTED_HEADERS = frozenset(
     }
 )
 MAX_RETRY_AFTER = 60.0
-DEFAULT_TIMEOUT = 30.0  # seconds per read; SVC_TIMEOUT overrides (tests use a short one)
-DEFAULT_MAX_RESPONSE = 16 * 1024 * 1024  # bytes; SVC_MAX_RESPONSE_BYTES overrides
+# Seconds for each read and for a whole answer (connect, headers and body); SVC_TIMEOUT
+# overrides (tests use a short one).
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_MAX_RESPONSE = 16 * 1024 * 1024  # decoded bytes; SVC_MAX_RESPONSE_BYTES overrides
+# The content codings the client asks for and decodes itself, within the cap. httpx would also
+# decode br and zstd when their packages happen to be installed, without a bound: not offered.
+ACCEPT_ENCODING = "gzip, deflate"
+_INFLATE_STEP = 64 * 1024  # decoded bytes per step: a bomb is stopped one step past the cap
 
 
 def _env_number(name: str, default: float, *, integer: bool = False) -> float:
@@ -72,14 +81,23 @@ class ResponseTooLargeError(ProtocolError):
 
 
 class _CappedStream(httpx.SyncByteStream):
-    def __init__(self, inner: httpx.SyncByteStream, url: httpx.URL, limit: int) -> None:
+    """The body, decoded here (not by httpx) so that the cap counts the bytes the client would
+    hold, and bounded decoding never produces more than one step past it."""
+
+    def __init__(
+        self, inner: httpx.SyncByteStream, url: httpx.URL, limit: int, coding: str
+    ) -> None:
         self.inner = inner
         self.url = url
         self.limit = limit
+        self.coding = coding
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[bytes]:
         seen = 0
-        for chunk in self.inner:
+        chunks: Iterator[bytes] = iter(self.inner)
+        if self.coding != "identity":
+            chunks = _inflate(chunks, self.coding, self.url)
+        for chunk in chunks:
             seen += len(chunk)
             if seen > self.limit:
                 raise ResponseTooLargeError(self.url, self.limit)
@@ -89,9 +107,61 @@ class _CappedStream(httpx.SyncByteStream):
         self.inner.close()
 
 
+def _inflate(raw: Iterator[bytes], coding: str, url: httpx.URL) -> Iterator[bytes]:
+    """gzip or deflate, decoded incrementally, at most `_INFLATE_STEP` bytes at a time."""
+    inflater: Any = None
+    try:
+        for chunk in raw:
+            if inflater is None:
+                inflater = zlib.decompressobj(_window_bits(coding, chunk))
+            data = chunk
+            while data:
+                out = inflater.decompress(data, _INFLATE_STEP)
+                if not out:
+                    break
+                yield out
+                data = inflater.unconsumed_tail  # left over only when `out` filled the step
+            if inflater.eof:
+                return  # bytes after the end of the stream are ignored, as httpx does
+        if inflater is not None:
+            yield inflater.flush()  # at most a match's worth: the step above drained the rest
+    except zlib.error:
+        raise ProtocolError(
+            f"the answer from {url.host} is not valid {coding} data", code="bad_encoding"
+        ) from None
+
+
+def _window_bits(coding: str, first: bytes) -> int:
+    if coding == "gzip":
+        return 16 + zlib.MAX_WBITS
+    # deflate is meant to be zlib-wrapped (RFC 9110), but some servers send it raw; a zlib
+    # header is a deflate method nibble and a check value divisible by 31.
+    wrapped = len(first) < 2 or (first[0] & 0x0F == 8 and ((first[0] << 8) | first[1]) % 31 == 0)
+    return zlib.MAX_WBITS if wrapped else -zlib.MAX_WBITS
+
+
+def _content_coding(response: httpx.Response, url: httpx.URL) -> str:
+    """The one content coding of the answer (identity when none), or ProtocolError if the
+    client did not offer it: an unknown or stacked coding cannot be decoded within the cap."""
+    codings = [
+        value.strip().lower()
+        for value in response.headers.get_list("content-encoding", split_commas=True)
+    ]
+    codings = [c for c in codings if c and c != "identity"]
+    coding = {"x-gzip": "gzip"}.get(codings[0], codings[0]) if codings else "identity"
+    if len(codings) > 1 or coding not in ("identity", "gzip", "deflate"):
+        response.close()
+        raise ProtocolError(
+            f"the answer from {url.host} has a content encoding the client did not ask for "
+            f"({', '.join(codings)[:60]!a})",
+            code="bad_encoding",
+        )
+    return coding
+
+
 class CappedTransport(httpx.BaseTransport):
-    """Refuses answers above `limit` bytes (declared or streamed): a hostile or broken server
-    cannot make the client buffer gigabytes."""
+    """Refuses answers above `limit` decoded bytes (declared or streamed): a hostile or broken
+    server cannot make the client buffer gigabytes, compressed (a gzip bomb) or not."""
 
     def __init__(self, inner: httpx.BaseTransport, limit: int) -> None:
         self.inner = inner
@@ -103,13 +173,101 @@ class CappedTransport(httpx.BaseTransport):
         if declared.isdigit() and int(declared) > self.limit:
             response.close()
             raise ResponseTooLargeError(request.url, self.limit)
+        coding = _content_coding(response, request.url)
+        if coding != "identity":
+            # Decoded below: httpx must see plain bytes, or it would decode them again.
+            del response.headers["content-encoding"]
+            response.headers.pop("content-length", None)
         stream = response.stream
         assert isinstance(stream, httpx.SyncByteStream)
-        response.stream = _CappedStream(stream, request.url, self.limit)
+        response.stream = _CappedStream(stream, request.url, self.limit, coding)
         return response
 
     def close(self) -> None:
         self.inner.close()
+
+
+# The monotonic time by which the answer being received by this thread must be complete (watch
+# polls from several threads through one client, so it is per thread, not per client).
+_deadline = threading.local()
+
+
+def _remaining(timeout: float | None, error: type[Exception]) -> float | None:
+    """The time this network operation may take: its own timeout, cut to the answer's deadline."""
+    until: float | None = getattr(_deadline, "at", None)
+    if until is None:
+        return timeout
+    left = until - time.monotonic()
+    if left <= 0:
+        raise error("the whole answer took longer than its deadline")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A socket whose every read and write ends by the deadline: a server that trickles one byte
+    just inside each read timeout still cannot stretch an answer past it."""
+
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
+        self.inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self.inner.read(max_bytes, _remaining(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self.inner.write(buffer, _remaining(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def start_tls(
+        self,
+        ssl_context: Any,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        remaining = _remaining(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self.inner.start_tls(ssl_context, server_hostname, remaining))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self.inner.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    def __init__(self, inner: httpcore.NetworkBackend) -> None:
+        self.inner = inner
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> httpcore.NetworkStream:
+        remaining = _remaining(timeout, httpcore.ConnectTimeout)
+        stream = self.inner.connect_tcp(host, port, remaining, local_address, socket_options)
+        return _DeadlineStream(stream)
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> httpcore.NetworkStream:
+        remaining = _remaining(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self.inner.connect_unix_socket(path, remaining, socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self.inner.sleep(seconds)
+
+
+def _deadline_transport() -> httpx.HTTPTransport:
+    """httpx's transport, its sockets bounded by the answer's deadline.
+
+    httpx has no whole-request timeout and no public way to pass a network backend, so the
+    backend of its connection pool is wrapped (tests/unit/test_bounded_http.py pins this).
+    """
+    transport = httpx.HTTPTransport()
+    pool = transport._pool
+    pool._network_backend = _DeadlineBackend(pool._network_backend)
+    return transport
 
 
 class RetryPolicy:
@@ -132,7 +290,7 @@ def retry_after_seconds(response: httpx.Response) -> float | None:
         except ValueError:
             pass
     try:
-        body = response.json()
+        body = load_json(response.content)
     except (ValueError, UnicodeDecodeError):
         return None
     value = body.get("retry_after") if isinstance(body, dict) else None
@@ -165,10 +323,15 @@ class Http:
         if timeout is None:
             timeout = _env_number("SVC_TIMEOUT", DEFAULT_TIMEOUT)
         limit = int(_env_number("SVC_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE, integer=True))
+        self.timeout = timeout
         self.client = httpx.Client(
-            transport=CappedTransport(httpx.HTTPTransport(), limit),
+            transport=CappedTransport(_deadline_transport(), limit),
             timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)),
-            headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
+            headers={
+                "User-Agent": USER_AGENT,
+                "Accept": "application/json",
+                "Accept-Encoding": ACCEPT_ENCODING,
+            },
             event_hooks=hooks,
             follow_redirects=False,
         )
@@ -222,7 +385,7 @@ class Http:
         last_problem = ""
         for attempt in range(self.retry.attempts):
             try:
-                response = self.client.request(
+                response = self._request_once(
                     method,
                     url,
                     json=json_body,
@@ -268,6 +431,15 @@ class Http:
             f"{what} failed after {self.retry.attempts} attempts: {last_problem}"
         )
 
+    def _request_once(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        """One request and its whole answer, within SVC_TIMEOUT from the first byte sent (a
+        timeout raises httpx's TimeoutException, so it is retried or reported like any other)."""
+        _deadline.at = time.monotonic() + self.timeout
+        try:
+            return self.client.request(method, url, **kwargs)
+        finally:
+            _deadline.at = None
+
     def _note_retry(
         self, on_retry: Callable[[str], None] | None, what: str, problem: str, wait: float
     ) -> None:
@@ -299,7 +471,9 @@ def parse_json(response: httpx.Response, what: str) -> Any:
             f"{what}: the server answered {ctype or 'no content type'} instead of JSON"
         )
     try:
-        return json.loads(response.content)
+        return load_json(response.content, what)
+    except JsonTooDeepError:
+        raise
     except (ValueError, UnicodeDecodeError):
         raise ProtocolError(f"{what}: the server sent malformed JSON") from None
 

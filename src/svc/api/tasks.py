@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
 
 import httpx
 
 from svc.api.errors import ProtocolError
 from svc.api.http import Http, expect_json
+from svc.api.ids import path_segment, task_id_arg
 
 TASKS_PATH = "/svc/tasks"
 
 
 def task_url(base_url: str, task_id: str) -> str:
-    return f"{base_url}{TASKS_PATH}/{quote(task_id, safe='')}"
+    """The task's URL; an id that is not one is refused here, before anything is sent."""
+    return f"{base_url}{TASKS_PATH}/{path_segment(task_id_arg(task_id), 'ID')}"
 
 
 def require_task_shape(doc: Any, what: str) -> dict[str, Any]:

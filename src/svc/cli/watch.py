@@ -16,6 +16,7 @@ from typing import Any
 import typer
 
 from svc.api.errors import HumanNeededError, TaskEndedError, UsageError
+from svc.api.ids import task_id_arg
 from svc.cli.app import current
 from svc.cli.common import remember_state
 from svc.context import AppContext
@@ -59,7 +60,7 @@ def watch(
     ),
 ) -> None:
     app_ctx = current()
-    ids = list(task_ids or [])
+    ids = [task_id_arg(t) for t in task_ids or []]  # all checked before any poll goes out
     if all_live:
         ids += live_task_ids(app_ctx)
         if not ids:

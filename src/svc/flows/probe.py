@@ -8,11 +8,11 @@ reserved.
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 from typing import Any
 
 from svc.api.errors import ProtocolError, SvcError, error_from_response
+from svc.api.jsonsafe import load_json
 from svc.api.tasks import TASKS_PATH
 from svc.context import AppContext
 from svc.pay.chains import caip2
@@ -31,7 +31,7 @@ def probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None)
             raise error_from_response(response.status_code, response.content, "probe")
         raise ProtocolError(f"probe: the service answered {response.status_code}, not 402")
     try:
-        doc = json.loads(response.content)
+        doc = load_json(response.content)
     except (ValueError, UnicodeDecodeError):
         doc = None
     offers: dict[str, Any] = {}

@@ -71,11 +71,10 @@ def new_request_id() -> str:
 
 
 def validate_request_id(value: str) -> str:
-    if not 8 <= len(value) <= 128 or not all(c.isalnum() or c in "-_.:" for c in value):
-        raise UsageError(
-            "request id must be 8-128 characters of letters, digits, '-', '_', '.' or ':'"
-        )
-    return value
+    """The one rule for ids (`svc.api.ids`): also refuses `..` and friends before any send."""
+    from svc.api.ids import request_id_arg
+
+    return request_id_arg(value, "request id")
 
 
 def resume_command(request_id: str, body: dict[str, Any]) -> str:

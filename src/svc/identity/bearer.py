@@ -9,12 +9,12 @@ more; then stop and tell the user to register. Placement: `Authorization: Bearer
 
 from __future__ import annotations
 
-import json
 from collections.abc import Generator
 
 import httpx
 
 from svc.api.errors import AuthError
+from svc.api.jsonsafe import load_json
 from svc.errors import REGISTER_AGAIN
 from svc.identity.session import IdentitySession
 
@@ -37,7 +37,7 @@ def _refusal(response: httpx.Response) -> tuple[str | None, str | None]:
     if response.status_code != 401:
         return None, None
     try:
-        body = json.loads(response.content)
+        body = load_json(response.content)
     except (ValueError, UnicodeDecodeError):
         return None, None
     if not isinstance(body, dict):

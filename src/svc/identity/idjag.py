@@ -9,10 +9,10 @@ are identity failures (exit 4) carrying the code the platform would have answere
 from __future__ import annotations
 
 import base64
-import json
 import time
 from typing import Any
 
+from svc.api.jsonsafe import load_json
 from svc.errors import CODES, AuthError
 
 ID_JAG_TYP = "oauth-id-jag+jwt"
@@ -29,7 +29,7 @@ def _refuse(code: str, message: str) -> AuthError:
 
 def _segment(text: str, what: str) -> dict[str, Any]:
     try:
-        doc = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+        doc = load_json(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
     except (ValueError, UnicodeDecodeError):
         raise _refuse("invalid_request", f"the assertion is not a JWT: bad {what}") from None
     if not isinstance(doc, dict):

@@ -15,9 +15,9 @@ submit flow asks `classify` what to do next; nothing else in the client decides 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from svc.api.jsonsafe import load_json
 from svc.errors import CODES, Action, Code, ExitCode, SvcError, error_from_response
 
 Row = Code  # a row of the one table, as the submit flow reads it
@@ -30,7 +30,7 @@ __all__ = ["TABLE", "Action", "Row", "classify", "error_code", "to_error"]
 
 def error_code(content: bytes) -> tuple[str | None, dict[str, Any]]:
     try:
-        body = json.loads(content)
+        body = load_json(content)
     except (ValueError, UnicodeDecodeError):
         return None, {}
     if not isinstance(body, dict):

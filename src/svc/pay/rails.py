@@ -12,7 +12,6 @@ credential; card the completed payment's id (`svc-payment-id`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -244,9 +243,11 @@ class CardRail:
 
 
 def _json_body(response: httpx.Response) -> object:
+    from svc.api.jsonsafe import load_json
+
     try:
-        return json.loads(response.content)
-    except (ValueError, UnicodeDecodeError, RecursionError):
+        return load_json(response.content)
+    except (ValueError, UnicodeDecodeError):
         return None
 
 

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from decimal import Context, Decimal
 from typing import Any, Final
 
+from svc.api.jsonsafe import load_json
+
 __all__ = [
     "HEADER_PAYMENT_REQUIRED",
     "HEADER_PAYMENT_RESPONSE",
@@ -203,7 +205,7 @@ def _loads(text: str | bytes, what: str) -> Any:
     try:
         if isinstance(text, bytes):
             text = text.decode("utf-8")
-        return json.loads(text, parse_constant=_reject_constant)
+        return load_json(text, parse_constant=_reject_constant)
     except (ValueError, RecursionError):
         # UnicodeDecodeError and JSONDecodeError are ValueErrors; RecursionError is deep nesting.
         raise X402Error(f"{what} is not valid UTF-8 JSON.") from None
