@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench clean tools docs soak
+.PHONY: demo test lint typecheck bench clean tools docs soak reliability
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,13 +21,18 @@ test: $(STAMP) tools
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy src
 	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m tests.reliability_report --check
+
+# Copy the report the last full `make test` wrote (build/reliability.md) over the committed one.
+reliability: $(STAMP)
+	$(BIN)/python -m tests.reliability_report --publish
 
 # Tests pipe svc into the real jq, load the completion scripts in real bash, zsh and fish, and
 # render the man pages with man-db, as users do: install whatever is missing (Debian/Ubuntu).
 TOOLS := jq:jq zsh:zsh fish:fish man:man-db
 tools:
 	@missing=""; for pair in $(TOOLS); do command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair#*:}"; done; \
-	if [ -n "$$missing" ]; then echo "installing$$missing for the tests"; \
+	if [ -n "$$missing" ]; then echo "installing$$missing from Debian: the tests pipe svc into jq, load its completions in zsh and fish, and render its man pages"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
 
 # man/ (one page per command) and completions/ (bash, zsh, fish) from the command definitions,

@@ -445,7 +445,7 @@ def test_tasks_are_scoped_to_the_paying_agent(cli: Cli, sandbox: Sandbox, tmp_pa
         ),
         (
             ["submit", "x", "--email", "a@example.com", "--request-id", "short"],
-            "request id must be",
+            "invalid request id 'short': a request id is 8-128",
         ),
         (
             ["submit", "x", "--email", "a@example.com", "--pay", "cash"],

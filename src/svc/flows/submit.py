@@ -31,7 +31,6 @@ from svc.api.errors import (
     ProtocolError,
     SvcError,
     UnavailableError,
-    UsageError,
 )
 from svc.api.http import parse_json
 from svc.api.tasks import require_task_shape
