@@ -103,37 +103,11 @@ def spend(
             raise UsageError(f"--since must be a date like 2026-11-01, got {since!r}") from None
     app_ctx = current()
     doc = spend_report(app_ctx.ledger.submissions(), since)
-    if app_ctx.output.json_mode:
-        app_ctx.output.emit_json(doc)
-        return
-    from rich.table import Table
-    from rich.text import Text
+    from svc.ui import views
 
-    console = app_ctx.output.console
-    tasks = Table(box=None, header_style="bold", title="paid tasks", title_justify="left")
-    for column in ("day", "task id", "rail", "paid (USD)", "refunded", "request id"):
-        tasks.add_column(column)
-    for item in doc["tasks"]:
-        tasks.add_row(
-            item["day"],
-            Text(item["task_id"] or "-"),
-            item["rail"] or "-",
-            item["amount_usd"],
-            item["refunded_usd"] if item["refunded_usd"] != "0.000000" else "",
-            Text(item["request_id"]),
-        )
-    console.print(tasks)
-    for title, key, label in (("by day", "by_day", "day"), ("by rail", "by_rail", "rail")):
-        table = Table(box=None, header_style="bold", title=title, title_justify="left")
-        for column in (label, "paid (USD)", "refunded", "net"):
-            table.add_column(column)
-        for name, amounts in doc[key].items():
-            table.add_row(name, amounts["paid_usd"], amounts["refunded_usd"], amounts["net_usd"])
-        console.print(table)
-    console.print(
-        f"total: {doc['total_usd']} USD net over {doc['paid_count']} paid task(s)"
-        f" ({doc['refunded_usd']} USD refunded)"
-    )
+    app_ctx.output.show(doc, views.spend)  # ledger rows are outside text: ui cleans every cell
+    if app_ctx.output.json_mode:
+        return
     if doc["unknown_outcome"]:
         app_ctx.output.warn(
             f"{len(doc['unknown_outcome'])} paid submission(s) have an unknown outcome; "
