@@ -166,9 +166,9 @@ class LazyGroup(TyperGroup):
 
 def _version(value: bool) -> None:
     if value:
-        from svc.ui.terminal import stdout, write
+        from svc.ui.terminal import write_out
 
-        write(stdout(), f"svc {__version__}\n")
+        write_out(f"svc {__version__}\n")
         raise typer.Exit()
 
 

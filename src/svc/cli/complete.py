@@ -36,7 +36,7 @@ def main(words: list[str]) -> int:
     from svc.ui import terminal
 
     try:
-        terminal.write(terminal.stdout(), "".join(f"{line}\n" for line in [*lines, directive]))
+        terminal.write_out("".join(f"{line}\n" for line in [*lines, directive]))
     except BrokenPipeError:  # the shell stopped reading: nothing to say about it
         terminal.silence_stdout()
     return 0

@@ -32,9 +32,9 @@ def dispatch(argv: list[str]) -> int | None:
         return None
     if argv == ["--version"]:
         from svc import __version__
-        from svc.ui.terminal import stdout, write
+        from svc.ui.terminal import write_out
 
-        write(stdout(), f"svc {__version__}\n")
+        write_out(f"svc {__version__}\n")
         return 0
     if argv[:1] == ["__complete"]:
         from svc.cli.complete import main as complete

@@ -48,7 +48,7 @@ def report(error: SvcError, json_mode: bool) -> int:
     if json_mode and error.json_report:
         import json
 
-        terminal.write(terminal.stdout(), json.dumps(error.to_json()) + "\n")
+        terminal.write_out(json.dumps(error.to_json()) + "\n")
     return int(error.exit_code)
 
 

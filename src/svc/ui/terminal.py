@@ -34,14 +34,6 @@ class _Door:
 _door = _Door()
 
 
-def stdout() -> TextIO:
-    return sys.stdout
-
-
-def stderr() -> TextIO:
-    return sys.stderr
-
-
 def stdout_is_tty() -> bool:
     return sys.stdout.isatty()
 
@@ -67,6 +59,11 @@ def write(stream: TextIO, text: str) -> None:
     with holding():
         stream.write(text)
         stream.flush()
+
+
+def write_out(text: str) -> None:
+    """Our own text (a version, completion candidates, a JSON error) on stdout."""
+    write(sys.stdout, text)
 
 
 def error_line(message: str, limit: int = 1000) -> None:
