@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TextIO, TypeVar
@@ -103,12 +104,13 @@ class Output:
     def emit_json(self, doc: Any) -> None:
         """One JSON document (the service's object as returned)."""
         indent = 2 if self.stdout_tty else None
-        terminal.write(self._out, json.dumps(doc, ensure_ascii=False, indent=indent) + "\n")
+        text = json.dumps(doc, ensure_ascii=False, indent=indent)
+        terminal.write(self._out, json_inert(text) + "\n")
 
     def emit_line(self, doc: Any) -> None:
         """One NDJSON line (streams)."""
         line = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
-        terminal.write(self._out, line + "\n")
+        terminal.write(self._out, json_inert(line) + "\n")
 
     def show(self, doc: T, render: Callable[[Output, T], None]) -> None:
         """The document as JSON in JSON mode, else drawn for a person by `render`."""
@@ -233,6 +235,16 @@ class Progress:
         if self._spinner is not None:
             self._spinner.stop()
             self._spinner = None
+
+
+# json.dumps escapes C0 controls but writes DEL, C1 controls (8-bit CSI/OSC), bidi controls and
+# line separators as they are; a terminal may act on them. As \uXXXX escapes the document is
+# the same JSON value, so `--json` stays exact and is inert on a terminal too.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_inert(text: str) -> str:
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _message(template: str, values: dict[str, object], limit: int = MESSAGE_LIMIT) -> str:
