@@ -92,12 +92,17 @@ class Output:
             self._console = self._make_console(self._out, self.stdout_tty)
         return self._console
 
-    def draw(self, renderable: RenderableType, *, err: bool = False) -> None:
-        """Print a rich renderable built in `svc.ui` (only ui builds them, from cleaned text)."""
+    def draw(
+        self, renderable: RenderableType, *, err: bool = False, soft_wrap: bool = False
+    ) -> None:
+        """Print a rich renderable built in `svc.ui` (only ui builds them, from cleaned text).
+
+        `soft_wrap`: a line of text is left whole for the terminal to wrap, so a path or an
+        address read by a script (`svc config path`) never gets a newline in the middle."""
         if isinstance(renderable, str):
             renderable = _text(renderable, "")
         with terminal.holding():
-            self._console_for(err).print(renderable)
+            self._console_for(err).print(renderable, soft_wrap=soft_wrap)
 
     # --- machine output ------------------------------------------------------------------
 
@@ -128,7 +133,8 @@ class Output:
 
     def note(self, message: str, style: str = "dim", **values: object) -> None:
         if self.stderr_tty:
-            self.draw(_text(_message(message, values), style if self.color else ""), err=True)
+            text = _text(_message(message, values), style if self.color else "")
+            self.draw(text, err=True, soft_wrap=True)
         else:
             self.info(message, **values)
 
@@ -147,7 +153,7 @@ class Output:
 
     def line(self, message: str = "", style: str = "", **values: object) -> None:
         """A line of human output on stdout (the answer of a command on a terminal)."""
-        self.draw(_text(_message(message, values), style if self.color else ""))
+        self.draw(_text(_message(message, values), style if self.color else ""), soft_wrap=True)
 
     def document(self, text: str, limit: int = DOCUMENT_LIMIT) -> None:
         """A whole text (a guide, llms.txt, a script): exactly as given into a pipe or file
