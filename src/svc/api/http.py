@@ -9,7 +9,6 @@ server (a refused connection).
 from __future__ import annotations
 
 import random
-import sys
 import threading
 import time
 import zlib
@@ -341,14 +340,18 @@ class Http:
 
     # --- tracing (secrets redacted) ----------------------------------------------------------
 
-    def _trace(self, line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
+    def _trace(self, text: str) -> None:
+        from svc.ui.output import trace
+
+        trace(text)  # through ui: every line cleaned (URLs and header values are the server's)
 
     def _headers(self, headers: httpx.Headers) -> str:
+        from svc.ui.sanitize import clean
+
         shown = []
         for name, value in headers.items():
             shown_value = "[redacted]" if name.lower() in REDACTED_HEADERS else value
-            shown.append(f"    {name}: {shown_value}")
+            shown.append(f"    {clean(name, 100, single_line=True)}: {clean(shown_value, 1000)}")
         return "\n".join(shown)
 
     def _trace_request(self, request: httpx.Request) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -10,6 +10,7 @@ from svc.cli.app import current
 
 if TYPE_CHECKING:
     from svc.api.discovery import DiscoveryClient, Page
+    from svc.ui.output import Output
 
 app = typer.Typer(
     rich_markup_mode=None,
@@ -91,15 +92,16 @@ def get(
             f"no operation {which} in the service's description",
             hint="list them with: svc api search --all",
         )
-    if app_ctx.output.json_mode:
-        app_ctx.output.emit_json(doc)
-        return
-    from svc.ui.operations import operation_detail
+    app_ctx.output.show(doc, lambda out, _: _details(out, found))
+
+
+def _details(out: Output, found: list[tuple[str, str, dict[str, Any]]]) -> None:
+    from svc.ui.operations import draw_operation
 
     for index, (verb, op_path, op) in enumerate(found):
         if index:
-            app_ctx.output.console.print()
-        app_ctx.output.console.print(operation_detail(verb, op_path, op))
+            out.line()
+        draw_operation(out, verb, op_path, op)
 
 
 def _client() -> DiscoveryClient:
@@ -129,13 +131,13 @@ def _show_pages(pages: list[Page], *, merged: bool) -> None:
     if app_ctx.output.json_mode:
         app_ctx.output.emit_json(doc)
         return
-    from svc.ui.operations import operations_table
+    from svc.ui.operations import draw_operations
 
     rows = operations(doc)
     if not rows:
         app_ctx.output.note("no operation matches")
         return
-    app_ctx.output.console.print(operations_table(rows))
+    draw_operations(app_ctx.output, rows)
     if not merged and pages[0].next_url:
         app_ctx.output.note(_more_hint(pages[0].doc.get("info")))
 

@@ -20,8 +20,9 @@ from typer.core import TyperGroup
 
 from svc import __version__
 from svc.api.errors import ExitCode
-from svc.cli.runtime import build_context, run_guarded
+from svc.cli.runtime import INTERRUPTED, build_context, run_guarded
 from svc.context import AppContext
+from svc.ui.terminal import error_line
 
 # name -> (module, one-line summary). The summary is shown by `svc --help` without importing.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -171,7 +172,9 @@ class LazyGroup(TyperGroup):
 
 def _version(value: bool) -> None:
     if value:
-        print(f"svc {__version__}")
+        from svc.ui.terminal import write_out
+
+        write_out(f"svc {__version__}\n")
         raise typer.Exit()
 
 
@@ -241,11 +244,11 @@ def main(argv: list[str] | None = None) -> int:
             error.show()
             return int(error.exit_code)
         except Abort:
-            print("svc: aborted", file=sys.stderr)
+            error_line("svc: aborted")
             return int(ExitCode.INTERRUPTED)
         code = int(result) if isinstance(result, int) else 0
         if code == ExitCode.INTERRUPTED:  # Typer turns Ctrl-C into a bare exit code
-            print("svc: interrupted", file=sys.stderr)
+            error_line(INTERRUPTED)
         return code
 
     return run_guarded(body, args)

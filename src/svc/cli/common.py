@@ -27,18 +27,9 @@ def exit_for_state(state: str) -> int:
 
 
 def show_task(app: AppContext, task: dict[str, Any]) -> None:
-    if app.output.json_mode:
-        app.output.emit_json(task)
-        return
-    from svc.ui.render import event_line, task_panel
+    from svc.ui import views
 
-    console = app.output.console
-    events = task.get("events")
-    if isinstance(events, list) and events:
-        for event in events[-10:]:
-            if isinstance(event, dict):
-                console.print(event_line(str(task.get("id")), event))
-    console.print(task_panel(task))
+    app.output.show(task, views.task)
 
 
 @contextmanager
@@ -63,7 +54,9 @@ def read_text_source(path: str, what: str) -> str:
     with _input_errors(what, path):
         if path == "-":
             if sys.stdin.isatty():
-                print(f"reading {what} from standard input; end with Ctrl-D", file=sys.stderr)
+                from svc.ui.terminal import error_line
+
+                error_line(f"reading {what} from standard input; end with Ctrl-D")
             return sys.stdin.read()
         return Path(path).read_text(encoding="utf-8")
 

@@ -8,8 +8,6 @@ module and costs about as much as a bare Python start.
 
 from __future__ import annotations
 
-import sys
-
 # Not `from typing import ...`: typing costs ~3 ms, a third of a bare start. mypy reads this.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,13 +33,12 @@ def main(words: list[str]) -> int:
     lines = [
         f"{value}\t{description}" if description else value for value, description in candidates
     ]
-    try:
-        sys.stdout.write("".join(f"{line}\n" for line in [*lines, directive]))
-        sys.stdout.flush()
-    except BrokenPipeError:  # the shell stopped reading: nothing to say about it
-        import os
+    from svc.ui import terminal
 
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    try:
+        terminal.write_out("".join(f"{line}\n" for line in [*lines, directive]))
+    except BrokenPipeError:  # the shell stopped reading: nothing to say about it
+        terminal.silence_stdout()
     return 0
 
 

@@ -123,10 +123,9 @@ def main(argv: list[str]) -> int:
     if "--check" in argv:
         current = TABLE_PATH.read_text(encoding="utf-8") if TABLE_PATH.exists() else ""
         if current != text:
-            print(
-                "svc/cli/completion_table.py is stale: run `python -m svc.cli.complete_gen`",
-                file=sys.stderr,
-            )
+            from svc.ui.terminal import error_line
+
+            error_line("svc/cli/completion_table.py is stale: run `python -m svc.cli.complete_gen`")
             return 1
         return 0
     TABLE_PATH.write_text(text, encoding="utf-8")

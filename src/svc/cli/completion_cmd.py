@@ -103,7 +103,7 @@ SHELL_ARG = typer.Argument(None, metavar="SHELL", help="bash, zsh or fish (defau
 )
 def show(shell: Shell | None = SHELL_ARG) -> None:
     text = script_path(_shell(shell)).read_text(encoding="utf-8")
-    print(text, end="")
+    current().output.document(text)
 
 
 @app.command(
@@ -131,5 +131,5 @@ def install(shell: Shell | None = SHELL_ARG) -> None:
     if output.json_mode:
         output.emit_json({"shell": chosen.value, "path": str(target), "hint": hint})
     else:
-        print(f"installed the {chosen.value} completion script: {target}")
-        print(f"{hint}; to use it now: source {target}")
+        output.line(f"installed the {chosen.value} completion script: {target}")
+        output.line(f"{hint}; to use it now: source {target}")

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import typer
 
 from svc.api.errors import UsageError
 from svc.cli.app import current
+
+if TYPE_CHECKING:
+    from svc.ui.output import Output
 
 app = typer.Typer(
     rich_markup_mode=None,
@@ -26,7 +31,7 @@ def _profile() -> str:
     "\b\nExample:\n  svc config path"
 )
 def path() -> None:
-    print(current().config.path)
+    current().output.line(str(current().config.path))
 
 
 @app.command(
@@ -68,7 +73,7 @@ def get(key: str = typer.Argument(..., metavar="KEY")) -> None:
             }
         )
     else:
-        print("" if shown is None else shown)
+        app_ctx.output.line("" if shown is None else str(shown))
 
 
 @app.command(
@@ -103,25 +108,15 @@ def list_() -> None:
                 "help": spec.help,
             }
         )
-    if app_ctx.output.json_mode:
-        app_ctx.output.emit_json(
-            {
-                "profile": app_ctx.settings.profile,
-                "profiles": app_ctx.config.profiles(),
-                "settings": rows,
-            }
-        )
-        return
-    from rich.table import Table
+    doc = {
+        "profile": app_ctx.settings.profile,
+        "profiles": app_ctx.config.profiles(),
+        "settings": rows,
+    }
+    app_ctx.output.show(doc, _settings_table)
 
-    table = Table(
-        box=None,
-        header_style="bold",
-        title=f"profile {app_ctx.settings.profile}",
-        title_justify="left",
-    )
-    for column in ("key", "value", "source"):
-        table.add_column(column)
-    for row in rows:
-        table.add_row(row["key"], row["value"] or "-", row["source"])
-    app_ctx.output.console.print(table)
+
+def _settings_table(out: Output, doc: dict[str, Any]) -> None:
+    """Config values are outside text (the file may be edited by hand): cells are cleaned."""
+    cells = [[row["key"], row["value"] or "-", row["source"]] for row in doc["settings"]]
+    out.table(("key", "value", "source"), cells, title=f"profile {doc['profile']}")

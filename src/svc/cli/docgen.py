@@ -285,9 +285,10 @@ def main(argv: list[str]) -> int:
         wrong = stale(REPO, files)
         table_ok = complete_gen.main(["--check"]) == 0
         if wrong:
-            print(
-                f"stale generated docs ({', '.join(wrong)}): run `make docs` and commit them",
-                file=sys.stderr,
+            from svc.ui.terminal import error_line
+
+            error_line(
+                f"stale generated docs ({', '.join(wrong)}): run `make docs` and commit them"
             )
         return 0 if not wrong and table_ok else 1
     write(REPO, files)

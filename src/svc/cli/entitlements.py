@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import typer
 
 from svc.api.errors import AuthError
@@ -28,37 +26,6 @@ def entitlements() -> None:
             hint="register one: svc identity register (or finish the claim: svc identity claim)",
         )
     doc = app_ctx.identity.platform.entitlements(bearer)
-    if app_ctx.output.json_mode:
-        app_ctx.output.emit_json(doc)
-        return
-    _render(app_ctx.output.console, doc)
+    from svc.ui import views
 
-
-def _render(console: Any, doc: Any) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
-    from svc.ui.sanitize import clean
-
-    plans = doc.get("plans") if isinstance(doc, dict) else None
-    if not isinstance(plans, list) or not plans:
-        console.print(Text("No active plans."))
-        return
-    table = Table("plan", "service", "status", "remaining")
-    for plan in plans:
-        if not isinstance(plan, dict):
-            continue
-        remaining = plan.get("remaining")
-        if isinstance(remaining, dict):
-            shown = ", ".join(f"{k} {v}" for k, v in remaining.items())
-        else:
-            shown = "pay as you go" if remaining is None else str(remaining)
-        table.add_row(
-            *(
-                Text(clean(value, 80, single_line=True))
-                for value in (plan.get("plan_id"), plan.get("service"), plan.get("status"), shown)
-            )
-        )
-    console.print(table)
-    if isinstance(doc, dict) and isinstance(doc.get("credentials"), list):
-        console.print(Text(f"shared by {len(doc['credentials'])} credential(s)", style="dim"))
+    app_ctx.output.show(doc, views.entitlements)

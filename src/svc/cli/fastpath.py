@@ -16,7 +16,6 @@ runs through the full Typer app. The poll path reuses the same functions as the 
 from __future__ import annotations
 
 import os
-import sys
 
 # Global options that take a value, as Typer declares them (settings keys on the right).
 _VALUE_OPTIONS = {"--base-url": "base_url", "--auth-base": "auth_base", "--profile": "profile"}
@@ -33,8 +32,9 @@ def dispatch(argv: list[str]) -> int | None:
         return None
     if argv == ["--version"]:
         from svc import __version__
+        from svc.ui.terminal import write_out
 
-        print(f"svc {__version__}")
+        write_out(f"svc {__version__}\n")
         return 0
     if argv[:1] == ["__complete"]:
         from svc.cli.complete import main as complete
@@ -44,7 +44,9 @@ def dispatch(argv: list[str]) -> int | None:
     if poll is None:
         return None
     flags, task_id, exit_status = poll
-    if not flags.get("json_output") and sys.stdout.isatty():
+    from svc.ui.terminal import stdout_is_tty
+
+    if not flags.get("json_output") and stdout_is_tty():
         return None  # a terminal wants rich rendering: the full app does that
 
     def body() -> int:

@@ -37,8 +37,7 @@ def show_guide(app_ctx: AppContext, goal: str, *, as_json: bool | None = None) -
     if app_ctx.settings.json_output if as_json is None else as_json:
         output.emit_json(result.doc if result.doc is not None else {"guide": result.markdown})
     elif not output.stdout_tty:
-        output.stdout.write(result.markdown.rstrip("\n") + "\n")  # raw Markdown for files/pipes
-        output.stdout.flush()
+        output.document(result.markdown.rstrip("\n"))  # raw Markdown for files/pipes
     else:
         from svc.ui.guide import show_markdown
 

@@ -53,9 +53,9 @@ def show_topic(
         return
     if topic is None:
         width = max(map(len, TOPICS)) + 2
-        print("Help topics (svc help TOPIC):\n")
-        for name, text in TOPICS.items():
-            print(f"  {name:<{width}}{text}")
-        print("\nCommands: svc --help; one command: svc COMMAND --help.")
+        lines = ["Help topics (svc help TOPIC):", ""]
+        lines += [f"  {name:<{width}}{text}" for name, text in TOPICS.items()]
+        lines += ["", "Commands: svc --help; one command: svc COMMAND --help."]
+        output.document("\n".join(lines))
         return
-    print(render(topic.value), end="")
+    output.document(render(topic.value))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -10,6 +10,9 @@ from svc.api.errors import AuthError, UsageError
 from svc.cli.app import current
 from svc.context import AppContext
 from svc.identity.store import Credential
+
+if TYPE_CHECKING:
+    from svc.ui.output import Output
 
 app = typer.Typer(
     rich_markup_mode=None,
@@ -51,22 +54,11 @@ def status_doc(app_ctx: AppContext, cred: Credential | None, **extra: Any) -> di
 
 
 def show(app_ctx: AppContext, doc: dict[str, Any], headline: str) -> None:
-    if app_ctx.output.json_mode:
-        app_ctx.output.emit_json(doc)
-        return
-    from rich.table import Table
-    from rich.text import Text
+    def render(out: Output, doc: dict[str, Any]) -> None:
+        out.line(headline)
+        out.pairs((k, v) for k, v in doc.items() if v is not None and k != "registered")
 
-    from svc.ui.sanitize import clean
-
-    console = app_ctx.output.console
-    console.print(Text(headline))
-    table = Table(show_header=False, box=None, pad_edge=False)
-    for key, value in doc.items():
-        if value is None or key == "registered":
-            continue
-        table.add_row(Text(key, style="dim"), Text(clean(value, 300, single_line=True)))
-    console.print(table)
+    app_ctx.output.show(doc, render)
 
 
 def _next_step(cred: Credential) -> str | None:
@@ -285,9 +277,5 @@ def logout() -> None:
     app_ctx = current()
     removed = app_ctx.identity.forget()
     doc = {"logged_out": removed, "auth_base": app_ctx.settings.auth_base}
-    if app_ctx.output.json_mode:
-        app_ctx.output.emit_json(doc)
-    else:
-        app_ctx.output.info(
-            "Forgot the agent credential." if removed else "No agent credential was stored."
-        )
+    said = "Forgot the agent credential." if removed else "No agent credential was stored."
+    app_ctx.output.show(doc, lambda out, _: out.info(said))

@@ -27,12 +27,5 @@ def llms(
     if app_ctx.settings.json_output:
         url = app_ctx.settings.base_url + path
         output.emit_json({"url": url, "content_type": content_type, "text": text})
-    elif output.stdout_tty:
-        from rich.text import Text
-
-        from svc.ui.sanitize import clean
-
-        output.console.print(Text(clean(text, 1_000_000)))
     else:
-        output.stdout.write(text if text.endswith("\n") else text + "\n")
-        output.stdout.flush()
+        output.document(text)  # exact into a file or pipe, inert on a terminal

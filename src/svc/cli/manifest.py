@@ -9,7 +9,7 @@ import typer
 from svc.cli.app import current
 
 if TYPE_CHECKING:
-    from rich.table import Table
+    from svc.ui.output import Output
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -56,24 +56,28 @@ def manifest() -> None:
 
     app_ctx = current()
     doc = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url).manifest()
-    if app_ctx.output.json_mode:
-        app_ctx.output.emit_json(doc)
-        return
-    if not isinstance(doc, dict):
+    if not app_ctx.output.json_mode and not isinstance(doc, dict):
         from svc.api.errors import ProtocolError
 
         raise ProtocolError("manifest: the server's answer is not an object")
-    console = app_ctx.output.console
+    app_ctx.output.show(doc, _tables)
+
+
+def _tables(out: Output, doc: dict[str, Any]) -> None:
+    from svc.ui.output import Column
+
     shown = 0
     for key, title, columns in SECTIONS:
         rows = [row for row in doc.get(key) or [] if isinstance(row, dict)]
         if rows:
             if shown:
-                console.print()
-            console.print(_table(title, columns, _flatten(key, rows)))
+                out.line()
+            headings = [Column(heading, fold=True) for heading, _ in columns]
+            cells = [[_cell(row.get(k)) for _, k in columns] for row in _flatten(key, rows)]
+            out.table(headings, cells, title=title, lines=True)
             shown += 1
     if not shown:
-        app_ctx.output.note("the manifest lists nothing")
+        out.note("the manifest lists nothing")
 
 
 def _flatten(section: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -87,20 +91,5 @@ def _flatten(section: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return flat
 
 
-def _table(title: str, columns: tuple[tuple[str, str], ...], rows: list[dict[str, Any]]) -> Table:
-    from rich.table import Table
-
-    from svc.ui.sanitize import clean
-
-    table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
-    for heading, _ in columns:
-        table.add_column(heading, overflow="fold")
-    for row in rows:
-        table.add_row(*(_cell(row.get(key), clean) for _, key in columns))
-    return table
-
-
-def _cell(value: Any, clean: Any) -> str:
-    if value is None:
-        return ""
-    return str(clean(value, 200, single_line=True))
+def _cell(value: Any) -> object:
+    return "" if value is None else value

@@ -76,10 +76,9 @@ def quote(
     if doc is None:
         _fall_back_to_guide(goal)
         return
-    if app_ctx.output.json_mode:
-        app_ctx.output.emit_json(doc)
-        return
-    _show(doc)
+    from svc.ui import views
+
+    app_ctx.output.show(doc, views.quote)
 
 
 # Which flag sets which body field, for error messages in the user's terms.
@@ -143,23 +142,3 @@ def _fall_back_to_guide(goal: str) -> None:
     app_ctx = current()
     app_ctx.output.warn("the advisor is unavailable (503); showing the wallet-free guide instead")
     show_guide(app_ctx, goal, as_json=app_ctx.output.json_mode)
-
-
-def _show(doc: dict[str, Any]) -> None:
-    from rich.text import Text
-
-    from svc.ui.guide import show_markdown, status_words
-    from svc.ui.sanitize import clean
-
-    app_ctx = current()
-    console = app_ctx.output.console
-    status = clean(doc["status"], 60, single_line=True)
-    line = Text("Status: ", style="bold")
-    line.append(status, style="bold")
-    line.append(f" — {status_words(status)}")
-    console.print(line)
-    console.print(Text(f"Price of this quote: {clean(doc['priceUsd'], 40)} USD (no funds moved)"))
-    console.print()
-    show_markdown(app_ctx.output, doc["guide"])
-    console.print()
-    console.print(Text(f"Wallet-free guide: {clean(doc['guideUrl'], 4000, single_line=True)}"))

@@ -95,7 +95,9 @@ def reply(
     answered = app_ctx.tasks.reply(task_id, body, auth=app_ctx.free_call_auth())
     remember_state(app_ctx, answered)
     if not app_ctx.output.json_mode:
-        app_ctx.output.note(f"answer sent; task {task_id} is now {answered.get('state')}")
+        app_ctx.output.note(
+            "answer sent; task {id} is now {state}", id=task_id, state=answered.get("state")
+        )
     show_task(app_ctx, answered)
 
 

@@ -8,12 +8,14 @@ precedence and reports failures with the same line, JSON object and exit code.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from typing import Any
 
 from svc.api.errors import ExitCode, SvcError
 from svc.context import AppContext
+
+# Reads and watches can simply run again; a paid submit says its own way back (Interrupted).
+INTERRUPTED = "svc: interrupted"
 
 
 def build_context(
@@ -54,20 +56,23 @@ def _profile_values(
 
 def report(error: SvcError, json_mode: bool) -> int:
     """One line on stderr (and a JSON error object on stdout in JSON mode); the exit code."""
+    from svc.ui import terminal
     from svc.ui.sanitize import clean
 
-    print(f"svc: {clean(error.message, 1000, single_line=True)}", file=sys.stderr)
+    terminal.error_line(f"svc: {clean(error.message, 1000, single_line=True)}", 1100)
     if error.hint:
-        print(f"hint: {clean(error.hint, 500, single_line=True)}", file=sys.stderr)
+        terminal.error_line(f"hint: {clean(error.hint, 500, single_line=True)}", 600)
     if json_mode and error.json_report:
         import json
 
-        print(json.dumps(error.to_json()))
+        terminal.write_out(json.dumps(error.to_json()) + "\n")
     return int(error.exit_code)
 
 
 def json_requested(argv: list[str]) -> bool:
-    return "--json" in argv or not sys.stdout.isatty()
+    from svc.ui.terminal import stdout_is_tty
+
+    return "--json" in argv or not stdout_is_tty()
 
 
 def run_guarded(body: Callable[[], int], args: list[str]) -> int:
@@ -77,22 +82,25 @@ def run_guarded(body: Callable[[], int], args: list[str]) -> int:
     except SvcError as error:
         return report(error, json_requested(args))
     except KeyboardInterrupt:
-        print("svc: interrupted", file=sys.stderr)
+        from svc.ui.terminal import error_line
+
+        error_line(INTERRUPTED)
         return int(ExitCode.INTERRUPTED)
     except BrokenPipeError:
-        # The reader went away (`svc tasks | head`); not an error worth a line.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        from svc.ui.terminal import silence_stdout
+
+        silence_stdout()  # the reader went away (`svc tasks | head`): not worth a line
         return 0
     except Exception as error:  # the last line of defence: one line, never a traceback
         if os.environ.get("SVC_DEBUG"):
             raise
         from svc.ui.sanitize import clean
+        from svc.ui.terminal import error_line
 
         # An exception's text may quote server input (a pydantic error echoes the value).
-        print(
+        error_line(
             f"svc: internal error: {type(error).__name__}: "
             f"{clean(str(error), 300, single_line=True)} "
-            "(set SVC_DEBUG=1 for a traceback, and please report it)",
-            file=sys.stderr,
+            "(set SVC_DEBUG=1 for a traceback, and please report it)"
         )
         return int(ExitCode.ERROR)

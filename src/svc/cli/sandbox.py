@@ -93,4 +93,4 @@ def mint_id_jag(
     assertion = doc.get("assertion") if isinstance(doc, dict) else None
     if not isinstance(assertion, str):
         raise UsageError(f"{app_ctx.settings.base_url} did not mint an assertion: is it a sandbox?")
-    print(assertion)
+    app_ctx.output.document(assertion)

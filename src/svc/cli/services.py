@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from svc.cli.app import current, with_globals
+
+if TYPE_CHECKING:
+    from svc.ui.output import Output
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -19,28 +22,19 @@ def _list(ctx: typer.Context) -> None:
     from svc.api.discovery import DiscoveryClient
 
     doc = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url).services()
-    if app_ctx.output.json_mode:
-        app_ctx.output.emit_json(doc)
-        return
+    app_ctx.output.show(doc, _table)
+
+
+def _table(out: Output, doc: Any) -> None:
+    from svc.ui.output import Column
+
     rows = _services(doc)
     if not rows:
-        app_ctx.output.note("the service lists no services")
+        out.note("the service lists no services")
         return
-    from rich.table import Table
-
-    from svc.ui.sanitize import clean
-
-    table = Table(show_edge=False, pad_edge=False)
-    for column in ("SLUG", "NAME", "PRICE USD", "DESCRIPTION"):
-        table.add_column(column, overflow="fold")
-    for entry in rows:
-        table.add_row(
-            *(
-                clean(entry.get(key, ""), 300, single_line=True)
-                for key in ("slug", "name", "priceUsd", "description")
-            )
-        )
-    app_ctx.output.console.print(table)
+    keys = ("slug", "name", "priceUsd", "description")
+    columns = [Column(name, fold=True) for name in ("SLUG", "NAME", "PRICE USD", "DESCRIPTION")]
+    out.table(columns, [[entry.get(key, "") for key in keys] for entry in rows], lines=True)
 
 
 # The group's own callback lists the services; it needs the global options like a command.
@@ -67,12 +61,9 @@ def show(slug: str = typer.Argument(..., metavar="SLUG", help="Service slug, e.g
     client = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url)
     pages = list(client.pages(client.service_url(slug), what=f"service {slug}"))
     doc = merge(pages) if len(pages) > 1 else pages[0].doc
-    if app_ctx.output.json_mode:
-        app_ctx.output.emit_json(doc)
-        return
-    from svc.ui.operations import operations_table
+    from svc.ui.operations import draw_operations
 
-    app_ctx.output.console.print(operations_table(operations(doc)))
+    app_ctx.output.show(doc, lambda out, d: draw_operations(out, operations(d)))
 
 
 def _services(doc: Any) -> list[dict[str, Any]]:

@@ -146,43 +146,11 @@ def spend(
     ledger = app_ctx.ledger
     start = datetime.strptime(since, "%Y-%m-%d").timestamp() if since else 0.0
     doc = spend_report(ledger.submissions(), since, ledger.authorizations(since=start))
-    if app_ctx.output.json_mode:
-        app_ctx.output.emit_json(doc)
-        return
-    from rich.table import Table
-    from rich.text import Text
+    from svc.ui import views
 
-    console = app_ctx.output.console
-    tasks = Table(box=None, header_style="bold", title="paid tasks", title_justify="left")
-    for column in ("day", "task id", "rail", "paid (USD)", "refunded", "request id"):
-        tasks.add_column(column)
-    for item in doc["tasks"]:
-        tasks.add_row(
-            item["day"],
-            Text(item["task_id"] or "-"),
-            item["rail"] or "-",
-            item["amount_usd"],
-            item["refunded_usd"] if item["refunded_usd"] != "0.000000" else "",
-            Text(item["request_id"]),
-        )
-    console.print(tasks)
-    for title, key, label in (("by day", "by_day", "day"), ("by rail", "by_rail", "rail")):
-        table = Table(box=None, header_style="bold", title=title, title_justify="left")
-        for column in (label, "paid (USD)", "refunded", "net"):
-            table.add_column(column)
-        for name, amounts in doc[key].items():
-            table.add_row(name, amounts["paid_usd"], amounts["refunded_usd"], amounts["net_usd"])
-        console.print(table)
-    console.print(
-        f"total: {doc['total_usd']} USD net over {doc['paid_count']} paid task(s)"
-        f" ({doc['refunded_usd']} USD refunded)"
-    )
-    if doc["outstanding"]:
-        _outstanding_table(console, doc["outstanding"])
-        console.print(
-            f"outstanding: {doc['outstanding_usd']} USD signed and not known spent; it counts "
-            "against the daily cap until spent, void or expired"
-        )
+    app_ctx.output.show(doc, views.spend)  # ledger rows are outside text: ui cleans every cell
+    if app_ctx.output.json_mode:
+        return
     if doc["unknown_outcome"]:
         app_ctx.output.warn(
             f"{len(doc['unknown_outcome'])} paid submission(s) have an unknown outcome; "
@@ -192,26 +160,3 @@ def spend(
         app_ctx.output.warn(
             f"{len(doc['awaiting_card'])} card payment(s) wait for a person; run `svc pay card`"
         )
-
-
-def _outstanding_table(console: Any, rows: list[dict[str, Any]]) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
-    from svc.ui.sanitize import clean
-
-    table = Table(
-        box=None, header_style="bold", title="outstanding authorizations", title_justify="left"
-    )
-    for column in ("signed", "rail", "amount (USD)", "status", "valid until", "request id"):
-        table.add_column(column)
-    for item in rows:
-        table.add_row(
-            item["signed_at"],
-            item["rail"],
-            item["amount_usd"],
-            item["status"],
-            item["valid_until"] or "until spent or void",
-            Text(clean(item["request_id"], 130, single_line=True)),
-        )
-    console.print(table)

@@ -240,10 +240,13 @@ def _dry_run(body: dict[str, Any], method: str, cap: Any) -> None:
         app_ctx.output.emit_json(doc)
     else:
         verdict = "within" if within else "ABOVE"
-        app_ctx.output.console.print(
-            f"Would submit a {len(body['task'])}-character task for {body['email']} and pay "
-            f"{listed} USD by {method} ({verdict} your limit of {cap} USD; price from the "
-            f"{source}). The task was not sent."
+        app_ctx.output.line(
+            f"Would submit a {len(body['task'])}-character task for {{email}} and pay "
+            f"{{price}} USD by {method} ({verdict} your limit of {cap} USD; price from the "
+            "{source}). The task was not sent.",
+            email=body["email"],
+            price=listed,
+            source=source,
         )
     if not within:
         from svc.pay.policy import PolicyRefusal

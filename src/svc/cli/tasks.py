@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from svc.cli.app import current
+
+if TYPE_CHECKING:
+    from svc.store.ledger import Submission
+    from svc.ui.output import Output
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -24,24 +30,24 @@ def tasks(
 ) -> None:
     app_ctx = current()
     rows = app_ctx.ledger.submissions(limit=limit)
-    if app_ctx.output.json_mode:
-        app_ctx.output.emit_json([row.public_dict() for row in rows])
-        return
+    app_ctx.output.show([row.public_dict() for row in rows], lambda out, _: _table(out, rows))
+
+
+def _table(out: Output, rows: list[Submission]) -> None:
+    """The ledger's rows (outside text: task ids and previews are stored as they came)."""
     if not rows:
-        app_ctx.output.note("no tasks submitted from this machine yet")
+        out.note("no tasks submitted from this machine yet")
         return
     from datetime import datetime
 
-    from rich.table import Table
-    from rich.text import Text
-
     from svc.pay.x402 import atomic_to_usd
-    from svc.ui.render import state_text
+    from svc.ui.output import Column
     from svc.ui.sanitize import clean
+    from svc.ui.views import state_cell
 
-    table = Table(box=None, header_style="bold")
-    for column in ("created", "task id", "state", "paid", "status", "request id", "task"):
-        table.add_column(column, overflow="fold" if column == "task" else "ellipsis")
+    columns: list[str | Column] = ["created", "task id", "state", "paid", "status", "request id"]
+    columns.append(Column("task", fold=True))
+    cells = []
     for row in rows:
         created = datetime.fromtimestamp(row.created_at).strftime("%Y-%m-%d %H:%M")
         paid = (
@@ -49,13 +55,8 @@ def tasks(
             if row.amount_atomic and row.has_proof
             else "-"
         )
-        table.add_row(
-            created,
-            Text(clean(row.task_id or "-", 60, single_line=True)),
-            state_text(row.state) if row.state else Text("-"),
-            paid,
-            row.status,
-            row.request_id,
-            Text(clean(row.task_preview, 60, single_line=True)),
-        )
-    app_ctx.output.console.print(table)
+        preview = clean(row.task_preview, 60, single_line=True)
+        task_id = row.task_id or "-"
+        state = state_cell(row.state)
+        cells.append([created, task_id, state, paid, row.status, row.request_id, preview])
+    out.table(columns, cells)

@@ -25,7 +25,7 @@ def _emit_address(address: str, source: str, created: bool = False) -> None:
     if app_ctx.output.json_mode:
         app_ctx.output.emit_json({"address": address, "source": source, "created": created})
     else:
-        print(address)
+        app_ctx.output.line(address)
         app_ctx.output.note(f"key stored in: {source}")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -21,6 +21,9 @@ from svc.cli.app import current
 from svc.cli.common import remember_state
 from svc.context import AppContext
 from svc.settings import positive_seconds
+
+if TYPE_CHECKING:
+    from svc.ui.output import Progress
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -232,29 +235,9 @@ def follow(app: AppContext, task_ids: list[str], interval: float | None) -> int:
 def _final_report(
     app: AppContext, finals: dict[str, dict[str, Any]], blocked: dict[str, dict[str, Any]]
 ) -> None:
-    ended = [*finals.values(), *blocked.values()]
-    if len(ended) <= MANY:
-        from svc.ui.render import task_panel
+    from svc.ui import views
 
-        for task in ended:
-            app.output.console.print(task_panel(task))
-        return
-    from rich.text import Text
-
-    from svc.ui.sanitize import clean
-
-    counts: dict[str, int] = {}
-    for task in ended:
-        counts[str(task.get("state"))] = counts.get(str(task.get("state")), 0) + 1
-    summary = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
-    app.output.console.print(Text(f"{len(ended)} tasks: {summary}"))
-    others = [t for t in ended if t.get("state") != "completed"]
-    for task in others[:MANY]:
-        why = task.get("error") or task.get("reason") or ""
-        line = f"  {task.get('id')} {task.get('state')} {why}".rstrip()
-        app.output.console.print(Text(clean(line, 300, single_line=True)))
-    if len(others) > MANY:
-        app.output.console.print(Text(f"  … and {len(others) - MANY} more (see svc tasks)"))
+    views.watch_report(app.output, [*finals.values(), *blocked.values()], MANY)
 
 
 def _outcome(finals: dict[str, dict[str, Any]], blocked: dict[str, dict[str, Any]]) -> int:
@@ -293,11 +276,9 @@ def _show_changes(
     if app.output.json_mode:
         app.output.emit_line(task)
     elif verbose_events:
-        from svc.ui.render import event_line
+        from svc.ui import views
 
-        for event in events[seen.events :]:
-            if isinstance(event, dict):
-                app.output.console.print(event_line(tid, event))
+        views.events(app.output, tid, events[seen.events :])
     seen.state, seen.events, seen.updated = (
         str(task.get("state")),
         len(events),
@@ -309,12 +290,14 @@ def _show_changes(
 def _answer(app: AppContext, task: dict[str, Any]) -> None:
     from svc.api.models import TaskDetail
     from svc.flows.reply import body_from_form
-    from svc.ui.render import task_panel
+    from svc.ui import views
 
-    app.output.err_console.print(task_panel(task))
+    views.task_panel(app.output, task, err=True)
     body = body_from_form(TaskDetail.model_validate(task))
     answered = app.tasks.reply(str(task["id"]), body, auth=app.free_call_auth())
-    app.output.note(f"answer sent; task {task['id']} is now {answered.get('state')}")
+    app.output.note(
+        "answer sent; task {id} is now {state}", id=task["id"], state=answered.get("state")
+    )
 
 
 class _Status:
@@ -323,14 +306,19 @@ class _Status:
     MIN_REFRESH = 0.25  # seconds between redraws
 
     def __init__(self, app: AppContext, seen: dict[str, _Seen]) -> None:
+        self._app = app
         self._seen = seen
-        self._status: Any = None
+        self._status: Progress | None = None
         self._drawn = 0.0
-        if app.output.stderr_tty and not app.output.json_mode:
-            self._status = app.output.err_console.status(f"watching {len(seen)} task(s)…")
-            self._status.start()
+        self._start(f"watching {len(seen)} task(s)…")
+
+    def _start(self, message: str) -> None:
+        if self._app.output.stderr_tty and not self._app.output.json_mode:
+            self._status = self._app.output.progress(message)
 
     def refresh(self) -> None:
+        if self._status is None:
+            self._start("watching…")
         if self._status is None or time.monotonic() - self._drawn < self.MIN_REFRESH:
             return
         self._drawn = time.monotonic()
@@ -340,12 +328,12 @@ class _Status:
             counts[key] = counts.get(key, 0) + 1
         text = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
         self._status.update(f"{len(self._seen)} task(s): {text}")
-        self._status.start()
 
     def pause(self) -> None:
-        if self._status is not None:
-            self._status.stop()
+        """Before an answer form: the form owns the terminal until the next refresh."""
+        self.stop()
 
     def stop(self) -> None:
         if self._status is not None:
             self._status.stop()
+            self._status = None

@@ -174,24 +174,14 @@ class Reporter:
         self.summary = Summary()
         self._lock = threading.Lock()
         self._progress: Any = None
-        self._bar: Any = None
+        self._total: int | None = None
         if output.stderr_tty:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-            self._progress = Progress(
-                TextColumn("submitting"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[note]}"),
-                console=output.err_console,
-                transient=True,
-            )
-            self._bar = self._progress.add_task("batch", total=None, note="")
-            self._progress.start()
+            self._progress = output.progress("submitting")
 
     def total(self, count: int) -> None:
+        self._total = count
         if self._progress is not None:
-            self._progress.update(self._bar, total=count)
+            self._progress.count("submitting", self.summary.done, count)
 
     def result(self, doc: dict[str, Any], exit_code: int = 0) -> None:
         with self._lock:
@@ -216,18 +206,13 @@ class Reporter:
                 self._say(f"svc: {doc['detail']}")
             if self._progress is not None:
                 failed = s.failed + s.bad
-                self._progress.update(
-                    self._bar, completed=s.done, note=f"{failed} failed" if failed else ""
-                )
+                note = f"{failed} failed" if failed else ""
+                self._progress.count("submitting", s.done, self._total, note)
 
     def _say(self, text: str) -> None:
         from svc.ui.sanitize import clean
 
-        line = clean(text, 600, single_line=True)
-        if self._progress is not None:
-            self._progress.console.print(line, markup=False, highlight=False)
-        else:
-            self.output.info(line)
+        self.output.info(clean(text, 600, single_line=True))  # clears the progress line first
 
     def close(self) -> None:
         if self._progress is not None:
@@ -245,7 +230,7 @@ class Reporter:
 class _QuietOutput(Output):
     """A worker's output: per-task notes (paying..., request id...) would drown the summary."""
 
-    def note(self, message: str, style: str = "dim") -> None:
+    def note(self, message: str, style: str = "dim", **values: object) -> None:
         pass
 
 
@@ -274,7 +259,7 @@ def _worker_context(parent: AppContext, secrets: _SharedSecrets) -> AppContext:
     recipient is refused unless --trust-recipient was given.
     """
     settings = replace(parent.settings, no_input=True)
-    output = _QuietOutput(json_mode=True, stdout=parent.output.stdout, stderr=parent.output.stderr)
+    output = _QuietOutput.sibling(parent.output, json_mode=True)
     ctx = AppContext(settings, output, parent.config)
     # cached_property values live in the instance dict: share the parent's pool.
     ctx.__dict__["http"] = parent.http

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +19,7 @@ from svc.api.errors import AuthError, HumanNeededError
 from svc.context import AppContext
 from svc.identity.session import IdentitySession, credential_from
 from svc.identity.store import Credential
+from svc.ui import views
 from svc.ui.sanitize import clean
 
 MAX_WAIT_INTERVAL = 5.0
@@ -145,23 +145,11 @@ class ClaimCeremony:
         out.info(f"! Claim this agent credential for {who}")
         out.info(f"  Open: {clean(uri, 2000, single_line=True)}")
         out.info(f"  The link expires at {clean(expires, 40, single_line=True)}.")
-        self._qr(uri)
+        views.show_qr(out, uri, error="m", border=1)
         out.info("  Sign in there, confirm, then type the code the page shows.")
         if self.open_browser and out.stderr_tty:
             from svc.ui.prompts import ask_text
 
             ask_text("Press Enter to open the link in your browser")
-            import webbrowser
-
-            if not webbrowser.open(uri):
+            if not views.open_browser(uri):
                 out.info("  (could not open a browser: open the link yourself)")
-
-    def _qr(self, uri: str) -> None:
-        try:
-            import segno
-        except ImportError:  # optional nicety: the link is printed anyway
-            return
-        try:
-            segno.make(uri, error="m").terminal(out=sys.stderr, compact=True, border=1)
-        except (OSError, ValueError):
-            return

@@ -146,36 +146,10 @@ def _verdict(
 
 
 def show_probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None) -> None:
+    from svc.ui import views
+
     doc = probe(app, body, rail, cap)
     verdict = doc["would_pay"]
-    if app.output.json_mode:
-        app.output.emit_json(doc)
-    else:
-        from rich.table import Table
-        from rich.text import Text
-
-        from svc.ui.sanitize import clean
-
-        table = Table(box=None, header_style="bold", title="402 challenges", title_justify="left")
-        for column in ("rail", "amount (USD)", "to", "details"):
-            table.add_column(column)
-        for o in doc["challenges"]["x402"]:
-            table.add_row("x402", o["amount_usd"], clean(o["pay_to"], 80), f"{o['network']}")
-        for c in doc["challenges"]["mpp"]:
-            note = c["method"] + ("" if c["usable"] else f" (unusable: {c['why_not']})")
-            table.add_row("mpp", str(c["amount_usd"]), clean(c["realm"], 80), clean(note, 120))
-        if doc["challenges"]["card"]:
-            c = doc["challenges"]["card"]
-            table.add_row("card", c["amount_usd"], clean(c["pay_url"], 80), "hosted page")
-        console = app.output.console
-        console.print(table)
-        if verdict["within_policy"]:
-            line = (
-                f"Would pay {verdict['amount_usd']} USD by {rail} to {verdict['pay_to']}. "
-                "Nothing was signed or paid."
-            )
-        else:
-            line = f"Would NOT pay by {rail}: {verdict['refusal']}. Nothing was signed or paid."
-        console.print(Text(clean(line, 500)))
+    app.output.show(doc, views.probe)
     if not verdict["within_policy"]:
         raise PolicyRefusal(str(verdict["refusal"]), json_report=False)

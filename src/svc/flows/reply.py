@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Any
@@ -115,7 +114,7 @@ def body_from_form(task: TaskDetail) -> dict[str, Any]:
         plain = task.plain_ask() or {}
         message = plain.get("message") or "The task waits for an answer."
         prompts_field = plain.get("field")
-        print(clean(message, 500), file=sys.stderr)
+        prompts.say(message)
         if prompts_field:
             if plain.get("sensitive"):
                 value = prompts.ask_hidden(f"{prompts_field} (hidden):")
@@ -164,4 +163,4 @@ def _ask_nonempty(label: str) -> str:
         answer = prompts.ask_text(label).strip()
         if answer:
             return answer
-        print("a value is required", file=sys.stderr)
+        prompts.say("a value is required")

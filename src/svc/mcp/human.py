@@ -10,11 +10,12 @@ is synchronous), so `confirm_from_thread` hops back onto the event loop to send 
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.from_thread
+
+from svc.ui.terminal import error_line
 
 if TYPE_CHECKING:
     from mcp.server.session import ServerSession
@@ -72,10 +73,7 @@ class Human:
             with anyio.fail_after(ANSWER_TIMEOUT):
                 result = await self._session.elicit_form(message, schema, self._related)
         except Exception as exc:  # a client error must read as "no", never crash the call
-            print(
-                f"svc mcp: the client could not ask the person ({type(exc).__name__})",
-                file=sys.stderr,
-            )
+            error_line(f"svc mcp: the client could not ask the person ({type(exc).__name__})")
             return None
         if result.action != "accept" or result.content is None:
             return None

@@ -9,7 +9,6 @@ a crash: arguments are checked against the very schemas the tools advertise.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +23,7 @@ from svc.mcp.results import Outcome, failure, scrub, success
 from svc.mcp.schemas import BY_NAME, TOOLS, ToolSpec
 from svc.mcp.state import Call, ContextPool, PollGate
 from svc.ui.sanitize import clean
+from svc.ui.terminal import error_line
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -128,10 +128,7 @@ class SvcServer:
             return failure(exc, call.secrets)
         except Exception as exc:  # the last line of defence: a tool error, never a crash
             detail = clean(scrub(str(exc), call.secrets), 300, single_line=True)
-            print(
-                f"svc mcp: internal error in {params.name}: {type(exc).__name__}: {detail}",
-                file=sys.stderr,
-            )
+            error_line(f"svc mcp: internal error in {params.name}: {type(exc).__name__}: {detail}")
             error = SvcError(
                 f"internal error: {type(exc).__name__}",
                 code="internal_error",
@@ -194,7 +191,7 @@ def serve_stdio(app: AppContext) -> int:
 
     settings = app.settings
     settings.no_input = True  # no terminal here: a person is reached only through the client
-    output = Output(json_mode=True, stdout=sys.stderr, stderr=sys.stderr)
+    output = Output.for_protocol()
     pool = ContextPool(settings, output, app.config)
     server = build_server(pool)
 

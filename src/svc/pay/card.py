@@ -132,22 +132,20 @@ class CardCheckout:
         return payment_state(doc)
 
     def show(self, link: str, amount_usd: str) -> None:
+        from svc.ui import views
+
         out = self.output
-        out.info(f"Pay {amount_usd} USD by card on this page: {link}")
+        out.info("Pay {amount} USD by card on this page: {link}", amount=amount_usd, link=link)
         if not self.interactive:
             return
-        _print_qr(out, link)
+        views.show_qr(out, link)
         if self.open_browser:
-            import contextlib
-            import webbrowser
-
-            with contextlib.suppress(Exception):  # no browser is fine: the link is shown
-                webbrowser.open(link)
+            views.open_browser(link)  # no browser is fine: the link is shown
 
     def wait(self, offer: CardOffer) -> None:
         """Poll statusUrl until complete; raises if it dies or the wait runs out."""
         deadline = time.monotonic() + self.wait_seconds
-        progress = _Progress(self.output)
+        progress = self.output.progress("waiting for the card payment", piped_lines=True)
         try:
             while True:
                 state = self.status(offer)
@@ -165,48 +163,7 @@ class CardCheckout:
                         "the card payment was not completed in time",
                         hint="finish it on the payment page, then: svc pay card",
                     )
-                progress.tick("waiting for the card payment")
+                progress.update("waiting for the card payment", with_time=True)
                 self.sleep(self.interval)
         finally:
             progress.stop()
-
-
-class _Progress:
-    """A spinner on a terminal, one line per half minute otherwise."""
-
-    def __init__(self, output: Output) -> None:
-        self.output = output
-        self.started = time.monotonic()
-        self.last_line = 0.0
-        self._status: Any = None
-
-    def tick(self, message: str) -> None:
-        waited = time.monotonic() - self.started
-        if self.output.stderr_tty:
-            if self._status is None:
-                self._status = self.output.err_console.status(message)
-                self._status.start()
-            self._status.update(f"{message} ({waited:.0f} s)")
-        elif waited - self.last_line >= 30 or self.last_line == 0:
-            self.last_line = max(waited, 0.001)
-            self.output.info(f"{message}...")
-
-    def done(self, message: str) -> None:
-        self.stop()
-        self.output.note(message)
-
-    def stop(self) -> None:
-        if self._status is not None:
-            self._status.stop()
-            self._status = None
-
-
-def _print_qr(output: Output, link: str) -> None:
-    """A QR code of the link on a terminal (segno, a small pure-Python dependency)."""
-    if not output.stderr_tty:
-        return
-    try:
-        import segno
-    except ImportError:
-        return
-    segno.make(link, error="l").terminal(out=output.stderr, compact=True)

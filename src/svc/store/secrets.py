@@ -169,10 +169,11 @@ class SecretStore:
             if chosen is None:
                 chosen = FileBackend()
                 if self._warn and forced != "file":
-                    print(
+                    from svc.ui.terminal import error_line
+
+                    error_line(
                         f"warning: no usable OS keyring; secrets are kept in {chosen.path} "
-                        "(mode 0600). Set SVC_KEYRING=file to silence this.",
-                        file=sys.stderr,
+                        "(mode 0600). Set SVC_KEYRING=file to silence this."
                     )
             self._backend = chosen
         return self._backend

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from svc.ui.sanitize import clean
-
 if TYPE_CHECKING:
     from svc.ui.output import Output
 
@@ -16,25 +14,17 @@ MARKS = {"ok": ("ok", "green"), "warn": ("warn", "yellow"), "fail": ("FAIL", "bo
 
 
 def show_findings(output: Output, findings: list[dict[str, Any]]) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(box=None, show_header=False, padding=(0, 1))
-    table.add_column(no_wrap=True)
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column(overflow="fold")
+    rows = []
     for item in findings:
-        mark, style = MARKS.get(str(item["status"]), ("?", ""))
-        detail = Text(clean(item["detail"], 600, single_line=True))
-        if item.get("fix"):
-            detail.append("\n→ " + clean(item["fix"], 300, single_line=True), style="dim")
-        table.add_row(Text(mark, style=style), Text(str(item["check"])), detail)
-    output.console.print(table)
+        mark = MARKS.get(str(item["status"]), ("?", ""))[0]
+        detail = str(item["detail"]) + (f"\n-> {item['fix']}" if item.get("fix") else "")
+        rows.append([mark, item["check"], detail])
+    output.table(("", "check", "finding"), rows)
     failed = sum(1 for f in findings if f["status"] == "fail")
     warned = sum(1 for f in findings if f["status"] == "warn")
     if failed:
-        output.console.print(f"{failed} of {len(findings)} checks failed")
+        output.line("{failed} of {total} checks failed", failed=failed, total=len(findings))
+    elif warned:
+        output.line("all good ({n} warning{s})", n=warned, s="s" if warned != 1 else "")
     else:
-        output.console.print(
-            "all good" + (f" ({warned} warning{'s' if warned != 1 else ''})" if warned else "")
-        )
+        output.line("all good")

@@ -30,4 +30,4 @@ def show_markdown(output: Output, text: str) -> None:
     """Server Markdown rendered by rich, with control characters and escapes removed first."""
     from rich.markdown import Markdown
 
-    output.console.print(Markdown(clean(text, MAX_GUIDE_CHARS), hyperlinks=False))
+    output.draw(Markdown(clean(text, MAX_GUIDE_CHARS), hyperlinks=False))

@@ -10,6 +10,16 @@ from svc.ui.sanitize import clean
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
+    from svc.ui.output import Output
+
+
+def draw_operations(out: Output, rows: list[tuple[str, str, dict[str, Any]]]) -> None:
+    out.draw(operations_table(rows))
+
+
+def draw_operation(out: Output, method: str, path: str, op: dict[str, Any]) -> None:
+    out.draw(operation_detail(method, path, op))
+
 
 def operations_table(rows: list[tuple[str, str, dict[str, Any]]]) -> RenderableType:
     from rich.table import Table

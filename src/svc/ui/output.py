@@ -3,19 +3,46 @@
 Machine output (exactly one JSON document, or NDJSON for streams) goes to stdout; diagnostics,
 progress and prompts go to stderr. Colour is decided here, once: never when NO_COLOR is set or
 the stream is not a terminal.
+
+Every method that prints human text cleans it (`svc.ui.sanitize.clean`) on the way out: a
+message, a table cell, a trace line. A caller may interpolate server text into a message
+without thinking about it; there is no method that prints text as it is to a terminal.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
-from typing import TYPE_CHECKING, Any, TextIO
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, TextIO, TypeVar
 
+from svc.ui import terminal
 from svc.ui.sanitize import clean
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from rich.console import Console, RenderableType
+
+    from svc.ui.terminal import Spinner
+
+T = TypeVar("T")
+MESSAGE_LIMIT = 4000  # characters of one diagnostic message
+CELL_LIMIT = 300  # characters of one table cell
+DOCUMENT_LIMIT = 1_000_000  # characters of a whole document shown on a terminal
+
+
+class Styled(NamedTuple):
+    """A table cell or line with a style of ours; the text is still cleaned when drawn."""
+
+    text: object
+    style: str = ""
+
+
+class Column(NamedTuple):
+    heading: str
+    fold: bool = False  # wrap long values instead of cutting them
+    right: bool = False  # right-justified (amounts)
 
 
 class Output:
@@ -26,13 +53,24 @@ class Output:
         stdout: TextIO | None = None,
         stderr: TextIO | None = None,
     ) -> None:
-        self.stdout = stdout or sys.stdout
-        self.stderr = stderr or sys.stderr
-        self.stdout_tty = self.stdout.isatty()
-        self.stderr_tty = self.stderr.isatty()
+        self._out = stdout or sys.stdout
+        self._err = stderr or sys.stderr
+        self.stdout_tty = self._out.isatty()
+        self.stderr_tty = self._err.isatty()
         self.json_mode = json_mode or not self.stdout_tty
         self._console: Console | None = None
         self._err_console: Console | None = None
+
+    @classmethod
+    def for_protocol(cls) -> Output:
+        """For a process whose stdout is a protocol channel (`svc mcp`): every word of ours
+        goes to stderr, so nothing a flow prints can corrupt the channel."""
+        return cls(json_mode=True, stdout=sys.stderr, stderr=sys.stderr)
+
+    @classmethod
+    def sibling(cls: type[T], other: Output, *, json_mode: bool) -> T:
+        """Another output on the same streams (batch workers)."""
+        return cls(json_mode=json_mode, stdout=other._out, stderr=other._err)  # type: ignore[call-arg]
 
     @property
     def color(self) -> bool:
@@ -51,48 +89,194 @@ class Output:
             soft_wrap=False,
         )
 
-    @property
-    def console(self) -> Console:
+    def _console_for(self, err: bool) -> Console:
+        if err:
+            if self._err_console is None:
+                self._err_console = self._make_console(self._err, self.stderr_tty)
+            return self._err_console
         if self._console is None:
-            self._console = self._make_console(self.stdout, self.stdout_tty)
+            self._console = self._make_console(self._out, self.stdout_tty)
         return self._console
 
-    @property
-    def err_console(self) -> Console:
-        if self._err_console is None:
-            self._err_console = self._make_console(self.stderr, self.stderr_tty)
-        return self._err_console
+    def draw(
+        self, renderable: RenderableType, *, err: bool = False, soft_wrap: bool = False
+    ) -> None:
+        """Print a rich renderable built in `svc.ui` (only ui builds them, from cleaned text).
+
+        `soft_wrap`: a line of text is left whole for the terminal to wrap, so a path or an
+        address read by a script (`svc config path`) never gets a newline in the middle."""
+        if isinstance(renderable, str):
+            renderable = _text(renderable, "")
+        with terminal.holding():
+            self._console_for(err).print(renderable, soft_wrap=soft_wrap)
 
     # --- machine output ------------------------------------------------------------------
 
     def emit_json(self, doc: Any) -> None:
         """One JSON document (the service's object as returned)."""
-        self.stdout.write(
-            json.dumps(doc, ensure_ascii=False, indent=2 if self.stdout_tty else None)
-        )
-        self.stdout.write("\n")
-        self.stdout.flush()
+        indent = 2 if self.stdout_tty else None
+        text = json.dumps(doc, ensure_ascii=False, indent=indent)
+        terminal.write(self._out, json_inert(text) + "\n")
 
     def emit_line(self, doc: Any) -> None:
         """One NDJSON line (streams)."""
-        self.stdout.write(json.dumps(doc, ensure_ascii=False, separators=(",", ":")))
-        self.stdout.write("\n")
-        self.stdout.flush()
+        line = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+        terminal.write(self._out, json_inert(line) + "\n")
 
-    # --- human output --------------------------------------------------------------------
-
-    def info(self, message: str) -> None:
-        """A diagnostic line on stderr (our own text: may contain server text already cleaned)."""
-        self.stderr.write(message + "\n")
-        self.stderr.flush()
-
-    def note(self, message: str, style: str = "dim") -> None:
-        if self.stderr_tty:
-            from rich.text import Text
-
-            self.err_console.print(Text(message, style=style if self.color else ""))
+    def show(self, doc: T, render: Callable[[Output, T], None]) -> None:
+        """The document as JSON in JSON mode, else drawn for a person by `render`."""
+        if self.json_mode:
+            self.emit_json(doc)
         else:
-            self.info(message)
+            render(self, doc)
 
-    def warn(self, message: str) -> None:
-        self.info(f"warning: {clean(message, 500)}")
+    # --- human output on stderr ----------------------------------------------------------
+
+    def info(self, message: str, **values: object) -> None:
+        """A diagnostic line on stderr. `values` fill `{name}`s in the message, each cut to
+        one bounded line; the whole message is cleaned either way."""
+        terminal.write(self._err, _message(message, values) + "\n")
+
+    def note(self, message: str, style: str = "dim", **values: object) -> None:
+        if self.stderr_tty:
+            text = _text(_message(message, values), style if self.color else "")
+            self.draw(text, err=True, soft_wrap=True)
+        else:
+            self.info(message, **values)
+
+    def warn(self, message: str, **values: object) -> None:
+        self.info("warning: " + _message(message, values, limit=500))
+
+    def picture(self, text: str) -> None:
+        """Block art of ours (a QR code) on stderr; cleaned like any text, kept whole."""
+        terminal.write(self._err, clean(text, 200_000))
+
+    def trace(self, text: str) -> None:
+        """A `-v` trace block (request/response lines and headers), cleaned line by line."""
+        trace(text)
+
+    # --- human output on stdout ----------------------------------------------------------
+
+    def line(self, message: str = "", style: str = "", **values: object) -> None:
+        """A line of human output on stdout (the answer of a command on a terminal)."""
+        self.draw(_text(_message(message, values), style if self.color else ""), soft_wrap=True)
+
+    def document(self, text: str, limit: int = DOCUMENT_LIMIT) -> None:
+        """A whole text (a guide, llms.txt, a script): exactly as given into a pipe or file
+        (`svc llms > f`), cleaned and bounded on a terminal."""
+        if not text.endswith("\n"):
+            text += "\n"
+        terminal.write(self._out, clean(text, limit) if self.stdout_tty else text)
+
+    def table(
+        self,
+        columns: Sequence[str | Column],
+        rows: Iterable[Sequence[object]],
+        *,
+        title: str | None = None,
+        lines: bool = False,
+        header: bool = True,
+    ) -> None:
+        """A table on stdout; every cell is cleaned and cut to one bounded line."""
+        from svc.ui.tables import build_table
+
+        self.draw(build_table(columns, rows, title=title, lines=lines, header=header))
+
+    def pairs(self, rows: Iterable[tuple[str, object]], *, err: bool = False) -> None:
+        """Key/value lines (dim keys), values cleaned."""
+        from svc.ui.tables import pairs_table
+
+        self.draw(pairs_table(rows), err=err)
+
+    # --- progress -------------------------------------------------------------------------
+
+    def progress(self, message: str, *, piped_lines: bool = False) -> Progress:
+        """A running progress line; stop it (or use it as a context manager) when done."""
+        return Progress(self, message, piped_lines=piped_lines)
+
+
+class Progress:
+    """A spinner on a terminal's stderr; elsewhere nothing, or a line per half minute
+    (`piped_lines`). Any other output clears the spinner's line first (`svc.ui.terminal`)."""
+
+    EVERY = 30.0  # seconds between progress lines when stderr is not a terminal
+
+    def __init__(self, output: Output, message: str, *, piped_lines: bool) -> None:
+        self.output = output
+        self.piped_lines = piped_lines
+        self._spinner: Spinner | None = None
+        self._last_line: float | None = None
+        if output.stderr_tty:
+            self._spinner = terminal.Spinner(output._err, message)
+            self._spinner.start()
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def update(self, message: str, *, with_time: bool = False) -> None:
+        if self._spinner is not None:
+            waited = self._spinner.elapsed()
+            self._spinner.update(f"{message} ({waited:.0f} s)" if with_time else message)
+            return
+        if not self.piped_lines:
+            return
+        import time
+
+        now = time.monotonic()
+        if self._last_line is None or now - self._last_line >= self.EVERY:
+            self._last_line = now
+            self.output.info(f"{message}...")
+
+    def count(self, label: str, done: int, total: int | None, note: str = "") -> None:
+        """A bar: `label [#####-----] 3/10 note`."""
+        if total:
+            filled = min(20, 20 * done // total)
+            shown = f"{label} [{'#' * filled}{'-' * (20 - filled)}] {done}/{total}"
+        else:
+            shown = f"{label} {done}"
+        self.update(f"{shown} {note}".rstrip())
+
+    def done(self, message: str) -> None:
+        self.stop()
+        self.output.note(message)
+
+    def stop(self) -> None:
+        if self._spinner is not None:
+            self._spinner.stop()
+            self._spinner = None
+
+
+# json.dumps escapes C0 controls but writes DEL, C1 controls (8-bit CSI/OSC), bidi controls and
+# line separators as they are; a terminal may act on them. As \uXXXX escapes the document is
+# the same JSON value, so `--json` stays exact and is inert on a terminal too.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def json_inert(text: str) -> str:
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _message(template: str, values: dict[str, object], limit: int = MESSAGE_LIMIT) -> str:
+    if values:
+        template = template.format(
+            **{k: clean(v, CELL_LIMIT, single_line=True) for k, v in values.items()}
+        )
+    return clean(template, limit)
+
+
+def _text(message: str, style: str) -> Any:
+    from rich.text import Text
+
+    return Text(clean(message, MESSAGE_LIMIT), style=style)
+
+
+def trace(text: str) -> None:
+    """Trace lines on stderr, each cleaned (header values come from the server)."""
+    shown = []
+    for line in text.splitlines():
+        body = line.lstrip(" ")
+        shown.append(" " * (len(line) - len(body)) + clean(body, 2000, single_line=True))
+    terminal.write(sys.stderr, "\n".join(shown) + "\n")

@@ -10,6 +10,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from svc.api.errors import HumanNeededError
+from svc.ui import terminal
 from svc.ui.sanitize import clean
 
 if TYPE_CHECKING:
@@ -25,15 +26,17 @@ def ask_hidden(prompt: str) -> str:
     _require_tty("a hidden prompt")
     import getpass
 
-    return getpass.getpass(clean(prompt, 300, single_line=True) + " ", stream=sys.stderr)
+    with terminal.prompting():
+        return getpass.getpass(clean(prompt, 300, single_line=True) + " ", stream=sys.stderr)
 
 
 def ask_text(prompt: str, default: str | None = None) -> str:
     _require_tty("a prompt")
     suffix = f" [{default}]" if default else ""
-    sys.stderr.write(clean(prompt, 300, single_line=True) + suffix + ": ")
-    sys.stderr.flush()
-    line = sys.stdin.readline()
+    suffix = clean(suffix, 300, single_line=True)
+    with terminal.prompting():
+        terminal.write(sys.stderr, clean(prompt, 300, single_line=True) + suffix + ": ")
+        line = sys.stdin.readline()
     if not line:
         raise HumanNeededError("no answer: standard input closed")
     answer = line.rstrip("\n")
@@ -46,6 +49,11 @@ def confirm(prompt: str, default: bool = False) -> bool:
     if not answer:
         return default
     return answer in ("y", "yes")
+
+
+def say(message: str) -> None:
+    """A line of a form (the task's message, a retry hint) on stderr, cleaned."""
+    terminal.write(sys.stderr, clean(message, 500) + "\n")
 
 
 def confirm_new_recipient(output: Output, old: str, new: str) -> bool:

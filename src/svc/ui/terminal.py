@@ -1,0 +1,183 @@
+"""The one door to the process's stdout and stderr, and the one progress line.
+
+Everything svc writes goes through `write` here (directly, or through `Output`, prompts and the
+crash handler), under one lock. That lets the progress line (a spinner with a message) be
+cleared before any other text is printed, on either stream, from any thread: without it an
+event line lands on the end of the spinner's line (`⠧ 1 task(s): 1 pending2026-...`).
+
+Kept free of imports beyond built-in modules at import time: `svc --version` and the crash
+handler use it (threading and the sanitizer are imported when first needed).
+"""
+
+from __future__ import annotations
+
+import _thread
+import os
+import sys
+import time
+
+TYPE_CHECKING = False  # typing itself costs ~10 ms on `svc --version`
+
+if TYPE_CHECKING:
+    import threading
+    from typing import TextIO
+
+_lock = _thread.RLock()
+
+
+class _Door:
+    """The progress line now on screen, if any (one per process)."""
+
+    active: Spinner | None = None
+
+
+_door = _Door()
+
+
+def stdout_is_tty() -> bool:
+    return sys.stdout.isatty()
+
+
+class _Holding:
+    """Hold the terminal: the progress line is cleared first and not redrawn meanwhile."""
+
+    def __enter__(self) -> None:
+        _lock.acquire()
+        if _door.active is not None:
+            _door.active.clear()
+
+    def __exit__(self, *exc: object) -> None:
+        _lock.release()
+
+
+def holding() -> _Holding:
+    return _Holding()
+
+
+def write(stream: TextIO, text: str) -> None:
+    """Write our own (already inert) text to one of the process's streams."""
+    with holding():
+        stream.write(text)
+        stream.flush()
+
+
+def write_out(text: str) -> None:
+    """Our own text (a version, completion candidates, a JSON error) on stdout."""
+    write(sys.stdout, text)
+
+
+def error_line(message: str, limit: int = 1000) -> None:
+    """One inert line on stderr: for code that runs without an `Output` (crash handler, tools)."""
+    from svc.ui.sanitize import clean
+
+    write(sys.stderr, clean(message, limit, single_line=True) + "\n")
+
+
+def silence_stdout() -> None:
+    """The reader went away (`svc tasks | head`): later writes go nowhere instead of failing."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+class _Prompting:
+    """A prompt owns the terminal: the progress line is hidden until the answer is in."""
+
+    def __enter__(self) -> None:
+        self.spinner = _door.active
+        if self.spinner is not None:
+            self.spinner.pause()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.spinner is not None:
+            self.spinner.resume()
+
+
+def prompting() -> _Prompting:
+    return _Prompting()
+
+
+class Spinner:
+    """A progress line on a terminal's stderr, redrawn by a daemon thread.
+
+    Drawn with carriage returns and spaces only (no escape sequence): it works on any terminal,
+    a dumb one included, and erasing it cannot leave half a sequence behind.
+    """
+
+    FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+    ASCII_FRAMES = "|/-\\"
+    PERIOD = 0.1
+
+    def __init__(self, stream: TextIO, message: str) -> None:
+        import threading
+
+        self.stream = stream
+        self.message = message
+        self.started = time.monotonic()
+        self._drawn = 0  # width of what is on the line now
+        self._paused = 0
+        self._stop: threading.Event = threading.Event()
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        self._frames = self.FRAMES if encoding == "utf8" else self.ASCII_FRAMES
+        self._thread = threading.Thread(target=self._run, name="svc-progress", daemon=True)
+
+    def start(self) -> None:
+        with _lock:
+            if _door.active is not None:
+                _door.active.stop()
+            _door.active = self
+        self._thread.start()
+
+    def update(self, message: str) -> None:
+        self.message = message
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def clear(self) -> None:
+        """Erase the line (caller holds the lock)."""
+        if self._drawn:
+            self.stream.write("\r" + " " * self._drawn + "\r")
+            self.stream.flush()
+            self._drawn = 0
+
+    def pause(self) -> None:
+        with _lock:
+            self._paused += 1
+            self.clear()
+
+    def resume(self) -> None:
+        with _lock:
+            self._paused = max(0, self._paused - 1)
+
+    def stop(self) -> None:
+        self._stop.set()
+        with _lock:
+            self.clear()
+            if _door.active is self:
+                _door.active = None
+
+    def _run(self) -> None:
+        frame = 0
+        while not self._stop.wait(self.PERIOD if frame else 0):
+            with _lock:
+                if self._stop.is_set():
+                    return
+                if not self._paused:
+                    self._draw(self._frames[frame % len(self._frames)])
+            frame += 1
+
+    def _draw(self, frame: str) -> None:
+        from svc.ui.sanitize import clean
+
+        width = _columns(self.stream) - 1  # never reach the last column: no wrap to undo
+        text = clean(f"{frame} {self.message}", max(width, 10), single_line=True)[:width]
+        pad = max(0, self._drawn - len(text))
+        self.stream.write("\r" + text + " " * pad)
+        self.stream.flush()
+        self._drawn = len(text) + pad
+
+
+def _columns(stream: TextIO) -> int:
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        return 80

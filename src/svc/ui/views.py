@@ -1,0 +1,223 @@
+"""How commands' answers look on a terminal: `flows/` and `cli/` hand over data, this draws it.
+
+Every function takes the `Output` and plain data (dicts from the server or the ledger); all the
+text it prints is cleaned by `Output`'s methods or `svc.ui.render`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from svc.ui.output import Column, Styled
+from svc.ui.render import STATE_STYLES
+from svc.ui.sanitize import clean
+
+if TYPE_CHECKING:
+    from svc.ui.output import Output
+
+RECENT_EVENTS = 10
+
+
+def state_cell(state: object) -> Styled:
+    text = "-" if state is None else str(state)
+    return Styled(text, STATE_STYLES.get(text, "cyan") if state else "")
+
+
+# --- tasks -----------------------------------------------------------------------------
+
+
+def events(out: Output, task_id: str, items: list[Any]) -> None:
+    from svc.ui.render import event_line
+
+    for event in items:
+        if isinstance(event, dict):
+            out.draw(event_line(task_id, event))
+
+
+def task_panel(out: Output, task: dict[str, Any], *, err: bool = False) -> None:
+    from svc.ui.render import task_panel as panel
+
+    out.draw(panel(task), err=err)
+
+
+def task(out: Output, doc: dict[str, Any]) -> None:
+    """The last events, then the task's panel."""
+    items = doc.get("events")
+    if isinstance(items, list) and items:
+        events(out, str(doc.get("id")), items[-RECENT_EVENTS:])
+    task_panel(out, doc)
+
+
+def watch_report(out: Output, ended: list[dict[str, Any]], many: int) -> None:
+    """Panels for a few tasks; counts and the ones that did not complete for many."""
+    if len(ended) <= many:
+        for doc in ended:
+            task_panel(out, doc)
+        return
+    counts: dict[str, int] = {}
+    for doc in ended:
+        counts[str(doc.get("state"))] = counts.get(str(doc.get("state")), 0) + 1
+    summary = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
+    out.line(f"{len(ended)} tasks: {summary}")
+    others = [t for t in ended if t.get("state") != "completed"]
+    for doc in others[:many]:
+        why = doc.get("error") or doc.get("reason") or ""
+        out.line(clean(f"  {doc.get('id')} {doc.get('state')} {why}".rstrip(), 300))
+    if len(others) > many:
+        out.line(f"  … and {len(others) - many} more (see svc tasks)")
+
+
+# --- payments --------------------------------------------------------------------------
+
+
+def probe(out: Output, doc: dict[str, Any]) -> None:
+    """`submit --probe`: the challenges of the 402 and what would be paid."""
+    rows: list[list[object]] = []
+    offers = doc["challenges"]
+    for o in offers["x402"]:
+        rows.append(["x402", o["amount_usd"], o["pay_to"], o["network"]])
+    for c in offers["mpp"]:
+        note = c["method"] + ("" if c["usable"] else f" (unusable: {c['why_not']})")
+        rows.append(["mpp", c["amount_usd"], c["realm"], note])
+    if offers["card"]:
+        c = offers["card"]
+        rows.append(["card", c["amount_usd"], c["pay_url"], "hosted page"])
+    columns = ("rail", Column("amount (USD)", right=True), "to", "details")
+    out.table(columns, rows, title="402 challenges")
+    verdict, rail = doc["would_pay"], doc["would_pay"]["rail"]
+    if verdict["within_policy"]:
+        out.line(
+            "Would pay {amount} USD by {rail} to {to}. Nothing was signed or paid.",
+            amount=verdict["amount_usd"],
+            rail=rail,
+            to=verdict["pay_to"],
+        )
+    else:
+        out.line(
+            "Would NOT pay by {rail}: {why}. Nothing was signed or paid.",
+            rail=rail,
+            why=verdict["refusal"],
+        )
+
+
+def spend(out: Output, doc: dict[str, Any]) -> None:
+    """`svc spend`: the paid tasks, then totals by day and by rail (ledger rows are outside
+    text: a task id from a 202 is stored as it came)."""
+    rows = [
+        [
+            item["day"],
+            item["task_id"] or "-",
+            item["rail"] or "-",
+            item["amount_usd"],
+            item["refunded_usd"] if item["refunded_usd"] != "0.000000" else "",
+            item["request_id"],
+        ]
+        for item in doc["tasks"]
+    ]
+    columns = ("day", "task id", "rail", "paid (USD)", "refunded", "request id")
+    out.table(columns, rows, title="paid tasks")
+    for title, key, label in (("by day", "by_day", "day"), ("by rail", "by_rail", "rail")):
+        sums = [
+            [name, a["paid_usd"], a["refunded_usd"], a["net_usd"]] for name, a in doc[key].items()
+        ]
+        out.table((label, "paid (USD)", "refunded", "net"), sums, title=title)
+    out.line(
+        "total: {total} USD net over {count} paid task(s) ({refunded} USD refunded)",
+        total=doc["total_usd"],
+        count=doc["paid_count"],
+        refunded=doc["refunded_usd"],
+    )
+    if doc.get("outstanding"):
+        outstanding(out, doc)
+
+
+def outstanding(out: Output, doc: dict[str, Any]) -> None:
+    """Signed authorizations not known spent, void or expired: money that may still leave."""
+    rows = [
+        [
+            item["signed_at"],
+            item["rail"],
+            item["amount_usd"],
+            item["status"],
+            item["valid_until"] or "until spent or void",
+            item["request_id"],
+        ]
+        for item in doc["outstanding"]
+    ]
+    columns = ("signed", "rail", "amount (USD)", "status", "valid until", "request id")
+    out.table(columns, rows, title="outstanding authorizations")
+    out.line(
+        "outstanding: {amount} USD signed and not known spent; it counts against the daily cap "
+        "until spent, void or expired",
+        amount=doc["outstanding_usd"],
+    )
+
+
+def show_qr(out: Output, data: str, *, error: str = "l", border: int | None = None) -> None:
+    """A QR code on a terminal's stderr (segno, optional: the link is printed anyway)."""
+    if not out.stderr_tty:
+        return
+    try:
+        import io
+
+        import segno
+    except ImportError:
+        return
+    buffer = io.StringIO()
+    try:
+        qr = segno.make(data, error=error)
+        if border is None:
+            qr.terminal(out=buffer, compact=True)
+        else:
+            qr.terminal(out=buffer, compact=True, border=border)
+    except (OSError, ValueError):
+        return
+    out.picture(buffer.getvalue())
+
+
+def open_browser(url: str) -> bool:
+    """Open `url` in a browser; False when there is none (the link is shown anyway)."""
+    import contextlib
+    import webbrowser
+
+    with contextlib.suppress(Exception):
+        return bool(webbrowser.open(url))
+    return False
+
+
+# --- advisor ---------------------------------------------------------------------------
+
+
+def quote(out: Output, doc: dict[str, Any]) -> None:
+    from svc.ui.guide import show_markdown, status_words
+
+    status = clean(doc["status"], 60, single_line=True)
+    out.line(f"Status: {status} — {status_words(status)}", style="bold")
+    out.line("Price of this quote: {price} USD (no funds moved)", price=doc["priceUsd"])
+    out.line()
+    show_markdown(out, doc["guide"])
+    out.line()
+    out.line(f"Wallet-free guide: {clean(doc['guideUrl'], 4000, single_line=True)}")
+
+
+# --- identity --------------------------------------------------------------------------
+
+
+def entitlements(out: Output, doc: Any) -> None:
+    plans = doc.get("plans") if isinstance(doc, dict) else None
+    if not isinstance(plans, list) or not plans:
+        out.line("No active plans.")
+        return
+    rows = []
+    for plan in plans:
+        if not isinstance(plan, dict):
+            continue
+        remaining = plan.get("remaining")
+        if isinstance(remaining, dict):
+            shown = ", ".join(f"{k} {v}" for k, v in remaining.items())
+        else:
+            shown = "pay as you go" if remaining is None else str(remaining)
+        rows.append([plan.get("plan_id"), plan.get("service"), plan.get("status"), shown])
+    out.table(("plan", "service", "status", "remaining"), rows, lines=True)
+    if isinstance(doc, dict) and isinstance(doc.get("credentials"), list):
+        out.line(f"shared by {len(doc['credentials'])} credential(s)", style="dim")
