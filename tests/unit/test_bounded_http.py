@@ -23,7 +23,7 @@ from svc.api.errors import (
     UsageError,
     error_from_response,
 )
-from svc.api.http import Http, ResponseTooLargeError, RetryPolicy, _deadline_transport
+from svc.api.http import DeadlineTransport, Http, ResponseTooLargeError, RetryPolicy
 from svc.api.ids import is_id, path_segment, request_id_arg, task_id_arg
 from svc.api.jsonsafe import MAX_JSON_DEPTH, JsonTooDeepError, load_json, nesting_exceeds
 from svc.pay.errors import error_code
@@ -231,18 +231,53 @@ def test_the_deadline_is_per_answer_not_per_client() -> None:
     http.close()
 
 
+class _PayThenResend(httpx.Auth):
+    """Like a payment rail: the first answer is read, then the request goes out again."""
+
+    requires_response_body = True
+
+    def auth_flow(self, request: httpx.Request) -> Iterator[httpx.Request]:
+        yield request
+        request.headers["x-proof"] = "1"
+        yield request
+
+
+def test_each_request_of_an_auth_flow_has_the_whole_bound() -> None:
+    """Two answers of 0.6 s each in one `send`, with a 1 s bound: each is within it."""
+
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        time.sleep(0.6)
+        send(handler, b"{}")
+
+    http = Http(timeout=1.0, sleep=lambda _: None)
+    with Loopback(answer) as server:
+        response = http.send(
+            "POST", server.url + "/p", what="submit", auth=_PayThenResend(), resend_safe=False
+        )
+        sent = list(server.requests)
+    http.close()
+    assert response.status_code == 200 and sent == [("POST", "/p")] * 2
+
+
 def test_the_deadline_wrapper_is_in_place() -> None:
     """httpx offers no public hook for it: this fails loudly if an httpx upgrade moves it."""
-    transport = _deadline_transport()
-    assert type(transport._pool._network_backend).__name__ == "_DeadlineBackend"
+    transport = DeadlineTransport(1.0)
+    assert type(transport.inner._pool._network_backend).__name__ == "_DeadlineBackend"
     transport.close()
 
 
 def test_outside_a_request_the_sockets_keep_their_own_timeouts() -> None:
+    """A deadline long past does not cut a later request of the same thread that goes around
+    Http.send (the deadline is cleared when send returns)."""
+    http = Http(timeout=0.5, sleep=lambda _: None)
     with _serve(b"{}") as server:
-        transport = _deadline_transport()
-        with httpx.Client(transport=transport) as client:
-            assert client.get(server.url + "/x").json() == {}
+        assert http.get_json(server.url + "/x", what="poll") == {}
+        time.sleep(0.6)
+        inner = http.client._transport.inner.inner  # type: ignore[attr-defined]
+        response = inner.handle_request(httpx.Request("GET", server.url + "/x"))
+        assert response.status_code == 200
+        response.close()
+    http.close()
 
 
 # --- ids -------------------------------------------------------------------------------------

@@ -257,16 +257,29 @@ class _DeadlineBackend(httpcore.NetworkBackend):
         self.inner.sleep(seconds)
 
 
-def _deadline_transport() -> httpx.HTTPTransport:
-    """httpx's transport, its sockets bounded by the answer's deadline.
+class DeadlineTransport(httpx.BaseTransport):
+    """httpx's transport, each request on the wire bounded as a whole by `seconds`.
 
-    httpx has no whole-request timeout and no public way to pass a network backend, so the
-    backend of its connection pool is wrapped (tests/unit/test_bounded_http.py pins this).
+    The deadline starts when a request is handed to the transport and covers its answer, body
+    included (httpx reads it before the next request starts). Per request, not per
+    `client.request` call: an auth flow (a 402 paid and re-sent, a token refreshed) sends
+    several, and each has the whole bound. httpx has no whole-request timeout and no public way
+    to pass a network backend, so the backend of its connection pool is wrapped
+    (tests/unit/test_bounded_http.py pins this).
     """
-    transport = httpx.HTTPTransport()
-    pool = transport._pool
-    pool._network_backend = _DeadlineBackend(pool._network_backend)
-    return transport
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.inner = httpx.HTTPTransport()
+        pool = self.inner._pool
+        pool._network_backend = _DeadlineBackend(pool._network_backend)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        _deadline.at = time.monotonic() + self.seconds
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 class RetryPolicy:
@@ -322,9 +335,8 @@ class Http:
         if timeout is None:
             timeout = _env_number("SVC_TIMEOUT", DEFAULT_TIMEOUT)
         limit = int(_env_number("SVC_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE, integer=True))
-        self.timeout = timeout
         self.client = httpx.Client(
-            transport=CappedTransport(_deadline_transport(), limit),
+            transport=CappedTransport(DeadlineTransport(timeout), limit),
             timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)),
             headers={
                 "User-Agent": USER_AGENT,
@@ -435,13 +447,13 @@ class Http:
         )
 
     def _request_once(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
-        """One request and its whole answer, within SVC_TIMEOUT from the first byte sent (a
-        timeout raises httpx's TimeoutException, so it is retried or reported like any other)."""
-        _deadline.at = time.monotonic() + self.timeout
+        """One request (with its auth flow); each answer within SVC_TIMEOUT from its first byte
+        sent (DeadlineTransport; a timeout raises httpx's TimeoutException, so it is retried or
+        reported like any other)."""
         try:
             return self.client.request(method, url, **kwargs)
         finally:
-            _deadline.at = None
+            _deadline.at = None  # later sockets of this thread keep their own timeouts
 
     def _note_retry(
         self, on_retry: Callable[[str], None] | None, what: str, problem: str, wait: float
