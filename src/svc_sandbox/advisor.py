@@ -16,9 +16,11 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
 
 from svc_sandbox import x402
+from svc_sandbox.config import SandboxConfig
 from svc_sandbox.deps import sandbox_state
 from svc_sandbox.errors import SandboxError, api_error
-from svc_sandbox.state import SandboxConfig, SandboxState
+from svc_sandbox.money import usd
+from svc_sandbox.state import SandboxState
 
 router = APIRouter(tags=["advisor"])
 
@@ -172,7 +174,7 @@ def pick_status(goal: str) -> QuoteStatus | None:
 
 def advise(body: QuoteRequest, config: SandboxConfig, url: str) -> tuple[QuoteStatus, str]:
     """The status and the Markdown guide for a quote request (pure, deterministic)."""
-    price = Decimal(x402.usd(config.price_atomic))
+    price = Decimal(usd(config.price_atomic))
     quantity = body.quantity or 1
     total = price * quantity
     status = pick_status(body.goal)

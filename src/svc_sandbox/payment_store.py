@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from svc_sandbox.money import usd
+
 CARD_RELEASE_AFTER = timedelta(minutes=30)  # an unpaid card payment is released after this
 
 # Payment error codes the fault switch can produce, with their HTTP status.
@@ -44,8 +46,6 @@ class CardPayment:
     paid_at: datetime | None = None
 
     def to_wire(self, base: str) -> dict[str, Any]:
-        from svc_sandbox.x402 import usd
-
         return {
             "id": self.id,
             "status": self.status,

@@ -27,11 +27,13 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from svc_sandbox import x402
+from svc_sandbox.config import SandboxConfig
 from svc_sandbox.deps import sandbox_state
 from svc_sandbox.errors import SandboxError, api_error
+from svc_sandbox.money import usd
 from svc_sandbox.payment_store import FAULT_STATUS, PaymentFault, PaymentStore, SptDeclined
 from svc_sandbox.records import iso, new_id
-from svc_sandbox.state import SandboxConfig, SandboxState
+from svc_sandbox.state import SandboxState
 
 router = APIRouter(tags=["payments"])
 admin_router = APIRouter(prefix="/_sandbox", tags=["sandbox"])
@@ -111,10 +113,10 @@ def fee_challenge(
         config,
         amount_atomic=config.price_atomic,
         resource_url=str(request.url),
-        description=f"Task fee: {x402.usd(config.price_atomic)} USD per submitted task.",
+        description=f"Task fee: {usd(config.price_atomic)} USD per submitted task.",
         payment={
             "id": payment_id,
-            "amountUsd": x402.usd(config.price_atomic),
+            "amountUsd": usd(config.price_atomic),
             "currency": "USD",
         },
         card=card,
@@ -189,7 +191,7 @@ def fault_error(fault: PaymentFault) -> SandboxError:
 
 def _billing(status: str, method: str, amount_atomic: int, payment_id: str) -> str:
     return (
-        f"status={status}; method={method}; amount_usd={x402.usd(amount_atomic)}; "
+        f"status={status}; method={method}; amount_usd={usd(amount_atomic)}; "
         f"payment_id={payment_id}"
     )
 
@@ -500,7 +502,7 @@ def checkout_page(payment_id: str, state: State) -> HTMLResponse:
     card = _card_or_404(state, payment_id)
     form = _FORM if card.status in ("open", "checkout") else "<p>You can close this page.</p>"
     page = _PAGE.format(
-        amount=x402.usd(card.amount_atomic)[:-4],
+        amount=usd(card.amount_atomic, places=2),
         pid=html.escape(card.id),
         status=html.escape(card.status),
         form=form,

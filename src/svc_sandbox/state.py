@@ -4,41 +4,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
 from svc_sandbox import scenarios
 from svc_sandbox.clock import SandboxClock
+from svc_sandbox.config import SandboxConfig
 from svc_sandbox.identity_state import IdentityPlatform
 from svc_sandbox.payment_store import PaymentStore
 from svc_sandbox.records import Task, iso, new_id
 
-BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
-DEFAULT_PAY_TO = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
 DEFAULT_BALANCE_ATOMIC = 1_000_000_000  # 1,000 USDC for any address the sandbox has not seen
-
-
-@dataclass
-class SandboxConfig:
-    price_atomic: int = 1_500_000
-    pay_to: str = DEFAULT_PAY_TO
-    asset: str = BASE_USDC
-    network: str = "eip155:8453"
-    x402_version: int = 2
-    require_agent: bool = False
-    # Identity (issue 3): bearer demanded on submit; registration switches; access token life.
-    require_bearer: bool = False
-    anonymous_registration: bool = True
-    service_auth_registration: bool = True
-    access_token_ttl_seconds: int = 300
-    # Discovery (tests): pad /openapi.json with N marked sample operations; which next-page
-    # pointers to send ("both", "x-next" only, "link" only).
-    discovery_sample_operations: int = 0
-    discovery_next: str = "both"
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 # Every kind has a handler in svc_sandbox.faults (a unit test keeps the two in step).

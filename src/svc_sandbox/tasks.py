@@ -11,10 +11,12 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from svc_sandbox import agent_bearer, payments, scenarios, x402
+from svc_sandbox.config import SandboxConfig
 from svc_sandbox.deps import sandbox_state
 from svc_sandbox.errors import SandboxError, api_error
+from svc_sandbox.money import usd
 from svc_sandbox.records import Task
-from svc_sandbox.state import SandboxConfig, SandboxState
+from svc_sandbox.state import SandboxState
 
 router = APIRouter()
 
@@ -208,10 +210,7 @@ def _replayed(state: SandboxState, task: Task) -> JSONResponse:
 
 
 def _billing(status: str, amount_atomic: int, payment_id: str) -> str:
-    return (
-        f"status={status}; method=x402; amount_usd={x402.usd(amount_atomic)}; "
-        f"payment_id={payment_id}"
-    )
+    return f"status={status}; method=x402; amount_usd={usd(amount_atomic)}; payment_id={payment_id}"
 
 
 def _note_settlement_failure(

@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from svc_sandbox.config import SandboxConfig
 from svc_sandbox.errors import SandboxError
-from svc_sandbox.state import SandboxConfig
 
 USDC_DOMAIN = {"name": "USD Coin", "version": "2"}
 MAX_TIMEOUT_SECONDS = 300
@@ -88,10 +88,6 @@ def b64json(value: dict[str, Any]) -> str:
 def unb64json(text: str) -> Any:
     padded = text.strip() + "=" * (-len(text.strip()) % 4)
     return json.loads(base64.b64decode(padded, validate=True))
-
-
-def usd(atomic: int) -> str:
-    return f"{atomic // 1_000_000}.{atomic % 1_000_000:06d}"
 
 
 # --- challenges --------------------------------------------------------------------------
