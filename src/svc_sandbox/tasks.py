@@ -55,7 +55,7 @@ def submit_task(body: TaskSubmission, request: Request, state: State, raw: RawBo
     answer = paid.submit(state, config, request, raw, body.task)
     if bearer is not None and answer.task_id is not None:
         # Whatever the rail, a task submitted with a bearer belongs to that agent.
-        state.identity.bind_task(answer.task_id, bearer.id)
+        state.identity.tokens.bind_task(answer.task_id, bearer.id)
     return answer.response
 
 
@@ -112,7 +112,7 @@ def _owned_task(state: SandboxState, request: Request, ticket_id: str) -> Task:
     identified = bearer is not None and PROOF_HEADER not in request.headers
     agent = None if identified else _agent(state.get_config(), request)
     task = state.peek(ticket_id)
-    bound = state.identity.task_agent(ticket_id) if bearer is not None else None
+    bound = state.identity.tokens.task_agent(ticket_id) if bearer is not None else None
     if (
         task is None
         or (agent is not None and not task.owned_by(agent))
