@@ -162,19 +162,8 @@ def advise(body: QuoteRequest, config: SandboxConfig, url: str) -> tuple[QuoteSt
     price = Decimal(usd(config.price_atomic))
     quantity = body.quantity or 1
     total = price * quantity
-    status = pick_status(body.goal)
-    budget_note = ""
-    if body.budgetUsd is not None:
-        budget = Decimal(body.budgetUsd)
-        short = total >= budget if body.budgetExclusive else total > budget
-        if short:
-            bound = "below" if body.budgetExclusive else "within"
-            budget_note = (
-                f"The budget of {body.budgetUsd} USD does not cover {quantity} task(s) "
-                f"({total:.6f} USD); the total must stay {bound} it."
-            )
-            status = status or "blocked"
-    status = status or "quoted"
+    budget_note = _budget_note(body, quantity, total)
+    status = pick_status(body.goal) or ("blocked" if budget_note else "quoted")
     lines = [
         f"# Quote: {status}",
         "",
@@ -208,6 +197,21 @@ def advise(body: QuoteRequest, config: SandboxConfig, url: str) -> tuple[QuoteSt
     lines += _next_steps(status, body)
     lines += ["", f"Wallet-free guide: {url}"]
     return status, "\n".join(lines)
+
+
+def _budget_note(body: QuoteRequest, quantity: int, total: Decimal) -> str:
+    """Why the budget does not cover the tasks ("" when it does, or there is none)."""
+    if body.budgetUsd is None:
+        return ""
+    budget = Decimal(body.budgetUsd)
+    short = total >= budget if body.budgetExclusive else total > budget
+    if not short:
+        return ""
+    bound = "below" if body.budgetExclusive else "within"
+    return (
+        f"The budget of {body.budgetUsd} USD does not cover {quantity} task(s) "
+        f"({total:.6f} USD); the total must stay {bound} it."
+    )
 
 
 def _next_steps(status: str, body: QuoteRequest) -> list[str]:

@@ -231,7 +231,28 @@ def _decode_proof(header: str, config: SandboxConfig) -> Proof:
     payload = data.get("payload")
     if not isinstance(payload, dict) or not isinstance(payload.get("authorization"), dict):
         raise _bad("payload.authorization is missing")
-    auth = payload["authorization"]
+    authorization = _authorization(payload["authorization"])
+    signature = _text(payload, "signature")
+    version = data.get("x402Version")
+    if version == 2:
+        return _v2_proof(data, signature, authorization)
+    if version == 1:
+        return Proof(
+            version=1,
+            scheme=_text(data, "scheme"),
+            network=_text(data, "network"),
+            asset=config.asset,  # v1 proofs do not echo the terms: the asset is ours
+            pay_to=None,
+            amount=None,
+            domain_name=USDC_DOMAIN["name"],
+            domain_version=USDC_DOMAIN["version"],
+            signature=signature,
+            authorization=authorization,
+        )
+    raise _bad("x402Version must be 1 or 2")
+
+
+def _authorization(auth: dict[str, Any]) -> Authorization:
     authorization = Authorization(
         from_=_text(auth, "from"),
         to=_text(auth, "to"),
@@ -244,40 +265,28 @@ def _decode_proof(header: str, config: SandboxConfig) -> Proof:
         raise _bad("authorization from/to must be 0x-prefixed 20-byte addresses")
     if not _NONCE.match(authorization.nonce):
         raise _bad("authorization nonce must be 0x + 32 bytes hex")
-    signature = _text(payload, "signature")
-    version = data.get("x402Version")
-    if version == 2:
-        accepted = data.get("accepted")
-        if not isinstance(accepted, dict):
-            raise _bad("accepted (the chosen accepts entry) is missing")
-        extra = accepted.get("extra") if isinstance(accepted.get("extra"), dict) else {}
-        assert isinstance(extra, dict)
-        return Proof(
-            version=2,
-            scheme=_text(accepted, "scheme"),
-            network=_text(accepted, "network"),
-            asset=_text(accepted, "asset"),
-            pay_to=accepted.get("payTo") if isinstance(accepted.get("payTo"), str) else None,
-            amount=accepted.get("amount") if isinstance(accepted.get("amount"), str) else None,
-            domain_name=str(extra.get("name", USDC_DOMAIN["name"])),
-            domain_version=str(extra.get("version", USDC_DOMAIN["version"])),
-            signature=signature,
-            authorization=authorization,
-        )
-    if version == 1:
-        return Proof(
-            version=1,
-            scheme=_text(data, "scheme"),
-            network=_text(data, "network"),
-            asset=config.asset,
-            pay_to=None,
-            amount=None,
-            domain_name=USDC_DOMAIN["name"],
-            domain_version=USDC_DOMAIN["version"],
-            signature=signature,
-            authorization=authorization,
-        )
-    raise _bad("x402Version must be 1 or 2")
+    return authorization
+
+
+def _v2_proof(data: dict[str, Any], signature: str, authorization: Authorization) -> Proof:
+    """A v2 proof echoes the accepts entry it chose: its terms and EIP-712 domain."""
+    accepted = data.get("accepted")
+    if not isinstance(accepted, dict):
+        raise _bad("accepted (the chosen accepts entry) is missing")
+    extra = accepted.get("extra") if isinstance(accepted.get("extra"), dict) else {}
+    assert isinstance(extra, dict)
+    return Proof(
+        version=2,
+        scheme=_text(accepted, "scheme"),
+        network=_text(accepted, "network"),
+        asset=_text(accepted, "asset"),
+        pay_to=accepted.get("payTo") if isinstance(accepted.get("payTo"), str) else None,
+        amount=accepted.get("amount") if isinstance(accepted.get("amount"), str) else None,
+        domain_name=str(extra.get("name", USDC_DOMAIN["name"])),
+        domain_version=str(extra.get("version", USDC_DOMAIN["version"])),
+        signature=signature,
+        authorization=authorization,
+    )
 
 
 def typed_data(proof: Proof, chain_id: int) -> dict[str, Any]:
