@@ -1,15 +1,17 @@
 """The one path of a paid submit, whatever the rail, and the one `svc-billing` header.
 
 Order, for every rail: no proof -> the 402 (x402, MPP and card at once); an armed payment fault
-answers; the proof is parsed; then, under one lock so a request id is never settled twice: a
-failed delivery of this request id is answered again; the payer is identified; a request id
-paid before replays its task (or is a mismatch for another payer); else the rail takes the
-money and the store books the charge and creates the task, or refunds a failed delivery.
+answers; the proof is parsed and the payer identified; then, under one lock so a request id is
+never settled twice: a failed delivery of this request id is answered again; a request id paid
+before replays its task (or is a mismatch for another payer); else the rail takes the money and
+the store books the charge and creates the task, or refunds a failed delivery.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +56,8 @@ def submit(
     usage_error = _take_fault(state, method)
     rail = rails.rail_for(method, state, config, request, raw)
     request_id = request.headers.get(REQUEST_ID_HEADER)
+    with _booking_settlement_failures(state, rail, request_id):
+        rail.identify()  # outside the lock: a signature recovery needs no shared state
     with state.payments.settle_lock:
         paid = _settle(state, rail, request_id, goal)
     if usage_error and 200 <= paid.response.status_code < 300:
@@ -88,8 +92,7 @@ def _settle(state: SandboxState, rail: rails.Rail, request_id: str | None, goal:
     if failed is not None:
         return Paid(_refunded_answer(failed), None)
     receipt: dict[str, str] = {}
-    try:
-        rail.identify()
+    with _booking_settlement_failures(state, rail, request_id):
         settlement = state.replay(request_id, rail.payer)
         if settlement is None:
             taken = rail.take()
@@ -108,19 +111,23 @@ def _settle(state: SandboxState, rail: rails.Rail, request_id: str | None, goal:
             settlement = state.settle(charge)
         if settlement.outcome == "failed":
             raise rail.refused(settlement.reason or "settlement_failed")
-    except SandboxError as exc:
-        _book_settlement_failure(state, exc, rail, request_id)
-        raise
     rail.settled(settlement, request_id)
     return _answer(state, rail.method, settlement, request_id, receipt)
 
 
-def _book_settlement_failure(
-    state: SandboxState, exc: SandboxError, rail: rails.Rail, request_id: str | None
-) -> None:
-    reason = exc.body.get("settlementReason")
-    if exc.status == 402 and isinstance(reason, str):
-        state.record_settlement_failure(reason=reason, request_id=request_id, **rail.failure_book())
+@contextmanager
+def _booking_settlement_failures(
+    state: SandboxState, rail: rails.Rail, request_id: str | None
+) -> Iterator[None]:
+    """A signed payment that did not settle goes in the books (`settlement_failures`)."""
+    try:
+        yield
+    except SandboxError as exc:
+        reason = exc.body.get("settlementReason")
+        if exc.status == 402 and isinstance(reason, str):
+            book = rail.failure_book()
+            state.record_settlement_failure(reason=reason, request_id=request_id, **book)
+        raise
 
 
 def _answer(
