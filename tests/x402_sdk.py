@@ -13,6 +13,7 @@ import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 
 @contextmanager
@@ -49,3 +50,49 @@ def sdk_evm_helpers() -> Iterator[types.SimpleNamespace]:
             for name in set(sys.modules) - before:
                 if name.startswith("x402.mechanisms.evm"):
                     sys.modules.pop(name, None)
+
+
+class SdkSigner:
+    """The SDK's EthAccountSigner (eth_account's sign_typed_data), minus its web3 import.
+
+    The same stand-in as bench/x402_sdk_submit.py: the signing is eth_account's, and the SDK
+    builds every message it signs.
+    """
+
+    def __init__(self, account: Any) -> None:
+        self._account = account
+
+    @property
+    def address(self) -> str:
+        return str(self._account.address)
+
+    def sign_typed_data(self, domain: Any, types_: Any, primary_type: str, message: Any) -> bytes:
+        fields = {
+            name: [{"name": f.name, "type": f.type} if hasattr(f, "name") else f for f in items]
+            for name, items in types_.items()
+        }
+        if not isinstance(domain, dict):
+            domain = {
+                "name": domain.name,
+                "version": domain.version,
+                "chainId": domain.chain_id,
+                "verifyingContract": domain.verifying_contract,
+            }
+        signed = self._account.sign_typed_data(
+            domain_data=domain, message_types=fields, message_data=message
+        )
+        return bytes(signed.signature)
+
+
+@contextmanager
+def sdk_http_client(account: Any, max_usd: str = "$1.50") -> Iterator[Any]:
+    """The official SDK's sync HTTP client, paying with `account` through the `exact` scheme."""
+    from x402 import x402ClientSync
+    from x402.http import x402HTTPClientSync
+
+    with sdk_evm_helpers() as sdk:
+        client = x402ClientSync()
+        # The SDK caps a payment at $1 by default; the task fee is 1.50.
+        client.set_spend_controls({"max_amount_per_payment": max_usd})
+        sdk.register_exact_evm_client(client, SdkSigner(account))
+        yield x402HTTPClientSync(client)

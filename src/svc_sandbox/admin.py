@@ -1,4 +1,8 @@
-"""`/_sandbox/...`: test and demo controls (books, clock, config, wallets, faults, tasks)."""
+"""`/_sandbox/...`: test and demo controls (books, clock, config, wallets, faults, tasks).
+
+Card payment controls live beside the card rail (`svc_sandbox.payments`), identity controls
+beside the identity platform (`svc_sandbox.identity`).
+"""
 
 from __future__ import annotations
 
@@ -10,8 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from svc_sandbox import scenarios
 from svc_sandbox.deps import sandbox_state
 from svc_sandbox.errors import api_error
+from svc_sandbox.fault_queue import Fault, FaultQueue, PaymentFault
 from svc_sandbox.records import iso
-from svc_sandbox.state import Fault, FaultKind, SandboxState
+from svc_sandbox.state import SandboxState
 from svc_sandbox.tasks import rejection_error
 
 router = APIRouter(prefix="/_sandbox", tags=["sandbox"])
@@ -47,21 +52,12 @@ class WalletChange(_Strict):
     balance_atomic: int = Field(ge=0)
 
 
-class FaultSpec(_Strict):
-    kind: FaultKind
-    method: str | None = None
-    path: str | None = None
-    count: int = Field(default=1, ge=1)
-    status: int | None = Field(default=None, ge=100, le=599)
-    retry_after: int | None = Field(default=None, ge=0)
-    seconds: float | None = Field(default=None, ge=0)
-    header: str | None = Field(default=None, min_length=1, max_length=100)
-    size_bytes: int | None = Field(default=None, ge=1, le=1 << 30)
-    detail: str | None = Field(default=None, max_length=1 << 20)
-
-
 class FaultList(_Strict):
-    faults: list[FaultSpec]
+    faults: list[Fault]
+
+
+class PaymentFaultList(_Strict):
+    faults: list[PaymentFault]
 
 
 @router.get("/books")
@@ -112,25 +108,42 @@ def set_wallet(address: str, change: WalletChange, state: State) -> dict[str, An
     return {"address": address, "balance_atomic": state.balance(address)}
 
 
-def _faults_view(state: SandboxState) -> dict[str, Any]:
-    return {"faults": [vars(f).copy() for f in state.list_faults()]}
+def _faults_view(queue: FaultQueue[Fault] | FaultQueue[PaymentFault]) -> dict[str, Any]:
+    return {"faults": queue.view()}
 
 
 @router.get("/faults")
 def get_faults(state: State) -> dict[str, Any]:
-    return _faults_view(state)
+    return _faults_view(state.faults)
 
 
 @router.post("/faults")
 def add_faults(faults: FaultList, state: State) -> dict[str, Any]:
-    state.add_faults([Fault(**spec.model_dump()) for spec in faults.faults])
-    return _faults_view(state)
+    state.faults.add(faults.faults)
+    return _faults_view(state.faults)
 
 
 @router.delete("/faults")
 def clear_faults(state: State) -> dict[str, Any]:
-    state.clear_faults()
-    return _faults_view(state)
+    state.faults.clear()
+    return _faults_view(state.faults)
+
+
+@router.get("/payment-faults")
+def get_payment_faults(state: State) -> dict[str, Any]:
+    return _faults_view(state.payments.faults)
+
+
+@router.post("/payment-faults")
+def add_payment_faults(faults: PaymentFaultList, state: State) -> dict[str, Any]:
+    state.payments.faults.add(faults.faults)
+    return _faults_view(state.payments.faults)
+
+
+@router.delete("/payment-faults")
+def clear_payment_faults(state: State) -> dict[str, Any]:
+    state.payments.faults.clear()
+    return _faults_view(state.payments.faults)
 
 
 @router.get("/tasks/{task_id}")

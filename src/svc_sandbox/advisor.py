@@ -16,9 +16,11 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
 
 from svc_sandbox import x402
+from svc_sandbox.config import SandboxConfig
 from svc_sandbox.deps import sandbox_state
-from svc_sandbox.errors import SandboxError, api_error
-from svc_sandbox.state import SandboxConfig, SandboxState
+from svc_sandbox.errors import api_error
+from svc_sandbox.money import usd
+from svc_sandbox.state import SandboxState
 
 router = APIRouter(tags=["advisor"])
 
@@ -26,7 +28,7 @@ State = Annotated[SandboxState, Depends(sandbox_state)]
 
 QUOTE_PATH = "/svc/agent/quote"
 GUIDE_PATH = "/svc/agent/guide"
-PROOF_HEADER = "Payment-Signature"  # the spec: the free advisor's x402 header
+PROOF_HEADER = x402.ADVISOR_PROOF_HEADER  # the spec: the free advisor's x402 header
 BUDGET_PATTERN = r"^(0|[1-9]\d{0,8})(\.\d{1,6})?$"
 GUIDE_GOAL_MAX = 100_000  # a guide may be asked for any task the service accepts
 
@@ -134,32 +136,17 @@ def quote(body: QuoteRequest, request: Request, state: State) -> JSONResponse:
     if DOWN_TAG in body.goal.lower():
         raise api_error(503, "advisor_unavailable", "the advisor is unavailable: use the guide")
     config = state.get_config()
-    _check_proof(config, request)
+    x402.free_call_payer(
+        request.headers,
+        config,
+        reads=PROOF_HEADER,
+        required=True,
+        resource_url=str(request.url),
+        description="Free advisor: sign a zero-amount proof and retry; no funds move.",
+    )
     status, guide = advise(body, config, guide_url(request, body.goal))
     url = guide_url(request, body.goal)
     return JSONResponse({"status": status, "priceUsd": "0", "guide": guide, "guideUrl": url})
-
-
-def _check_proof(config: SandboxConfig, request: Request) -> str:
-    """The payer of a valid zero-amount proof; else the 402 (or the proof's error)."""
-    header = request.headers.get(PROOF_HEADER)
-    if header is None:
-        raise x402.challenge(
-            config,
-            amount_atomic=0,
-            resource_url=str(request.url),
-            description="Free advisor: sign a zero-amount proof and retry; no funds move.",
-        )
-    try:
-        proof = x402.decode_proof(header, config)
-    except SandboxError as exc:  # its messages name x-payment; this endpoint's header differs
-        detail = str(exc).replace("x-payment", PROOF_HEADER)
-        raise api_error(400, "invalid_request", detail) from None
-    payer = x402.verify_signature(proof)
-    problem = x402.settlement_problem(proof, config, 0)
-    if problem is not None:
-        raise x402.settlement_error(problem, proof)
-    return payer
 
 
 def pick_status(goal: str) -> QuoteStatus | None:
@@ -172,22 +159,11 @@ def pick_status(goal: str) -> QuoteStatus | None:
 
 def advise(body: QuoteRequest, config: SandboxConfig, url: str) -> tuple[QuoteStatus, str]:
     """The status and the Markdown guide for a quote request (pure, deterministic)."""
-    price = Decimal(x402.usd(config.price_atomic))
+    price = Decimal(usd(config.price_atomic))
     quantity = body.quantity or 1
     total = price * quantity
-    status = pick_status(body.goal)
-    budget_note = ""
-    if body.budgetUsd is not None:
-        budget = Decimal(body.budgetUsd)
-        short = total >= budget if body.budgetExclusive else total > budget
-        if short:
-            bound = "below" if body.budgetExclusive else "within"
-            budget_note = (
-                f"The budget of {body.budgetUsd} USD does not cover {quantity} task(s) "
-                f"({total:.6f} USD); the total must stay {bound} it."
-            )
-            status = status or "blocked"
-    status = status or "quoted"
+    budget_note = _budget_note(body, quantity, total)
+    status = pick_status(body.goal) or ("blocked" if budget_note else "quoted")
     lines = [
         f"# Quote: {status}",
         "",
@@ -221,6 +197,21 @@ def advise(body: QuoteRequest, config: SandboxConfig, url: str) -> tuple[QuoteSt
     lines += _next_steps(status, body)
     lines += ["", f"Wallet-free guide: {url}"]
     return status, "\n".join(lines)
+
+
+def _budget_note(body: QuoteRequest, quantity: int, total: Decimal) -> str:
+    """Why the budget does not cover the tasks ("" when it does, or there is none)."""
+    if body.budgetUsd is None:
+        return ""
+    budget = Decimal(body.budgetUsd)
+    short = total >= budget if body.budgetExclusive else total > budget
+    if not short:
+        return ""
+    bound = "below" if body.budgetExclusive else "within"
+    return (
+        f"The budget of {body.budgetUsd} USD does not cover {quantity} task(s) "
+        f"({total:.6f} USD); the total must stay {bound} it."
+    )
 
 
 def _next_steps(status: str, body: QuoteRequest) -> list[str]:

@@ -16,7 +16,8 @@ from datetime import datetime
 from fastapi import Request
 
 from svc_sandbox.errors import SandboxError
-from svc_sandbox.identity_state import Agent, IdentityPlatform, TokenRejected
+from svc_sandbox.identity_state import IdentityPlatform
+from svc_sandbox.identity_store import Agent, TokenRejected
 
 AGENT_HEADER = "svc-agent-authorization"
 _ONE_BEARER = re.compile(r"^Bearer ([A-Za-z0-9\-._~+/]+=*)$")
@@ -75,7 +76,7 @@ def presented_token(request: Request) -> str | None:
 
 def verify(platform: IdentityPlatform, token: str, now: datetime) -> Agent:
     try:
-        return platform.verify_access(token, now)
+        return platform.tokens.verify_access(token, now)
     except TokenRejected as exc:
         raise invalid_token(exc.reason, exc.detail) from None
 

@@ -9,12 +9,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from svc_sandbox import openapi_doc, x402
+from svc_sandbox import openapi_doc
 from svc_sandbox.advisor import DOWN_TAG, STATUS_TAGS
+from svc_sandbox.config import SandboxConfig
 from svc_sandbox.deps import sandbox_state
 from svc_sandbox.errors import SandboxError, api_error
+from svc_sandbox.money import usd
 from svc_sandbox.openapi_doc import SERVICE_SLUG, Operation
-from svc_sandbox.state import SandboxConfig, SandboxState
+from svc_sandbox.state import SandboxState
 
 router = APIRouter(tags=["discovery"])
 
@@ -234,7 +236,7 @@ def _service_entry(base: str, slug: str, config: SandboxConfig) -> dict[str, Any
         **SERVICES[slug],
         "openapi": f"{base}/services/{slug}/openapi.json",
         "meters": ["task"],
-        "priceUsd": x402.usd(config.price_atomic),
+        "priceUsd": usd(config.price_atomic),
     }
 
 
@@ -243,7 +245,7 @@ def _service_entry(base: str, slug: str, config: SandboxConfig) -> dict[str, Any
 
 def _llms(request: Request, config: SandboxConfig) -> str:
     base = str(request.base_url).rstrip("/")
-    price = x402.usd(config.price_atomic)
+    price = usd(config.price_atomic)
     return "\n".join(
         [
             "# Task-execution service (sandbox)",
@@ -288,7 +290,7 @@ def _llms_full(base_doc: dict[str, Any], config: SandboxConfig) -> str:
         "",
         "## Pricing",
         "",
-        f"- Pay as you go, fixed price: {x402.usd(config.price_atomic)} USD per submitted "
+        f"- Pay as you go, fixed price: {usd(config.price_atomic)} USD per submitted "
         "task (service `tasks`, meter `task`, unit `task`, unit size 1, 0 free units).",
         "- Poll, reply, the quote and the guide cost 0.",
         "",

@@ -14,7 +14,8 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from svc_sandbox.state import Fault, SandboxState
+from svc_sandbox.fault_queue import Fault
+from svc_sandbox.state import SandboxState
 
 EXEMPT_PREFIX = "/_sandbox"  # the controls themselves never fail
 MALFORMED_JSON = b'{"id": '

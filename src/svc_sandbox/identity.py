@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from svc_sandbox import agent_bearer
 from svc_sandbox.deps import sandbox_state
 from svc_sandbox.errors import SandboxError
-from svc_sandbox.identity_state import (
+from svc_sandbox.identity_state import IdentityPlatform
+from svc_sandbox.identity_store import (
     ID_JAG_TOKEN_TYPE,
     ID_JAG_TYP,
     JWT_BEARER,
@@ -26,7 +27,6 @@ from svc_sandbox.identity_state import (
     UNTRUSTED_ISSUER,
     Attempt,
     IdentityError,
-    IdentityPlatform,
 )
 from svc_sandbox.state import SandboxState
 
@@ -89,7 +89,7 @@ def _string(body: dict[str, Any], name: str) -> str:
 @router.post("/agent/identity")
 async def register(request: Request, state: State) -> JSONResponse:
     body = await _json_object(request)
-    ident = platform(state)
+    reg = platform(state).registrations
     now = state.clock.now()
     issuer = auth_base(request)
     kind = body.get("type")
@@ -99,7 +99,7 @@ async def register(request: Request, state: State) -> JSONResponse:
                 raise IdentityError(
                     403, "anonymous_registration_disabled", "anonymous registration is off here"
                 )
-            return JSONResponse(ident.register_anonymous(now, issuer), status_code=201)
+            return JSONResponse(reg.register_anonymous(now, issuer), status_code=201)
         if kind == "service_auth":
             if not _config(state, "service_auth_registration", True):
                 raise IdentityError(
@@ -110,13 +110,13 @@ async def register(request: Request, state: State) -> JSONResponse:
             hint = body.get("login_hint")
             if not isinstance(hint, str):
                 raise IdentityError(400, "invalid_login_hint", "login_hint (an e-mail) is required")
-            return JSONResponse(ident.register_service_auth(hint, now), status_code=201)
+            return JSONResponse(reg.register_service_auth(hint, now), status_code=201)
         if kind == "identity_assertion":
             if body.get("assertion_type") != ID_JAG_TOKEN_TYPE:
                 raise IdentityError(
                     400, "invalid_request", f"assertion_type must be {ID_JAG_TOKEN_TYPE}"
                 )
-            doc = ident.register_assertion(
+            doc = reg.register_assertion(
                 _string(body, "assertion"),
                 audiences=(issuer, base_url(request)),
                 issuer=issuer,
@@ -125,7 +125,7 @@ async def register(request: Request, state: State) -> JSONResponse:
             )
             return JSONResponse(doc, status_code=201)
         if kind == "refresh":
-            return JSONResponse(ident.refresh(_string(body, "refresh_token"), issuer, now))
+            return JSONResponse(reg.refresh(_string(body, "refresh_token"), issuer, now))
     except IdentityError as exc:
         raise _fail(exc) from None
     raise SandboxError(
@@ -149,7 +149,7 @@ async def mint_claim_attempt(request: Request, state: State) -> JSONResponse:
         hint = body.get("login_hint")
         if not isinstance(hint, str):
             raise IdentityError(400, "invalid_login_hint", "login_hint (an e-mail) is required")
-        doc = platform(state).mint_attempt(
+        doc = platform(state).claims.mint_attempt(
             _string(body, "claim_token"), hint, auth_base(request) + "/verify", state.clock.now()
         )
     except IdentityError as exc:
@@ -161,7 +161,7 @@ async def mint_claim_attempt(request: Request, state: State) -> JSONResponse:
 async def complete_claim(request: Request, state: State) -> dict[str, Any]:
     body = await _json_object(request)
     try:
-        return platform(state).complete(
+        return platform(state).claims.complete(
             _string(body, "claim_token"),
             _string(body, "user_code"),
             auth_base(request),
@@ -215,7 +215,7 @@ def _attempt_body(attempt: Attempt, action: str) -> str:
 
 @router.get("/verify/{attempt_id}", response_class=HTMLResponse)
 def verification_page(attempt_id: str, request: Request, state: State) -> HTMLResponse:
-    attempt = platform(state).attempt(attempt_id)
+    attempt = platform(state).claims.attempt(attempt_id)
     if attempt is None:
         return _page("<p>This link is not known.</p>", 404)
     if attempt.completed:
@@ -236,7 +236,7 @@ async def page_sign_in(
 ) -> RedirectResponse | HTMLResponse:
     form = await _form(request)
     try:
-        platform(state).sign_in(attempt_id, form.get("email", ""), state.clock.now())
+        platform(state).claims.sign_in(attempt_id, form.get("email", ""), state.clock.now())
     except IdentityError as exc:
         return _page(f"<p>{html.escape(exc.detail)}</p>", exc.status)
     return RedirectResponse(f"{AUTH_PREFIX}/verify/{attempt_id}", status_code=303)
@@ -248,7 +248,8 @@ async def page_decision(
 ) -> RedirectResponse | HTMLResponse:
     form = await _form(request)
     try:
-        platform(state).decide(attempt_id, form.get("decision") == "approve", state.clock.now())
+        approve = form.get("decision") == "approve"
+        platform(state).claims.decide(attempt_id, approve, state.clock.now())
     except IdentityError as exc:
         return _page(f"<p>{html.escape(exc.detail)}</p>", exc.status)
     return RedirectResponse(f"{AUTH_PREFIX}/verify/{attempt_id}", status_code=303)
@@ -262,7 +263,7 @@ async def token(request: Request, state: State) -> JSONResponse:
     form = await _form(request)
     ttl = int(_config(state, "access_token_ttl_seconds", 300))
     try:
-        doc = platform(state).exchange(
+        doc = platform(state).tokens.exchange(
             form.get("grant_type"), form.get("assertion"), ttl, state.clock.now()
         )
     except IdentityError as exc:
@@ -275,7 +276,7 @@ def entitlements(request: Request, state: State) -> dict[str, Any]:
     ident = platform(state)
     agent = agent_bearer.request_agent(ident, request, state.clock.now(), required=True)
     assert agent is not None
-    return ident.entitlements(agent)
+    return ident.tokens.entitlements(agent)
 
 
 # --- discovery ------------------------------------------------------------------------------
@@ -348,7 +349,7 @@ def mint_id_jag(spec: IdJagRequest, request: Request, state: State) -> dict[str,
         spec.issuer, spec.issuer
     )
     try:
-        assertion = platform(state).mint_id_jag(
+        assertion = platform(state).registrations.mint_id_jag(
             email=spec.email,
             issuer=issuer,
             aud=spec.aud or auth_base(request),
@@ -367,7 +368,7 @@ def mint_id_jag(spec: IdJagRequest, request: Request, state: State) -> dict[str,
 
 @admin_router.get("/agents/{agent_id}")
 def agent_internals(agent_id: str, state: State) -> dict[str, Any]:
-    view = platform(state).agent_view(agent_id)
+    view = platform(state).tokens.agent_view(agent_id)
     if view is None:
         raise SandboxError(404, {"error": "not_found", "detail": f"no agent {agent_id!r}"})
     return view
@@ -375,7 +376,7 @@ def agent_internals(agent_id: str, state: State) -> dict[str, Any]:
 
 @admin_router.get("/attempts/{attempt_id}")
 def attempt_internals(attempt_id: str, state: State) -> dict[str, Any]:
-    view = platform(state).attempt_for_claim_link(attempt_id)
+    view = platform(state).claims.attempt_for_claim_link(attempt_id)
     if view is None:
         raise SandboxError(404, {"error": "not_found", "detail": f"no attempt {attempt_id!r}"})
     return view
@@ -390,5 +391,5 @@ def grant(spec: GrantRequest, state: State) -> dict[str, Any]:
         "status": "active",
         "remaining": {"units": spec.units},
     }
-    platform(state).grant(spec.email, plan)
+    platform(state).tokens.grant(spec.email, plan)
     return {"granted": plan, "email": spec.email}

@@ -15,8 +15,8 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from svc_sandbox import x402
-from svc_sandbox.state import SandboxConfig
+from svc_sandbox.config import SandboxConfig
+from svc_sandbox.money import usd
 
 SERVICE_SLUG = "tasks"
 METER = {"service": SERVICE_SLUG, "meter": "task", "unit": "task", "unitSize": 1}
@@ -183,7 +183,7 @@ class Operation:
 
 def payment_info(price_atomic: int) -> dict[str, Any]:
     """The spec's payment-info block: payg, fixed, one rate on the tasks/task meter."""
-    price = x402.usd(price_atomic) if price_atomic else "0"
+    price = usd(price_atomic) if price_atomic else "0"
     return {
         "accessMode": "payg",
         "priceMode": "fixed",

@@ -13,25 +13,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-CARD_RELEASE_AFTER = timedelta(minutes=30)  # an unpaid card payment is released after this
+from svc_sandbox.fault_queue import FaultQueue, PaymentFault
+from svc_sandbox.money import usd
 
-# Payment error codes the fault switch can produce, with their HTTP status.
-FAULT_STATUS: dict[str, int] = {
-    "payment_provider_unavailable": 503,
-    "settlement_failed": 402,
-    "identity_invalid": 401,
-    "payment_refunded": 402,
-    "payment_consumed": 402,
-    "payment_failed": 402,
-    "payment_released": 402,
-    "payment_incomplete": 402,
-    "payment_unknown": 402,
-    "payment_request_mismatch": 409,
-    "payment_amount_mismatch": 409,
-    "usage_not_priced": 409,
-    "rate_limit_exceeded": 429,
-    "usage_error": 202,  # served, but the svc-usage-error header says usage was not billed
-}
+CARD_RELEASE_AFTER = timedelta(minutes=30)  # an unpaid card payment is released after this
 
 
 @dataclass
@@ -44,8 +29,6 @@ class CardPayment:
     paid_at: datetime | None = None
 
     def to_wire(self, base: str) -> dict[str, Any]:
-        from svc_sandbox.x402 import usd
-
         return {
             "id": self.id,
             "status": self.status,
@@ -55,15 +38,6 @@ class CardPayment:
             "checkoutUrl": f"{base}/svc/payments/{self.id}/checkout",
             "statusUrl": f"{base}/svc/payments/{self.id}/status",
         }
-
-
-@dataclass
-class PaymentFault:
-    code: str
-    count: int = 1
-    rail: str | None = None  # x402, mpp, card; None: any paid request
-    reason: str | None = None  # settlementReason for settlement_failed
-    retry_after: int | None = None
 
 
 class SptDeclined(Exception):
@@ -130,7 +104,7 @@ class PaymentStore:
         self.hmac_secret = secrets.token_hex(32)
         self.processor = SandboxCardProcessor()
         self._cards: dict[str, CardPayment] = {}
-        self._faults: list[PaymentFault] = []
+        self.faults: FaultQueue[PaymentFault] = FaultQueue()
         # request id -> the refunded answer of a failed delivery (replayed on retry)
         self._failed_deliveries: dict[str, dict[str, Any]] = {}
 
@@ -180,26 +154,5 @@ class PaymentStore:
         with self._lock:
             return self._failed_deliveries.get(request_id)
 
-    # --- payment faults ------------------------------------------------------------------
-
-    def add_faults(self, faults: list[PaymentFault]) -> None:
-        with self._lock:
-            self._faults.extend(faults)
-
-    def list_faults(self) -> list[dict[str, Any]]:
-        with self._lock:
-            return [vars(f).copy() for f in self._faults]
-
-    def clear_faults(self) -> None:
-        with self._lock:
-            self._faults.clear()
-
     def take_fault(self, rail: str) -> PaymentFault | None:
-        with self._lock:
-            for fault in self._faults:
-                if fault.rail is None or fault.rail == rail:
-                    fault.count -= 1
-                    if fault.count <= 0:
-                        self._faults.remove(fault)
-                    return PaymentFault(**vars(fault))
-        return None
+        return self.faults.take(lambda fault: fault.rail is None or fault.rail == rail)

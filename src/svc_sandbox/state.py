@@ -4,85 +4,47 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
 from svc_sandbox import scenarios
 from svc_sandbox.clock import SandboxClock
+from svc_sandbox.config import SandboxConfig
+from svc_sandbox.fault_queue import Fault, FaultQueue
 from svc_sandbox.identity_state import IdentityPlatform
 from svc_sandbox.payment_store import PaymentStore
 from svc_sandbox.records import Task, iso, new_id
 
-BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
-DEFAULT_PAY_TO = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
 DEFAULT_BALANCE_ATOMIC = 1_000_000_000  # 1,000 USDC for any address the sandbox has not seen
 
 
-@dataclass
-class SandboxConfig:
-    price_atomic: int = 1_500_000
-    pay_to: str = DEFAULT_PAY_TO
-    asset: str = BASE_USDC
-    network: str = "eip155:8453"
-    x402_version: int = 2
-    require_agent: bool = False
-    # Identity (issue 3): bearer demanded on submit; registration switches; access token life.
-    require_bearer: bool = False
-    anonymous_registration: bool = True
-    service_auth_registration: bool = True
-    access_token_ttl_seconds: int = 300
-    # Discovery (tests): pad /openapi.json with N marked sample operations; which next-page
-    # pointers to send ("both", "x-next" only, "link" only).
-    discovery_sample_operations: int = 0
-    discovery_next: str = "both"
+@dataclass(frozen=True)
+class OnChain:
+    """x402: the authorization's nonce (single use per payer) and who the payer's balance pays."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    nonce: str
+    pay_to: str
 
 
-# Every kind has a handler in svc_sandbox.faults (a unit test keeps the two in step).
-FaultKind = Literal[
-    "status",
-    "delay",
-    "drop_before",
-    "drop_after",
-    "malformed_json",
-    "truncate",
-    "wrong_content_type",
-    "oversized",
-    "unknown_state",
-    "repeat_402",
-    "raw_body",
-]
+@dataclass(frozen=True)
+class Charge:
+    """A payment a rail has verified (and, for MPP and card, already taken), to be booked."""
 
-
-@dataclass
-class Fault:
-    """One injected fault; `count` requests matching method and path prefix consume it."""
-
-    kind: FaultKind
-    method: str | None = None
-    path: str | None = None
-    count: int = 1
-    status: int | None = None
-    retry_after: int | None = None
-    seconds: float | None = None
-    header: str | None = None  # only requests carrying this header (e.g. a paid retry)
-    size_bytes: int | None = None  # oversized: how big the answer is
-    detail: str | None = None  # status: the error body's detail (e.g. hostile text)
-
-    def matches(self, method: str, path: str, headers: frozenset[str] = frozenset()) -> bool:
-        return (
-            (self.method is None or self.method.upper() == method.upper())
-            and (self.path is None or path.startswith(self.path))
-            and (self.header is None or self.header.lower() in headers)
-        )
+    method: str  # x402, mpp, card
+    payer: str
+    amount_atomic: int
+    request_id: str | None
+    goal: str
+    book: dict[str, str]  # the rail's own fields in the books entry (nonce, reference)
+    onchain: OnChain | None = None
+    deliver: bool = True  # False: the delivery fails, and the charge is refunded at once
 
 
 @dataclass
 class Settlement:
-    outcome: Literal["charged", "replayed", "mismatch", "failed"]
+    # failed: nothing moved (x402 nonce reuse, funds); refunded: charged, then refunded
+    outcome: Literal["charged", "replayed", "mismatch", "failed", "refunded"]
     task: Task | None = None
     charge: dict[str, Any] | None = None
     reason: str | None = None
@@ -109,7 +71,7 @@ class SandboxState:
         self._books = _Books()
         self._nonces: dict[str, set[str]] = {}  # payer (lower) -> used nonces (lower)
         self._balances: dict[str, int] = {}  # address (lower) -> atomic units
-        self._faults: list[Fault] = []
+        self.faults: FaultQueue[Fault] = FaultQueue()
         self._poll_times: dict[str, list[datetime]] = {}
         self._secrets: dict[str, dict[str, str]] = {}  # task id -> sensitive reply values
         self.payments = PaymentStore()  # MPP and card payments (svc_sandbox.payments)
@@ -140,30 +102,11 @@ class SandboxState:
         with self._lock:
             self._balances[address.lower()] = atomic
 
-    def add_faults(self, faults: list[Fault]) -> None:
-        with self._lock:
-            self._faults.extend(faults)
-
-    def list_faults(self) -> list[Fault]:
-        with self._lock:
-            return list(self._faults)
-
-    def clear_faults(self) -> None:
-        with self._lock:
-            self._faults.clear()
-
     def take_fault(
         self, method: str, path: str, headers: frozenset[str] = frozenset()
     ) -> Fault | None:
         """Consume one use of the first queued fault matching this request."""
-        with self._lock:
-            for fault in self._faults:
-                if fault.matches(method, path, headers):
-                    fault.count -= 1
-                    if fault.count <= 0:
-                        self._faults.remove(fault)
-                    return fault
-        return None
+        return self.faults.take(lambda fault: fault.matches(method, path, headers))
 
     # --- books --------------------------------------------------------------------------
 
@@ -214,112 +157,85 @@ class SandboxState:
             return Settlement("mismatch")
         return Settlement("replayed", task=task)
 
-    def settle_payment(
-        self,
-        *,
-        method: str,
-        payer: str,
-        amount_atomic: int,
-        request_id: str | None,
-        goal: str,
-        reference: str,
-        deliver: bool = True,
-    ) -> Settlement:
-        """MPP and card: idempotency, then charge and task (or charge and refund) atomically.
+    def replay(self, request_id: str | None, payer: str) -> Settlement | None:
+        """A request id paid before: its task again for the same payer, else a mismatch."""
+        with self._lock:
+            return self._replay_locked(request_id, payer)
 
-        The rail has already taken the money (SPT or hosted page) under the caller's
-        serialisation lock; this books it. `deliver=False` is a failed delivery: the charge is
-        refunded in full at once and no task exists.
+    def settle(self, charge: Charge) -> Settlement:
+        """Atomically: idempotency, (x402) nonce single use and funds, then charge and task.
+
+        MPP and card money was taken by the rail (under the paid path's lock) before this
+        books it. A charge that is not delivered is refunded in full at once and no task exists.
         """
         with self._lock:
-            replay = self._replay_locked(request_id, payer)
+            replay = self._replay_locked(charge.request_id, charge.payer)
             if replay is not None:
                 return replay
+            if charge.onchain is not None:
+                refused = self._transfer_locked(charge.payer, charge.amount_atomic, charge.onchain)
+                if refused is not None:
+                    return Settlement("failed", reason=refused)
             now = self.clock.now()
-            charge: dict[str, Any] = {
+            booked: dict[str, Any] = {
                 "id": new_id("pay"),
-                "request_id": request_id,
+                "request_id": charge.request_id,
                 "task_id": None,
-                "method": method,
-                "payer": payer,
-                "amount_atomic": amount_atomic,
-                "reference": reference,
+                "method": charge.method,
+                "payer": charge.payer,
+                "amount_atomic": charge.amount_atomic,
+                **charge.book,
                 "at": iso(now),
             }
-            if not deliver:
-                self._books.charges.append(charge)
-                self._books.refunds.append(
-                    {
-                        "id": new_id("rf"),
-                        "charge_id": charge["id"],
-                        "request_id": request_id,
-                        "method": method,
-                        "amount_atomic": amount_atomic,
-                        "reason": "delivery_failed",
-                        "at": iso(now),
-                    }
-                )
-                return Settlement("failed", charge=dict(charge), reason="delivery_failed")
+            self._books.charges.append(booked)
+            if not charge.deliver:
+                self._refund_locked(booked, "delivery_failed", now)
+                return Settlement("refunded", charge=dict(booked), reason="delivery_failed")
             task = scenarios.new_task(
-                task_id=new_id("task"), owner=payer, request_id=request_id, goal=goal, now=now
+                task_id=new_id("task"),
+                owner=charge.payer,
+                request_id=charge.request_id,
+                goal=charge.goal,
+                now=now,
             )
             self._tasks[task.id] = task
-            if request_id is not None:
-                self._requests[request_id] = (payer, task.id)
-            charge["task_id"] = task.id
-            self._books.charges.append(charge)
-            return Settlement("charged", task=task, charge=dict(charge))
+            if charge.request_id is not None:
+                self._requests[charge.request_id] = (charge.payer, task.id)
+            booked["task_id"] = task.id
+            return Settlement("charged", task=task, charge=dict(booked))
+
+    def _transfer_locked(self, payer: str, amount_atomic: int, onchain: OnChain) -> str | None:
+        """Move an x402 payment between balances; the settlementReason when it cannot."""
+        used = self._nonces.setdefault(payer.lower(), set())
+        if onchain.nonce.lower() in used:
+            return "nonce_already_used"
+        balance = self._balances.get(payer.lower(), DEFAULT_BALANCE_ATOMIC)
+        if balance < amount_atomic:
+            return "insufficient_funds"
+        used.add(onchain.nonce.lower())
+        self._balances[payer.lower()] = balance - amount_atomic
+        recipient = onchain.pay_to.lower()
+        self._balances[recipient] = (
+            self._balances.get(recipient, DEFAULT_BALANCE_ATOMIC) + amount_atomic
+        )
+        return None
+
+    def _refund_locked(self, charge: dict[str, Any], reason: str, now: datetime) -> None:
+        self._books.refunds.append(
+            {
+                "id": new_id("rf"),
+                "charge_id": charge["id"],
+                "request_id": charge["request_id"],
+                "method": charge["method"],
+                "amount_atomic": charge["amount_atomic"],
+                "reason": reason,
+                "at": iso(now),
+            }
+        )
 
     def charge_for(self, task_id: str) -> dict[str, Any] | None:
         with self._lock:
             return next((dict(c) for c in self._books.charges if c["task_id"] == task_id), None)
-
-    def settle_submit(
-        self,
-        *,
-        payer: str,
-        nonce: str,
-        amount_atomic: int,
-        pay_to: str,
-        request_id: str | None,
-        goal: str,
-    ) -> Settlement:
-        """Atomically: idempotency, nonce single use, funds, debit, task, charge."""
-        with self._lock:
-            replay = self._replay_locked(request_id, payer)
-            if replay is not None:
-                return replay
-            used = self._nonces.setdefault(payer.lower(), set())
-            if nonce.lower() in used:
-                return Settlement("failed", reason="nonce_already_used")
-            balance = self._balances.get(payer.lower(), DEFAULT_BALANCE_ATOMIC)
-            if balance < amount_atomic:
-                return Settlement("failed", reason="insufficient_funds")
-            used.add(nonce.lower())
-            self._balances[payer.lower()] = balance - amount_atomic
-            recipient = pay_to.lower()
-            self._balances[recipient] = (
-                self._balances.get(recipient, DEFAULT_BALANCE_ATOMIC) + amount_atomic
-            )
-            now = self.clock.now()
-            task = scenarios.new_task(
-                task_id=new_id("task"), owner=payer, request_id=request_id, goal=goal, now=now
-            )
-            self._tasks[task.id] = task
-            if request_id is not None:
-                self._requests[request_id] = (payer, task.id)
-            charge = {
-                "id": new_id("pay"),
-                "request_id": request_id,
-                "task_id": task.id,
-                "method": "x402",
-                "payer": payer,
-                "amount_atomic": amount_atomic,
-                "nonce": nonce,
-                "at": iso(now),
-            }
-            self._books.charges.append(charge)
-            return Settlement("charged", task=task, charge=dict(charge))
 
     # --- tasks --------------------------------------------------------------------------
 

@@ -12,17 +12,26 @@ import hashlib
 import json
 import re
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
+from svc_sandbox.config import SandboxConfig
 from svc_sandbox.errors import SandboxError
-from svc_sandbox.state import SandboxConfig
 
 USDC_DOMAIN = {"name": "USD Coin", "version": "2"}
 MAX_TIMEOUT_SECONDS = 300
 VALID_BEFORE_MARGIN_SECONDS = 6  # settlement must land before validBefore
 CHAIN_IDS = {"eip155:8453": 8453, "eip155:84532": 84532, "base": 8453, "base-sepolia": 84532}
 V1_NETWORK_NAMES = {8453: "base", 84532: "base-sepolia"}
+
+# The headers an x402 proof travels in: the spec puts task proofs in `x-payment` (v1's name) and
+# the free advisor's in `Payment-Signature` (v2's name, which the official SDK always sends).
+TASK_PROOF_HEADER = "x-payment"
+ADVISOR_PROOF_HEADER = "Payment-Signature"
+PROOF_HEADERS = (TASK_PROOF_HEADER, ADVISOR_PROOF_HEADER)
+# The receipt header per protocol version (the SDK reads both; each version names its own).
+RECEIPT_HEADERS = {1: "X-PAYMENT-RESPONSE", 2: "PAYMENT-RESPONSE"}
 
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 _NONCE = re.compile(r"^0x[0-9a-fA-F]{64}$")
@@ -62,7 +71,7 @@ class Authorization:
 
 @dataclass(frozen=True)
 class Proof:
-    """A decoded `x-payment` proof, v1 or v2, with the terms it was signed for."""
+    """A decoded proof, v1 or v2, with the terms it was signed for and the header it came in."""
 
     version: int
     scheme: str
@@ -74,6 +83,7 @@ class Proof:
     domain_version: str
     signature: str
     authorization: Authorization
+    header: str = TASK_PROOF_HEADER
 
 
 # --- encoding ----------------------------------------------------------------------------
@@ -88,10 +98,6 @@ def b64json(value: dict[str, Any]) -> str:
 def unb64json(text: str) -> Any:
     padded = text.strip() + "=" * (-len(text.strip()) % 4)
     return json.loads(base64.b64decode(padded, validate=True))
-
-
-def usd(atomic: int) -> str:
-    return f"{atomic // 1_000_000}.{atomic % 1_000_000:06d}"
 
 
 # --- challenges --------------------------------------------------------------------------
@@ -135,9 +141,14 @@ def challenge(
     description: str,
     payment: dict[str, Any] | None = None,
     card: dict[str, Any] | None = None,
+    note: str | None = None,
 ) -> PaymentError:
-    """The 402 for an unpaid call: v2 header, or v1 body, per the configured version."""
-    body: dict[str, Any] = {"error": "payment_required", "detail": description}
+    """The 402 for an unpaid call: v2 header, or v1 body, per the configured version.
+
+    `note` (a proof sent in a header this endpoint does not read) is added to the detail.
+    """
+    detail = description if note is None else f"{description} {note}"
+    body: dict[str, Any] = {"error": "payment_required", "detail": detail}
     if payment is not None:
         body["payment"] = payment
     if card is not None:
@@ -165,8 +176,24 @@ def challenge(
 # --- proofs ------------------------------------------------------------------------------
 
 
-def _bad(detail: str) -> PaymentError:
-    return PaymentError(400, {"error": "invalid_request", "detail": f"x-payment: {detail}"})
+def misplaced_proof_note(headers: Mapping[str, str], reads: str) -> str | None:
+    """What to tell a caller whose proof came in a header this endpoint does not read.
+
+    The proof is still ignored (the spec names one header per endpoint); the 402 says why.
+    """
+    if headers.get(reads):
+        return None
+    for other in PROOF_HEADERS:
+        if other.lower() != reads.lower() and headers.get(other):
+            return (
+                f"A payment proof arrived in the {other} header, which this endpoint does not "
+                f"read: send it in the {reads} header."
+            )
+    return None
+
+
+def _bad(detail: str, header: str = TASK_PROOF_HEADER) -> PaymentError:
+    return PaymentError(400, {"error": "invalid_request", "detail": f"{header}: {detail}"})
 
 
 def _text(container: dict[str, Any], key: str) -> str:
@@ -183,8 +210,18 @@ def _uint(container: dict[str, Any], key: str) -> int:
     return int(value)
 
 
-def decode_proof(header: str, config: SandboxConfig) -> Proof:
-    """Parse the `x-payment` header; any structural problem is a 400 invalid_request."""
+def decode_proof(header: str, config: SandboxConfig, name: str = TASK_PROOF_HEADER) -> Proof:
+    """Parse a proof header (`name`); any structural problem is a 400 naming that header."""
+    try:
+        return replace(_decode_proof(header, config), header=name)
+    except PaymentError as exc:
+        if name == TASK_PROOF_HEADER:
+            raise
+        detail = str(exc.body.get("detail", "")).removeprefix(f"{TASK_PROOF_HEADER}: ")
+        raise _bad(detail, name) from None
+
+
+def _decode_proof(header: str, config: SandboxConfig) -> Proof:
     try:
         data = unb64json(header)
     except (binascii.Error, ValueError, UnicodeDecodeError) as exc:
@@ -194,7 +231,28 @@ def decode_proof(header: str, config: SandboxConfig) -> Proof:
     payload = data.get("payload")
     if not isinstance(payload, dict) or not isinstance(payload.get("authorization"), dict):
         raise _bad("payload.authorization is missing")
-    auth = payload["authorization"]
+    authorization = _authorization(payload["authorization"])
+    signature = _text(payload, "signature")
+    version = data.get("x402Version")
+    if version == 2:
+        return _v2_proof(data, signature, authorization)
+    if version == 1:
+        return Proof(
+            version=1,
+            scheme=_text(data, "scheme"),
+            network=_text(data, "network"),
+            asset=config.asset,  # v1 proofs do not echo the terms: the asset is ours
+            pay_to=None,
+            amount=None,
+            domain_name=USDC_DOMAIN["name"],
+            domain_version=USDC_DOMAIN["version"],
+            signature=signature,
+            authorization=authorization,
+        )
+    raise _bad("x402Version must be 1 or 2")
+
+
+def _authorization(auth: dict[str, Any]) -> Authorization:
     authorization = Authorization(
         from_=_text(auth, "from"),
         to=_text(auth, "to"),
@@ -207,40 +265,28 @@ def decode_proof(header: str, config: SandboxConfig) -> Proof:
         raise _bad("authorization from/to must be 0x-prefixed 20-byte addresses")
     if not _NONCE.match(authorization.nonce):
         raise _bad("authorization nonce must be 0x + 32 bytes hex")
-    signature = _text(payload, "signature")
-    version = data.get("x402Version")
-    if version == 2:
-        accepted = data.get("accepted")
-        if not isinstance(accepted, dict):
-            raise _bad("accepted (the chosen accepts entry) is missing")
-        extra = accepted.get("extra") if isinstance(accepted.get("extra"), dict) else {}
-        assert isinstance(extra, dict)
-        return Proof(
-            version=2,
-            scheme=_text(accepted, "scheme"),
-            network=_text(accepted, "network"),
-            asset=_text(accepted, "asset"),
-            pay_to=accepted.get("payTo") if isinstance(accepted.get("payTo"), str) else None,
-            amount=accepted.get("amount") if isinstance(accepted.get("amount"), str) else None,
-            domain_name=str(extra.get("name", USDC_DOMAIN["name"])),
-            domain_version=str(extra.get("version", USDC_DOMAIN["version"])),
-            signature=signature,
-            authorization=authorization,
-        )
-    if version == 1:
-        return Proof(
-            version=1,
-            scheme=_text(data, "scheme"),
-            network=_text(data, "network"),
-            asset=config.asset,
-            pay_to=None,
-            amount=None,
-            domain_name=USDC_DOMAIN["name"],
-            domain_version=USDC_DOMAIN["version"],
-            signature=signature,
-            authorization=authorization,
-        )
-    raise _bad("x402Version must be 1 or 2")
+    return authorization
+
+
+def _v2_proof(data: dict[str, Any], signature: str, authorization: Authorization) -> Proof:
+    """A v2 proof echoes the accepts entry it chose: its terms and EIP-712 domain."""
+    accepted = data.get("accepted")
+    if not isinstance(accepted, dict):
+        raise _bad("accepted (the chosen accepts entry) is missing")
+    extra = accepted.get("extra") if isinstance(accepted.get("extra"), dict) else {}
+    assert isinstance(extra, dict)
+    return Proof(
+        version=2,
+        scheme=_text(accepted, "scheme"),
+        network=_text(accepted, "network"),
+        asset=_text(accepted, "asset"),
+        pay_to=accepted.get("payTo") if isinstance(accepted.get("payTo"), str) else None,
+        amount=accepted.get("amount") if isinstance(accepted.get("amount"), str) else None,
+        domain_name=str(extra.get("name", USDC_DOMAIN["name"])),
+        domain_version=str(extra.get("version", USDC_DOMAIN["version"])),
+        signature=signature,
+        authorization=authorization,
+    )
 
 
 def typed_data(proof: Proof, chain_id: int) -> dict[str, Any]:
@@ -282,12 +328,12 @@ def recover_signer(message: dict[str, Any], signature: str) -> str:
 def verify_signature(proof: Proof) -> str:
     """Check the signature recovers `authorization.from`; returns the payer address."""
     if proof.scheme != "exact":
-        raise _bad(f"unsupported scheme {proof.scheme!r}")
+        raise _bad(f"unsupported scheme {proof.scheme!r}", proof.header)
     chain_id = CHAIN_IDS.get(proof.network)
     if chain_id is None:
         raise settlement_error("invalid_network", proof)
     if not _ADDRESS.match(proof.asset):
-        raise _bad("asset must be a 0x-prefixed 20-byte address")
+        raise _bad("asset must be a 0x-prefixed 20-byte address", proof.header)
     try:
         signer = recover_signer(typed_data(proof, chain_id), proof.signature)
     except ValueError:
@@ -346,12 +392,17 @@ def settlement_error(reason: str, proof: Proof) -> PaymentError:
             "settlementReason": reason,
             "detail": f"the signed payment did not settle: {reason}",
         },
-        {"PAYMENT-RESPONSE": receipt(proof, success=False, error_reason=reason)},
+        receipt(proof, success=False, error_reason=reason),
     )
 
 
-def receipt(proof: Proof, *, success: bool, error_reason: str | None = None) -> str:
-    body: dict[str, Any] = {"success": success}
+def receipt(proof: Proof, *, success: bool, error_reason: str | None = None) -> dict[str, str]:
+    """The settlement receipt header, named for the proof's protocol version.
+
+    Shaped as the SDK's `SettleResponse`: `transaction` is always present (the SDK requires
+    it), the empty string when nothing settled.
+    """
+    body: dict[str, Any] = {"success": success, "transaction": ""}
     if success:
         digest = hashlib.sha256(
             f"{proof.authorization.from_.lower()}:{proof.authorization.nonce.lower()}".encode()
@@ -361,4 +412,37 @@ def receipt(proof: Proof, *, success: bool, error_reason: str | None = None) -> 
         body["errorReason"] = error_reason
     body["network"] = proof.network
     body["payer"] = proof.authorization.from_
-    return b64json(body)
+    return {RECEIPT_HEADERS[proof.version]: b64json(body)}
+
+
+def free_call_payer(
+    headers: Mapping[str, str],
+    config: SandboxConfig,
+    *,
+    reads: str,
+    required: bool,
+    resource_url: str,
+    description: str,
+) -> str | None:
+    """The signer of a free call's zero-amount proof (None when anonymous and allowed).
+
+    Free calls (poll, reply, the advisor) identify the caller without moving money: the proof
+    goes through every check of a paid one with amount 0, and no nonce is consumed.
+    """
+    header = headers.get(reads)
+    if header is None:
+        if not required:
+            return None
+        raise challenge(
+            config,
+            amount_atomic=0,
+            resource_url=resource_url,
+            description=description,
+            note=misplaced_proof_note(headers, reads),
+        )
+    proof = decode_proof(header, config, reads)
+    payer = verify_signature(proof)
+    problem = settlement_problem(proof, config, 0)
+    if problem is not None:
+        raise settlement_error(problem, proof)
+    return payer

@@ -12,9 +12,10 @@ from eth_account import Account
 from fastapi.testclient import TestClient
 from sandbox_proofs import BODY, sign_proof
 
+from svc_sandbox.fault_queue import FaultKind
 from svc_sandbox.faults import FAULT_HANDLERS, ConnectionDropped
 from svc_sandbox.server import SandboxThread
-from svc_sandbox.state import FaultKind, SandboxState
+from svc_sandbox.state import SandboxState
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,8 @@ from sandbox_proofs import BODY, PRICE, TEST_KEY, b64json, sign_proof
 from tests.x402_sdk import sdk_evm_helpers
 
 from svc_sandbox import x402
-from svc_sandbox.state import BASE_USDC, DEFAULT_PAY_TO, SandboxState
+from svc_sandbox.config import BASE_USDC, DEFAULT_PAY_TO
+from svc_sandbox.state import SandboxState
 
 VECTOR_SIGNATURE = (
     "0x370c1c44c786b248ab9c8c0642d278fb46f9b64939b1b2ae9162771775b5598764d084cf4e9798db2b6"
@@ -112,7 +113,9 @@ def test_v1_config_puts_the_challenge_in_the_body(client: TestClient) -> None:
 def test_v1_proof_is_accepted(submit: Any, payer: Any) -> None:
     response = submit(x402_version=1, network="base")
     assert response.status_code == 202, response.text
-    assert b64json(response.headers["PAYMENT-RESPONSE"])["success"] is True
+    # v1 names its receipt header X-PAYMENT-RESPONSE; v2's name is not sent beside it
+    assert b64json(response.headers["X-PAYMENT-RESPONSE"])["success"] is True
+    assert "PAYMENT-RESPONSE" not in response.headers
 
 
 @pytest.mark.parametrize(
@@ -234,6 +237,7 @@ def test_each_settlement_reason(client: TestClient, submit: Any, payer: Any, rea
     receipt = b64json(response.headers["PAYMENT-RESPONSE"])
     assert receipt == {
         "success": False,
+        "transaction": "",  # the SDK's SettleResponse requires it: empty, nothing settled
         "errorReason": reason,
         "network": receipt["network"],
         "payer": payer.address,

@@ -1,0 +1,35 @@
+"""The sandbox's switchable configuration (`/_sandbox/config`): prices, terms, protocol modes.
+
+Its own module, beside nothing else, so every layer (x402 terms, the 402 challenges, the
+advisor, discovery and the store) can read it without importing the store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+DEFAULT_PAY_TO = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
+
+
+@dataclass
+class SandboxConfig:
+    price_atomic: int = 1_500_000
+    pay_to: str = DEFAULT_PAY_TO
+    asset: str = BASE_USDC
+    network: str = "eip155:8453"
+    x402_version: int = 2
+    require_agent: bool = False
+    # Identity (issue 3): bearer demanded on submit; registration switches; access token life.
+    require_bearer: bool = False
+    anonymous_registration: bool = True
+    service_auth_registration: bool = True
+    access_token_ttl_seconds: int = 300
+    # Discovery (tests): pad /openapi.json with N marked sample operations; which next-page
+    # pointers to send ("both", "x-next" only, "link" only).
+    discovery_sample_operations: int = 0
+    discovery_next: str = "both"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
