@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
-from svc.api.errors import UsageError
+from svc.errors import UsageError
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8402"  # the local sandbox: never a paid service by accident
 BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"

@@ -31,7 +31,7 @@ ATTEMPTS = 4  # RetryPolicy's attempts: a read that times out is retried like an
 BACKOFF_MAX = 0.25 + 0.5 + 1.0
 # Start-up, a loaded 2-core machine, the trickle's half-second granularity: generous, and
 # still far below the minute the trickle would otherwise last.
-MARGIN = 4.0
+MARGIN = 5.0  # start-up and backoff on a loaded 2-core machine
 TASK = {
     "id": "task_x",
     "state": "completed",

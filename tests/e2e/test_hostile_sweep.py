@@ -46,7 +46,9 @@ def home(tmp_path_factory: pytest.TempPathFactory, hostile: HostileTextServer) -
     root = tmp_path_factory.mktemp("sweep")
     env = {**_base_env(root), "SVC_BASE_URL": hostile.url, "SVC_SPT": "spt_test_sweep"}
     env.pop("CI")  # a person's terminal: prompts, QR code, browser
-    env.update(TERM="dumb", BROWSER="true")
+    # The sweep submits one task again and again on a pty: the duplicate-submission question
+    # (its own test: tests/e2e/test_money_safety.py) would wait for an answer here.
+    env.update(TERM="dumb", BROWSER="true", SVC_DUPLICATE_WINDOW="0")
     runner = Cli(root, env)
     runner.ok("wallet", "import", input=TEST_KEY + "\n", env={"CI": "1"})
     return runner

@@ -366,7 +366,7 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("submit_task", {"task": "t", "email": "a@example.com", "tip": 5}, "invalid_arguments"),
     ("get_task", {"task_id": 42}, "invalid_arguments"),
     ("get_task", {"task_id": "tsk_does_not_exist"}, "not_found"),
-    ("get_task", {"task_id": "../../_sandbox/books"}, "not_found"),
+    ("get_task", {"task_id": "../../_sandbox/books"}, "invalid_task_id"),  # refused unsent
     ("wait_for_task", {"task_id": "t", "timeout_seconds": 0}, "invalid_arguments"),
     ("reply_to_task", {"task_id": "t"}, "usage_error"),
     ("reply_to_task", {"task_id": "t", "field": "f" * 65, "value": "v"}, "invalid_arguments"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 
-from svc.api.errors import SvcError
+from svc.errors import SvcError
 from svc.flows.batch import Line, derive_request_id, parse_lines, worst
 
 

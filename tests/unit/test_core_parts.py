@@ -12,9 +12,9 @@ import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
-from svc.api.errors import ExitCode, UsageError, error_from_response
 from svc.api.http import Http, RetryPolicy, expect_json
 from svc.api.models import InfoRequest, QuoteRequest, TaskDetail, TaskSubmission
+from svc.errors import ExitCode, UsageError, error_from_response
 from svc.flows.reply import ReplyFlags, body_from_flags, check_field_values
 from svc.pay.policy import PaymentPolicy, PolicyRefusal
 from svc.pay.x402 import PaymentRequirements
@@ -362,3 +362,13 @@ def test_positive_seconds_refuses_with_one_clear_message(raw: object, message: s
     with pytest.raises(UsageError) as caught:
         positive_seconds("every", raw)
     assert caught.value.message == message
+
+
+def test_a_task_id_from_the_server_must_be_an_id() -> None:
+    from svc.api.tasks import require_task_shape
+    from svc.errors import ProtocolError
+
+    for bad in ("..", ".", "a/b", "", "x" * 300, "task\x1b]0;t\x07"):
+        with pytest.raises(ProtocolError):
+            require_task_shape({"id": bad, "state": "pending"}, "submit")
+    assert require_task_shape({"id": "task_1", "state": "pending"}, "submit")["id"] == "task_1"

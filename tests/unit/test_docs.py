@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from svc.api.errors import ExitCode
 from svc.cli import complete_gen, docgen, help_topics
+from svc.errors import ExitCode
 
 REPO = Path(__file__).resolve().parents[2]
 

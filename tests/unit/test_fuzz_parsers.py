@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 from tests.reliability_report import record
 
-from svc.api.errors import ExitCode, SvcError, error_from_response
 from svc.api.models import TaskDetail
+from svc.errors import ExitCode, SvcError, error_from_response
 from svc.pay import mpp
 from svc.pay.errors import classify
 from svc.pay.x402 import X402Error, decode_receipt, parse_challenge

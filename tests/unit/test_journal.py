@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from svc.api.errors import PaymentError, UsageError
+from svc.errors import PaymentError, UsageError
 from svc.pay.chains import caip2
 from svc.pay.journal import RequestJournal, open_journal
 from svc.pay.origin import origin_of

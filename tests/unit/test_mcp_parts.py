@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from svc.api.errors import UsageError
+from svc.errors import UsageError
 from svc.mcp.asks import looks_secret, reply_command
 from svc.mcp.results import scrub
 from svc.mcp.schemas import BY_NAME, TOOLS

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from svc.api.errors import PaymentError
+from svc.errors import PaymentError
 from svc.pay import mpp as M
 from svc_sandbox.payment_store import PaymentStore
 from svc_sandbox.payments import NETWORK_ID, mpp_server, wire_request

@@ -7,8 +7,8 @@ from typing import Any
 
 import httpx
 
-from svc.api.errors import ProtocolError, error_from_response
 from svc.api.http import Http, parse_json
+from svc.errors import ProtocolError, error_from_response
 
 QUOTE_PATH = "/svc/agent/quote"
 GUIDE_PATH = "/svc/agent/guide"

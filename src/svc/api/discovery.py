@@ -13,9 +13,9 @@ from typing import Any
 
 import httpx
 
-from svc.api.errors import ProtocolError, error_from_response
 from svc.api.http import Http, expect_json
 from svc.api.ids import path_segment
+from svc.errors import ProtocolError, error_from_response
 
 METHODS = ("get", "put", "post", "delete", "patch", "options", "head", "trace")
 MAX_PAGES = 200  # a runaway chain of next links stops here

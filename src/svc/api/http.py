@@ -19,8 +19,8 @@ import httpcore
 import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
 
 from svc import __version__
-from svc.api.errors import ProtocolError, SvcError, UnavailableError, error_from_response
 from svc.api.jsonsafe import JsonTooDeepError, load_json
+from svc.errors import ProtocolError, SvcError, UnavailableError, error_from_response
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
@@ -61,7 +61,7 @@ def _env_number(name: str, default: float, *, integer: bool = False) -> float:
     except ValueError:
         value = -1
     if not value > 0:  # also NaN
-        from svc.api.errors import UsageError
+        from svc.errors import UsageError
 
         raise UsageError(f"{name} must be a positive {'integer' if integer else 'number'}")
     return value

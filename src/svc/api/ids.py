@@ -12,7 +12,7 @@ from __future__ import annotations
 import string
 from urllib.parse import quote
 
-from svc.api.errors import UsageError
+from svc.errors import UsageError
 
 ID_CHARACTERS = frozenset(string.ascii_letters + string.digits + "-_.:")
 ID_RULE = "letters, digits, '-', '_', '.' or ':'"

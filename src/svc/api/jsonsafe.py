@@ -12,7 +12,7 @@ import json
 from itertools import accumulate
 from typing import Any
 
-from svc.api.errors import ProtocolError
+from svc.errors import ProtocolError
 
 # The spec's objects nest a handful of levels; only `result.output` is free-form. 512 is far
 # beyond any plausible task output and about half of the recursion limit, so `json.loads` and

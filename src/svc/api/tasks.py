@@ -6,9 +6,9 @@ from typing import Any
 
 import httpx
 
-from svc.api.errors import ProtocolError
 from svc.api.http import Http, expect_json
-from svc.api.ids import path_segment, task_id_arg
+from svc.api.ids import is_id, path_segment, task_id_arg
+from svc.errors import ProtocolError
 
 TASKS_PATH = "/svc/tasks"
 
@@ -26,6 +26,8 @@ def require_task_shape(doc: Any, what: str) -> dict[str, Any]:
         or not isinstance(doc.get("state"), str)
     ):
         raise ProtocolError(f"{what}: the server's answer is not a task object")
+    if not is_id(doc["id"]):  # it goes into the ledger and into every later URL
+        raise ProtocolError(f"{what}: the server's task id is not an id")
     return doc
 
 

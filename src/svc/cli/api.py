@@ -50,7 +50,7 @@ def search(
     page: int | None = typer.Option(None, "--page", min=1, metavar="N", help="Show page N."),
     all_pages: bool = typer.Option(False, "--all", help="Follow every next page."),
 ) -> None:
-    from svc.api.errors import UsageError
+    from svc.errors import UsageError
 
     if page is not None and all_pages:
         raise UsageError("--page and --all cannot be combined")
@@ -78,7 +78,7 @@ def get(
     ),
 ) -> None:
     from svc.api.discovery import merge, operations
-    from svc.api.errors import NotFoundError
+    from svc.errors import NotFoundError
 
     app_ctx = current()
     discovery = _client()
@@ -113,7 +113,7 @@ def _client() -> DiscoveryClient:
 
 def _method(method: str | None) -> str | None:
     from svc.api.discovery import METHODS
-    from svc.api.errors import UsageError
+    from svc.errors import UsageError
 
     if method is None:
         return None

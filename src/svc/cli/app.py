@@ -19,9 +19,9 @@ from typer._click.globals import get_current_context
 from typer.core import TyperGroup
 
 from svc import __version__
-from svc.api.errors import ExitCode
 from svc.cli.runtime import INTERRUPTED, build_context, run_guarded
 from svc.context import AppContext
+from svc.errors import ExitCode
 from svc.ui.terminal import error_line
 
 # name -> (module, one-line summary). The summary is shown by `svc --help` without importing.

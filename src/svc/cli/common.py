@@ -9,8 +9,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any
 
-from svc.api.errors import ExitCode, UsageError
 from svc.context import AppContext
+from svc.errors import ExitCode, UsageError
 from svc.settings import usd_amount
 
 STATE_EXIT = {

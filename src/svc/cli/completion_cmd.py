@@ -8,8 +8,8 @@ from pathlib import Path
 
 import typer
 
-from svc.api.errors import SvcError, UsageError
 from svc.cli.app import current
+from svc.errors import SvcError, UsageError
 
 
 class Shell(enum.StrEnum):

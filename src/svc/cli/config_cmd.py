@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from svc.api.errors import UsageError
 from svc.cli.app import current
+from svc.errors import UsageError
 
 if TYPE_CHECKING:
     from svc.ui.output import Output

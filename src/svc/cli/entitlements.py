@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from svc.api.errors import AuthError
 from svc.cli.app import current
+from svc.errors import AuthError
 
 app = typer.Typer(rich_markup_mode=None)
 

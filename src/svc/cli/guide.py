@@ -21,7 +21,7 @@ app = typer.Typer(rich_markup_mode=None)
 def guide(
     goal: str = typer.Argument(..., metavar="GOAL", help="The goal in natural language."),
 ) -> None:
-    from svc.api.errors import UsageError
+    from svc.errors import UsageError
 
     if not goal.strip():
         raise UsageError("the goal is empty: say what you want done")

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from svc.api.errors import AuthError, UsageError
 from svc.cli.app import current
 from svc.context import AppContext
+from svc.errors import AuthError, UsageError
 from svc.identity.store import Credential
 
 if TYPE_CHECKING:

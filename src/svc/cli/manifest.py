@@ -57,7 +57,7 @@ def manifest() -> None:
     app_ctx = current()
     doc = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url).manifest()
     if not app_ctx.output.json_mode and not isinstance(doc, dict):
-        from svc.api.errors import ProtocolError
+        from svc.errors import ProtocolError
 
         raise ProtocolError("manifest: the server's answer is not an object")
     app_ctx.output.show(doc, _tables)

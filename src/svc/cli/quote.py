@@ -98,8 +98,8 @@ def _validated(**values: Any) -> Any:
     """The quote body checked against the spec's constraints before anything is sent."""
     from pydantic import ValidationError
 
-    from svc.api.errors import UsageError
     from svc.api.models import QuoteRequest
+    from svc.errors import UsageError
 
     try:
         return QuoteRequest(**{k: v for k, v in values.items() if v is not None})

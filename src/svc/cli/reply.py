@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from svc.api.errors import UsageError
 from svc.cli.app import current
 from svc.cli.common import read_text_source, remember_state, show_task
+from svc.errors import UsageError
 
 if TYPE_CHECKING:
     from svc.api.models import TaskDetail
@@ -106,8 +106,8 @@ def _task_detail(detail: dict[str, object]) -> TaskDetail:
     1, one line), not an internal error."""
     from pydantic import ValidationError
 
-    from svc.api.errors import ProtocolError
     from svc.api.models import TaskDetail
+    from svc.errors import ProtocolError
 
     try:
         return TaskDetail.model_validate(detail)

@@ -11,8 +11,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from svc.api.errors import ExitCode, SvcError
 from svc.context import AppContext
+from svc.errors import ExitCode, SvcError
 
 # Reads and watches can simply run again; a paid submit says its own way back (Interrupted).
 INTERRUPTED = "svc: interrupted"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from svc.api.errors import UsageError
+from svc.errors import UsageError
 
 app = typer.Typer(
     rich_markup_mode=None,

@@ -53,7 +53,7 @@ app.callback(
 )
 def show(slug: str = typer.Argument(..., metavar="SLUG", help="Service slug, e.g. tasks.")) -> None:
     from svc.api.discovery import DiscoveryClient, merge, operations
-    from svc.api.errors import UsageError
+    from svc.errors import UsageError
 
     if not slug.strip():
         raise UsageError("the service slug is empty")

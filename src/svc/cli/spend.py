@@ -135,7 +135,7 @@ def spend(
         None, "--since", metavar="YYYY-MM-DD", help="Only days from this one on."
     ),
 ) -> None:
-    from svc.api.errors import UsageError
+    from svc.errors import UsageError
 
     if since is not None:
         try:

@@ -7,9 +7,9 @@ from typing import Any
 
 import typer
 
-from svc.api.errors import Interrupted, UsageError
 from svc.cli.app import current
 from svc.cli.common import payment_flags, read_text_source, show_task
+from svc.errors import Interrupted, UsageError
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -200,7 +200,7 @@ def _task_text(task: str | None, file: str | None) -> str:
 def _listed_price() -> tuple[str, str]:
     """The task price the manifest lists, else the spec's flat fee (said on stderr)."""
     from svc.api.discovery import DiscoveryClient, task_price
-    from svc.api.errors import SvcError
+    from svc.errors import SvcError
     from svc.flows.submit import TASK_PRICE_USD
 
     app_ctx = current()

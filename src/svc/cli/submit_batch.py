@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from svc.api.errors import UsageError
 from svc.context import AppContext
+from svc.errors import UsageError
 
 
 def run(

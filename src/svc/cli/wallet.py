@@ -6,8 +6,8 @@ import sys
 
 import typer
 
-from svc.api.errors import UsageError
 from svc.cli.app import current
+from svc.errors import UsageError
 from svc.pay.wallet import WALLET_SECRET
 
 app = typer.Typer(

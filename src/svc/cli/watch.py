@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from svc.api.errors import HumanNeededError, TaskEndedError, UsageError
 from svc.api.ids import task_id_arg
 from svc.cli.app import current
 from svc.cli.common import remember_state
 from svc.context import AppContext
+from svc.errors import HumanNeededError, TaskEndedError, UsageError
 from svc.settings import positive_seconds
 
 if TYPE_CHECKING:

@@ -30,8 +30,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
-from svc.api.errors import ExitCode, SvcError, UsageError
 from svc.context import AppContext
+from svc.errors import ExitCode, SvcError, UsageError
 from svc.store.ledger import PayState
 from svc.ui.output import Output
 

@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from svc.api.errors import AuthError, HumanNeededError
 from svc.context import AppContext
+from svc.errors import AuthError, HumanNeededError
 from svc.identity.session import IdentitySession, credential_from
 from svc.identity.store import Credential
 from svc.ui import views

@@ -11,10 +11,10 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from svc.api.errors import ProtocolError, SvcError, error_from_response
 from svc.api.jsonsafe import load_json
 from svc.api.tasks import TASKS_PATH
 from svc.context import AppContext
+from svc.errors import ProtocolError, SvcError, error_from_response
 from svc.pay.chains import caip2
 from svc.pay.policy import CARD_MIN_ATOMIC, PaymentPolicy, PolicyRefusal
 from svc.pay.x402 import atomic_to_usd

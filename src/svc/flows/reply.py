@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Any
 
-from svc.api.errors import ConflictError, UsageError
 from svc.api.models import InfoRequest, ReplyBody, TaskDetail
+from svc.errors import ConflictError, UsageError
 from svc.flows.validate import build
 from svc.ui import prompts
 from svc.ui.sanitize import clean

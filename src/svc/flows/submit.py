@@ -24,7 +24,10 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from svc.api.errors import (
+from svc.api.http import parse_json
+from svc.api.tasks import require_task_shape
+from svc.context import AppContext
+from svc.errors import (
     HumanNeededError,
     OutcomeUnknownError,
     PaymentError,
@@ -32,9 +35,6 @@ from svc.api.errors import (
     SvcError,
     UnavailableError,
 )
-from svc.api.http import parse_json
-from svc.api.tasks import require_task_shape
-from svc.context import AppContext
 from svc.pay.errors import Action, classify, to_error
 from svc.pay.journal import PayState, RequestJournal, open_journal
 from svc.pay.rails import PaidAuth
@@ -379,7 +379,7 @@ def pay_card(app: AppContext, request_id: str | None, *, open_browser: bool) -> 
     """`svc pay card`: finish a saved card payment, then send its request, bound to its origin."""
     import json
 
-    from svc.api.errors import NotFoundError
+    from svc.errors import NotFoundError
 
     saved = app.ledger.card_payment(request_id)
     if saved is None:

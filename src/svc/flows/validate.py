@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from svc.api.errors import UsageError
+from svc.errors import UsageError
 
 M = TypeVar("M", bound=BaseModel)
 

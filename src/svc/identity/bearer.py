@@ -13,9 +13,8 @@ from collections.abc import Generator
 
 import httpx
 
-from svc.api.errors import AuthError
 from svc.api.jsonsafe import load_json
-from svc.errors import REGISTER_AGAIN
+from svc.errors import REGISTER_AGAIN, AuthError
 from svc.identity.session import IdentitySession
 
 AGENT_HEADER = "svc-agent-authorization"

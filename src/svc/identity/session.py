@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from svc.api.errors import AuthError, ProtocolError, UnavailableError
-from svc.errors import REGISTER_AGAIN
+from svc.errors import REGISTER_AGAIN, AuthError, ProtocolError, UnavailableError
 from svc.identity.platform import IdentityPlatform
 from svc.identity.store import Credential, CredentialStore
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import anyio
 
-from svc.api.errors import ProtocolError
 from svc.api.models import TaskDetail
 from svc.context import AppContext
+from svc.errors import ProtocolError
 from svc.mcp.asks import describe, secret_field, secret_prompt
 from svc.mcp.results import Outcome
 from svc.mcp.schemas import DEFAULT_WAIT_SECONDS

@@ -37,7 +37,7 @@ def _quote(app: AppContext, args: dict[str, Any]) -> Outcome:
 
 def _guide(app: AppContext, args: dict[str, Any]) -> Outcome:
     from svc.api.advisor import AdvisorClient
-    from svc.api.errors import UsageError
+    from svc.errors import UsageError
 
     goal = str(args["goal"])
     if not goal.strip():
@@ -74,7 +74,7 @@ def spend_document(app: AppContext, since: str | None) -> dict[str, Any]:
 
 
 def _spend(app: AppContext, args: dict[str, Any]) -> Outcome:
-    from svc.api.errors import UsageError
+    from svc.errors import UsageError
 
     since = args.get("since")
     if since is not None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc.api.errors import HumanNeededError, SvcError, UsageError
 from svc.api.models import TaskDetail
+from svc.errors import HumanNeededError, SvcError, UsageError
 from svc.flows.reply import ReplyFlags, body_from_flags
 from svc.mcp.asks import describe, looks_secret, reply_command, secret_field, secret_prompt
 from svc.mcp.follow import detail, poll, send_reply

@@ -12,8 +12,8 @@ from urllib.parse import quote, unquote
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from svc.api.errors import SvcError
 from svc.context import AppContext
+from svc.errors import SvcError
 from svc.mcp.follow import poll
 from svc.mcp.results import error_doc, resource_text
 from svc.mcp.state import Call

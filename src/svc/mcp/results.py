@@ -12,7 +12,7 @@ from typing import Any
 
 import mcp_types as types
 
-from svc.api.errors import SvcError
+from svc.errors import SvcError
 from svc.ui.sanitize import clean
 
 REDACTED = "[redacted]"

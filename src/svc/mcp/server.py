@@ -16,7 +16,7 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 
 from svc import __version__
-from svc.api.errors import SvcError, UsageError
+from svc.errors import SvcError, UsageError
 from svc.mcp import follow, info, reply, resources, submit
 from svc.mcp.human import Human
 from svc.mcp.results import Outcome, failure, scrub, success

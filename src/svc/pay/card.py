@@ -20,8 +20,8 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from svc.api.errors import HumanNeededError, PaymentError, ProtocolError
 from svc.api.http import expect_json
+from svc.errors import HumanNeededError, PaymentError, ProtocolError
 from svc.pay.x402 import usd_to_atomic
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from svc.api.errors import ConflictError, OutcomeUnknownError, UsageError
+from svc.errors import ConflictError, OutcomeUnknownError, UsageError
 from svc.pay.origin import origin_of
 from svc.store.ledger import CardState, Ledger, PayState, Submission
 
@@ -198,7 +198,9 @@ class RequestJournal:
             state=str(task["state"]),
             http_status=http_status,
             billing=headers.get("svc-billing"),
-            receipt=headers.get("payment-receipt") or headers.get("payment-response"),
+            receipt=headers.get("payment-receipt")  # MPP
+            or headers.get("payment-response")  # x402 v2
+            or headers.get("x-payment-response"),  # x402 v1
             usage_error=headers.get("svc-usage-error"),
         )
         self._forget_secret()

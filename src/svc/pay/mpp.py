@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from svc.api.errors import PaymentError
+from svc.errors import PaymentError
 
 SUPPORTED_METHODS = ("stripe",)  # methods we can pay with a shared payment token
 CREDENTIAL_HEADERS = ("Authorization", "Payment-Authorization")  # never any other header

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import httpx
 
-from svc.api.errors import PaymentError
+from svc.errors import PaymentError
 from svc.pay.policy import PaymentPolicy
 from svc.pay.x402 import PaymentRequirements, X402Error, X402Signer, encode_proof, parse_challenge
 

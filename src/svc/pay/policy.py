@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Protocol
 
-from svc.api.errors import PaymentError
+from svc.errors import PaymentError
 from svc.pay.chains import caip2
 from svc.pay.x402 import PaymentRequirements, atomic_to_usd, usd_to_atomic, validity_window
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import httpx
 
-from svc.api.errors import HumanNeededError, PaymentError
+from svc.errors import HumanNeededError, PaymentError
 from svc.pay.policy import PaymentPolicy
 from svc.testing_hooks import crash_point
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from svc.api.errors import PaymentError
+from svc.errors import PaymentError
 from svc.pay.x402 import X402Error, X402Signer
 from svc.store.secrets import SecretStore
 

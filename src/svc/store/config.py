@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from svc.api.errors import UsageError
+from svc.errors import UsageError
 from svc.settings import DEFAULT_PROFILE, positive_seconds, usd_amount, validity_seconds
 from svc.store.paths import config_dir, ensure_private_dir
 

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
-from svc.api.errors import SvcError
+from svc.errors import SvcError
 from svc.store.paths import config_dir, ensure_private_dir
 
 SERVICE = "svc"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from svc.api.errors import HumanNeededError
+from svc.errors import HumanNeededError
 from svc.ui import terminal
 from svc.ui.sanitize import clean
 
