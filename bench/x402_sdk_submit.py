@@ -33,38 +33,12 @@ def _load_evm_client() -> Any:
     return importlib.import_module("x402.mechanisms.evm.exact.register")
 
 
-class Signer:
-    """The SDK's EthAccountSigner, minus its web3 import."""
-
-    def __init__(self, account: Any) -> None:
-        self._account = account
-
-    @property
-    def address(self) -> str:
-        return str(self._account.address)
-
-    def sign_typed_data(self, domain: Any, types_: Any, primary_type: str, message: Any) -> bytes:
-        fields = {
-            name: [{"name": f.name, "type": f.type} if hasattr(f, "name") else f for f in items]
-            for name, items in types_.items()
-        }
-        if not isinstance(domain, dict):
-            domain = {
-                "name": domain.name,
-                "version": domain.version,
-                "chainId": domain.chain_id,
-                "verifyingContract": domain.verifying_contract,
-            }
-        signed = self._account.sign_typed_data(
-            domain_data=domain, message_types=fields, message_data=message
-        )
-        return bytes(signed.signature)
-
-
 def main() -> int:
     base, task, email = sys.argv[1:4]
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the checkout's tests/
     import httpx
     from eth_account import Account
+    from tests.x402_sdk import SdkSigner as Signer  # the one stand-in for the SDK's signer
     from x402 import x402ClientSync
     from x402.http import x402HTTPClientSync
 

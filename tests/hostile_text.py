@@ -39,6 +39,9 @@ USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 PAY_TO = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
 
 
+SUBMITTED_ID = "tsk_HX-SUBMITTED"
+
+
 def hostile_task(task_id: str, state: str = "completed") -> dict[str, Any]:
     event = {
         "id": "evt_" + HOSTILE,
@@ -206,7 +209,10 @@ class Handler(BaseHTTPRequestHandler):
         )
         if paid:
             billing = {"svc-billing": HEADER_HOSTILE, "svc-usage-error": HEADER_HOSTILE}
-            return self._send(202, hostile_task("tsk_" + HOSTILE, "pending"), billing)
+            # A task id that is not an id is refused as an unreadable answer (issue 13.4, exit
+            # 10 after payment): the 202's id carries only the marker; every other field
+            # stays hostile.
+            return self._send(202, hostile_task(SUBMITTED_ID, "pending"), billing)
         port = self.server.server_port
         body = {
             **x402_challenge(),

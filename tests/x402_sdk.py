@@ -55,7 +55,7 @@ def sdk_evm_helpers() -> Iterator[types.SimpleNamespace]:
 class SdkSigner:
     """The SDK's EthAccountSigner (eth_account's sign_typed_data), minus its web3 import.
 
-    The same stand-in as bench/x402_sdk_submit.py: the signing is eth_account's, and the SDK
+    bench/x402_sdk_submit.py uses it too: the signing is eth_account's, and the SDK
     builds every message it signs.
     """
 

@@ -167,13 +167,13 @@ def test_hostile_sweep_places_named_in_the_issue(home: Cli) -> None:
     """The places issue 13 found, each checked for its own marker on the screen."""
     submit = ["submit", "t", "--email", "a@b.co"]
     screens = {
-        "x402 payTo": (submit, "paying 0.010000 USD with x402 to 0xHX-START"),
+        "x402 payTo": (submit, "paying 0.01 USD with x402 to 0xHX-START"),
         "MPP realm": ([*submit, "--pay", "mpp"], "with MPP (stripe) to HX-H"),
         "card link": ([*submit, "--pay", "card"], "on this page: http://127.0.0.1"),
         "probe network": ([*submit, "--probe"], "eip155:8453"),
         "-v header": (["-v", "poll", "tsk_done"], "x-hostile: HX-H"),
         "reply state": (["reply", "tsk_ask"], "answer sent; task tsk_ask is now HX-START"),
-        "spend ledger": (["spend"], "tsk_HX-START"),  # the task id a 202 stored
+        "spend ledger": (["spend"], "tsk_HX-SUBMITTED"),  # the task id a 202 stored (an id)
     }
     for what, (args, expected) in screens.items():
         screen, _ = on_terminal(home, args, REPLY_FORM if args[0] == "reply" else ())
