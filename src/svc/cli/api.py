@@ -128,16 +128,16 @@ def _show_pages(pages: list[Page], *, merged: bool) -> None:
 
     app_ctx = current()
     doc = merge(pages) if merged else pages[0].doc
-    if app_ctx.output.json_mode:
-        app_ctx.output.emit_json(doc)
-        return
     from svc.ui.operations import draw_operations
 
-    rows = operations(doc)
-    if not rows:
-        app_ctx.output.note("no operation matches")
-        return
-    draw_operations(app_ctx.output, rows)
+    def draw(out: Output, doc: dict[str, Any]) -> None:
+        rows = operations(doc)
+        if rows:
+            draw_operations(out, rows)
+        else:
+            out.note("no operation matches")
+
+    app_ctx.output.show(doc, draw)
     if not merged and pages[0].next_url:
         app_ctx.output.note(_more_hint(pages[0].doc.get("info")))
 

@@ -5,11 +5,15 @@ from __future__ import annotations
 import enum
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from svc.cli.app import current
 from svc.errors import SvcError, UsageError
+
+if TYPE_CHECKING:
+    from svc.ui.output import Output
 
 
 class Shell(enum.StrEnum):
@@ -128,8 +132,9 @@ def install(shell: Shell | None = SHELL_ARG) -> None:
     except OSError as error:
         raise SvcError(f"cannot write {target}: {error.strerror or error}") from None
     output = current().output
-    if output.json_mode:
-        output.emit_json({"shell": chosen.value, "path": str(target), "hint": hint})
-    else:
-        output.line(f"installed the {chosen.value} completion script: {target}")
-        output.line(f"{hint}; to use it now: source {target}")
+
+    def draw(out: Output, doc: dict[str, str]) -> None:
+        out.line("installed the {shell} completion script: {path}", **doc)
+        out.line("{hint}; to use it now: source {path}", **doc)
+
+    output.show({"shell": chosen.value, "path": str(target), "hint": hint}, draw)

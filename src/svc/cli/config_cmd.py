@@ -64,16 +64,12 @@ def get(key: str = typer.Argument(..., metavar="KEY")) -> None:
         raise UsageError(f"unknown config key {key!r}; known keys: {', '.join(KEYS)}")
     value = getattr(app_ctx.settings, key, None)
     shown = ",".join(value) if isinstance(value, tuple) else value
-    if app_ctx.output.json_mode:
-        app_ctx.output.emit_json(
-            {
-                "key": key,
-                "value": None if shown is None else str(shown),
-                "source": app_ctx.settings.sources.get(key, "default"),
-            }
-        )
-    else:
-        app_ctx.output.line("" if shown is None else str(shown))
+    doc = {
+        "key": key,
+        "value": None if shown is None else str(shown),
+        "source": app_ctx.settings.sources.get(key, "default"),
+    }
+    app_ctx.output.show(doc, lambda out, d: out.line(d["value"] or ""))
 
 
 @app.command(

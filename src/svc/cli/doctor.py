@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from svc.cli.app import current
@@ -28,10 +30,8 @@ def doctor() -> None:
     findings = run_checks(app_ctx)
     code = exit_code(findings)
     checks = [f.as_dict() for f in findings]
-    if app_ctx.output.json_mode:
-        app_ctx.output.emit_json({"ok": code == 0, "exit_code": code, "checks": checks})
-    else:
-        from svc.ui.doctor import show_findings
+    from svc.ui.doctor import show_findings
 
-        show_findings(app_ctx.output, checks)
+    doc: dict[str, Any] = {"ok": code == 0, "exit_code": code, "checks": checks}
+    app_ctx.output.show(doc, lambda out, d: show_findings(out, d["checks"]))
     raise typer.Exit(code)

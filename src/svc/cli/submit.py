@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from svc.cli.app import current
 from svc.cli.common import payment_flags, read_text_source, show_task
 from svc.errors import Interrupted, UsageError
+
+if TYPE_CHECKING:
+    from svc.ui.output import Output
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -236,19 +239,22 @@ def _dry_run(body: dict[str, Any], method: str, cap: Any) -> None:
         "max_price_usd": str(cap),
         "within_policy": within,
     }
-    if app_ctx.output.json_mode:
-        app_ctx.output.emit_json(doc)
-    else:
-        verdict = "within" if within else "ABOVE"
-        app_ctx.output.line(
-            f"Would submit a {len(body['task'])}-character task for {{email}} and pay "
-            f"{{price}} USD by {method} ({verdict} your limit of {cap} USD; price from the "
-            "{source}). The task was not sent.",
-            email=body["email"],
-            price=listed,
-            source=source,
-        )
+    app_ctx.output.show(doc, _draw_dry_run)
     if not within:
         from svc.pay.policy import PolicyRefusal
 
         raise PolicyRefusal(f"the price {listed} USD is above the limit {cap} USD")
+
+
+def _draw_dry_run(out: Output, doc: dict[str, Any]) -> None:
+    out.line(
+        "Would submit a {size}-character task for {email} and pay {price} USD by {pay} "
+        "({verdict} your limit of {cap} USD; price from the {source}). The task was not sent.",
+        size=len(doc["request"]["body"]["task"]),
+        email=doc["request"]["body"]["email"],
+        price=doc["price_usd"],
+        pay=doc["pay"],
+        verdict="within" if doc["within_policy"] else "ABOVE",
+        cap=doc["max_price_usd"],
+        source=doc["price_source"],
+    )

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from svc.cli.app import current
 from svc.errors import UsageError
 from svc.pay.wallet import WALLET_SECRET
+
+if TYPE_CHECKING:
+    from svc.ui.output import Output
 
 app = typer.Typer(
     rich_markup_mode=None,
@@ -21,12 +25,12 @@ app = typer.Typer(
 
 
 def _emit_address(address: str, source: str, created: bool = False) -> None:
-    app_ctx = current()
-    if app_ctx.output.json_mode:
-        app_ctx.output.emit_json({"address": address, "source": source, "created": created})
-    else:
-        app_ctx.output.line(address)
-        app_ctx.output.note(f"key stored in: {source}")
+    def draw(out: Output, doc: dict[str, Any]) -> None:
+        out.line(doc["address"])
+        out.note("key stored in: {source}", source=doc["source"])
+
+    doc = {"address": address, "source": source, "created": created}
+    current().output.show(doc, draw)
 
 
 @app.command(
