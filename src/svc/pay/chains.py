@@ -24,7 +24,3 @@ def caip2(network: str) -> str:
     (a near miss such as `eip155:8453 ` stays a different, refused, network)."""
     name = str(network)
     return V1_NAMES.get(name, name)
-
-
-def same_chain(a: str, b: str) -> bool:
-    return caip2(a) == caip2(b)

@@ -161,7 +161,8 @@ class RequestJournal:
         )
 
     def _forget_secret(self) -> None:
-        if self.row().proof_fp and not self.row().proof:
+        row = self.row()
+        if row.proof_fp and not row.proof:  # the proof lives in the secret store
             self._secrets().delete(_proof_key(self.request_id))
 
     # --- exposure against the daily cap (the policy's DailyBudget) -------------------------

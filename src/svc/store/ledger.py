@@ -134,8 +134,6 @@ ACCEPTED = PayState.ACCEPTED
 UNKNOWN = PayState.UNKNOWN
 AWAITING_CARD = PayState.AWAITING_CARD
 REFUNDED = PayState.REFUNDED
-# A proof in one of these states is live: the next send re-sends it.
-LIVE_PROOF = (PayState.SIGNED, PayState.SENT, PayState.REFUSED, PayState.UNKNOWN)
 # Authorizations that count against the cap while unexpired (SPENT counts for the day).
 EXPOSED = (AuthState.RESERVED, AuthState.LIVE, AuthState.REFUSED)
 
