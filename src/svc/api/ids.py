@@ -24,7 +24,7 @@ def is_id(value: str, min_length: int = 1, max_length: int = TASK_ID_MAX) -> boo
     return (
         min_length <= len(value) <= max_length
         and value not in (".", "..")
-        and all(c in ID_CHARACTERS for c in value)
+        and ID_CHARACTERS.issuperset(value)
     )
 
 

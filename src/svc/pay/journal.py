@@ -169,7 +169,6 @@ class RequestJournal:
 
     def reserve(self, rail: str, amount_atomic: int, valid_before: float | None) -> None:
         """Hold the amount against the cap before anything is signed, or refuse (exit 5)."""
-        self.ledger.release_reservation(self.request_id)  # a dead run's hold; we hold the lock
         until = None if valid_before is None else valid_before + RESERVE_SLACK_SECONDS
         midnight = datetime.now().replace(hour=0, minute=0, second=0, microsecond=0)
         exposed = self.ledger.reserve(

@@ -8,6 +8,7 @@ server, and must not look like three (a changed payTo would pass as a first paym
 
 from __future__ import annotations
 
+import functools
 from urllib.parse import urlsplit
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -15,6 +16,7 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 LOOPBACK_ALIASES = frozenset({"localhost", "localhost.", "127.0.0.1"})
 
 
+@functools.lru_cache(maxsize=64)  # a pure function, asked several times per paid request
 def origin_of(url: str) -> str:
     """`scheme://host:port` of a URL, lowercase, default port explicit, path dropped."""
     parts = urlsplit(str(url).strip())

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import re
 import secrets
@@ -492,6 +493,21 @@ def validity_window(requirements: PaymentRequirements, max_window: int | None) -
     return window if max_window is None else max(1, min(window, max_window))
 
 
+# Address by sha256 of the key: deriving a public key costs ~2.5 ms, and a batch builds a signer
+# per task. Only the digest and the (public) address are kept.
+_ADDRESSES: dict[bytes, str] = {}
+
+
+def _derived_address(key: bytes) -> str:
+    digest = hashlib.sha256(key).digest()
+    address = _ADDRESSES.get(digest)
+    if address is None:
+        from eth_account import Account
+
+        address = _ADDRESSES[digest] = str(Account.from_key(key).address)
+    return address
+
+
 class X402Signer:
     """Signs x402 ``exact`` payments with a local secp256k1 key.
 
@@ -518,9 +534,7 @@ class X402Signer:
     def address(self) -> str:
         """The checksummed address of the key."""
         if self._address is None:
-            from eth_account import Account
-
-            self._address = str(Account.from_key(self._key).address)
+            self._address = _derived_address(self._key)
         return self._address
 
     def sign(
