@@ -142,15 +142,27 @@ def _base_env(home: Path) -> dict[str, str]:
     }
 
 
-@pytest.fixture
-def cli(tmp_path: Path, sandbox: Sandbox) -> Cli:
-    """`svc` pointed at the sandbox, with the public test key as its wallet."""
+@pytest.fixture(scope="session")
+def wallet_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home whose secret store holds the public test key, made once per test process by
+    `svc wallet import` itself (about a second each, mostly importing eth-account)."""
+    home = tmp_path_factory.mktemp("wallet-home")
+    Cli(home, _base_env(home)).ok("wallet", "import", input=TEST_KEY + "\n")
+    return home
+
+
+def home_with_wallet(tmp_path: Path, wallet_home: Path) -> Path:
+    """A fresh home for one test, holding a copy of the imported wallet (modes kept: 0600)."""
     home = tmp_path / "home"
-    home.mkdir()
-    env = {**_base_env(home), "SVC_BASE_URL": sandbox.url}
-    runner = Cli(home, env)
-    runner.ok("wallet", "import", input=TEST_KEY + "\n")
-    return runner
+    shutil.copytree(wallet_home, home)
+    return home
+
+
+@pytest.fixture
+def cli(tmp_path: Path, sandbox: Sandbox, wallet_home: Path) -> Cli:
+    """`svc` pointed at the sandbox, with the public test key as its wallet."""
+    home = home_with_wallet(tmp_path, wallet_home)
+    return Cli(home, {**_base_env(home), "SVC_BASE_URL": sandbox.url})
 
 
 @pytest.fixture

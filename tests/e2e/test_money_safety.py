@@ -18,7 +18,7 @@ from typing import Any
 
 import pexpect
 import pytest
-from tests.conftest import SVC, TEST_ADDRESS, TEST_KEY, Cli, Result, _base_env
+from tests.conftest import SVC, TEST_ADDRESS, Cli, Result, _base_env, home_with_wallet
 from tests.hostile_peer import PAY_TO, PRICE_ATOMIC, HostilePeer
 from tests.reliability_report import record
 
@@ -29,14 +29,10 @@ Factory = Callable[[], HostilePeer]
 
 
 @pytest.fixture
-def peer_cli(tmp_path: Path, hostile_peer: HostilePeer) -> Cli:
+def peer_cli(tmp_path: Path, hostile_peer: HostilePeer, wallet_home: Path) -> Cli:
     """`svc` pointed at the hostile peer, with the public test key as its wallet."""
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {**_base_env(home), "SVC_BASE_URL": hostile_peer.url, "SVC_TIMEOUT": "10"}
-    runner = Cli(home, env)
-    runner.ok("wallet", "import", input=TEST_KEY + "\n")
-    return runner
+    home = home_with_wallet(tmp_path, wallet_home)
+    return Cli(home, {**_base_env(home), "SVC_BASE_URL": hostile_peer.url, "SVC_TIMEOUT": "10"})
 
 
 def new_rid() -> str:
