@@ -55,6 +55,7 @@ class FormSession:
             return self._payment(detail)
         from svc.flows.reply import body_from_form
 
+        prompts.say(self.waiting_line)  # what is asked and the time left, before the form
         return body_from_form(detail)
 
     def _payment(self, detail: Any) -> dict[str, Any] | str:
