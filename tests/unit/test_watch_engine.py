@@ -107,3 +107,18 @@ def test_reply_command_quotes_a_hostile_field_name_for_the_shell() -> None:
     assert (
         summary.reply_command == "svc reply tsk_1 --field 'x; rm -rf ~' --sensitive --value-file -"
     )
+
+
+def test_abort_stops_running_hooks_at_once() -> None:
+    warnings: list[str] = []
+    hooks = ExecHooks("sleep 30", warnings.append, timeout=60)
+    hooks.submit(Change({"id": "t1", "state": "pending"}, None))
+    for _ in range(100):  # until the hook runs (the machine may be busy)
+        if hooks._running:
+            break
+        time.sleep(0.05)
+    started = time.monotonic()
+    hooks.abort()
+    hooks.close()
+    assert time.monotonic() - started < 3
+    assert warnings == ["--exec hook for t1 exited -9"]

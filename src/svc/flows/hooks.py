@@ -74,6 +74,7 @@ class ExecHooks:
         self._threads: list[threading.Thread] = []
         self._pending = 0
         self._lock = threading.Lock()
+        self._running: set[subprocess.Popen[bytes]] = set()
 
     def submit(self, change: Change) -> None:
         with self._lock:
@@ -91,6 +92,14 @@ class ExecHooks:
             self._jobs.put(None)
         for thread in self._threads:
             thread.join()
+
+    def abort(self) -> None:
+        """The watch was interrupted: stop the hooks now running (their whole groups)."""
+        with self._lock:
+            running = list(self._running)
+        for proc in running:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
 
     def _work(self) -> None:
         while True:
@@ -115,6 +124,8 @@ class ExecHooks:
             env=hook_env(change),
             start_new_session=True,  # its own process group: killed whole at the bound
         )
+        with self._lock:
+            self._running.add(proc)
         try:
             _, err = proc.communicate(data, timeout=self.timeout)
         except subprocess.TimeoutExpired:
@@ -124,6 +135,9 @@ class ExecHooks:
             proc.communicate()
             self._warn(f"--exec hook for {tid} ran over {self.timeout:g}s and was stopped")
             return
+        finally:
+            with self._lock:
+                self._running.discard(proc)
         if proc.returncode != 0:
             tail = err.decode(errors="replace").strip()[-STDERR_TAIL:]
             more = f": {tail}" if tail else ""

@@ -91,6 +91,10 @@ class Watch:
         self.status = Status(app, self.seen)
         try:
             self._loop(pollers, self.status)
+        except BaseException:
+            if self.hooks is not None:
+                self.hooks.abort()  # interrupted: no hook outlives the watch
+            raise
         finally:
             if self.form is not None:
                 self.form.withdraw()  # restores the terminal's echo if a hidden prompt was up
@@ -215,11 +219,22 @@ class Watch:
             self.left_to_app.add(tid)
             self.app.output.note(f"left to the approval app; watching task {tid} for it")
         elif isinstance(form.body, dict):
-            answered = self.app.tasks.reply(tid, form.body, auth=self.app.free_call_auth())
+            self._send(tid, form.body)
+
+    def _send(self, tid: str, body: dict[str, Any]) -> None:
+        from svc.errors import ConflictError
+
+        try:
+            answered = self.app.tasks.reply(tid, body, auth=self.app.free_call_auth())
+        except ConflictError as exc:
+            # Answered elsewhere or expired between the Enter and the send: the watch goes on
+            # and the next poll shows what the task does now.
+            self.app.output.warn(f"answer not taken: {exc.message}")
+        else:
             self.app.output.note(
                 "answer sent; task {id} is now {state}", id=tid, state=answered.get("state")
             )
-            self.seen[tid].state = None  # show the answer's effect on the next poll
+        self.seen[tid].state = None  # show the effect on the next poll
 
     def _close_form(self, tid: str, why: str) -> None:
         form = self.form
