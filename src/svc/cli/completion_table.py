@@ -414,9 +414,9 @@ TABLE: dict[str, Any] = {'args': [],
                                              '(default: the `notify` setting).',
                                      'names': ['--notify', '--no-notify'],
                                      'value': False},
-                                    {'help': 'Run CMD (with /bin/sh) for every observed change; '
-                                             'task JSON on stdin, SVC_TASK_ID and friends in the '
-                                             'environment.',
+                                    {'help': 'Run CMD for every observed change (via /bin/sh if '
+                                             'needed); task JSON on stdin, SVC_TASK_ID and '
+                                             'friends in the environment.',
                                      'kind': 'text',
                                      'names': ['--exec'],
                                      'value': True},

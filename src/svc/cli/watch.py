@@ -17,7 +17,7 @@ app = typer.Typer(rich_markup_mode=None)
     "On a terminal, an ask (blocked_on_user) is answered in place while polling goes on (a "
     "prompt the task no longer needs closes, saying why), with a countdown to the ask's "
     "expiry; a payment approval shows a waiting line: leave it to the approval app, or "
-    "decline (confirmed twice). With --no-input (or in CI, or when stdin is not a terminal) "
+    "decline (after a second, explicit yes). With --no-input (or in CI, or when stdin is not a terminal) "
     "watch stops with exit 6 and prints the exact `svc reply` command and the time left. "
     "The exit code follows the final states: 0 all completed, 3 one failed or was cancelled, "
     "6 one waits on the user. Interrupted, it can simply be started again.\n\n"
@@ -26,7 +26,7 @@ app = typer.Typer(rich_markup_mode=None)
     "reply_command, reply_keys, expires_at, seconds_left}.\n\n"
     "--notify rings the terminal (bell and OSC 9/777 notification, only when stdout is a "
     "terminal) and shows a desktop notification (notify-send or osascript, if present) when a "
-    "task starts waiting on the user or ends. --exec CMD runs CMD with /bin/sh for every "
+    "task starts waiting on the user or ends. --exec CMD runs CMD (via /bin/sh if it uses shell syntax) for every "
     "observed change: the task detail JSON on stdin, SVC_TASK_ID, SVC_TASK_STATE, "
     "SVC_TASK_PREVIOUS_STATE and SVC_TASK_ASK (none, plain, structured, payment) in the "
     "environment; it runs beside the polls, bounded by --exec-timeout, and a failure is a "
@@ -62,8 +62,8 @@ def watch(
         None,
         "--exec",
         metavar="CMD",
-        help="Run CMD (with /bin/sh) for every observed change; task JSON on stdin, SVC_TASK_ID and "
-        "friends in the environment.",
+        help="Run CMD for every observed change (via /bin/sh if needed); task JSON on stdin, "
+        "SVC_TASK_ID and friends in the environment.",
     ),
     exec_timeout: float = typer.Option(
         30.0, "--exec-timeout", metavar="S", help="Seconds an --exec hook may run (default 30)."
