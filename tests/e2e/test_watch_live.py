@@ -105,6 +105,28 @@ def test_a_hidden_prompt_closes_when_the_ask_is_answered_elsewhere(
     assert "111222" not in child_screen
 
 
+def replies_sent(sandbox: Sandbox, task_id: str) -> int:
+    seen = sandbox.admin("GET", "/requests")["requests"]
+    return sum(1 for r in seen if r["method"] == "POST" and r["path"].endswith(f"{task_id}/reply"))
+
+
+def test_an_empty_2fa_answer_is_asked_again_and_nothing_is_sent(cli: Cli, sandbox: Sandbox) -> None:
+    task_id = submit(cli, "Log in again #2fa")
+    sandbox.advance(11)
+    child = spawn(cli, "watch", task_id, "--interval", "0.2")
+    child.expect(r"sms_code \(hidden\):")
+    child.sendline("")  # an empty Enter
+    child.expect("an empty answer is not sent; asking again")
+    child.expect(r"sms_code \(hidden\):")
+    assert replies_sent(sandbox, task_id) == 0
+    assert state(cli, task_id) == "blocked_on_user"
+    child.sendline("246810")
+    child.expect("answer sent")
+    assert replies_sent(sandbox, task_id) == 1
+    sandbox.advance(25)
+    assert finish(child) == 0
+
+
 @pytest.mark.parametrize(
     ("tag", "shown"),
     [

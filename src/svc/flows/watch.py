@@ -224,6 +224,10 @@ class Watch:
     def _send(self, tid: str, body: dict[str, Any]) -> None:
         from svc.errors import ConflictError
 
+        if _blank(body):
+            # Never sent: the service would refuse it (422) and the person can simply retype.
+            self.app.output.warn("an empty answer is not sent; asking again")
+            return  # the task still waits: the next poll opens the form again
         try:
             answered = self.app.tasks.reply(tid, body, auth=self.app.free_call_auth())
         except ConflictError as exc:
@@ -297,6 +301,11 @@ def _stopped_at_asks(app: AppContext, blocked: dict[str, dict[str, Any]]) -> Hum
         hint=f"answer with `{summary.reply_command}`, then `svc watch {ids}`",
         json_report=False,
     )
+
+
+def _blank(body: dict[str, Any]) -> bool:
+    """A plain answer whose value or message is empty (a structured one is checked by its form)."""
+    return any(key in body and not str(body[key] or "").strip() for key in ("value", "message"))
 
 
 def _ask_of(task: dict[str, Any]) -> object:
