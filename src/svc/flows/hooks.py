@@ -18,7 +18,7 @@ import signal
 import subprocess
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from svc.flows.asks import ask_kind
 
@@ -114,31 +114,42 @@ class ExecHooks:
                 self._pending -= 1
 
     def _run_one(self, change: Change) -> None:
-        data = json.dumps(change.task, ensure_ascii=False).encode()
-        tid = change.task.get("id")
+        import tempfile
+
+        # stderr goes to a file, not a pipe: a chatty hook cannot grow our memory, and only
+        # the tail is ever read back.
+        with tempfile.TemporaryFile() as err:
+            code = self._spawn(change, err)
+            if code is None or code == 0:
+                return
+            err.seek(max(0, err.seek(0, os.SEEK_END) - STDERR_TAIL * 4))
+            tail = err.read().decode(errors="replace").strip()[-STDERR_TAIL:]
+        more = f": {tail}" if tail else ""
+        self._warn(f"--exec hook for {change.task.get('id')} exited {code}{more}")
+
+    def _spawn(self, change: Change, err: IO[bytes]) -> int | None:
+        """Run the hook to its end or its bound; its exit code, or None if it was stopped."""
         proc = subprocess.Popen(
             self.argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=err,
             env=hook_env(change),
             start_new_session=True,  # its own process group: killed whole at the bound
         )
         with self._lock:
             self._running.add(proc)
         try:
-            _, err = proc.communicate(data, timeout=self.timeout)
+            proc.communicate(json.dumps(change.task, ensure_ascii=False).encode(), self.timeout)
         except subprocess.TimeoutExpired:
-            # The group, not just the shell: a child holding the pipe would block us forever.
+            # The group, not just the shell: its children must not outlive the bound either.
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
+            proc.wait()
+            tid = change.task.get("id")
             self._warn(f"--exec hook for {tid} ran over {self.timeout:g}s and was stopped")
-            return
+            return None
         finally:
             with self._lock:
                 self._running.discard(proc)
-        if proc.returncode != 0:
-            tail = err.decode(errors="replace").strip()[-STDERR_TAIL:]
-            more = f": {tail}" if tail else ""
-            self._warn(f"--exec hook for {tid} exited {proc.returncode}{more}")
+        return proc.returncode
