@@ -122,3 +122,23 @@ def test_abort_stops_running_hooks_at_once() -> None:
     hooks.close()
     assert time.monotonic() - started < 3
     assert warnings == ["--exec hook for t1 exited -9"]
+
+
+def test_a_notification_carries_no_escape_of_the_servers_and_no_field_separator(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from svc.ui import notify
+
+    monkeypatch.setattr(notify.shutil, "which", lambda name: None)  # no desktop notifier
+    hostile = "Evil\x07Air\x1b]52;c;cm0=\x07; rm -rf ~ \u202e"
+    task = {
+        "id": "tsk_1",
+        "state": "blocked_on_user",
+        "info_request": {"amount_usd": 42.5, "merchant_name": hostile},
+    }
+    notify.Notifier(terminal_ok=True).notify(f"task tsk_1 waits on you: {summarize(task).what}")
+    written = capsys.readouterr().out
+    assert written.startswith("\x07\x1b]9;svc: task tsk_1 waits on you: ")
+    payload = written[len("\x07\x1b]9;") : written.index("\x07", 1)]
+    assert "\x1b" not in payload and ";" not in payload.replace("svc: ", "", 1)
+    assert "\u202e" not in written and written.count("\x07") == 3  # bell + two terminators
