@@ -37,6 +37,7 @@ class AppContext:
         # Asked before any paid call is signed (PaymentPolicy.approve_payment); `svc mcp` sets it
         # to ask the human through the MCP client. None: the policy's limits alone decide.
         self.payment_approver: Callable[[str, int, str], bool] | None = None
+        self._ledger_opened = False
 
     @property
     def config(self) -> ConfigFile:
@@ -62,7 +63,16 @@ class AppContext:
     def ledger(self) -> Ledger:
         from svc.store.ledger import Ledger
 
+        self._ledger_opened = True
         return Ledger()
+
+    def has_ledger(self) -> bool:
+        """True if the ledger is open or its file exists: a reader need not create one."""
+        if self._ledger_opened:
+            return True
+        from svc.store.ledger import ledger_path
+
+        return ledger_path().exists()
 
     @cached_property
     def secrets(self) -> SecretStore:

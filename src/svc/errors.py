@@ -27,6 +27,7 @@ class ExitCode(IntEnum):
     CONFLICT = 8
     UNAVAILABLE = 9
     OUTCOME_UNKNOWN = 10
+    PENDING = 11  # `poll --exit-status`: the task is still live (not an error)
     INTERRUPTED = 130
 
 

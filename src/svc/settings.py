@@ -42,6 +42,7 @@ class Settings:
     allowed_networks: tuple[str, ...] = DEFAULT_NETWORKS
     allowed_assets: tuple[str, ...] = DEFAULT_ASSETS
     poll_interval: float | None = None
+    notify: bool = False  # watch: bell/OSC and a desktop notification at asks and ends
     # Payments beyond x402 (issue 4): rails, daily cap, MPP method preference, SPT source.
     allowed_rails: tuple[str, ...] = ("x402", "mpp", "card")
     daily_cap_usd: Decimal | None = None
@@ -174,6 +175,9 @@ def resolve(
     interval = pick("poll_interval", None, "SVC_POLL_INTERVAL")
     if interval is not None:
         s.poll_interval = positive_seconds(s.labelled("poll_interval"), interval)
+    notify = pick("notify", None, "SVC_NOTIFY")
+    if notify is not None:
+        s.notify = _strict_bool(s.labelled("notify"), notify)
     s.json_output = json_output
     s.verbose = verbose
     tty = sys.stdin.isatty() if stdin_is_tty is None else stdin_is_tty

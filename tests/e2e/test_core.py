@@ -238,7 +238,7 @@ def test_persistent_5xx_on_poll_is_exit_9(cli: Cli, sandbox: Sandbox) -> None:
 
 def test_complete_scenario_poll_watch_and_exit_status(cli: Cli, sandbox: Sandbox) -> None:
     task = submit(cli, "Finish it #complete")
-    assert cli("poll", task["id"], "--exit-status").returncode == 1  # still pending
+    assert cli("poll", task["id"], "--exit-status").returncode == 11  # still live: pending
     sandbox.advance(25)
     done = poll(cli, task["id"])
     assert done["state"] == "completed"

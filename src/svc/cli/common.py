@@ -22,8 +22,8 @@ STATE_EXIT = {
 
 
 def exit_for_state(state: str) -> int:
-    """The exit code that follows a task's state (live states count as not done: 1)."""
-    return int(STATE_EXIT.get(state, ExitCode.ERROR))
+    """The exit code that follows a task's state (a live state has its own: 11, pending)."""
+    return int(STATE_EXIT.get(state, ExitCode.PENDING))
 
 
 def show_task(app: AppContext, task: dict[str, Any]) -> None:

@@ -168,8 +168,8 @@ TABLE: dict[str, Any] = {'args': [],
               'poll': {'args': [{'kind': 'task_id', 'many': False}],
                        'help': 'Fetch a task once and print its detail with events.',
                        'options': [{'help': 'Exit code follows the state: 0 completed, 3 failed '
-                                            'or cancelled, 6 blocked on the user, 1 still '
-                                            'pending.',
+                                            'or cancelled, 6 blocked on the user, 11 still live '
+                                            '(pending or running).',
                                     'names': ['--exit-status'],
                                     'value': False}]},
               'quote': {'args': [{'kind': 'text', 'many': False}],
@@ -408,6 +408,21 @@ TABLE: dict[str, Any] = {'args': [],
                                              'hosts; the loopback sandbox may be polled faster).',
                                      'kind': 'text',
                                      'names': ['--interval'],
+                                     'value': True},
+                                    {'help': 'Tell the person when a task waits on them or ends: '
+                                             'terminal bell/OSC and a desktop notification '
+                                             '(default: the `notify` setting).',
+                                     'names': ['--notify', '--no-notify'],
+                                     'value': False},
+                                    {'help': 'Run CMD for every observed change (via /bin/sh if '
+                                             'needed); task JSON on stdin, SVC_TASK_ID and '
+                                             'friends in the environment.',
+                                     'kind': 'text',
+                                     'names': ['--exec'],
+                                     'value': True},
+                                    {'help': 'Seconds an --exec hook may run (default 30).',
+                                     'kind': 'text',
+                                     'names': ['--exec-timeout'],
                                      'value': True}]}},
  'globals': [{'help': 'Service base address [env: SVC_BASE_URL].',
               'kind': 'text',

@@ -62,6 +62,12 @@ EXIT_CODES: tuple[tuple[int, str, str, str], ...] = (
         "it re-sends the same proof and never pays again",
     ),
     (
+        11,
+        "pending",
+        "poll --exit-status only: the task is still live (pending or running), not an error",
+        "poll again later, or `svc watch ID` to wait for it",
+    ),
+    (
         130,
         "interrupted",
         "interrupted (Ctrl-C)",
@@ -110,6 +116,11 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
         "svc mcp: 1 lets reply_to_task send a secret the model typed (config "
         "mcp_allow_model_secrets; default: refused, the person enters it)",
     ),
+    ("SVC_NOTIFY", "1: watch rings and notifies the desktop at asks and ends (config notify)"),
+    ("SVC_TASK_ID", "set (not read) for a `watch --exec` hook: the task's id"),
+    ("SVC_TASK_STATE", "set for a `watch --exec` hook: the state now"),
+    ("SVC_TASK_PREVIOUS_STATE", "set for a `watch --exec` hook: the state seen before (or empty)"),
+    ("SVC_TASK_ASK", "set for a `watch --exec` hook: none, plain, structured or payment"),
     ("SVC_NO_INPUT", "1: never prompt (--no-input); exit 6 where a person is needed"),
     ("CI", "set (any value): never prompt, as with SVC_NO_INPUT=1"),
     ("SVC_WALLET_KEY", "x402 signing key (hex) for CI, instead of the stored one"),

@@ -24,7 +24,7 @@ def poll(
         False,
         "--exit-status",
         help="Exit code follows the state: 0 completed, 3 failed or "
-        "cancelled, 6 blocked on the user, 1 still pending.",
+        "cancelled, 6 blocked on the user, 11 still live (pending or running).",
     ),
 ) -> None:
     code = poll_once(current(), task_id, exit_status)

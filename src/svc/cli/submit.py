@@ -140,7 +140,7 @@ def submit(
         app_ctx.output.note(f"request {result.request_id} was already accepted: not charged again")
     app_ctx.output.note(f"request id {result.request_id}")
     if wait:
-        from svc.cli.watch import follow
+        from svc.flows.watch import follow
 
         task_id = str(result.task["id"])
         try:

@@ -43,6 +43,12 @@ KEYS: dict[str, ConfigKey] = {
         ConfigKey("allowed_networks", "list", "x402 networks allowed (comma separated)"),
         ConfigKey("allowed_assets", "list", "x402 asset contracts allowed (comma separated)"),
         ConfigKey("poll_interval", "seconds", "seconds between polls while watching"),
+        ConfigKey(
+            "notify",
+            "choice",
+            "watch and submit --wait tell the person when a task waits on them (default false)",
+            ("true", "false"),
+        ),
         ConfigKey("allowed_rails", "list", "payment rails allowed: x402, mpp, card (comma list)"),
         ConfigKey("daily_cap_usd", "usd", "most paid per day across all processes (unset: no cap)"),
         ConfigKey("mpp_methods", "list", "MPP methods in order of preference (default stripe)"),

@@ -2,11 +2,19 @@
 
 `getpass` falls back to echoing stdin when there is no terminal, so every hidden prompt checks
 for a terminal first and refuses otherwise.
+
+A prompt can be withdrawn: inside `cancellable(event)` (in the thread that asks), the input
+primitives wait for the line with `select` and raise `PromptCancelled` once `event` is set.
+`svc watch` uses it to keep polling while a form is open and to close a prompt the task no
+longer needs (answered elsewhere, approved in the app, expired).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import threading
 from typing import TYPE_CHECKING
 
 from svc.errors import HumanNeededError
@@ -14,7 +22,67 @@ from svc.ui import terminal
 from svc.ui.sanitize import clean
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from svc.ui.output import Output
+
+POLL_SECONDS = 0.1  # how soon a withdrawn prompt notices
+
+
+class PromptCancelled(Exception):
+    """The prompt was withdrawn (the caller knows why and says so)."""
+
+
+class _Cancel(threading.local):
+    event: threading.Event | None = None
+
+
+_cancel = _Cancel()
+
+
+@contextlib.contextmanager
+def cancellable(event: threading.Event) -> Iterator[None]:
+    """Prompts asked in this thread meanwhile give up with PromptCancelled once `event` is set."""
+    _cancel.event = event
+    try:
+        yield
+    finally:
+        _cancel.event = None
+
+
+def _wait_line(event: threading.Event) -> str:
+    """One line from the terminal, read in whole lines (canonical mode) as they arrive."""
+    import select
+
+    fd = sys.stdin.fileno()
+    chunks: list[bytes] = []
+    while True:
+        if event.is_set():
+            raise PromptCancelled
+        ready, _, _ = select.select([fd], [], [], POLL_SECONDS)
+        if not ready:
+            continue
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return b"".join(chunks).decode(errors="replace")  # end of input
+        chunks.append(chunk)
+        if chunk.endswith(b"\n"):
+            return b"".join(chunks).decode(errors="replace")
+
+
+@contextlib.contextmanager
+def _no_echo() -> Iterator[None]:
+    import termios
+
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    quiet = termios.tcgetattr(fd)
+    quiet[3] &= ~termios.ECHO
+    termios.tcsetattr(fd, termios.TCSAFLUSH, quiet)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSAFLUSH, saved)
 
 
 def _require_tty(what: str) -> None:
@@ -24,10 +92,20 @@ def _require_tty(what: str) -> None:
 
 def ask_hidden(prompt: str) -> str:
     _require_tty("a hidden prompt")
-    import getpass
+    event = _cancel.event
+    if event is None:
+        import getpass
 
+        with terminal.prompting():
+            return getpass.getpass(clean(prompt, 300, single_line=True) + " ", stream=sys.stderr)
     with terminal.prompting():
-        return getpass.getpass(clean(prompt, 300, single_line=True) + " ", stream=sys.stderr)
+        terminal.write(sys.stderr, clean(prompt, 300, single_line=True) + " ")
+        try:
+            with _no_echo():
+                line = _wait_line(event)
+        finally:
+            terminal.write(sys.stderr, "\n")  # the Enter was not echoed
+    return line.rstrip("\r\n")
 
 
 def ask_text(prompt: str, default: str | None = None) -> str:
@@ -36,7 +114,8 @@ def ask_text(prompt: str, default: str | None = None) -> str:
     suffix = clean(suffix, 300, single_line=True)
     with terminal.prompting():
         terminal.write(sys.stderr, clean(prompt, 300, single_line=True) + suffix + ": ")
-        line = sys.stdin.readline()
+        event = _cancel.event
+        line = sys.stdin.readline() if event is None else _wait_line(event)
     if not line:
         raise HumanNeededError("no answer: standard input closed")
     answer = line.rstrip("\n")

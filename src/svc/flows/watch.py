@@ -1,0 +1,337 @@
+"""The watch engine: follow tasks until final, showing changes live (`svc watch`).
+
+Many tasks are followed in one process: one HTTP connection pool, a few worker threads that
+only send polls (`Pollers`), and one main thread that owns the schedule
+(`svc.flows.schedule`), the output and the ledger. An answer form runs in its own thread
+(`FormSession`) so polling goes on while it is open. Observers see every change: `--exec`
+hooks (run off this loop, bounded) and `--notify` (when a task starts waiting on the person
+or ends).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from svc.errors import HumanNeededError, TaskEndedError, UsageError
+from svc.flows.watch_parts import (
+    FINAL,
+    Pollers,
+    Seen,
+    Status,
+    effective_interval,
+    ledger_states,
+    live_task_ids,
+)
+
+if TYPE_CHECKING:
+    from svc.context import AppContext
+    from svc.flows.hooks import ExecHooks
+    from svc.flows.schedule import PollSchedule
+    from svc.flows.watch_prompt import FormSession
+    from svc.ui.notify import Notifier
+
+MAX_COALESCE = 0.25  # seconds a due poll may wait to join others (of a 15-60 s interval)
+MAX_WORKERS = 8  # concurrent polls in flight; the pool keeps as many connections
+MANY = 20  # above this many tasks a terminal gets a live summary, not a line per event
+TICK = 0.5  # longest idle wait while a countdown or a form is on screen
+
+
+@dataclass
+class WatchOptions:
+    task_ids: list[str] = field(default_factory=list)
+    all_live: bool = False
+    interval: float | None = None
+    notify: bool = False
+    exec_command: str | None = None
+    exec_timeout: float = 30.0
+
+
+def run(opts: WatchOptions, app: AppContext) -> int:
+    """Watch the tasks the options name; returns the exit code (raises the contract's errors)."""
+    ids = list(opts.task_ids)
+    if opts.all_live:
+        ids += live_task_ids(app)
+        if not ids:
+            app.output.note("no live task in the ledger for " + app.settings.base_url)
+            return 0
+    elif not ids:
+        raise UsageError("missing ID: give task ids, or --all for every live task in the ledger")
+    return Watch(app, list(dict.fromkeys(ids)), opts).follow()
+
+
+class Watch:
+    """One watch: the schedule, what was seen, the open form and the observers."""
+
+    def __init__(self, app: AppContext, task_ids: list[str], opts: WatchOptions) -> None:
+        from svc.flows.schedule import PollSchedule
+
+        self.app = app
+        every = effective_interval(app, opts.interval)
+        self.schedule: PollSchedule = PollSchedule(task_ids, every)
+        self.coalesce = min(MAX_COALESCE, every / 60)
+        self.seen = {tid: Seen() for tid in task_ids}
+        self.states: dict[str, str] = {}  # the last state observed (for SVC_TASK_PREVIOUS_STATE)
+        self.finals: dict[str, dict[str, Any]] = {}
+        self.blocked: dict[str, dict[str, Any]] = {}
+        self.left_to_app: set[str] = set()  # payments the person leaves to the approval app
+        self.form: FormSession | None = None
+        self.hooks = _hooks(app, opts)
+        self.notifier = _notifier(opts)
+        self.known: dict[str, str | None] = {}
+        self.status: Status | None = None
+
+    def follow(self) -> int:
+        """Watch until all are final or wait on a human; returns the exit code."""
+        app = self.app
+        app.tasks  # noqa: B018 - build the shared client here, not racing in the workers
+        self.known = ledger_states(app)
+        pollers = Pollers(app, min(MAX_WORKERS, len(self.seen)))
+        self.status = Status(app, self.seen)
+        try:
+            self._loop(pollers, self.status)
+        except BaseException:
+            if self.hooks is not None:
+                self.hooks.abort()  # interrupted: no hook outlives the watch
+            raise
+        finally:
+            if self.form is not None:
+                self.form.withdraw()  # restores the terminal's echo if a hidden prompt was up
+            self.status.stop()
+        if self.hooks is not None:
+            self.hooks.close()  # the last changes' hooks still run (each bounded)
+        if not app.output.json_mode:
+            from svc.ui import views
+
+            views.watch_report(app.output, [*self.finals.values(), *self.blocked.values()], MANY)
+        return self._outcome()
+
+    def _loop(self, pollers: Pollers, status: Status) -> None:
+        while len(self.schedule) or pollers.in_flight:
+            now = time.monotonic()
+            while pollers.in_flight < pollers.size:
+                due = self.schedule.pop_due(now)
+                if due is None:
+                    break
+                pollers.send(due)
+            wait = None
+            nxt = self.schedule.next_due()
+            if nxt is not None and pollers.in_flight < pollers.size:
+                # Idle until a little after the next poll is due, so polls that fall due close
+                # together go out as one small burst: a warm process polls at half the CPU cost
+                # of one woken for each. Only ever later than due, never sooner.
+                wait = max(0.0, nxt - now) + (self.coalesce if not pollers.in_flight else 0.0)
+            if self.form is not None or status.countdowns:
+                wait = TICK if wait is None else min(wait, TICK)  # keep the countdown live
+            if wait is None and not pollers.in_flight:
+                break
+            item = pollers.receive(wait)
+            self._check_form()
+            if item is not None:
+                self._take(*item)
+            status.refresh()
+
+    def _take(self, tid: str, task: dict[str, Any] | None, error: BaseException | None) -> None:
+        if error is not None:
+            raise error
+        assert task is not None
+        previous = self.states.get(tid)
+        state = str(task["state"])
+        changed = self._show_changes(tid, task, self.seen[tid])
+        if changed:
+            if self.known.get(tid) != state and self.app.has_ledger():
+                self.app.ledger.set_task_state(tid, state)  # durable: only when behind
+            self.known[tid] = state
+            self._observe(task, previous)
+        self.states[tid] = state
+        self._route(tid, task, state, changed)
+
+    def _observe(self, task: dict[str, Any], previous: str | None) -> None:
+        state = str(task["state"])
+        if self.hooks is not None:
+            from svc.flows.hooks import Change
+
+            self.hooks.submit(Change(task, previous))
+        tell = state == "blocked_on_user" or state in FINAL
+        if self.notifier is not None and state != previous and tell:
+            from svc.flows.asks import summarize
+
+            what = summarize(task).what
+            waits = "waits on you: " if state == "blocked_on_user" else ""
+            self.notifier.notify(f"task {task['id']} {waits}{what}")
+
+    def _route(self, tid: str, task: dict[str, Any], state: str, changed: bool) -> None:
+        assert self.status is not None
+        if state == "blocked_on_user" and self.app.settings.no_input:
+            self.blocked[tid] = task
+            self.schedule.drop(tid)
+            return
+        if state == "blocked_on_user":
+            self._waiting(tid, task, changed)
+            self.schedule.polled(tid, changed=True)  # a live ask: keep the prompt's news fresh
+            return
+        self.status.countdowns.pop(tid, None)
+        self.left_to_app.discard(tid)
+        self._close_form(tid, f"task {tid} is {state} now, so the answer is no longer needed")
+        if state in FINAL:
+            self.finals[tid] = task
+            self.schedule.drop(tid)
+        else:
+            self.schedule.polled(tid, changed=changed)
+
+    def _waiting(self, tid: str, task: dict[str, Any], changed: bool) -> None:
+        """A task waits on the person: keep its countdown, and ask (one form at a time)."""
+        from svc.flows.asks import left_text, summarize
+
+        assert self.status is not None
+        summary = summarize(task)
+        left = summary.seconds_left
+        deadline = None if left is None else time.monotonic() + left
+        self.status.countdowns[tid] = (summary.what, deadline)
+        form = self.form
+        if form is not None and form.task_id == tid:
+            if changed and _ask_of(form.task) != _ask_of(task):
+                self._close_form(tid, f"the ask of task {tid} changed; asking again")
+            return
+        if form is not None or tid in self.left_to_app:
+            return
+        from svc.flows.watch_prompt import FormSession
+        from svc.ui import views
+
+        views.task_panel(self.app.output, task, err=True)
+        approver = ", approved by the user in their payment-approval app"
+        who = approver if summary.kind == "payment" else ""
+        self.form = FormSession(task, f"task {tid} {summary.what}{who} · {left_text(left)}")
+
+    def _check_form(self) -> None:
+        """A form that finished: raise its error, or send its answer."""
+        form = self.form
+        if form is None or not form.done.is_set():
+            return
+        self.form = None
+        if form.error is not None:
+            raise form.error
+        from svc.flows.watch_prompt import LEAVE
+
+        tid = form.task_id
+        if form.body == LEAVE:
+            self.left_to_app.add(tid)
+            self.app.output.note(f"left to the approval app; watching task {tid} for it")
+        elif isinstance(form.body, dict):
+            self._send(tid, form.body)
+
+    def _send(self, tid: str, body: dict[str, Any]) -> None:
+        from svc.errors import ConflictError
+
+        if _blank(body):
+            # Never sent: the service would refuse it (422) and the person can simply retype.
+            self.app.output.warn("an empty answer is not sent; asking again")
+            return  # the task still waits: the next poll opens the form again
+        try:
+            answered = self.app.tasks.reply(tid, body, auth=self.app.free_call_auth())
+        except ConflictError as exc:
+            # Answered elsewhere or expired between the Enter and the send: the watch goes on
+            # and the next poll shows what the task does now.
+            self.app.output.warn(f"answer not taken: {exc.message}")
+        else:
+            self.app.output.note(
+                "answer sent; task {id} is now {state}", id=tid, state=answered.get("state")
+            )
+        self.seen[tid].state = None  # show the effect on the next poll
+
+    def _close_form(self, tid: str, why: str) -> None:
+        form = self.form
+        if form is None or form.task_id != tid:
+            return
+        self.form = None  # an answer typed in the same instant is dropped: the ask is gone
+        form.withdraw()
+        self.app.output.warn(f"prompt closed: {why}")
+
+    def _show_changes(self, tid: str, task: dict[str, Any], seen: Seen) -> bool:
+        """Print what changed since the last poll of this task; whether anything did."""
+        events = task.get("events") if isinstance(task.get("events"), list) else []
+        assert isinstance(events, list)
+        changed = (
+            task.get("state") != seen.state
+            or len(events) != seen.events
+            or task.get("updated_at") != seen.updated
+        )
+        if not changed:
+            return False
+        if self.app.output.json_mode:
+            self.app.output.emit_line(task)
+        elif len(self.seen) <= MANY:
+            from svc.ui import views
+
+            views.events(self.app.output, tid, events[seen.events :])
+        seen.state, seen.events = str(task.get("state")), len(events)
+        seen.updated = task.get("updated_at")
+        return True
+
+    def _outcome(self) -> int:
+        if self.blocked:
+            raise _stopped_at_asks(self.app, self.blocked)
+        failed = {tid: t for tid, t in self.finals.items() if t.get("state") != "completed"}
+        if failed:
+            tid, task = next(iter(failed.items()))
+            why = task.get("error") or task.get("state")
+            reason = f": {task['reason']}" if task.get("reason") else ""
+            more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+            raise TaskEndedError(
+                f"task {tid} ended {task.get('state')} ({why}){reason}{more}", json_report=False
+            )
+        return 0
+
+
+def _stopped_at_asks(app: AppContext, blocked: dict[str, dict[str, Any]]) -> HumanNeededError:
+    """Exit 6 that says how to answer: the reply command and the time left (and, with --json,
+    one stop line per task carrying the same)."""
+    from svc.flows.asks import left_text, summarize
+
+    summaries = {tid: summarize(task) for tid, task in blocked.items()}
+    if app.output.json_mode:
+        for tid, summary in summaries.items():
+            app.output.emit_line({"id": tid, "state": "blocked_on_user", **summary.as_json()})
+    ids = " ".join(blocked)
+    first, summary = next(iter(summaries.items()))
+    return HumanNeededError(
+        f"task {ids} waits on the user and prompting is off: {first} {summary.what}, "
+        f"{left_text(summary.seconds_left)}",
+        hint=f"answer with `{summary.reply_command}`, then `svc watch {ids}`",
+        json_report=False,
+    )
+
+
+def _blank(body: dict[str, Any]) -> bool:
+    """A plain answer whose value or message is empty (a structured one is checked by its form)."""
+    return any(key in body and not str(body[key] or "").strip() for key in ("value", "message"))
+
+
+def _ask_of(task: dict[str, Any]) -> object:
+    """What identifies the ask itself (not the task's other news)."""
+    from svc.flows.asks import plain_payload
+
+    return (task.get("info_request"), plain_payload(task))
+
+
+def _hooks(app: AppContext, opts: WatchOptions) -> ExecHooks | None:
+    if not opts.exec_command:
+        return None
+    from svc.flows.hooks import ExecHooks
+
+    return ExecHooks(opts.exec_command, app.output.warn, opts.exec_timeout)
+
+
+def _notifier(opts: WatchOptions) -> Notifier | None:
+    if not opts.notify:
+        return None
+    from svc.ui.notify import Notifier
+
+    return Notifier()
+
+
+def follow(app: AppContext, task_ids: list[str], interval: float | None) -> int:
+    """`submit --wait`: watch the one new task with the person's `notify` setting."""
+    opts = WatchOptions(task_ids=task_ids, interval=interval, notify=app.settings.notify)
+    return Watch(app, list(dict.fromkeys(task_ids)), opts).follow()

@@ -1,0 +1,181 @@
+"""`svc watch` at the asks it exists for, on a real terminal (pexpect on a pty; issue 14.3-4).
+
+Polling goes on while a prompt is open: a prompt the task no longer needs closes with a line
+saying why. A payment approval is a waiting line (amount, merchant, who approves, time left);
+leaving it to the app is the default, and a decline needs a second, explicit yes.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+import pexpect
+import pytest
+from tests.conftest import SVC, Cli, Sandbox, unique_email
+
+pytestmark = pytest.mark.e2e
+
+
+def spawn(cli: Cli, *args: str, env: dict[str, str] | None = None) -> pexpect.spawn:
+    full = {k: v for k, v in {**cli.env, **(env or {})}.items() if k != "CI"}  # a person
+    return pexpect.spawn(
+        SVC, list(args), env=full, encoding="utf-8", timeout=30, dimensions=(50, 160)
+    )
+
+
+def submit(cli: Cli, task: str) -> str:
+    return str(cli.ok("submit", task, "--email", unique_email()).json()["id"])
+
+
+def state(cli: Cli, task_id: str) -> str:
+    return str(cli.ok("poll", task_id).json()["state"])
+
+
+def finish(child: pexpect.spawn) -> int:
+    child.expect(pexpect.EOF)
+    child.close()
+    return int(child.exitstatus)
+
+
+def test_approval_left_to_the_app_ends_at_0_after_the_sandbox_approves(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    task_id = submit(cli, "Buy the flight #approval")
+    sandbox.advance(11)
+    child = spawn(cli, "watch", task_id, "--interval", "0.2")
+    child.expect(r"42.5 USD to Example Air")
+    child.expect(r"approved by the user in their payment-approval app · \d+m\d\ds left")
+    child.expect("Enter: leave it to the approval app, d: decline")
+    child.sendline("")  # the default: leave it to the app
+    child.expect("left to the approval app")
+    # The live waiting line (the status line, redrawn while nothing is asked) counts down.
+    child.expect(
+        r"waits for the approval of 42.5 USD to Example Air \(in the user's app\) · \d+m\d\ds left"
+    )
+    assert state(cli, task_id) == "blocked_on_user"  # nothing was sent
+    sandbox.advance(30)  # the sandbox's user approves 40 s after creation
+    child.expect("pending")
+    sandbox.advance(25)
+    assert finish(child) == 0
+    assert state(cli, task_id) == "completed"
+
+
+def test_an_approval_given_while_the_prompt_is_open_is_noticed(cli: Cli, sandbox: Sandbox) -> None:
+    task_id = submit(cli, "Buy the train #approval")
+    sandbox.advance(11)
+    child = spawn(cli, "watch", task_id, "--interval", "0.2")
+    child.expect("Enter: leave it to the approval app, d: decline")
+    sandbox.admin("POST", f"/tasks/{task_id}/approve")  # approved in the app meanwhile
+    child.expect(f"prompt closed: task {task_id} is pending now")
+    sandbox.advance(25)
+    assert finish(child) == 0
+
+
+def test_a_decline_asks_for_confirmation_before_anything_is_sent(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    task_id = submit(cli, "Buy the hotel #decline")
+    sandbox.advance(11)
+    child = spawn(cli, "watch", task_id, "--interval", "0.2")
+    child.expect("Enter: leave it to the approval app, d: decline")
+    child.sendline("d")
+    child.expect(r"Decline the payment of 42.5 USD to Example Air for good\? .*\(y/N\)")
+    assert state(cli, task_id) == "blocked_on_user"  # one keystroke declined nothing
+    child.sendline("y")
+    child.expect("answer sent")
+    assert finish(child) == 3
+    assert cli.ok("poll", task_id).json()["error"] == "payment_rejected"
+
+
+def test_a_hidden_prompt_closes_when_the_ask_is_answered_elsewhere(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    task_id = submit(cli, "Log in #2fa")
+    sandbox.advance(11)
+    child = spawn(cli, "watch", task_id, "--interval", "0.2")
+    child.expect(r"sms_code \(hidden\):")
+    cli.ok("reply", task_id, "--field", "sms_code", "--value-file", "-", input="111222\n")
+    child.expect(f"prompt closed: task {task_id} is pending now")
+    sandbox.advance(25)
+    assert finish(child) == 0
+    child_screen = child.before or ""
+    assert "111222" not in child_screen
+
+
+def replies_sent(sandbox: Sandbox, task_id: str) -> int:
+    seen = sandbox.admin("GET", "/requests")["requests"]
+    return sum(1 for r in seen if r["method"] == "POST" and r["path"].endswith(f"{task_id}/reply"))
+
+
+def test_an_empty_2fa_answer_is_asked_again_and_nothing_is_sent(cli: Cli, sandbox: Sandbox) -> None:
+    task_id = submit(cli, "Log in again #2fa")
+    sandbox.advance(11)
+    child = spawn(cli, "watch", task_id, "--interval", "0.2")
+    child.expect(r"sms_code \(hidden\):")
+    child.sendline("")  # an empty Enter
+    child.expect("an empty answer is not sent; asking again")
+    child.expect(r"sms_code \(hidden\):")
+    assert replies_sent(sandbox, task_id) == 0
+    assert state(cli, task_id) == "blocked_on_user"
+    child.sendline("246810")
+    child.expect("answer sent")
+    assert replies_sent(sandbox, task_id) == 1
+    sandbox.advance(25)
+    assert finish(child) == 0
+
+
+@pytest.mark.parametrize(
+    ("tag", "shown"),
+    [
+        ("#2fa", r"asks for sms_code \(a secret\) · no expiry given"),
+        ("#questions", r"asks for shipping_address, phone, seat_preference · 1[45]m\d\ds left"),
+        ("#ask-expire", r"asks for shipping_address, phone, seat_preference · (1m00s|\d+s) left"),
+    ],
+)
+def test_the_time_left_shows_on_the_terminal_when_the_ask_comes(
+    cli: Cli, sandbox: Sandbox, tag: str, shown: str
+) -> None:
+    task_id = submit(cli, f"Timed {tag}")
+    sandbox.advance(11)
+    child = spawn(cli, "watch", task_id, "--interval", "0.2")
+    child.expect(f"task {task_id} {shown}")
+    child.sendintr()
+    assert finish(child) == 130
+
+
+def fake_notify_send(tmp_path: Path) -> tuple[Path, Path]:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "notify.log"
+    script = bin_dir / "notify-send"
+    script.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> {log}\n')
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return bin_dir, log
+
+
+def test_notify_on_a_pty_rings_at_the_ask_and_at_the_end_and_never_carries_the_secret(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    bin_dir, log = fake_notify_send(tmp_path)
+    task_id = submit(cli, "Pay my bill #2fa")
+    sandbox.advance(11)
+    path = {"PATH": f"{bin_dir}{os.pathsep}{cli.env['PATH']}"}
+    child = spawn(cli, "watch", task_id, "--notify", "--interval", "0.2", env=path)
+    child.expect_exact(f"\x07\x1b]9;svc: task {task_id} waits on you: asks for sms_code")
+    child.expect(r"sms_code \(hidden\):")
+    child.sendline("987654")
+    child.expect("answer sent")
+    sandbox.advance(25)
+    child.expect_exact(f"\x1b]777;notify;svc;task {task_id} is completed\x07")
+    assert finish(child) == 0
+    for _ in range(50):
+        if "is completed" in (log.read_text() if log.exists() else ""):
+            break
+        time.sleep(0.1)
+    text = log.read_text()
+    assert f"task {task_id} waits on you: asks for sms_code (a secret)" in text
+    assert f"task {task_id} is completed" in text
+    assert "987654" not in text

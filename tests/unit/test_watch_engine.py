@@ -1,0 +1,144 @@
+"""The watch engine in-process: `run(WatchOptions, AppContext)` against the loopback sandbox,
+no `svc` subprocess for the watch itself (issue 17.1), and its parts (asks, hooks)."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from pathlib import Path
+
+import pytest
+from tests.conftest import Cli, Sandbox, unique_email
+
+from svc.context import AppContext
+from svc.errors import HumanNeededError, UsageError
+from svc.flows.asks import summarize
+from svc.flows.hooks import Change, ExecHooks, command_argv
+from svc.flows.watch import WatchOptions, run
+from svc.settings import resolve
+from svc.ui.output import Output
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name, sub in (("HOME", ""), ("SVC_CONFIG_DIR", "config"), ("SVC_DATA_DIR", "data")):
+        monkeypatch.setenv(name, str(tmp_path / "inproc" / sub))
+    monkeypatch.setenv("SVC_KEYRING", "file")
+    return tmp_path
+
+
+def context(sandbox: Sandbox) -> tuple[AppContext, io.StringIO, io.StringIO]:
+    out, err = io.StringIO(), io.StringIO()
+    settings = resolve(base_url=sandbox.url, json_output=True, no_input=True, stdin_is_tty=False)
+    return AppContext(settings, Output(json_mode=True, stdout=out, stderr=err)), out, err
+
+
+def submit(cli: Cli, text: str) -> str:
+    return str(cli.ok("submit", text, "--email", unique_email()).json()["id"])
+
+
+def test_run_follows_a_task_to_completed_and_returns_0(
+    cli: Cli, sandbox: Sandbox, home: Path
+) -> None:
+    task_id = submit(cli, "In process #complete")
+    sandbox.advance(25)
+    app, out, _ = context(sandbox)
+    assert not app.has_ledger()  # a fresh home: nothing to read, nothing created
+    assert run(WatchOptions(task_ids=[task_id], interval=0.2), app) == 0
+    last = json.loads(out.getvalue().splitlines()[-1])
+    assert last["id"] == task_id and last["state"] == "completed"
+    app.close()
+
+
+def test_run_stops_at_an_ask_with_the_reply_command_and_a_stop_line(
+    cli: Cli, sandbox: Sandbox, home: Path
+) -> None:
+    task_id = submit(cli, "In process #questions")
+    sandbox.advance(11)
+    app, out, _ = context(sandbox)
+    with pytest.raises(HumanNeededError) as caught:
+        run(WatchOptions(task_ids=[task_id], interval=0.2), app)
+    assert caught.value.hint and f"svc reply {task_id} --set shipping_address=VALUE" in (
+        caught.value.hint
+    )
+    stop = json.loads(out.getvalue().splitlines()[-1])
+    assert stop["ask"] == "structured" and stop["reply_keys"][-1] == "seat_preference"
+    app.close()
+
+
+def test_run_without_ids_is_a_usage_error(sandbox: Sandbox, home: Path) -> None:
+    app, _, _ = context(sandbox)
+    with pytest.raises(UsageError):
+        run(WatchOptions(), app)
+    assert run(WatchOptions(all_live=True), app) == 0  # no ledger: nothing live, nothing created
+    assert not app.has_ledger()
+
+
+def test_a_hanging_hook_is_stopped_at_its_bound_and_reported() -> None:
+    warnings: list[str] = []
+    hooks = ExecHooks("sleep 30", warnings.append, timeout=0.3)
+    started = time.monotonic()
+    for i in range(3):
+        hooks.submit(Change({"id": f"t{i}", "state": "pending"}, None))
+    hooks.close()
+    assert time.monotonic() - started < 5
+    assert sorted(warnings) == [
+        f"--exec hook for t{i} ran over 0.3s and was stopped" for i in range(3)
+    ]
+
+
+def test_a_plain_command_is_exec_d_directly_and_anything_else_through_sh() -> None:
+    assert command_argv("true") == ["true"]
+    assert command_argv("notify.sh --loud") == ["notify.sh", "--loud"]
+    assert command_argv("curl -d @- $URL") == ["/bin/sh", "-c", "curl -d @- $URL"]
+
+
+def test_reply_command_quotes_a_hostile_field_name_for_the_shell() -> None:
+    task = {
+        "id": "tsk_1",
+        "state": "blocked_on_user",
+        "events": [
+            {"type": "input_requested", "payload": {"field": "x; rm -rf ~", "sensitive": True}}
+        ],
+    }
+    summary = summarize(task)
+    assert summary.kind == "plain"
+    assert (
+        summary.reply_command == "svc reply tsk_1 --field 'x; rm -rf ~' --sensitive --value-file -"
+    )
+
+
+def test_abort_stops_running_hooks_at_once() -> None:
+    warnings: list[str] = []
+    hooks = ExecHooks("sleep 30", warnings.append, timeout=60)
+    hooks.submit(Change({"id": "t1", "state": "pending"}, None))
+    for _ in range(100):  # until the hook runs (the machine may be busy)
+        if hooks._running:
+            break
+        time.sleep(0.05)
+    started = time.monotonic()
+    hooks.abort()
+    hooks.close()
+    assert time.monotonic() - started < 3
+    assert warnings == ["--exec hook for t1 exited -9"]
+
+
+def test_a_notification_carries_no_escape_of_the_servers_and_no_field_separator(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from svc.ui import notify
+
+    monkeypatch.setattr(notify.shutil, "which", lambda name: None)  # no desktop notifier
+    hostile = "Evil\x07Air\x1b]52;c;cm0=\x07; rm -rf ~ \u202e"
+    task = {
+        "id": "tsk_1",
+        "state": "blocked_on_user",
+        "info_request": {"amount_usd": 42.5, "merchant_name": hostile},
+    }
+    notify.Notifier(terminal_ok=True).notify(f"task tsk_1 waits on you: {summarize(task).what}")
+    written = capsys.readouterr().out
+    assert written.startswith("\x07\x1b]9;svc: task tsk_1 waits on you: ")
+    payload = written[len("\x07\x1b]9;") : written.index("\x07", 1)]
+    assert "\x1b" not in payload and ";" not in payload.replace("svc: ", "", 1)
+    assert "\u202e" not in written and written.count("\x07") == 3  # bell + two terminators
