@@ -117,7 +117,11 @@ def serve(
     allow_remote: bool = False,
 ) -> None:
     """Serve until interrupted; prints `SANDBOX_URL=http://HOST:PORT` once accepting."""
-    sock = bind_socket(host, port, allow_remote=allow_remote)
+    serve_socket(bind_socket(host, port, allow_remote=allow_remote), clock_speed, quiet)
+
+
+def serve_socket(sock: socket.socket, clock_speed: float = 1.0, quiet: bool = False) -> None:
+    """Serve on a socket the caller bound (so it can report a busy port in its own words)."""
     build_server(sock, clock_speed=clock_speed, quiet=quiet).run(sockets=[sock])
 
 

@@ -665,3 +665,41 @@ def test_poll_without_identity_costs_nothing(cli: Cli) -> None:
     }
     assert "svc.identity.session" not in loaded and "keyring" not in loaded
     assert not os.path.exists(cli.home / "config" / "identity.json")
+
+
+TEXT_BROWSER = """#!/bin/sh
+echo "$0 $*" >> {calls}
+"""
+
+
+def test_without_a_graphical_session_no_browser_is_started(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Over SSH (no DISPLAY, no BROWSER) Python's webbrowser would start lynx full screen: the
+    claim shows the link and the QR code, says no browser was opened, and asks for the code."""
+    cli.ok("identity", "register", "--email", unique_email())
+    calls, bin_dir = tmp_path / "calls.txt", tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("lynx", "w3m", "links", "www-browser", "xdg-open", "x-www-browser"):
+        (bin_dir / name).write_text(TEXT_BROWSER.format(calls=calls))
+        (bin_dir / name).chmod(0o755)
+    env = {k: v for k, v in cli.env.items() if k not in ("CI", "DISPLAY", "WAYLAND_DISPLAY")}
+    env["PATH"] = f"{bin_dir}:{env['PATH']}"
+    env.pop("BROWSER", None)
+    child = pexpect.spawn(
+        SVC, ["identity", "claim"], env=env, encoding="utf-8", timeout=30, dimensions=(60, 160)
+    )
+    child.expect(r"Open: (\S+)")
+    link = child.match.group(1)
+    child.expect("█")  # the QR code is the way in
+    child.expect("no graphical session here, so no browser was opened")
+    child.expect("Code shown on the page")
+    person = Person(link)
+    child.sendline(person.sign_in())
+    child.expect("waiting for the person to confirm")
+    person.confirm()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert "Press Enter to open" not in (child.before or "")
+    assert not calls.exists(), calls.read_text()  # no text browser took the terminal

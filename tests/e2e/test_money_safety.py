@@ -437,7 +437,7 @@ def test_ctrl_c_after_the_task_exists_names_the_watch_command(
 
 
 def test_help_exit_codes_does_not_invite_a_rerun_after_ctrl_c(peer_cli: Cli) -> None:
-    topic = peer_cli.ok("help", "exit-codes").stdout
+    topic = peer_cli.ok("help", "exit-codes", "--json").stdout
     rows = [r for r in json.loads(topic) if r["code"] == 130]
     assert len(rows) == 1
     text = json.dumps(rows[0])

@@ -456,3 +456,34 @@ def test_refused_authorizations_count_against_the_cap_until_they_expire(
     time.sleep(11)  # past every validBefore: nothing can settle them any more
     assert cli.ok("spend", "--json").json()["outstanding"] == []
     assert submit(cli, "x402", rid(), env=env).returncode == 0
+
+
+def test_a_card_page_on_a_terminal_without_a_display_opens_no_browser(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """`--pay card` on an SSH terminal: the link and QR code, a line saying no browser was
+    opened, and no text browser started (a fake lynx on PATH records any call)."""
+    import pexpect
+    from tests.conftest import SVC
+
+    calls, bin_dir = tmp_path / "calls.txt", tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("lynx", "w3m", "www-browser", "xdg-open"):
+        (bin_dir / name).write_text(f'#!/bin/sh\necho "$0 $*" >> {calls}\n')
+        (bin_dir / name).chmod(0o755)
+    env = {k: v for k, v in cli.env.items() if k not in ("CI", "DISPLAY", "WAYLAND_DISPLAY")}
+    env["PATH"] = f"{bin_dir}:{env['PATH']}"
+    r = rid()
+    args = ["submit", "Pay me #complete", "--email", unique_email(), "--request-id", r]
+    child = pexpect.spawn(
+        SVC, [*args, "--pay", "card"], env=env, encoding="utf-8", timeout=30, dimensions=(60, 160)
+    )
+    child.expect(r"by card on this page: (\S+)")
+    link = child.match.group(1)
+    child.expect("no graphical session here, so no browser was opened")
+    assert "paid" in press_pay(link)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert not calls.exists(), calls.read_text()
+    assert len(sandbox.charges_for(r)) == 1

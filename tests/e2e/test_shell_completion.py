@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.conftest import SVC, Cli, Sandbox, unique_email
@@ -102,7 +103,7 @@ def test_bash_completes_commands_options_enums_profiles_and_files(cli: Cli) -> N
     assert bash_complete(cli, "svc", "submit", "--pay", "=", "m") == ["mpp"]
     assert bash_complete(cli, "svc", "--profile", "") == ["default", "work"]
     assert bash_complete(cli, "svc", "completion", "show", "") == ["bash", "zsh", "fish"]
-    assert bash_complete(cli, "svc", "help", "e") == ["exit-codes", "environment"]
+    assert bash_complete(cli, "svc", "help", "e") == ["exit-codes", "environment", "entitlements"]
     (cli.home / "task.txt").write_text("x", encoding="utf-8")
     assert bash_complete(cli, "svc", "submit", "--file", "tas") == ["task.txt"]
     assert bash_complete(cli, "svc", "poll", "nothing-like-this") == []
@@ -194,16 +195,51 @@ def test_completion_refuses_an_unknown_or_undetectable_shell(bare_cli: Cli) -> N
 
 
 def test_help_topics(bare_cli: Cli) -> None:
-    codes = bare_cli.ok("help", "exit-codes").json()  # piped: JSON
-    assert [c["code"] for c in codes] == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 130]
+    codes = bare_cli.ok("help", "exit-codes", "--json").json()
+    assert [c["code"] for c in codes] == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 130]
     assert codes[6]["name"] == "human needed"
-    env = bare_cli.ok("help", "environment").json()
+    env = bare_cli.ok("help", "environment", "--json").json()
     assert {
         "variable": "SVC_NO_INPUT",
         "meaning": "1: never prompt (--no-input); exit 6 where a person is needed",
     } in env
-    topics = bare_cli.ok("help").json()
+    topics = bare_cli.ok("--json", "help").json()
     assert [t["topic"] for t in topics] == ["exit-codes", "environment", "files"]
     result = bare_cli("help", "nope")
     assert result.returncode == 2
-    assert "'nope' is not one of 'exit-codes', 'environment', 'files'" in result.stderr
+    assert "'nope' is neither a help topic (exit-codes, environment, files) nor a command" in (
+        result.stderr
+    )
+
+
+def test_help_topics_are_text_when_piped_so_grep_works(bare_cli: Cli) -> None:
+    """`svc help environment | grep SVC_` gets lines, not one JSON document."""
+    text = bare_cli.ok("help", "environment").stdout
+    lines = [line for line in text.splitlines() if line.strip().startswith("SVC_NO_INPUT ")]
+    assert len(lines) == 1 and not text.lstrip().startswith("[")
+    assert "130" in bare_cli.ok("help", "exit-codes").stdout
+
+
+def test_help_command_is_the_command_help(bare_cli: Cli) -> None:
+    assert bare_cli.ok("help", "submit").stdout == bare_cli.ok("submit", "--help").stdout
+
+
+def test_help_shows_metavars_people_understand(bare_cli: Cli) -> None:
+    """No Python types (`<str>`, `<int range>`) and no braces around required arguments."""
+    import re
+
+    from svc.cli.completion_table import TABLE
+
+    def walk(node: dict[str, Any], path: list[str]) -> list[list[str]]:
+        found = [path] if path else []
+        for name, child in node.get("commands", {}).items():
+            found += walk(child, [*path, name])
+        return found
+
+    paths = walk(TABLE, [])
+    assert ["poll"] in paths and ["sandbox", "serve"] in paths
+    for path in paths:
+        text = bare_cli.ok(*path, "--help").stdout
+        assert not re.search(r"<[a-z][a-z \[\]]*>|\{[A-Z_]+\}|\[\[", text), (path, text)
+    assert "Usage: svc poll [OPTIONS] ID" in bare_cli.ok("poll", "--help").stdout
+    assert "--limit N" in bare_cli.ok("tasks", "--help").stdout

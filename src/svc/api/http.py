@@ -443,7 +443,8 @@ class Http:
                 self._note_retry(on_retry, what, last_problem, wait)
                 self.sleep(wait)
         raise UnavailableError(
-            f"{what} failed after {self.retry.attempts} attempts: {last_problem}"
+            f"{what} failed after {self.retry.attempts} attempts: {last_problem}",
+            hint=_connect_hint(url) if last_problem.startswith("cannot connect") else None,
         )
 
     def _request_once(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
@@ -496,6 +497,17 @@ def parse_json(response: httpx.Response, what: str) -> Any:
 def _origin(url: str) -> str:
     parsed = httpx.URL(url)
     return f"{parsed.scheme}://{parsed.netloc.decode()}"
+
+
+def _connect_hint(url: str) -> str:
+    """Exit 9's next step: on loopback the usual cause is a sandbox that is not running."""
+    host = httpx.URL(url).host
+    if host in ("127.0.0.1", "localhost", "::1") or host.startswith("127."):
+        return (
+            f"the base URL is on this machine ({_origin(url)}): is the sandbox running? "
+            "start it with: svc sandbox serve (and pass --port to match)"
+        )
+    return f"check the network and the base URL ({_origin(url)}; --base-url, SVC_BASE_URL)"
 
 
 def _short(exc: Exception) -> str:

@@ -37,7 +37,7 @@ def api() -> None:
     "  svc api search --path /svc/tasks --json | jq '.paths'"
 )
 def search(
-    query: str | None = typer.Argument(None, metavar="[QUERY]", help="Words to search for."),
+    query: str | None = typer.Argument(None, metavar="QUERY", help="Words to search for."),
     method: str | None = typer.Option(
         None, "--method", "-X", metavar="M", help="Only this HTTP method (exact)."
     ),

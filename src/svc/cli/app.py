@@ -15,13 +15,15 @@ from typing import Any
 import typer
 from typer import Abort
 from typer import _click as click
+from typer._click.exceptions import NoArgsIsHelpError
+from typer._click.exceptions import UsageError as ClickUsageError
 from typer._click.globals import get_current_context
 from typer.core import TyperGroup
 
 from svc import __version__
 from svc.cli.runtime import INTERRUPTED, build_context, run_guarded
 from svc.context import AppContext
-from svc.errors import ExitCode
+from svc.errors import ExitCode, SvcError
 from svc.ui.terminal import error_line
 
 # name -> (module, one-line summary). The summary is shown by `svc --help` without importing.
@@ -233,16 +235,42 @@ def root(
     }
 
 
+def usage_error(error: click.ClickException, args: list[str]) -> SvcError:
+    """Click's four-line usage message as one line, a hint, and the contract's exit code."""
+    message = error.format_message().replace("Value error, ", "")
+    command = "svc"
+    if isinstance(error, ClickUsageError) and error.ctx is not None:
+        command = error.ctx.command_path
+    if command == "svc":  # some errors carry the root context: name the command typed
+        command = " ".join(["svc", *[a for a in args if a in COMMANDS][:1]])
+    if isinstance(error, ClickUsageError):
+        return SvcError(
+            " ".join(message.split()),
+            code="usage_error",
+            hint=f"see '{command} --help'",
+            exit_code=ExitCode.USAGE,
+        )
+    # A ClickException that is not about usage (a file that cannot be read, for example).
+    return SvcError(" ".join(message.split()), code="error", exit_code=ExitCode.ERROR)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
 
     def body() -> int:
+        from svc.cli.help_format import install
+
+        install()
         command = typer.main.get_command(app)
         try:
             result = command.main(args=args, prog_name="svc", standalone_mode=False)
-        except click.ClickException as error:
+        except NoArgsIsHelpError as error:  # `svc group` alone: its help, as Click shows it
             error.show()
             return int(error.exit_code)
+        except click.ClickException as error:
+            from svc.cli.runtime import json_requested, report
+
+            return report(usage_error(error, args), json_requested(args))
         except Abort:
             error_line("svc: aborted")
             return int(ExitCode.INTERRUPTED)

@@ -40,6 +40,9 @@ def _choices(param: Any) -> list[str] | None:
         return [str(member.value) for member in annotation]
     if typing.get_origin(annotation) is typing.Literal:
         return [str(value) for value in typing.get_args(annotation)]
+    custom = getattr(param, "_custom_shell_complete", None)
+    if custom is not None:  # a parameter that names its values itself (`svc help TOPIC`)
+        return [str(getattr(item, "value", item)) for item in custom(None, param, "")]
     metavar = param.metavar or ""
     parts = metavar.split("|")
     # `x402|mpp|card` lists the values; `PATH|-` is a metavar, not a choice.

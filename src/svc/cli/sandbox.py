@@ -31,21 +31,59 @@ def sandbox() -> None:
 )
 def serve(
     host: str = typer.Option(
-        "127.0.0.1", "--host", help="Address to bind (loopback only unless --allow-remote)."
+        "127.0.0.1",
+        "--host",
+        metavar="ADDRESS",
+        help="Address to bind (loopback only unless --allow-remote).",
     ),
-    port: int = typer.Option(8402, "--port", min=0, max=65535, help="Port; 0 picks a free one."),
+    port: int = typer.Option(
+        8402, "--port", min=0, max=65535, metavar="N", help="Port; 0 picks a free one."
+    ),
     clock_speed: float = typer.Option(
-        1.0, "--clock-speed", min=0.01, help="Sandbox seconds per real second."
+        1.0, "--clock-speed", min=0.01, metavar="X", help="Sandbox seconds per real second."
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No access log."),
+    allow_remote: bool = typer.Option(
+        False,
+        "--allow-remote",
+        help="Listen on a non-loopback address too (the sandbox has no authentication).",
+    ),
 ) -> None:
     try:
-        from svc_sandbox.server import serve as run
+        from svc_sandbox.server import bind_socket, is_loopback
+        from svc_sandbox.server import serve_socket as run
     except ImportError as exc:
         raise UsageError(
             f"the sandbox is not installed ({exc.name}): pip install 'svc-cli[sandbox]'"
         ) from None
-    run(host=host, port=port, clock_speed=clock_speed, quiet=quiet)
+    if not is_loopback(host) and not allow_remote:
+        raise UsageError(
+            f"refusing to listen on {host}: the sandbox has no authentication",
+            hint="use --host 127.0.0.1, or add --allow-remote to serve other machines",
+        )
+    try:
+        sock = bind_socket(host, port, allow_remote=allow_remote)
+    except OSError as exc:
+        raise _bind_error(host, port, exc) from None
+    if allow_remote and not is_loopback(host):
+        from svc.cli.app import current
+
+        current().output.warn(f"listening on {host}:{port}: anyone who can reach it may use it")
+    run(sock, clock_speed=clock_speed, quiet=quiet)
+
+
+def _bind_error(host: str, port: int, exc: OSError) -> UsageError:
+    import errno
+
+    shown = f"[{host}]" if ":" in host else host
+    if exc.errno == errno.EADDRINUSE:
+        return UsageError(
+            f"port {port} on {host} is already in use (a sandbox already running at "
+            f"http://{shown}:{port}?)",
+            hint="use --port 0 to pick a free port, or stop what listens there",
+        )
+    reason = exc.strerror or str(exc)
+    return UsageError(f"cannot listen on {shown}:{port}: {reason}", hint="check --host and --port")
 
 
 @app.command(

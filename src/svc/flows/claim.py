@@ -147,7 +147,9 @@ class ClaimCeremony:
         out.info(f"  The link expires at {clean(expires, 40, single_line=True)}.")
         views.show_qr(out, uri, error="m", border=1)
         out.info("  Sign in there, confirm, then type the code the page shows.")
-        if self.open_browser and out.stderr_tty:
+        if self.open_browser and out.stderr_tty and not views.graphical_session():
+            out.info(f"  ({views.NO_BROWSER}, or scan the code)")
+        elif self.open_browser and out.stderr_tty:
             from svc.ui.prompts import ask_text
 
             ask_text("Press Enter to open the link in your browser")

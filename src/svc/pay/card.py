@@ -139,8 +139,8 @@ class CardCheckout:
         if not self.interactive:
             return
         views.show_qr(out, link)
-        if self.open_browser:
-            views.open_browser(link)  # no browser is fine: the link is shown
+        if self.open_browser and not views.open_browser(link):
+            out.info(f"({views.NO_BROWSER}, or scan the code)")
 
     def wait(self, offer: CardOffer) -> None:
         """Poll statusUrl until complete; raises if it dies or the wait runs out."""

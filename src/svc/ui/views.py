@@ -175,11 +175,31 @@ def show_qr(out: Output, data: str, *, error: str = "l", border: int | None = No
     out.picture(buffer.getvalue())
 
 
+NO_BROWSER = "no graphical session here, so no browser was opened: open the link yourself"
+
+
+def graphical_session() -> bool:
+    """A browser may be opened: `BROWSER` is set, or macOS/Windows, or an X11/Wayland display.
+
+    Without one (an SSH session, a container), Python's webbrowser falls back to text
+    browsers such as lynx, which would take over the terminal the person is reading."""
+    import os
+    import sys
+
+    if os.environ.get("BROWSER"):
+        return True
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def open_browser(url: str) -> bool:
     """Open `url` in a browser; False when there is none (the link is shown anyway)."""
     import contextlib
     import webbrowser
 
+    if not graphical_session():
+        return False
     with contextlib.suppress(Exception):
         return bool(webbrowser.open(url))
     return False
