@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -12,6 +12,7 @@ from svc.errors import UsageError
 
 if TYPE_CHECKING:
     from svc.api.models import TaskDetail
+    from svc.context import AppContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -83,7 +84,9 @@ def reply(
                 "nothing to reply: give --message, --field, --set or a payment flag "
                 "(prompting is off)"
             )
+        check_time_left(app_ctx, detail)
         body = body_from_form(task)
+        check_time_left(app_ctx, detail, after_form=True)
     else:
         if field is not None and flags.value is None:
             if app_ctx.settings.no_input:
@@ -99,6 +102,36 @@ def reply(
             "answer sent; task {id} is now {state}", id=task_id, state=answered.get("state")
         )
     show_task(app_ctx, answered)
+
+
+# Below this, the form warns that the ask is about to expire (a person types a 2FA code in
+# well under a minute; an address takes longer).
+EXPIRY_WARNING_SECONDS = 120
+
+
+def check_time_left(app_ctx: AppContext, detail: dict[str, Any], after_form: bool = False) -> None:
+    """Before the form: the time left (a warning when short). After it: an ask that expired
+    meanwhile is exit 8, and nothing is sent (the service would refuse it with a 410)."""
+    from svc.errors import ConflictError
+    from svc.flows.asks import left_text, summarize
+
+    summary = summarize(detail)
+    left, expires = summary.seconds_left, summary.expires_at
+    if left is None or expires is None:
+        return
+    if left <= 0:
+        when = "while the form was open" if after_form else "before it was answered"
+        raise ConflictError(
+            f"the ask of task {detail.get('id')} expired at {expires} ({when}); nothing was sent",
+            code="ask_expired",
+            hint=f"svc poll {detail.get('id')} shows what the task does now",
+        )
+    if after_form:
+        return
+    if left <= EXPIRY_WARNING_SECONDS:
+        app_ctx.output.warn(f"this ask expires soon ({left_text(left)}, at {expires})")
+    else:
+        app_ctx.output.note(f"this ask expires at {expires} ({left_text(left)})")
 
 
 def _task_detail(detail: dict[str, object]) -> TaskDetail:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Any
 
-from svc.api.models import InfoRequest, ReplyBody, TaskDetail
+from svc.api.models import InfoRequest, Question, ReplyBody, TaskDetail
 from svc.errors import ConflictError, UsageError
 from svc.flows.validate import build
 from svc.ui import prompts
@@ -62,6 +62,23 @@ def check_field_values(ask: InfoRequest, values: dict[str, str]) -> None:
             f"the answer does not match the ask ({'; '.join(problems)}); it asks for: {asked}",
             code="field_values_mismatch",
         )
+    for question in ask.questions:
+        allowed = question_options(question)
+        value = values.get(question.key)
+        if allowed and value is not None and value not in allowed:
+            raise UsageError(
+                f"{question.key}={clean(value, 80, single_line=True)!r} is not one of the "
+                f"options the question offers: {', '.join(allowed)}",
+                code="field_values_mismatch",
+            )
+
+
+def question_options(question: Question) -> list[str] | None:
+    """The answers a question offers (`options`), cleaned for the terminal; None if open."""
+    options = (question.model_extra or {}).get("options")
+    if not isinstance(options, list) or not options:
+        return None
+    return [clean(str(option), 80, single_line=True) for option in options[:50]]
 
 
 def body_from_flags(task: TaskDetail, flags: ReplyFlags) -> dict[str, Any]:
@@ -116,15 +133,14 @@ def body_from_form(task: TaskDetail) -> dict[str, Any]:
         prompts_field = plain.get("field")
         prompts.say(message)
         if prompts_field:
-            if plain.get("sensitive"):
-                value = prompts.ask_hidden(f"{prompts_field} (hidden):")
-            else:
-                value = prompts.ask_text(str(prompts_field))
-            flags = ReplyFlags(
-                field=str(prompts_field), value=value, sensitive=bool(plain.get("sensitive"))
+            hidden = bool(plain.get("sensitive"))
+            label = f"{clean(str(prompts_field), 64, single_line=True)}" + (
+                " (hidden)" if hidden else ""
             )
+            value = _ask_nonempty(label, hidden=hidden)
+            flags = ReplyFlags(field=str(prompts_field), value=value, sensitive=hidden)
         else:
-            flags = ReplyFlags(message=prompts.ask_text("answer"))
+            flags = ReplyFlags(message=_ask_nonempty("answer"))
         return body_from_flags(task, flags)
     values: dict[str, str] = {}
     for name in ask.requested_fields:
@@ -133,12 +149,10 @@ def body_from_form(task: TaskDetail) -> dict[str, Any]:
         if question.key in values:
             continue
         extra = question.model_extra or {}
-        text = extra.get("question") or extra.get("text") or question.key
-        options = extra.get("options")
-        label = (
-            f"{text} ({'/'.join(map(str, options))})" if isinstance(options, list) else str(text)
-        )
-        values[question.key] = _ask_nonempty(label)
+        text = clean(str(extra.get("question") or extra.get("text") or question.key), 200)
+        options = question_options(question)
+        label = f"{text} ({'/'.join(options)})" if options else text
+        values[question.key] = _ask_nonempty(label, options=options)
     flags = ReplyFlags(sets=values)
     if ask.is_payment_ask:
         amount = ask.amount_usd
@@ -151,6 +165,9 @@ def body_from_form(task: TaskDetail) -> dict[str, Any]:
         elif not prompts.confirm(
             f"Keep the payment of {amount} USD to {merchant}? (the user approves it in their app)",
             default=True,
+        ) and prompts.confirm(
+            f"Decline the payment of {amount} USD to {merchant} for good? The task will fail",
+            default=False,
         ):
             flags.payment_approved = False
         if flags.payment_approved is None and not values:
@@ -158,9 +175,14 @@ def body_from_form(task: TaskDetail) -> dict[str, Any]:
     return body_from_flags(task, flags)
 
 
-def _ask_nonempty(label: str) -> str:
+def _ask_nonempty(label: str, *, hidden: bool = False, options: list[str] | None = None) -> str:
+    """Ask until the answer is one the ask can take: empty answers and answers outside the
+    offered options are asked again here, and never sent."""
     while True:
-        answer = prompts.ask_text(label).strip()
-        if answer:
+        answer = (prompts.ask_hidden(f"{label}:") if hidden else prompts.ask_text(label)).strip()
+        if not answer:
+            prompts.say("a value is required")
+        elif options and answer not in options:
+            prompts.say(f"please answer one of: {', '.join(options)}")
+        else:
             return answer
-        prompts.say("a value is required")

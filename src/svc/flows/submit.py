@@ -261,7 +261,7 @@ class _Run:
             if auth.carried_proof:
                 raise _answer_lost(journal, self.body, exc.message) from None
             journal.rejected(exc.code)
-            exc.hint = exc.hint or "nothing was charged"
+            exc.hint = "nothing was charged" + (f"; {exc.hint}" if exc.hint else "")
             raise
         except HumanNeededError:  # a card page waits for a person: the row says so already
             raise

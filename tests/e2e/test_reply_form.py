@@ -1,0 +1,132 @@
+"""`svc reply ID` with no answer flags, on a terminal: the form (issues 14.4-5 and 15.3).
+
+Answers the ask cannot take (empty, or outside a question's options) are asked again on the
+spot and never sent; a decline needs a second yes; an ask about to expire is announced, and one
+that has expired is exit 8 with the time it expired, before anything is typed or sent.
+"""
+
+from __future__ import annotations
+
+import pexpect
+import pytest
+from tests.conftest import SVC, Cli, Sandbox, unique_email
+
+pytestmark = pytest.mark.e2e
+
+
+def spawn(cli: Cli, *args: str) -> pexpect.spawn:
+    env = {k: v for k, v in cli.env.items() if k != "CI"}  # a person at a terminal
+    return pexpect.spawn(SVC, list(args), env=env, encoding="utf-8", timeout=30)
+
+
+def blocked(cli: Cli, sandbox: Sandbox, task: str) -> str:
+    task_id = str(cli.ok("submit", task, "--email", unique_email()).json()["id"])
+    sandbox.advance(11)  # the sandbox asks 10 s after creation
+    assert cli.ok("poll", task_id).json()["state"] == "blocked_on_user"
+    return task_id
+
+
+def replies(sandbox: Sandbox, task_id: str) -> list[dict[str, object]]:
+    """The replies that reached the sandbox (its request log), whatever it made of them."""
+    seen = sandbox.admin("GET", "/requests")["requests"]
+    return [r for r in seen if r["method"] == "POST" and r["path"].endswith(f"{task_id}/reply")]
+
+
+def finish(child: pexpect.spawn) -> int:
+    child.expect(pexpect.EOF)
+    child.close()
+    return int(child.exitstatus)
+
+
+def test_an_answer_outside_the_options_is_asked_again_and_never_sent(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    task_id = blocked(cli, sandbox, "Book a seat #questions")
+    child = spawn(cli, "reply", task_id)
+    child.expect("shipping_address")
+    child.sendline("")  # empty: asked again
+    child.expect("a value is required")
+    child.sendline("1 Main St")
+    child.expect("phone")
+    child.sendline("5550100")
+    child.expect(r"Window or aisle\? \(window/aisle\)")
+    child.sendline("middle")
+    child.expect("please answer one of: window, aisle")
+    assert replies(sandbox, task_id) == []  # nothing went out while the form was open
+    child.sendline("aisle")
+    assert finish(child) == 0, child.before
+    assert len(replies(sandbox, task_id)) == 1
+
+
+def test_set_outside_the_options_is_exit_2_and_nothing_is_sent(cli: Cli, sandbox: Sandbox) -> None:
+    task_id = blocked(cli, sandbox, "Book a seat #questions")
+    sets = ["--set", "shipping_address=1 Main St", "--set", "phone=5550100"]
+    result = cli("reply", task_id, *sets, "--set", "seat_preference=middle")
+    assert result.returncode == 2, result.stderr
+    assert "'middle' is not one of the options the question offers: window, aisle" in (
+        result.stderr
+    )
+    assert replies(sandbox, task_id) == []
+    cli.ok("reply", task_id, *sets, "--set", "seat_preference=window")
+
+
+def test_an_empty_hidden_code_is_asked_again_and_never_sent(cli: Cli, sandbox: Sandbox) -> None:
+    task_id = blocked(cli, sandbox, "Sign in #2fa")
+    child = spawn(cli, "reply", task_id)
+    child.expect(r"sms_code \(hidden\):")
+    child.sendline("")
+    child.expect("a value is required")
+    assert replies(sandbox, task_id) == []
+    child.expect(r"sms_code \(hidden\):")
+    child.sendline("123456")
+    assert finish(child) == 0, child.before
+    assert "123456" not in (child.before or "")  # hidden: never echoed
+    assert len(replies(sandbox, task_id)) == 1
+
+
+def test_an_ask_about_to_expire_is_announced(cli: Cli, sandbox: Sandbox) -> None:
+    task_id = blocked(cli, sandbox, "Book a seat #ask-expire")
+    child = spawn(cli, "reply", task_id)
+    child.expect(r"this ask expires soon \((\d+)m(\d+)s left, at \S+\)")
+    assert 0 < int(child.match.group(1)) * 60 + int(child.match.group(2)) <= 60
+    child.expect("shipping_address")
+    child.sendcontrol("c")
+    assert finish(child) == 130
+    assert replies(sandbox, task_id) == []
+
+
+def test_an_ask_that_expired_on_the_server_is_exit_8_and_says_so(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    """The shared sandbox's clock runs ahead of ours (tests advance it), so here only the
+    service knows the ask expired: its 410 is exit 8 with its word. The client's own check,
+    before the form, is tested in-process (tests/unit/test_reply_expiry.py)."""
+    task_id = blocked(cli, sandbox, "Book a seat #ask-expire")
+    sandbox.advance(75)  # past the 60 s lifetime; the task fails 5 min later
+    child = spawn(cli, "reply", task_id)
+    for prompt, answer in (("shipping_address", "1 Main St"), ("phone", "5550100")):
+        child.expect(prompt)
+        child.sendline(answer)
+    child.expect("Window or aisle")
+    child.sendline("window")
+    child.expect("expired")
+    assert finish(child) == 8
+
+
+def test_declining_a_payment_in_the_form_needs_a_second_yes(cli: Cli, sandbox: Sandbox) -> None:
+    task_id = blocked(cli, sandbox, "Buy the flight #approval")
+    child = spawn(cli, "reply", task_id)
+    child.expect(r"Keep the payment of 42.5 USD to Example Air\?")
+    child.sendline("n")
+    child.expect("Decline the payment of 42.5 USD to Example Air for good")
+    child.sendline("")  # the default is no: nothing declined
+    finish(child)
+    assert replies(sandbox, task_id) == []
+    assert cli.ok("poll", task_id).json()["state"] == "blocked_on_user"
+    child = spawn(cli, "reply", task_id)
+    child.expect(r"Keep the payment")
+    child.sendline("n")
+    child.expect("for good")
+    child.sendline("y")
+    assert finish(child) == 0, child.before
+    assert len(replies(sandbox, task_id)) == 1
