@@ -37,7 +37,26 @@ class AppContext:
         # Asked before any paid call is signed (PaymentPolicy.approve_payment); `svc mcp` sets it
         # to ask the human through the MCP client. None: the policy's limits alone decide.
         self.payment_approver: Callable[[str, int, str], bool] | None = None
-        self._ledger_opened = False
+        # Built on first use (most commands need few of them); `with_overrides` shares them.
+        self._http: Http | None = None
+        self._tasks: TaskClient | None = None
+        self._ledger: Ledger | None = None
+        self._secrets: SecretStore | None = None
+
+    def with_overrides(
+        self,
+        *,
+        settings: Settings | None = None,
+        output: Output | None = None,
+        secrets: SecretStore | None = None,
+    ) -> AppContext:
+        """A sibling context for another thread: the same HTTP pool and task client (both
+        thread-safe), its own ledger connection (SQLite connections are per thread)."""
+        sibling = AppContext(settings or self.settings, output or self.output, self._config)
+        sibling.payment_approver = self.payment_approver
+        sibling._http, sibling._tasks = self.http, self.tasks
+        sibling._secrets = secrets if secrets is not None else self._secrets
+        return sibling
 
     @property
     def config(self) -> ConfigFile:
@@ -47,38 +66,45 @@ class AppContext:
             self._config = ConfigFile()
         return self._config
 
-    @cached_property
+    @property
     def http(self) -> Http:
-        from svc.api.http import Http
+        if self._http is None:
+            from svc.api.http import Http
 
-        return Http(self.output, verbose=self.settings.verbose)
+            self._http = Http(self.output, verbose=self.settings.verbose)
+        return self._http
 
-    @cached_property
+    @property
     def tasks(self) -> TaskClient:
-        from svc.api.tasks import TaskClient
+        if self._tasks is None:
+            from svc.api.tasks import TaskClient
 
-        return TaskClient(self.http, self.settings.base_url)
+            self._tasks = TaskClient(self.http, self.settings.base_url)
+        return self._tasks
 
-    @cached_property
+    @property
     def ledger(self) -> Ledger:
-        from svc.store.ledger import Ledger
+        if self._ledger is None:
+            from svc.store.ledger import Ledger
 
-        self._ledger_opened = True
-        return Ledger()
+            self._ledger = Ledger()
+        return self._ledger
 
     def has_ledger(self) -> bool:
         """True if the ledger is open or its file exists: a reader need not create one."""
-        if self._ledger_opened:
+        if self._ledger is not None:
             return True
         from svc.store.ledger import ledger_path
 
         return ledger_path().exists()
 
-    @cached_property
+    @property
     def secrets(self) -> SecretStore:
-        from svc.store.secrets import SecretStore
+        if self._secrets is None:
+            from svc.store.secrets import SecretStore
 
-        return SecretStore()
+            self._secrets = SecretStore()
+        return self._secrets
 
     def policy(
         self, *, max_price_usd: object = None, trust_recipient: bool = False
@@ -161,8 +187,14 @@ class AppContext:
         """Free task calls: the agent bearer, and a zero-amount proof if the service asks."""
         return self.with_bearer(self.zero_amount_auth("task"))
 
+    def close_ledger(self) -> None:
+        """Close this context's own ledger connection, if it opened one."""
+        if self._ledger is not None:
+            self._ledger.close()
+            self._ledger = None
+
     def close(self) -> None:
-        if "http" in self.__dict__:
-            self.http.close()
-        if "ledger" in self.__dict__:
-            self.ledger.close()
+        if self._http is not None:
+            self._http.close()
+        if self._ledger is not None:
+            self._ledger.close()

@@ -17,6 +17,7 @@ proof was signed cost nothing. An fsync is what a paid request costs the client 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import time
@@ -186,7 +187,7 @@ class Submission:
     def public_dict(self) -> dict[str, Any]:
         """The row as shown to users: everything but the proof and the body."""
         hidden = ("proof", "body", "receipt", "proof_fp")
-        doc = {k: v for k, v in self.__dict__.items() if k not in hidden}
+        doc = {k: v for k, v in dataclasses.asdict(self).items() if k not in hidden}
         doc["has_proof"] = self.has_proof
         return doc
 
