@@ -24,6 +24,7 @@ import httpx
 import pexpect
 import pytest
 from tests.conftest import SVC, Cli, Result, Sandbox, unique_email
+from tests.person import TEXT_BROWSERS, fake_programs
 
 pytestmark = pytest.mark.e2e
 
@@ -667,22 +668,14 @@ def test_poll_without_identity_costs_nothing(cli: Cli) -> None:
     assert not os.path.exists(cli.home / "config" / "identity.json")
 
 
-TEXT_BROWSER = """#!/bin/sh
-echo "$0 $*" >> {calls}
-"""
-
-
 def test_without_a_graphical_session_no_browser_is_started(
     cli: Cli, sandbox: Sandbox, tmp_path: Path
 ) -> None:
     """Over SSH (no DISPLAY, no BROWSER) Python's webbrowser would start lynx full screen: the
     claim shows the link and the QR code, says no browser was opened, and asks for the code."""
     cli.ok("identity", "register", "--email", unique_email())
-    calls, bin_dir = tmp_path / "calls.txt", tmp_path / "bin"
-    bin_dir.mkdir()
-    for name in ("lynx", "w3m", "links", "www-browser", "xdg-open", "x-www-browser"):
-        (bin_dir / name).write_text(TEXT_BROWSER.format(calls=calls))
-        (bin_dir / name).chmod(0o755)
+    calls = tmp_path / "calls.txt"
+    bin_dir = fake_programs(tmp_path, TEXT_BROWSERS, calls)
     env = {k: v for k, v in cli.env.items() if k not in ("CI", "DISPLAY", "WAYLAND_DISPLAY")}
     env["PATH"] = f"{bin_dir}:{env['PATH']}"
     env.pop("BROWSER", None)

@@ -465,12 +465,10 @@ def test_a_card_page_on_a_terminal_without_a_display_opens_no_browser(
     opened, and no text browser started (a fake lynx on PATH records any call)."""
     import pexpect
     from tests.conftest import SVC
+    from tests.person import TEXT_BROWSERS, fake_programs
 
-    calls, bin_dir = tmp_path / "calls.txt", tmp_path / "bin"
-    bin_dir.mkdir()
-    for name in ("lynx", "w3m", "www-browser", "xdg-open"):
-        (bin_dir / name).write_text(f'#!/bin/sh\necho "$0 $*" >> {calls}\n')
-        (bin_dir / name).chmod(0o755)
+    calls = tmp_path / "calls.txt"
+    bin_dir = fake_programs(tmp_path, TEXT_BROWSERS, calls)
     env = {k: v for k, v in cli.env.items() if k not in ("CI", "DISPLAY", "WAYLAND_DISPLAY")}
     env["PATH"] = f"{bin_dir}:{env['PATH']}"
     r = rid()

@@ -7,16 +7,12 @@ that has expired is exit 8 with the time it expired, before anything is typed or
 
 from __future__ import annotations
 
-import pexpect
 import pytest
-from tests.conftest import SVC, Cli, Sandbox, unique_email
+from tests.conftest import Cli, Sandbox, unique_email
+from tests.person import finish
+from tests.person import spawn_person as spawn
 
 pytestmark = pytest.mark.e2e
-
-
-def spawn(cli: Cli, *args: str) -> pexpect.spawn:
-    env = {k: v for k, v in cli.env.items() if k != "CI"}  # a person at a terminal
-    return pexpect.spawn(SVC, list(args), env=env, encoding="utf-8", timeout=30)
 
 
 def blocked(cli: Cli, sandbox: Sandbox, task: str) -> str:
@@ -30,12 +26,6 @@ def replies(sandbox: Sandbox, task_id: str) -> list[dict[str, object]]:
     """The replies that reached the sandbox (its request log), whatever it made of them."""
     seen = sandbox.admin("GET", "/requests")["requests"]
     return [r for r in seen if r["method"] == "POST" and r["path"].endswith(f"{task_id}/reply")]
-
-
-def finish(child: pexpect.spawn) -> int:
-    child.expect(pexpect.EOF)
-    child.close()
-    return int(child.exitstatus)
 
 
 def test_an_answer_outside_the_options_is_asked_again_and_never_sent(

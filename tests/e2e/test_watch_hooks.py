@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from typing import Any
 
 import pytest
 from tests.conftest import SVC, Cli, Sandbox, unique_email
+from tests.person import fake_notify_send
 
 pytestmark = pytest.mark.e2e
 
@@ -154,16 +154,6 @@ def test_poll_exit_status_has_its_own_code_for_a_live_task(cli: Cli, sandbox: Sa
     assert full.returncode == 11
     sandbox.advance(25)
     assert cli("poll", task_id, "--exit-status").returncode == 0
-
-
-def fake_notify_send(tmp_path: Path) -> tuple[Path, Path]:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    log = tmp_path / "notify.log"
-    script = bin_dir / "notify-send"
-    script.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> {log}\nprintf -- "---\\n" >> {log}\n')
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    return bin_dir, log
 
 
 def test_notify_piped_calls_the_desktop_notifier_and_writes_no_escape(

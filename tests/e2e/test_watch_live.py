@@ -8,22 +8,15 @@ leaving it to the app is the default, and a decline needs a second, explicit yes
 from __future__ import annotations
 
 import os
-import stat
 import time
 from pathlib import Path
 
-import pexpect
 import pytest
-from tests.conftest import SVC, Cli, Sandbox, unique_email
+from tests.conftest import Cli, Sandbox, unique_email
+from tests.person import fake_notify_send, finish
+from tests.person import spawn_person as spawn
 
 pytestmark = pytest.mark.e2e
-
-
-def spawn(cli: Cli, *args: str, env: dict[str, str] | None = None) -> pexpect.spawn:
-    full = {k: v for k, v in {**cli.env, **(env or {})}.items() if k != "CI"}  # a person
-    return pexpect.spawn(
-        SVC, list(args), env=full, encoding="utf-8", timeout=30, dimensions=(50, 160)
-    )
 
 
 def submit(cli: Cli, task: str) -> str:
@@ -32,12 +25,6 @@ def submit(cli: Cli, task: str) -> str:
 
 def state(cli: Cli, task_id: str) -> str:
     return str(cli.ok("poll", task_id).json()["state"])
-
-
-def finish(child: pexpect.spawn) -> int:
-    child.expect(pexpect.EOF)
-    child.close()
-    return int(child.exitstatus)
 
 
 def test_approval_left_to_the_app_ends_at_0_after_the_sandbox_approves(
@@ -144,16 +131,6 @@ def test_the_time_left_shows_on_the_terminal_when_the_ask_comes(
     child.expect(f"task {task_id} {shown}")
     child.sendintr()
     assert finish(child) == 130
-
-
-def fake_notify_send(tmp_path: Path) -> tuple[Path, Path]:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    log = tmp_path / "notify.log"
-    script = bin_dir / "notify-send"
-    script.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> {log}\n')
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    return bin_dir, log
 
 
 def test_notify_on_a_pty_rings_at_the_ask_and_at_the_end_and_never_carries_the_secret(
