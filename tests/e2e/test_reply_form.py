@@ -145,3 +145,13 @@ def test_keeping_a_payment_in_the_form_leaves_it_to_the_app_and_is_not_an_error(
     assert finish(child) == 0, child.before  # not exit 2 "nothing to reply"
     assert replies(sandbox, task_id) == []
     assert cli.ok("poll", task_id).json()["state"] == "blocked_on_user"
+
+
+def test_keeping_a_payment_under_json_reports_the_outcome(cli: Cli, sandbox: Sandbox) -> None:
+    task_id = blocked(cli, sandbox, "Buy the flight #approval")
+    child = spawn(cli, "--json", "reply", task_id)
+    child.expect(r"Keep the payment")
+    child.sendline("")
+    child.expect('"outcome": ?"left_to_approval_app"')
+    assert finish(child) == 0, child.before
+    assert replies(sandbox, task_id) == []
