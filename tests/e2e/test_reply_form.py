@@ -33,6 +33,7 @@ def test_an_answer_outside_the_options_is_asked_again_and_never_sent(
 ) -> None:
     task_id = blocked(cli, sandbox, "Book a seat #questions")
     child = spawn(cli, "reply", task_id)
+    child.expect("We need a few details to finish your booking")  # the ask's note, first
     child.expect("shipping_address")
     child.sendline("")  # empty: asked again
     child.expect("a value is required")
@@ -120,3 +121,27 @@ def test_declining_a_payment_in_the_form_needs_a_second_yes(cli: Cli, sandbox: S
     child.sendline("y")
     assert finish(child) == 0, child.before
     assert len(replies(sandbox, task_id)) == 1
+
+
+def test_keeping_a_payment_in_the_form_leaves_it_to_the_app_and_is_not_an_error(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    task_id = blocked(cli, sandbox, "Buy the flight #approval")
+    child = spawn(cli, "reply", task_id)
+    child.expect(r"Keep the payment of 42.5 USD to Example Air\?")
+    child.sendline("")  # the default: keep it, the user approves it in their app
+    child.expect("left to the approval app")
+    child.expect(f"svc watch {task_id}")
+    assert finish(child) == 0, child.before  # not exit 2 "nothing to reply"
+    assert replies(sandbox, task_id) == []
+    assert cli.ok("poll", task_id).json()["state"] == "blocked_on_user"
+
+
+def test_keeping_a_payment_under_json_reports_the_outcome(cli: Cli, sandbox: Sandbox) -> None:
+    task_id = blocked(cli, sandbox, "Buy the flight #approval")
+    child = spawn(cli, "--json", "reply", task_id)
+    child.expect(r"Keep the payment")
+    child.sendline("")
+    child.expect('"outcome": ?"left_to_approval_app"')
+    assert finish(child) == 0, child.before
+    assert replies(sandbox, task_id) == []

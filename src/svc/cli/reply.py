@@ -60,7 +60,13 @@ def reply(
         help="Decline the charge: the task ends failed (payment_rejected).",
     ),
 ) -> None:
-    from svc.flows.reply import ReplyFlags, body_from_flags, body_from_form, parse_sets
+    from svc.flows.reply import (
+        LeftToApprovalApp,
+        ReplyFlags,
+        body_from_flags,
+        body_from_form,
+        parse_sets,
+    )
 
     if approve and decline:
         raise UsageError("--approve-payment and --decline-payment exclude each other")
@@ -85,7 +91,11 @@ def reply(
                 "(prompting is off)"
             )
         check_time_left(app_ctx, detail)
-        body = body_from_form(task)
+        try:
+            body = body_from_form(task)
+        except LeftToApprovalApp:
+            _left_to_app(app_ctx, task_id)
+            return
         check_time_left(app_ctx, detail, after_form=True)
     else:
         if field is not None and flags.value is None:
@@ -132,6 +142,19 @@ def check_time_left(app_ctx: AppContext, detail: dict[str, Any], after_form: boo
         app_ctx.output.warn(f"this ask expires soon ({left_text(left)}, at {expires})")
     else:
         app_ctx.output.note(f"this ask expires at {expires} ({left_text(left)})")
+
+
+def _left_to_app(app_ctx: AppContext, task_id: str) -> None:
+    """Keeping a payment sends nothing: the user approves it in their app. Not an error (exit
+    0); the note says how to wait for the approval."""
+    if app_ctx.output.json_mode:
+        app_ctx.output.emit_json({"id": task_id, "sent": False, "outcome": "left_to_approval_app"})
+        return
+    app_ctx.output.note(
+        "nothing sent: the payment is left to the approval app; "
+        "svc watch {id} waits for the approval",
+        id=task_id,
+    )
 
 
 def _task_detail(detail: dict[str, object]) -> TaskDetail:

@@ -32,6 +32,16 @@ class ReplyFlags:
         )
 
 
+class LeftToApprovalApp(Exception):
+    """The form's outcome when the person keeps a payment that the user approves in their app:
+    nothing is sent, and that is not a mistake. `svc reply` says so and exits 0; a caller that
+    waits (watch) keeps polling for the approval."""
+
+    def __init__(self, task_id: str) -> None:
+        super().__init__(f"task {task_id}: the payment is left to the approval app")
+        self.task_id = task_id
+
+
 def parse_sets(pairs: list[str]) -> dict[str, str]:
     values: dict[str, str] = {}
     for pair in pairs:
@@ -142,6 +152,8 @@ def body_from_form(task: TaskDetail) -> dict[str, Any]:
         else:
             flags = ReplyFlags(message=_ask_nonempty("answer"))
         return body_from_flags(task, flags)
+    if ask.note:  # the service's own words on why it asks, shown inert before the fields
+        prompts.say(clean(ask.note, 500))
     values: dict[str, str] = {}
     for name in ask.requested_fields:
         values[name] = _ask_nonempty(name)
@@ -171,7 +183,7 @@ def body_from_form(task: TaskDetail) -> dict[str, Any]:
         ):
             flags.payment_approved = False
         if flags.payment_approved is None and not values:
-            raise UsageError("nothing to reply: the payment is left to the user's approval app")
+            raise LeftToApprovalApp(task.id)
     return body_from_flags(task, flags)
 
 

@@ -1,0 +1,66 @@
+"""The form's typed outcome at a payment approval: keeping the payment is LeftToApprovalApp
+(a caller such as watch keeps waiting), never a usage error; a decline needs a second yes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from svc.api.models import TaskDetail
+from svc.flows import reply
+from svc.flows.reply import LeftToApprovalApp, body_from_form
+
+
+def _payment_task() -> TaskDetail:
+    return TaskDetail.model_validate(
+        {
+            "id": "task_1",
+            "state": "blocked_on_user",
+            "goal": "Buy the flight",
+            "flow": "standard",
+            "max_budget_usd": None,
+            "webhook_url": None,
+            "result": None,
+            "error": None,
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
+            "completed_at": None,
+            "info_request": {
+                "requested_fields": [],
+                "questions": [],
+                "amount_usd": "42.50",
+                "merchant_name": "Example Air",
+                "payment_status": "awaiting_approval",
+            },
+        }
+    )
+
+
+def _answers(monkeypatch: pytest.MonkeyPatch, *answers: bool) -> list[str]:
+    asked: list[str] = []
+    queue = list(answers)
+
+    def confirm(text: str, default: bool = False) -> bool:
+        asked.append(text)
+        return queue.pop(0)
+
+    monkeypatch.setattr(reply.prompts, "confirm", confirm)
+    monkeypatch.setattr(reply.prompts, "say", lambda *a, **k: None)
+    return asked
+
+
+def test_keeping_the_payment_is_left_to_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    task = _payment_task()
+    _answers(monkeypatch, True)
+    with pytest.raises(LeftToApprovalApp) as caught:
+        body_from_form(task)
+    assert caught.value.task_id == "task_1"
+
+
+def test_a_decline_needs_the_second_yes(monkeypatch: pytest.MonkeyPatch) -> None:
+    task = _payment_task()
+    asked = _answers(monkeypatch, False, True)
+    body: dict[str, Any] = body_from_form(task)
+    assert len(asked) == 2 and "for good" in asked[1]
+    assert body["info"]["payment_approved"] is False
