@@ -131,3 +131,29 @@ def test_serve_prints_a_banner_on_stderr_and_only_the_url_on_stdout(bare_cli: Cl
     assert f"export SVC_BASE_URL={url}" in text
     assert "svc sandbox approve" in text and "svc sandbox claim-code" in text
     assert "svc sandbox tags" in text and len(banner) <= 24  # one screen
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["poll", ""],
+        ["watch", ""],
+        ["watch", "task_1", ""],
+        ["reply", "", "--message", "hi"],
+        ["pay", "card", ""],
+        ["sandbox", "approve", ""],
+        ["sandbox", "claim-code", "--attempt", ""],
+    ],
+)
+def test_an_empty_id_is_a_usage_error_before_any_request(
+    cli: Cli, sandbox: Sandbox, args: list[str]
+) -> None:
+    """Against a live sandbox, so an id that reached the URL would show (`/svc/tasks/` is a
+    307 redirect there, the "HTTP 307" of issue 15)."""
+    before = sandbox.admin("GET", "/requests")["count"]
+    result = cli(*args)
+    assert result.returncode == 2, (args, result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) <= 2 and lines[0].startswith("svc: invalid "), result.stderr
+    assert "307" not in result.stderr and "internal error" not in result.stderr
+    assert sandbox.admin("GET", "/requests")["count"] == before
