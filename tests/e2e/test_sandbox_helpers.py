@@ -157,3 +157,18 @@ def test_an_empty_id_is_a_usage_error_before_any_request(
     assert len(lines) <= 2 and lines[0].startswith("svc: invalid "), result.stderr
     assert "307" not in result.stderr and "internal error" not in result.stderr
     assert sandbox.admin("GET", "/requests")["count"] == before
+
+
+def test_quote_on_a_terminal_shows_the_guide_url_once(cli: Cli) -> None:
+    env = {k: v for k, v in cli.env.items() if k != "CI"}
+    child = pexpect.spawn(
+        SVC,
+        ["quote", "Renew my library books"],
+        env=env,
+        encoding="utf-8",
+        dimensions=(60, 200),
+    )
+    child.expect(pexpect.EOF, timeout=30)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert child.before.count("/svc/agent/guide?goal=") == 1, child.before
