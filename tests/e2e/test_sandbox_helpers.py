@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import uuid
+from pathlib import Path
 
 import pexpect
 import pytest
@@ -172,3 +173,30 @@ def test_quote_on_a_terminal_shows_the_guide_url_once(cli: Cli) -> None:
     child.close()
     assert child.exitstatus == 0, child.before
     assert child.before.count("/svc/agent/guide?goal=") == 1, child.before
+
+
+def test_browser_set_opens_that_browser_and_claim_code_finishes_it(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """With BROWSER set (a graphical session), Enter opens the link in that browser, here a
+    script that records its call; the person's part is then done by `svc sandbox claim-code`."""
+    cli.ok("identity", "register", "--email", unique_email())
+    calls, browser = tmp_path / "calls.txt", tmp_path / "fake-browser"
+    browser.write_text(f'#!/bin/sh\necho "$*" >> {calls}\n')
+    browser.chmod(0o755)
+    env = {k: v for k, v in cli.env.items() if k not in ("CI", "DISPLAY", "WAYLAND_DISPLAY")}
+    env["BROWSER"] = str(browser)
+    child = pexpect.spawn(
+        SVC, ["identity", "claim"], env=env, encoding="utf-8", timeout=30, dimensions=(60, 160)
+    )
+    child.expect(r"Open: (\S+)")
+    link = child.match.group(1)
+    child.expect("Press Enter to open")
+    child.sendline("")
+    child.expect("Code shown on the page")
+    assert calls.read_text().strip() == link  # the browser got the link, nothing else ran
+    child.sendline(cli.ok("sandbox", "claim-code").json()["user_code"])
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert "no graphical session" not in (child.before or "")
