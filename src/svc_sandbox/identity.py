@@ -28,6 +28,7 @@ from svc_sandbox.identity_store import (
     Attempt,
     IdentityError,
 )
+from svc_sandbox.records import iso
 from svc_sandbox.state import SandboxState
 
 AUTH_PREFIX = "/auth"
@@ -380,6 +381,21 @@ def attempt_internals(attempt_id: str, state: State) -> dict[str, Any]:
     if view is None:
         raise SandboxError(404, {"error": "not_found", "detail": f"no attempt {attempt_id!r}"})
     return view
+
+
+@admin_router.post("/claim-code")
+def claim_code(state: State, attempt_id: str | None = None) -> dict[str, Any]:
+    """Sign in and approve a pending claim link as its person, and hand back its code."""
+    attempt = platform(state).claims.sign_in_pending(attempt_id, state.clock.now())
+    if attempt is None:
+        detail = "no pending claim link; run svc identity claim first"
+        raise SandboxError(404, {"error": "not_found", "detail": detail})
+    return {
+        "attempt_id": attempt.id,
+        "login_hint": attempt.login_hint,
+        "user_code": attempt.user_code,
+        "expires_at": iso(attempt.expires_at),
+    }
 
 
 @admin_router.post("/grants")

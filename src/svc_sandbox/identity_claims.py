@@ -159,3 +159,18 @@ class Claims:
                 "completed": attempt.completed,
                 "expires_at": iso(attempt.expires_at),
             }
+
+    def sign_in_pending(self, attempt_id: str | None, now: datetime) -> Attempt | None:
+        """Admin (`svc sandbox claim-code`): do the person's part of the newest live claim link
+        (or `attempt_id`): sign in as its login_hint and approve, so its code becomes valid and
+        a claim can be tried without a browser. None when there is no such live link."""
+        with self.store.lock:
+            live = [a for a in self.store.attempts.values() if a.live(now)]
+            if attempt_id is not None:
+                live = [a for a in live if a.id == attempt_id]
+            if not live:
+                return None
+            attempt = max(live, key=lambda a: a.expires_at)
+            attempt.signed_in = True
+            attempt.decision = "approved"
+            return Attempt(**vars(attempt))

@@ -240,7 +240,22 @@ TABLE: dict[str, Any] = {'args': [],
                                      'names': ['--decline-payment'],
                                      'value': False}]},
               'sandbox': {'args': [],
-                          'commands': {'mint-id-jag': {'args': [],
+                          'commands': {'approve': {'args': [{'kind': 'task_id', 'many': False}],
+                                                   'help': "Approve a task's pending payment, as "
+                                                           'the person would in their app '
+                                                           '(sandbox...',
+                                                   'options': []},
+                                       'claim-code': {'args': [],
+                                                      'help': 'Print the code of a pending claim '
+                                                              'link, so a claim can be tried '
+                                                              'without a...',
+                                                      'options': [{'help': "A claim link's "
+                                                                           'attempt id (default: '
+                                                                           'the newest).',
+                                                                   'kind': 'task_id',
+                                                                   'names': ['--attempt'],
+                                                                   'value': True}]},
+                                       'mint-id-jag': {'args': [],
                                                        'help': 'Mint a test ID-JAG (identity '
                                                                'assertion) from one of the '
                                                                "sandbox's identity...",
@@ -306,7 +321,11 @@ TABLE: dict[str, Any] = {'args': [],
                                                                       'address too (the sandbox '
                                                                       'has no authentication).',
                                                               'names': ['--allow-remote'],
-                                                              'value': False}]}},
+                                                              'value': False}]},
+                                       'tags': {'args': [],
+                                                'help': "List the scenario tags a task's text may "
+                                                        'carry, and what each does.',
+                                                'options': []}},
                           'help': 'Run the local emulator of the whole service.',
                           'options': []},
               'services': {'args': [],

@@ -40,8 +40,11 @@ def card(
     ),
     no_browser: bool = typer.Option(False, "--no-browser", help="Do not open a browser."),
 ) -> None:
+    from svc.api.ids import request_id_arg
     from svc.flows.submit import pay_card
 
+    if request_id is not None:  # '' is a mistake (an unset variable), not "the latest one"
+        request_id = request_id_arg(request_id, "REQUEST_ID")
     app_ctx = current()
     result = pay_card(app_ctx, request_id, open_browser=not no_browser)
     if result.replayed:

@@ -11,6 +11,39 @@ from svc.cli.app import current
 app = typer.Typer(rich_markup_mode=None)
 
 
+# The options' definitions, so `quote` itself stays a short list of steps.
+GOAL = typer.Argument(..., metavar="GOAL", help="The goal (1..2000 characters; no credentials).")
+QUANTITY = typer.Option(
+    None, "--quantity", metavar="N", help="Number of API calls (1..1000000), not returned items."
+)
+BUDGET = typer.Option(
+    None,
+    "--budget",
+    metavar="USD",
+    help="Total cash budget in USD, e.g. 12.50 (up to 9 digits and 6 decimals).",
+)
+BUDGET_EXCLUSIVE = typer.Option(
+    None, "--budget-exclusive", help="The total must stay strictly below the budget."
+)
+REVIEW_AFTER = typer.Option(
+    None, "--review-after", metavar="N", help="Review the results after N calls (1..1000000)."
+)
+REQUIREMENTS = typer.Option(
+    None, "--requirements", metavar="TEXT", help="Requirements in a sentence (1..300 characters)."
+)
+HUMAN_AVAILABLE = typer.Option(
+    None,
+    "--human-available/--no-human-available",
+    help="Whether a human can take part (no: anonymous identity advice).",
+)
+PAYMENT = typer.Option(
+    None,
+    "--payment",
+    metavar="x402|mpp|card",
+    help="The payment method you will use for the eventual purchase.",
+)
+
+
 @app.command(
     help="Ask the free advisor what a goal will cost and how to go about it.\n\n"
     "Costs nothing: when the advisor asks for it (402), a zero-amount wallet proof is signed "
@@ -22,44 +55,14 @@ app = typer.Typer(rich_markup_mode=None)
     "  svc quote 'Check my order status' --json | jq -r .status"
 )
 def quote(
-    goal: str = typer.Argument(
-        ..., metavar="GOAL", help="The goal (1..2000 characters; no credentials)."
-    ),
-    quantity: int | None = typer.Option(
-        None,
-        "--quantity",
-        metavar="N",
-        help="Number of API calls (1..1000000), not returned items.",
-    ),
-    budget: str | None = typer.Option(
-        None,
-        "--budget",
-        metavar="USD",
-        help="Total cash budget in USD, e.g. 12.50 (up to 9 digits and 6 decimals).",
-    ),
-    budget_exclusive: bool | None = typer.Option(
-        None, "--budget-exclusive", help="The total must stay strictly below the budget."
-    ),
-    review_after: int | None = typer.Option(
-        None, "--review-after", metavar="N", help="Review the results after N calls (1..1000000)."
-    ),
-    requirements: str | None = typer.Option(
-        None,
-        "--requirements",
-        metavar="TEXT",
-        help="Requirements in a sentence (1..300 characters).",
-    ),
-    human_available: bool | None = typer.Option(
-        None,
-        "--human-available/--no-human-available",
-        help="Whether a human can take part (no: anonymous identity advice).",
-    ),
-    payment: str | None = typer.Option(
-        None,
-        "--payment",
-        metavar="x402|mpp|card",
-        help="The payment method you will use for the eventual purchase.",
-    ),
+    goal: str = GOAL,
+    quantity: int | None = QUANTITY,
+    budget: str | None = BUDGET,
+    budget_exclusive: bool | None = BUDGET_EXCLUSIVE,
+    review_after: int | None = REVIEW_AFTER,
+    requirements: str | None = REQUIREMENTS,
+    human_available: bool | None = HUMAN_AVAILABLE,
+    payment: str | None = PAYMENT,
 ) -> None:
     app_ctx = current()
     request = _validated(

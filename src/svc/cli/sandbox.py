@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import typer
 
+from svc.cli.sandbox_tags import cheat_sheet, tag_list
 from svc.errors import UsageError
 
 app = typer.Typer(
     rich_markup_mode=None,
     no_args_is_help=True,
     help="Run the local emulator of the service: tasks, x402 payments, scenarios. No money moves.\n\n"
-    "mint-id-jag is a test helper that asks a running sandbox. Scenario tags in a task's text "
-    "choose what it does; see svc sandbox serve --help.\n\n"
-    "\b\nExamples:\n  svc sandbox serve\n  svc sandbox serve --port 0 --clock-speed 10",
+    "approve, claim-code and mint-id-jag drive a running sandbox by hand. Scenario tags in a "
+    "task's text choose what it does; see svc sandbox tags.\n\n"
+    "\b\nExamples:\n  svc sandbox serve\n  svc sandbox serve --port 0 --clock-speed 10\n"
+    "  svc sandbox tags",
 )
 
 
@@ -23,8 +25,8 @@ def sandbox() -> None:
 
 @app.command(
     help="Serve the sandbox on loopback until interrupted.\n\n"
-    "Scenario tags in the task text choose what a task does: #complete (default), #fail, "
-    "#cancel, #2fa, #questions, #approval, #decline, #approval-expire, #ask-expire, #slow.\n\n"
+    "Scenario tags in the task text choose what a task does: " + tag_list() + " "
+    "(svc sandbox tags explains each).\n\n"
     "\b\nExamples:\n"
     "  svc sandbox serve\n"
     "  svc sandbox serve --port 0 --clock-speed 10"
@@ -69,7 +71,28 @@ def serve(
         from svc.cli.app import current
 
         current().output.warn(f"listening on {host}:{port}: anyone who can reach it may use it")
+    if not quiet:
+        _banner(sock)
     run(sock, clock_speed=clock_speed, quiet=quiet)
+
+
+def _banner(sock: object) -> None:
+    """What to try next, on stderr (stdout carries only the SANDBOX_URL= line scripts read)."""
+    from svc.cli.app import current
+    from svc_sandbox.server import socket_url
+
+    url = socket_url(sock)  # type: ignore[arg-type]
+    for line in (
+        f"sandbox: no money moves. In another shell: export SVC_BASE_URL={url}",
+        "  svc wallet create                     a test key; sandbox wallets start funded",
+        "  svc submit 'Book seats #questions' --email me@example.com    then: svc reply ID",
+        "  svc submit 'Buy the flight #approval' --email me@example.com",
+        "                                        then: svc sandbox approve ID",
+        "  svc identity register --email me@example.com && svc identity claim",
+        "                                        then: svc sandbox claim-code",
+        "  svc sandbox tags                      every scenario tag (#2fa, #hostile, ...)",
+    ):
+        current().output.info(line)
 
 
 def _bind_error(host: str, port: int, exc: OSError) -> UsageError:
@@ -132,3 +155,85 @@ def mint_id_jag(
     if not isinstance(assertion, str):
         raise UsageError(f"{app_ctx.settings.base_url} did not mint an assertion: is it a sandbox?")
     app_ctx.output.document(assertion)
+
+
+@app.command(
+    help="List the scenario tags a task's text may carry, and what each does.\n\n"
+    "A tag anywhere in the task text (or a quote's goal) picks the sandbox's behaviour; the "
+    "list is text even when piped, and JSON with --json.\n\n"
+    "\b\nExamples:\n  svc sandbox tags\n  svc sandbox tags | grep approval"
+)
+def tags() -> None:
+    from svc.cli.app import current
+
+    output = current().output
+    if current().settings.json_output:  # only when asked, like help topics: `| grep` is text
+        from svc.cli.sandbox_tags import QUOTE_TAGS, TASK_TAGS
+
+        tasks = [{"tag": tag, "effect": what} for tag, what in TASK_TAGS]
+        output.emit_json({"task_tags": tasks, "quote_tags": QUOTE_TAGS.split()})
+        return
+    output.document(cheat_sheet())
+
+
+@app.command(
+    help="Approve a task's pending payment, as the person would in their app (sandbox only).\n\n"
+    "For a task submitted with #approval once it asks for the payment; the next poll or "
+    "watch sees the approval and the task carries on.\n\n"
+    "\b\nExamples:\n  svc sandbox approve task_0123"
+)
+def approve(task_id: str = typer.Argument(..., metavar="ID", help="The task.")) -> None:
+    from svc.api.ids import path_segment, task_id_arg
+    from svc.cli.app import current
+
+    app_ctx = current()
+    segment = path_segment(task_id_arg(task_id), "ID")
+    url = f"{app_ctx.settings.base_url}/_sandbox/tasks/{segment}/approve"
+    doc = _admin_post(url, "sandbox approve")
+    if app_ctx.output.json_mode:
+        app_ctx.output.emit_json(doc)
+    else:
+        app_ctx.output.line("approved {id}; the next poll shows it: svc watch {id}", id=task_id)
+
+
+@app.command(
+    name="claim-code",
+    help="Print the code of a pending claim link, so a claim can be tried without a browser.\n\n"
+    "Signs in to the newest pending claim link (or --attempt) as its person and approves it, "
+    "as the person would on the sign-in page (sandbox only).\n\n"
+    "\b\nExamples:\n  svc sandbox claim-code\n"
+    '  svc identity claim --code "$(svc sandbox claim-code | jq -r .user_code)"',
+)
+def claim_code(
+    attempt: str | None = typer.Option(
+        None, "--attempt", metavar="ID", help="A claim link's attempt id (default: the newest)."
+    ),
+) -> None:
+    from svc.api.ids import task_id_arg
+    from svc.cli.app import current
+
+    app_ctx = current()
+    url = app_ctx.settings.base_url + "/_sandbox/identity/claim-code"
+    if attempt is not None:
+        url += "?attempt_id=" + task_id_arg(attempt, "--attempt")
+    doc = _admin_post(url, "sandbox claim-code")
+    code = doc.get("user_code")
+    if not isinstance(code, str):
+        raise UsageError(f"{app_ctx.settings.base_url} did not give a code: is it a sandbox?")
+    if app_ctx.output.json_mode:
+        app_ctx.output.emit_json(doc)
+    else:
+        app_ctx.output.line(code)
+
+
+def _admin_post(url: str, what: str) -> dict[str, object]:
+    """POST to a sandbox control route; a real service has none (404 -> "is it a sandbox?")."""
+    from svc.api.http import expect_json
+    from svc.cli.app import current
+
+    app_ctx = current()
+    response = app_ctx.http.send("POST", url, what=what, json_body={}, resend_safe=True)
+    doc = expect_json(response, what)
+    if not isinstance(doc, dict):
+        raise UsageError(f"{app_ctx.settings.base_url} did not answer: is it a sandbox?")
+    return doc

@@ -216,8 +216,9 @@ def quote(out: Output, doc: dict[str, Any]) -> None:
     out.line("Price of this quote: {price} USD (no funds moved)", price=doc["priceUsd"])
     out.line()
     show_markdown(out, doc["guide"])
-    out.line()
-    out.line(f"Wallet-free guide: {clean(doc['guideUrl'], 4000, single_line=True)}")
+    if doc["guideUrl"] not in doc["guide"]:  # the guide often ends with it already: say it once
+        out.line()
+        out.line(f"Wallet-free guide: {clean(doc['guideUrl'], 4000, single_line=True)}")
 
 
 # --- identity --------------------------------------------------------------------------
