@@ -11,4 +11,8 @@ def poll_once(app_ctx: AppContext, task_id: str, exit_status: bool) -> int:
     task = app_ctx.tasks.poll(task_id, auth=app_ctx.free_call_auth())
     remember_state(app_ctx, task)
     show_task(app_ctx, task)
+    if not app_ctx.output.json_mode:  # a person at a terminal: what to run next
+        from svc.ui.hints import next_steps
+
+        next_steps(app_ctx.output, task)
     return exit_for_state(str(task["state"])) if exit_status else 0

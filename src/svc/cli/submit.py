@@ -151,6 +151,9 @@ def submit(
                 hint=f"follow it without paying again: svc watch {task_id}",
             ) from None
     show_task(app_ctx, result.task)
+    from svc.ui.hints import next_steps
+
+    next_steps(app_ctx.output, result.task)  # `next: svc watch ID`, for a person only
 
 
 def _check_duplicate(body: dict[str, Any]) -> None:
