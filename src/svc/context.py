@@ -6,8 +6,9 @@ store (and through it keyring) are created on first use, so `svc --help` and `sv
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from svc.settings import Settings
 from svc.ui.output import Output
@@ -37,7 +38,11 @@ class AppContext:
         # Asked before any paid call is signed (PaymentPolicy.approve_payment); `svc mcp` sets it
         # to ask the human through the MCP client. None: the policy's limits alone decide.
         self.payment_approver: Callable[[str, int, str], bool] | None = None
-        self._ledger_opened = False
+        # Built on first use (see the properties); with_overrides() may hand in shared ones.
+        self._http: Http | None = None
+        self._tasks: TaskClient | None = None
+        self._secrets: SecretStore | None = None
+        self._ledger: Ledger | None = None
 
     @property
     def config(self) -> ConfigFile:
@@ -47,38 +52,66 @@ class AppContext:
             self._config = ConfigFile()
         return self._config
 
-    @cached_property
+    def with_overrides(
+        self,
+        *,
+        output: Output | None = None,
+        secrets: SecretStore | None = None,
+        **settings: Any,
+    ) -> AppContext:
+        """A sibling context with `settings` fields replaced that shares this one's HTTP pool,
+        task client and secret store (or `secrets`), but never its ledger: each context (each
+        worker thread) opens its own SQLite link.
+        """
+        child = AppContext(replace(self.settings, **settings), output or self.output, self._config)
+        child.payment_approver = self.payment_approver
+        child._http, child._tasks = self.http, self.tasks
+        child._secrets = secrets if secrets is not None else self.secrets
+        return child
+
+    @property
     def http(self) -> Http:
-        from svc.api.http import Http
+        if self._http is None:
+            from svc.api.http import Http
 
-        return Http(self.output, verbose=self.settings.verbose)
+            self._http = Http(self.output, verbose=self.settings.verbose)
+        return self._http
 
-    @cached_property
+    @property
     def tasks(self) -> TaskClient:
-        from svc.api.tasks import TaskClient
+        if self._tasks is None:
+            from svc.api.tasks import TaskClient
 
-        return TaskClient(self.http, self.settings.base_url)
+            self._tasks = TaskClient(self.http, self.settings.base_url)
+        return self._tasks
 
-    @cached_property
+    @property
     def ledger(self) -> Ledger:
-        from svc.store.ledger import Ledger
+        if self._ledger is None:
+            from svc.store.ledger import Ledger
 
-        self._ledger_opened = True
-        return Ledger()
+            self._ledger = Ledger()
+        return self._ledger
+
+    def ledger_is_open(self) -> bool:
+        """True once this context opened its ledger (so close() must close it)."""
+        return self._ledger is not None
 
     def has_ledger(self) -> bool:
         """True if the ledger is open or its file exists: a reader need not create one."""
-        if self._ledger_opened:
+        if self._ledger is not None:
             return True
         from svc.store.ledger import ledger_path
 
         return ledger_path().exists()
 
-    @cached_property
+    @property
     def secrets(self) -> SecretStore:
-        from svc.store.secrets import SecretStore
+        if self._secrets is None:
+            from svc.store.secrets import SecretStore
 
-        return SecretStore()
+            self._secrets = SecretStore()
+        return self._secrets
 
     def policy(
         self, *, max_price_usd: object = None, trust_recipient: bool = False
@@ -162,7 +195,7 @@ class AppContext:
         return self.with_bearer(self.zero_amount_auth("task"))
 
     def close(self) -> None:
-        if "http" in self.__dict__:
-            self.http.close()
-        if "ledger" in self.__dict__:
-            self.ledger.close()
+        if self._http is not None:
+            self._http.close()
+        if self._ledger is not None:
+            self._ledger.close()

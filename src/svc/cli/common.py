@@ -83,7 +83,5 @@ def payment_flags(
 
 def remember_state(app: AppContext, task: dict[str, Any]) -> None:
     """Keep the ledger's last known state fresh, if this machine has a ledger at all."""
-    from svc.store.ledger import ledger_path
-
-    if "ledger" in app.__dict__ or ledger_path().exists():
+    if app.has_ledger():
         app.ledger.set_task_state(str(task["id"]), str(task["state"]))

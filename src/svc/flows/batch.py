@@ -27,13 +27,16 @@ import queue
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
-from typing import IO, Any
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError, UsageError
 from svc.store.ledger import PayState
 from svc.ui.output import Output
+
+if TYPE_CHECKING:
+    from svc.store.secrets import SecretStore
 
 DEFAULT_CONCURRENCY = 8
 MAX_CONCURRENCY = 64
@@ -258,14 +261,10 @@ def _worker_context(parent: AppContext, secrets: _SharedSecrets) -> AppContext:
     Prompting is off in workers (several threads cannot share a terminal): a changed payment
     recipient is refused unless --trust-recipient was given.
     """
-    settings = replace(parent.settings, no_input=True)
     output = _QuietOutput.sibling(parent.output, json_mode=True)
-    ctx = AppContext(settings, output, parent.config)
-    # cached_property values live in the instance dict: share the parent's pool.
-    ctx.__dict__["http"] = parent.http
-    ctx.__dict__["tasks"] = parent.tasks
-    ctx.__dict__["secrets"] = secrets
-    return ctx
+    # _SharedSecrets is read-only duck typing of SecretStore: workers only ever read secrets.
+    shared = cast("SecretStore", secrets)
+    return parent.with_overrides(output=output, secrets=shared, no_input=True)
 
 
 def run_batch(app: AppContext, stream: IO[bytes], options: Options) -> int:
@@ -291,7 +290,7 @@ def run_batch(app: AppContext, stream: IO[bytes], options: Options) -> int:
                 doc = {"line": number, "outcome": "invalid", **item.to_json()}
                 reporter.result(doc, int(item.exit_code))
                 continue
-            row = app.ledger.get(item.request_id) if _has_ledger(app) else None
+            row = app.ledger.get(item.request_id) if app.has_ledger() else None
             if row is not None and row.task_id and row.status == PayState.ACCEPTED:
                 reporter.result(
                     {
@@ -312,12 +311,6 @@ def run_batch(app: AppContext, stream: IO[bytes], options: Options) -> int:
     finally:
         reporter.close()
     return worst(reporter.summary.codes)
-
-
-def _has_ledger(app: AppContext) -> bool:
-    from svc.store.ledger import ledger_path
-
-    return "ledger" in app.__dict__ or ledger_path().exists()
 
 
 def _work(
@@ -366,5 +359,5 @@ def _work(
                     }
                 )
     finally:
-        if "ledger" in ctx.__dict__:
+        if ctx.ledger_is_open():
             ctx.ledger.close()

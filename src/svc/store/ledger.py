@@ -22,7 +22,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -186,7 +186,7 @@ class Submission:
     def public_dict(self) -> dict[str, Any]:
         """The row as shown to users: everything but the proof and the body."""
         hidden = ("proof", "body", "receipt", "proof_fp")
-        doc = {k: v for k, v in self.__dict__.items() if k not in hidden}
+        doc = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in hidden}
         doc["has_proof"] = self.has_proof
         return doc
 
