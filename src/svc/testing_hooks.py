@@ -14,6 +14,10 @@ Steps of a paid submit, in order:
 * ``proof_journaled``: the proof is signed and committed to the ledger, not yet sent;
 * ``proof_sent``: the paid request was sent and answered (the service charged), unread;
 * ``response_recorded``: the answer is recorded in the ledger, nothing was printed.
+
+Steps of the agent identity (right after the platform's answer was written to the secret
+store, before the metadata file): ``register_persisted``, ``refresh_persisted``,
+``claim_persisted``.
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ STEPS = (
     "proof_journaled",
     "proof_sent",
     "response_recorded",
+    "register_persisted",
+    "refresh_persisted",
+    "claim_persisted",
 )
 
 
