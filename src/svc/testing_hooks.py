@@ -25,16 +25,15 @@ from __future__ import annotations
 import os
 
 ENV = "SVC_TEST_CRASH_AT"
-STEPS = (
+SUBMIT_STEPS = (
     "ledger_written",
     "challenge_received",
     "proof_journaled",
     "proof_sent",
     "response_recorded",
-    "register_persisted",
-    "refresh_persisted",
-    "claim_persisted",
 )
+IDENTITY_STEPS = ("register_persisted", "refresh_persisted", "claim_persisted")
+STEPS = SUBMIT_STEPS + IDENTITY_STEPS
 
 
 def crash_point(step: str) -> None:

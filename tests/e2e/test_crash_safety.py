@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import SVC, Cli, Sandbox
 from tests.reliability_report import record
 
-from svc.testing_hooks import STEPS
+from svc.testing_hooks import SUBMIT_STEPS as STEPS
 
 pytestmark = pytest.mark.e2e
 

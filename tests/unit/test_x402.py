@@ -29,6 +29,8 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 if str(SRC) not in sys.path:
     sys.path.insert(0, str(SRC))
 
+from tests.pay_readers import decode_receipt, recover_payer  # noqa: E402
+
 from svc.money import AmountError, atomic_to_usd, usd_to_atomic  # noqa: E402
 from svc.pay import x402  # noqa: E402
 from svc.pay.x402 import (  # noqa: E402
@@ -39,11 +41,9 @@ from svc.pay.x402 import (  # noqa: E402
     address_of,
     build_authorization,
     chain_id,
-    decode_receipt,
     encode_proof,
     generate_private_key,
     parse_challenge,
-    recover_payer,
     typed_data,
 )
 

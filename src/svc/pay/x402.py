@@ -44,11 +44,9 @@ __all__ = [
     "address_of",
     "build_authorization",
     "chain_id",
-    "decode_receipt",
     "encode_proof",
     "generate_private_key",
     "parse_challenge",
-    "recover_payer",
     "typed_data",
 ]
 
@@ -295,19 +293,6 @@ def parse_challenge(headers: Mapping[str, str], body: bytes) -> X402Challenge | 
     return _challenge_from_object(obj, "the 402 response body")
 
 
-def decode_receipt(value: str) -> dict[str, Any]:
-    """Decode a ``PAYMENT-RESPONSE`` / ``X-PAYMENT-RESPONSE`` header into its JSON object."""
-    what = "the x402 payment receipt"
-    if not isinstance(value, str):
-        raise X402Error(f"{what} is not text.")
-    obj = _loads(_b64decode(value, what), what)
-    if not isinstance(obj, dict):
-        raise X402Error(f"{what} is not a JSON object.")
-    if "success" in obj and not isinstance(obj["success"], bool):
-        raise X402Error(f"{what} has a 'success' that is not true or false.")
-    return obj
-
-
 def chain_id(network: str) -> int:
     """EVM chain id of a network: CAIP-2 ``eip155:<n>``, or v1 ``base`` / ``base-sepolia``."""
     if isinstance(network, str):
@@ -508,32 +493,6 @@ class X402Signer:
             reason = str(exc).replace(self._key.hex(), "<redacted>")[:200]
             raise X402Error(f"could not sign the x402 authorization: {reason}") from None
         return {"signature": "0x" + bytes(signed.signature).hex(), "authorization": authorization}
-
-
-def recover_payer(requirements: PaymentRequirements, payload: Mapping[str, Any]) -> str:
-    """The checksummed address that signed ``payload`` for ``requirements``."""
-    if not isinstance(payload, Mapping):
-        raise X402Error("the x402 payload is not an object.")
-    signature = payload.get("signature")
-    authorization = payload.get("authorization")
-    if not isinstance(signature, str) or not _SIGNATURE.fullmatch(signature):
-        raise X402Error("the x402 payload's signature is not 0x followed by 65 bytes of hex.")
-    if not isinstance(authorization, Mapping) or set(authorization) != set(_AUTHORIZATION_FIELDS):
-        raise X402Error(
-            "the x402 payload's authorization does not have exactly the EIP-3009 fields."
-        )
-    message = typed_data(requirements, authorization)
-    from eth_account import Account
-    from eth_account.messages import encode_typed_data
-
-    try:
-        return str(
-            Account.recover_message(
-                encode_typed_data(full_message=message), signature=bytes.fromhex(signature[2:])
-            )
-        )
-    except Exception as exc:
-        raise X402Error(f"the x402 signature cannot be recovered: {str(exc)[:200]}") from None
 
 
 # --------------------------------------------------------------------------- public: proof
