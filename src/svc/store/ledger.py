@@ -297,6 +297,10 @@ class Ledger:
 
     # --- reading ----------------------------------------------------------------------------
 
+    def integrity(self) -> str:
+        """SQLite's own check of the file ("ok" when sound): for doctor-style checks and tests."""
+        return str(self._db.execute("PRAGMA integrity_check").fetchone()[0])
+
     def get(self, request_id: str) -> Submission | None:
         row = self._db.execute(
             "SELECT * FROM submissions WHERE request_id = ?", (request_id,)
