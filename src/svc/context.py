@@ -6,8 +6,9 @@ store (and through it keyring) are created on first use, so `svc --help` and `sv
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from svc.settings import Settings
 from svc.ui.output import Output
@@ -37,26 +38,11 @@ class AppContext:
         # Asked before any paid call is signed (PaymentPolicy.approve_payment); `svc mcp` sets it
         # to ask the human through the MCP client. None: the policy's limits alone decide.
         self.payment_approver: Callable[[str, int, str], bool] | None = None
-        # Built on first use (most commands need few of them); `with_overrides` shares them.
+        # Built on first use (see the properties); with_overrides() may hand in shared ones.
         self._http: Http | None = None
         self._tasks: TaskClient | None = None
-        self._ledger: Ledger | None = None
         self._secrets: SecretStore | None = None
-
-    def with_overrides(
-        self,
-        *,
-        settings: Settings | None = None,
-        output: Output | None = None,
-        secrets: SecretStore | None = None,
-    ) -> AppContext:
-        """A sibling context for another thread: the same HTTP pool and task client (both
-        thread-safe), its own ledger connection (SQLite connections are per thread)."""
-        sibling = AppContext(settings or self.settings, output or self.output, self._config)
-        sibling.payment_approver = self.payment_approver
-        sibling._http, sibling._tasks = self.http, self.tasks
-        sibling._secrets = secrets if secrets is not None else self._secrets
-        return sibling
+        self._ledger: Ledger | None = None
 
     @property
     def config(self) -> ConfigFile:
@@ -65,6 +51,23 @@ class AppContext:
 
             self._config = ConfigFile()
         return self._config
+
+    def with_overrides(
+        self,
+        *,
+        output: Output | None = None,
+        secrets: SecretStore | None = None,
+        **settings: Any,
+    ) -> AppContext:
+        """A sibling context with `settings` fields replaced that shares this one's HTTP pool,
+        task client and secret store (or `secrets`), but never its ledger: each context (each
+        worker thread) opens its own SQLite link.
+        """
+        child = AppContext(replace(self.settings, **settings), output or self.output, self._config)
+        child.payment_approver = self.payment_approver
+        child._http, child._tasks = self.http, self.tasks
+        child._secrets = secrets if secrets is not None else self.secrets
+        return child
 
     @property
     def http(self) -> Http:
@@ -89,6 +92,10 @@ class AppContext:
 
             self._ledger = Ledger()
         return self._ledger
+
+    def ledger_is_open(self) -> bool:
+        """True once this context opened its ledger (so close() must close it)."""
+        return self._ledger is not None
 
     def has_ledger(self) -> bool:
         """True if the ledger is open or its file exists: a reader need not create one."""
@@ -186,12 +193,6 @@ class AppContext:
     def free_call_auth(self) -> httpx.Auth | None:
         """Free task calls: the agent bearer, and a zero-amount proof if the service asks."""
         return self.with_bearer(self.zero_amount_auth("task"))
-
-    def close_ledger(self) -> None:
-        """Close this context's own ledger connection, if it opened one."""
-        if self._ledger is not None:
-            self._ledger.close()
-            self._ledger = None
 
     def close(self) -> None:
         if self._http is not None:

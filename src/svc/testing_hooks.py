@@ -14,6 +14,10 @@ Steps of a paid submit, in order:
 * ``proof_journaled``: the proof is signed and committed to the ledger, not yet sent;
 * ``proof_sent``: the paid request was sent and answered (the service charged), unread;
 * ``response_recorded``: the answer is recorded in the ledger, nothing was printed.
+
+Steps of the agent identity (right after the platform's answer was written to the secret
+store, before the metadata file): ``register_persisted``, ``refresh_persisted``,
+``claim_persisted``.
 """
 
 from __future__ import annotations
@@ -21,13 +25,15 @@ from __future__ import annotations
 import os
 
 ENV = "SVC_TEST_CRASH_AT"
-STEPS = (
+SUBMIT_STEPS = (
     "ledger_written",
     "challenge_received",
     "proof_journaled",
     "proof_sent",
     "response_recorded",
 )
+IDENTITY_STEPS = ("register_persisted", "refresh_persisted", "claim_persisted")
+STEPS = SUBMIT_STEPS + IDENTITY_STEPS
 
 
 def crash_point(step: str) -> None:

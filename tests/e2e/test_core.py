@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import base64
 import json
-import sqlite3
 import subprocess
 import uuid
 from pathlib import Path
 
 import pytest
 from tests.conftest import SVC, TEST_ADDRESS, Cli, Sandbox, has_jq, unique_email
+from tests.ledger_reads import ledger_file, submission_row
 
 pytestmark = pytest.mark.e2e
 
@@ -649,10 +649,7 @@ def test_verbose_trace_redacts_the_payment_proof(cli: Cli) -> None:
         "submit", "Trace me #complete", "--email", unique_email(), "-v", "--request-id", rid
     )
     assert "> POST" in result.stderr and "x-payment: [redacted]" in result.stderr
-    with sqlite3.connect(cli.home / "data" / "ledger.sqlite3") as db:
-        (proof,) = db.execute(
-            "SELECT proof FROM submissions WHERE request_id = ?", (rid,)
-        ).fetchone()
+    proof = submission_row(ledger_file(cli.home), rid)["proof"]
     assert proof and len(proof) > 100
     assert proof not in result.stderr and proof not in result.stdout
     assert json.loads(base64.b64decode(proof))["payload"]["signature"] not in result.stderr

@@ -10,16 +10,16 @@ never corrupt it or lose a row.
 from __future__ import annotations
 
 import signal
-import sqlite3
 import subprocess
 import uuid
 from pathlib import Path
 
 import pytest
 from tests.conftest import SVC, Cli, Sandbox
+from tests.ledger_reads import opened
 from tests.reliability_report import record
 
-from svc.testing_hooks import STEPS
+from svc.testing_hooks import SUBMIT_STEPS as STEPS
 
 pytestmark = pytest.mark.e2e
 
@@ -125,14 +125,13 @@ def test_parallel_svc_processes_never_corrupt_or_lose_a_ledger_row(
         assert proc.returncode == 0, err
         assert "Traceback" not in err and "locked" not in err
 
-    with sqlite3.connect(_ledger(cli)) as db:
-        integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
-        rows = db.execute(
-            "SELECT request_id, task_id, status FROM submissions WHERE email = ?", (email,)
-        ).fetchall()
+    with opened(_ledger(cli)) as ledger:
+        integrity = ledger.integrity()
+        rows = [r for r in ledger.submissions() if r.email == email]
     total = WRITERS * PER_WRITER
-    accepted = [r for r in rows if r[1] and r[2] == "accepted"]
-    charges = [c for c in sandbox.books()["charges"] if c["request_id"] in {r[0] for r in rows}]
+    accepted = [r for r in rows if r.task_id and r.status == "accepted"]
+    mine = {r.request_id for r in rows}
+    charges = [c for c in sandbox.books()["charges"] if c["request_id"] in mine]
     passed = integrity == "ok" and len(accepted) == total and len(charges) == total
     record(
         "ledger_concurrency",

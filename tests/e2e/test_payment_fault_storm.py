@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import os
 import random
-import sqlite3
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
 from typing import Any
 
 import pytest
 from tests.conftest import Cli, Sandbox
+from tests.ledger_reads import ledger_file, submissions
 
 pytestmark = pytest.mark.e2e
 
@@ -124,9 +125,7 @@ def test_fault_storm_never_double_charges(cli: Cli, sandbox: Sandbox) -> None:
     by_request: dict[str, list[dict[str, Any]]] = {}
     for charge in books["charges"]:
         by_request.setdefault(charge["request_id"], []).append(charge)
-    with sqlite3.connect(cli.home / "data" / "ledger.sqlite3") as db:
-        db.row_factory = sqlite3.Row
-        rows = {r["request_id"]: dict(r) for r in db.execute("SELECT * FROM submissions")}
+    rows = {r.request_id: asdict(r) for r in submissions(ledger_file(cli.home))}
     for rid, rail, _ in jobs:
         charges = by_request.get(rid, [])
         assert len(charges) == 1, f"{rid}: {len(charges)} charges (seed {SEED})"

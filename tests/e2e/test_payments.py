@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from tests.conftest import Cli, Sandbox, unique_email
+from tests.ledger_reads import ledger_file, opened, submission_row
 
 pytestmark = pytest.mark.e2e
 
@@ -46,18 +47,14 @@ def submit(cli: Cli, rail: str, request_id: str, task: str = "Pay me #complete",
 
 
 def ledger_row(cli: Cli, request_id: str) -> dict[str, Any]:
-    with sqlite3.connect(cli.home / "data" / "ledger.sqlite3") as db:
-        db.row_factory = sqlite3.Row
-        row = db.execute("SELECT * FROM submissions WHERE request_id = ?", (request_id,)).fetchone()
-        return dict(row) if row else {}
+    return submission_row(ledger_file(cli.home), request_id)
 
 
 def card_link(cli: Cli, request_id: str) -> str:
-    with sqlite3.connect(cli.home / "data" / "ledger.sqlite3") as db:
-        (link,) = db.execute(
-            "SELECT checkout_url FROM card_payments WHERE request_id = ?", (request_id,)
-        ).fetchone()
-    return str(link)
+    with opened(ledger_file(cli.home)) as ledger:
+        payment = ledger.card_payment(request_id)
+    assert payment is not None, request_id
+    return str(payment["checkout_url"])
 
 
 def press_pay(link: str, action: str = "pay") -> str:

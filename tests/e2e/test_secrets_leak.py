@@ -17,7 +17,6 @@ import json
 import os
 import re
 import secrets as pysecrets
-import sqlite3
 import subprocess
 import time
 import uuid
@@ -26,6 +25,7 @@ from typing import Any
 
 import pytest
 from tests.conftest import SVC, Cli, Result, Sandbox, _base_env
+from tests.ledger_reads import submissions
 from tests.reliability_report import record
 
 pytestmark = pytest.mark.e2e
@@ -207,9 +207,7 @@ def _collect_bundle(store: Path, planted: dict[str, str], label: str) -> None:
 
 
 def _journaled_mpp_credentials(ledger: Path) -> list[bytes]:
-    with sqlite3.connect(ledger) as db:
-        rows = db.execute("SELECT proof FROM submissions WHERE method = 'mpp'").fetchall()
-    return [r[0].encode() for r in rows if r[0]]
+    return [r.proof.encode() for r in submissions(ledger) if r.method == "mpp" and r.proof]
 
 
 def _only_in(data: bytes, form: bytes, allowed: list[bytes]) -> bool:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from tests.pay_readers import read_receipt
 
 from svc.errors import PaymentError
 from svc.pay import mpp as M
@@ -56,7 +57,7 @@ def test_our_credential_is_accepted_by_pympps_server_verifier() -> None:
         )
     )
     assert receipt.status == "success" and receipt.method == "stripe"
-    assert M.read_receipt(receipt.to_payment_receipt())["reference"] == receipt.reference  # type: ignore[index]
+    assert read_receipt(receipt.to_payment_receipt())["reference"] == receipt.reference  # type: ignore[index]
     assert "spt_test_0123456789" in store.processor.used
 
 

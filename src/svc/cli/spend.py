@@ -15,13 +15,13 @@ app = typer.Typer(rich_markup_mode=None)
 
 
 def _usd(atomic: int) -> str:
-    from svc.pay.x402 import atomic_to_usd
+    from svc.money import atomic_to_usd
 
     return str(atomic_to_usd(atomic))
 
 
 def _atomic(usd: str) -> int:
-    from svc.pay.x402 import usd_to_atomic
+    from svc.money import usd_to_atomic
 
     return usd_to_atomic(usd)
 

@@ -40,7 +40,7 @@ def _table(out: Output, rows: list[Submission]) -> None:
         return
     from datetime import datetime
 
-    from svc.pay.x402 import atomic_to_usd
+    from svc.money import atomic_to_usd
     from svc.ui.output import Column
     from svc.ui.sanitize import clean
     from svc.ui.views import state_cell

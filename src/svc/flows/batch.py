@@ -27,7 +27,7 @@ import queue
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from svc.context import AppContext
@@ -261,11 +261,10 @@ def _worker_context(parent: AppContext, secrets: _SharedSecrets) -> AppContext:
     Prompting is off in workers (several threads cannot share a terminal): a changed payment
     recipient is refused unless --trust-recipient was given.
     """
-    return parent.with_overrides(
-        settings=replace(parent.settings, no_input=True),
-        output=_QuietOutput.sibling(parent.output, json_mode=True),
-        secrets=cast("SecretStore", secrets),  # the same interface, read once for all workers
-    )
+    output = _QuietOutput.sibling(parent.output, json_mode=True)
+    # _SharedSecrets is read-only duck typing of SecretStore: workers only ever read secrets.
+    shared = cast("SecretStore", secrets)
+    return parent.with_overrides(output=output, secrets=shared, no_input=True)
 
 
 def run_batch(app: AppContext, stream: IO[bytes], options: Options) -> int:
@@ -360,4 +359,5 @@ def _work(
                     }
                 )
     finally:
-        ctx.close_ledger()
+        if ctx.ledger_is_open():
+            ctx.ledger.close()

@@ -141,8 +141,8 @@ def money_check(app: AppContext) -> Finding:
     """Pinned recipients for this origin and what is left of today's cap."""
     from datetime import datetime
 
+    from svc.money import atomic_to_usd, usd_to_atomic
     from svc.pay.origin import origin_of
-    from svc.pay.x402 import atomic_to_usd, usd_to_atomic
     from svc.store.ledger import ledger_path
 
     if not ledger_path().exists():

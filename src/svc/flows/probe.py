@@ -15,9 +15,9 @@ from svc.api.jsonsafe import load_json
 from svc.api.tasks import TASKS_PATH
 from svc.context import AppContext
 from svc.errors import ProtocolError, SvcError, error_from_response
+from svc.money import atomic_to_usd
 from svc.pay.chains import caip2
 from svc.pay.policy import CARD_MIN_ATOMIC, PaymentPolicy, PolicyRefusal
-from svc.pay.x402 import atomic_to_usd
 
 
 def probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None) -> dict[str, Any]:

@@ -105,7 +105,7 @@ def journal_for(
     cap = app.settings.daily_cap_usd
     cap_atomic = None
     if cap is not None:
-        from svc.pay.x402 import usd_to_atomic
+        from svc.money import usd_to_atomic
 
         cap_atomic = usd_to_atomic(cap)
     return open_journal(
@@ -165,10 +165,11 @@ def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: Reques
         from svc.pay.rails import CardRail
 
         return CardRail(policy, card_checkout(app), journal)
+    from svc.money import atomic_to_usd
     from svc.pay.negotiator import PROOF_HEADERS, X402Payer
     from svc.pay.rails import X402Rail
     from svc.pay.wallet import load_signer
-    from svc.pay.x402 import PaymentRequirements, atomic_to_usd
+    from svc.pay.x402 import PaymentRequirements
 
     def on_pay(offer: PaymentRequirements) -> None:
         app.output.note(f"paying {atomic_to_usd(offer.amount):.2f} USD with x402 to {offer.pay_to}")
@@ -412,7 +413,7 @@ def _note_billing(app: AppContext, journal: RequestJournal, response: httpx.Resp
         return
     from decimal import Decimal, InvalidOperation
 
-    from svc.pay.x402 import usd_to_atomic
+    from svc.money import usd_to_atomic
 
     refunded = None
     with contextlib.suppress(InvalidOperation, ValueError, ArithmeticError):

@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from svc.store.paths import config_dir, ensure_private_dir
+from svc.testing_hooks import crash_point
 
 if TYPE_CHECKING:
     from svc.store.secrets import SecretStore
 
 METADATA_FILE = "identity.json"
-CRASH_ENV = "SVC_TEST_CRASH_AFTER"  # tests only: see crash_point
 SECRET_FIELDS = ("assertion", "refresh_token", "claim_token")
 
 
@@ -78,16 +78,6 @@ def has_credential(auth_base: str) -> bool:
     """The cheap check (one small JSON file, no keyring): may a bearer be attached?"""
     entry = _read_metadata().get("credentials", {}).get(auth_base)
     return isinstance(entry, dict) and bool(entry.get("has_assertion"))
-
-
-def crash_point(name: str) -> None:
-    """Tests only: `SVC_TEST_CRASH_AFTER=<name>` kills the process here, as a power cut would.
-
-    Names: `register_persisted`, `refresh_persisted`, `claim_persisted` (right after the
-    platform's answer was written to the secret store, before anything else).
-    """
-    if os.environ.get(CRASH_ENV) == name:
-        os._exit(86)
 
 
 class CredentialStore:

@@ -91,7 +91,7 @@ def approver(
     settings: Settings, human: Human, body: dict[str, Any], request_id: str
 ) -> Callable[[str, int, str], bool]:
     """The policy's last question (rail, amount in µUSD, recipient) -> pay or not."""
-    from svc.pay.x402 import atomic_to_usd, usd_to_atomic
+    from svc.money import atomic_to_usd, usd_to_atomic
 
     def approve(rail: str, amount_atomic: int, pay_to: str) -> bool:
         preapproved = settings.mcp_preapproved_usd

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from svc.api.http import expect_json
 from svc.errors import HumanNeededError, PaymentError, ProtocolError
-from svc.pay.x402 import usd_to_atomic
+from svc.money import usd_to_atomic
 
 if TYPE_CHECKING:
     from svc.api.http import Http

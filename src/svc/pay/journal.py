@@ -264,8 +264,8 @@ class RequestJournal:
 
 
 def _cap_refusal(amount_atomic: int, cap_atomic: int, exposed: int) -> Exception:
+    from svc.money import atomic_to_usd
     from svc.pay.policy import PolicyRefusal
-    from svc.pay.x402 import atomic_to_usd
 
     return PolicyRefusal(
         f"refusing to pay: {atomic_to_usd(amount_atomic):.2f} USD would exceed the daily cap of "

@@ -236,25 +236,6 @@ def credential(challenge: MppChallenge, spt: str) -> str:
     return Credential(challenge=echo, payload=payload).to_authorization()
 
 
-def read_receipt(value: str | None) -> dict[str, Any] | None:
-    """The `Payment-Receipt` as a plain dict (None when absent or unreadable)."""
-    if not value:
-        return None
-    from mpp import Receipt
-    from mpp._parsing import ParseError
-
-    try:
-        receipt = Receipt.from_payment_receipt(value)
-    except (ParseError, ValueError):
-        return None
-    return {
-        "status": receipt.status,
-        "method": receipt.method,
-        "reference": receipt.reference,
-        "timestamp": receipt.timestamp.isoformat(),
-    }
-
-
 # --- where the shared payment token comes from ---------------------------------------------
 
 

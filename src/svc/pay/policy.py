@@ -15,8 +15,9 @@ from decimal import Decimal
 from typing import Protocol
 
 from svc.errors import PaymentError
+from svc.money import atomic_to_usd, usd_to_atomic
 from svc.pay.chains import caip2
-from svc.pay.x402 import PaymentRequirements, atomic_to_usd, usd_to_atomic, validity_window
+from svc.pay.x402 import PaymentRequirements, validity_window
 
 
 class PolicyRefusal(PaymentError):

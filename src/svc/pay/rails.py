@@ -262,7 +262,7 @@ def settle_card(
     """The one path from a started card payment to its proof (its id), for a first payment,
     `svc pay card` and `payment_incomplete` alike: wait for the person on a terminal, else
     leave it saved and exit 6. `check_first`: ask statusUrl before showing the page again."""
-    from svc.pay.x402 import atomic_to_usd
+    from svc.money import atomic_to_usd
 
     state = checkout.status(offer) if check_first else "pending"
     if state == "dead":

@@ -28,10 +28,10 @@ import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from decimal import Context, Decimal
 from typing import Any, Final
 
 from svc.api.jsonsafe import load_json
+from svc.money import UINT256_MAX as _UINT256_MAX
 
 __all__ = [
     "HEADER_PAYMENT_REQUIRED",
@@ -42,16 +42,12 @@ __all__ = [
     "X402Error",
     "X402Signer",
     "address_of",
-    "atomic_to_usd",
     "build_authorization",
     "chain_id",
-    "decode_receipt",
     "encode_proof",
     "generate_private_key",
     "parse_challenge",
-    "recover_payer",
     "typed_data",
-    "usd_to_atomic",
 ]
 
 HEADER_PAYMENT_REQUIRED: Final = "PAYMENT-REQUIRED"
@@ -65,12 +61,10 @@ MAX_ACCEPTS: Final = 64
 MAX_TIMEOUT_SECONDS: Final = 2**32
 VALID_AFTER_SLACK_SECONDS: Final = 600
 
-_UINT256_MAX: Final = 2**256 - 1
 # Order of the secp256k1 group: a private key is an integer in [1, n-1].
 _SECP256K1_N: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 
 _DIGITS = re.compile(r"[0-9]{1,78}", re.ASCII)
-_USD = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+", re.ASCII)
 _CAIP2_EVM = re.compile(r"eip155:([1-9][0-9]{0,18})", re.ASCII)
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}", re.ASCII)
 _NONCE = re.compile(r"0x[0-9a-fA-F]{64}", re.ASCII)
@@ -299,19 +293,6 @@ def parse_challenge(headers: Mapping[str, str], body: bytes) -> X402Challenge | 
     return _challenge_from_object(obj, "the 402 response body")
 
 
-def decode_receipt(value: str) -> dict[str, Any]:
-    """Decode a ``PAYMENT-RESPONSE`` / ``X-PAYMENT-RESPONSE`` header into its JSON object."""
-    what = "the x402 payment receipt"
-    if not isinstance(value, str):
-        raise X402Error(f"{what} is not text.")
-    obj = _loads(_b64decode(value, what), what)
-    if not isinstance(obj, dict):
-        raise X402Error(f"{what} is not a JSON object.")
-    if "success" in obj and not isinstance(obj["success"], bool):
-        raise X402Error(f"{what} has a 'success' that is not true or false.")
-    return obj
-
-
 def chain_id(network: str) -> int:
     """EVM chain id of a network: CAIP-2 ``eip155:<n>``, or v1 ``base`` / ``base-sepolia``."""
     if isinstance(network, str):
@@ -321,53 +302,6 @@ def chain_id(network: str) -> int:
         if match:
             return int(match.group(1))
     raise X402Error(f"unsupported x402 network {str(network)[:64]!r} (expected eip155:<chain id>).")
-
-
-# --------------------------------------------------------------------------- public: amounts
-
-
-def usd_to_atomic(usd: Decimal | str, decimals: int = 6) -> int:
-    """Exact dollars to atomic units (``"1.5"`` -> ``1500000``); no rounding, no floats."""
-    if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 77:
-        raise X402Error("decimals must be an integer from 0 to 77.")
-    if isinstance(usd, str):
-        text = usd.strip()
-        if len(text) > 100:
-            raise X402Error("the USD amount is too long.")
-        if text.startswith("-") and _USD.fullmatch(text[1:]):
-            raise X402Error("the USD amount is negative.")
-        if not _USD.fullmatch(text):
-            raise X402Error(f"{text[:32]!r} is not a plain decimal USD amount.")
-        value = Decimal(text)
-    elif isinstance(usd, Decimal):
-        value = usd
-    else:
-        raise X402Error("a USD amount must be a Decimal or a string, never a float.")
-    if not value.is_finite():
-        raise X402Error("the USD amount is not a finite number.")
-    if value.is_zero():
-        return 0
-    if value.is_signed():
-        raise X402Error("the USD amount is negative.")
-    if value.adjusted() > 77 or len(value.as_tuple().digits) > 150:
-        raise X402Error("the USD amount is too large or too long.")
-    exact = Context(prec=300)
-    scaled = value.scaleb(decimals, context=exact)
-    if scaled != scaled.to_integral_value(context=exact):
-        raise X402Error(f"the USD amount has more than {decimals} decimal places.")
-    atomic = int(scaled)
-    if atomic > _UINT256_MAX:
-        raise X402Error("the USD amount is too large.")
-    return atomic
-
-
-def atomic_to_usd(atomic: int, decimals: int = 6) -> Decimal:
-    """Atomic units to exact dollars (``1500000`` -> ``Decimal("1.500000")``)."""
-    if isinstance(atomic, bool) or not isinstance(atomic, int) or atomic < 0:
-        raise X402Error("an atomic amount must be a non-negative integer.")
-    if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 77:
-        raise X402Error("decimals must be an integer from 0 to 77.")
-    return Decimal(atomic).scaleb(-decimals, context=Context(prec=200))
 
 
 # --------------------------------------------------------------------------- public: signing
@@ -559,32 +493,6 @@ class X402Signer:
             reason = str(exc).replace(self._key.hex(), "<redacted>")[:200]
             raise X402Error(f"could not sign the x402 authorization: {reason}") from None
         return {"signature": "0x" + bytes(signed.signature).hex(), "authorization": authorization}
-
-
-def recover_payer(requirements: PaymentRequirements, payload: Mapping[str, Any]) -> str:
-    """The checksummed address that signed ``payload`` for ``requirements``."""
-    if not isinstance(payload, Mapping):
-        raise X402Error("the x402 payload is not an object.")
-    signature = payload.get("signature")
-    authorization = payload.get("authorization")
-    if not isinstance(signature, str) or not _SIGNATURE.fullmatch(signature):
-        raise X402Error("the x402 payload's signature is not 0x followed by 65 bytes of hex.")
-    if not isinstance(authorization, Mapping) or set(authorization) != set(_AUTHORIZATION_FIELDS):
-        raise X402Error(
-            "the x402 payload's authorization does not have exactly the EIP-3009 fields."
-        )
-    message = typed_data(requirements, authorization)
-    from eth_account import Account
-    from eth_account.messages import encode_typed_data
-
-    try:
-        return str(
-            Account.recover_message(
-                encode_typed_data(full_message=message), signature=bytes.fromhex(signature[2:])
-            )
-        )
-    except Exception as exc:
-        raise X402Error(f"the x402 signature cannot be recovered: {str(exc)[:200]}") from None
 
 
 # --------------------------------------------------------------------------- public: proof

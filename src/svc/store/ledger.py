@@ -17,13 +17,12 @@ proof was signed cost nothing. An fsync is what a paid request costs the client 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -187,7 +186,7 @@ class Submission:
     def public_dict(self) -> dict[str, Any]:
         """The row as shown to users: everything but the proof and the body."""
         hidden = ("proof", "body", "receipt", "proof_fp")
-        doc = {k: v for k, v in dataclasses.asdict(self).items() if k not in hidden}
+        doc = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in hidden}
         doc["has_proof"] = self.has_proof
         return doc
 
@@ -297,6 +296,10 @@ class Ledger:
         self._db.close()
 
     # --- reading ----------------------------------------------------------------------------
+
+    def integrity(self) -> str:
+        """SQLite's own check of the file ("ok" when sound): for doctor-style checks and tests."""
+        return str(self._db.execute("PRAGMA integrity_check").fetchone()[0])
 
     def get(self, request_id: str) -> Submission | None:
         row = self._db.execute(
