@@ -69,6 +69,8 @@ def test_payment_ask_form_can_decline(cli: Cli, sandbox: Sandbox) -> None:
     child = spawn(cli, "reply", task_id)
     child.expect(r"Keep the payment of 42.5 USD to Example Air\?")
     child.sendline("n")
+    child.expect("for good")  # a decline is final: it asks a second time
+    child.sendline("y")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
