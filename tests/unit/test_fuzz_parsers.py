@@ -20,13 +20,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
+from tests.pay_readers import decode_receipt
 from tests.reliability_report import record
 
 from svc.api.models import TaskDetail
 from svc.errors import ExitCode, SvcError, error_from_response
 from svc.pay import mpp
 from svc.pay.errors import classify
-from svc.pay.x402 import X402Error, decode_receipt, parse_challenge
+from svc.pay.x402 import X402Error, parse_challenge
 
 EXAMPLES = int(os.environ.get("SVC_FUZZ_EXAMPLES", "150"))
 FUZZ = settings(
