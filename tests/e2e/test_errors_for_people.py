@@ -86,3 +86,15 @@ def test_exit_9_on_loopback_says_to_start_the_sandbox(bare_cli: Cli) -> None:
         line, hint = one_error(bare_cli("poll", "task_1", env=env), 9)
         assert "cannot connect to http://127.0.0.1:9" in line
         assert "svc sandbox serve" in hint and "is the sandbox running?" in hint
+
+
+def test_a_usage_error_echoes_what_was_typed_inert(bare_cli: Cli) -> None:
+    """Click quotes the bad value back; a pasted escape sequence (clipboard, title) must not
+    reach the terminal, in the line or in the JSON error."""
+    hostile = "\x1b]52;c;cHduZWQ=\x07\x1b]0;title\x07many"
+    result = bare_cli("--json", "tasks", "--limit", hostile)
+    line, _ = one_error(result, 2)
+    assert "Invalid value for '--limit'" in line
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["exit_code"] == 2 and "\x1b" not in doc["detail"] and "\x07" not in doc["detail"]

@@ -243,3 +243,7 @@ def test_help_shows_metavars_people_understand(bare_cli: Cli) -> None:
         assert not re.search(r"<[a-z][a-z \[\]]*>|\{[A-Z_]+\}|\[\[", text), (path, text)
     assert "Usage: svc poll [OPTIONS] ID" in bare_cli.ok("poll", "--help").stdout
     assert "--limit N" in bare_cli.ok("tasks", "--help").stdout
+    repo = Path(__file__).resolve().parents[2]
+    for page in (repo / "man").glob("*.1"):  # the man pages are made from the same help
+        text = page.read_text()
+        assert not re.search(r"<[a-z][a-z \[\]]*>|\{[A-Z_]+\}|\[\[", text), page.name

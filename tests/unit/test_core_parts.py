@@ -372,3 +372,15 @@ def test_a_task_id_from_the_server_must_be_an_id() -> None:
         with pytest.raises(ProtocolError):
             require_task_shape({"id": bad, "state": "pending"}, "submit")
     assert require_task_shape({"id": "task_1", "state": "pending"}, "submit")["id"] == "task_1"
+
+
+def test_help_format_install_is_idempotent() -> None:
+    """main() may run twice in one process: the help patch must not wrap itself."""
+    from typer.core import _TyperParameter
+
+    from svc.cli.help_format import install
+
+    install()
+    first = _TyperParameter.display_type
+    install()
+    assert _TyperParameter.display_type is first

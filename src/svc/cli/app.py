@@ -243,15 +243,13 @@ def usage_error(error: click.ClickException, args: list[str]) -> SvcError:
         command = error.ctx.command_path
     if command == "svc":  # some errors carry the root context: name the command typed
         command = " ".join(["svc", *[a for a in args if a in COMMANDS][:1]])
-    if isinstance(error, ClickUsageError):
-        return SvcError(
-            " ".join(message.split()),
-            code="usage_error",
-            hint=f"see '{command} --help'",
-            exit_code=ExitCode.USAGE,
-        )
-    # A ClickException that is not about usage (a file that cannot be read, for example).
-    return SvcError(" ".join(message.split()), code="error", exit_code=ExitCode.ERROR)
+    usage = isinstance(error, ClickUsageError)  # else a file Click could not open, say
+    return SvcError(
+        " ".join(message.split()),
+        code="usage_error" if usage else "error",
+        hint=f"see '{command} --help'" if usage else None,
+        exit_code=ExitCode.USAGE if usage else ExitCode.ERROR,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -71,7 +71,9 @@ def command_tree() -> Node:
     from typer._click import Context
 
     from svc.cli.app import app
+    from svc.cli.help_format import install
 
+    install()  # man pages show the metavars `--help` shows (ID, TEXT, N), not Python types
     root_cmd = typer.main.get_command(app)
     root = Node(["svc"], root_cmd, Context(root_cmd, info_name="svc"))
 

@@ -33,9 +33,12 @@ def human_type(label: str) -> str:
 
 
 def install() -> None:
+    """Idempotent: `main` may run more than once in one process (in-process tests)."""
     from typer.core import TyperArgument, _TyperParameter
 
     typer_display_type = _TyperParameter.display_type
+    if getattr(typer_display_type, "svc_human", False):
+        return
 
     def display_type(self: Any, ctx: Any) -> str:
         return human_type(typer_display_type(self, ctx))
@@ -48,6 +51,7 @@ def install() -> None:
     def no_type(self: Any, ctx: Any) -> None:
         return None  # an argument's name is its metavar already (`ID`, `TASK`)
 
+    display_type.svc_human = True  # type: ignore[attr-defined]
     _TyperParameter.display_type = display_type  # type: ignore[method-assign]
     TyperArgument._usage_display_name = usage_name  # type: ignore[method-assign]
     TyperArgument.display_type_rich = no_type  # type: ignore[method-assign]
