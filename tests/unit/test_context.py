@@ -22,6 +22,9 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AppContext:
     monkeypatch.setenv("SVC_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("SVC_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("SVC_KEYRING", "file")
+    # CI runners set CI=1, which (like SVC_NO_INPUT) forces no_input: the test needs a person
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("SVC_NO_INPUT", raising=False)
     settings = resolve(base_url="http://127.0.0.1:9", no_input=False, stdin_is_tty=True)
     return AppContext(settings, Output(stdout=io.StringIO(), stderr=io.StringIO()))
 
