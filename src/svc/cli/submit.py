@@ -1,20 +1,60 @@
-"""`svc submit`: submit a task and pay for it."""
+"""`svc submit`: parse the flags into `SubmitOptions`; `svc.flows.submit_run` does the rest."""
 
 from __future__ import annotations
-
-import time
-from typing import TYPE_CHECKING, Any
 
 import typer
 
 from svc.cli.app import current
-from svc.cli.common import payment_flags, read_text_source, show_task
-from svc.errors import Interrupted, UsageError
-
-if TYPE_CHECKING:
-    from svc.ui.output import Output
+from svc.cli.common import payment_flags, read_text_source
+from svc.errors import UsageError
 
 app = typer.Typer(rich_markup_mode=None)
+
+# The options, declared once here so the command's signature reads as a list of flags.
+_TASK = typer.Argument(
+    None, metavar="TASK", help="The task in natural language, or - to read it from stdin."
+)
+_FILE = typer.Option(None, "--file", "-f", metavar="PATH", help="Read the task text from a file.")
+_EMAIL = typer.Option(
+    None, "--email", "-e", metavar="EMAIL", help="End user's e-mail address [config: email]."
+)
+_WAIT = typer.Option(False, "--wait", "-w", help="Then follow the task like `svc watch`.")
+_PAY = typer.Option(None, "--pay", metavar="x402|mpp|card", help="Payment method [config: pay].")
+_MAX_PRICE = typer.Option(
+    None,
+    "--max-price",
+    metavar="USD",
+    help="Refuse to pay more than this per call [config: max_price_usd, default 1.50].",
+)
+_REQUEST_ID = typer.Option(
+    None,
+    "--request-id",
+    metavar="ID",
+    help="Idempotency key; re-use it to resume a submission without paying twice.",
+)
+_DRY_RUN = typer.Option(False, "--dry-run", help="Validate and show the price; send nothing.")
+_TRUST = typer.Option(
+    False, "--trust-recipient", help="Accept a changed payment recipient and pin the new one."
+)
+_PROBE = typer.Option(
+    False,
+    "--probe",
+    help="With or without --dry-run: send the request unpaid, show the service's 402 "
+    "challenge and what would be paid under your policy; nothing is signed or paid.",
+)
+_INTERVAL = typer.Option(
+    None, "--interval", metavar="S", help="With --wait: seconds between polls."
+)
+_FROM = typer.Option(
+    None,
+    "--from",
+    metavar="PATH",
+    help="Submit every line of a JSON-lines file ({task, email, request_id?} per line; - for "
+    "stdin), each paid once; NDJSON results when piped. See docs/batch.md.",
+)
+_CONCURRENCY = typer.Option(
+    8, "--concurrency", metavar="N", help="With --from: submissions in flight at once."
+)
 
 
 @app.command(
@@ -28,61 +68,20 @@ app = typer.Typer(rich_markup_mode=None)
     "  svc submit 'Book a table #2fa' --email ana@example.com --dry-run"
 )
 def submit(
-    task: str | None = typer.Argument(
-        None, metavar="TASK", help="The task in natural language, or - to read it from stdin."
-    ),
-    file: str | None = typer.Option(
-        None, "--file", "-f", metavar="PATH", help="Read the task text from a file."
-    ),
-    email: str | None = typer.Option(
-        None, "--email", "-e", metavar="EMAIL", help="End user's e-mail address [config: email]."
-    ),
-    wait: bool = typer.Option(False, "--wait", "-w", help="Then follow the task like `svc watch`."),
-    pay: str | None = typer.Option(
-        None, "--pay", metavar="x402|mpp|card", help="Payment method [config: pay]."
-    ),
-    max_price: str | None = typer.Option(
-        None,
-        "--max-price",
-        metavar="USD",
-        help="Refuse to pay more than this per call [config: max_price_usd, default 1.50].",
-    ),
-    request_id: str | None = typer.Option(
-        None,
-        "--request-id",
-        metavar="ID",
-        help="Idempotency key; re-use it to resume a submission without paying twice.",
-    ),
-    dry_run: bool = typer.Option(
-        False, "--dry-run", help="Validate and show the price; send nothing."
-    ),
-    trust_recipient: bool = typer.Option(
-        False, "--trust-recipient", help="Accept a changed payment recipient and pin the new one."
-    ),
-    probe: bool = typer.Option(
-        False,
-        "--probe",
-        help="With or without --dry-run: send the request unpaid, show the service's 402 "
-        "challenge and what would be paid under your policy; nothing is signed or paid.",
-    ),
-    interval: float | None = typer.Option(
-        None, "--interval", metavar="S", help="With --wait: seconds between polls."
-    ),
-    from_file: str | None = typer.Option(
-        None,
-        "--from",
-        metavar="PATH",
-        help="Submit every line of a JSON-lines file ({task, email, request_id?} per line; - for "
-        "stdin), each paid once; NDJSON results when piped. See docs/batch.md.",
-    ),
-    concurrency: int = typer.Option(
-        8, "--concurrency", metavar="N", help="With --from: submissions in flight at once."
-    ),
+    task: str | None = _TASK,
+    file: str | None = _FILE,
+    email: str | None = _EMAIL,
+    wait: bool = _WAIT,
+    pay: str | None = _PAY,
+    max_price: str | None = _MAX_PRICE,
+    request_id: str | None = _REQUEST_ID,
+    dry_run: bool = _DRY_RUN,
+    trust_recipient: bool = _TRUST,
+    probe: bool = _PROBE,
+    interval: float | None = _INTERVAL,
+    from_file: str | None = _FROM,
+    concurrency: int = _CONCURRENCY,
 ) -> None:
-
-    from svc.api.models import TaskSubmission
-    from svc.flows.validate import build, check_email
-
     app_ctx = current()
     if from_file is not None:
         from svc.cli import submit_batch
@@ -101,94 +100,22 @@ def submit(
                 concurrency=concurrency,
             )
         )
-    text = _task_text(task, file)
-    address = email or app_ctx.settings.email
-    if not address:
-        raise UsageError("missing --email: the end user's e-mail address is required")
-    body = build(TaskSubmission, "task", task=text, email=address).model_dump()
-    check_email(body["email"])
+    from svc.flows.submit_run import SubmitOptions, run
+
     method, cap = payment_flags(app_ctx, pay, max_price)
-    if probe:
-        from svc.flows.probe import show_probe
-
-        show_probe(app_ctx, body, method, cap)
-        return
-    if dry_run:
-        _dry_run(body, method, cap if cap is not None else app_ctx.settings.max_price_usd)
-        return
-    from svc.flows.submit import new_request_id, resume_command
-    from svc.flows.submit import submit as do_submit
-
-    if request_id is None:
-        _check_duplicate(body)
-    rid = request_id or new_request_id()
-    try:
-        result = do_submit(
-            app_ctx,
-            body,
-            request_id=rid,
-            max_price_usd=cap,
-            trust_recipient=trust_recipient,
-            rail=method,
-        )
-    except KeyboardInterrupt:
-        raise Interrupted(
-            "interrupted while submitting; it may have been paid",
-            hint="resume it without paying again: " + resume_command(rid, body),
-        ) from None
-    if result.replayed:
-        app_ctx.output.note(f"request {result.request_id} was already accepted: not charged again")
-    app_ctx.output.note(f"request id {result.request_id}")
-    if wait:
-        from svc.flows.watch import follow
-
-        task_id = str(result.task["id"])
-        try:
-            raise typer.Exit(follow(app_ctx, [task_id], interval))
-        except KeyboardInterrupt:
-            raise Interrupted(
-                f"interrupted; task {task_id} exists and is paid",
-                hint=f"follow it without paying again: svc watch {task_id}",
-            ) from None
-    show_task(app_ctx, result.task)
-    from svc.ui.hints import next_steps
-
-    next_steps(app_ctx.output, result.task)  # `next: svc watch ID`, for a person only
-
-
-def _check_duplicate(body: dict[str, Any]) -> None:
-    """The same task for the same person a moment ago is likely an accident: ask on a
-    terminal, warn in a script (which goes on: it may mean it)."""
-    from svc.flows.submit import recent_duplicate
-
-    app_ctx = current()
-    earlier = recent_duplicate(app_ctx, body)
-    if earlier is None:
-        return
-    what = f"task {earlier.task_id}" if earlier.task_id else f"request {earlier.request_id}"
-    ago = max(0, int(time.time() - earlier.created_at))
-    message = (
-        f"the same task for {body['email']} was submitted {ago} s ago ({what}); "
-        "submitting it again pays again"
+    opts = SubmitOptions(
+        text=_task_text(task, file),
+        email=email,
+        rail=method,
+        max_price_usd=cap,
+        request_id=request_id,
+        dry_run=dry_run,
+        probe=probe,
+        trust_recipient=trust_recipient,
+        wait=wait,
+        interval=interval,
     )
-    if app_ctx.settings.no_input:
-        app_ctx.output.warn(
-            message + f" (to follow the earlier one: svc watch {earlier.task_id})"
-            if earlier.task_id
-            else message
-        )
-        return
-    from svc.ui.prompts import confirm
-
-    app_ctx.output.warn(message)
-    if not confirm("Submit and pay again?", default=False):
-        raise UsageError(
-            "not submitted: the same task was submitted a moment ago",
-            code="duplicate_submission",
-            hint=f"follow the earlier one: svc watch {earlier.task_id}"
-            if earlier.task_id
-            else f"resume the earlier one: svc submit --request-id {earlier.request_id}",
-        )
+    raise typer.Exit(run(opts, app_ctx))
 
 
 def _task_text(task: str | None, file: str | None) -> str:
@@ -201,63 +128,3 @@ def _task_text(task: str | None, file: str | None) -> str:
     if task is None:
         raise UsageError("missing TASK: give the task text, - for stdin, or --file PATH")
     return task
-
-
-def _listed_price() -> tuple[str, str]:
-    """The task price the manifest lists, else the spec's flat fee (said on stderr)."""
-    from svc.api.discovery import DiscoveryClient, task_price
-    from svc.errors import SvcError
-    from svc.flows.submit import TASK_PRICE_USD
-
-    app_ctx = current()
-    try:
-        manifest = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url).manifest()
-    except SvcError as exc:
-        app_ctx.output.warn(
-            f"could not read the manifest ({exc.message}); assuming the spec's {TASK_PRICE_USD} USD"
-        )
-        return TASK_PRICE_USD, "spec"
-    price = task_price(manifest)
-    if price is None:
-        app_ctx.output.warn(
-            f"the manifest lists no price for tasks/task; assuming the spec's {TASK_PRICE_USD} USD"
-        )
-        return TASK_PRICE_USD, "spec"
-    return f"{price:.6f}", "manifest"
-
-
-def _dry_run(body: dict[str, Any], method: str, cap: Any) -> None:
-    from decimal import Decimal
-
-    app_ctx = current()
-    listed, source = _listed_price()
-    price = Decimal(listed)
-    within = price <= cap
-    doc = {
-        "dry_run": True,
-        "request": {"method": "POST", "path": "/svc/tasks", "body": body},
-        "price_usd": listed,
-        "price_source": source,
-        "pay": method,
-        "max_price_usd": str(cap),
-        "within_policy": within,
-    }
-    app_ctx.output.show(doc, _draw_dry_run)
-    if not within:
-        from svc.pay.policy import PolicyRefusal
-
-        raise PolicyRefusal(f"the price {listed} USD is above the limit {cap} USD")
-
-
-def _draw_dry_run(out: Output, doc: dict[str, Any]) -> None:
-    out.line(
-        "Would submit a {size}-character task for {email} and pay {price} USD by {pay} "
-        "({verdict} your limit of {cap} USD; price from the {source}). The task was not sent.",
-        size=len(doc["request"]["body"]["task"]),
-        email=doc["request"]["body"]["email"],
-        price=doc["price_usd"],
-        pay=doc["pay"],
-        verdict="within" if doc["within_policy"] else "ABOVE",
-        cap=doc["max_price_usd"],
-        source=doc["price_source"],
-    )
