@@ -38,7 +38,7 @@ tools:
 # man/ (one page per command) and completions/ (bash, zsh, fish) from the command definitions,
 # plus the static completion table; commit the result (a test fails while they are stale).
 docs: $(STAMP)
-	$(BIN)/python -m svc.cli.docgen
+	$(BIN)/python -m svc.cli.completion.docgen
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests

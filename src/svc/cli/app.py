@@ -49,7 +49,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("svc.cli.mcp", "Serve tasks, wallet and policy to an AI agent host (MCP, stdio)."),
     "sandbox": ("svc.cli.sandbox", "Run the local emulator of the whole service."),
     "completion": (
-        "svc.cli.completion_cmd",
+        "svc.cli.completion.command",
         "Print or install tab completion for bash, zsh, fish.",
     ),
     "help": ("svc.cli.help_cmd", "Reference topics: exit codes, environment, files."),

@@ -37,7 +37,7 @@ def dispatch(argv: list[str]) -> int | None:
         write_out(f"svc {__version__}\n")
         return 0
     if argv[:1] == ["__complete"]:
-        from svc.cli.complete import main as complete
+        from svc.cli.completion.complete import main as complete
 
         return complete(argv[1:])
     poll = parse_poll(argv)

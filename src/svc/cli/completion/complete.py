@@ -1,7 +1,7 @@
 """`svc __complete WORD...`: shell completion answered from a static table.
 
 The protocol is described in docs/completion-protocol.md. The answer comes from
-`svc.cli.completion_table` (generated from the Typer app by `svc.cli.complete_gen`) and, for
+`svc.cli.completion.table` (generated from the Typer app by `svc.cli.completion.table_gen`) and, for
 task ids, from a read-only look at the local ledger, so a TAB never imports Typer or a command
 module and costs about as much as a bare Python start.
 """
@@ -43,7 +43,7 @@ def main(words: list[str]) -> int:
 
 
 def complete(words: list[str]) -> tuple[list[tuple[str, str]], str]:
-    from svc.cli.completion_table import TABLE
+    from svc.cli.completion.table import TABLE
 
     globals_ = TABLE["globals"]
     node: dict[str, Any] = TABLE
