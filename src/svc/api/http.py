@@ -309,6 +309,32 @@ def retry_after_seconds(response: httpx.Response) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
+def _is_final(response: httpx.Response, resend_safe: bool, final_statuses: tuple[int, ...]) -> bool:
+    """An answer not to retry: success, a client error, a billed (or refunded) answer, one the
+    caller handles itself, or a server error on a request that must not be sent twice (only a
+    429 or 503 says it was not processed)."""
+    status = response.status_code
+    if "svc-billing" in response.headers or status in final_statuses:
+        return True
+    return not (_retryable_status(status) and (resend_safe or status in (429, 503)))
+
+
+def _transport_problem(exc: httpx.TransportError, what: str, url: str, resend_safe: bool) -> str:
+    """What went wrong, for the retry note; raises when a retry could apply the request twice
+    (a refused connection never reached the server, so it is always retried)."""
+    if isinstance(exc, httpx.ConnectError):
+        return f"cannot connect to {_origin(url)} ({_short(exc)})"
+    if isinstance(exc, httpx.TimeoutException):
+        if not resend_safe:
+            raise UnavailableError(f"{what} timed out; it may or may not have been applied")
+        return f"{what} timed out"
+    if not resend_safe:
+        raise UnavailableError(
+            f"{what}: the connection broke ({_short(exc)}); it may or may not have been applied"
+        )
+    return f"the connection broke ({_short(exc)})"
+
+
 def _retryable_status(status: int) -> bool:
     return status == 429 or status >= 500
 
@@ -399,6 +425,7 @@ class Http:
         """
         last_problem = ""
         for attempt in range(self.retry.attempts):
+            hinted: float | None = None
             try:
                 response = self._request_once(
                     method,
@@ -408,38 +435,17 @@ class Http:
                     headers=headers,
                     auth=auth or httpx.USE_CLIENT_DEFAULT,
                 )
-            except httpx.ConnectError as exc:
-                last_problem = f"cannot connect to {_origin(url)} ({_short(exc)})"
-            except httpx.TimeoutException:
-                if not resend_safe:
-                    raise UnavailableError(
-                        f"{what} timed out; it may or may not have been applied"
-                    ) from None
-                last_problem = f"{what} timed out"
             except httpx.TransportError as exc:
-                if not resend_safe:
-                    raise UnavailableError(
-                        f"{what}: the connection broke ({_short(exc)}); "
-                        "it may or may not have been applied"
-                    ) from None
-                last_problem = f"the connection broke ({_short(exc)})"
+                last_problem = _transport_problem(exc, what, url, resend_safe)
             else:
-                status = response.status_code
-                can_retry = _retryable_status(status) and (resend_safe or status in (429, 503))
-                if "svc-billing" in response.headers or status in final_statuses:
-                    can_retry = False  # billed (or refunded), or the caller's to handle: final
-                if not can_retry:
+                if _is_final(response, resend_safe, final_statuses):
                     return response
-                last_problem = f"HTTP {status}"
+                last_problem = f"HTTP {response.status_code}"
                 hinted = retry_after_seconds(response)
                 if attempt + 1 >= self.retry.attempts or (hinted or 0) > MAX_RETRY_AFTER:
                     return response
-                wait = self.retry.delay(attempt, hinted)
-                self._note_retry(on_retry, what, last_problem, wait)
-                self.sleep(wait)
-                continue
             if attempt + 1 < self.retry.attempts:
-                wait = self.retry.delay(attempt)
+                wait = self.retry.delay(attempt, hinted)
                 self._note_retry(on_retry, what, last_problem, wait)
                 self.sleep(wait)
         raise UnavailableError(

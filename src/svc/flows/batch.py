@@ -87,62 +87,88 @@ def derive_request_id(task: str, email: str, occurrence: int) -> str:
 
 def parse_lines(stream: IO[bytes], default_email: str | None) -> Iterator[Line | SvcError]:
     """Each usable line as a `Line`, each bad one as a UsageError naming its line number."""
+    occurrences: dict[tuple[str, str], int] = {}
+    seen: set[str] = set()
+    for number, raw in enumerate(stream, start=1):
+        try:
+            doc = _line_object(raw)
+            if doc is None:
+                continue  # blank or a comment
+            body, given = _submission(doc, default_email)
+            rid = _request_id_for(body, given, occurrences, seen)
+        except _BadLine as exc:
+            yield _bad(number, str(exc))
+            continue
+        seen.add(rid)
+        yield Line(number, body, rid)
+
+
+class _BadLine(Exception):
+    """Why one line of a batch cannot be submitted (the others still are)."""
+
+
+def _line_object(raw: bytes) -> dict[str, Any] | None:
+    """The line's JSON object with only known keys; None for a blank line or a comment."""
+    if len(raw) > MAX_LINE_BYTES:
+        raise _BadLine(f"longer than {MAX_LINE_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise _BadLine("not UTF-8 text") from None
+    if not text or text.startswith("#"):
+        return None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _BadLine(f"not a JSON object ({exc.msg})") from None
+    if not isinstance(doc, dict):
+        raise _BadLine("not a JSON object")
+    unknown = sorted(set(doc) - {"task", "email", "request_id"})
+    if unknown:
+        raise _BadLine(f"unknown key {unknown[0]!r} (known: task, email, request_id)")
+    return doc
+
+
+def _submission(
+    doc: dict[str, Any], default_email: str | None
+) -> tuple[dict[str, Any], str | None]:
+    """The checked request body and the line's own request id, if it gives one."""
     from svc.api.models import TaskSubmission
     from svc.flows.submit import validate_request_id
     from svc.flows.validate import build, check_email
 
-    occurrences: dict[tuple[str, str], int] = {}
-    explicit: set[str] = set()
-    for number, raw in enumerate(stream, start=1):
-        if len(raw) > MAX_LINE_BYTES:
-            yield _bad(number, f"longer than {MAX_LINE_BYTES} bytes")
-            continue
-        try:
-            text = raw.decode("utf-8").strip()
-        except UnicodeDecodeError:
-            yield _bad(number, "not UTF-8 text")
-            continue
-        if not text or text.startswith("#"):
-            continue
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            yield _bad(number, f"not a JSON object ({exc.msg})")
-            continue
-        if not isinstance(doc, dict):
-            yield _bad(number, "not a JSON object")
-            continue
-        unknown = sorted(set(doc) - {"task", "email", "request_id"})
-        if unknown:
-            yield _bad(number, f"unknown key {unknown[0]!r} (known: task, email, request_id)")
-            continue
-        task, email, rid = doc.get("task"), doc.get("email", default_email), doc.get("request_id")
-        if not isinstance(task, str) or not task.strip():
-            yield _bad(number, "missing task (a non-empty string)")
-            continue
-        if not isinstance(email, str) or not email:
-            yield _bad(number, "missing email (give it in the line, or --email for all lines)")
-            continue
-        if rid is not None and not isinstance(rid, str):
-            yield _bad(number, "request_id must be a string")
-            continue
-        try:
-            body = build(TaskSubmission, "task", task=task, email=email).model_dump()
-            check_email(body["email"])
-            if rid is not None:
-                validate_request_id(rid)
-        except UsageError as exc:
-            yield _bad(number, exc.message)
-            continue
-        if rid is None:
-            key = (body["task"], body["email"].lower())
-            occurrences[key] = occurrences.get(key, 0) + 1
-            rid = derive_request_id(body["task"], body["email"], occurrences[key])
-        elif rid in explicit:
-            yield _bad(number, f"request_id {rid} is used by an earlier line")
-            continue
-        explicit.add(rid)
-        yield Line(number, body, rid)
+    task, email, rid = doc.get("task"), doc.get("email", default_email), doc.get("request_id")
+    if not isinstance(task, str) or not task.strip():
+        raise _BadLine("missing task (a non-empty string)")
+    if not isinstance(email, str) or not email:
+        raise _BadLine("missing email (give it in the line, or --email for all lines)")
+    if rid is not None and not isinstance(rid, str):
+        raise _BadLine("request_id must be a string")
+    try:
+        body = build(TaskSubmission, "task", task=task, email=email).model_dump()
+        check_email(body["email"])
+        if rid is not None:
+            validate_request_id(rid)
+    except UsageError as exc:
+        raise _BadLine(exc.message) from None
+    return body, rid
+
+
+def _request_id_for(
+    body: dict[str, Any],
+    given: str | None,
+    occurrences: dict[tuple[str, str], int],
+    seen: set[str],
+) -> str:
+    """The line's own id (once per file), else one derived from the task, the address and how
+    many earlier lines had both, so a re-run of the file maps each line to the same request."""
+    if given is None:
+        key = (body["task"], body["email"].lower())
+        occurrences[key] = occurrences.get(key, 0) + 1
+        return derive_request_id(body["task"], body["email"], occurrences[key])
+    if given in seen:
+        raise _BadLine(f"request_id {given} is used by an earlier line")
+    return given
 
 
 def _bad(number: int, message: str) -> UsageError:
