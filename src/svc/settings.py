@@ -134,30 +134,51 @@ def resolve(
     stdin_is_tty: bool | None = None,
 ) -> Settings:
     """Build Settings from flags, the environment and a profile's values (already loaded)."""
-    env = os.environ
-    prof = profile_values or {}
     s = Settings()
     s.profile = profile_name(profile)
-
-    def pick(name: str, flag: Any, env_name: str | None) -> Any:
-        if flag is not None:
-            s.sources[name] = "flag"
-            return flag
-        if env_name and env.get(env_name):
-            s.sources[name] = f"env {env_name}"
-            return env[env_name]
-        if name in prof:
-            s.sources[name] = f"profile {s.profile}"
-            return prof[name]
-        s.sources[name] = "default"
-        return None
-
+    pick = _Picker(s, profile_values or {})
     s.base_url = _check_url(
         "base URL", pick("base_url", base_url, "SVC_BASE_URL") or DEFAULT_BASE_URL
     )
     auth = pick("auth_base", auth_base, "SVC_AUTH_BASE")
     s.auth_base = _check_url("auth base", auth) if auth else s.base_url + "/auth"
     s.email = pick("email", None, "SVC_EMAIL")
+    _price_settings(s, pick)
+    _payment_settings(s, pick)
+    _mcp_settings(s, pick)
+    _watch_settings(s, pick)
+    s.json_output = json_output
+    s.verbose = verbose
+    tty = sys.stdin.isatty() if stdin_is_tty is None else stdin_is_tty
+    env = os.environ
+    s.no_input = no_input or _truthy(env.get("SVC_NO_INPUT")) or bool(env.get("CI")) or not tty
+    return s
+
+
+class _Picker:
+    """One setting's value by precedence (flag, environment, profile, default), recording
+    where it came from for `svc config list` and for error messages."""
+
+    def __init__(self, settings: Settings, profile_values: dict[str, Any]) -> None:
+        self.settings = settings
+        self.profile_values = profile_values
+
+    def __call__(self, name: str, flag: Any, env_name: str | None) -> Any:
+        sources = self.settings.sources
+        if flag is not None:
+            sources[name] = "flag"
+            return flag
+        if env_name and os.environ.get(env_name):
+            sources[name] = f"env {env_name}"
+            return os.environ[env_name]
+        if name in self.profile_values:
+            sources[name] = f"profile {self.settings.profile}"
+            return self.profile_values[name]
+        sources[name] = "default"
+        return None
+
+
+def _price_settings(s: Settings, pick: _Picker) -> None:
     s.pay = pick("pay", None, "SVC_PAY") or "x402"
     if s.pay not in ("x402", "mpp", "card"):
         raise UsageError(f"payment method must be x402, mpp or card, got {s.pay!r}")
@@ -170,22 +191,18 @@ def resolve(
     assets = pick("allowed_assets", None, None)
     if assets:
         s.allowed_assets = tuple(assets)
-    _payment_settings(s, pick)
-    _mcp_settings(s, pick)
+
+
+def _watch_settings(s: Settings, pick: _Picker) -> None:
     interval = pick("poll_interval", None, "SVC_POLL_INTERVAL")
     if interval is not None:
         s.poll_interval = positive_seconds(s.labelled("poll_interval"), interval)
     notify = pick("notify", None, "SVC_NOTIFY")
     if notify is not None:
         s.notify = _strict_bool(s.labelled("notify"), notify)
-    s.json_output = json_output
-    s.verbose = verbose
-    tty = sys.stdin.isatty() if stdin_is_tty is None else stdin_is_tty
-    s.no_input = no_input or _truthy(env.get("SVC_NO_INPUT")) or bool(env.get("CI")) or not tty
-    return s
 
 
-def _payment_settings(s: Settings, pick: Any) -> None:
+def _payment_settings(s: Settings, pick: _Picker) -> None:
     rails = pick("allowed_rails", None, None)
     if rails:
         unknown = [r for r in rails if r not in ("x402", "mpp", "card")]
@@ -219,7 +236,7 @@ def validity_seconds(label: str, raw: object) -> int:
     return int(value)
 
 
-def _mcp_settings(s: Settings, pick: Any) -> None:
+def _mcp_settings(s: Settings, pick: _Picker) -> None:
     preapproved = pick("mcp_preapproved_usd", None, "SVC_MCP_PREAPPROVED_USD")
     if preapproved is not None:
         s.mcp_preapproved_usd = usd_amount(s.labelled("mcp_preapproved_usd"), preapproved)

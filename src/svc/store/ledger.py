@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from svc.store.paths import data_dir, ensure_private_dir
 
@@ -425,43 +425,9 @@ class Ledger:
         """Journal a signed proof before it is sent, so every retry re-sends this one.
 
         `proof` is None when the proof itself is a secret (kept in the secret store)."""
-        now = time.time()
+        auth = _LiveAuth(request_id, rail, amount_atomic, origin, valid_before, fingerprint)
         with self._write(durable=True):
-            held = self._db.execute(
-                "UPDATE authorizations SET status = ?, fingerprint = ?, pay_to = ?, network = ?,"
-                " valid_before = COALESCE(?, valid_before), updated_at = ?"
-                " WHERE id = (SELECT MAX(id) FROM authorizations WHERE request_id = ?"
-                " AND status = ?)",
-                (
-                    AuthState.LIVE,
-                    fingerprint,
-                    pay_to,
-                    network,
-                    valid_before,
-                    now,
-                    request_id,
-                    AuthState.RESERVED,
-                ),
-            )
-            if held.rowcount == 0:  # no hold to turn live (a ledger older than holds)
-                self._db.execute(
-                    "INSERT INTO authorizations (request_id, rail, amount_atomic, origin,"
-                    " signed_at, valid_before, fingerprint, pay_to, network, status, updated_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        request_id,
-                        rail,
-                        amount_atomic,
-                        origin,
-                        now,
-                        valid_before,
-                        fingerprint,
-                        pay_to,
-                        network,
-                        AuthState.LIVE,
-                        now,
-                    ),
-                )
+            self._authorize(auth, pay_to=pay_to, network=network)
             self._set(
                 request_id,
                 method=rail,
@@ -474,6 +440,47 @@ class Ledger:
                 asset=asset,
                 status=PayState.SIGNED,
             )
+
+    def _authorize(self, auth: _LiveAuth, *, pay_to: str, network: str) -> None:
+        """Turn the request's hold into a live authorization (or add one, for a ledger older
+        than holds), in the caller's transaction."""
+        now = time.time()
+        held = self._db.execute(
+            "UPDATE authorizations SET status = ?, fingerprint = ?, pay_to = ?, network = ?,"
+            " valid_before = COALESCE(?, valid_before), updated_at = ?"
+            " WHERE id = (SELECT MAX(id) FROM authorizations WHERE request_id = ?"
+            " AND status = ?)",
+            (
+                AuthState.LIVE,
+                auth.fingerprint,
+                pay_to,
+                network,
+                auth.valid_before,
+                now,
+                auth.request_id,
+                AuthState.RESERVED,
+            ),
+        )
+        if held.rowcount:
+            return
+        self._db.execute(
+            "INSERT INTO authorizations (request_id, rail, amount_atomic, origin,"
+            " signed_at, valid_before, fingerprint, pay_to, network, status, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                auth.request_id,
+                auth.rail,
+                auth.amount_atomic,
+                auth.origin,
+                now,  # signed_at
+                auth.valid_before,
+                auth.fingerprint,
+                pay_to,
+                network,
+                AuthState.LIVE,
+                now,
+            ),
+        )
 
     def release_reservation(self, request_id: str) -> None:
         """Signing did not happen (no key, a refusal after the hold): nothing is exposed."""
@@ -673,3 +680,14 @@ class Ledger:
                 " VALUES (?, ?, ?, ?, ?)",
                 (origin, network, asset.lower(), pay_to, time.time()),
             )
+
+
+class _LiveAuth(NamedTuple):
+    """The columns of an authorization row known when a proof is signed."""
+
+    request_id: str
+    rail: str
+    amount_atomic: int
+    origin: str
+    valid_before: float | None
+    fingerprint: str

@@ -42,64 +42,80 @@ def main(words: list[str]) -> int:
     return 0
 
 
+class _Position:
+    """Where the words before the cursor leave the command line: the command reached, how
+    many positional words it has, and an option still waiting for its value."""
+
+    def __init__(self, table: dict[str, Any]) -> None:
+        self.node: dict[str, Any] = table
+        self.positional = 0
+        self.pending: dict[str, Any] | None = None  # an option whose value is the next word
+        self.after_dashes = False
+        self.seen: list[str] = []
+
+    def take(self, word: str, globals_: list[dict[str, Any]]) -> None:
+        if self.pending is not None:
+            self.pending = None
+        elif word == "--" and not self.after_dashes:
+            self.after_dashes = True
+        elif word.startswith("-") and word != "-" and not self.after_dashes:
+            option = _find_option(self.node, globals_, word.partition("=")[0])
+            if option is not None and option["value"] and "=" not in word:
+                self.pending = option
+        elif self.positional == 0 and word in (self.node.get("commands") or {}):
+            self.node = self.node["commands"][word]
+        else:
+            self.positional += 1
+            self.seen.append(word)
+
+
 def complete(words: list[str]) -> tuple[list[tuple[str, str]], str]:
     from svc.cli.completion.table import TABLE
 
     globals_ = TABLE["globals"]
-    node: dict[str, Any] = TABLE
-    positional = 0
-    pending: dict[str, Any] | None = None  # an option whose value is the next word
-    after_dashes = False
-    seen: list[str] = []
+    at = _Position(TABLE)
     for word in words[:-1]:
-        if pending is not None:
-            pending = None
-            continue
-        if word == "--" and not after_dashes:
-            after_dashes = True
-            continue
-        if word.startswith("-") and word != "-" and not after_dashes:
-            option = _find_option(node, globals_, word.partition("=")[0])
-            if option is not None and option["value"] and "=" not in word:
-                pending = option
-            continue
-        subcommands = node.get("commands")
-        if subcommands and word in subcommands and positional == 0:
-            node = subcommands[word]
-            continue
-        positional += 1
-        seen.append(word)
+        at.take(word, globals_)
     current = words[-1]
-    if pending is not None:
-        return _values(pending, current, "")
-    if current.startswith("--") and "=" in current and not after_dashes:
+    if at.pending is not None:
+        return _values(at.pending, current, "")
+    if current.startswith("--") and "=" in current and not at.after_dashes:
         name, _, value = current.partition("=")
-        option = _find_option(node, globals_, name)
+        option = _find_option(at.node, globals_, name)
         if option is None or not option["value"]:
             return [], DIRECTIVE_NOFILES
         return _values(option, value, name + "=")
-    if current.startswith("-") and not after_dashes:
-        options = [*node.get("options", []), *globals_]
-        if node is not TABLE:
-            options = [o for o in options if "--version" not in o["names"]]
-        found = [
-            (name, option["help"])
-            for option in options
-            for name in option["names"]
-            if name.startswith(current) and (name.startswith("--") or len(current) < 2)
-        ]
-        return found, DIRECTIVE_NOFILES
-    subcommands = node.get("commands")
-    if subcommands and positional == 0:
+    if current.startswith("-") and not at.after_dashes:
+        return _option_names(at.node, globals_, current, top=at.node is TABLE), DIRECTIVE_NOFILES
+    subcommands = at.node.get("commands")
+    if subcommands and at.positional == 0:
         names = [(n, c["help"]) for n, c in subcommands.items() if n.startswith(current)]
         return names, DIRECTIVE_NOFILES
-    args = node.get("args", [])
+    return _argument(at, current)
+
+
+def _option_names(
+    node: dict[str, Any], globals_: list[dict[str, Any]], current: str, *, top: bool
+) -> list[tuple[str, str]]:
+    options = [*node.get("options", []), *globals_]
+    if not top:
+        options = [o for o in options if "--version" not in o["names"]]
+    return [
+        (name, option["help"])
+        for option in options
+        for name in option["names"]
+        if name.startswith(current) and (name.startswith("--") or len(current) < 2)
+    ]
+
+
+def _argument(at: _Position, current: str) -> tuple[list[tuple[str, str]], str]:
+    args = at.node.get("args", [])
     if not args:
         return [], DIRECTIVE_NOFILES
-    arg = args[min(positional, len(args) - 1)]
-    if positional >= len(args) and not arg["many"]:
+    arg = args[min(at.positional, len(args) - 1)]
+    if at.positional >= len(args) and not arg["many"]:
         return [], DIRECTIVE_NOFILES
-    return _values(arg, current, "", exclude=set(seen))
+    return _values(arg, current, "", exclude=set(at.seen))
 
 
 def _find_option(
