@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 
+from svc.api.headers import CONTENT_TYPE
 from svc.api.http import Http, parse_json
 from svc.errors import ProtocolError, error_from_response
 
@@ -52,7 +53,7 @@ class AdvisorClient:
             response = self.http.send("GET", url, what="guide", resend_safe=True)
         if response.status_code != 200:
             raise error_from_response(response.status_code, response.content, "guide")
-        if "json" not in response.headers.get("content-type", ""):
+        if "json" not in response.headers.get(CONTENT_TYPE, ""):
             return Guide(None, response.text)
         doc = parse_json(response, "guide")
         if not isinstance(doc, dict):

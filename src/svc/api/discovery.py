@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from svc.api.headers import CONTENT_TYPE
 from svc.api.http import Http, expect_json
 from svc.api.ids import path_segment
 from svc.errors import ProtocolError, error_from_response
@@ -142,7 +143,7 @@ class DiscoveryClient:
         )
         if response.status_code != 200:
             raise error_from_response(response.status_code, response.content, what)
-        return response.text, response.headers.get("content-type", "")
+        return response.text, response.headers.get(CONTENT_TYPE, "")
 
 
 def task_price(manifest: Any) -> Decimal | None:

@@ -19,6 +19,7 @@ import httpcore
 import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
 
 from svc import __version__
+from svc.api.headers import BILLING, CONTENT_TYPE, RETRY_AFTER
 from svc.api.jsonsafe import JsonTooDeepError, load_json
 from svc.errors import ProtocolError, SvcError, UnavailableError, error_from_response
 
@@ -295,7 +296,7 @@ class RetryPolicy:
 
 
 def retry_after_seconds(response: httpx.Response) -> float | None:
-    header = response.headers.get("retry-after")
+    header = response.headers.get(RETRY_AFTER)
     if header:
         try:
             return float(header)
@@ -314,7 +315,7 @@ def _is_final(response: httpx.Response, resend_safe: bool, final_statuses: tuple
     caller handles itself, or a server error on a request that must not be sent twice (only a
     429 or 503 says it was not processed)."""
     status = response.status_code
-    if "svc-billing" in response.headers or status in final_statuses:
+    if BILLING in response.headers or status in final_statuses:
         return True
     return not (_retryable_status(status) and (resend_safe or status in (429, 503)))
 
@@ -487,13 +488,17 @@ def expect_json(response: httpx.Response, what: str, ok: tuple[int, ...] = (200,
 
 
 def parse_json(response: httpx.Response, what: str) -> Any:
-    ctype = response.headers.get("content-type", "")
-    if "json" not in ctype:
+    return json_body(response.content, response.headers.get(CONTENT_TYPE, ""), what)
+
+
+def json_body(content: bytes, content_type: str, what: str) -> Any:
+    """A body the server labelled JSON, parsed within the depth bound; else ProtocolError."""
+    if "json" not in content_type:
         raise ProtocolError(
-            f"{what}: the server answered {ctype or 'no content type'} instead of JSON"
+            f"{what}: the server answered {content_type or 'no content type'} instead of JSON"
         )
     try:
-        return load_json(response.content, what)
+        return load_json(content, what)
     except JsonTooDeepError:
         raise
     except (ValueError, UnicodeDecodeError):

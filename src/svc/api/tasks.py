@@ -6,6 +6,8 @@ from typing import Any
 
 import httpx
 
+from svc.api import headers
+from svc.api.answers import SubmitAnswer
 from svc.api.http import Http, expect_json
 from svc.api.ids import is_id, path_segment, task_id_arg
 from svc.errors import ProtocolError
@@ -38,17 +40,18 @@ class TaskClient:
 
     def submit(
         self, body: dict[str, Any], request_id: str, auth: httpx.Auth | None
-    ) -> httpx.Response:
+    ) -> SubmitAnswer:
         """One logical submission; retries re-send the same id (and, via auth, the same proof)."""
-        return self.http.send(
+        response = self.http.send(
             "POST",
             self.base_url + TASKS_PATH,
             what="submit",
             json_body=body,
-            headers={"svc-request-id": request_id},
+            headers={headers.REQUEST_ID: request_id},
             auth=auth,
             resend_safe=True,
         )
+        return SubmitAnswer.of(response)
 
     def poll(self, task_id: str, auth: httpx.Auth | None = None) -> dict[str, Any]:
         response = self.http.send(

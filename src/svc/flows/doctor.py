@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from svc.api.headers import DATE
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
 
@@ -99,7 +100,7 @@ def service_check(app: AppContext) -> Finding:
 
         raise error_from_response(response.status_code, response.content, "manifest")
     kind = "loopback: the local sandbox" if app.settings.is_loopback else "a real host"
-    skew = _skew(response.headers.get("date"), started)
+    skew = _skew(response.headers.get(DATE), started)
     detail = f"{url} answers ({kind}, {1000 * (time.time() - started):.0f} ms)"
     if skew is None:
         return _warn("service", detail + "; it sent no Date header to check the clock against")

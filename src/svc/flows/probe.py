@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from svc.api.headers import MPP_CHALLENGE
 from svc.api.jsonsafe import load_json
 from svc.api.tasks import TASKS_PATH
 from svc.context import AppContext
@@ -36,7 +37,7 @@ def probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None)
         x402 = None
         offers["x402_error"] = str(exc)
     accepts = x402.accepts if x402 else []
-    challenges = mpp.parse_challenges(response.headers.get_list("www-authenticate"))
+    challenges = mpp.parse_challenges(response.headers.get_list(MPP_CHALLENGE))
     card_offer = card.parse_offer(_json_or_none(response.content))
     offers |= {
         "x402": [_x402_view(o) for o in accepts],

@@ -18,14 +18,11 @@ status itself.
 
 from __future__ import annotations
 
-import contextlib
 import shlex
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from svc.api.http import parse_json
-from svc.api.tasks import require_task_shape
 from svc.context import AppContext
 from svc.errors import (
     HumanNeededError,
@@ -41,8 +38,7 @@ from svc.pay.rails import PaidAuth
 from svc.testing_hooks import crash_point
 
 if TYPE_CHECKING:
-    import httpx
-
+    from svc.api.answers import SubmitAnswer
     from svc.pay.errors import Row
     from svc.pay.policy import PaymentPolicy
     from svc.pay.rails import Rail
@@ -210,13 +206,13 @@ class _Run:
     def __call__(self) -> SubmitResult:
         tries = _Tries()
         while True:
-            response = self._send()
-            if response.status_code in (200, 202):
-                return self._accepted(response)
-            decision = classify(response.status_code, response.content)
-            _note_billing(self.app, self.journal, response)
+            answer = self._send()
+            if answer.accepted:
+                return self._accepted(answer)
+            decision = classify(answer.status, answer.content)
+            _note_billing(self.app, self.journal, answer)
             if not self._follow(decision, tries):
-                self._reject(response, decision)
+                self._reject(answer, decision)
 
     def _follow(self, decision: Row | None, tries: _Tries) -> bool:
         """Act on a payment error the table says to retry; False when the run should stop."""
@@ -254,7 +250,7 @@ class _Run:
             return True
         return False
 
-    def _send(self) -> httpx.Response:
+    def _send(self) -> SubmitAnswer:
         journal, auth = self.journal, self.auth
         try:
             return self.app.tasks.submit(self.body, journal.request_id, self.app.with_bearer(auth))
@@ -271,10 +267,10 @@ class _Run:
                 journal.rejected(exc.code)
             raise
 
-    def _accepted(self, response: httpx.Response) -> SubmitResult:
+    def _accepted(self, answer: SubmitAnswer) -> SubmitResult:
         app, journal = self.app, self.journal
         try:
-            task = require_task_shape(parse_json(response, "submit"), "submit")
+            task = answer.task()
         except ProtocolError as exc:
             # Accepted (and, with a proof, charged) but unreadable: the task id is lost, not
             # the task; a resume with the same request id gets the original task back.
@@ -282,26 +278,24 @@ class _Run:
                 raise _answer_lost(journal, self.body, exc.message) from None
             journal.rejected(exc.code)
             raise
-        journal.accepted(task, response.status_code, response.headers)
+        journal.accepted(task, answer)
         crash_point("response_recorded")
-        billing = response.headers.get("svc-billing")
-        usage_error = response.headers.get("svc-usage-error")
-        if billing:
-            app.output.note(f"billing: {billing}")
-        if usage_error:
+        if answer.billing:
+            app.output.note(f"billing: {answer.billing.raw}")
+        if answer.usage_error:
             app.output.warn(
-                f"the service could not bill this call's usage ({usage_error}); "
+                f"the service could not bill this call's usage ({answer.usage_error}); "
                 "the task was accepted and is not re-sent"
             )
-        replayed = bool(billing and parse_billing(billing).get("status") == "replayed")
-        return SubmitResult(task, journal.request_id, billing, replayed, self.rail)
+        billing = answer.billing.raw if answer.billing else None
+        return SubmitResult(task, journal.request_id, billing, answer.replayed, self.rail)
 
-    def _reject(self, response: httpx.Response, decision: Row | None) -> None:
+    def _reject(self, answer: SubmitAnswer, decision: Row | None) -> None:
         """A final answer that is not a task: say what happened to the money, keep what lives."""
-        journal, status = self.journal, response.status_code
+        journal, status = self.journal, answer.status
         resume = resume_command(journal.request_id, self.body)
         if journal.row().status == PayState.REFUNDED:
-            kind = type(to_error(status, response.content, decision))  # its exit code
+            kind = type(to_error(status, answer.content, decision))  # its exit code
             raise kind(
                 f"the service could not deliver the task (HTTP {status}); the payment was "
                 "refunded in full",
@@ -310,12 +304,12 @@ class _Run:
                 hint="nothing was kept; run the submit again later to pay a fresh 402",
             )
         if not self.auth.carried_proof:
-            error = to_error(status, response.content, decision)
+            error = to_error(status, answer.content, decision)
             error.hint = error.hint or "nothing was charged"
             journal.rejected(error.code, status)
             raise error
         if journal.row().status == PayState.VOID:  # the table's retries are spent
-            raise to_error(status, response.content, decision)
+            raise to_error(status, answer.content, decision)
         not_processed = status == 429 or (
             decision is not None and decision.action is Action.RETRY_UNCHANGED
         )
@@ -330,7 +324,7 @@ class _Run:
         # proof is kept, so no run of this request id signs a second one while it may settle.
         error = to_error(
             status,
-            response.content,
+            answer.content,
             decision,
             hint="the payment proof is kept (not charged, as far as the service says); the same "
             "command re-sends it and never signs another: " + resume,
@@ -401,31 +395,16 @@ def pay_card(app: AppContext, request_id: str | None, *, open_browser: bool) -> 
         return submit(app, body, request_id=rid, rail="card")
 
 
-def _note_billing(app: AppContext, journal: RequestJournal, response: httpx.Response) -> None:
+def _note_billing(app: AppContext, journal: RequestJournal, answer: SubmitAnswer) -> None:
     """svc-billing is shown and stored; a refund is recorded against the submission."""
-    billing = response.headers.get("svc-billing")
-    if not billing:
+    billing = answer.billing
+    if billing is None:
         return
-    app.output.note(f"billing: {billing}")
-    fields = parse_billing(billing)
-    if fields.get("status") != "refunded":
-        journal.note_billing(billing)
+    app.output.note(f"billing: {billing.raw}")
+    if billing.status != "refunded":
+        journal.note_billing(billing.raw)
         return
-    from decimal import Decimal, InvalidOperation
-
-    from svc.money import usd_to_atomic
-
-    refunded = None
-    with contextlib.suppress(InvalidOperation, ValueError, ArithmeticError):
-        refunded = usd_to_atomic(Decimal(fields.get("amount_usd", "0")))
-    journal.refunded(refunded, billing)
-
-
-def parse_billing(value: str) -> dict[str, str]:
-    """`status=charged; method=x402; amount_usd=1.500000; payment_id=pay_…` as a dict."""
-    out: dict[str, str] = {}
-    for part in value.split(";"):
-        key, sep, val = part.strip().partition("=")
-        if sep:
-            out[key.strip().lower()] = val.strip()
-    return out
+    # No amount: nothing known to be refunded (the cap keeps counting it); an unreadable one:
+    # unknown (None).
+    refunded = 0 if "amount_usd" not in billing.fields else billing.amount_atomic
+    journal.refunded(refunded, billing.raw)

@@ -13,21 +13,22 @@ from collections.abc import Generator
 
 import httpx
 
+from svc.api.headers import AGENT_AUTHORIZATION as AGENT_HEADER
+from svc.api.headers import AUTHORIZATION
 from svc.api.jsonsafe import load_json
 from svc.errors import REGISTER_AGAIN, AuthError
 from svc.identity.session import IdentitySession
 
-AGENT_HEADER = "svc-agent-authorization"
 # Reasons that say the token itself is stale; others (placement) are our bugs, not healable.
 HEALABLE_REASONS = frozenset({"token_expired", "token_invalid", None})
 
 
 def place(request: httpx.Request, token: str) -> None:
-    authorization = request.headers.get("Authorization", "")
+    authorization = request.headers.get(AUTHORIZATION, "")
     if authorization.split(" ", 1)[0].lower() == "payment":
         request.headers[AGENT_HEADER] = f"Bearer {token}"
     else:
-        request.headers["Authorization"] = f"Bearer {token}"
+        request.headers[AUTHORIZATION] = f"Bearer {token}"
         if AGENT_HEADER in request.headers:
             del request.headers[AGENT_HEADER]
 

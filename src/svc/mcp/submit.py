@@ -13,10 +13,11 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from svc.api.answers import parse_billing
 from svc.api.models import TaskSubmission
 from svc.context import AppContext
 from svc.errors import UsageError
-from svc.flows.submit import SubmitResult, new_request_id, parse_billing, recent_duplicate, submit
+from svc.flows.submit import SubmitResult, new_request_id, recent_duplicate, submit
 from svc.flows.validate import build, check_email
 from svc.mcp.human import Human
 from svc.mcp.results import Outcome

@@ -20,6 +20,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from svc.api import headers
 from svc.api.http import expect_json
 from svc.errors import HumanNeededError, PaymentError, ProtocolError
 from svc.money import usd_to_atomic
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from svc.api.http import Http
     from svc.ui.output import Output
 
-PAYMENT_ID_HEADER = "svc-payment-id"
+PAYMENT_ID_HEADER = headers.PAYMENT_ID
 COMPLETE = frozenset({"paid", "complete", "completed", "succeeded", "success"})
 DEAD = frozenset({"failed", "canceled", "cancelled", "expired", "released", "refunded"})
 DEFAULT_WAIT_SECONDS = 15 * 60.0

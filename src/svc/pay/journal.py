@@ -36,6 +36,7 @@ from svc.pay.origin import origin_of
 from svc.store.ledger import CardState, Ledger, PayState, Submission
 
 if TYPE_CHECKING:
+    from svc.api.answers import SubmitAnswer
     from svc.pay.card import CardOffer
     from svc.pay.rails import Paid
     from svc.store.secrets import SecretStore
@@ -191,17 +192,15 @@ class RequestJournal:
         else:
             self.ledger.mark_challenged(self.request_id)
 
-    def accepted(self, task: dict[str, Any], http_status: int, headers: Any) -> None:
+    def accepted(self, task: dict[str, Any], answer: SubmitAnswer) -> None:
         self.ledger.mark_accepted(
             self.request_id,
             task_id=str(task["id"]),
             state=str(task["state"]),
-            http_status=http_status,
-            billing=headers.get("svc-billing"),
-            receipt=headers.get("payment-receipt")  # MPP
-            or headers.get("payment-response")  # x402 v2
-            or headers.get("x-payment-response"),  # x402 v1
-            usage_error=headers.get("svc-usage-error"),
+            http_status=answer.status,
+            billing=answer.billing.raw if answer.billing else None,
+            receipt=answer.receipt,
+            usage_error=answer.usage_error,
         )
         self._forget_secret()
 

@@ -24,10 +24,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from svc.api import headers
 from svc.errors import PaymentError
 
 SUPPORTED_METHODS = ("stripe",)  # methods we can pay with a shared payment token
-CREDENTIAL_HEADERS = ("Authorization", "Payment-Authorization")  # never any other header
+CREDENTIAL_HEADERS = (headers.AUTHORIZATION, headers.MPP_CREDENTIAL_ALT)  # never any other header
 USD_CENTS_TO_ATOMIC = 10_000  # 1 cent = 10,000 micro-USD (the ledger's unit)
 _PARAM = re.compile(r'\s*([A-Za-z_][\w-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))\s*')
 _TOKEN = re.compile(r"\s*([A-Za-z0-9!#$%&'*+.^_`|~-]+)")
@@ -71,7 +72,7 @@ class MppChallenge:
 
     @property
     def credential_header(self) -> str:
-        return self.header or "Authorization"
+        return self.header or headers.AUTHORIZATION
 
     def expired(self, now: datetime | None = None) -> bool:
         if not self.expires:

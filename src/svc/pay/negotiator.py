@@ -12,14 +12,15 @@ from collections.abc import Callable
 
 import httpx
 
+from svc.api import headers
 from svc.errors import PaymentError
 from svc.pay.policy import PaymentPolicy
 from svc.pay.x402 import PaymentRequirements, X402Error, X402Signer, encode_proof, parse_challenge
 
 # Which header carries an x402 proof, per kind of endpoint (the spec mixes v1 and v2 names).
 PROOF_HEADERS = {
-    "task": "x-payment",
-    "advisor": "Payment-Signature",
+    "task": headers.X402_TASK_PROOF,
+    "advisor": headers.X402_ADVISOR_PROOF,
 }
 
 

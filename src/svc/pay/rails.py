@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import httpx
 
+from svc.api import headers
 from svc.errors import HumanNeededError, PaymentError
 from svc.pay.policy import PaymentPolicy
 from svc.testing_hooks import crash_point
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from svc.pay.card import CardCheckout, CardOffer
     from svc.pay.negotiator import X402Payer
 
-AGENT_BEARER_HEADER = "svc-agent-authorization"
+AGENT_BEARER_HEADER = headers.AGENT_AUTHORIZATION
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,7 @@ class MppRail:
     def pay(self, response: httpx.Response) -> Paid:
         from svc.pay import mpp
 
-        challenges = mpp.parse_challenges(response.headers.get_list("www-authenticate"))
+        challenges = mpp.parse_challenges(response.headers.get_list(headers.MPP_CHALLENGE))
         chosen = mpp.choose(challenges, self.preference)
         network = f"mpp:{chosen.method}"
         self.policy.check_payment("mpp", chosen.amount_atomic, network, chosen.realm)
@@ -182,10 +183,10 @@ class MppRail:
 
     def attach(self, request: httpx.Request, proof: str) -> None:
         # The credential owns Authorization; an agent bearer moves to its own header (spec).
-        current = request.headers.get("authorization", "")
+        current = request.headers.get(headers.AUTHORIZATION, "")
         if current.lower().startswith("bearer ") and AGENT_BEARER_HEADER not in request.headers:
             request.headers[AGENT_BEARER_HEADER] = current
-        request.headers["Authorization"] = proof
+        request.headers[headers.AUTHORIZATION] = proof
 
 
 def spt_fingerprint(spt: str) -> str:

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from svc.api.headers import X402_CHALLENGE, X402_RECEIPT, X402_V1_RECEIPT
 from svc.api.jsonsafe import load_json
 from svc.money import UINT256_MAX as _UINT256_MAX
 
@@ -50,9 +51,9 @@ __all__ = [
     "typed_data",
 ]
 
-HEADER_PAYMENT_REQUIRED: Final = "PAYMENT-REQUIRED"
-HEADER_PAYMENT_RESPONSE: Final = "PAYMENT-RESPONSE"
-HEADER_X_PAYMENT_RESPONSE: Final = "X-PAYMENT-RESPONSE"
+HEADER_PAYMENT_REQUIRED: Final = X402_CHALLENGE
+HEADER_PAYMENT_RESPONSE: Final = X402_RECEIPT
+HEADER_X_PAYMENT_RESPONSE: Final = X402_V1_RECEIPT
 
 # Bounds on untrusted input. A real challenge is well under a kilobyte.
 MAX_HEADER_CHARS: Final = 64 * 1024

@@ -1,0 +1,107 @@
+"""Typed answers of the task API (issue 17.3).
+
+A submit's answer carries money facts in headers: the billing line, the payment receipt and a
+usage-billing error. They are read here, once, so no flow names a header, and the raw body is
+kept for byte-exact output and for the payment error table (`svc.pay.errors.classify`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from svc.api import headers
+
+if TYPE_CHECKING:
+    import httpx
+
+ACCEPTED_STATUSES = (200, 202)
+
+
+@dataclass(frozen=True)
+class Billing:
+    """The `svc-billing` header: `status=charged; method=x402; amount_usd=1.500000; ...`."""
+
+    raw: str
+    fields: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, value: str) -> Billing:
+        return cls(value, parse_billing(value))
+
+    @property
+    def status(self) -> str | None:
+        """charged, replayed, refunded, ... (None when the server sent no status)."""
+        return self.fields.get("status")
+
+    @property
+    def amount_atomic(self) -> int | None:
+        """The amount in µUSD, or None when absent or not a plain decimal USD amount (a
+        hostile header is not money: no NaN, exponent, sign or sub-µUSD digits)."""
+        from svc.money import AmountError, usd_to_atomic
+
+        try:
+            return usd_to_atomic(self.fields.get("amount_usd", ""))
+        except AmountError:
+            return None
+
+    @property
+    def amount_usd(self) -> Decimal | None:
+        from svc.money import atomic_to_usd
+
+        atomic = self.amount_atomic
+        return None if atomic is None else atomic_to_usd(atomic)
+
+
+def parse_billing(value: str) -> dict[str, str]:
+    """`status=charged; method=x402; amount_usd=1.500000; payment_id=pay_…` as a dict."""
+    out: dict[str, str] = {}
+    for part in value.split(";"):
+        key, sep, val = part.strip().partition("=")
+        if sep:
+            out[key.strip().lower()] = val.strip()
+    return out
+
+
+@dataclass(frozen=True)
+class SubmitAnswer:
+    """One final answer to `POST /svc/tasks` (after transport retries)."""
+
+    status: int
+    content: bytes  # the body as sent, for byte-exact output and the error table
+    content_type: str
+    billing: Billing | None
+    receipt: str | None  # MPP Payment-Receipt, x402 PAYMENT-RESPONSE (v2) or X-PAYMENT-RESPONSE
+    usage_error: str | None
+
+    @classmethod
+    def of(cls, response: httpx.Response) -> SubmitAnswer:
+        found = response.headers
+        billing = found.get(headers.BILLING)
+        return cls(
+            status=response.status_code,
+            content=response.content,
+            content_type=found.get(headers.CONTENT_TYPE, ""),
+            billing=Billing.parse(billing) if billing else None,
+            receipt=found.get(headers.MPP_RECEIPT)
+            or found.get(headers.X402_RECEIPT)
+            or found.get(headers.X402_V1_RECEIPT),
+            usage_error=found.get(headers.USAGE_ERROR),
+        )
+
+    @property
+    def accepted(self) -> bool:
+        return self.status in ACCEPTED_STATUSES
+
+    @property
+    def replayed(self) -> bool:
+        """The service answered a request id it had already accepted: nothing charged again."""
+        return self.billing is not None and self.billing.status == "replayed"
+
+    def task(self) -> dict[str, Any]:
+        """The task object of an accepted answer, checked (ProtocolError if it is not one)."""
+        from svc.api.http import json_body
+        from svc.api.tasks import require_task_shape
+
+        return require_task_shape(json_body(self.content, self.content_type, "submit"), "submit")

@@ -1,0 +1,33 @@
+"""Every HTTP header name svc reads or writes, in one place (issue 17.3).
+
+The service's own (`svc-*`), x402's, MPP's and OAuth's. Code outside `svc.api` names a header
+only through these constants (tests/unit/test_header_names.py checks), so a renamed header is
+one edit and a grep finds every reader. Plain strings: no import cost on the hot paths.
+"""
+
+from __future__ import annotations
+
+# The service (spec: "Headers")
+REQUEST_ID = "svc-request-id"  # the idempotency key of a paid submit
+BILLING = "svc-billing"  # `status=charged; method=x402; amount_usd=...` on billed answers
+USAGE_ERROR = "svc-usage-error"  # accepted, but the usage could not be billed
+PAYMENT_ID = "svc-payment-id"  # a completed card payment, sent as the proof
+AGENT_AUTHORIZATION = "svc-agent-authorization"  # the agent bearer when Authorization pays
+
+# HTTP and OAuth
+AUTHORIZATION = "Authorization"
+DATE = "Date"
+RETRY_AFTER = "Retry-After"
+CONTENT_TYPE = "Content-Type"
+
+# x402 (v2 names; v1 answers use the X- receipt header)
+X402_CHALLENGE = "PAYMENT-REQUIRED"
+X402_RECEIPT = "PAYMENT-RESPONSE"
+X402_V1_RECEIPT = "X-PAYMENT-RESPONSE"
+X402_TASK_PROOF = "x-payment"  # the spec puts task proofs here
+X402_ADVISOR_PROOF = "Payment-Signature"  # and advisor proofs here
+
+# MPP (HTTP Payment authentication)
+MPP_CHALLENGE = "WWW-Authenticate"
+MPP_CREDENTIAL_ALT = "Payment-Authorization"  # the only header besides Authorization
+MPP_RECEIPT = "Payment-Receipt"
