@@ -100,3 +100,38 @@ def test_clock_skew_against_the_service_is_a_warning(bare_cli: Cli, skewed_servi
     assert service["status"] == "warn"
     assert re.search(r"this clock is \+(3599|3600|3601) s off", service["detail"])
     assert "NTP" in service["fix"]
+
+
+def test_notify_names_the_desktop_notifier_or_says_terminal_only(
+    cli: Cli, sandbox: Sandbox, tmp_path: Any
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "notify-send"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    with_notifier = _checks(cli("doctor", "--json", env={"PATH": str(bin_dir)}))["notify"]
+    assert with_notifier["status"] == "ok" and str(fake) in with_notifier["detail"]
+    assert "--notify is off by default (default)" in with_notifier["detail"]
+    cli.ok("config", "set", "notify", "true")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    without = _checks(cli("doctor", "--json", env={"PATH": str(empty)}))["notify"]
+    assert without["status"] == "warn" and "terminal only" in without["detail"]
+    assert "--notify is on by default (profile default)" in without["detail"]
+    assert "notify-send" in without["fix"]
+
+
+def test_mcp_says_what_a_host_runs_and_warns_when_the_model_may_type_secrets(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    mcp = _checks(cli("doctor", "--json"))["mcp"]
+    assert mcp["status"] == "ok" and "mcp` (stdio)" in mcp["detail"]
+    assert "every paid call is confirmed by the person" in mcp["detail"]
+    cli.ok("config", "set", "mcp_preapproved_usd", "1.50")
+    cli.ok("config", "set", "mcp_allow_model_secrets", "true")
+    result = cli("doctor", "--json")
+    mcp = _checks(result)["mcp"]
+    assert mcp["status"] == "warn" and "up to 1.50 USD run without asking" in mcp["detail"]
+    assert mcp["fix"] == "svc config unset mcp_allow_model_secrets"
+    assert result.returncode == 0  # a warning is not a failure

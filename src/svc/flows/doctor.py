@@ -166,6 +166,52 @@ def money_check(app: AppContext) -> Finding:
     )
 
 
+def notify_check(app: AppContext) -> Finding:
+    """How `svc watch --notify` would reach the person here."""
+    from svc.ui.notify import desktop_notifier
+
+    s = app.settings
+    default = "on" if s.notify else "off"
+    setting = f"--notify is {default} by default ({s.sources.get('notify', 'default')})"
+    notifier = desktop_notifier()
+    if notifier is None:
+        return _warn(
+            "notify",
+            f"{setting}; no notify-send or osascript on PATH: --notify rings the terminal only",
+            "install notify-send (libnotify) for desktop notifications",
+        )
+    return _ok("notify", f"{setting}; desktop notifications by {notifier}, plus the terminal bell")
+
+
+def mcp_check(app: AppContext) -> Finding:
+    """What an AI agent host gets from `svc mcp`, without importing the MCP SDK (slow)."""
+    import importlib.util
+    import shutil
+    import sys
+
+    if importlib.util.find_spec("mcp") is None:
+        return _warn(
+            "mcp",
+            "the MCP SDK is not installed: `svc mcp` cannot start",
+            "reinstall svc-cli (it depends on mcp)",
+        )
+    s = app.settings
+    command = shutil.which("svc") or sys.argv[0]
+    limit = (
+        f"paid calls up to {s.mcp_preapproved_usd:.2f} USD run without asking"
+        if s.mcp_preapproved_usd is not None
+        else "every paid call is confirmed by the person"
+    )
+    detail = f"a host runs `{command} mcp` (stdio); {limit}"
+    if s.mcp_allow_model_secrets:
+        return _warn(
+            "mcp",
+            detail + "; the model may type secrets (mcp_allow_model_secrets is on)",
+            "svc config unset mcp_allow_model_secrets",
+        )
+    return _ok("mcp", detail + "; secrets only from the person")
+
+
 CHECKS: tuple[tuple[str, Callable[[AppContext], Finding]], ...] = (
     ("config", config_check),
     ("profile", profile_check),
@@ -174,6 +220,8 @@ CHECKS: tuple[tuple[str, Callable[[AppContext], Finding]], ...] = (
     ("service", service_check),
     ("identity", identity_check),
     ("money", money_check),
+    ("notify", notify_check),
+    ("mcp", mcp_check),
 )
 
 

@@ -43,6 +43,12 @@ class Notifier:
             _start_detached([*self.desktop(body)])
 
 
+def desktop_notifier() -> str | None:
+    """The desktop notifier `--notify` would use here (a path), or None: terminal only."""
+    command = _desktop_command()
+    return command.argv[0] if command else None
+
+
 def _desktop_command() -> _Command | None:
     send = shutil.which("notify-send")
     if send:
