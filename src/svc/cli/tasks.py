@@ -1,62 +1,94 @@
-"""`svc tasks`: the submissions this machine made, from the local ledger."""
+"""`svc tasks`: parse the filters into `TaskListOptions`; `svc.flows.task_list` does the rest."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+import time
 
 import typer
 
 from svc.cli.app import current
-
-if TYPE_CHECKING:
-    from svc.store.ledger import Submission
-    from svc.ui.output import Output
+from svc.errors import UsageError
 
 app = typer.Typer(rich_markup_mode=None)
+
+_UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+_DURATION = re.compile(r"([0-9]{1,6})([mhdw])", re.ASCII)
 
 
 @app.command(
     help="List the tasks this machine submitted, newest first, from the local ledger.\n\n"
     "The service has no list call; the ledger remembers every submission, its request id, "
-    "payment and last known state (refresh states with `svc poll` or `svc watch`). Rows with "
-    "status 'unknown' are paid submissions whose answer was lost: resume them with "
-    "`svc submit --request-id ID` and the same task.\n\n"
+    "payment and last known state. --refresh polls the live ones first (free calls, a few at "
+    "a time, only for this base URL; a row that cannot be read is marked and the others go "
+    "on). Ids are shown whole so they can be copied; times are relative on a terminal, and "
+    "JSON keeps the exact values. Rows with status 'unknown' are paid submissions whose "
+    "answer was lost: resume them with `svc submit --request-id ID` and the same task.\n\n"
     "\b\nExamples:\n"
     "  svc tasks\n"
+    "  svc tasks --refresh --state blocked_on_user\n"
+    "  svc tasks --since 2h --state completed,failed\n"
     "  svc tasks --json | jq -r '.[] | select(.state==\"blocked_on_user\") | .task_id'"
 )
 def tasks(
-    limit: int = typer.Option(50, "--limit", "-n", min=1, help="At most this many rows."),
+    limit: int = typer.Option(50, "--limit", "-n", min=1, metavar="N", help="At most N rows."),
+    state: list[str] | None = typer.Option(
+        None,
+        "--state",
+        "-s",
+        metavar="STATE",
+        help="Only these states (repeat, or a comma list): pending, blocked_on_user, "
+        "completed, failed, cancelled.",
+    ),
+    since: str | None = typer.Option(
+        None,
+        "--since",
+        metavar="WHEN",
+        help="Only tasks created since: a duration (30m, 2h, 3d, 1w) or a date (2026-11-01).",
+    ),
+    refresh: bool = typer.Option(
+        False, "--refresh", "-r", help="Poll the live tasks for their state now (free calls)."
+    ),
 ) -> None:
-    app_ctx = current()
-    rows = app_ctx.ledger.submissions(limit=limit)
-    app_ctx.output.show([row.public_dict() for row in rows], lambda out, _: _table(out, rows))
+    from svc.flows.task_list import TaskListOptions, run
+
+    opts = TaskListOptions(
+        limit=limit, states=parse_states(state or []), since=parse_since(since), refresh=refresh
+    )
+    raise typer.Exit(run(opts, current()))
 
 
-def _table(out: Output, rows: list[Submission]) -> None:
-    """The ledger's rows (outside text: task ids and previews are stored as they came)."""
-    if not rows:
-        out.note("no tasks submitted from this machine yet")
-        return
+def parse_states(values: list[str]) -> tuple[str, ...]:
+    from svc.flows.task_list import TASK_STATES
+
+    states = [part.strip() for value in values for part in value.split(",") if part.strip()]
+    for name in states:
+        if name not in TASK_STATES:
+            import difflib
+
+            close = difflib.get_close_matches(name, TASK_STATES, n=1)
+            raise UsageError(
+                f"--state: unknown state {name!r}"
+                + (f"; did you mean {close[0]!r}?" if close else ""),
+                hint="states: " + ", ".join(TASK_STATES),
+            )
+    return tuple(dict.fromkeys(states))
+
+
+def parse_since(text: str | None, now: float | None = None) -> float | None:
+    """A timestamp from `30m`/`2h`/`3d`/`1w` (ago) or an ISO date or date-time (local time)."""
+    if text is None:
+        return None
+    value = text.strip()
+    duration = _DURATION.fullmatch(value)
+    if duration:
+        return (time.time() if now is None else now) - int(duration[1]) * _UNITS[duration[2]]
     from datetime import datetime
 
-    from svc.money import atomic_to_usd
-    from svc.ui.output import Column
-    from svc.ui.sanitize import clean
-    from svc.ui.views import state_cell
-
-    columns: list[str | Column] = ["created", "task id", "state", "paid", "status", "request id"]
-    columns.append(Column("task", fold=True))
-    cells = []
-    for row in rows:
-        created = datetime.fromtimestamp(row.created_at).strftime("%Y-%m-%d %H:%M")
-        paid = (
-            f"{atomic_to_usd(row.amount_atomic)} {row.method}"
-            if row.amount_atomic and row.has_proof
-            else "-"
-        )
-        preview = clean(row.task_preview, 60, single_line=True)
-        task_id = row.task_id or "-"
-        state = state_cell(row.state)
-        cells.append([created, task_id, state, paid, row.status, row.request_id, preview])
-    out.table(columns, cells)
+    try:
+        return datetime.fromisoformat(value).timestamp()
+    except (ValueError, OverflowError, OSError):
+        raise UsageError(
+            f"--since: {value[:40]!r} is not a duration or a date",
+            hint="e.g. --since 30m, 2h, 3d, 1w or 2026-11-01",
+        ) from None

@@ -63,14 +63,9 @@ def _list(app: AppContext, args: dict[str, Any]) -> Outcome:
 
 def spend_document(app: AppContext, since: str | None) -> dict[str, Any]:
     """`svc spend --json`'s document (the one place this server reaches for it)."""
-    from svc.cli.spend import spend_report
-    from svc.store.ledger import ledger_path
+    from svc.store.spend import load_spend
 
-    if not ledger_path().exists():
-        return spend_report([], since, [])
-    start = datetime.strptime(since, "%Y-%m-%d").timestamp() if since else 0.0
-    ledger = app.ledger
-    return spend_report(ledger.submissions(), since, ledger.authorizations(since=start))
+    return load_spend(app.ledger if app.has_ledger() else None, since)
 
 
 def _spend(app: AppContext, args: dict[str, Any]) -> Outcome:

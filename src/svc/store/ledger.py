@@ -183,6 +183,11 @@ class Submission:
     def paid(self) -> bool:
         return self.status == PayState.ACCEPTED and self.has_proof
 
+    @property
+    def paid_for(self) -> bool:
+        """An amount was signed for it and the proof is kept (what `svc tasks` shows as paid)."""
+        return bool(self.amount_atomic) and self.has_proof
+
     def public_dict(self) -> dict[str, Any]:
         """The row as shown to users: everything but the proof and the body."""
         hidden = ("proof", "body", "receipt", "proof_fp")

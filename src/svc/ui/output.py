@@ -43,6 +43,8 @@ class Column(NamedTuple):
     heading: str
     fold: bool = False  # wrap long values instead of cutting them
     right: bool = False  # right-justified (amounts)
+    whole: bool = False  # ids: never cut or wrapped, so they can be copied; others give way
+    drop: int = 0  # on a narrow terminal, columns with the highest `drop` go first (0: kept)
 
 
 class Output:
@@ -180,7 +182,9 @@ class Output:
         """A table on stdout; every cell is cleaned and cut to one bounded line."""
         from svc.ui.tables import build_table
 
-        self.draw(build_table(columns, rows, title=title, lines=lines, header=header))
+        width = self._console_for(False).width
+        table = build_table(columns, rows, title=title, lines=lines, header=header, width=width)
+        self.draw(table)
 
     def pairs(self, rows: Iterable[tuple[str, object]], *, err: bool = False) -> None:
         """Key/value lines (dim keys), values cleaned."""

@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from svc.ui.output import Column
 
 CELL_LIMIT = 300
+MIN_READABLE = 10  # a column narrower than this is noise, not information
+PADDING = 2  # rich's cell padding between columns
 
 
 def cell(value: object, limit: int = CELL_LIMIT) -> Any:
@@ -36,6 +38,7 @@ def build_table(
     title: str | None = None,
     lines: bool = False,
     header: bool = True,
+    width: int | None = None,
 ) -> Table:
     from rich.table import Table
 
@@ -50,16 +53,40 @@ def build_table(
         show_header=header,
         **options,
     )
-    for column in columns:
-        spec = column if isinstance(column, Column) else Column(column)
+    specs = [column if isinstance(column, Column) else Column(column) for column in columns]
+    cells = [[cell(value) for value in row] for row in rows]
+    widths = [
+        max((len(row[i]) for row in cells if i < len(row)), default=0) for i in range(len(specs))
+    ]
+    kept = _fitting(specs, widths, width) if width else list(range(len(specs)))
+    for index in kept:
+        spec = specs[index]
         table.add_column(
             clean(spec.heading, 100, single_line=True),
             overflow="fold" if spec.fold else "ellipsis",
             justify="right" if spec.right else "left",
+            no_wrap=spec.whole,
+            min_width=max(widths[index], len(spec.heading)) if spec.whole else None,
         )
-    for row in rows:
-        table.add_row(*(cell(value) for value in row))
+    for row in cells:
+        table.add_row(*(row[index] for index in kept if index < len(row)))
     return table
+
+
+def _fitting(specs: Sequence[Column], widths: list[int], width: int) -> list[int]:
+    """The columns to show in `width`: whole ones at full width, others at a readable
+    minimum; the droppable ones go first, highest `drop` first, until the rest fit."""
+    need = [
+        (w if spec.whole else min(w, max(MIN_READABLE, len(spec.heading)))) + PADDING
+        for spec, w in zip(specs, widths, strict=True)
+    ]
+    kept = list(range(len(specs)))
+    droppable = sorted((i for i, s in enumerate(specs) if s.drop), key=lambda i: -specs[i].drop)
+    for index in droppable:
+        if sum(need[i] for i in kept) <= width:
+            break
+        kept.remove(index)
+    return kept
 
 
 def pairs_table(rows: Iterable[tuple[str, object]]) -> Table:

@@ -6,6 +6,7 @@ text it prints is cleaned by `Output`'s methods or `svc.ui.render`.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from svc.ui.output import Column, Styled
@@ -16,6 +17,20 @@ if TYPE_CHECKING:
     from svc.ui.output import Output
 
 RECENT_EVENTS = 10
+ID_COLUMN = Column("task id", whole=True)  # ids are copied from tables: never cut
+REQUEST_COLUMN = Column("request id", whole=True)
+# `svc tasks`: on a narrow terminal the task ids stay whole and the others give way (highest
+# `drop` first; the request id last, and `--json` always has it).
+TASK_LIST_COLUMNS = (
+    Column("created", drop=3),
+    ID_COLUMN,
+    Column("state", fold=True),
+    Column("paid", right=True, drop=4),
+    Column("rail", drop=6),
+    Column("status", drop=5),
+    Column("request id", whole=True, drop=1),
+    Column("task", fold=True, drop=2),
+)
 
 
 def state_cell(state: object) -> Styled:
@@ -67,6 +82,31 @@ def watch_report(out: Output, ended: list[dict[str, Any]], many: int) -> None:
         out.line(f"  … and {len(others) - many} more (see svc tasks)")
 
 
+def task_list(out: Output, listing: Any) -> None:
+    """`svc tasks`: the ledger's rows (outside text: task ids and previews are stored as they
+    came), ids whole, times relative, money as people read it."""
+    if not listing.rows:
+        out.note(
+            "no task matches" if listing.filtered else "no tasks submitted from this machine yet"
+        )
+        return
+    from svc.ui.words import ago, usd_atomic
+
+    cells = []
+    for row in listing.rows:
+        paid = usd_atomic(row.amount_atomic) if row.paid_for else "-"
+        rail = (row.method or "-") if row.paid_for else "-"
+        state = state_cell(row.state)
+        if row.request_id in listing.errors:
+            state = Styled(f"{row.state or '-'} (not refreshed)", "yellow")
+        preview = clean(row.task_preview, 60, single_line=True)
+        created = ago(row.created_at, listing.now)
+        cells.append(
+            [created, row.task_id or "-", state, paid, rail, row.status, row.request_id, preview]
+        )
+    out.table(TASK_LIST_COLUMNS, cells)
+
+
 # --- payments --------------------------------------------------------------------------
 
 
@@ -102,30 +142,38 @@ def probe(out: Output, doc: dict[str, Any]) -> None:
 
 def spend(out: Output, doc: dict[str, Any]) -> None:
     """`svc spend`: the paid tasks, then totals by day and by rail (ledger rows are outside
-    text: a task id from a 202 is stored as it came)."""
+    text: a task id from a 202 is stored as it came). Amounts as people read them; JSON keeps
+    them exact."""
+    from svc.ui.words import plural, usd
+
     rows = [
         [
             item["day"],
             item["task_id"] or "-",
             item["rail"] or "-",
-            item["amount_usd"],
-            item["refunded_usd"] if item["refunded_usd"] != "0.000000" else "",
+            usd(item["amount_usd"]),
+            usd(item["refunded_usd"]) if Decimal(item["refunded_usd"]) else "",
             item["request_id"],
         ]
         for item in doc["tasks"]
     ]
-    columns = ("day", "task id", "rail", "paid (USD)", "refunded", "request id")
+    money = Column("paid", right=True)
+    refunds = Column("refunded", right=True, drop=1)
+    columns = (Column("day", drop=2), ID_COLUMN, Column("rail", drop=3), money, refunds)
+    columns += (REQUEST_COLUMN,)
     out.table(columns, rows, title="paid tasks")
     for title, key, label in (("by day", "by_day", "day"), ("by rail", "by_rail", "rail")):
         sums = [
-            [name, a["paid_usd"], a["refunded_usd"], a["net_usd"]] for name, a in doc[key].items()
+            [name, usd(a["paid_usd"]), usd(a["refunded_usd"]), usd(a["net_usd"])]
+            for name, a in doc[key].items()
         ]
-        out.table((label, "paid (USD)", "refunded", "net"), sums, title=title)
+        right = [Column(heading, right=True) for heading in ("paid", "refunded", "net")]
+        out.table((label, *right), sums, title=title)
     out.line(
-        "total: {total} USD net over {count} paid task(s) ({refunded} USD refunded)",
-        total=doc["total_usd"],
-        count=doc["paid_count"],
-        refunded=doc["refunded_usd"],
+        "total: {total} net over {count} ({refunded} refunded)",
+        total=usd(doc["total_usd"]),
+        count=plural(doc["paid_count"], "paid task"),
+        refunded=usd(doc["refunded_usd"]),
     )
     if doc.get("outstanding"):
         outstanding(out, doc)
@@ -133,23 +181,25 @@ def spend(out: Output, doc: dict[str, Any]) -> None:
 
 def outstanding(out: Output, doc: dict[str, Any]) -> None:
     """Signed authorizations not known spent, void or expired: money that may still leave."""
+    from svc.ui.words import usd
+
     rows = [
         [
             item["signed_at"],
             item["rail"],
-            item["amount_usd"],
+            usd(item["amount_usd"]),
             item["status"],
             item["valid_until"] or "until spent or void",
             item["request_id"],
         ]
         for item in doc["outstanding"]
     ]
-    columns = ("signed", "rail", "amount (USD)", "status", "valid until", "request id")
-    out.table(columns, rows, title="outstanding authorizations")
+    columns = ("signed", "rail", Column("amount", right=True), "status", "valid until")
+    out.table((*columns, REQUEST_COLUMN), rows, title="outstanding authorizations")
     out.line(
-        "outstanding: {amount} USD signed and not known spent; it counts against the daily cap "
+        "outstanding: {amount} signed and not known spent; it counts against the daily cap "
         "until spent, void or expired",
-        amount=doc["outstanding_usd"],
+        amount=usd(doc["outstanding_usd"]),
     )
 
 

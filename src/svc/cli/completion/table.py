@@ -399,10 +399,25 @@ TABLE: dict[str, Any] = {'args': [],
                                       'value': True}]},
               'tasks': {'args': [],
                         'help': 'List the tasks this machine submitted (from the local ledger).',
-                        'options': [{'help': 'At most this many rows.',
+                        'options': [{'help': 'At most N rows.',
                                      'kind': 'text',
                                      'names': ['--limit', '-n'],
-                                     'value': True}]},
+                                     'value': True},
+                                    {'help': 'Only these states (repeat, or a comma list): '
+                                             'pending, blocked_on_user, completed, failed, '
+                                             'cancelled.',
+                                     'kind': 'text',
+                                     'names': ['--state', '-s'],
+                                     'value': True},
+                                    {'help': 'Only tasks created since: a duration (30m, 2h, 3d, '
+                                             '1w) or a date (2026-11-01).',
+                                     'kind': 'text',
+                                     'names': ['--since'],
+                                     'value': True},
+                                    {'help': 'Poll the live tasks for their state now (free '
+                                             'calls).',
+                                     'names': ['--refresh', '-r'],
+                                     'value': False}]},
               'wallet': {'args': [],
                          'commands': {'address': {'args': [],
                                                   'help': "Print the wallet's address (never the "

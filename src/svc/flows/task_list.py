@@ -1,0 +1,113 @@
+"""`svc tasks` as options + run: the ledger's submissions, filtered, optionally refreshed.
+
+The service has no list call, so the ledger is the list. `--refresh` polls the rows whose last
+known state is live (a final state never changes), only for this base URL (a task id is never
+sent to a service other than the one that issued it), a few at a time; a poll that fails marks
+its row and the others go on.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from svc.api.models import FINAL_STATES
+from svc.context import AppContext
+from svc.errors import SvcError
+
+if TYPE_CHECKING:
+    from httpx import Auth
+
+    from svc.api.tasks import TaskClient
+    from svc.store.ledger import Submission
+
+REFRESH_THREADS = 8  # free GETs, but a real host should not see a burst
+TASK_STATES = ("pending", "blocked_on_user", "completed", "failed", "cancelled")
+
+
+@dataclass(frozen=True)
+class TaskListOptions:
+    limit: int = 50
+    states: tuple[str, ...] = ()  # empty: every state
+    since: float | None = None  # a timestamp: rows created at or after it
+    refresh: bool = False
+
+
+@dataclass
+class Listing:
+    rows: list[Submission]
+    filtered: bool = False  # --state or --since narrowed the rows
+    errors: dict[str, str] = field(default_factory=dict)  # request id -> why not refreshed
+    now: float = field(default_factory=time.time)
+
+    def documents(self) -> list[dict[str, Any]]:
+        docs = []
+        for row in self.rows:
+            doc = row.public_dict()
+            if row.request_id in self.errors:
+                doc["refresh_error"] = self.errors[row.request_id]
+            docs.append(doc)
+        return docs
+
+
+def run(opts: TaskListOptions, app: AppContext) -> int:
+    """Show the listing; a failed refresh of some rows is a warning, not a failure."""
+    from svc.ui import views
+    from svc.ui.words import plural
+
+    listing = collect(opts, app)
+    app.output.show(listing.documents(), lambda out, _: views.task_list(out, listing))
+    if listing.errors:
+        first = next(iter(listing.errors.values()))
+        count = plural(len(listing.errors), "task")
+        app.output.warn(f"could not refresh {count} (shown as last known): {first}")
+    return 0
+
+
+def collect(opts: TaskListOptions, app: AppContext) -> Listing:
+    filtered = bool(opts.states) or opts.since is not None
+    if not app.has_ledger():
+        return Listing([], filtered)  # nothing submitted from here: no ledger is made to say so
+    unbounded = bool(opts.states) or opts.refresh
+    rows = app.ledger.submissions(limit=None if unbounded else opts.limit)
+    if opts.since is not None:
+        rows = [r for r in rows if r.created_at >= opts.since]
+    listing = Listing(rows, filtered)
+    if opts.refresh:
+        refresh(app, listing, rows if opts.states else rows[: opts.limit])
+    if opts.states:
+        listing.rows = [r for r in rows if r.state in opts.states]
+    listing.rows = listing.rows[: opts.limit]
+    return listing
+
+
+def refresh(app: AppContext, listing: Listing, rows: list[Submission]) -> None:
+    """Poll the live rows of this base URL; write what changed from this (the main) thread,
+    which owns the ledger's SQLite link."""
+    live = [
+        r
+        for r in rows
+        if r.task_id and r.state not in FINAL_STATES and r.base_url == app.settings.base_url
+    ]
+    if not live:
+        return
+    tasks, auth = app.tasks, app.free_call_auth()  # built here: the workers only send
+    with ThreadPoolExecutor(max_workers=min(REFRESH_THREADS, len(live))) as pool:
+        answers = list(pool.map(lambda row: _poll(tasks, auth, str(row.task_id)), live))
+    for row, (state, error) in zip(live, answers, strict=True):
+        if error is not None:
+            listing.errors[row.request_id] = f"{row.task_id}: {error}"
+        elif state != row.state:
+            row.state = state
+            app.ledger.set_task_state(str(row.task_id), str(state))
+
+
+def _poll(tasks: TaskClient, auth: Auth | None, task_id: str) -> tuple[str | None, str | None]:
+    """(the task's state now, None) or (None, why it could not be read)."""
+    try:
+        task = tasks.poll(task_id, auth=auth)
+    except SvcError as exc:
+        return None, exc.message
+    return str(task["state"]), None

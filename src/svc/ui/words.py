@@ -1,0 +1,89 @@
+"""Numbers, money, booleans and times as people read them, in one place (issue 15.4).
+
+JSON keeps the exact values (amounts as 6-decimal strings, timestamps); these are only for
+text on a terminal or stderr. Money is never rounded away: two decimals when that is exact
+("1.50 USD"), all the digits it has when it is not ("0.000001 USD").
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+CENT = Decimal("0.01")
+
+
+def usd(amount: Decimal | str | int | float | None) -> str:
+    """`1.50 USD`; an int is taken as dollars (use `usd_atomic` for µUSD). Not a number: as is."""
+    if amount is None:
+        return "-"
+    try:
+        value = Decimal(str(amount))
+    except (InvalidOperation, ValueError):
+        return f"{amount} USD"
+    if not value.is_finite():
+        return f"{amount} USD"
+    if value == value.quantize(CENT):
+        return f"{value.quantize(CENT)} USD"
+    return f"{value.normalize():f} USD"  # sub-cent digits are money too: shown, not rounded
+
+
+def usd_atomic(atomic: int | None) -> str:
+    """µUSD (the ledger's unit) as `1.50 USD`."""
+    if atomic is None:
+        return "-"
+    from svc.money import atomic_to_usd
+
+    return usd(atomic_to_usd(atomic))
+
+
+def yes_no(value: object) -> str:
+    return "yes" if value else "no"
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """`1 task`, `2 tasks`, `0 tasks` (`nouns` for irregular plurals)."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
+def ago(then: float, now: float) -> str:
+    """`just now`, `3 min ago`, `2 h ago`, `5 days ago`; a time ahead of now: `in 3 min`."""
+    seconds = now - then
+    if abs(seconds) < 45:
+        return "just now"
+    span = _span(abs(seconds))
+    return f"{span} ago" if seconds > 0 else f"in {span}"
+
+
+def _span(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"{max(1, minutes)} min"
+    hours = round(seconds / 3600)
+    if hours < 48:
+        return f"{hours} h"
+    return plural(round(seconds / 86400), "day")
+
+
+BILLING_VERBS = {
+    "charged": "charged",
+    "replayed": "already paid, not charged again",
+    "refunded": "refunded",
+}
+
+
+def billing(raw: str) -> str:
+    """The `svc-billing` header in words: `charged 1.50 USD by x402 (payment pay_1)`."""
+    from svc.api.answers import Billing
+
+    parsed = Billing.parse(raw)
+    status = parsed.status or "billed"
+    words = [BILLING_VERBS.get(status, status)]
+    if parsed.amount_usd is not None and status != "replayed":
+        words.append(usd(parsed.amount_usd))
+    method = parsed.fields.get("method")
+    if method:
+        words.append(f"by {method}")
+    payment_id = parsed.fields.get("payment_id")
+    if payment_id:
+        words.append(f"(payment {payment_id})")
+    return " ".join(words)
