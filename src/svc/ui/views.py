@@ -159,8 +159,8 @@ def spend(out: Output, doc: dict[str, Any]) -> None:
     ]
     money = Column("paid", right=True)
     refunds = Column("refunded", right=True, drop=1)
-    columns = (Column("day", drop=2), ID_COLUMN, Column("rail", drop=3), money, refunds)
-    columns += (REQUEST_COLUMN,)
+    day, rail = Column("day", drop=2), Column("rail", drop=3)
+    columns = (day, ID_COLUMN, rail, money, refunds, REQUEST_COLUMN)
     out.table(columns, rows, title="paid tasks")
     for title, key, label in (("by day", "by_day", "day"), ("by rail", "by_rail", "rail")):
         sums = [
