@@ -45,6 +45,9 @@ def test_an_answer_outside_the_options_is_asked_again_and_never_sent(
     child.expect("please answer one of: window, aisle")
     assert replies(sandbox, task_id) == []  # nothing went out while the form was open
     child.sendline("aisle")
+    child.expect(r"Send this answer\?")
+    assert replies(sandbox, task_id) == []  # nor during the review
+    child.sendline("")
     assert finish(child) == 0, child.before
     assert len(replies(sandbox, task_id)) == 1
 
@@ -70,6 +73,8 @@ def test_an_empty_hidden_code_is_asked_again_and_never_sent(cli: Cli, sandbox: S
     assert replies(sandbox, task_id) == []
     child.expect(r"sms_code \(hidden\):")
     child.sendline("123456")
+    child.expect(r"Send this answer\?")
+    child.sendline("")
     assert finish(child) == 0, child.before
     assert "123456" not in (child.before or "")  # hidden: never echoed
     assert len(replies(sandbox, task_id)) == 1
@@ -100,6 +105,8 @@ def test_an_ask_that_expired_on_the_server_is_exit_8_and_says_so(
         child.sendline(answer)
     child.expect("Window or aisle")
     child.sendline("window")
+    child.expect(r"Send this answer\?")
+    child.sendline("")
     child.expect("expired")
     assert finish(child) == 8
 
@@ -107,9 +114,9 @@ def test_an_ask_that_expired_on_the_server_is_exit_8_and_says_so(
 def test_declining_a_payment_in_the_form_needs_a_second_yes(cli: Cli, sandbox: Sandbox) -> None:
     task_id = blocked(cli, sandbox, "Buy the flight #approval")
     child = spawn(cli, "reply", task_id)
-    child.expect(r"Keep the payment of 42.5 USD to Example Air\?")
+    child.expect(r"Keep the payment of 42.50 USD to Example Air\?")
     child.sendline("n")
-    child.expect("Decline the payment of 42.5 USD to Example Air for good")
+    child.expect("Decline the payment of 42.50 USD to Example Air for good")
     child.sendline("")  # the default is no: nothing declined
     finish(child)
     assert replies(sandbox, task_id) == []
@@ -128,7 +135,7 @@ def test_keeping_a_payment_in_the_form_leaves_it_to_the_app_and_is_not_an_error(
 ) -> None:
     task_id = blocked(cli, sandbox, "Buy the flight #approval")
     child = spawn(cli, "reply", task_id)
-    child.expect(r"Keep the payment of 42.5 USD to Example Air\?")
+    child.expect(r"Keep the payment of 42.50 USD to Example Air\?")
     child.sendline("")  # the default: keep it, the user approves it in their app
     child.expect("left to the approval app")
     child.expect(f"svc watch {task_id}")
