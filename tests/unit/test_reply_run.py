@@ -36,6 +36,8 @@ def home(tmp_path: Path, wallet_home: Path, monkeypatch: pytest.MonkeyPatch) -> 
     for name, sub in (("HOME", ""), ("SVC_CONFIG_DIR", "config"), ("SVC_DATA_DIR", "data")):
         monkeypatch.setenv(name, str(home / sub))
     monkeypatch.setenv("SVC_KEYRING", "file")
+    for name in ("CI", "SVC_NO_INPUT"):  # CI=1 forces no_input; the form tests need a person
+        monkeypatch.delenv(name, raising=False)
     return home
 
 
