@@ -289,3 +289,42 @@ def test_a_task_that_no_longer_waits_is_a_conflict_and_nothing_is_sent() -> None
     with pytest.raises(ConflictError):
         run(ReplyOptions("task_1", message="hi"), app)  # type: ignore[arg-type]
     assert app.tasks.sent == []
+
+
+def payment_task(status: str, fields: list[str]) -> dict[str, Any]:
+    task = hostile_task()
+    task["info_request"] = {
+        "requested_fields": fields,
+        "questions": [],
+        "amount_usd": 1.5,
+        "merchant_name": "Example Air",
+        "payment_status": status,
+    }
+    return task
+
+
+def test_an_expired_approval_is_sent_again_on_one_yes_without_a_review(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = FakeApp(payment_task("approval_expired", []), no_input=False)
+    person = Person(monkeypatch, "y")
+    assert run(ReplyOptions("task_1"), app) == 0  # type: ignore[arg-type]
+    assert [b["info"] for b in app.tasks.sent] == [{"field_values": {}, "payment_approved": True}]
+    assert "The approval of 1.50 USD to Example Air expired. Send it again? (y/N): " in (
+        person.screen
+    )
+    assert "Review:" not in person.screen
+
+
+def test_a_payment_decision_beside_typed_answers_is_in_the_review_and_can_be_edited(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = FakeApp(payment_task("pending_approval", ["phone"]), no_input=False)
+    # phone; keep the payment (Enter); at the review edit the 2nd (the payment): decline, yes
+    person = Person(monkeypatch, "5550100", "", "e", "2", "n", "y", "")
+    assert run(ReplyOptions("task_1"), app) == 0  # type: ignore[arg-type]
+    assert "  2) payment: leave it to the approval app" in person.screen
+    assert "  2) payment: DECLINE (the task fails)" in person.screen
+    assert [b["info"] for b in app.tasks.sent] == [
+        {"field_values": {"phone": "5550100"}, "payment_approved": False}
+    ]
