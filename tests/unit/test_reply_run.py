@@ -328,3 +328,15 @@ def test_a_payment_decision_beside_typed_answers_is_in_the_review_and_can_be_edi
     assert [b["info"] for b in app.tasks.sent] == [
         {"field_values": {"phone": "5550100"}, "payment_approved": False}
     ]
+
+
+def test_an_option_is_named_by_its_text_then_its_number_then_its_text_in_another_case() -> None:
+    from svc.ui.form import pick
+
+    assert pick("aisle", ["window", "aisle"]) == "aisle"
+    assert pick("2", ["window", "aisle"]) == "aisle"
+    assert pick("1", ["2", "1"]) == "1"  # an option that is a number wins over a position
+    assert pick("AISLE", ["window", "aisle"]) == "aisle"  # sent as the question spells it
+    assert pick("a", ["A", "a"]) == "a" and pick("A", ["a", "b"]) == "a"
+    for outside in ("middle", "0", "3", "", "-1"):
+        assert pick(outside, ["window", "aisle"]) is None

@@ -56,12 +56,14 @@ def show_choices(options: list[str]) -> None:
 
 def pick(answer: str, options: list[str]) -> str | None:
     """The option an answer names: its text first (an option may itself be a number), then
-    its number in the list; None when it names none."""
+    its number in the list, then its text in another case if only one option matches; None
+    when it names none. The option's own spelling is returned, never the typed one."""
     if answer in options:
         return answer
     if answer.isdigit() and 1 <= int(answer) <= len(options):
         return options[int(answer) - 1]
-    return None
+    same = [option for option in options if option.casefold() == answer.casefold()]
+    return same[0] if len(same) == 1 else None
 
 
 def review(rows: list[Row]) -> Literal["send", "cancel"] | int:
