@@ -93,7 +93,11 @@ def judge(screen: str, what: str, *, shows_server_text: bool = True) -> None:
 
 # The dry run shows only our numbers (the manifest's price is read as a Decimal or not at all).
 NO_SERVER_TEXT = {"submit --dry-run"}
-REPLY_FORM: list[Step] = [(r"seat: ", "aisle"), (r"veg\): ", "veg")]
+REPLY_FORM: list[Step] = [
+    (r"seat: ", "aisle"),
+    (r"veg\): ", "veg"),
+    (r"Send this answer\? \(Y: send, e: edit, n: cancel\): ", ""),  # the review (issue 15.3)
+]
 COMMANDS: list[tuple[str, list[str], list[Step], tuple[int, ...]]] = [
     # (name, argv, prompt answers, allowed exit codes)
     ("submit x402 (payTo in the paying note)", ["submit", "t", "--email", "a@b.co"], [], (5,)),

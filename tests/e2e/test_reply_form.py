@@ -45,6 +45,9 @@ def test_an_answer_outside_the_options_is_asked_again_and_never_sent(
     child.expect("please answer one of: window, aisle")
     assert replies(sandbox, task_id) == []  # nothing went out while the form was open
     child.sendline("aisle")
+    child.expect(r"Send this answer\?")
+    assert replies(sandbox, task_id) == []  # nor during the review
+    child.sendline("")
     assert finish(child) == 0, child.before
     assert len(replies(sandbox, task_id)) == 1
 
@@ -70,6 +73,8 @@ def test_an_empty_hidden_code_is_asked_again_and_never_sent(cli: Cli, sandbox: S
     assert replies(sandbox, task_id) == []
     child.expect(r"sms_code \(hidden\):")
     child.sendline("123456")
+    child.expect(r"Send this answer\?")
+    child.sendline("")
     assert finish(child) == 0, child.before
     assert "123456" not in (child.before or "")  # hidden: never echoed
     assert len(replies(sandbox, task_id)) == 1
@@ -100,6 +105,8 @@ def test_an_ask_that_expired_on_the_server_is_exit_8_and_says_so(
         child.sendline(answer)
     child.expect("Window or aisle")
     child.sendline("window")
+    child.expect(r"Send this answer\?")
+    child.sendline("")
     child.expect("expired")
     assert finish(child) == 8
 
@@ -107,9 +114,9 @@ def test_an_ask_that_expired_on_the_server_is_exit_8_and_says_so(
 def test_declining_a_payment_in_the_form_needs_a_second_yes(cli: Cli, sandbox: Sandbox) -> None:
     task_id = blocked(cli, sandbox, "Buy the flight #approval")
     child = spawn(cli, "reply", task_id)
-    child.expect(r"Keep the payment of 42.5 USD to Example Air\?")
+    child.expect(r"Keep the payment of 42.50 USD to Example Air\?")
     child.sendline("n")
-    child.expect("Decline the payment of 42.5 USD to Example Air for good")
+    child.expect("Decline the payment of 42.50 USD to Example Air for good")
     child.sendline("")  # the default is no: nothing declined
     finish(child)
     assert replies(sandbox, task_id) == []
@@ -128,7 +135,7 @@ def test_keeping_a_payment_in_the_form_leaves_it_to_the_app_and_is_not_an_error(
 ) -> None:
     task_id = blocked(cli, sandbox, "Buy the flight #approval")
     child = spawn(cli, "reply", task_id)
-    child.expect(r"Keep the payment of 42.5 USD to Example Air\?")
+    child.expect(r"Keep the payment of 42.50 USD to Example Air\?")
     child.sendline("")  # the default: keep it, the user approves it in their app
     child.expect("left to the approval app")
     child.expect(f"svc watch {task_id}")
@@ -145,3 +152,98 @@ def test_keeping_a_payment_under_json_reports_the_outcome(cli: Cli, sandbox: San
     child.expect('"outcome": ?"left_to_approval_app"')
     assert finish(child) == 0, child.before
     assert replies(sandbox, task_id) == []
+
+
+# --- the review and numbered options (issue 15.3) ------------------------------------------
+
+
+def test_an_option_is_taken_by_its_number_and_an_answer_can_be_edited_at_the_review(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    task_id = blocked(cli, sandbox, "Book a seat #questions")
+    child = spawn(cli, "reply", task_id)
+    for prompt, answer in (("shipping_address", "1 Main St"), ("phone", "5550100")):
+        child.expect(prompt)
+        child.sendline(answer)
+    child.expect(r"1\) window")
+    child.expect(r"2\) aisle")
+    child.expect(r"Window or aisle\? \(window/aisle\)")
+    child.sendline("2")
+    child.expect(r"Review:")
+    child.expect(r"2\) phone: 5550100")
+    child.expect(r"3\) seat_preference: aisle")
+    child.expect(r"Send this answer\? \(Y: send, e: edit, n: cancel\)")
+    child.sendline("e")
+    child.expect(r"edit which answer \(1-3\)")
+    child.sendline("2")
+    child.expect("phone")
+    child.sendline("5550199")
+    child.expect(r"2\) phone: 5550199")
+    assert replies(sandbox, task_id) == []  # nothing left while reviewing and editing
+    child.expect(r"Send this answer\?")
+    child.sendline("y")
+    child.expect("answer sent")
+    assert finish(child) == 0, child.before
+    assert len(replies(sandbox, task_id)) == 1
+
+
+def test_cancelling_at_the_review_sends_nothing_and_is_exit_2(cli: Cli, sandbox: Sandbox) -> None:
+    task_id = blocked(cli, sandbox, "Book a seat #questions")
+    child = spawn(cli, "reply", task_id)
+    for prompt, answer in (("shipping_address", "1 Main St"), ("phone", "5550100")):
+        child.expect(prompt)
+        child.sendline(answer)
+    child.expect("Window or aisle")
+    child.sendline("window")
+    child.expect(r"Send this answer\?")
+    child.sendline("n")
+    child.expect("reply not sent: cancelled at the review")
+    child.expect(f"svc reply {task_id} answers it later")
+    assert finish(child) == 2
+    assert replies(sandbox, task_id) == []
+    assert cli.ok("poll", task_id).json()["state"] == "blocked_on_user"
+
+
+def test_a_secret_is_shown_hidden_in_the_review_and_never_echoed(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    task_id = blocked(cli, sandbox, "Sign in #2fa")
+    child = spawn(cli, "reply", task_id)
+    child.expect(r"sms_code \(hidden\):")
+    child.sendline("271828")
+    child.expect(r"1\) sms_code: \(hidden\)")
+    child.expect(r"Send this answer\?")
+    screen = (child.before or "") + (child.after or "")
+    child.sendline("")
+    child.expect("answer sent")
+    assert finish(child) == 0, child.before
+    screen += child.before or ""
+    assert "271828" not in screen
+
+
+def test_a_payment_ask_shows_its_note_merchant_and_amount_first(cli: Cli, sandbox: Sandbox) -> None:
+    task_id = blocked(cli, sandbox, "Buy the flight #approval")
+    child = spawn(cli, "reply", task_id)
+    child.expect("Approve the payment of 42.50 USD to Example Air in your payment-approval app")
+    child.expect("Payment: 42.50 USD to Example Air")
+    child.expect(r"Keep the payment of 42.50 USD to Example Air\?")
+    child.sendline("")
+    assert finish(child) == 0, child.before
+    assert replies(sandbox, task_id) == []
+
+
+def test_cancelling_at_the_review_inside_watch_ends_the_watch_and_sends_nothing(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    task_id = blocked(cli, sandbox, "Sign in #2fa")
+    child = spawn(cli, "watch", task_id, "--interval", "0.2")
+    child.expect(r"sms_code \(hidden\):")
+    child.sendline("161803")
+    child.expect(r"1\) sms_code: \(hidden\)")
+    child.expect(r"Send this answer\?")
+    child.sendline("n")
+    child.expect("reply not sent: cancelled at the review")
+    assert finish(child) == 2
+    assert "161803" not in (child.before or "")
+    assert replies(sandbox, task_id) == []
+    assert cli.ok("poll", task_id).json()["state"] == "blocked_on_user"

@@ -33,6 +33,9 @@ def test_watch_prompts_for_the_2fa_code_hidden_and_finishes(cli: Cli, sandbox: S
     child.expect("Enter the 6-digit code")
     child.expect(r"sms_code \(hidden\):")
     child.sendline("654321")
+    child.expect(r"1\) sms_code: \(hidden\)")  # the review (issue 15.3): the secret hidden
+    child.expect(r"Send this answer\?")
+    child.sendline("")
     child.expect("answer sent")
     sandbox.advance(25)
     child.expect(pexpect.EOF)
@@ -56,6 +59,9 @@ def test_reply_form_asks_each_field_then_sends(cli: Cli, sandbox: Sandbox) -> No
     child.sendline("5550100")
     child.expect(r"Window or aisle\? \(window/aisle\)")
     child.sendline("aisle")
+    child.expect(r"3\) seat_preference: aisle")  # the review before sending (issue 15.3)
+    child.expect(r"Send this answer\?")
+    child.sendline("")
     child.expect("answer sent")
     child.expect(pexpect.EOF)
     child.close()
@@ -67,7 +73,7 @@ def test_payment_ask_form_can_decline(cli: Cli, sandbox: Sandbox) -> None:
     task_id = submit(cli, "Buy the tickets #decline")
     sandbox.advance(11)
     child = spawn(cli, "reply", task_id)
-    child.expect(r"Keep the payment of 42.5 USD to Example Air\?")
+    child.expect(r"Keep the payment of 42.50 USD to Example Air\?")
     child.sendline("n")
     child.expect("for good")  # a decline is final: it asks a second time
     child.sendline("y")

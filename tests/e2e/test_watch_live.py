@@ -108,6 +108,9 @@ def test_an_empty_2fa_answer_is_asked_again_and_nothing_is_sent(cli: Cli, sandbo
     assert replies_sent(sandbox, task_id) == 0
     assert state(cli, task_id) == "blocked_on_user"
     child.sendline("246810")
+    child.expect(r"1\) sms_code: \(hidden\)")  # the review (issue 15.3): the secret hidden
+    child.expect(r"Send this answer\?")
+    child.sendline("")
     child.expect("answer sent")
     assert replies_sent(sandbox, task_id) == 1
     sandbox.advance(25)
@@ -144,6 +147,9 @@ def test_notify_on_a_pty_rings_at_the_ask_and_at_the_end_and_never_carries_the_s
     child.expect_exact(f"\x07\x1b]9;svc: task {task_id} waits on you: asks for sms_code")
     child.expect(r"sms_code \(hidden\):")
     child.sendline("987654")
+    child.expect(r"1\) sms_code: \(hidden\)")  # the review (issue 15.3): the secret hidden
+    child.expect(r"Send this answer\?")
+    child.sendline("")
     child.expect("answer sent")
     sandbox.advance(25)
     child.expect_exact(f"\x1b]777;notify;svc;task {task_id} is completed\x07")

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from svc.api.models import TaskDetail
-from svc.flows import reply
 from svc.flows.reply import LeftToApprovalApp, body_from_form
+from svc.ui import prompts
 
 
 def _payment_task() -> TaskDetail:
@@ -45,8 +45,8 @@ def _answers(monkeypatch: pytest.MonkeyPatch, *answers: bool) -> list[str]:
         asked.append(text)
         return queue.pop(0)
 
-    monkeypatch.setattr(reply.prompts, "confirm", confirm)
-    monkeypatch.setattr(reply.prompts, "say", lambda *a, **k: None)
+    monkeypatch.setattr(prompts, "confirm", confirm)
+    monkeypatch.setattr(prompts, "say", lambda *a, **k: None)
     return asked
 
 

@@ -9,7 +9,6 @@ from typing import Any
 from svc.api.models import InfoRequest, Question, ReplyBody, TaskDetail
 from svc.errors import ConflictError, UsageError
 from svc.flows.validate import build
-from svc.ui import prompts
 from svc.ui.sanitize import clean
 
 
@@ -30,6 +29,20 @@ class ReplyFlags:
             and not self.sets
             and self.payment_approved is None
         )
+
+
+class ReplyCancelled(UsageError):
+    """The person cancelled at the form's review: nothing is sent (exit 2, as gh does for a
+    cancelled prompt). Under `svc watch` it ends the watch the same way."""
+
+    default_code = "cancelled"
+
+    def __init__(self, task_id: str) -> None:
+        super().__init__(
+            "reply not sent: cancelled at the review",
+            hint=f"svc reply {task_id} answers it later; svc watch {task_id} follows it",
+        )
+        self.task_id = task_id
 
 
 class LeftToApprovalApp(Exception):
@@ -135,66 +148,7 @@ def body_from_flags(task: TaskDetail, flags: ReplyFlags) -> dict[str, Any]:
 
 
 def body_from_form(task: TaskDetail) -> dict[str, Any]:
-    """Ask the person at the terminal, field by field (secrets hidden)."""
-    ask = task.info_request
-    if ask is None:
-        plain = task.plain_ask() or {}
-        message = plain.get("message") or "The task waits for an answer."
-        prompts_field = plain.get("field")
-        prompts.say(message)
-        if prompts_field:
-            hidden = bool(plain.get("sensitive"))
-            label = f"{clean(str(prompts_field), 64, single_line=True)}" + (
-                " (hidden)" if hidden else ""
-            )
-            value = _ask_nonempty(label, hidden=hidden)
-            flags = ReplyFlags(field=str(prompts_field), value=value, sensitive=hidden)
-        else:
-            flags = ReplyFlags(message=_ask_nonempty("answer"))
-        return body_from_flags(task, flags)
-    if ask.note:  # the service's own words on why it asks, shown inert before the fields
-        prompts.say(clean(ask.note, 500))
-    values: dict[str, str] = {}
-    for name in ask.requested_fields:
-        values[name] = _ask_nonempty(name)
-    for question in ask.questions:
-        if question.key in values:
-            continue
-        extra = question.model_extra or {}
-        text = clean(str(extra.get("question") or extra.get("text") or question.key), 200)
-        options = question_options(question)
-        label = f"{text} ({'/'.join(options)})" if options else text
-        values[question.key] = _ask_nonempty(label, options=options)
-    flags = ReplyFlags(sets=values)
-    if ask.is_payment_ask:
-        amount = ask.amount_usd
-        merchant = clean(ask.merchant_name or "the merchant", 100, single_line=True)
-        if ask.payment_status == "approval_expired":
-            if prompts.confirm(
-                f"The approval for {amount} USD to {merchant} expired. Send it again?"
-            ):
-                flags.payment_approved = True
-        elif not prompts.confirm(
-            f"Keep the payment of {amount} USD to {merchant}? (the user approves it in their app)",
-            default=True,
-        ) and prompts.confirm(
-            f"Decline the payment of {amount} USD to {merchant} for good? The task will fail",
-            default=False,
-        ):
-            flags.payment_approved = False
-        if flags.payment_approved is None and not values:
-            raise LeftToApprovalApp(task.id)
-    return body_from_flags(task, flags)
+    """Ask the person at the terminal (svc.flows.reply_form): a reviewed, checked body."""
+    from svc.flows.reply_form import fill
 
-
-def _ask_nonempty(label: str, *, hidden: bool = False, options: list[str] | None = None) -> str:
-    """Ask until the answer is one the ask can take: empty answers and answers outside the
-    offered options are asked again here, and never sent."""
-    while True:
-        answer = (prompts.ask_hidden(f"{label}:") if hidden else prompts.ask_text(label)).strip()
-        if not answer:
-            prompts.say("a value is required")
-        elif options and answer not in options:
-            prompts.say(f"please answer one of: {', '.join(options)}")
-        else:
-            return answer
+    return fill(task)
