@@ -11,7 +11,14 @@ import re
 from decimal import Context, Decimal
 from typing import Final
 
-__all__ = ["UINT256_MAX", "AmountError", "atomic_to_usd", "usd_to_atomic"]
+__all__ = [
+    "UINT256_MAX",
+    "AmountError",
+    "atomic_for_people",
+    "atomic_to_usd",
+    "for_people",
+    "usd_to_atomic",
+]
 
 UINT256_MAX: Final = 2**256 - 1
 # ASCII digits only: Decimal() would accept Arabic-Indic digits and underscores.
@@ -64,3 +71,21 @@ def atomic_to_usd(atomic: int, decimals: int = 6) -> Decimal:
     if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 77:
         raise AmountError("decimals must be an integer from 0 to 77.")
     return Decimal(atomic).scaleb(-decimals, context=Context(prec=200))
+
+
+CENT: Final = Decimal("0.01")
+
+
+def for_people(usd: Decimal) -> str:
+    """`1.50 USD`: two decimals when that is exact, else every digit it has (`0.000001 USD`):
+    money shown to a person is never rounded into a different sum."""
+    try:
+        cents = usd.quantize(CENT)
+    except ArithmeticError:  # too large to quantize: all its digits
+        return f"{usd.normalize():f} USD"
+    return f"{cents if cents == usd else usd.normalize():f} USD"
+
+
+def atomic_for_people(atomic: int, decimals: int = 6) -> str:
+    """µUSD (or another token's atomic units) as `1.50 USD`."""
+    return for_people(atomic_to_usd(atomic, decimals))

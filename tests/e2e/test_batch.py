@@ -69,7 +69,7 @@ def test_batch_pays_each_line_once_reports_bad_lines_and_rerun_sends_nothing(
         assert message in by_line[number]["detail"]
         assert f"svc: {message}" in result.stderr
     assert (
-        "batch: 7 submitted (7 paid, 0 replayed), 0 already accepted, 0 failed, 3 bad line(s)"
+        "batch: 7 submitted (7 paid, 0 replayed), 0 already accepted, 0 failed, 3 bad lines"
         in result.stderr
     )
     for doc in accepted:
@@ -108,7 +108,7 @@ def test_batch_exit_code_is_the_worst_failure(
     assert outcomes == ["accepted", "accepted", "error", "error", "invalid"]
     failed = [doc for doc in result.lines() if doc["outcome"] == "error"]
     assert all(doc["exit_code"] == 5 and doc["error"] == "settlement_failed" for doc in failed)
-    assert "insufficient_funds" in result.stderr and "2 failed, 1 bad line(s)" in result.stderr
+    assert "insufficient_funds" in result.stderr and "2 failed, 1 bad line" in result.stderr
 
 
 @pytest.mark.parametrize(

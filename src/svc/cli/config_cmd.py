@@ -63,13 +63,12 @@ def get(key: str = typer.Argument(..., metavar="KEY")) -> None:
     if key not in KEYS:
         raise UsageError(f"unknown config key {key!r}; known keys: {', '.join(KEYS)}")
     value = getattr(app_ctx.settings, key, None)
-    shown = ",".join(value) if isinstance(value, tuple) else value
     doc = {
         "key": key,
-        "value": None if shown is None else str(shown),
+        "value": _as_written(value),
         "source": app_ctx.settings.sources.get(key, "default"),
     }
-    app_ctx.output.show(doc, lambda out, d: out.line(d["value"] or ""))
+    app_ctx.output.show(doc, lambda out, d: out.line(_for_people(d["value"]) or ""))
 
 
 @app.command(
@@ -95,11 +94,10 @@ def list_() -> None:
     rows = []
     for key, spec in KEYS.items():
         value = getattr(app_ctx.settings, key, None)
-        shown = ",".join(value) if isinstance(value, tuple) else value
         rows.append(
             {
                 "key": key,
-                "value": None if shown is None else str(shown),
+                "value": _as_written(value),
                 "source": app_ctx.settings.sources.get(key, "default"),
                 "help": spec.help,
             }
@@ -114,5 +112,25 @@ def list_() -> None:
 
 def _settings_table(out: Output, doc: dict[str, Any]) -> None:
     """Config values are outside text (the file may be edited by hand): cells are cleaned."""
-    cells = [[row["key"], row["value"] or "-", row["source"]] for row in doc["settings"]]
-    out.table(("key", "value", "source"), cells, title=f"profile {doc['profile']}")
+    cells = [
+        [row["key"], _for_people(row["value"]) or "-", row["source"]] for row in doc["settings"]
+    ]
+    from svc.ui.output import Column
+
+    columns = ("key", Column("value", fold=True), "source")  # an asset address is copied whole
+    out.table(columns, cells, title=f"profile {doc['profile']}")
+
+
+def _as_written(value: object) -> str | None:
+    """A setting as the config file and `config set` write it (`true`, `a,b`, `1.50`)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return ",".join(value)
+    return str(value)
+
+
+def _for_people(value: str | None) -> str | None:
+    return {"true": "yes", "false": "no"}.get(value or "", value)

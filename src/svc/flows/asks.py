@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from svc.ui.sanitize import clean
+from svc.ui.words import usd
 
 
 @dataclass(frozen=True)
@@ -90,9 +91,9 @@ def _structured(ask: dict[str, Any], tid: str, kind: str) -> tuple[str, tuple[st
     names = tuple(clean(k, 64, single_line=True) for k in keys)
     sets = "".join(f" --set {shlex.quote(k + '=')}VALUE" for k in names)
     if kind == "payment":
-        amount = clean(str(ask.get("amount_usd")), 20, single_line=True)
+        amount = usd(ask.get("amount_usd"))
         merchant = clean(str(ask.get("merchant_name") or "the merchant"), 80, single_line=True)
-        what = f"waits for the approval of {amount} USD to {merchant} (in the user's app)"
+        what = f"waits for the approval of {amount} to {merchant} (in the user's app)"
         return f"svc reply {tid}{sets} --decline-payment", names, what
     what = "asks for " + (", ".join(names) or "an answer")
     return f"svc reply {tid}{sets}", names, what

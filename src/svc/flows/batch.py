@@ -34,6 +34,7 @@ from svc.context import AppContext
 from svc.errors import ExitCode, SvcError, UsageError
 from svc.store.ledger import PayState
 from svc.ui.output import Output
+from svc.ui.words import plural
 
 if TYPE_CHECKING:
     from svc.store.secrets import SecretStore
@@ -251,7 +252,7 @@ class Reporter:
         sent = s.accepted + s.replayed
         self.output.info(
             f"batch: {sent} submitted ({s.accepted} paid, {s.replayed} replayed), "
-            f"{s.skipped} already accepted, {s.failed} failed, {s.bad} bad line(s) "
+            f"{s.skipped} already accepted, {s.failed} failed, {plural(s.bad, 'bad line')} "
             f"in {elapsed:.1f}s ({sent / elapsed:.1f} tasks/s)"
         )
 

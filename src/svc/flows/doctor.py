@@ -17,6 +17,7 @@ from typing import Any
 from svc.api.headers import DATE
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
+from svc.ui.words import plural
 
 MAX_SKEW_SECONDS = 30.0  # x402 windows are minutes long; more skew than this is worth a warning
 
@@ -50,7 +51,7 @@ def config_check(app: AppContext) -> Finding:
     if not path.exists():
         return _ok("config", f"no config file at {path}: built-in defaults")
     app.config.profiles()  # parses and checks every table, key and value
-    return _ok("config", f"{path} is valid ({len(app.config.profiles())} profile(s))")
+    return _ok("config", f"{path} is valid ({plural(len(app.config.profiles()), 'profile')})")
 
 
 def profile_check(app: AppContext) -> Finding:

@@ -22,7 +22,7 @@ from svc.flows.reply import (
     body_from_flags,
     question_options,
 )
-from svc.ui import form, prompts
+from svc.ui import form, prompts, words
 from svc.ui.sanitize import clean
 
 # The payment decision, as the review shows it.
@@ -65,7 +65,7 @@ def _header(ask: InfoRequest) -> list[str]:
     lines = [ask.note] if ask.note else []  # the service's own words on why it asks
     if ask.is_payment_ask:
         merchant = ask.merchant_name or "the merchant"
-        amount = "" if ask.amount_usd is None else f"{form.usd(ask.amount_usd)} "
+        amount = "" if ask.amount_usd is None else f"{words.usd(ask.amount_usd)} "
         lines.append(f"Payment: {amount}to {merchant}")
     return lines
 
@@ -100,7 +100,7 @@ def _asker(label: str, *, hidden: bool = False) -> Callable[[], str]:
 
 
 def _payment_choice(ask: InfoRequest) -> str:
-    amount = "" if ask.amount_usd is None else f" of {form.usd(ask.amount_usd)}"
+    amount = "" if ask.amount_usd is None else f" of {words.usd(ask.amount_usd)}"
     merchant = clean(ask.merchant_name or "the merchant", 100, single_line=True)
     if ask.payment_status == "approval_expired":
         again = prompts.confirm(f"The approval{amount} to {merchant} expired. Send it again?")

@@ -36,6 +36,7 @@ from svc.pay.errors import Action, classify, to_error
 from svc.pay.journal import PayState, RequestJournal, open_journal
 from svc.pay.rails import PaidAuth
 from svc.testing_hooks import crash_point
+from svc.ui import words
 
 if TYPE_CHECKING:
     from svc.api.answers import SubmitAnswer
@@ -161,14 +162,14 @@ def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: Reques
         from svc.pay.rails import CardRail
 
         return CardRail(policy, card_checkout(app), journal)
-    from svc.money import atomic_to_usd
+    from svc.money import atomic_for_people
     from svc.pay.negotiator import PROOF_HEADERS, X402Payer
     from svc.pay.rails import X402Rail
     from svc.pay.wallet import load_signer
     from svc.pay.x402 import PaymentRequirements
 
     def on_pay(offer: PaymentRequirements) -> None:
-        app.output.note(f"paying {atomic_to_usd(offer.amount):.2f} USD with x402 to {offer.pay_to}")
+        app.output.note(f"paying {atomic_for_people(offer.amount)} with x402 to {offer.pay_to}")
 
     payer = X402Payer(policy, lambda: load_signer(app.secrets), on_pay=on_pay)
     return X402Rail(payer, PROOF_HEADERS["task"])
@@ -281,7 +282,7 @@ class _Run:
         journal.accepted(task, answer)
         crash_point("response_recorded")
         if answer.billing:
-            app.output.note(f"billing: {answer.billing.raw}")
+            app.output.note(f"billing: {words.billing(answer.billing.raw)}")
         if answer.usage_error:
             app.output.warn(
                 f"the service could not bill this call's usage ({answer.usage_error}); "
@@ -400,7 +401,7 @@ def _note_billing(app: AppContext, journal: RequestJournal, answer: SubmitAnswer
     billing = answer.billing
     if billing is None:
         return
-    app.output.note(f"billing: {billing.raw}")
+    app.output.note(f"billing: {words.billing(billing.raw)}")
     if billing.status != "refunded":
         journal.note_billing(billing.raw)
         return

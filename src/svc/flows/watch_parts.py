@@ -9,6 +9,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from svc.settings import positive_seconds
+from svc.ui.words import plural
 
 if TYPE_CHECKING:
     from svc.context import AppContext
@@ -116,7 +117,7 @@ class Status:
         self._status: Progress | None = None
         self._drawn = 0.0
         self.countdowns: dict[str, tuple[str, float | None]] = {}  # id -> (what, deadline)
-        self._start(f"watching {len(seen)} task(s)…")
+        self._start(f"watching {plural(len(seen), 'task')}…")
 
     def _start(self, message: str) -> None:
         if self._app.output.stderr_tty and not self._app.output.json_mode:
@@ -136,7 +137,7 @@ class Status:
             key = entry.state or "not polled yet"
             counts[key] = counts.get(key, 0) + 1
         text = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
-        return f"{len(self._seen)} task(s): {text}"
+        return f"{plural(len(self._seen), 'task')}: {text}"
 
     def _countdown(self) -> str | None:
         from svc.flows.asks import left_text

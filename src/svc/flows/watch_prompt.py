@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from svc.ui import prompts
+from svc.ui import prompts, words
 from svc.ui.sanitize import clean
 
 LEAVE = "leave"  # the person leaves a payment to the approval app: nothing to send
@@ -62,10 +62,10 @@ class FormSession:
         from svc.flows.reply import ReplyFlags, body_from_flags
 
         ask = detail.info_request
-        amount = clean(str(ask.amount_usd), 20, single_line=True)
+        amount = words.usd(ask.amount_usd)
         merchant = clean(ask.merchant_name or "the merchant", 100, single_line=True)
         if ask.payment_status == "approval_expired":
-            if prompts.confirm(f"The approval for {amount} USD to {merchant} expired. Ask again?"):
+            if prompts.confirm(f"The approval for {amount} to {merchant} expired. Ask again?"):
                 return body_from_flags(detail, ReplyFlags(payment_approved=True))
             return LEAVE
         prompts.say(self.waiting_line)
@@ -73,7 +73,7 @@ class FormSession:
         if choice.lower() not in ("d", "decline"):
             return LEAVE
         if prompts.confirm(
-            f"Decline the payment of {amount} USD to {merchant} for good? The task will fail",
+            f"Decline the payment of {amount} to {merchant} for good? The task will fail",
             default=False,
         ):
             return body_from_flags(detail, ReplyFlags(payment_approved=False))

@@ -13,6 +13,7 @@ from typing import Any
 
 from svc.api.models import TaskDetail
 from svc.ui.sanitize import clean
+from svc.ui.words import usd
 
 _SECRET_NAME = re.compile(
     r"(^|[_\-\s])(otp|totp|2fa|mfa|pin|cvv|cvc|password|passwd|passcode|passphrase|secret|token)"
@@ -71,7 +72,7 @@ def describe(task: TaskDetail, *, can_ask: bool) -> str:
         parts.append("Answer with reply_to_task field_values for exactly: " + ", ".join(keys) + ".")
     if ask.is_payment_ask:
         parts.append(
-            f"Payment ask: {ask.amount_usd} USD to "
+            f"Payment ask: {usd(ask.amount_usd)} to "
             f"{clean(ask.merchant_name or 'the merchant', 100, single_line=True)} "
             f"({ask.payment_status}). The person approves it in their own app; you may only "
             "decline it (decline_payment) or re-send an expired approval (approve_payment)."

@@ -9,6 +9,7 @@ from svc.context import AppContext
 from svc.mcp.results import Outcome
 from svc.mcp.state import Call
 from svc.ui.sanitize import clean
+from svc.ui.words import plural, usd
 
 
 def _quote(app: AppContext, args: dict[str, Any]) -> Outcome:
@@ -57,7 +58,7 @@ def _list(app: AppContext, args: dict[str, Any]) -> Outcome:
         f"{row.task_id or '-'} {row.state or '-'} ({row.status}, request {row.request_id})"
         for row in rows
     ]
-    text = f"{len(rows)} task(s) in the ledger, newest first.\n" + "\n".join(lines)
+    text = f"{plural(len(rows), 'task')} in the ledger, newest first.\n" + "\n".join(lines)
     return Outcome({"tasks": docs}, text)
 
 
@@ -79,12 +80,14 @@ def _spend(app: AppContext, args: dict[str, Any]) -> Outcome:
             raise UsageError(f"since must be a date like 2026-11-01, got {since!r}") from None
     doc = spend_document(app, since)
     text = (
-        f"Paid {doc['paid_usd']} USD over {doc['paid_count']} task(s), refunded "
-        f"{doc['refunded_usd']} USD, net {doc['total_usd']} USD; outstanding "
-        f"authorizations {doc['outstanding_usd']} USD."
+        f"Paid {usd(doc['paid_usd'])} over {plural(doc['paid_count'], 'task')}, refunded "
+        f"{usd(doc['refunded_usd'])}, net {usd(doc['total_usd'])}; outstanding "
+        f"authorizations {usd(doc['outstanding_usd'])}."
     )
     if doc["unknown_outcome"]:
-        text += f" {len(doc['unknown_outcome'])} paid submission(s) have an unknown outcome."
+        unknown = len(doc["unknown_outcome"])
+        verb = "has" if unknown == 1 else "have"
+        text += f" {plural(unknown, 'paid submission')} {verb} an unknown outcome."
     return Outcome(doc, text)
 
 

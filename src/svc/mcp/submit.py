@@ -22,9 +22,11 @@ from svc.flows.validate import build, check_email
 from svc.mcp.human import Human
 from svc.mcp.results import Outcome
 from svc.mcp.state import Call
+from svc.money import atomic_for_people, for_people
 from svc.pay.policy import PolicyRefusal
 from svc.settings import Settings
 from svc.ui.sanitize import clean
+from svc.ui.words import usd
 
 
 async def submit_task(call: Call, args: dict[str, Any]) -> Outcome:
@@ -92,7 +94,7 @@ def approver(
     settings: Settings, human: Human, body: dict[str, Any], request_id: str
 ) -> Callable[[str, int, str], bool]:
     """The policy's last question (rail, amount in µUSD, recipient) -> pay or not."""
-    from svc.money import atomic_to_usd, usd_to_atomic
+    from svc.money import usd_to_atomic
 
     def approve(rail: str, amount_atomic: int, pay_to: str) -> bool:
         preapproved = settings.mcp_preapproved_usd
@@ -102,10 +104,10 @@ def approver(
             return False
         task = clean(body["task"], 300, single_line=True)
         message = (
-            f"Pay {atomic_to_usd(amount_atomic):.2f} USD by {rail} to {pay_to}?\n\n"
+            f"Pay {atomic_for_people(amount_atomic)} by {rail} to {pay_to}?\n\n"
             f"Task: {task}\nFor: {clean(body['email'], 254, single_line=True)}\n"
             f"Request id: {request_id}\n"
-            f"Limit per call: {settings.max_price_usd} USD. Nothing is signed unless you "
+            f"Limit per call: {for_people(settings.max_price_usd)}. Nothing is signed unless you "
             "tick Pay."
         )
         return human.confirm_from_thread(message)
@@ -117,7 +119,7 @@ def _not_approved_hint(settings: Settings, human: Human) -> str:
     if human.reachable:
         return "nothing was signed or paid: the person did not confirm the payment"
     pre = settings.mcp_preapproved_usd
-    covered = f" (mcp_preapproved_usd is {pre} USD)" if pre is not None else ""
+    covered = f" (mcp_preapproved_usd is {for_people(pre)})" if pre is not None else ""
     return (
         "nothing was signed or paid: this MCP client cannot ask the person to confirm a "
         f"payment (no elicitation support) and the profile does not pre-approve it{covered}; "
@@ -140,5 +142,5 @@ def _outcome(result: SubmitResult) -> Outcome:
     if result.replayed:
         text += " It was already accepted earlier: not charged again."
     elif billing.get("status") == "charged":
-        text += f" Paid {billing.get('amount_usd', '?')} USD by {result.rail}."
+        text += f" Paid {usd(billing.get('amount_usd', '?'))} by {result.rail}."
     return Outcome(doc, text + " Follow it with wait_for_task.")

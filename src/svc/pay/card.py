@@ -136,7 +136,7 @@ class CardCheckout:
         from svc.ui import views
 
         out = self.output
-        out.info("Pay {amount} USD by card on this page: {link}", amount=amount_usd, link=link)
+        out.info("Pay {amount} by card on this page: {link}", amount=amount_usd, link=link)
         if not self.interactive:
             return
         views.show_qr(out, link)

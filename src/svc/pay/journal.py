@@ -263,12 +263,12 @@ class RequestJournal:
 
 
 def _cap_refusal(amount_atomic: int, cap_atomic: int, exposed: int) -> Exception:
-    from svc.money import atomic_to_usd
+    from svc.money import atomic_for_people as usd
     from svc.pay.policy import PolicyRefusal
 
     return PolicyRefusal(
-        f"refusing to pay: {atomic_to_usd(amount_atomic):.2f} USD would exceed the daily cap of "
-        f"{atomic_to_usd(cap_atomic):.2f} USD ({atomic_to_usd(exposed):.2f} USD spent or "
+        f"refusing to pay: {usd(amount_atomic)} would exceed the daily cap of "
+        f"{usd(cap_atomic)} ({usd(exposed)} spent or "
         "authorized and not expired today)",
         code="daily_cap_exceeded",
         hint="nothing was signed or paid; see `svc spend`; raise it with "

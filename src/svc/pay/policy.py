@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Protocol
 
 from svc.errors import PaymentError
-from svc.money import atomic_to_usd, usd_to_atomic
+from svc.money import atomic_for_people, for_people, usd_to_atomic
 from svc.pay.chains import caip2
 from svc.pay.x402 import PaymentRequirements, validity_window
 
@@ -97,8 +97,8 @@ class PaymentPolicy:
             return f"asset {offer.asset} is not an allowed asset"
         if offer.amount > self.max_atomic:
             return (
-                f"price {atomic_to_usd(offer.amount)} USD is above the limit "
-                f"{self.max_price_usd} USD"
+                f"price {atomic_for_people(offer.amount)} is above the limit "
+                f"{for_people(self.max_price_usd)}"
             )
         return None
 
@@ -140,8 +140,8 @@ class PaymentPolicy:
     def check_price(self, amount_atomic: int) -> None:
         if amount_atomic > self.max_atomic:
             raise PolicyRefusal(
-                f"refusing to pay: price {atomic_to_usd(amount_atomic)} USD is above the limit "
-                f"{self.max_price_usd} USD",
+                f"refusing to pay: price {atomic_for_people(amount_atomic)} is above the limit "
+                f"{for_people(self.max_price_usd)}",
                 hint="nothing was signed or paid; change the limit with --max-price or "
                 "`svc config set max_price_usd`",
             )
@@ -151,7 +151,7 @@ class PaymentPolicy:
         self.check_rail(rail)
         if rail == "card" and amount_atomic < CARD_MIN_ATOMIC:
             raise PolicyRefusal(
-                f"refusing to pay by card: the price {atomic_to_usd(amount_atomic)} USD is below "
+                f"refusing to pay by card: the price {atomic_for_people(amount_atomic)} is below "
                 "the card minimum of 0.50 USD",
                 code="card_unavailable",
                 hint="pay with --pay x402 or --pay mpp",
@@ -166,7 +166,7 @@ class PaymentPolicy:
             return
         if not self.approve_payment(rail, amount_atomic, pay_to):
             raise PolicyRefusal(
-                f"refusing to pay: the payment of {atomic_to_usd(amount_atomic):.2f} USD "
+                f"refusing to pay: the payment of {atomic_for_people(amount_atomic)} "
                 f"to {pay_to} was not approved",
                 code="payment_not_approved",
                 hint="nothing was signed or paid",

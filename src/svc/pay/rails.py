@@ -20,6 +20,7 @@ import httpx
 
 from svc.api import headers
 from svc.errors import HumanNeededError, PaymentError
+from svc.money import atomic_for_people
 from svc.pay.policy import PaymentPolicy
 from svc.testing_hooks import crash_point
 
@@ -173,7 +174,7 @@ class MppRail:
         spt = self.token()  # only now: the policy allowed this payment
         if self.on_pay:
             self.on_pay(
-                f"paying {chosen.amount_cents / 100:.2f} USD with MPP ({chosen.method}) "
+                f"paying {atomic_for_people(chosen.amount_atomic)} with MPP ({chosen.method}) "
                 f"to {chosen.realm}"
             )
         value = mpp.credential(chosen, spt)
@@ -263,7 +264,6 @@ def settle_card(
     """The one path from a started card payment to its proof (its id), for a first payment,
     `svc pay card` and `payment_incomplete` alike: wait for the person on a terminal, else
     leave it saved and exit 6. `check_first`: ask statusUrl before showing the page again."""
-    from svc.money import atomic_to_usd
 
     state = checkout.status(offer) if check_first else "pending"
     if state == "dead":
@@ -274,11 +274,11 @@ def settle_card(
             hint="start over: svc submit --pay card",
         )
     if state != "complete":
-        amount = f"{atomic_to_usd(offer.amount_atomic):.2f}"
+        amount = atomic_for_people(offer.amount_atomic)
         checkout.show(link, amount)
         if not checkout.interactive:
             raise HumanNeededError(
-                f"a person must pay {amount} USD by card on the payment page: {link}",
+                f"a person must pay {amount} by card on the payment page: {link}",
                 code="card_payment_pending",
                 hint=f"then resume without paying twice: svc pay card {journal.request_id}",
             )

@@ -8,7 +8,6 @@ module's output: the review shows them as `(hidden)`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from typing import Final, Literal
 
 from svc.ui import prompts
@@ -26,20 +25,6 @@ class Row:
     label: str
     value: str
     secret: bool = False
-
-
-def usd(amount: object) -> str:
-    """Money for people: two decimals and the currency ("1.50 USD"). An amount with more
-    decimals keeps them all: a form must never show a sum other than the one asked."""
-    raw = f"{clean(str(amount), 30, single_line=True)} USD"
-    try:
-        value = Decimal(str(amount).strip())
-        if not value.is_finite():
-            return raw
-        cents = value.quantize(Decimal("0.01"))
-    except (InvalidOperation, ValueError):
-        return raw
-    return f"{cents if cents == value else value.normalize():f} USD"
 
 
 def header(lines: list[str]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from svc.ui.sanitize import clean
+from svc.ui.words import usd
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -93,7 +94,7 @@ def ask_text(ask: dict[str, Any]) -> Any:
     lines: list[str] = []
     if ask.get("amount_usd") is not None or ask.get("merchant_name"):
         lines.append(
-            f"payment of {ask.get('amount_usd', '?')} USD to {ask.get('merchant_name', '?')}"
+            f"payment of {usd(ask.get('amount_usd', '?'))} to {ask.get('merchant_name', '?')}"
             f" — status {ask.get('payment_status', 'unknown')}"
         )
         if ask.get("payment_error"):

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from svc.ui.output import Column, Styled
 from svc.ui.render import STATE_STYLES
 from svc.ui.sanitize import clean
+from svc.ui.words import plural, usd
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
@@ -127,8 +128,8 @@ def probe(out: Output, doc: dict[str, Any]) -> None:
     verdict, rail = doc["would_pay"], doc["would_pay"]["rail"]
     if verdict["within_policy"]:
         out.line(
-            "Would pay {amount} USD by {rail} to {to}. Nothing was signed or paid.",
-            amount=verdict["amount_usd"],
+            "Would pay {amount} by {rail} to {to}. Nothing was signed or paid.",
+            amount=usd(verdict["amount_usd"]),
             rail=rail,
             to=verdict["pay_to"],
         )
@@ -181,8 +182,6 @@ def spend(out: Output, doc: dict[str, Any]) -> None:
 
 def outstanding(out: Output, doc: dict[str, Any]) -> None:
     """Signed authorizations not known spent, void or expired: money that may still leave."""
-    from svc.ui.words import usd
-
     rows = [
         [
             item["signed_at"],
@@ -263,7 +262,7 @@ def quote(out: Output, doc: dict[str, Any]) -> None:
 
     status = clean(doc["status"], 60, single_line=True)
     out.line(f"Status: {status} — {status_words(status)}", style="bold")
-    out.line("Price of this quote: {price} USD (no funds moved)", price=doc["priceUsd"])
+    out.line("Price of this quote: {price} (no funds moved)", price=usd(doc["priceUsd"]))
     out.line()
     show_markdown(out, doc["guide"])
     if doc["guideUrl"] not in doc["guide"]:  # the guide often ends with it already: say it once
@@ -291,4 +290,4 @@ def entitlements(out: Output, doc: Any) -> None:
         rows.append([plan.get("plan_id"), plan.get("service"), plan.get("status"), shown])
     out.table(("plan", "service", "status", "remaining"), rows, lines=True)
     if isinstance(doc, dict) and isinstance(doc.get("credentials"), list):
-        out.line(f"shared by {len(doc['credentials'])} credential(s)", style="dim")
+        out.line(f"shared by {plural(len(doc['credentials']), 'credential')}", style="dim")

@@ -9,31 +9,34 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-CENT = Decimal("0.01")
 
-
-def usd(amount: Decimal | str | int | float | None) -> str:
-    """`1.50 USD`; an int is taken as dollars (use `usd_atomic` for µUSD). Not a number: as is."""
+def usd(amount: object) -> str:
+    """`1.50 USD`; an int is taken as dollars (use `usd_atomic` for µUSD). An amount with
+    more decimals keeps them all (a form must never show a sum other than the one asked);
+    anything that is not a finite number is shown cleaned, as it came."""
     if amount is None:
         return "-"
+    from svc.ui.sanitize import clean
+
+    raw = f"{clean(str(amount), 30, single_line=True)} USD"
     try:
-        value = Decimal(str(amount))
+        value = Decimal(str(amount).strip())
     except (InvalidOperation, ValueError):
-        return f"{amount} USD"
+        return raw
     if not value.is_finite():
-        return f"{amount} USD"
-    if value == value.quantize(CENT):
-        return f"{value.quantize(CENT)} USD"
-    return f"{value.normalize():f} USD"  # sub-cent digits are money too: shown, not rounded
+        return raw
+    from svc.money import for_people
+
+    return for_people(value)
 
 
 def usd_atomic(atomic: int | None) -> str:
     """µUSD (the ledger's unit) as `1.50 USD`."""
     if atomic is None:
         return "-"
-    from svc.money import atomic_to_usd
+    from svc.money import atomic_for_people
 
-    return usd(atomic_to_usd(atomic))
+    return atomic_for_people(atomic)
 
 
 def yes_no(value: object) -> str:
