@@ -18,6 +18,7 @@ from pathlib import Path
 import pexpect
 import pytest
 from tests.conftest import SVC, Result, _base_env
+from tests.inproc import task_doc
 from tests.loopback import Loopback, bomb, nested, send, trickle
 
 from svc.api.jsonsafe import MAX_JSON_DEPTH
@@ -32,19 +33,7 @@ BACKOFF_MAX = 0.25 + 0.5 + 1.0
 # Start-up, a loaded 2-core machine, the trickle's half-second granularity: generous, and
 # still far below the minute the trickle would otherwise last.
 MARGIN = 5.0  # start-up and backoff on a loaded 2-core machine
-TASK = {
-    "id": "task_x",
-    "state": "completed",
-    "goal": "Bounded",
-    "flow": None,
-    "max_budget_usd": None,
-    "webhook_url": None,
-    "result": None,
-    "error": None,
-    "created_at": "2026-01-01T00:00:00Z",
-    "updated_at": "2026-01-01T00:00:00Z",
-    "completed_at": None,
-}
+TASK = task_doc(id="task_x", state="completed", goal="Bounded", flow=None)
 
 # Runs a command and reports the peak RSS of its process tree's largest member. A fresh
 # interpreter per run, so that no other child of pytest's own process pollutes the figure;

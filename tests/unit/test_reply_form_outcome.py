@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.inproc import task_doc
 
 from svc.api.models import TaskDetail
 from svc.flows.reply import LeftToApprovalApp, body_from_form
@@ -14,26 +15,17 @@ from svc.ui import prompts
 
 def _payment_task() -> TaskDetail:
     return TaskDetail.model_validate(
-        {
-            "id": "task_1",
-            "state": "blocked_on_user",
-            "goal": "Buy the flight",
-            "flow": "standard",
-            "max_budget_usd": None,
-            "webhook_url": None,
-            "result": None,
-            "error": None,
-            "created_at": "2026-01-01T00:00:00Z",
-            "updated_at": "2026-01-01T00:00:00Z",
-            "completed_at": None,
-            "info_request": {
+        task_doc(
+            state="blocked_on_user",
+            goal="Buy the flight",
+            info_request={
                 "requested_fields": [],
                 "questions": [],
                 "amount_usd": "42.50",
                 "merchant_name": "Example Air",
                 "payment_status": "awaiting_approval",
             },
-        }
+        )
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from tests.conftest import Sandbox, home_with_wallet, unique_email
+from tests.inproc import captured, isolate_home, task_doc
 
 from svc.context import AppContext
 from svc.errors import ConflictError, ExitCode, UsageError
@@ -23,7 +24,6 @@ from svc.flows.reply import ReplyCancelled
 from svc.flows.reply_run import ReplyOptions, run
 from svc.flows.submit_run import SubmitOptions
 from svc.flows.submit_run import run as submit
-from svc.settings import resolve
 from svc.ui import prompts
 from svc.ui.output import Output
 
@@ -32,13 +32,7 @@ ESC_BEL_BIDI = ("\x1b", "\x07", "\x9b", "\u202e", "\u2066", "\x00", "\x08")
 
 @pytest.fixture
 def home(tmp_path: Path, wallet_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = home_with_wallet(tmp_path, wallet_home)
-    for name, sub in (("HOME", ""), ("SVC_CONFIG_DIR", "config"), ("SVC_DATA_DIR", "data")):
-        monkeypatch.setenv(name, str(home / sub))
-    monkeypatch.setenv("SVC_KEYRING", "file")
-    for name in ("CI", "SVC_NO_INPUT"):  # CI=1 forces no_input; the form tests need a person
-        monkeypatch.delenv(name, raising=False)
-    return home
+    return isolate_home(home_with_wallet(tmp_path, wallet_home), monkeypatch, person=True)
 
 
 class Person:
@@ -77,11 +71,8 @@ class Sent:
 
 
 def context(sandbox: Sandbox, *, person: bool = False) -> tuple[AppContext, io.StringIO]:
-    out, err = io.StringIO(), io.StringIO()
-    settings = resolve(
-        base_url=sandbox.url, json_output=True, no_input=not person, stdin_is_tty=person
-    )
-    return AppContext(settings, Output(json_mode=True, stdout=out, stderr=err)), out
+    app, out, _ = captured(sandbox.url, person=person)
+    return app, out
 
 
 @pytest.fixture
@@ -239,27 +230,17 @@ class FakeApp:
 
 
 def hostile_task() -> dict[str, Any]:
-    return {
-        "id": "task_1",
-        "state": "blocked_on_user",
-        "goal": "g",
-        "flow": "standard",
-        "max_budget_usd": None,
-        "webhook_url": None,
-        "result": None,
-        "error": None,
-        "created_at": "2026-01-01T00:00:00Z",
-        "updated_at": "2026-01-01T00:00:00Z",
-        "completed_at": None,
-        "info_request": {
+    return task_doc(
+        state="blocked_on_user",
+        info_request={
             "note": f"Please answer {HOSTILE}",
             "requested_fields": ["phone"],
             "questions": [
                 {"key": "seat", "question": f"Seat? {HOSTILE}", "options": ["window", HOSTILE]}
             ],
         },
-        "events": [],
-    }
+        events=[],
+    )
 
 
 def test_hostile_note_question_and_options_stay_inert_in_the_form_and_review(

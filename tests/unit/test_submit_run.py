@@ -10,29 +10,22 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import Sandbox, home_with_wallet, unique_email
+from tests.inproc import captured, isolate_home
 from tests.ledger_reads import ledger_file, submission_row
 
 from svc.context import AppContext
 from svc.errors import ExitCode, TaskEndedError, UsageError
 from svc.flows.submit_run import SubmitOptions, run
 from svc.pay.policy import PolicyRefusal
-from svc.settings import resolve
-from svc.ui.output import Output
 
 
 @pytest.fixture
 def home(tmp_path: Path, wallet_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = home_with_wallet(tmp_path, wallet_home)
-    for name, sub in (("HOME", ""), ("SVC_CONFIG_DIR", "config"), ("SVC_DATA_DIR", "data")):
-        monkeypatch.setenv(name, str(home / sub))
-    monkeypatch.setenv("SVC_KEYRING", "file")
-    return home
+    return isolate_home(home_with_wallet(tmp_path, wallet_home), monkeypatch)
 
 
 def context(sandbox: Sandbox) -> tuple[AppContext, io.StringIO, io.StringIO]:
-    out, err = io.StringIO(), io.StringIO()
-    settings = resolve(base_url=sandbox.url, json_output=True, no_input=True, stdin_is_tty=False)
-    return AppContext(settings, Output(json_mode=True, stdout=out, stderr=err)), out, err
+    return captured(sandbox.url)
 
 
 def test_run_pays_once_journals_the_request_and_prints_the_task(

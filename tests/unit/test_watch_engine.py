@@ -10,28 +10,23 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import Cli, Sandbox, unique_email
+from tests.inproc import captured, isolate_home
 
 from svc.context import AppContext
 from svc.errors import HumanNeededError, UsageError
 from svc.flows.asks import summarize
 from svc.flows.hooks import Change, ExecHooks, command_argv
 from svc.flows.watch import WatchOptions, run
-from svc.settings import resolve
-from svc.ui.output import Output
 
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name, sub in (("HOME", ""), ("SVC_CONFIG_DIR", "config"), ("SVC_DATA_DIR", "data")):
-        monkeypatch.setenv(name, str(tmp_path / "inproc" / sub))
-    monkeypatch.setenv("SVC_KEYRING", "file")
+    isolate_home(tmp_path / "inproc", monkeypatch)
     return tmp_path
 
 
 def context(sandbox: Sandbox) -> tuple[AppContext, io.StringIO, io.StringIO]:
-    out, err = io.StringIO(), io.StringIO()
-    settings = resolve(base_url=sandbox.url, json_output=True, no_input=True, stdin_is_tty=False)
-    return AppContext(settings, Output(json_mode=True, stdout=out, stderr=err)), out, err
+    return captured(sandbox.url)
 
 
 def submit(cli: Cli, text: str) -> str:
