@@ -139,6 +139,7 @@ def _base_env(home: Path) -> dict[str, str]:
         "SVC_KEYRING": "file",
         "NO_COLOR": "1",
         "CI": "1",
+        "SVC_PAGER": "",  # a test on a pty reads the whole output; the pager tests set their own
     }
 
 

@@ -110,7 +110,7 @@ def test_price_raised_by_the_service_is_refused_by_the_default_cap(
     sandbox.configure(price_atomic=2_000_000)
     result = cli("submit", "Dear #complete", "--email", unique_email())
     assert result.returncode == 5
-    assert "price 2.000000 USD is above the limit 1.50 USD" in result.stderr
+    assert "price 2.00 USD is above the limit 1.50 USD" in result.stderr
 
 
 def test_changed_recipient_is_refused_until_trusted(cli: Cli, sandbox: Sandbox) -> None:

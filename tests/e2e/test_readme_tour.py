@@ -120,9 +120,10 @@ def test_readme_tour_runs_as_written(tmp_path: Path) -> None:
     report = "\n".join(f"{c:>3} {line}" for c, line in zip(codes, lines, strict=False))
     assert codes == [expected_code(line) for line in lines], f"{report}\n--- stderr\n{err[-3000:]}"
     # What the comments promise is what happened.
-    assert '"1.500000"' in out  # svc spend | jq .total_usd
+    assert "\n1.500000\n" in out  # svc spend --jq .total_usd (a string: printed raw)
     assert "waits on the user and prompting is off" in err  # the exit 6
-    assert '"summary": "Sandbox task finished (2fa)."' in out  # svc poll | jq .result
+    assert '"summary": "Sandbox task finished (2fa)."' in out  # svc poll --jq .result
+    assert '"state": "completed"}]' in out  # svc tasks --refresh --json=task_id,state
     assert list(home.iterdir()), "the tour wrote nothing under its fresh home"
 
 

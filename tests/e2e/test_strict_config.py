@@ -42,7 +42,7 @@ def test_a_limit_in_the_wrong_table_stops_everything_and_nothing_is_paid(
 def test_the_same_limit_where_it_belongs_is_honoured(cli: Cli, sandbox: Sandbox) -> None:
     _write(cli, "[profiles.default]\nmax_price_usd = 0.5\n")
     rid, code, err = _submit(cli)
-    assert code == 5 and "above the limit 0.5 USD" in err, err
+    assert code == 5 and "above the limit 0.50 USD" in err, err
     assert sandbox.charges_for(rid) == []
 
 

@@ -33,14 +33,14 @@ def test_approval_left_to_the_app_ends_at_0_after_the_sandbox_approves(
     task_id = submit(cli, "Buy the flight #approval")
     sandbox.advance(11)
     child = spawn(cli, "watch", task_id, "--interval", "0.2")
-    child.expect(r"42.5 USD to Example Air")
+    child.expect(r"42.50 USD to Example Air")
     child.expect(r"approved by the user in their payment-approval app · \d+m\d\ds left")
     child.expect("Enter: leave it to the approval app, d: decline")
     child.sendline("")  # the default: leave it to the app
     child.expect("left to the approval app")
     # The live waiting line (the status line, redrawn while nothing is asked) counts down.
     child.expect(
-        r"waits for the approval of 42.5 USD to Example Air \(in the user's app\) · \d+m\d\ds left"
+        r"waits for the approval of 42.50 USD to Example Air \(in the user's app\) · \d+m\d\ds left"
     )
     assert state(cli, task_id) == "blocked_on_user"  # nothing was sent
     sandbox.advance(30)  # the sandbox's user approves 40 s after creation
@@ -69,7 +69,7 @@ def test_a_decline_asks_for_confirmation_before_anything_is_sent(
     child = spawn(cli, "watch", task_id, "--interval", "0.2")
     child.expect("Enter: leave it to the approval app, d: decline")
     child.sendline("d")
-    child.expect(r"Decline the payment of 42.5 USD to Example Air for good\? .*\(y/N\)")
+    child.expect(r"Decline the payment of 42.50 USD to Example Air for good\? .*\(y/N\)")
     assert state(cli, task_id) == "blocked_on_user"  # one keystroke declined nothing
     child.sendline("y")
     child.expect("answer sent")

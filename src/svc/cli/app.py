@@ -21,6 +21,7 @@ from typer._click.globals import get_current_context
 from typer.core import TyperGroup
 
 from svc import __version__
+from svc.cli.globals import GLOBALS, KEYS, split_json_fields
 from svc.cli.runtime import INTERRUPTED, build_context, run_guarded
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
@@ -55,39 +56,27 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "help": ("svc.cli.help_cmd", "Reference topics: exit codes, environment, files."),
 }
 
-GLOBAL_KEYS = ("base_url", "auth_base", "profile", "json_output", "no_input", "verbose")
 
+def _global_parameters() -> list[Any]:
+    """The global options as keyword parameters, from the one declaration in cli/globals.py."""
+    import inspect
 
-_GLOBAL_OPTIONS: dict[str, tuple[type[Any], Any]] = {
-    "base_url": (
-        str | None,
-        typer.Option(
-            None, "--base-url", metavar="URL", help="Service base address [env: SVC_BASE_URL]."
-        ),
-    ),  # type: ignore[dict-item]
-    "auth_base": (
-        str | None,
-        typer.Option(
-            None, "--auth-base", metavar="URL", help="Identity endpoints base [env: SVC_AUTH_BASE]."
-        ),
-    ),  # type: ignore[dict-item]
-    "profile": (
-        str | None,
-        typer.Option(None, "--profile", metavar="NAME", help="Config profile [env: SVC_PROFILE]."),
-    ),  # type: ignore[dict-item]
-    "json_output": (
-        bool,
-        typer.Option(False, "--json", help="Machine output (JSON) on stdout, even on a terminal."),
-    ),
-    "no_input": (
-        bool,
-        typer.Option(False, "--no-input", help="Never prompt [env: SVC_NO_INPUT=1]."),
-    ),
-    "verbose": (
-        bool,
-        typer.Option(False, "-v", "--verbose", help="HTTP trace on stderr, secrets redacted."),
-    ),
-}
+    params = []
+    for option in GLOBALS:
+        if option.takes_value:
+            default = typer.Option(
+                None, *option.flags, metavar=option.metavar, help=option.help, hidden=option.hidden
+            )
+            annotation: Any = str | None
+        else:
+            default = typer.Option(False, *option.flags, help=option.help, hidden=option.hidden)
+            annotation = bool
+        params.append(
+            inspect.Parameter(
+                option.key, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+            )
+        )
+    return params
 
 
 def with_globals(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -106,16 +95,12 @@ def with_globals(func: Callable[..., Any]) -> Callable[..., Any]:
     params = [
         p.replace(annotation=hints.get(p.name, p.annotation)) for p in signature.parameters.values()
     ]
-    for name, (annotation, default) in _GLOBAL_OPTIONS.items():
-        params.append(
-            inspect.Parameter(
-                name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
-            )
-        )
+    globals_ = _global_parameters()
+    params += globals_
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        late = {key: kwargs.pop(key, None) for key in GLOBAL_KEYS}
+        late = {key: kwargs.pop(key, None) for key in KEYS}
         ctx = get_current_context()
         root = ctx.find_root()
         flags: dict[str, Any] = dict(root.obj or {})
@@ -129,7 +114,7 @@ def with_globals(func: Callable[..., Any]) -> Callable[..., Any]:
         return func(*args, **kwargs)
 
     wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
-    wrapper.__annotations__ = {**hints, **{k: v[0] for k, v in _GLOBAL_OPTIONS.items()}}
+    wrapper.__annotations__ = {**hints, **{p.name: p.annotation for p in globals_}}
     return wrapper
 
 
@@ -202,37 +187,30 @@ app = typer.Typer(
 )
 
 
-@app.callback()
-def root(
-    ctx: typer.Context,
-    base_url: str | None = typer.Option(
-        None, "--base-url", metavar="URL", help="Service base address [env: SVC_BASE_URL]."
-    ),
-    auth_base: str | None = typer.Option(
-        None, "--auth-base", metavar="URL", help="Identity endpoints base [env: SVC_AUTH_BASE]."
-    ),
-    profile: str | None = typer.Option(
-        None, "--profile", metavar="NAME", help="Config profile [env: SVC_PROFILE]."
-    ),
-    json_output: bool = typer.Option(
-        False, "--json", help="Machine output (JSON) on stdout, even on a terminal."
-    ),
-    no_input: bool = typer.Option(False, "--no-input", help="Never prompt [env: SVC_NO_INPUT=1]."),
-    verbose: bool = typer.Option(
-        False, "-v", "--verbose", help="HTTP trace on stderr, secrets redacted."
-    ),
-    version: bool = typer.Option(
+def root(ctx: typer.Context, **values: Any) -> None:
+    """The root callback: the global options given before the subcommand's name."""
+    values.pop("version", None)
+    ctx.obj = {key: values.get(key) or None for key in KEYS}
+
+
+def _root_signature() -> Any:
+    import inspect
+
+    version = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
-) -> None:
-    ctx.obj = {
-        "base_url": base_url,
-        "auth_base": auth_base,
-        "profile": profile,
-        "json_output": json_output or None,
-        "no_input": no_input or None,
-        "verbose": verbose or None,
-    }
+    )
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    params = [
+        inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context),
+        *_global_parameters(),
+        inspect.Parameter("version", keyword, default=version, annotation=bool),
+    ]
+    return inspect.Signature(params)
+
+
+root.__signature__ = _root_signature()  # type: ignore[attr-defined]
+root.__annotations__ = {p.name: p.annotation for p in root.__signature__.parameters.values()}  # type: ignore[attr-defined]
+app.callback()(root)
 
 
 def usage_error(error: click.ClickException, args: list[str]) -> SvcError:
@@ -253,7 +231,7 @@ def usage_error(error: click.ClickException, args: list[str]) -> SvcError:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    args = split_json_fields(list(sys.argv[1:] if argv is None else argv), frozenset(COMMANDS))
 
     def body() -> int:
         from svc.cli.help_format import install

@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import os
 
-# Global options that take a value, as Typer declares them (settings keys on the right).
-_VALUE_OPTIONS = {"--base-url": "base_url", "--auth-base": "auth_base", "--profile": "profile"}
-_FLAG_OPTIONS = {"--json": "json_output", "--no-input": "no_input", "-v": "verbose"}
-_FLAG_OPTIONS["--verbose"] = "verbose"
+from svc.cli.globals import SWITCH_FLAGS as _FLAG_OPTIONS
+from svc.cli.globals import VALUE_FLAGS as _VALUE_OPTIONS
+from svc.cli.globals import split_json_fields
 
 
 def dispatch(argv: list[str]) -> int | None:
@@ -40,13 +39,14 @@ def dispatch(argv: list[str]) -> int | None:
         from svc.cli.completion.complete import main as complete
 
         return complete(argv[1:])
-    poll = parse_poll(argv)
+    poll = parse_poll(split_json_fields(argv, frozenset({"poll"})))
     if poll is None:
         return None
     flags, task_id, exit_status = poll
     from svc.ui.terminal import stdout_is_tty
 
-    if not flags.get("json_output") and stdout_is_tty():
+    machine = any(flags.get(key) for key in ("json_output", "json_fields", "jq", "template"))
+    if not machine and stdout_is_tty():
         return None  # a terminal wants rich rendering: the full app does that
 
     def body() -> int:

@@ -123,6 +123,8 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("SVC_TASK_ASK", "set for a `watch --exec` hook: none, plain, structured or payment"),
     ("SVC_NO_INPUT", "1: never prompt (--no-input); exit 6 where a person is needed"),
     ("CI", "set (any value): never prompt, as with SVC_NO_INPUT=1"),
+    ("SVC_PAGER", "the pager for long terminal output (empty: none); else PAGER, else less -FRX"),
+    ("PAGER", "the pager when SVC_PAGER is unset (empty or cat: none)"),
     ("SVC_WALLET_KEY", "x402 signing key (hex) for CI, instead of the stored one"),
     ("SVC_SPT", "MPP shared payment token for CI, instead of the stored one"),
     ("SVC_SPT_FILE", "file holding an MPP shared payment token, mode 0600 (config spt_file)"),

@@ -27,7 +27,6 @@ def build_context(
     `needs_config`: False for commands that help fix a broken file (`help`, `config path`)."""
     from svc.settings import profile_name, resolve
     from svc.store.config import ConfigFile
-    from svc.ui.output import Output
 
     config = ConfigFile()
     profile = profile_name(flags.get("profile"))
@@ -40,7 +39,28 @@ def build_context(
         verbose=bool(flags.get("verbose")),
         profile_values=_profile_values(config, profile, creates_profile, needs_config),
     )
-    return AppContext(settings, Output(json_mode=settings.json_output), config)
+    return AppContext(settings, _output(flags, settings.json_output), config)
+
+
+def _output(flags: dict[str, Any], json_output: bool) -> Any:
+    """The Output the global output flags ask for (`--json FIELDS`, `--jq`, `--template` are
+    compiled here, before the command does anything: a typo costs nothing)."""
+    from svc.ui.output import Output
+    from svc.ui.pager import pager_command
+
+    pager = pager_command(bool(flags.get("no_pager")))
+    if not (flags.get("json_fields") or flags.get("jq") or flags.get("template")):
+        return Output(json_mode=json_output, pager=pager)
+    from svc.ui.shape import Shape, parse_fields
+    from svc.ui.terminal import error_line
+
+    shape = Shape(
+        parse_fields(flags.get("json_fields")),
+        flags.get("jq"),
+        flags.get("template"),
+        warn=lambda message: error_line(f"warning: {message}"),
+    )
+    return Output(json_mode=True, shape=shape, pager=pager)
 
 
 def _profile_values(
@@ -70,9 +90,10 @@ def report(error: SvcError, json_mode: bool) -> int:
 
 
 def json_requested(argv: list[str]) -> bool:
+    from svc.cli.globals import json_flag_given
     from svc.ui.terminal import stdout_is_tty
 
-    return "--json" in argv or not stdout_is_tty()
+    return json_flag_given(argv) or not stdout_is_tty()
 
 
 def run_guarded(body: Callable[[], int], args: list[str]) -> int:

@@ -17,6 +17,7 @@ from typing import Any
 from svc.api.headers import DATE
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
+from svc.money import for_people
 from svc.ui.words import plural
 
 MAX_SKEW_SECONDS = 30.0  # x402 windows are minutes long; more skew than this is worth a warning
@@ -59,7 +60,7 @@ def profile_check(app: AppContext) -> Finding:
     return _ok(
         "profile",
         f"{s.profile}; base URL {s.base_url} ({s.sources.get('base_url', 'default')}); "
-        f"max price {s.max_price_usd} USD; pay {s.pay}",
+        f"max price {for_people(s.max_price_usd)}; pay {s.pay}",
     )
 
 
@@ -143,7 +144,7 @@ def money_check(app: AppContext) -> Finding:
     """Pinned recipients for this origin and what is left of today's cap."""
     from datetime import datetime
 
-    from svc.money import atomic_to_usd, usd_to_atomic
+    from svc.money import atomic_for_people, usd_to_atomic
     from svc.pay.origin import origin_of
     from svc.store.ledger import ledger_path
 
@@ -155,14 +156,15 @@ def money_check(app: AppContext) -> Finding:
     exposed = app.ledger.exposure(midnight)
     cap = app.settings.daily_cap_usd
     left = (
-        f"daily cap {cap:.2f} USD, {atomic_to_usd(max(0, usd_to_atomic(cap) - exposed)):.2f} left"
+        f"daily cap {for_people(cap)}, "
+        f"{atomic_for_people(max(0, usd_to_atomic(cap) - exposed))} left"
         if cap is not None
         else "no daily cap"
     )
     pinned = ", ".join(f"{network} {pay_to}" for network, pay_to in pins) or "none"
     return _ok(
         "money",
-        f"{atomic_to_usd(exposed):.2f} USD spent or authorized today; {left}; "
+        f"{atomic_for_people(exposed)} spent or authorized today; {left}; "
         f"recipients pinned for {origin}: {pinned}",
     )
 
@@ -199,7 +201,7 @@ def mcp_check(app: AppContext) -> Finding:
     s = app.settings
     command = shutil.which("svc") or sys.argv[0]
     limit = (
-        f"paid calls up to {s.mcp_preapproved_usd:.2f} USD run without asking"
+        f"paid calls up to {for_people(s.mcp_preapproved_usd)} run without asking"
         if s.mcp_preapproved_usd is not None
         else "every paid call is confirmed by the person"
     )

@@ -24,6 +24,7 @@ from svc.ui.sanitize import clean
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
+    from svc.ui.shape import Shape
     from svc.ui.terminal import Spinner
 
 T = TypeVar("T")
@@ -54,12 +55,17 @@ class Output:
         json_mode: bool = False,
         stdout: TextIO | None = None,
         stderr: TextIO | None = None,
+        shape: Shape | None = None,
+        pager: str | None = None,
     ) -> None:
         self._out = stdout or sys.stdout
         self._err = stderr or sys.stderr
         self.stdout_tty = self._out.isatty()
         self.stderr_tty = self._err.isatty()
-        self.json_mode = json_mode or not self.stdout_tty
+        self.shape = shape  # --json FIELDS / --jq / --template (None: as is)
+        self.json_mode = json_mode or not self.stdout_tty or bool(shape and shape.active)
+        self.pager = pager if self.stdout_tty else None  # never into a pipe
+        self._paging = False  # inside `paged()`: collect, do not page again
         self._console: Console | None = None
         self._err_console: Console | None = None
 
@@ -72,7 +78,9 @@ class Output:
     @classmethod
     def sibling(cls: type[T], other: Output, *, json_mode: bool) -> T:
         """Another output on the same streams (batch workers)."""
-        return cls(json_mode=json_mode, stdout=other._out, stderr=other._err)  # type: ignore[call-arg]
+        return cls(  # type: ignore[call-arg]
+            json_mode=json_mode, stdout=other._out, stderr=other._err, shape=other.shape
+        )
 
     @property
     def color(self) -> bool:
@@ -115,22 +123,39 @@ class Output:
     # --- machine output ------------------------------------------------------------------
 
     def emit_json(self, doc: Any) -> None:
-        """One JSON document (the service's object as returned)."""
-        indent = 2 if self.stdout_tty else None
-        text = json.dumps(doc, ensure_ascii=False, indent=indent)
-        terminal.write(self._out, json_inert(text) + "\n")
+        """One JSON document (the service's object as returned), shaped by the output flags."""
+        for piece in self.shape.apply(doc) if self.shape else [doc]:
+            self._emit(piece, indent=2 if self.stdout_tty else None)
 
     def emit_line(self, doc: Any) -> None:
-        """One NDJSON line (streams)."""
-        line = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
-        terminal.write(self._out, json_inert(line) + "\n")
+        """One NDJSON line (streams); the output flags apply to each line."""
+        for piece in self.shape.apply(doc) if self.shape else [doc]:
+            self._emit(piece, separators=(",", ":"))
+
+    def _emit(
+        self, piece: Any, *, indent: int | None = None, separators: tuple[str, str] | None = None
+    ) -> None:
+        if isinstance(piece, str) and self.shape and self.shape.active:  # jq/template text
+            self.document(piece)
+            return
+        text = json.dumps(piece, ensure_ascii=False, indent=indent, separators=separators)
+        terminal.write(self._out, json_inert(text) + "\n")
 
     def show(self, doc: T, render: Callable[[Output, T], None]) -> None:
-        """The document as JSON in JSON mode, else drawn for a person by `render`."""
+        """The document as JSON in JSON mode, else drawn for a person by `render` (through
+        the pager when it is longer than the terminal)."""
         if self.json_mode:
             self.emit_json(doc)
+        elif self.pager:
+            with self.paged():
+                render(self, doc)
         else:
             render(self, doc)
+
+    def paged(self) -> Paged:
+        """Collect what is drawn on stdout; on leaving, page it if it is taller than the
+        terminal, else write it. The text is what would have been drawn: already cleaned."""
+        return Paged(self)
 
     # --- human output on stderr ----------------------------------------------------------
 
@@ -168,7 +193,14 @@ class Output:
         (`svc llms > f`), cleaned and bounded on a terminal."""
         if not text.endswith("\n"):
             text += "\n"
-        terminal.write(self._out, clean(text, limit) if self.stdout_tty else text)
+        if not self.stdout_tty:
+            terminal.write(self._out, text)
+        elif self.pager and not self._paging:
+            from svc.ui.pager import page
+
+            page(clean(text, limit), self._out, self.pager)
+        else:
+            terminal.write(self._out, clean(text, limit))
 
     def table(
         self,
@@ -197,6 +229,32 @@ class Output:
     def progress(self, message: str, *, piped_lines: bool = False) -> Progress:
         """A running progress line; stop it (or use it as a context manager) when done."""
         return Progress(self, message, piped_lines=piped_lines)
+
+
+class Paged:
+    def __init__(self, output: Output) -> None:
+        self.output = output
+
+    def __enter__(self) -> None:
+        import io
+
+        out = self.output
+        self._saved = (out._out, out._console)
+        width = out._console_for(False).width
+        self._buffer = io.StringIO()
+        out._out = self._buffer
+        out._console = out._make_console(self._buffer, True)
+        out._console.width = width
+        out._paging = True
+
+    def __exit__(self, *exc: object) -> None:
+        from svc.ui.pager import page
+
+        out = self.output
+        out._out, out._console = self._saved
+        out._paging = False
+        if exc[0] is None:
+            page(self._buffer.getvalue(), out._out, str(out.pager))
 
 
 class Progress:

@@ -93,7 +93,8 @@ def _describe(command: Any, ctx: Any, skip: frozenset[str] = frozenset()) -> dic
 def build_table() -> dict[str, Any]:
     import typer
 
-    from svc.cli.app import COMMANDS, GLOBAL_KEYS, app
+    from svc.cli.app import COMMANDS, app
+    from svc.cli.globals import KEYS as GLOBAL_KEYS
 
     root = typer.main.get_command(app)
     ctx = root.make_context("svc", ["--help"], resilient_parsing=True)

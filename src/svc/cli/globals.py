@@ -1,0 +1,110 @@
+"""The global options, declared once (issue 17.2).
+
+The root callback and every command (`svc.cli.app`), the poll fast path (`svc.cli.fastpath`)
+and the error boundary's "was JSON asked for?" (`svc.cli.runtime`) all derive their tables
+from `GLOBALS`. Plain data with no imports: the fast path reads it without Typer.
+"""
+
+from __future__ import annotations
+
+
+class GlobalOption:
+    """One global option: its settings key, its flags, and whether it takes a value."""
+
+    __slots__ = ("flags", "help", "hidden", "key", "metavar", "takes_value")
+
+    def __init__(
+        self,
+        key: str,
+        flags: tuple[str, ...],
+        help: str,
+        *,
+        metavar: str | None = None,
+        hidden: bool = False,
+    ) -> None:
+        self.key = key
+        self.flags = flags
+        self.help = help
+        self.metavar = metavar
+        self.takes_value = metavar is not None
+        self.hidden = hidden
+
+
+GLOBALS: tuple[GlobalOption, ...] = (
+    GlobalOption(
+        "base_url", ("--base-url",), "Service base address [env: SVC_BASE_URL].", metavar="URL"
+    ),
+    GlobalOption(
+        "auth_base",
+        ("--auth-base",),
+        "Identity endpoints base [env: SVC_AUTH_BASE].",
+        metavar="URL",
+    ),
+    GlobalOption("profile", ("--profile",), "Config profile [env: SVC_PROFILE].", metavar="NAME"),
+    GlobalOption(
+        "json_output",
+        ("--json",),
+        "Machine output (JSON) on stdout, even on a terminal. --json=F1,F2 (or --json F1,F2) "
+        "keeps only those top-level fields.",
+    ),
+    # `--json=FIELDS` is rewritten to `--json --json-fields FIELDS` before Click parses.
+    GlobalOption("json_fields", ("--json-fields",), "Fields to keep.", metavar="F,F", hidden=True),
+    GlobalOption(
+        "jq",
+        ("--jq",),
+        "Filter the JSON output with a jq expression (strings print raw; implies --json).",
+        metavar="EXPR",
+    ),
+    GlobalOption(
+        "template",
+        ("--template",),
+        "Format the JSON output with a Jinja template, e.g. '{{ id }} {{ state }}' (implies "
+        "--json; a list is given as `items`).",
+        metavar="TPL",
+    ),
+    GlobalOption("no_pager", ("--no-pager",), "Never page long output [env: SVC_PAGER=]."),
+    GlobalOption("no_input", ("--no-input",), "Never prompt [env: SVC_NO_INPUT=1]."),
+    GlobalOption("verbose", ("-v", "--verbose"), "HTTP trace on stderr, secrets redacted."),
+)
+
+KEYS: tuple[str, ...] = tuple(option.key for option in GLOBALS)
+VALUE_FLAGS: dict[str, str] = {
+    flag: option.key for option in GLOBALS if option.takes_value for flag in option.flags
+}
+SWITCH_FLAGS: dict[str, str] = {
+    flag: option.key for option in GLOBALS if not option.takes_value for flag in option.flags
+}
+# Flags after which stdout carries JSON (errors then also go to stdout as a JSON document).
+JSON_FLAGS = ("--json", "--jq", "--template")
+
+
+def json_flag_given(argv: list[str]) -> bool:
+    return any(arg.partition("=")[0] in JSON_FLAGS for arg in argv)
+
+
+def split_json_fields(argv: list[str], commands: set[str] | frozenset[str]) -> list[str]:
+    """`--json=F1,F2` and `--json F1,F2` (a comma list of field names, not a command) become
+    `--json --json-fields F1,F2`; a bare `--json` is left as it is. One field alone needs the
+    `=` form: `--json ID` must stay `--json` followed by an id."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        i += 1
+        if token == "--":
+            out += argv[i - 1 :]
+            break
+        if token.startswith("--json="):
+            out += ["--json", "--json-fields", token.removeprefix("--json=")]
+        elif token == "--json" and i < len(argv) and _is_field_list(argv[i], commands):
+            out += ["--json", "--json-fields", argv[i]]
+            i += 1
+        else:
+            out.append(token)
+    return out
+
+
+def _is_field_list(token: str, commands: set[str] | frozenset[str]) -> bool:
+    if "," not in token or token in commands:
+        return False
+    return all(part.isidentifier() for part in token.split(","))

@@ -1,0 +1,53 @@
+"""The global options are declared once (issue 17.2): Typer's root and commands, the poll fast
+path and the completion table all come from `svc.cli.globals.GLOBALS`; and the `--json FIELDS`
+rule never swallows a command name, an id or a task text."""
+
+from __future__ import annotations
+
+import pytest
+
+from svc.cli.completion.table import TABLE
+from svc.cli.fastpath import parse_poll
+from svc.cli.globals import GLOBALS, split_json_fields
+
+COMMANDS = frozenset({"poll", "tasks", "submit"})
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--json", "poll", "task_1"], ["--json", "poll", "task_1"]),
+        (["poll", "--json", "task_abc123"], ["poll", "--json", "task_abc123"]),
+        (["poll", "--json", "id,state", "t"], ["poll", "--json", "--json-fields", "id,state", "t"]),
+        (["tasks", "--json=id"], ["tasks", "--json", "--json-fields", "id"]),
+        (["submit", "--json", "milk, eggs"], ["submit", "--json", "milk, eggs"]),
+        (["--json", "poll,tasks"], ["--json", "--json-fields", "poll,tasks"]),
+        (["--json", "tasks"], ["--json", "tasks"]),
+        (["submit", "--", "--json", "a,b"], ["submit", "--", "--json", "a,b"]),
+    ],
+)
+def test_json_fields_are_split_only_when_unambiguous(argv: list[str], expected: list[str]) -> None:
+    assert split_json_fields(argv, COMMANDS) == expected
+
+
+def test_the_fast_path_reads_every_global_from_the_declaration() -> None:
+    argv = ["--base-url", "http://127.0.0.1:1", "poll", "--jq", ".state", "-v", "task_1"]
+    parsed = parse_poll([*argv, "--template", "{{ id }}", "--no-pager", "--json-fields", "id"])
+    assert parsed is not None
+    flags, task_id, _ = parsed
+    assert task_id == "task_1"
+    assert flags == {
+        "base_url": "http://127.0.0.1:1",
+        "jq": ".state",
+        "verbose": True,
+        "template": "{{ id }}",
+        "no_pager": True,
+        "json_fields": "id",
+    }
+
+
+def test_the_completion_table_offers_every_visible_global() -> None:
+    offered = {name for option in TABLE["globals"] for name in option["names"]}
+    declared = {flag for option in GLOBALS if not option.hidden for flag in option.flags}
+    assert declared <= offered
+    assert "--json-fields" not in offered  # hidden: only `--json=F` spells it
