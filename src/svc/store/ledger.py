@@ -224,6 +224,9 @@ def ledger_path() -> Path:
     return data_dir() / "ledger.sqlite3"
 
 
+WAL_SWITCH_SECONDS = 30.0  # as busy_timeout: how long an open waits for another to finish
+
+
 class Ledger:
     """The rows of every submission; every status change is one of the named transitions."""
 
@@ -236,10 +239,26 @@ class Ledger:
             self.path.chmod(0o600)
         self._db.row_factory = sqlite3.Row
         self._db.execute("PRAGMA busy_timeout = 30000")
-        self._db.execute("PRAGMA journal_mode = WAL")
+        self._enable_wal()
         self._db.execute("PRAGMA synchronous = NORMAL")
         self._db.executescript(SCHEMA)
         self._migrate()
+
+    def _enable_wal(self) -> None:
+        """WAL mode (set once per file, then a no-op). Switching a fresh file needs an
+        exclusive lock and SQLite gives up at once instead of calling the busy handler, so
+        threads or processes opening a new ledger together (a batch's workers) retry here."""
+        deadline = time.monotonic() + WAL_SWITCH_SECONDS
+        delay = 0.005
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
 
     def _migrate(self) -> None:
         have = {row["name"] for row in self._db.execute("PRAGMA table_info(submissions)")}
