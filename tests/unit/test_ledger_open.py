@@ -10,19 +10,25 @@ from pathlib import Path
 
 from svc.store.ledger import Ledger
 
+THREADS = 10
+
 
 def test_concurrent_opens_of_a_fresh_ledger_all_succeed(tmp_path: Path) -> None:
     errors: list[BaseException] = []
 
-    def open_and_close(path: Path) -> None:
+    def open_and_close(path: Path, start: threading.Barrier) -> None:
+        start.wait()  # all at the same moment: the race the fix is for
         try:
             Ledger(path).close()
         except BaseException as exc:
             errors.append(exc)
 
-    for trial in range(40):  # before the fix, about one trial in ten failed
+    for trial in range(60):  # before the fix, most runs of this test failed
         path = tmp_path / f"ledger-{trial}.sqlite3"
-        threads = [threading.Thread(target=open_and_close, args=(path,)) for _ in range(8)]
+        start = threading.Barrier(THREADS)
+        threads = [
+            threading.Thread(target=open_and_close, args=(path, start)) for _ in range(THREADS)
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:
