@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     import httpx
 
+    from svc.api.answers import Task
     from svc.api.http import Http
     from svc.api.tasks import TaskClient
     from svc.identity.bearer import BearerAuth
@@ -193,6 +194,11 @@ class AppContext:
     def free_call_auth(self) -> httpx.Auth | None:
         """Free task calls: the agent bearer, and a zero-amount proof if the service asks."""
         return self.with_bearer(self.zero_amount_auth("task"))
+
+    def remember(self, task: Task) -> None:
+        """Keep the ledger's last known state fresh, if this machine has a ledger at all."""
+        if self.has_ledger():
+            self.ledger.set_task_state(task.id, task.state)
 
     def close(self) -> None:
         if self._http is not None:

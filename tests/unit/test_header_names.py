@@ -1,4 +1,4 @@
-"""Header names live only in `svc.api` (issue 17.3), and a submit's answer is typed there.
+"""Header names live only in `svc.api` (issue 17.3), and the task API's answers are typed there.
 
 Outside `svc/api/`, no string literal may be one of the header names svc speaks (compared
 without case); every reader goes through `svc.api.headers` and `svc.api.answers`.
@@ -15,7 +15,7 @@ import pytest
 from tests.import_graph import package_root
 
 from svc.api import headers
-from svc.api.answers import Billing, SubmitAnswer
+from svc.api.answers import Billing, SubmitAnswer, Task
 from svc.errors import ProtocolError
 
 NAMES = {
@@ -93,7 +93,7 @@ def test_a_submit_answer_reads_billing_receipt_and_usage_error() -> None:
     assert got.accepted and got.replayed
     assert got.billing is not None and got.billing.amount_usd == Decimal("1.500000")
     assert got.receipt == "eyJ4In0=" and got.usage_error == "billing_down"
-    assert got.task() == {"id": "task_1", "state": "pending"}
+    assert got.task().raw == {"id": "task_1", "state": "pending"}
 
 
 def test_the_v2_receipt_wins_over_v1_and_mpp_over_both() -> None:
@@ -115,3 +115,22 @@ def test_billing_keys_are_case_blind_and_junk_is_skipped() -> None:
 def test_a_task_that_is_not_json_is_a_protocol_error() -> None:
     with pytest.raises(ProtocolError):
         SubmitAnswer(200, b"<html>", "text/html", None, None, None).task()
+
+
+def test_a_task_answer_reads_its_members_without_trusting_their_shapes() -> None:
+    raw = {
+        "id": "task_1",
+        "state": "completed",
+        "events": [{"type": "created"}, "junk", 7],
+        "info_request": "not an object",
+    }
+    task = Task(raw)
+    assert (task.id, task.state, task.is_final) == ("task_1", "completed", True)
+    assert task.events == [{"type": "created"}] and task.ask is None
+    assert task.without_events() == {
+        "id": "task_1",
+        "state": "completed",
+        "info_request": "not an object",
+    }
+    assert task.raw is raw  # byte-exact output prints the document as it came
+    assert Task({"id": "task_2", "state": "blocked_on_user", "info_request": {}}).ask == {}

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from svc.api.answers import SubmitAnswer
+from svc.api.answers import SubmitAnswer, Task
 from svc.errors import PaymentError, UsageError
 from svc.pay.chains import caip2
 from svc.pay.journal import RequestJournal, open_journal
@@ -143,7 +143,7 @@ def test_mpp_credential_is_kept_in_the_secret_store_not_the_ledger(tmp_path: Pat
     assert journal.proof() == "Payment spt_secret_credential"
     assert b"spt_secret" not in (tmp_path / "ledger.sqlite3").read_bytes()
     journal.accepted(
-        {"id": "task_1", "state": "pending"}, SubmitAnswer(202, b"", "", None, None, None)
+        Task({"id": "task_1", "state": "pending"}), SubmitAnswer(202, b"", "", None, None, None)
     )
     assert secrets.data == {}  # the outcome is known: the credential is gone
     assert ledger.get(journal.request_id).status == PayState.ACCEPTED  # type: ignore[union-attr]

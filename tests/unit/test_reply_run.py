@@ -18,6 +18,7 @@ import pytest
 from tests.conftest import Sandbox, home_with_wallet, unique_email
 from tests.inproc import captured, isolate_home, task_doc
 
+from svc.api.answers import Task
 from svc.context import AppContext
 from svc.errors import ConflictError, ExitCode, UsageError
 from svc.flows.reply import ReplyCancelled
@@ -63,7 +64,7 @@ class Sent:
         self.bodies: list[dict[str, Any]] = []
         real = app.tasks.reply
 
-        def spy(task_id: str, body: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        def spy(task_id: str, body: dict[str, Any], **kwargs: Any) -> Task:
             self.bodies.append(body)
             return real(task_id, body, **kwargs)
 
@@ -162,7 +163,7 @@ def test_cancelling_at_the_review_sends_nothing_and_is_exit_2(
         run(ReplyOptions(task_id), app)
     assert caught.value.exit_code == ExitCode.USAGE and caught.value.code == "cancelled"
     assert sent.bodies == []
-    assert app.tasks.poll(task_id)["state"] == "blocked_on_user"
+    assert app.tasks.poll(task_id).state == "blocked_on_user"
     app.close()
 
 
@@ -205,12 +206,12 @@ class FakeTasks:
         self.task = task
         self.sent: list[dict[str, Any]] = []
 
-    def poll(self, task_id: str, auth: object = None) -> dict[str, Any]:
-        return self.task
+    def poll(self, task_id: str, auth: object = None) -> Task:
+        return Task(self.task)
 
-    def reply(self, task_id: str, body: dict[str, Any], auth: object = None) -> dict[str, Any]:
+    def reply(self, task_id: str, body: dict[str, Any], auth: object = None) -> Task:
         self.sent.append(body)
-        return {**self.task, "state": "pending", "info_request": None}
+        return Task({**self.task, "state": "pending", "info_request": None})
 
 
 class FakeApp:
@@ -227,6 +228,9 @@ class FakeApp:
 
     def has_ledger(self) -> bool:
         return False
+
+    def remember(self, task: Task) -> None:
+        return None  # no ledger here
 
 
 def hostile_task() -> dict[str, Any]:

@@ -17,6 +17,43 @@ if TYPE_CHECKING:
     import httpx
 
 ACCEPTED_STATUSES = (200, 202)
+FINAL_STATES = frozenset({"completed", "failed", "cancelled"})  # as svc.api.models, no pydantic
+
+
+@dataclass(frozen=True)
+class Task:
+    """A task object (submit, reply) or detail (poll), its shape checked (`require_task_shape`:
+    an id that is an id, a state). `raw` is the JSON as the server sent it, for byte-exact
+    output; the accessors are what flows read, so none of them indexes the raw document."""
+
+    raw: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        return str(self.raw["id"])
+
+    @property
+    def state(self) -> str:
+        return str(self.raw["state"])
+
+    @property
+    def is_final(self) -> bool:
+        return self.state in FINAL_STATES
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        items = self.raw.get("events")
+        return [e for e in items if isinstance(e, dict)] if isinstance(items, list) else []
+
+    @property
+    def ask(self) -> dict[str, Any] | None:
+        """The open ask (`info_request`), when the task waits on its user."""
+        ask = self.raw.get("info_request")
+        return ask if isinstance(ask, dict) else None
+
+    def without_events(self) -> dict[str, Any]:
+        """The task object of a submit's answer, from a poll's detail."""
+        return {key: value for key, value in self.raw.items() if key != "events"}
 
 
 @dataclass(frozen=True)
@@ -99,9 +136,10 @@ class SubmitAnswer:
         """The service answered a request id it had already accepted: nothing charged again."""
         return self.billing is not None and self.billing.status == "replayed"
 
-    def task(self) -> dict[str, Any]:
+    def task(self) -> Task:
         """The task object of an accepted answer, checked (ProtocolError if it is not one)."""
         from svc.api.http import json_body
         from svc.api.tasks import require_task_shape
 
-        return require_task_shape(json_body(self.content, self.content_type, "submit"), "submit")
+        doc = json_body(self.content, self.content_type, "submit")
+        return Task(require_task_shape(doc, "submit"))

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 
 from svc.api import headers
-from svc.api.answers import SubmitAnswer
+from svc.api.answers import SubmitAnswer, Task
 from svc.api.http import Http, expect_json
 from svc.api.ids import is_id, path_segment, task_id_arg
 from svc.errors import ProtocolError
@@ -53,15 +53,15 @@ class TaskClient:
         )
         return SubmitAnswer.of(response)
 
-    def poll(self, task_id: str, auth: httpx.Auth | None = None) -> dict[str, Any]:
+    def poll(self, task_id: str, auth: httpx.Auth | None = None) -> Task:
+        """The task's detail (with its events)."""
         response = self.http.send(
             "GET", task_url(self.base_url, task_id), what="poll", auth=auth, resend_safe=True
         )
-        return require_task_shape(expect_json(response, "poll"), "poll")
+        return Task(require_task_shape(expect_json(response, "poll"), "poll"))
 
-    def reply(
-        self, task_id: str, body: dict[str, Any], auth: httpx.Auth | None = None
-    ) -> dict[str, Any]:
+    def reply(self, task_id: str, body: dict[str, Any], auth: httpx.Auth | None = None) -> Task:
+        """The task after the answer (a reply is never re-sent: it is not idempotent)."""
         response = self.http.send(
             "POST",
             task_url(self.base_url, task_id) + "/reply",
@@ -70,4 +70,4 @@ class TaskClient:
             auth=auth,
             resend_safe=False,
         )
-        return require_task_shape(expect_json(response, "reply"), "reply")
+        return Task(require_task_shape(expect_json(response, "reply"), "reply"))

@@ -79,9 +79,3 @@ def payment_flags(
     if max_price is None:
         return method, None
     return method, usd_amount("--max-price", max_price)
-
-
-def remember_state(app: AppContext, task: dict[str, Any]) -> None:
-    """Keep the ledger's last known state fresh, if this machine has a ledger at all."""
-    if app.has_ledger():
-        app.ledger.set_task_state(str(task["id"]), str(task["state"]))

@@ -41,20 +41,19 @@ def run(opts: ReplyOptions, app: AppContext) -> int:
 
     detail = app.tasks.poll(opts.task_id, auth=app.free_call_auth())
     try:
-        body = _body(opts, app, detail)
+        body = _body(opts, app, detail.raw)
     except LeftToApprovalApp:
         _left_to_app(app, opts.task_id)
         return 0
     answered = app.tasks.reply(opts.task_id, body, auth=app.free_call_auth())
-    if app.has_ledger():  # keep the ledger's last known state fresh, if there is one
-        app.ledger.set_task_state(str(answered["id"]), str(answered["state"]))
+    app.remember(answered)  # the ledger's last known state, if there is a ledger
     if not app.output.json_mode:
         app.output.note(
-            "answer sent; task {id} is now {state}", id=opts.task_id, state=answered.get("state")
+            "answer sent; task {id} is now {state}", id=opts.task_id, state=answered.state
         )
     from svc.ui import views
 
-    app.output.show(answered, views.task)
+    app.output.show(answered.raw, views.task)
     return 0
 
 

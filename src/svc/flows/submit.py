@@ -143,7 +143,7 @@ def _already_accepted(app: AppContext, task_id: str, request_id: str, rail: str)
     """A resume of an accepted request: its task, read for free, and nothing is sent to pay
     (the proof, an MPP credential above all, was forgotten once the outcome was known)."""
     detail = app.tasks.poll(task_id, app.free_call_auth())
-    task = {k: v for k, v in detail.items() if k != "events"}  # the task object of a submit
+    task = detail.without_events()  # the task object of a submit
     return SubmitResult(task, request_id, billing=None, replayed=True, rail=rail)
 
 
@@ -289,7 +289,7 @@ class _Run:
                 "the task was accepted and is not re-sent"
             )
         billing = answer.billing.raw if answer.billing else None
-        return SubmitResult(task, journal.request_id, billing, answer.replayed, self.rail)
+        return SubmitResult(task.raw, journal.request_id, billing, answer.replayed, self.rail)
 
     def _reject(self, answer: SubmitAnswer, decision: Row | None) -> None:
         """A final answer that is not a task: say what happened to the money, keep what lives."""

@@ -110,4 +110,4 @@ def _poll(tasks: TaskClient, auth: Auth | None, task_id: str) -> tuple[str | Non
         task = tasks.poll(task_id, auth=auth)
     except SvcError as exc:
         return None, exc.message
-    return str(task["state"]), None
+    return task.state, None

@@ -236,7 +236,7 @@ class Watch:
             self.app.output.warn(f"answer not taken: {exc.message}")
         else:
             self.app.output.note(
-                "answer sent; task {id} is now {state}", id=tid, state=answered.get("state")
+                "answer sent; task {id} is now {state}", id=tid, state=answered.state
             )
         self.seen[tid].state = None  # show the effect on the next poll
 

@@ -102,7 +102,7 @@ class Pollers:
             except BaseException as exc:  # handed to the main thread, which raises it
                 self.results.put((task_id, None, exc))
             else:
-                self.results.put((task_id, task, None))
+                self.results.put((task_id, task.raw, None))  # the engine works on the JSON
 
 
 class Status:

@@ -28,17 +28,11 @@ def detail(task: dict[str, Any]) -> TaskDetail:
         raise ProtocolError(f"the server's task is not one the spec allows ({where})") from None
 
 
-def _remember(app: AppContext, task: dict[str, Any]) -> None:
-    from svc.cli.common import remember_state
-
-    remember_state(app, task)
-
-
 async def poll(call: Call, task_id: str) -> dict[str, Any]:
     def work(app: AppContext) -> dict[str, Any]:
         task = app.tasks.poll(task_id, app.free_call_auth())
-        _remember(app, task)
-        return task
+        app.remember(task)
+        return task.raw
 
     task = await call.run(work)
     call.gate.record(task_id, task)
@@ -48,8 +42,8 @@ async def poll(call: Call, task_id: str) -> dict[str, Any]:
 async def send_reply(call: Call, task_id: str, body: dict[str, Any]) -> dict[str, Any]:
     def work(app: AppContext) -> dict[str, Any]:
         answered = app.tasks.reply(task_id, body, auth=app.free_call_auth())
-        _remember(app, answered)
-        return answered
+        app.remember(answered)
+        return answered.raw
 
     return await call.run(work)
 

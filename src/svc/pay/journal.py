@@ -36,7 +36,7 @@ from svc.pay.origin import origin_of
 from svc.store.ledger import CardState, Ledger, PayState, Submission
 
 if TYPE_CHECKING:
-    from svc.api.answers import SubmitAnswer
+    from svc.api.answers import SubmitAnswer, Task
     from svc.pay.card import CardOffer
     from svc.pay.rails import Paid
     from svc.store.secrets import SecretStore
@@ -192,11 +192,11 @@ class RequestJournal:
         else:
             self.ledger.mark_challenged(self.request_id)
 
-    def accepted(self, task: dict[str, Any], answer: SubmitAnswer) -> None:
+    def accepted(self, task: Task, answer: SubmitAnswer) -> None:
         self.ledger.mark_accepted(
             self.request_id,
-            task_id=str(task["id"]),
-            state=str(task["state"]),
+            task_id=task.id,
+            state=task.state,
             http_status=answer.status,
             billing=answer.billing.raw if answer.billing else None,
             receipt=answer.receipt,
