@@ -129,3 +129,14 @@ def test_spend_speaks_money_and_plurals_json_stays_exact(cli: Cli, sandbox: Sand
     assert "1.500000" not in shown and "task(s)" not in shown
     doc = cli.ok("spend", "--json").json()
     assert doc["paid_usd"] == "1.500000" and doc["tasks"][0]["amount_usd"] == "1.500000"
+
+
+def test_booleans_read_yes_or_no_for_people_and_as_written_in_json(bare_cli: Cli) -> None:
+    bare_cli.ok("config", "set", "notify", "true")
+    shown = screen(bare_cli, "config", "list", columns=120)
+    notify = next(line for line in shown.splitlines() if line.strip().startswith("notify"))
+    secrets = next(line for line in shown.splitlines() if "mcp_allow_model_secrets" in line)
+    assert " yes " in notify and " no " in secrets
+    assert "True" not in shown and "False" not in shown
+    doc = bare_cli.ok("config", "get", "notify", "--json").json()
+    assert doc["value"] == "true"  # as the config file and `config set` write it
