@@ -206,3 +206,15 @@ def test_jq_on_poll_costs_under_30_ms(cli: Cli, sandbox: Sandbox) -> None:
     print(f"--jq adds {extra_ms:.1f} ms to svc poll --json (best of 9 each)")
     assert extra_ms < 30, extra_ms
     assert json.loads(cli.ok("poll", task_id, "--jq", "{state}").stdout) == {"state": "pending"}
+
+
+def test_jq_and_template_together_and_a_template_failing_at_run_time_are_exit_2(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    task_id, _ = submit(cli, "Both #complete")
+    both = cli("poll", task_id, "--jq", ".id", "--template", "{{ id }}")
+    assert both.returncode == 2 and "--jq and --template cannot be combined" in both.stderr
+    assert both.json()["exit_code"] == 2  # piped: the error document too
+    failing = cli("poll", task_id, "--template", "{{ 1 // 0 }}")
+    assert failing.returncode == 2 and "--template: " in failing.stderr
+    assert "Traceback" not in failing.stderr

@@ -60,7 +60,7 @@ def _output(flags: dict[str, Any], json_output: bool) -> Any:
         flags.get("template"),
         warn=lambda message: error_line(f"warning: {message}"),
     )
-    return Output(json_mode=True, shape=shape, pager=pager)
+    return Output(json_mode=json_output, shape=shape, pager=pager)  # a shape implies JSON
 
 
 def _profile_values(

@@ -30,7 +30,7 @@ def spend(
     from svc.errors import UsageError
     from svc.store.spend import day_start, load_spend
     from svc.ui import views
-    from svc.ui.words import plural
+    from svc.ui.words import counted
 
     try:
         day_start(since)
@@ -42,10 +42,8 @@ def spend(
     if app_ctx.output.json_mode:
         return
     if doc["unknown_outcome"]:
-        count = plural(len(doc["unknown_outcome"]), "paid submission")
-        verb = "has" if len(doc["unknown_outcome"]) == 1 else "have"
-        app_ctx.output.warn(f"{count} {verb} an unknown outcome; see `svc tasks`")
+        unknown = counted(len(doc["unknown_outcome"]), "paid submission", "has", "have")
+        app_ctx.output.warn(f"{unknown} an unknown outcome; see `svc tasks`")
     if doc["awaiting_card"]:
-        count = plural(len(doc["awaiting_card"]), "card payment")
-        verb = "waits" if len(doc["awaiting_card"]) == 1 else "wait"
-        app_ctx.output.warn(f"{count} {verb} for a person; run `svc pay card`")
+        waiting = counted(len(doc["awaiting_card"]), "card payment", "waits", "wait")
+        app_ctx.output.warn(f"{waiting} for a person; run `svc pay card`")

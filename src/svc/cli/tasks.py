@@ -60,16 +60,13 @@ def tasks(
 
 def parse_states(values: list[str]) -> tuple[str, ...]:
     from svc.flows.task_list import TASK_STATES
+    from svc.store.config import did_you_mean
 
     states = [part.strip() for value in values for part in value.split(",") if part.strip()]
     for name in states:
         if name not in TASK_STATES:
-            import difflib
-
-            close = difflib.get_close_matches(name, TASK_STATES, n=1)
             raise UsageError(
-                f"--state: unknown state {name!r}"
-                + (f"; did you mean {close[0]!r}?" if close else ""),
+                f"--state: unknown state {name!r}" + did_you_mean(name, TASK_STATES),
                 hint="states: " + ", ".join(TASK_STATES),
             )
     return tuple(dict.fromkeys(states))

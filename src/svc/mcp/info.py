@@ -9,7 +9,7 @@ from svc.context import AppContext
 from svc.mcp.results import Outcome
 from svc.mcp.state import Call
 from svc.ui.sanitize import clean
-from svc.ui.words import plural, usd
+from svc.ui.words import counted, plural, usd
 
 
 def _quote(app: AppContext, args: dict[str, Any]) -> Outcome:
@@ -85,9 +85,8 @@ def _spend(app: AppContext, args: dict[str, Any]) -> Outcome:
         f"authorizations {usd(doc['outstanding_usd'])}."
     )
     if doc["unknown_outcome"]:
-        unknown = len(doc["unknown_outcome"])
-        verb = "has" if unknown == 1 else "have"
-        text += f" {plural(unknown, 'paid submission')} {verb} an unknown outcome."
+        unknown = counted(len(doc["unknown_outcome"]), "paid submission", "has", "have")
+        text += f" {unknown} an unknown outcome."
     return Outcome(doc, text)
 
 

@@ -137,7 +137,7 @@ class ConfigFile:
             raise UsageError(
                 f"profile {name!r} is not in {self.path}"
                 + (f" (profiles: {', '.join(known)})" if known else " (it has no profiles)")
-                + _did_you_mean(name, known),
+                + did_you_mean(name, known),
                 hint=f"create it with: svc config set KEY VALUE --profile {name}",
             )
         return dict(profiles.get(name, {}))
@@ -172,7 +172,8 @@ class ConfigFile:
         os.replace(tmp, self.path)
 
 
-def _did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
+def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    """`; did you mean 'x'?` for the closest known word, or nothing."""
     import difflib
 
     close = difflib.get_close_matches(word, list(choices), n=1)
@@ -211,8 +212,7 @@ class _Checker:
             if spec is None:
                 self._fail(
                     where,
-                    f"unknown key {key!r} in [profiles.{profile}]"
-                    + _did_you_mean(key, tuple(KEYS)),
+                    f"unknown key {key!r} in [profiles.{profile}]" + did_you_mean(key, tuple(KEYS)),
                 )
             try:
                 _check_value(spec, value)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from svc.ui.words import plural
+
 if TYPE_CHECKING:
     from svc.ui.output import Output
 
@@ -25,6 +27,6 @@ def show_findings(output: Output, findings: list[dict[str, Any]]) -> None:
     if failed:
         output.line("{failed} of {total} checks failed", failed=failed, total=len(findings))
     elif warned:
-        output.line("all good ({n} warning{s})", n=warned, s="s" if warned != 1 else "")
+        output.line("all good ({warnings})", warnings=plural(warned, "warning"))
     else:
         output.line("all good")

@@ -8,7 +8,6 @@ in it are rich's own colours, which `less -R` shows as colours.
 from __future__ import annotations
 
 import os
-import shlex
 from typing import TextIO
 
 from svc.ui import terminal
@@ -32,6 +31,7 @@ def page(text: str, stream: TextIO, command: str) -> None:
     if text.count("\n") < _rows(stream) - 1:
         terminal.write(stream, text)
         return
+    import shlex
     import subprocess
 
     try:

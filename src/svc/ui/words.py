@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
+MAX_DIGITS = 30  # beyond this many digits either side of the point, an amount is not money
+
 
 def usd(amount: object) -> str:
     """`1.50 USD`; an int is taken as dollars (use `usd_atomic` for µUSD). An amount with
@@ -23,8 +25,8 @@ def usd(amount: object) -> str:
         value = Decimal(str(amount).strip())
     except (InvalidOperation, ValueError):
         return raw
-    if not value.is_finite():
-        return raw
+    if not value.is_finite() or not -MAX_DIGITS <= value.adjusted() <= MAX_DIGITS:
+        return raw  # `1e999999` would print a million digits: shown as it came, cut
     from svc.money import for_people
 
     return for_people(value)
@@ -46,6 +48,11 @@ def yes_no(value: object) -> str:
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
     """`1 task`, `2 tasks`, `0 tasks` (`nouns` for irregular plurals)."""
     return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
+def counted(count: int, noun: str, verb: str, verbs: str) -> str:
+    """`1 payment waits`, `2 payments wait`: the count, the noun and the verb agreeing."""
+    return f"{plural(count, noun)} {verb if count == 1 else verbs}"
 
 
 def ago(then: float, now: float) -> str:
