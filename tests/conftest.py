@@ -29,7 +29,7 @@ TEST_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 SVC = str(Path(sys.executable).with_name("svc"))
 
 # docs/reliability.md is written by the controlling process at the end of a full run (issue 6).
-pytest_plugins = ["tests.reliability_report", "tests.hostile_peer"]
+pytest_plugins = ["tests.reliability_report", "tests.hostile_peer", "tests.hostile_links"]
 
 
 @dataclass

@@ -10,6 +10,7 @@ from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from svc.origin import TrustedURL, configured, host_of
 from svc.settings import Settings
 from svc.ui.output import Output
 
@@ -77,6 +78,12 @@ class AppContext:
 
             self._http = Http(self.output, verbose=self.settings.verbose)
         return self._http
+
+    @cached_property
+    def base(self) -> TrustedURL:
+        """The base URL the person chose, through the origin gate (anything built on it is
+        on its origin)."""
+        return configured(self.settings.base_url, "the base URL")
 
     @property
     def tasks(self) -> TaskClient:
@@ -154,11 +161,26 @@ class AppContext:
         from svc.identity.session import IdentitySession
         from svc.identity.store import CredentialStore
 
-        auth_base = self.settings.auth_base
+        auth_base, resource = self.settings.auth_base, self.settings.base_url
         return IdentitySession(
             CredentialStore(self.secrets, auth_base),
-            lambda endpoints: IdentityPlatform(self.http, auth_base, endpoints),
+            lambda endpoints: IdentityPlatform(self.http, auth_base, endpoints, resource=resource),
         )
+
+    def trusts_link_host(self, origin: str, host: str, what: str) -> bool:
+        """The origin gate's question for a link on another host (svc.origin.HostTrust): yes
+        if the person confirmed `host` for `origin` before; else ask them once on a terminal
+        and pin the answer; never without one."""
+        if self.has_ledger() and self.ledger.link_host_confirmed(origin, host):
+            return True
+        if self.settings.no_input:
+            return False
+        from svc.ui.prompts import confirm_link_host
+
+        if not confirm_link_host(self.output, host_of(origin), host, what):
+            return False
+        self.ledger.confirm_link_host(origin, host)
+        return True
 
     @cached_property
     def bearer(self) -> BearerAuth | None:

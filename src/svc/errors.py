@@ -134,6 +134,14 @@ class ProtocolError(SvcError):
     default_code = "bad_response"
 
 
+class UntrustedURLError(ProtocolError):
+    """A URL from a server (or a config) that the origin gate refused: nothing was sent to it,
+    shown, opened or drawn. Exit 9 as for any answer the spec does not allow."""
+
+    exit_code = ExitCode.UNAVAILABLE
+    default_code = "untrusted_url"
+
+
 class Action(enum.Enum):
     """What a paid request does after a payment error (the spec's handling column)."""
 

@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
+from svc import origin
 from svc.errors import UsageError
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8402"  # the local sandbox: never a paid service by accident
@@ -81,10 +82,7 @@ def is_loopback_url(url: str) -> bool:
 
 
 def _check_url(name: str, value: str) -> str:
-    parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"{name} must be an http(s) URL, got {value!r}")
-    return value.rstrip("/")
+    return origin.setting(value, f"the {name}")
 
 
 def usd_amount(label: str, raw: object) -> Decimal:

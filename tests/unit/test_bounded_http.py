@@ -26,7 +26,14 @@ from svc.errors import (
     UsageError,
     error_from_response,
 )
+from svc.origin import TrustedURL, configured
 from svc.pay.errors import error_code
+
+
+def url(text: str) -> TrustedURL:
+    """A test URL through the origin gate, as every URL svc sends to."""
+    return configured(text, "the test URL")
+
 
 # --- depth -----------------------------------------------------------------------------------
 
@@ -122,7 +129,7 @@ def test_a_bomb_stops_one_step_past_the_cap(http: Http, coding: str) -> None:
             _serve(bomb(coding), {"Content-Encoding": coding}) as server,
             pytest.raises(ResponseTooLargeError),
         ):
-            http.get_json(server.url + "/x", what="poll")
+            http.get_json(url(server.url + "/x"), what="poll")
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -145,7 +152,7 @@ def test_compressed_answers_within_the_cap_read_as_before(
     doc = {"id": "t", "state": "pending", "pad": "x" * 200_000}
     body = packed(json.dumps(doc).encode())  # type: ignore[operator]
     with _serve(body, {"Content-Encoding": coding}) as server:
-        assert http.get_json(server.url + "/x", what="poll") == doc
+        assert http.get_json(url(server.url + "/x"), what="poll") == doc
 
 
 def test_a_decoded_answer_just_over_the_cap_is_refused(http: Http) -> None:
@@ -155,7 +162,7 @@ def test_a_decoded_answer_just_over_the_cap_is_refused(http: Http) -> None:
         _serve(body, {"Content-Encoding": "gzip"}) as server,
         pytest.raises(ResponseTooLargeError),
     ):
-        http.get_json(server.url + "/x", what="poll")
+        http.get_json(url(server.url + "/x"), what="poll")
 
 
 @pytest.mark.parametrize(
@@ -174,7 +181,7 @@ def test_codings_not_offered_or_broken_are_one_protocol_error(
         _serve(body, {"Content-Encoding": coding}) as server,
         pytest.raises(ProtocolError) as refused,
     ):
-        http.get_json(server.url + "/x", what="poll")
+        http.get_json(url(server.url + "/x"), what="poll")
     assert refused.value.code == "bad_encoding"
 
 
@@ -186,7 +193,7 @@ def test_the_client_offers_only_what_it_decodes_itself(http: Http) -> None:
         send(handler, b"{}")
 
     with Loopback(answer) as server:
-        http.get_json(server.url + "/x", what="poll")
+        http.get_json(url(server.url + "/x"), what="poll")
     assert seen == ["gzip, deflate"]
 
 
@@ -208,7 +215,7 @@ def test_a_trickled_mutation_ends_at_the_deadline_as_an_ambiguous_timeout() -> N
     with Loopback(answer) as server:
         started = time.monotonic()
         with pytest.raises(UnavailableError) as failed:
-            http.send("POST", server.url + "/m", what="reply", json_body={}, resend_safe=False)
+            http.send("POST", url(server.url + "/m"), what="reply", json_body={}, resend_safe=False)
         elapsed = time.monotonic() - started
         sent = list(server.requests)
     http.close()
@@ -227,7 +234,7 @@ def test_the_deadline_is_per_answer_not_per_client() -> None:
     http = Http(timeout=1.0, sleep=lambda _: None)
     with Loopback(answer) as server:
         for _ in range(2):
-            assert http.get_json(server.url + "/x", what="poll") == {}
+            assert http.get_json(url(server.url + "/x"), what="poll") == {}
     http.close()
 
 
@@ -252,7 +259,7 @@ def test_each_request_of_an_auth_flow_has_the_whole_bound() -> None:
     http = Http(timeout=1.0, sleep=lambda _: None)
     with Loopback(answer) as server:
         response = http.send(
-            "POST", server.url + "/p", what="submit", auth=_PayThenResend(), resend_safe=False
+            "POST", url(server.url + "/p"), what="submit", auth=_PayThenResend(), resend_safe=False
         )
         sent = list(server.requests)
     http.close()
@@ -271,7 +278,7 @@ def test_outside_a_request_the_sockets_keep_their_own_timeouts() -> None:
     Http.send (the deadline is cleared when send returns)."""
     http = Http(timeout=0.5, sleep=lambda _: None)
     with _serve(b"{}") as server:
-        assert http.get_json(server.url + "/x", what="poll") == {}
+        assert http.get_json(url(server.url + "/x"), what="poll") == {}
         time.sleep(0.6)
         inner = http.client._transport.inner.inner  # type: ignore[attr-defined]
         response = inner.handle_request(httpx.Request("GET", server.url + "/x"))

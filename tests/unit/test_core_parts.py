@@ -16,11 +16,18 @@ from svc.api.http import Http, RetryPolicy, expect_json
 from svc.api.models import InfoRequest, QuoteRequest, TaskDetail, TaskSubmission
 from svc.errors import ExitCode, UsageError, error_from_response
 from svc.flows.reply import ReplyFlags, body_from_flags, check_field_values
+from svc.origin import TrustedURL, configured
 from svc.pay.policy import PaymentPolicy, PolicyRefusal
 from svc.pay.x402 import PaymentRequirements
 from svc.settings import positive_seconds, usd_amount
 from svc.store.ledger import ACCEPTED, Ledger, PayState
 from svc.store.secrets import FileBackend, SecretFileError
+
+
+def url(text: str) -> TrustedURL:
+    """A test URL through the origin gate, as every URL svc sends to."""
+    return configured(text, "the test URL")
+
 
 USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 
@@ -187,13 +194,13 @@ def _http() -> Http:
 def test_reads_retry_5xx_then_succeed(httpx_mock: HTTPXMock) -> None:
     httpx_mock.add_response(status_code=502)
     httpx_mock.add_response(json={"ok": True})
-    assert _http().get_json("http://svc.test/x", what="read") == {"ok": True}
+    assert _http().get_json(url("http://svc.test/x"), what="read") == {"ok": True}
 
 
 def test_mutations_are_not_resent_after_an_ambiguous_failure(httpx_mock: HTTPXMock) -> None:
     httpx_mock.add_exception(httpx.ReadError("reset"))
     with pytest.raises(Exception, match="may or may not have been applied") as info:
-        _http().send("POST", "http://svc.test/reply", what="reply", resend_safe=False)
+        _http().send("POST", url("http://svc.test/reply"), what="reply", resend_safe=False)
     assert info.value.exit_code == ExitCode.UNAVAILABLE  # type: ignore[attr-defined]
     assert len(httpx_mock.get_requests()) == 1
 
@@ -203,17 +210,21 @@ def test_retry_after_header_is_honoured(httpx_mock: HTTPXMock) -> None:
     http = Http(retry=RetryPolicy(attempts=2), sleep=slept.append)
     httpx_mock.add_response(status_code=429, headers={"Retry-After": "7"})
     httpx_mock.add_response(json={})
-    http.get_json("http://svc.test/x", what="read")
+    http.get_json(url("http://svc.test/x"), what="read")
     assert slept == [7.0]
 
 
 def test_malformed_json_and_wrong_content_type_are_one_clear_error(httpx_mock: HTTPXMock) -> None:
     httpx_mock.add_response(content=b'{"id": ', headers={"content-type": "application/json"})
     with pytest.raises(Exception, match="malformed JSON"):
-        expect_json(_http().send("GET", "http://svc.test/x", what="poll", resend_safe=True), "poll")
+        expect_json(
+            _http().send("GET", url("http://svc.test/x"), what="poll", resend_safe=True), "poll"
+        )
     httpx_mock.add_response(content=b"<html>", headers={"content-type": "text/html"})
     with pytest.raises(Exception, match="text/html instead of JSON"):
-        expect_json(_http().send("GET", "http://svc.test/x", what="poll", resend_safe=True), "poll")
+        expect_json(
+            _http().send("GET", url("http://svc.test/x"), what="poll", resend_safe=True), "poll"
+        )
 
 
 # --- policy ---------------------------------------------------------------------------------

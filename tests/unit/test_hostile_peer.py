@@ -18,6 +18,7 @@ import pytest
 from tests.conftest import TEST_ADDRESS, TEST_KEY
 from tests.hostile_peer import PRICE_ATOMIC, HostilePeer
 
+from svc.origin import configured
 from svc.pay import card, mpp
 from svc.pay.x402 import X402Signer, encode_proof, parse_challenge
 
@@ -53,9 +54,14 @@ def test_the_402_is_payable_on_every_rail(hostile_peer: HostilePeer, version: in
     (offer,) = mpp.parse_challenges(response.headers.get_list("www-authenticate"))
     assert mpp.why_unusable(offer) is None and offer.amount_cents == 150
     assert offer.realm == "peer.example"
-    found = card.parse_offer(response.json())
+    found = _offer(hostile_peer, response.json())
     assert found is not None and found.amount_atomic == PRICE_ATOMIC
-    assert found.pay_url.startswith(hostile_peer.url)
+    assert str(found.pay_url).startswith(hostile_peer.url)
+
+
+def _offer(peer: HostilePeer, body: Any) -> card.CardOffer | None:
+    """The card offer as svc reads it: its URLs on the peer's own origin, nothing else trusted."""
+    return card.parse_offer(body, configured(peer.url, "the peer"), lambda *_: False)
 
 
 def test_books_decode_x402_and_recover_the_signer(hostile_peer: HostilePeer) -> None:
@@ -163,8 +169,8 @@ def test_tasks_poll_and_card_status(hostile_peer: HostilePeer) -> None:
     task = _paid(hostile_peer, proof).json()
     polled = httpx.get(f"{hostile_peer.url}/svc/tasks/{task['id']}").json()
     assert polled["state"] == "pending" and polled["events"] == []
-    offer = card.parse_offer(_unpaid(hostile_peer).json())
+    offer = _offer(hostile_peer, _unpaid(hostile_peer).json())
     assert offer is not None
-    assert card.payment_state(httpx.get(offer.status_url).json()) == "complete"
+    assert card.payment_state(httpx.get(str(offer.status_url)).json()) == "complete"
     hostile_peer.config.card_complete = False
-    assert card.payment_state(httpx.get(offer.status_url).json()) == "pending"
+    assert card.payment_state(httpx.get(str(offer.status_url)).json()) == "pending"

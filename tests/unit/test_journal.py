@@ -14,9 +14,9 @@ import pytest
 
 from svc.api.answers import SubmitAnswer, Task
 from svc.errors import PaymentError, UsageError
+from svc.origin import origin_of
 from svc.pay.chains import caip2
 from svc.pay.journal import RequestJournal, open_journal
-from svc.pay.origin import origin_of
 from svc.pay.rails import Paid
 from svc.store.ledger import AuthState, Ledger, PayState
 from svc.store.secrets import FileBackend

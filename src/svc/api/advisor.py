@@ -10,6 +10,7 @@ import httpx
 from svc.api.headers import CONTENT_TYPE
 from svc.api.http import Http, parse_json
 from svc.errors import ProtocolError, error_from_response
+from svc.origin import configured
 
 QUOTE_PATH = "/svc/agent/quote"
 GUIDE_PATH = "/svc/agent/guide"
@@ -28,13 +29,13 @@ class Guide:
 class AdvisorClient:
     def __init__(self, http: Http, base_url: str) -> None:
         self.http = http
-        self.base_url = base_url
+        self.base = configured(base_url, "the base URL")
 
     def quote(self, body: dict[str, Any], auth: httpx.Auth) -> httpx.Response:
         """One quote request; the caller decides what a 503 means (fall back to the guide)."""
         return self.http.send(
             "POST",
-            self.base_url + QUOTE_PATH,
+            self.base.join(QUOTE_PATH),
             what="quote",
             json_body=body,
             auth=auth,
@@ -43,13 +44,13 @@ class AdvisorClient:
         )
 
     def guide(self, goal: str) -> Guide:
-        url = self.base_url + GUIDE_PATH
+        url = self.base.join(GUIDE_PATH)
         if len(goal) > LONG_GOAL:
             response = self.http.send(
                 "POST", url, what="guide", json_body={"goal": goal}, resend_safe=True
             )
         else:
-            url = str(httpx.URL(url, params={"goal": goal}))
+            url = url.derive(str(httpx.URL(str(url), params={"goal": goal})))
             response = self.http.send("GET", url, what="guide", resend_safe=True)
         if response.status_code != 200:
             raise error_from_response(response.status_code, response.content, "guide")

@@ -17,6 +17,7 @@ from svc.api.headers import CONTENT_TYPE
 from svc.api.http import Http, expect_json
 from svc.api.ids import path_segment
 from svc.errors import ProtocolError, error_from_response
+from svc.origin import configured
 
 METHODS = ("get", "put", "post", "delete", "patch", "options", "head", "trace")
 MAX_PAGES = 200  # a runaway chain of next links stops here
@@ -78,6 +79,7 @@ class DiscoveryClient:
     def __init__(self, http: Http, base_url: str) -> None:
         self.http = http
         self.base_url = base_url
+        self.base = configured(base_url, "the base URL")
 
     # --- OpenAPI pages ---------------------------------------------------------------------
 
@@ -95,7 +97,7 @@ class DiscoveryClient:
         return f"{self.base_url}/services/{path_segment(slug, 'SLUG')}/openapi.json"
 
     def page(self, url: str, what: str = "openapi search") -> Page:
-        response = self.http.send("GET", url, what=what, resend_safe=True)
+        response = self.http.send("GET", self.base.derive(url, what), what=what, resend_safe=True)
         doc = expect_json(response, what)
         if not isinstance(doc, dict):
             raise ProtocolError(f"{what}: the server's answer is not an OpenAPI document")
@@ -121,25 +123,24 @@ class DiscoveryClient:
         if not target:
             return None
         absolute = response.request.url.join(target)
-        if _origin(absolute) != _origin(httpx.URL(self.base_url)):
-            raise ProtocolError(
-                f"the next page points to another host ({_origin(absolute)}); not following it"
-            )
-        return str(absolute)
+        return str(self.base.derive(str(absolute), "the next page link"))
 
     # --- the other documents ---------------------------------------------------------------
 
     def services(self) -> Any:
-        return self.http.get_json(self.base_url + "/services", what="services")
+        return self.http.get_json(self.base.join("/services"), what="services")
 
     def manifest(self) -> Any:
-        return self.http.get_json(self.base_url + "/manifest.json", what="manifest")
+        return self.http.get_json(self.base.join("/manifest.json"), what="manifest")
 
     def text(self, path: str, what: str) -> tuple[str, str]:
         """(text, content type) of a text document such as /llms.txt."""
-        url = self.base_url + path
         response = self.http.send(
-            "GET", url, what=what, headers={"Accept": TEXT_ACCEPT}, resend_safe=True
+            "GET",
+            self.base.join(path),
+            what=what,
+            headers={"Accept": TEXT_ACCEPT},
+            resend_safe=True,
         )
         if response.status_code != 200:
             raise error_from_response(response.status_code, response.content, what)
@@ -164,7 +165,3 @@ def task_price(manifest: Any) -> Decimal | None:
             if price.is_finite() and price >= 0:
                 return price
     return None
-
-
-def _origin(url: httpx.URL) -> str:
-    return f"{url.scheme}://{url.netloc.decode()}"

@@ -22,6 +22,7 @@ from svc import __version__
 from svc.api.headers import BILLING, CONTENT_TYPE, RETRY_AFTER
 from svc.api.jsonsafe import JsonTooDeepError, load_json
 from svc.errors import ProtocolError, SvcError, UnavailableError, error_from_response
+from svc.origin import TrustedURL
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
@@ -406,7 +407,7 @@ class Http:
     def send(
         self,
         method: str,
-        url: str,
+        url: TrustedURL,
         *,
         what: str,
         json_body: Any = None,
@@ -422,8 +423,8 @@ class Http:
         `resend_safe`: the request may be sent again after an ambiguous failure (a read, or a
         paid request carrying its journaled idempotency key and proof). Otherwise only a
         refused connection, a 429 or a 503 (the request was not processed) is retried.
-        `final_statuses` are returned at once, never retried (the caller has a better answer).
-        """
+        `final_statuses` are returned at once, never retried (the caller has a better answer);
+        `url` passed the origin gate (svc.origin): nothing else is ever sent."""
         last_problem = ""
         for attempt in range(self.retry.attempts):
             hinted: float | None = None
@@ -437,7 +438,7 @@ class Http:
                     auth=auth or httpx.USE_CLIENT_DEFAULT,
                 )
             except httpx.TransportError as exc:
-                last_problem = _transport_problem(exc, what, url, resend_safe)
+                last_problem = _transport_problem(exc, what, str(url), resend_safe)
             else:
                 if _is_final(response, resend_safe, final_statuses):
                     return response
@@ -451,15 +452,18 @@ class Http:
                 self.sleep(wait)
         raise UnavailableError(
             f"{what} failed after {self.retry.attempts} attempts: {last_problem}",
-            hint=_connect_hint(url) if last_problem.startswith("cannot connect") else None,
+            hint=_connect_hint(str(url)) if last_problem.startswith("cannot connect") else None,
         )
 
-    def _request_once(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+    def _request_once(self, method: str, url: TrustedURL, **kwargs: Any) -> httpx.Response:
         """One request (with its auth flow); each answer within SVC_TIMEOUT from its first byte
         sent (DeadlineTransport; a timeout raises httpx's TimeoutException, so it is retried or
-        reported like any other)."""
+        reported like any other). Only a URL that passed the origin gate is sent (what mypy
+        checks, held at run time too)."""
+        if not isinstance(url, TrustedURL):
+            raise TypeError("Http.send takes a TrustedURL from svc.origin, not a plain string")
         try:
-            return self.client.request(method, url, **kwargs)
+            return self.client.request(method, str(url), **kwargs)
         finally:
             _deadline.at = None  # later sockets of this thread keep their own timeouts
 
@@ -472,10 +476,10 @@ class Http:
         elif self.verbose:
             self._trace(message)
 
-    def get_json(self, url: str, *, what: str, params: dict[str, Any] | None = None) -> Any:
+    def get_json(self, url: TrustedURL, *, what: str, params: dict[str, Any] | None = None) -> Any:
         """A read: retried, errors mapped, body parsed."""
-        if params:
-            url = str(httpx.URL(url, params=params))
+        if params:  # a query on the same URL: the origin stays the one the gate passed
+            url = url.derive(str(httpx.URL(str(url), params=params)))
         response = self.send("GET", url, what=what, resend_safe=True)
         return expect_json(response, what)
 

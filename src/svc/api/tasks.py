@@ -11,13 +11,14 @@ from svc.api.answers import SubmitAnswer, Task
 from svc.api.http import Http, expect_json
 from svc.api.ids import is_id, path_segment, task_id_arg
 from svc.errors import ProtocolError
+from svc.origin import TrustedURL, configured
 
 TASKS_PATH = "/svc/tasks"
 
 
-def task_url(base_url: str, task_id: str) -> str:
+def task_url(base: TrustedURL, task_id: str) -> TrustedURL:
     """The task's URL; an id that is not one is refused here, before anything is sent."""
-    return f"{base_url}{TASKS_PATH}/{path_segment(task_id_arg(task_id), 'ID')}"
+    return base.join(f"{TASKS_PATH}/{path_segment(task_id_arg(task_id), 'ID')}")
 
 
 def require_task_shape(doc: Any, what: str) -> dict[str, Any]:
@@ -37,6 +38,7 @@ class TaskClient:
     def __init__(self, http: Http, base_url: str) -> None:
         self.http = http
         self.base_url = base_url
+        self.base = configured(base_url, "the base URL")
 
     def submit(
         self, body: dict[str, Any], request_id: str, auth: httpx.Auth | None
@@ -44,7 +46,7 @@ class TaskClient:
         """One logical submission; retries re-send the same id (and, via auth, the same proof)."""
         response = self.http.send(
             "POST",
-            self.base_url + TASKS_PATH,
+            self.base.join(TASKS_PATH),
             what="submit",
             json_body=body,
             headers={headers.REQUEST_ID: request_id},
@@ -56,7 +58,7 @@ class TaskClient:
     def poll(self, task_id: str, auth: httpx.Auth | None = None) -> Task:
         """The task's detail (with its events)."""
         response = self.http.send(
-            "GET", task_url(self.base_url, task_id), what="poll", auth=auth, resend_safe=True
+            "GET", task_url(self.base, task_id), what="poll", auth=auth, resend_safe=True
         )
         return Task(require_task_shape(expect_json(response, "poll"), "poll"))
 
@@ -64,7 +66,7 @@ class TaskClient:
         """The task after the answer (a reply is never re-sent: it is not idempotent)."""
         response = self.http.send(
             "POST",
-            task_url(self.base_url, task_id) + "/reply",
+            task_url(self.base, task_id).join("/reply"),
             what="reply",
             json_body=body,
             auth=auth,

@@ -6,6 +6,7 @@ import typer
 
 from svc.cli.sandbox_tags import cheat_sheet, tag_list
 from svc.errors import UsageError
+from svc.origin import configured
 
 app = typer.Typer(
     rich_markup_mode=None,
@@ -148,7 +149,7 @@ def mint_id_jag(
         "typ": typ,
         "bad_signature": bad_signature,
     }
-    url = app_ctx.settings.base_url + "/_sandbox/identity/id-jag"
+    url = app_ctx.base.join("/_sandbox/identity/id-jag")
     response = app_ctx.http.send("POST", url, what="mint-id-jag", json_body=spec, resend_safe=True)
     doc = expect_json(response, "mint-id-jag")
     assertion = doc.get("assertion") if isinstance(doc, dict) else None
@@ -232,7 +233,8 @@ def _admin_post(url: str, what: str) -> dict[str, object]:
     from svc.cli.app import current
 
     app_ctx = current()
-    response = app_ctx.http.send("POST", url, what=what, json_body={}, resend_safe=True)
+    target = configured(url, what)  # the person's own base URL and a sandbox path
+    response = app_ctx.http.send("POST", target, what=what, json_body={}, resend_safe=True)
     doc = expect_json(response, what)
     if not isinstance(doc, dict):
         raise UsageError(f"{app_ctx.settings.base_url} did not answer: is it a sandbox?")

@@ -19,6 +19,7 @@ from svc.context import AppContext
 from svc.errors import AuthError, HumanNeededError
 from svc.identity.session import IdentitySession, credential_from
 from svc.identity.store import Credential
+from svc.origin import TrustedURL, from_server
 from svc.ui import views
 from svc.ui.sanitize import clean
 
@@ -99,9 +100,14 @@ class ClaimCeremony:
         attempt = self.session.platform.mint_attempt(self._claim_token(), self.login_hint)
         found = attempt.get("attempt")
         link: dict[str, Any] = found if isinstance(found, dict) else {}
-        uri = link.get("verification_uri")
-        if not isinstance(uri, str) or not uri.startswith(("http://", "https://")):
+        raw = link.get("verification_uri")
+        if not isinstance(raw, str):
             raise AuthError("the identity platform's claim answer has no verification_uri")
+        # A link for a person: on the auth base's origin or a host they confirmed, never drawn
+        # or opened otherwise (svc.origin).
+        uri = from_server(
+            raw, self.session.platform.base, "the claim link", self.app.trusts_link_host
+        )
         expires = str(link.get("expires_at") or "")
         if not self.interactive:
             self._action_required(uri, expires)
@@ -113,11 +119,11 @@ class ClaimCeremony:
             code = ask_text("Code shown on the page after signing in")
         return code.strip()
 
-    def _action_required(self, uri: str, expires: str) -> None:
+    def _action_required(self, uri: TrustedURL, expires: str) -> None:
         next_step = "svc identity claim --code CODE"
         doc = {
             "action_required": "claim",
-            "verification_uri": uri,
+            "verification_uri": str(uri),
             "expires_at": expires,
             "login_hint": self.login_hint,
             "instructions": f"Open the link, sign in as {self.login_hint} and confirm; then "
@@ -129,7 +135,7 @@ class ClaimCeremony:
             output.emit_json(doc)
         else:
             output.info(
-                f"Open {clean(uri, 2000, single_line=True)} and sign in as "
+                f"Open {clean(str(uri), 2000, single_line=True)} and sign in as "
                 f"{clean(self.login_hint, 254, single_line=True)} (expires {clean(expires, 40)})"
             )
         raise HumanNeededError(
@@ -139,11 +145,11 @@ class ClaimCeremony:
             json_report=False,
         )
 
-    def _present(self, uri: str, expires: str) -> None:
+    def _present(self, uri: TrustedURL, expires: str) -> None:
         out = self.app.output
         who = clean(self.login_hint, 254, single_line=True)
         out.info(f"! Claim this agent credential for {who}")
-        out.info(f"  Open: {clean(uri, 2000, single_line=True)}")
+        out.info(f"  Open: {clean(str(uri), 2000, single_line=True)}")
         out.info(f"  The link expires at {clean(expires, 40, single_line=True)}.")
         views.show_qr(out, uri, error="m", border=1)
         out.info("  Sign in there, confirm, then type the code the page shows.")

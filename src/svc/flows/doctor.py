@@ -96,7 +96,9 @@ def service_check(app: AppContext) -> Finding:
     """Reachable, what kind of host, and the clock: an x402 window depends on it."""
     url = app.settings.base_url
     started = time.time()
-    response = app.http.send("GET", url + "/manifest.json", what="manifest", resend_safe=True)
+    response = app.http.send(
+        "GET", app.base.join("/manifest.json"), what="manifest", resend_safe=True
+    )
     if response.status_code != 200:
         from svc.errors import error_from_response
 
@@ -145,7 +147,7 @@ def money_check(app: AppContext) -> Finding:
     from datetime import datetime
 
     from svc.money import atomic_for_people, usd_to_atomic
-    from svc.pay.origin import origin_of
+    from svc.origin import origin_of
     from svc.store.ledger import ledger_path
 
     if not ledger_path().exists():

@@ -38,7 +38,7 @@ def probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None)
         offers["x402_error"] = str(exc)
     accepts = x402.accepts if x402 else []
     challenges = mpp.parse_challenges(response.headers.get_list(MPP_CHALLENGE))
-    card_offer = card.parse_offer(_json_or_none(response.content))
+    card_offer = card.parse_offer(_json_or_none(response.content), app.base, app.trusts_link_host)
     offers |= {
         "x402": [_x402_view(o) for o in accepts],
         "mpp": [_mpp_view(c) for c in challenges],
@@ -59,7 +59,7 @@ def probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None)
 
 
 def _unpaid_402(app: AppContext, body: dict[str, Any]) -> httpx.Response:
-    url = app.settings.base_url + TASKS_PATH
+    url = app.base.join(TASKS_PATH)
     response = app.http.send("POST", url, what="probe", json_body=body, resend_safe=True)
     if response.status_code == 402:
         return response
@@ -105,8 +105,8 @@ def _card_view(offer: Any) -> dict[str, Any]:
     return {
         "payment_id": offer.payment_id,
         "amount_usd": str(atomic_to_usd(offer.amount_atomic)),
-        "pay_url": offer.pay_url,
-        "status_url": offer.status_url,
+        "pay_url": str(offer.pay_url),
+        "status_url": str(offer.status_url),
     }
 
 

@@ -180,7 +180,12 @@ def card_checkout(app: AppContext, *, open_browser: bool = True) -> Any:
 
     interactive = not app.settings.no_input
     return CardCheckout(
-        app.http, app.output, interactive=interactive, open_browser=open_browser and interactive
+        app.http,
+        app.output,
+        base=app.base,
+        trusts=app.trusts_link_host,
+        interactive=interactive,
+        open_browser=open_browser and interactive,
     )
 
 
@@ -346,7 +351,6 @@ def _answer_lost(journal: RequestJournal, body: dict[str, Any], why: str) -> Out
 
 def finish_card(app: AppContext, journal: RequestJournal, *, open_browser: bool = True) -> None:
     """A saved card payment to its proof: `svc pay card` and `payment_incomplete` alike."""
-    from svc.pay.card import CardOffer
     from svc.pay.rails import settle_card
 
     saved = journal.saved_card()
@@ -358,14 +362,8 @@ def finish_card(app: AppContext, journal: RequestJournal, *, open_browser: bool 
             code="payment_failed",
             hint="start over: svc submit --pay card",
         )
-    offer = CardOffer(
-        str(saved["payment_id"]),
-        int(saved["amount_atomic"]),
-        str(saved["pay_url"]),
-        str(saved["status_url"]),
-    )
-    link = str(saved["checkout_url"] or saved["pay_url"])
     checkout = card_checkout(app, open_browser=open_browser)
+    offer, link = checkout.saved(saved)
     paid = settle_card(checkout, journal, offer, link, check_first=True)
     if not journal.row().has_proof:
         journal.record(paid)

@@ -8,7 +8,9 @@
 
 Without a person at hand (`--no-input`, CI, a pipe) the payment is saved in the ledger, the link
 printed, and the command exits 6; `svc pay card [REQUEST_ID]` resumes it later.
-The spec leaves the two endpoints' response shapes open, so we read them leniently.
+The spec leaves the two endpoints' response shapes open, so we read them leniently; every URL
+in them passes the origin gate (svc.origin.from_server): on the origin that sent the 402, or on
+a host the person confirmed, never with userinfo. The recipient pinned is that host.
 """
 
 from __future__ import annotations
@@ -18,12 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from svc.api import headers
 from svc.api.http import expect_json
 from svc.errors import HumanNeededError, PaymentError, ProtocolError
 from svc.money import usd_to_atomic
+from svc.origin import HostTrust, TrustedURL, from_server
 
 if TYPE_CHECKING:
     from svc.api.http import Http
@@ -39,16 +41,16 @@ DEFAULT_WAIT_SECONDS = 15 * 60.0
 class CardOffer:
     payment_id: str
     amount_atomic: int  # µUSD
-    pay_url: str
-    status_url: str
+    pay_url: TrustedURL
+    status_url: TrustedURL
 
     @property
     def recipient(self) -> str:
-        """What we pin for card payments: the host that takes the money."""
-        return urlsplit(self.pay_url).netloc
+        """What we pin for card payments: the host (and port) that takes the money."""
+        return self.pay_url.netloc
 
 
-def parse_offer(body: Any) -> CardOffer | None:
+def parse_offer(body: Any, served_by: TrustedURL, trusts: HostTrust) -> CardOffer | None:
     """The card offer in a 402 body, or None when the service offers no card payment."""
     if not isinstance(body, dict):
         return None
@@ -58,9 +60,8 @@ def parse_offer(body: Any) -> CardOffer | None:
     pid, pay_url, status_url = payment.get("id"), card.get("payUrl"), card.get("statusUrl")
     if not all(isinstance(v, str) and v for v in (pid, pay_url, status_url)):
         raise ProtocolError("the 402's card block lacks payment.id, payUrl or statusUrl")
-    for url in (pay_url, status_url):
-        if urlsplit(str(url)).scheme not in ("http", "https"):
-            raise ProtocolError("the 402's card URLs are not http(s) URLs")
+    pay = from_server(pay_url, served_by, "the card payment's payUrl", trusts)
+    status = from_server(status_url, served_by, "the card payment's statusUrl", trusts)
     currency = str(payment.get("currency", "USD")).upper()
     if currency != "USD":
         raise PaymentError(f"the card payment is in {currency}, not USD", code="bad_currency")
@@ -68,16 +69,27 @@ def parse_offer(body: Any) -> CardOffer | None:
         amount = usd_to_atomic(Decimal(str(payment.get("amountUsd"))))
     except (InvalidOperation, ValueError, ArithmeticError):
         raise ProtocolError("the 402's payment.amountUsd is not a USD amount") from None
-    return CardOffer(str(pid), amount, str(pay_url), str(status_url))
+    return CardOffer(str(pid), amount, pay, status)
 
 
-def _checkout_link(doc: Any, fallback: str) -> str:
+def saved_offer(saved: dict[str, Any], served_by: TrustedURL, trusts: HostTrust) -> CardOffer:
+    """A card payment kept in the ledger, its URLs gated again (the file may be old or edited)."""
+    return CardOffer(
+        str(saved["payment_id"]),
+        int(saved["amount_atomic"]),
+        from_server(saved["pay_url"], served_by, "the saved card payment's payUrl", trusts),
+        from_server(saved["status_url"], served_by, "the saved card payment's statusUrl", trusts),
+    )
+
+
+def _checkout_link(doc: Any, offer: CardOffer, trusts: HostTrust) -> TrustedURL:
+    """The page a person pays on: the link the checkout answered with, else payUrl itself."""
     if isinstance(doc, dict):
         for key in ("checkoutUrl", "url", "hostedUrl", "pageUrl", "payUrl"):
             value = doc.get(key)
-            if isinstance(value, str) and urlsplit(value).scheme in ("http", "https"):
-                return value
-    return fallback
+            if isinstance(value, str):
+                return from_server(value, offer.pay_url, "the card payment page", trusts)
+    return offer.pay_url
 
 
 def payment_state(doc: Any) -> str:
@@ -102,6 +114,8 @@ class CardCheckout:
         http: Http,
         output: Output,
         *,
+        base: TrustedURL,
+        trusts: HostTrust,
         interactive: bool,
         open_browser: bool = True,
         wait_seconds: float = DEFAULT_WAIT_SECONDS,
@@ -110,13 +124,26 @@ class CardCheckout:
     ) -> None:
         self.http = http
         self.output = output
+        self.base = base  # the origin that sends the 402s: card URLs must be on it (or trusted)
+        self.trusts = trusts
         self.interactive = interactive
         self.open_browser = open_browser
         self.wait_seconds = wait_seconds
         self.interval = interval
         self.sleep = sleep
 
-    def start(self, offer: CardOffer) -> str:
+    def offer(self, body: Any) -> CardOffer | None:
+        return parse_offer(body, self.base, self.trusts)
+
+    def saved(self, saved: dict[str, Any]) -> tuple[CardOffer, TrustedURL]:
+        """A card payment kept in the ledger and the page to show for it, gated again."""
+        offer = saved_offer(saved, self.base, self.trusts)
+        page = saved.get("checkout_url")
+        if not page:
+            return offer, offer.pay_url
+        return offer, from_server(page, offer.pay_url, "the saved card payment page", self.trusts)
+
+    def start(self, offer: CardOffer) -> TrustedURL:
         """Start the hosted page; returns its link."""
         response = self.http.send(
             "POST",
@@ -126,17 +153,17 @@ class CardCheckout:
             resend_safe=True,  # starting a checkout twice charges nothing
         )
         doc = expect_json(response, "card checkout", ok=(200, 201))
-        return _checkout_link(doc, offer.pay_url)
+        return _checkout_link(doc, offer, self.trusts)
 
     def status(self, offer: CardOffer) -> str:
         doc = self.http.get_json(offer.status_url, what="card payment status")
         return payment_state(doc)
 
-    def show(self, link: str, amount_usd: str) -> None:
+    def show(self, link: TrustedURL, amount_usd: str) -> None:
         from svc.ui import views
 
         out = self.output
-        out.info("Pay {amount} by card on this page: {link}", amount=amount_usd, link=link)
+        out.info("Pay {amount} by card on this page: {link}", amount=amount_usd, link=str(link))
         if not self.interactive:
             return
         views.show_qr(out, link)

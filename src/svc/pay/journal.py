@@ -32,7 +32,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from svc.errors import ConflictError, OutcomeUnknownError, UsageError
-from svc.pay.origin import origin_of
+from svc.origin import TrustedURL, origin_of
 from svc.store.ledger import CardState, Ledger, PayState, Submission
 
 if TYPE_CHECKING:
@@ -233,13 +233,13 @@ class RequestJournal:
 
     # --- card payments (a person pays on a hosted page) ------------------------------------
 
-    def card_pending(self, offer: CardOffer, link: str | None) -> None:
+    def card_pending(self, offer: CardOffer, link: TrustedURL | None) -> None:
         self.ledger.card_pending(
             self.request_id,
             payment_id=offer.payment_id,
-            pay_url=offer.pay_url,
-            status_url=offer.status_url,
-            checkout_url=link,
+            pay_url=str(offer.pay_url),
+            status_url=str(offer.status_url),
+            checkout_url=str(link) if link else None,
             amount_atomic=offer.amount_atomic,
             recipient=offer.recipient,
         )

@@ -25,6 +25,7 @@ from svc.pay.policy import PaymentPolicy
 from svc.testing_hooks import crash_point
 
 if TYPE_CHECKING:
+    from svc.origin import TrustedURL
     from svc.pay.card import CardCheckout, CardOffer
     from svc.pay.negotiator import X402Payer
 
@@ -201,7 +202,7 @@ def spt_fingerprint(spt: str) -> str:
 
 
 class CardJournal(Protocol):
-    def card_pending(self, offer: CardOffer, link: str | None) -> None: ...
+    def card_pending(self, offer: CardOffer, link: TrustedURL | None) -> None: ...
 
     def card_complete(self) -> None: ...
 
@@ -222,9 +223,7 @@ class CardRail:
         self.journal = journal
 
     def pay(self, response: httpx.Response) -> Paid:
-        from svc.pay.card import parse_offer
-
-        offer = parse_offer(_json_body(response))
+        offer = self.checkout.offer(_json_body(response))
         if offer is None:
             raise PaymentError(
                 "the service offers no card payment for this call",
@@ -257,7 +256,7 @@ def settle_card(
     checkout: CardCheckout,
     journal: CardJournal,
     offer: CardOffer,
-    link: str,
+    link: TrustedURL,
     *,
     check_first: bool,
 ) -> Paid:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from svc import origin
 from svc.errors import UsageError
 from svc.settings import DEFAULT_PROFILE, positive_seconds, usd_amount, validity_seconds
 from svc.store.paths import config_dir, ensure_private_dir
@@ -85,9 +86,7 @@ def config_path() -> Path:
 
 def _coerce(key: ConfigKey, raw: str) -> Any:
     if key.kind == "url":
-        if not raw.startswith(("http://", "https://")):
-            raise UsageError(f"{key.name} must be an http(s) URL, got {raw!r}")
-        return raw.rstrip("/")
+        return origin.setting(raw, key.name)
     if key.kind == "usd":
         usd_amount(key.name, raw)
         return raw

@@ -61,6 +61,12 @@ CREATE TABLE IF NOT EXISTS recipients (
     pinned_at  REAL NOT NULL,
     PRIMARY KEY (base_url, network, asset)
 );
+CREATE TABLE IF NOT EXISTS link_hosts (
+    origin       TEXT NOT NULL,
+    host         TEXT NOT NULL,
+    confirmed_at REAL NOT NULL,
+    PRIMARY KEY (origin, host)
+);
 CREATE TABLE IF NOT EXISTS card_payments (
     request_id   TEXT PRIMARY KEY,
     payment_id   TEXT NOT NULL,
@@ -275,7 +281,7 @@ class Ledger:
 
     def _migrate_names(self) -> None:
         """Ledgers of the first release: old status names, pins keyed by base-URL text."""
-        from svc.pay.origin import origin_of
+        from svc.origin import origin_of
 
         with self._write():
             for old, new in LEGACY_STATUS.items():
@@ -703,6 +709,21 @@ class Ledger:
                 "INSERT OR REPLACE INTO recipients (base_url, network, asset, pay_to, pinned_at)"
                 " VALUES (?, ?, ?, ?, ?)",
                 (origin, network, asset.lower(), pay_to, time.time()),
+            )
+
+    # --- hosts a person confirmed for links (claim, card pages) from an origin ---------------
+
+    def link_host_confirmed(self, origin: str, host: str) -> bool:
+        row = self._db.execute(
+            "SELECT 1 FROM link_hosts WHERE origin = ? AND host = ?", (origin, host)
+        ).fetchone()
+        return row is not None
+
+    def confirm_link_host(self, origin: str, host: str) -> None:
+        with self._write():
+            self._db.execute(
+                "INSERT OR REPLACE INTO link_hosts (origin, host, confirmed_at) VALUES (?, ?, ?)",
+                (origin, host, time.time()),
             )
 
 

@@ -138,3 +138,15 @@ def say(message: str) -> None:
 def confirm_new_recipient(output: Output, old: str, new: str) -> bool:
     output.warn(f"the service's payment recipient changed: {old} -> {new}")
     return confirm("Pay the new recipient and pin it from now on?")
+
+
+def confirm_link_host(output: Output, served_by: str, host: str, what: str) -> bool:
+    """Asked by the origin gate when a server's link is on another host (both ASCII hosts)."""
+    output.warn(
+        f"{clean(what, 80, single_line=True)} is on {clean(host, 260, single_line=True)}, "
+        f"not on {clean(served_by, 260, single_line=True)} that sent it"
+    )
+    return confirm(
+        f"Trust {clean(host, 260, single_line=True)} for links from "
+        f"{clean(served_by, 260, single_line=True)} from now on?"
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from svc.origin import TrustedURL
 from svc.ui.output import Column, Styled
 from svc.ui.render import STATE_STYLES
 from svc.ui.sanitize import clean
@@ -202,8 +203,10 @@ def outstanding(out: Output, doc: dict[str, Any]) -> None:
     )
 
 
-def show_qr(out: Output, data: str, *, error: str = "l", border: int | None = None) -> None:
-    """A QR code on a terminal's stderr (segno, optional: the link is printed anyway)."""
+def show_qr(out: Output, link: TrustedURL, *, error: str = "l", border: int | None = None) -> None:
+    """A QR code of a link that passed the origin gate, on a terminal's stderr (segno,
+    optional: the link is printed anyway)."""
+    _require_gate(link)
     if not out.stderr_tty:
         return
     try:
@@ -214,7 +217,7 @@ def show_qr(out: Output, data: str, *, error: str = "l", border: int | None = No
         return
     buffer = io.StringIO()
     try:
-        qr = segno.make(data, error=error)
+        qr = segno.make(str(link), error=error)
         if border is None:
             qr.terminal(out=buffer, compact=True)
         else:
@@ -222,6 +225,11 @@ def show_qr(out: Output, data: str, *, error: str = "l", border: int | None = No
     except (OSError, ValueError):
         return
     out.picture(buffer.getvalue())
+
+
+def _require_gate(link: object) -> None:
+    if not isinstance(link, TrustedURL):  # what mypy checks, held at run time too
+        raise TypeError("only a TrustedURL from svc.origin is drawn or opened")
 
 
 NO_BROWSER = "no graphical session here, so no browser was opened: open the link yourself"
@@ -242,15 +250,17 @@ def graphical_session() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def open_browser(url: str) -> bool:
-    """Open `url` in a browser; False when there is none (the link is shown anyway)."""
+def open_browser(url: TrustedURL) -> bool:
+    """Open a link that passed the origin gate in a browser; False when there is none (the
+    link is shown anyway)."""
+    _require_gate(url)
     import contextlib
     import webbrowser
 
     if not graphical_session():
         return False
     with contextlib.suppress(Exception):
-        return bool(webbrowser.open(url))
+        return bool(webbrowser.open(str(url)))
     return False
 
 
