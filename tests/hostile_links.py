@@ -42,6 +42,7 @@ class LinksConfig:
     pay_url: str | None = None  # None: /svc/payments/pay_1/pay on this peer
     status_url: str | None = None
     checkout_url: str | None = None  # what POST payUrl answers with (None: no link)
+    guide_url: str | None = None  # the quote's guideUrl (None: the guide on this peer)
 
 
 class LinksPeer:
@@ -114,6 +115,11 @@ def _card_402(peer: LinksPeer) -> dict[str, Any]:
     }
 
 
+def _quote(peer: LinksPeer) -> dict[str, Any]:
+    guide_url = peer.config.guide_url or f"{peer.url}/svc/agent/guide?goal=x"
+    return {"status": "quoted", "priceUsd": "0", "guide": "# The guide", "guideUrl": guide_url}
+
+
 def _route(peer: LinksPeer, method: str, path: str) -> tuple[int, Any]:
     cfg = peer.config
     routes: dict[tuple[str, str], Callable[[], tuple[int, Any]]] = {
@@ -148,6 +154,7 @@ def _route(peer: LinksPeer, method: str, path: str) -> tuple[int, Any]:
             {"checkoutUrl": cfg.checkout_url} if cfg.checkout_url else {},
         ),
         ("GET", "/svc/payments/pay_1/status"): lambda: (200, {"status": "pending"}),
+        ("POST", "/svc/agent/quote"): lambda: (200, _quote(peer)),
     }
     answer = routes.get((method, path))
     return answer() if answer else (404, {"error": "not_found"})

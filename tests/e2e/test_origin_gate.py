@@ -220,6 +220,32 @@ def test_a_card_page_on_its_own_origin_is_shown_and_waits_for_a_person(
     assert f"by card on this page: {peer.url}/checkout/pay_1" in result.stderr
 
 
+# --- links for people: the quote's guide -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "link", ["http://{host}@evil.example/guide", "https://evil.example/guide", "data:text/html,x"]
+)
+def test_a_quote_whose_guide_link_fails_the_gate_is_refused(
+    tmp_path: Path, links_peers: tuple[LinksPeer, LinksPeer], link: str
+) -> None:
+    peer, _ = links_peers
+    peer.config.guide_url = link.replace("{host}", peer.url.removeprefix("http://"))
+    cli = peer_cli(tmp_path, peer)
+    for args in ((), ("--json",)):
+        result = cli("quote", "Renew my library books", *args)
+        assert result.returncode == UNAVAILABLE, result.stderr
+        assert "guideUrl" in result.stderr and "evil.example/guide" not in result.stdout
+
+
+def test_a_quote_whose_guide_link_is_home_is_shown(
+    tmp_path: Path, links_peers: tuple[LinksPeer, LinksPeer]
+) -> None:
+    peer, _ = links_peers
+    result = peer_cli(tmp_path, peer).ok("quote", "Renew my library books", "--json")
+    assert result.json()["guideUrl"] == f"{peer.url}/svc/agent/guide?goal=x"
+
+
 # --- the person's own URLs ----------------------------------------------------------------------
 
 

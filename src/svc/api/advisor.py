@@ -8,9 +8,9 @@ from typing import Any
 import httpx
 
 from svc.api.headers import CONTENT_TYPE
-from svc.api.http import Http, parse_json
+from svc.api.http import Http, expect_json, parse_json
 from svc.errors import ProtocolError, error_from_response
-from svc.origin import configured
+from svc.origin import HostTrust, configured, from_server
 
 QUOTE_PATH = "/svc/agent/quote"
 GUIDE_PATH = "/svc/agent/guide"
@@ -42,6 +42,13 @@ class AdvisorClient:
             resend_safe=True,  # free and changes nothing: safe to send again
             final_statuses=(503,),  # the spec's answer to a 503 is the guide, not a retry
         )
+
+    def quote_answer(self, response: httpx.Response, trusts: HostTrust) -> dict[str, Any]:
+        """A quote as returned, checked for the spec's four fields; its `guideUrl` is a link
+        for a person, so it passes the origin gate (or the whole answer is refused)."""
+        doc = quote_shape(expect_json(response, "quote"))
+        from_server(doc["guideUrl"], self.base, "the quote's guideUrl", trusts)
+        return doc
 
     def guide(self, goal: str) -> Guide:
         url = self.base.join(GUIDE_PATH)

@@ -126,17 +126,17 @@ def _validated(**values: Any) -> Any:
 
 def _ask(body: dict[str, Any]) -> dict[str, Any] | None:
     """The quote as returned, or None when the advisor is unavailable (503)."""
-    from svc.api.advisor import AdvisorClient, quote_shape
-    from svc.api.http import expect_json
+    from svc.api.advisor import AdvisorClient
 
     app_ctx = current()
     auth = app_ctx.zero_amount_auth("advisor")  # the policy's cap is 0: nothing else is signed
     # Transient failures are retried like any free read; a 503 is answered at once by the
     # guide (AdvisorClient.quote never retries it).
-    response = AdvisorClient(app_ctx.http, app_ctx.settings.base_url).quote(body, auth)
+    advisor = AdvisorClient(app_ctx.http, app_ctx.settings.base_url)
+    response = advisor.quote(body, auth)
     if response.status_code == 503:
         return None
-    return quote_shape(expect_json(response, "quote"))
+    return advisor.quote_answer(response, app_ctx.trusts_link_host)
 
 
 def _fall_back_to_guide(goal: str) -> None:

@@ -13,14 +13,14 @@ from svc.ui.words import counted, plural, usd
 
 
 def _quote(app: AppContext, args: dict[str, Any]) -> Outcome:
-    from svc.api.advisor import AdvisorClient, quote_shape
-    from svc.api.http import expect_json
+    from svc.api.advisor import AdvisorClient
     from svc.api.models import QuoteRequest
     from svc.flows.validate import build
 
     body = build(QuoteRequest, "quote", **args).model_dump(exclude_none=True)
     auth = app.zero_amount_auth("advisor")  # a cap of 0: nothing that moves money is signed
-    response = AdvisorClient(app.http, app.settings.base_url).quote(body, auth)
+    advisor = AdvisorClient(app.http, app.settings.base_url)
+    response = advisor.quote(body, auth)
     if response.status_code == 503:  # the spec's answer to a 503 is the wallet-free guide
         guide = _guide(app, {"goal": body["goal"]})
         return Outcome(
@@ -28,7 +28,7 @@ def _quote(app: AppContext, args: dict[str, Any]) -> Outcome:
             "The advisor is unavailable (503); here is the wallet-free guide instead.\n\n"
             + guide.text,
         )
-    doc = quote_shape(expect_json(response, "quote"))
+    doc = advisor.quote_answer(response, app.trusts_link_host)
     text = (
         f"Quote status: {clean(doc['status'], 60, single_line=True)} (price of the quote: "
         f"{clean(doc['priceUsd'], 40)} USD, no funds moved).\n\n{doc['guide']}"
