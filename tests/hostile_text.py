@@ -19,7 +19,7 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 HOSTILE = (
     "HX-START"
@@ -193,10 +193,16 @@ class Handler(BaseHTTPRequestHandler):
             task_id = path.split("/")[3]
             return self._send(200, {**hostile_task(task_id, "pending"), "state": HOSTILE})
         if path == "/card/pay":
-            link = f"http://127.0.0.1:{self.server.server_port}/checkout?{HOSTILE}"
+            # Raw control characters in a link are refused by the origin gate (its own tests:
+            # tests/e2e/test_origin_gate.py); here they arrive percent-encoded, with the rich
+            # markup brackets left raw, so the page link is shown and must stay inert.
+            query = quote(HOSTILE, safe="[]/=")
+            link = f"http://127.0.0.1:{self.server.server_port}/checkout?{query}"
             return self._send(201, {"checkoutUrl": link, "detail": HOSTILE})
         if path == "/svc/agent/quote":
-            doc = {k: HOSTILE for k in ("status", "priceUsd", "guide", "guideUrl")}
+            doc = {k: HOSTILE for k in ("status", "priceUsd", "guide")}
+            # A link passes the origin gate's shape or the quote is refused (tested there).
+            doc["guideUrl"] = f"http://127.0.0.1:{self.server.server_port}/g?{quote(HOSTILE)}"
             return self._send(200, doc)
         if path == "/svc/agent/guide":
             return self._send(200, {"guide": HOSTILE})

@@ -467,7 +467,7 @@ def test_tasks_are_scoped_to_the_paying_agent(cli: Cli, sandbox: Sandbox, tmp_pa
         ),
         (["config", "set", "colour", "blue"], "unknown config key"),
         (["config", "set", "max_price_usd", "much"], "must be a USD amount"),
-        (["--base-url", "ftp://x", "poll", "t"], "must be an http(s) URL"),
+        (["--base-url", "ftp://x", "poll", "t"], "base URL setting is not an http(s) URL"),
     ],
 )
 def test_bad_input_is_one_clear_line_and_exit_2(cli: Cli, args: list[str], needle: str) -> None:
