@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import ipaddress
+import json
 import os
 import socket
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+import h11
 import uvicorn
 from uvicorn.config import LOGGING_CONFIG
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -38,6 +40,19 @@ class DroppableH11Protocol(H11Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         faults.unregister_transport(self.client, self.transport)
         super().connection_lost(exc)
+
+    def send_400_response(self, msg: str) -> None:
+        """A request line or header block h11 cannot read: JSON, like every other error the
+        sandbox answers (uvicorn's own is a text/plain line a client cannot parse)."""
+        body = json.dumps({"error": "invalid_request", "detail": f"{msg} (HTTP/1.1 framing)"})
+        headers = [(b"content-type", b"application/json"), (b"connection", b"close")]
+        for event in (
+            h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+            h11.Data(data=body.encode()),
+            h11.EndOfMessage(),
+        ):
+            self.transport.write(self.conn.send(event) or b"")
+        self.transport.close()
 
 
 def is_loopback(host: str) -> bool:

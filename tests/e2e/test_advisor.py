@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+import socket
 
 import pexpect
 import pytest
@@ -221,11 +223,38 @@ def test_guide_json_is_the_object_as_returned(cli: Cli, sandbox: Sandbox) -> Non
 
 
 def test_long_goal_guide_is_posted(cli: Cli, sandbox: Sandbox) -> None:
-    goal = "Renew my library books. " * 80  # about 1900 characters
+    goal = "Renew my library books. " * 90  # about 2,200 bytes as a URL
     result = cli.ok("guide", goal)
     assert result.stdout.startswith("# Quote: quoted")
     last = sandbox.admin("GET", "/requests")["requests"][-1]
     assert (last["method"], last["path"]) == ("POST", "/svc/agent/guide")
+
+
+def test_long_non_ascii_goal_is_posted_by_its_encoded_length(cli: Cli, sandbox: Sandbox) -> None:
+    """1,000 characters of Japanese are 9,000 bytes once URL-encoded (issue 25.3): the length
+    that decides GET or POST is the URL's, not the goal's."""
+    goal = "図書館の本を更新してください。" * 67  # 1,005 characters
+    result = cli.ok("guide", goal, "--json")
+    assert result.json()["status"] == "quoted"
+    last = sandbox.admin("GET", "/requests")["requests"][-1]
+    assert (last["method"], last["path"]) == ("POST", "/svc/agent/guide")
+
+
+def test_a_request_line_the_sandbox_cannot_read_is_answered_in_json(sandbox: Sandbox) -> None:
+    """The HTTP server's own 400 (a request line too long or broken) is JSON like every other
+    error the sandbox answers, with the spec's `invalid_request` code."""
+    host, port = sandbox.url.removeprefix("http://").rsplit(":", 1)
+    for request_line in (b"GET /svc/tasks/\x00 HTTP/1.1 extra", b"NOT HTTP AT ALL"):
+        with socket.create_connection((host, int(port)), timeout=10) as conn:
+            conn.sendall(request_line + b"\r\nHost: x\r\n\r\n")
+            answer = b""
+            while chunk := conn.recv(65536):
+                answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400 "), head
+        assert b"content-type: application/json" in head.lower(), head
+        doc = json.loads(body)
+        assert doc["error"] == "invalid_request" and doc["detail"], doc
 
 
 def test_guide_on_a_terminal_is_rendered(cli: Cli, sandbox: Sandbox) -> None:

@@ -14,7 +14,9 @@ from svc.origin import HostTrust, configured, from_server
 
 QUOTE_PATH = "/svc/agent/quote"
 GUIDE_PATH = "/svc/agent/guide"
-LONG_GOAL = 1500  # longer goals go in a POST body: URLs get cut somewhere near 2 kB
+# A guide URL longer than this goes as a POST body instead: servers and proxies cut request
+# lines somewhere near 2-8 kB, and a non-ASCII goal is up to 9 bytes a character once encoded.
+LONG_URL = 2000
 QUOTE_FIELDS = ("status", "priceUsd", "guide", "guideUrl")
 
 
@@ -52,13 +54,13 @@ class AdvisorClient:
 
     def guide(self, goal: str) -> Guide:
         url = self.base.join(GUIDE_PATH)
-        if len(goal) > LONG_GOAL:
+        with_goal = str(httpx.URL(str(url), params={"goal": goal}))
+        if len(with_goal) > LONG_URL:  # the length that matters is the encoded URL's
             response = self.http.send(
                 "POST", url, what="guide", json_body={"goal": goal}, resend_safe=True
             )
         else:
-            url = url.derive(str(httpx.URL(str(url), params={"goal": goal})))
-            response = self.http.send("GET", url, what="guide", resend_safe=True)
+            response = self.http.send("GET", url.derive(with_goal), what="guide", resend_safe=True)
         if response.status_code != 200:
             raise error_from_response(response.status_code, response.content, "guide")
         if "json" not in response.headers.get(CONTENT_TYPE, ""):
