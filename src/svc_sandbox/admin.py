@@ -46,6 +46,7 @@ class ConfigChange(_Strict):
     access_token_ttl_seconds: int | None = Field(default=None, ge=1, le=86_400)
     discovery_sample_operations: int | None = Field(default=None, ge=0, le=500)
     discovery_next: Literal["both", "x-next", "link"] | None = None
+    replay_receipts: bool | None = None
 
 
 class WalletChange(_Strict):

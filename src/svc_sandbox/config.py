@@ -30,6 +30,9 @@ class SandboxConfig:
     # pointers to send ("both", "x-next" only, "link" only).
     discovery_sample_operations: int = 0
     discovery_next: str = "both"
+    # A replay carries the receipt of the settlement it replays (docs/sandbox-wire.md); False
+    # answers replays without one, as a server that decided otherwise would (tests).
+    replay_receipts: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -145,7 +145,7 @@ def _answer(
         )
     if settlement.outcome == "replayed":
         assert settlement.task is not None
-        return _replayed(state, settlement.task)
+        return _replayed(state, settlement.task, request_id)
     charge = settlement.charge
     assert charge is not None
     if settlement.outcome == "refunded":
@@ -161,6 +161,7 @@ def _answer(
         state.payments.remember_failed_delivery(request_id, answer)
         return Paid(_refunded_answer(answer), None)
     assert settlement.task is not None
+    state.payments.remember_receipt(request_id, receipt)
     headers = {BILLING_HEADER: billing("charged", method, charge["amount_atomic"], charge["id"])}
     response = JSONResponse(
         settlement.task.to_wire(), status_code=202, headers={**headers, **receipt}
@@ -168,8 +169,14 @@ def _answer(
     return Paid(response, settlement.task.id)
 
 
-def _replayed(state: SandboxState, task: Task) -> Paid:
-    """The original task again, as it is now; billed nothing (the charge it refers to)."""
+def _replayed(state: SandboxState, task: Task, request_id: str | None) -> Paid:
+    """The original task again, as it is now; billed nothing (the charge it refers to).
+
+    The settlement's receipt goes with it unchanged (docs/sandbox-wire.md, "Replays"): a
+    replay answers the same payment again, so an SDK that reads the receipt after every
+    paid 2xx finds the one transaction that paid; `svc-billing: status=replayed` is what says
+    nothing new was charged, and svc reads only that.
+    """
     current = state.peek(task.id) or task
     charge = state.charge_for(task.id) or {}
     header = billing(
@@ -178,7 +185,10 @@ def _replayed(state: SandboxState, task: Task) -> Paid:
         int(charge.get("amount_atomic", 0)),
         str(charge.get("id", "")),
     )
-    response = JSONResponse(current.to_wire(), status_code=202, headers={BILLING_HEADER: header})
+    headers = {BILLING_HEADER: header}
+    if state.config.replay_receipts:
+        headers.update(state.payments.receipt_for(request_id))
+    response = JSONResponse(current.to_wire(), status_code=202, headers=headers)
     return Paid(response, task.id)
 
 

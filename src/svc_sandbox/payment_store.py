@@ -107,6 +107,8 @@ class PaymentStore:
         self.faults: FaultQueue[PaymentFault] = FaultQueue()
         # request id -> the refunded answer of a failed delivery (replayed on retry)
         self._failed_deliveries: dict[str, dict[str, Any]] = {}
+        # request id -> the receipt headers of its settlement, sent again with every replay
+        self._receipts: dict[str, dict[str, str]] = {}
 
     # --- card payments -------------------------------------------------------------------
 
@@ -153,6 +155,18 @@ class PaymentStore:
             return None
         with self._lock:
             return self._failed_deliveries.get(request_id)
+
+    def remember_receipt(self, request_id: str | None, receipt: dict[str, str]) -> None:
+        if request_id is not None and receipt:
+            with self._lock:
+                self._receipts[request_id] = dict(receipt)
+
+    def receipt_for(self, request_id: str | None) -> dict[str, str]:
+        """The receipt a request id's settlement was answered with ({} if none or unknown)."""
+        if request_id is None:
+            return {}
+        with self._lock:
+            return dict(self._receipts.get(request_id, {}))
 
     def take_fault(self, rail: str) -> PaymentFault | None:
         return self.faults.take(lambda fault: fault.rail is None or fault.rail == rail)

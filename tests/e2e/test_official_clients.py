@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -37,6 +39,61 @@ def _one_charge(sandbox: Sandbox, request_id: str, method: str, task_id: str) ->
         1_500_000,
     )
     return charge
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_adapter() -> Callable[[Any, httpx.Response, str], dict[str, str]]:
+    """The adapter exactly as the README prints it ("Use the sandbox from other clients"):
+    run from its text, so the README's two lines cannot drift from what works."""
+    section = README.read_text(encoding="utf-8").split("### Use the sandbox from other clients")
+    code = section[1].split("```python\n", 1)[1].split("```", 1)[0]
+    scope: dict[str, Any] = {}
+    exec(compile(code, "README.md", "exec"), scope)  # our own README, nothing fetched
+    return scope["task_payment_headers"]  # type: ignore[no-any-return]
+
+
+def test_the_official_x402_v2_client_pays_through_the_readme_adapter(sandbox: Sandbox) -> None:
+    """The stock v2 client, with the README's adapter; the replay answers with the receipt of
+    the one settlement, which the SDK reads like the first (issue 25.4)."""
+    adapter = readme_adapter()
+    account = Account.create()
+    url = f"{sandbox.url}/svc/tasks"
+    body, headers = _submission()
+    with sdk_http_client(account) as sdk, httpx.Client(timeout=30) as http:
+        challenge = http.post(url, json=body, headers=headers)
+        paid_headers = adapter(sdk, challenge, url)
+        assert list(paid_headers) == ["x-payment"]
+        paid = http.post(url, json=body, headers={**headers, **paid_headers})
+        assert paid.status_code == 202, paid.text
+        again = http.post(url, json=body, headers={**headers, **paid_headers})
+        first, replayed = (sdk.get_payment_settle_response(r.headers.get) for r in (paid, again))
+    assert again.headers["svc-billing"].startswith("status=replayed; method=x402")
+    assert replayed == first and first.success is True
+    assert again.json()["id"] == paid.json()["id"]
+    _one_charge(sandbox, headers["svc-request-id"], "x402", paid.json()["id"])
+
+
+def test_the_official_x402_v1_client_pays_as_it_is(sandbox: Sandbox) -> None:
+    """A v1 challenge (the sandbox's x402_version=1): the v1 client's X-PAYMENT is the spec's
+    header already; its replay carries the v1 receipt."""
+    sandbox.configure(x402_version=1)
+    account = Account.create()
+    url = f"{sandbox.url}/svc/tasks"
+    body, headers = _submission()
+    with sdk_http_client(account) as sdk, httpx.Client(timeout=30) as http:
+        challenge = http.post(url, json=body, headers=headers)
+        assert challenge.status_code == 402 and "PAYMENT-REQUIRED" not in challenge.headers
+        paid_headers, _ = sdk.handle_402_response(dict(challenge.headers), challenge.content, url)
+        assert [k.lower() for k in paid_headers] == ["x-payment"]
+        paid = http.post(url, json=body, headers={**headers, **paid_headers})
+        assert paid.status_code == 202, paid.text
+        again = http.post(url, json=body, headers={**headers, **paid_headers})
+        first, replayed = (sdk.get_payment_settle_response(r.headers.get) for r in (paid, again))
+    assert "X-PAYMENT-RESPONSE" in again.headers and replayed == first
+    assert first.success is True and first.network == "base"
+    _one_charge(sandbox, headers["svc-request-id"], "x402", paid.json()["id"])
 
 
 def test_the_official_x402_sdk_pays_for_a_task(sandbox: Sandbox) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.conftest import Cli, Sandbox, unique_email
+from tests.conftest import Cli, Sandbox, _base_env, home_with_wallet, unique_email
 from tests.ledger_reads import ledger_file, opened, submission_row
 
 pytestmark = pytest.mark.e2e
@@ -482,3 +482,26 @@ def test_a_card_page_on_a_terminal_without_a_display_opens_no_browser(
     assert child.exitstatus == 0, child.before
     assert not calls.exists(), calls.read_text()
     assert len(sandbox.charges_for(r)) == 1
+
+
+@pytest.mark.parametrize("with_receipt", [True, False], ids=["receipt", "no-receipt"])
+def test_a_server_replay_reads_as_already_paid_with_or_without_a_receipt(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path, wallet_home: Path, with_receipt: bool
+) -> None:
+    """Another machine with the same wallet re-sends a paid request id: the service replays.
+    svc reads `status=replayed` alone: not charged again, exit 0, whether or not the replay
+    carries the original receipt (the spec is silent; the sandbox sends it, issue 25.4)."""
+    r = rid()
+    assert submit(cli, "x402", r).returncode == 0
+    sandbox.configure(replay_receipts=with_receipt)
+    (tmp_path / "other").mkdir()
+    home = home_with_wallet(tmp_path / "other", wallet_home)
+    other = Cli(home, {**_base_env(home), "SVC_BASE_URL": sandbox.url})
+    again = submit(other, "x402", r)
+    assert again.returncode == 0, again.stderr
+    assert "already paid, not charged again" in again.stderr
+    assert again.json()["id"] == ledger_row(cli, r)["task_id"]
+    assert len(sandbox.charges_for(r)) == 1
+    row = ledger_row(other, r)
+    assert row["status"] == "accepted"
+    assert row["receipt"] == (ledger_row(cli, r)["receipt"] if with_receipt else None)
