@@ -29,7 +29,12 @@ TEST_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 SVC = str(Path(sys.executable).with_name("svc"))
 
 # docs/reliability.md is written by the controlling process at the end of a full run (issue 6).
-pytest_plugins = ["tests.reliability_report", "tests.hostile_peer", "tests.hostile_links"]
+pytest_plugins = [
+    "tests.reliability_report",
+    "tests.hostile_peer",
+    "tests.hostile_links",
+    "tests.hostile_answers",
+]
 
 
 @dataclass

@@ -134,6 +134,14 @@ class ProtocolError(SvcError):
     default_code = "bad_response"
 
 
+class WrongTaskError(ProtocolError):
+    """An answer about another task than the one asked about (issue 21.2): exit 9, and
+    nothing (a hook, a prompt, the ledger) acts on it."""
+
+    default_code = "wrong_task"
+    exit_code = ExitCode.UNAVAILABLE
+
+
 class UntrustedURLError(ProtocolError):
     """A URL from a server (or a config) that the origin gate refused: nothing was sent to it,
     shown, opened or drawn. Exit 9 as for any answer the spec does not allow."""

@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from urllib.parse import unquote
 
 import pexpect
 import pytest
@@ -239,7 +240,8 @@ def no_server() -> Iterator[Loopback]:
     """A server that answers anything: a test asserts it received nothing."""
 
     def answer(handler: BaseHTTPRequestHandler) -> None:
-        send(handler, json.dumps(TASK).encode())
+        asked = unquote(handler.path.split("/")[3]) if handler.path.count("/") >= 3 else "x"
+        send(handler, json.dumps({**TASK, "id": asked}).encode())  # about the task asked
 
     with Loopback(answer) as server:
         yield server

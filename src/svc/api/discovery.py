@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 import httpx
@@ -17,6 +17,7 @@ from svc.api.headers import CONTENT_TYPE
 from svc.api.http import Http, expect_json
 from svc.api.ids import path_segment
 from svc.errors import ProtocolError, error_from_response
+from svc.money import AmountError, atomic_to_usd, usd_to_atomic
 from svc.origin import configured
 
 METHODS = ("get", "put", "post", "delete", "patch", "options", "head", "trace")
@@ -158,10 +159,11 @@ def task_price(manifest: Any) -> Decimal | None:
     candidates += [p for p in manifest.get("prices") or [] if isinstance(p, dict)]
     for rate in candidates:
         if rate.get("service") == "tasks" and rate.get("meter") == "task":
-            try:
-                price = Decimal(str(rate.get("priceUsd")))
-            except InvalidOperation:
+            price = rate.get("priceUsd")
+            if isinstance(price, bool) or not isinstance(price, str | int | float):
                 continue
-            if price.is_finite() and price >= 0:
-                return price
+            try:  # strict: `1e999999`, `NaN` or Arabic-Indic digits are not a price
+                return atomic_to_usd(usd_to_atomic(str(price)))
+            except AmountError:
+                continue
     return None

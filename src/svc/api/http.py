@@ -8,6 +8,7 @@ server (a refused connection).
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 import time
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import httpcore
 import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
 
-from svc import __version__
+from svc import __version__, numbers
 from svc.api.headers import BILLING, CONTENT_TYPE, RETRY_AFTER
 from svc.api.jsonsafe import JsonTooDeepError, load_json
 from svc.errors import ProtocolError, SvcError, UnavailableError, error_from_response
@@ -291,24 +292,22 @@ class RetryPolicy:
         self.cap = cap
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
-        if retry_after is not None:
+        if retry_after is not None and math.isfinite(retry_after):
             return min(max(retry_after, 0.0), MAX_RETRY_AFTER)
         return random.uniform(0, min(self.cap, self.base * (2**attempt)))  # noqa: S311
 
 
 def retry_after_seconds(response: httpx.Response) -> float | None:
-    header = response.headers.get(RETRY_AFTER)
-    if header:
-        try:
-            return float(header)
-        except ValueError:
-            pass
+    """The wait a 429/503 asks for (header, else body), read by `svc.numbers`: None when the
+    server gave none that is a sane wait (`nan`, `-5`, `1e999`, a date in the past ...)."""
+    value: object = None
     try:
         body = load_json(response.content)
     except (ValueError, UnicodeDecodeError):
-        return None
-    value = body.get("retry_after") if isinstance(body, dict) else None
-    return float(value) if isinstance(value, int | float) else None
+        body = None
+    if isinstance(body, dict):
+        value = body.get("retry_after")
+    return numbers.retry_after(response.headers.get(RETRY_AFTER), value)
 
 
 def _is_final(response: httpx.Response, resend_safe: bool, final_statuses: tuple[int, ...]) -> bool:

@@ -10,7 +10,7 @@ from svc.api import headers
 from svc.api.answers import SubmitAnswer, Task
 from svc.api.http import Http, expect_json
 from svc.api.ids import is_id, path_segment, task_id_arg
-from svc.errors import ProtocolError
+from svc.errors import ProtocolError, WrongTaskError
 from svc.origin import TrustedURL, configured
 
 TASKS_PATH = "/svc/tasks"
@@ -32,6 +32,20 @@ def require_task_shape(doc: Any, what: str) -> dict[str, Any]:
     if not is_id(doc["id"]):  # it goes into the ledger and into every later URL
         raise ProtocolError(f"{what}: the server's task id is not an id")
     return doc
+
+
+def task_answer(response: httpx.Response, asked: str, what: str) -> Task:
+    """The task a poll or reply answer is about, which must be the one asked about: an answer
+    about another task is refused before anything reads it (no hook, no ledger row, no
+    prompt acts on a task the server chose, issue 21.2)."""
+    doc = require_task_shape(expect_json(response, what), what)
+    if doc["id"] != asked:
+        raise WrongTaskError(
+            f"{what}: asked about task {asked}, the server answered about another task"
+            f" ({doc['id']}); nothing was done with it",  # an id: is_id() checked its shape
+            hint=f"`svc poll {asked}` shows the task as the service has it now",
+        )
+    return Task(doc)
 
 
 class TaskClient:
@@ -60,7 +74,7 @@ class TaskClient:
         response = self.http.send(
             "GET", task_url(self.base, task_id), what="poll", auth=auth, resend_safe=True
         )
-        return Task(require_task_shape(expect_json(response, "poll"), "poll"))
+        return task_answer(response, task_id, "poll")
 
     def reply(self, task_id: str, body: dict[str, Any], auth: httpx.Auth | None = None) -> Task:
         """The task after the answer (a reply is never re-sent: it is not idempotent)."""
@@ -72,4 +86,4 @@ class TaskClient:
             auth=auth,
             resend_safe=False,
         )
-        return Task(require_task_shape(expect_json(response, "reply"), "reply"))
+        return task_answer(response, task_id, "reply")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from svc import numbers
 from svc.ui.sanitize import clean
 from svc.ui.words import usd
 
@@ -99,18 +100,6 @@ def _structured(ask: dict[str, Any], tid: str, kind: str) -> tuple[str, tuple[st
     return f"svc reply {tid}{sets}", names, what
 
 
-def _parse(stamp: object) -> float | None:
-    if not isinstance(stamp, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
-
-
 def seconds_left(
     task: dict[str, Any], expires_at: str | None, now: float | None = None
 ) -> int | None:
@@ -120,11 +109,11 @@ def seconds_left(
     newest timestamp is a lower bound of the server's now, so a late local clock cannot make an
     ask look longer-lived than it is.
     """
-    end = _parse(expires_at)
+    end = numbers.instant(expires_at)
     if end is None:
         return None
     local = datetime.now(UTC).timestamp() if now is None else now
-    server = max(local, _parse(task.get("updated_at")) or local)
+    server = max(local, numbers.instant(task.get("updated_at")) or local)
     return max(0, int(end - server))
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from email.utils import parsedate_to_datetime
 from typing import Any
 
+from svc import numbers
 from svc.api.headers import DATE
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
@@ -120,11 +120,8 @@ def service_check(app: AppContext) -> Finding:
 def _skew(date: str | None, sent: float) -> float | None:
     if not date:
         return None
-    try:
-        theirs = parsedate_to_datetime(date).timestamp()
-    except (TypeError, ValueError):
-        return None
-    return sent - theirs
+    theirs = numbers.http_date(date)
+    return None if theirs is None else sent - theirs
 
 
 def identity_check(app: AppContext) -> Finding:

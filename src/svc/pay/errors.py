@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from svc import numbers
 from svc.api.jsonsafe import load_json
 from svc.errors import CODES, Action, Code, ExitCode, SvcError, error_from_response
 
@@ -62,9 +63,9 @@ def to_error(
         error.hint = hint or error.hint
         return error
     _, body = error_code(content)
-    retry_after = body.get("retry_after")
+    retry_after = numbers.seconds(body.get("retry_after"))
     message = error.message
-    if row.code == "rate_limit_exceeded" and isinstance(retry_after, int | float):
+    if row.code == "rate_limit_exceeded" and retry_after is not None:
         message += f" (retry after {retry_after:g} s)"
     message += f"; {row.money}"
     assert row.hint is not None  # every payment row says what to do next

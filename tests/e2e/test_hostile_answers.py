@@ -1,0 +1,153 @@
+"""Answers that do not match their question, and numbers that are not numbers (issue 21.2,
+21.3), through the `svc` executable against tests/hostile_answers.AnswersPeer.
+
+An answer about another task is a protocol error (exit 9): nothing is printed as the asked
+task, no hook runs, no reply is sent on its strength. A `Retry-After` or `retry_after` that is
+not a sane wait counts as absent (the normal backoff), an `expires_at` that is not a time
+counts as no expiry: never an internal error.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from tests.conftest import Cli, _base_env
+from tests.hostile_answers import AnswersPeer, Busy
+
+pytestmark = pytest.mark.e2e
+
+PROTOCOL = 9
+MINE, OTHER = "task_mine", "task_other"
+
+
+def peer_cli(tmp_path: Path, peer: AnswersPeer) -> Cli:
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    return Cli(home, {**_base_env(home), "SVC_BASE_URL": peer.url})
+
+
+def refused_as_another_task(result: object, what: str) -> None:
+    from tests.conftest import Result
+
+    assert isinstance(result, Result)
+    assert result.returncode == PROTOCOL, result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
+    line = result.stderr.splitlines()[0]
+    assert line.startswith(f"svc: {what}:") and MINE in line and OTHER in line, result.stderr
+    assert result.json()["exit_code"] == PROTOCOL  # the one JSON object is the error
+
+
+# --- 21.2: answers match their question ------------------------------------------------------
+
+
+def test_a_poll_answer_about_another_task_is_refused(tmp_path: Path, answers_peer: AnswersPeer):
+    answers_peer.config.answer_id = OTHER
+    result = peer_cli(tmp_path, answers_peer)("poll", MINE)
+    refused_as_another_task(result, "poll")
+    doc = result.json()
+    assert doc["error"] == "wrong_task" and "state" not in doc  # no task printed as asked
+
+
+def test_watch_runs_no_hook_for_an_answer_about_another_task(
+    tmp_path: Path, answers_peer: AnswersPeer
+) -> None:
+    answers_peer.config.answer_id = OTHER
+    witness = tmp_path / "hook-ran"
+    hook = f"touch {witness}"
+    result = peer_cli(tmp_path, answers_peer)("watch", MINE, "--exec", hook, "--interval", "0.2")
+    refused_as_another_task(result, "poll")
+    time.sleep(0.3)  # a hook started in the background would have had time to run
+    assert not witness.exists()
+
+
+def test_a_wrong_task_is_refused_before_a_reply_is_sent(
+    tmp_path: Path, answers_peer: AnswersPeer
+) -> None:
+    """The reply flow reads the ask first: an ask about another task sends no answer."""
+    answers_peer.config.answer_id = OTHER
+    answers_peer.config.state = "blocked_on_user"
+    answers_peer.config.info_request = {"requested_fields": ["seat"], "questions": []}
+    result = peer_cli(tmp_path, answers_peer)("reply", MINE, "--set", "seat=aisle")
+    refused_as_another_task(result, "poll")
+    assert answers_peer.sent("POST") == []
+
+
+def test_a_reply_answer_about_another_task_is_refused_and_says_how_to_check(
+    tmp_path: Path, answers_peer: AnswersPeer
+) -> None:
+    answers_peer.config.reply_answer_id = OTHER
+    answers_peer.config.state = "blocked_on_user"
+    answers_peer.config.info_request = {"requested_fields": ["seat"], "questions": []}
+    result = peer_cli(tmp_path, answers_peer)("reply", MINE, "--set", "seat=aisle")
+    refused_as_another_task(result, "reply")
+    assert f"svc poll {MINE}" in result.stderr  # the answer went out: how to see if it took
+
+
+def test_the_matching_answer_still_works(tmp_path: Path, answers_peer: AnswersPeer) -> None:
+    result = peer_cli(tmp_path, answers_peer)("poll", MINE)
+    assert result.returncode == 0, result.stderr
+    assert result.json()["id"] == MINE
+
+
+# --- 21.3: numbers from servers ---------------------------------------------------------------
+
+NOT_WAITS = [
+    Busy(503, {"Retry-After": "nan"}),
+    Busy(503, {"Retry-After": "inf"}),
+    Busy(503, {"Retry-After": "-5"}),
+    Busy(503, {"Retry-After": "1e999"}),
+    Busy(503, {"Retry-After": "Mon, 99 Foo 99999 99:99:99 GMT"}),
+    Busy(503, {"Retry-After": "\u0661\u0662"}),  # Arabic-Indic digits: float() takes them
+    Busy(503, body='{"error": "busy", "retry_after": NaN}'),
+    Busy(503, body='{"error": "busy", "retry_after": 1e999}'),
+    Busy(503, body='{"error": "busy", "retry_after": "NaN"}'),
+    Busy(429, body='{"error": "rate_limit_exceeded", "retry_after": -1e308}'),
+]
+
+
+@pytest.mark.parametrize("busy", NOT_WAITS, ids=lambda b: f"{b.status}-{b.headers or b.body}")
+def test_a_wait_that_is_not_one_counts_as_absent(
+    tmp_path: Path, answers_peer: AnswersPeer, busy: Busy
+) -> None:
+    answers_peer.config.busy = [busy]
+    started = time.monotonic()
+    result = peer_cli(tmp_path, answers_peer)("poll", MINE)
+    assert result.returncode == 0, result.stderr  # retried with the normal backoff, then read
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr
+    assert time.monotonic() - started < 10
+    assert len(answers_peer.sent("GET")) == 2
+
+
+def test_a_huge_wait_is_not_slept(tmp_path: Path, answers_peer: AnswersPeer) -> None:
+    """A sane but long wait (an hour) is the server's answer, not a sleep: one line, exit 9."""
+    answers_peer.config.busy = [Busy(503, {"Retry-After": "3600"})]
+    started = time.monotonic()
+    result = peer_cli(tmp_path, answers_peer)("poll", MINE)
+    assert result.returncode == PROTOCOL, result.stderr
+    assert time.monotonic() - started < 10 and len(answers_peer.sent("GET")) == 1
+
+
+@pytest.mark.parametrize(
+    "expires_at",
+    ["garbage", "0000-00-00T00:00:00Z", "9999-12-31T23:59:59-23:59", "1" * 500, 12, None],
+)
+def test_an_expiry_that_is_not_a_time_is_no_expiry(
+    tmp_path: Path, answers_peer: AnswersPeer, expires_at: object
+) -> None:
+    answers_peer.config.state = "blocked_on_user"
+    answers_peer.config.info_request = {
+        "requested_fields": ["seat"],
+        "questions": [],
+        "expires_at": expires_at,
+        "created_at": "not a time either",
+    }
+    cli = peer_cli(tmp_path, answers_peer)
+    runs = {("poll", MINE, "--exit-status"): 6, ("watch", MINE, "--no-input"): 6}
+    on_a_terminal = cli("poll", MINE, env={"CI": "", "COLUMNS": "100"})
+    for args, code in {**runs, ("poll", MINE): 0}.items():
+        result = cli(*args)
+        assert result.returncode == code, result.stderr  # 6: the contract's "waits on the user"
+        assert "internal error" not in result.stderr and "Traceback" not in result.stderr
+    assert on_a_terminal.returncode == 0, on_a_terminal.stderr
