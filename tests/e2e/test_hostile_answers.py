@@ -151,3 +151,36 @@ def test_an_expiry_that_is_not_a_time_is_no_expiry(
         assert result.returncode == code, result.stderr  # 6: the contract's "waits on the user"
         assert "internal error" not in result.stderr and "Traceback" not in result.stderr
     assert on_a_terminal.returncode == 0, on_a_terminal.stderr
+
+
+# --- 21.5: notifications are inert -------------------------------------------------------------
+
+MARKUP = '<a href="https://evil.example/">Pay</a><img src="file:///etc/passwd"> & <b>bold</b>'
+
+
+def test_a_notification_body_carries_no_markup(tmp_path: Path, answers_peer: AnswersPeer) -> None:
+    """freedesktop notification servers render body markup: a merchant name of links and images
+    reaches `notify-send` escaped, after `--` (a body starting with `-` is no option)."""
+    from tests.person import fake_notify_send
+
+    bin_dir, log = fake_notify_send(tmp_path)
+    answers_peer.config.state = "blocked_on_user"
+    answers_peer.config.info_request = {
+        "requested_fields": [],
+        "questions": [],
+        "amount_usd": 42.5,
+        "merchant_name": MARKUP,
+    }
+    cli = peer_cli(tmp_path, answers_peer)
+    env = {"PATH": f"{bin_dir}:{cli.env['PATH']}"}
+    result = cli("watch", MINE, "--no-input", "--notify", env=env)
+    assert result.returncode == 6, result.stderr
+    for _ in range(50):  # the notifier runs detached
+        if log.exists() and "---" in log.read_text():
+            break
+        time.sleep(0.1)
+    argv = log.read_text().split("\n---\n")[0].splitlines()[1:]
+    assert "--" in argv and argv.index("--") == len(argv) - 3  # -- summary body
+    body = argv[-1]
+    assert "<" not in body and ">" not in body, body
+    assert "&lt;a href=" in body and "&amp;" in body and "&lt;img src=" in body, body

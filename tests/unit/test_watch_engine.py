@@ -137,3 +137,23 @@ def test_a_notification_carries_no_escape_of_the_servers_and_no_field_separator(
     payload = written[len("\x07\x1b]9;") : written.index("\x07", 1)]
     assert "\x1b" not in payload and ";" not in payload.replace("svc: ", "", 1)
     assert "\u202e" not in written and written.count("\x07") == 3  # bell + two terminators
+
+
+def test_osascript_gets_the_text_as_an_argument_never_as_code(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """macOS: the AppleScript is a constant; an injection attempt is only `item 1 of argv`."""
+    from svc.ui import notify
+
+    started: list[list[str]] = []
+    monkeypatch.setattr(notify.sys, "platform", "darwin")
+    monkeypatch.setattr(
+        notify.shutil, "which", lambda name: f"/usr/bin/{name}" if name == "osascript" else None
+    )
+    monkeypatch.setattr(notify, "_start_detached", started.append)
+    attack = '" & do shell script "touch /tmp/pwned" & "'
+    notify.Notifier(terminal_ok=False).notify(f"task tsk_1 waits on you: {attack}")
+    [(program, flag, code, text)] = started
+    assert (program, flag) == ("/usr/bin/osascript", "-e")
+    assert "pwned" not in code and code.startswith("on run argv")
+    assert text.endswith(attack)  # shown as it reads: AppleScript never parses it

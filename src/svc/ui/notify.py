@@ -6,6 +6,8 @@ Two channels, each used only where it can work:
   only when stdout is a terminal, so a pipe never receives escape bytes;
 * the desktop: `notify-send` (Linux) or `osascript` (macOS), found on PATH at run time,
   silently skipped when absent, started without a shell (the text is an argument, never code).
+  freedesktop notification servers render a subset of HTML in the body, so for `notify-send`
+  the body is escaped (`<`, `>`, `&`, quotes) and comes after `--` (never read as an option).
 
 The text is built by the caller from the task id, the state and what is asked, cleaned here
 again; it never carries a value the person typed (the watch has none to give).
@@ -13,9 +15,11 @@ again; it never carries a value the person typed (the watch has none to give).
 
 from __future__ import annotations
 
+import html
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 
 from svc.ui import terminal
 from svc.ui.sanitize import clean
@@ -52,7 +56,7 @@ def desktop_notifier() -> str | None:
 def _desktop_command() -> _Command | None:
     send = shutil.which("notify-send")
     if send:
-        return _Command([send, "--app-name", TITLE, TITLE])
+        return _Command([send, "--app-name", TITLE, "--", TITLE], escape=_body_markup)
     script = shutil.which("osascript") if sys.platform == "darwin" else None
     if script:
         # The text is passed as an argument to `on run`, never spliced into AppleScript.
@@ -61,12 +65,18 @@ def _desktop_command() -> _Command | None:
     return None
 
 
+def _body_markup(text: str) -> str:
+    """Plain text as freedesktop body markup: shown as it reads, never a link or an image."""
+    return html.escape(text, quote=True)
+
+
 class _Command:
-    def __init__(self, argv: list[str]) -> None:
+    def __init__(self, argv: list[str], escape: Callable[[str], str] = str) -> None:
         self.argv = argv
+        self.escape = escape
 
     def __call__(self, body: str) -> list[str]:
-        return [*self.argv, body]
+        return [*self.argv, self.escape(body)]
 
 
 def _start_detached(argv: list[str]) -> None:
