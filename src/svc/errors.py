@@ -174,6 +174,25 @@ NOT_CHARGED = "nothing was charged"
 REGISTER_AGAIN = "register again: svc identity register --force"
 _DEAD = ("payment_refunded", "payment_consumed", "payment_failed", "payment_released")
 
+# `invalid_token` is six different mistakes (the spec's "Payment and access codes"): what to do
+# depends on its `reason`. The first two are a stale token, which the bearer step heals itself
+# (re-exchange, then refresh) before it ever shows one; the other four are a header that svc
+# never builds, so something between svc and the service changed it. Retrying cannot help.
+REFRESH_THEN_REGISTER = "svc identity refresh; if it persists, " + REGISTER_AGAIN
+INVALID_TOKEN_HINTS: dict[str, str] = {
+    "token_expired": "the access token expired and svc could not get a fresh one: "
+    + REFRESH_THEN_REGISTER,
+    "token_invalid": "the access token did not verify: " + REFRESH_THEN_REGISTER,
+    "malformed_agent_authorization": "the agent header must be exactly one `Bearer <token>` "
+    "and svc sends one: a proxy or an injected header changed it on the way; remove it",
+    "unrecognized_agent_credential": "that bearer is not from this service's identity "
+    "platform: point --auth-base (SVC_AUTH_BASE) at the service's own, then " + REGISTER_AGAIN,
+    "conflicting_agent_credentials": "two different agent tokens reached the service: svc "
+    "sends one, so remove the other (a proxy or a header added outside svc)",
+    "combined_authorization_unsupported": "a payment and a bearer arrived combined in one "
+    "Authorization header: svc sends them apart, so a proxy merged them; send without it",
+}
+
 CODES: dict[str, Code] = {
     c.code: c
     for c in (
@@ -391,11 +410,14 @@ def error_from_response(status: int, content: bytes, what: str = "request") -> S
         message += f" ({reason})"
     if detail:
         message += f": {detail}"
+    hint = known.hint if known else None
+    if code == "invalid_token" and reason in INVALID_TOKEN_HINTS:
+        hint = INVALID_TOKEN_HINTS[reason]
     return cls(
         message,
         code=code or f"http_{status}",
         status=status,
         reason=reason,
-        hint=known.hint if known else None,
+        hint=hint,
         body=body,
     )

@@ -184,3 +184,37 @@ def test_a_notification_body_carries_no_markup(tmp_path: Path, answers_peer: Ans
     body = argv[-1]
     assert "<" not in body and ">" not in body, body
     assert "&lt;a href=" in body and "&amp;" in body and "&lt;img src=" in body, body
+
+
+# --- 21.6: every invalid_token reason has its own fix -----------------------------------------
+
+REASON_FIXES = {
+    "token_expired": "svc identity refresh",
+    "token_invalid": "svc identity refresh",
+    "malformed_agent_authorization": "exactly one `Bearer <token>`",
+    "unrecognized_agent_credential": "--auth-base",
+    "conflicting_agent_credentials": "two different agent tokens",
+    "combined_authorization_unsupported": "combined in one Authorization header",
+}
+
+
+@pytest.mark.parametrize(("reason", "fix"), REASON_FIXES.items())
+def test_each_invalid_token_reason_says_its_own_fix(
+    tmp_path: Path, answers_peer: AnswersPeer, reason: str, fix: str
+) -> None:
+    body = f'{{"error": "invalid_token", "reason": "{reason}", "detail": "refused"}}'
+    answers_peer.config.busy = [Busy(401, {"WWW-Authenticate": "Bearer"}, body)]
+    result = peer_cli(tmp_path, answers_peer)("poll", MINE)
+    assert result.returncode == 4, result.stderr  # the contract's authentication exit
+    line, hint = result.stderr.splitlines()[:2]
+    assert line.startswith("svc: poll failed: HTTP 401 invalid_token") and reason in line
+    assert hint.startswith("hint: ") and fix in hint, hint
+    assert result.json()["reason"] == reason
+    assert len(answers_peer.sent("GET")) == 1  # none of them is retried as it is
+
+
+def test_the_hints_of_the_reasons_are_all_different() -> None:
+    from svc.errors import CODES, INVALID_TOKEN_HINTS
+
+    hints = [*INVALID_TOKEN_HINTS.values(), CODES["invalid_token"].hint]
+    assert len(set(hints)) == len(hints) == 7
