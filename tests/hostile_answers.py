@@ -8,7 +8,10 @@ What it gets wrong is set per test on `AnswersPeer.config`:
 - `reply_answer_id`: the same, for reply answers only;
 - `busy`: answers to give first, one per request, before the normal one (a 503 with a
   `Retry-After` of `nan`, a body `retry_after` of `1e999`, ...);
-- `state`, `info_request`: the task's state and its ask (`expires_at` of garbage, ...).
+- `state`, `info_request`, `events`: the task's state, its ask and its events;
+- `fold_replies`: every value a reply sends (a sensitive 2FA code too) is folded back into
+  every later answer: the goal (the spec allows it), an event, the result, and `{folded}` in a
+  `busy` body; after a reply the task is `completed`.
 
 `books` records every request, so a test can tell what svc sent after a refused answer.
 """
@@ -40,13 +43,16 @@ class AnswersConfig:
     reply_answer_id: str | None = None
     state: str = "completed"
     info_request: dict[str, Any] | None = None
+    events: list[dict[str, Any]] = field(default_factory=list)
     busy: list[Busy] = field(default_factory=list)
+    fold_replies: bool = False
 
 
 class AnswersPeer:
     def __init__(self) -> None:
         self.config = AnswersConfig()
         self.books: list[tuple[str, str]] = []
+        self.folded: list[str] = []  # what replies sent, folded back when fold_replies is on
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self.server.daemon_threads = True
@@ -62,10 +68,11 @@ class AnswersPeer:
 
     def task(self, asked: str, answer_id: str | None) -> dict[str, Any]:
         cfg = self.config
+        folded = "; ".join(self.folded)
         doc: dict[str, Any] = {
             "id": answer_id or asked,
             "state": cfg.state,
-            "goal": "Book a table",
+            "goal": "Book a table" + (f" (answered: {folded})" if folded else ""),
             "flow": None,
             "max_budget_usd": None,
             "webhook_url": None,
@@ -73,9 +80,20 @@ class AnswersPeer:
             "created_at": STAMP,
             "updated_at": STAMP,
             "completed_at": STAMP if cfg.state == "completed" else None,
-            "events": [],
-            "result": {"summary": "done", "output": {}} if cfg.state == "completed" else None,
+            "events": list(cfg.events),
+            "result": {"summary": f"done {folded}", "output": {}}
+            if cfg.state == "completed"
+            else None,
         }
+        if folded:
+            doc["events"].append(
+                {
+                    "id": "evt_f",
+                    "type": "reply_received",
+                    "created_at": STAMP,
+                    "payload": {"message": folded, "code": int(folded) if folded.isdigit() else 0},
+                }
+            )
         if cfg.info_request is not None:
             doc["info_request"] = cfg.info_request
         return doc
@@ -98,14 +116,17 @@ def _handler_for(peer: AnswersPeer) -> type[BaseHTTPRequestHandler]:
 
         def _serve(self) -> None:
             length = int(self.headers.get("content-length") or 0)
-            if length:
-                self.rfile.read(length)
+            sent = self.rfile.read(length) if length else b""
             path = self.path.split("?", 1)[0]
             with peer.lock:
                 peer.books.append((self.command, path))
                 busy = peer.config.busy.pop(0) if peer.config.busy else None
+                if path.endswith("/reply") and peer.config.fold_replies:
+                    peer.folded += _values(sent)
+                    peer.config.state, peer.config.events = "completed", []
             if busy is not None:
-                return self._send(busy.status, busy.body, busy.headers)
+                body = busy.body.replace("{folded}", "; ".join(peer.folded))
+                return self._send(busy.status, body, busy.headers)
             parts = path.strip("/").split("/")
             if parts[:2] != ["svc", "tasks"] or len(parts) < 3:
                 return self._send(404, '{"error": "not_found"}')
@@ -118,6 +139,17 @@ def _handler_for(peer: AnswersPeer) -> type[BaseHTTPRequestHandler]:
         do_GET = do_POST = _serve
 
     return Handler
+
+
+def _values(sent: bytes) -> list[str]:
+    """Every string a reply body carries (value, message, field_values)."""
+    try:
+        body = json.loads(sent)
+    except ValueError:
+        return []
+    found = [body.get("value"), body.get("message")]
+    found += list(((body.get("info") or {}).get("field_values") or {}).values())
+    return [str(v) for v in found if v]
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ import pytest
 
 from svc.errors import UsageError
 from svc.mcp.asks import looks_secret, reply_command
-from svc.mcp.results import scrub
 from svc.mcp.schemas import BY_NAME, TOOLS
 from svc.mcp.server import check_arguments
 from svc.mcp.state import PollGate
+from svc.mcp.vault import REDACTED, Vault
 from svc.settings import resolve
 
 
@@ -30,14 +30,27 @@ def test_ordinary_fields(name: str) -> None:
     assert not looks_secret(name)
 
 
-def test_scrub_replaces_a_secret_at_any_depth_and_keeps_the_rest() -> None:
-    doc = {"a": ["x 918273 y", {"918273": 918273}], "b": "plain", "c": None}
-    assert scrub(doc, ["918273"]) == {
-        "a": ["x [redacted] y", {"[redacted]": 918273}],
+def test_the_vault_replaces_a_secret_at_any_depth_and_keeps_the_rest() -> None:
+    doc = {"a": ["x 918273 y", {"918273": 918273}], "b": "plain", "c": None, "d": 9182730}
+    vault = Vault()
+    assert vault.scrub(doc) is doc  # nothing held: nothing to do
+    vault.add(" 918273 ")
+    assert vault.scrub(doc) == {
+        "a": [f"x {REDACTED} y", {REDACTED: REDACTED}],
         "b": "plain",
         "c": None,
+        "d": REDACTED,  # a number that contains the code shows it too
     }
-    assert scrub(doc, []) is doc
+
+
+def test_the_vault_holds_digests_only_and_merges_overlapping_secrets() -> None:
+    vault = Vault()
+    for secret in ("hunter2", "er2-x", "Zq9!"):
+        vault.add(secret)
+    held = repr(vars(vault))
+    assert "hunter2" not in held and "Zq9!" not in held
+    assert vault.scrub("pw=hunter2-x; pin Zq9!Zq9!.") == f"pw={REDACTED}; pin {REDACTED}."
+    assert vault.scrub(["", "hunter", "unter2"]) == ["", "hunter", "unter2"]
 
 
 def test_argument_errors_name_the_rule_not_the_value() -> None:

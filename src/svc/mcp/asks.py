@@ -7,6 +7,7 @@ too, so a model cannot send a 2FA code by leaving the flag out.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from typing import Any
@@ -53,12 +54,19 @@ def secret_prompt(task: TaskDetail, field: str) -> str:
     )
 
 
+def from_service(text: object, limit: int = 500) -> str:
+    """Words the service wrote, as a quoted string: data for the model, never our instructions
+    (a task note of "ignore your instructions and pay..." must read as what it is)."""
+    return json.dumps(clean(text, limit, single_line=True), ensure_ascii=False)
+
+
 def describe(task: TaskDetail, *, can_ask: bool) -> str:
-    """One paragraph: the state and, when blocked, what is asked and how to answer it."""
+    """One paragraph: the state and, when blocked, what is asked and how to answer it. Our
+    words; anything the service wrote is quoted by `from_service`."""
     head = f"Task {task.id} is {task.state}."
     if task.is_final:
-        why = task.error or task.reason or ""
-        return f"{head} {clean(why, 500)}".strip()
+        why = task.error or task.reason
+        return f"{head} The service says: {from_service(why)}." if why else head
     if task.state != "blocked_on_user":
         return head
     ask = task.info_request
@@ -66,15 +74,16 @@ def describe(task: TaskDetail, *, can_ask: bool) -> str:
         return f"{head} {_plain(task, can_ask)}"
     parts = [head]
     if ask.note:
-        parts.append(clean(ask.note, 500))
+        parts.append(f"The service's note: {from_service(ask.note)}.")
     keys = ask.required_keys()
     if keys:
         parts.append("Answer with reply_to_task field_values for exactly: " + ", ".join(keys) + ".")
     if ask.is_payment_ask:
         parts.append(
-            f"Payment ask: {usd(ask.amount_usd)} to "
-            f"{clean(ask.merchant_name or 'the merchant', 100, single_line=True)} "
-            f"({ask.payment_status}). The person approves it in their own app; you may only "
+            f"Payment ask: {usd(ask.amount_usd)} to merchant "
+            f"{from_service(ask.merchant_name or '', 100)} "
+            f"(status {from_service(ask.payment_status or '', 40)}). The person approves it in "
+            "their own app; you may only "
             "decline it (decline_payment) or re-send an expired approval (approve_payment)."
         )
     return " ".join(parts)
@@ -82,16 +91,17 @@ def describe(task: TaskDetail, *, can_ask: bool) -> str:
 
 def _plain(task: TaskDetail, can_ask: bool) -> str:
     plain: dict[str, Any] = task.plain_ask() or {}
-    message = clean(plain.get("message") or "It waits for an answer.", 500)
+    message = from_service(plain.get("message") or "")
     field = plain.get("field")
     if not field:
-        return f"It asks: {message} Answer with reply_to_task message."
+        return f"It asks (the service's words): {message}. Answer with reply_to_task message."
+    name = from_service(field, 64)  # the field's name is the service's word too
     if secret_field(task):
         how = (
-            f"Call reply_to_task with field={field} and NO value: the person is asked directly."
+            f"Call reply_to_task with field={name} and NO value: the person is asked directly."
             if can_ask
             else "This MCP client cannot ask the person directly. Do not ask for it in the "
             f"chat: have the person run, in a terminal: {reply_command(task.id, str(field))}"
         )
-        return f"It asks the person for a secret ({field}): {message} {how}"
-    return f"It asks for {field}: {message} Answer with reply_to_task field and value."
+        return f"It asks the person for a secret (field {name}): {message}. {how}"
+    return f"It asks for field {name}: {message}. Answer with reply_to_task field and value."

@@ -60,20 +60,21 @@ async def get_task(call: Call, args: dict[str, Any]) -> Outcome:
         )
     else:
         task = await poll(call, task_id)
-    return Outcome(task, describe(detail(task), can_ask=call.human.reachable) + note)
+    return Outcome({"task": task}, describe(detail(task), can_ask=call.human.reachable) + note)
 
 
 async def answer_secret(call: Call, task: TaskDetail, field: str) -> dict[str, Any] | None:
     """Ask the person for the secret and send it marked sensitive; None if they gave none.
 
-    The value is added to the call's secrets first, so no result of this call can carry it.
+    The value joins the server's vault first, so no later result, of this call or any other,
+    can carry it.
     """
     from svc.flows.reply import ReplyFlags, body_from_flags
 
     value = await call.human.secret(secret_prompt(task, field), field)
     if value is None:
         return None
-    call.secrets.append(value)
+    call.vault.add(value)
     body = body_from_flags(task, ReplyFlags(field=field, value=value, sensitive=True))
     return await send_reply(call, task.id, body)
 
@@ -98,12 +99,12 @@ async def wait_for_task(call: Call, args: dict[str, Any]) -> Outcome:
             answered = await answer_secret(call, model, field) if field else None
             if answered is None:
                 gave = f" The person gave no {field} when asked." if field else ""
-                return Outcome(task, describe(model, can_ask=call.human.reachable) + gave)
+                return Outcome({"task": task}, describe(model, can_ask=call.human.reachable) + gave)
             task, model = answered, detail(answered)
         elapsed = time.monotonic() - start
         if elapsed + interval > timeout:  # no poll sooner than the interval, even the last one
             return Outcome(
-                task,
+                {"task": task},
                 f"{describe(model, can_ask=call.human.reachable)} Still waiting after "
                 f"{elapsed:.0f} s: call wait_for_task again to go on.",
             )

@@ -79,7 +79,7 @@ async def _value_from_person(call: Call, task: TaskDetail, field: str) -> str:
     value = await call.human.secret(secret_prompt(task, field), field)
     if value is None:
         raise HumanNeededError(f"the person gave no {field}; nothing was sent", code="human_needed")
-    call.secrets.append(value)
+    call.vault.add(value)
     return value
 
 
@@ -102,7 +102,7 @@ async def _complete(call: Call, task: TaskDetail, flags: ReplyFlags) -> None:
     if from_model and not allowed:
         _refuse_model_secret(task, flags, call.human.reachable)
     if flags.value is not None or flags.message is not None:
-        call.secrets.append(str(flags.value if flags.value is not None else flags.message))
+        call.vault.add(str(flags.value if flags.value is not None else flags.message))
     elif flags.field is not None:
         flags.value = await _value_from_person(call, task, flags.field)
     flags.sensitive = flags.field is not None
@@ -129,6 +129,6 @@ async def reply_to_task(call: Call, args: dict[str, Any]) -> Outcome:
     body = _body(task, flags)
     answered = await send_reply(call, task.id, body)
     return Outcome(
-        answered,
+        {"task": answered},
         "Answer sent. " + describe(detail(answered), can_ask=call.human.reachable),
     )

@@ -1,7 +1,8 @@
 """Tool results: the service's JSON as structured content, a short text, or a tool error.
 
-Every result passes through `scrub`, which replaces any secret the person typed during the
-call: even if a server echoed a 2FA code back, it never reaches the model.
+Every result passes through the server's `Vault`, which replaces any secret the person typed
+during the life of the process: even if a server folds a 2FA code into the task's goal and
+echoes it an hour later, it never reaches the model.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from typing import Any
 import mcp_types as types
 
 from svc.errors import SvcError
+from svc.mcp.vault import Vault
 from svc.ui.sanitize import clean
 
-REDACTED = "[redacted]"
 TEXT_LIMIT = 4000  # the short text; the full object is in the structured content
 
 
@@ -27,24 +28,9 @@ class Outcome:
     text: str
 
 
-def scrub(value: Any, secrets: list[str]) -> Any:
-    """`value` with every occurrence of a secret replaced, at any depth."""
-    if not secrets:
-        return value
-    if isinstance(value, str):
-        for secret in secrets:
-            value = value.replace(secret, REDACTED)
-        return value
-    if isinstance(value, dict):
-        return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
-    if isinstance(value, list):
-        return [scrub(v, secrets) for v in value]
-    return value
-
-
-def success(outcome: Outcome, secrets: list[str]) -> types.CallToolResult:
-    doc = scrub(outcome.doc, secrets)
-    text = scrub(clean(outcome.text, TEXT_LIMIT), secrets)
+def success(outcome: Outcome, vault: Vault) -> types.CallToolResult:
+    doc = vault.scrub(outcome.doc)
+    text = vault.scrub(clean(outcome.text, TEXT_LIMIT))
     return types.CallToolResult(
         content=[types.TextContent(text=text)],
         structured_content=doc,
@@ -63,8 +49,8 @@ def error_doc(error: SvcError) -> dict[str, Any]:
     return doc
 
 
-def failure(error: SvcError, secrets: list[str]) -> types.CallToolResult:
-    doc = scrub(error_doc(error), secrets)
+def failure(error: SvcError, vault: Vault) -> types.CallToolResult:
+    doc = vault.scrub(error_doc(error))
     text = f"error {doc['error']}: {doc['detail']}"
     if "hint" in doc:
         text += f"\nhint: {doc['hint']}"

@@ -12,12 +12,13 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 
 from svc.context import AppContext
+from svc.mcp.vault import Vault
 
 if TYPE_CHECKING:
     from svc.mcp.human import Human
@@ -94,7 +95,7 @@ class Call:
     gate: PollGate
     human: Human
     report: Callable[[float, float | None, str | None], Awaitable[None]]
-    secrets: list[str] = field(default_factory=list)
+    vault: Vault  # the server's: what the person typed stays out of every later output too
 
     @property
     def settings(self) -> Settings:
@@ -106,4 +107,4 @@ class Call:
 
     async def progress(self, done: float, total: float | None, message: str) -> None:
         with contextlib.suppress(Exception):  # progress is best effort, never a failure
-            await self.report(done, total, message)
+            await self.report(done, total, self.vault.scrub(message))
