@@ -147,6 +147,44 @@ def test_stop_at_an_ask_names_the_reply_command_and_the_time_left(
     assert left in result.stderr
 
 
+def test_a_payment_ask_hint_approves_in_the_app_and_never_declines_by_default(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    """Issue 22.4: a CI job that follows the hint must not cancel the purchase."""
+    approval = submit(cli, "Buy it #approval")
+    sandbox.advance(11)
+    result = cli("watch", approval, "--no-input")
+    assert result.returncode == 6
+    hint = result.stderr.splitlines()[1]
+    assert hint.startswith("hint: approve the payment in the user's payment app, then ")
+    assert hint.index(f"`svc watch {approval}`") < hint.index("--decline-payment")
+    assert "or decline it:" in hint
+    stop = result.lines()[-1]
+    assert stop["ask"] == "payment"
+    assert stop["reply_command"] == f"svc watch {approval}"  # following it spends nothing
+    assert stop["decline_command"] == f"svc reply {approval} --decline-payment"
+    expired = submit(cli, "Buy it #approval-expire")
+    sandbox.advance(30)
+    stop = cli("watch", expired, "--no-input").lines()[-1]
+    assert stop["reply_command"] == f"svc reply {expired} --approve-payment"  # asks again
+
+
+def test_with_several_tasks_waiting_the_stop_names_each_once(cli: Cli, sandbox: Sandbox) -> None:
+    """Issue 22.6: the message named the first task twice and the hint only the first."""
+    two_fa = submit(cli, "Code please #2fa")
+    questions = submit(cli, "Details please #questions")
+    sandbox.advance(11)
+    result = cli("watch", two_fa, questions, "--no-input")
+    assert result.returncode == 6
+    line, hint = result.stderr.splitlines()[:2]
+    assert line.startswith("svc: 2 tasks wait on the user and prompting is off: ")
+    assert line.count(two_fa) == 1 and line.count(questions) == 1
+    assert f"svc reply {two_fa} --field sms_code" in hint and f"svc reply {questions} --set" in hint
+    assert hint.endswith(f"then `svc watch {two_fa} {questions}`")
+    single = cli("watch", two_fa, "--no-input")
+    assert single.stderr.splitlines()[0].count(two_fa) == 1
+
+
 def test_poll_exit_status_has_its_own_code_for_a_live_task(cli: Cli, sandbox: Sandbox) -> None:
     task_id = submit(cli, "Still going #complete")
     assert cli("poll", task_id, "--exit-status").returncode == 11

@@ -20,20 +20,33 @@ from svc.ui.words import usd
 @dataclass(frozen=True)
 class AskSummary:
     kind: str  # none | plain | structured | payment
+    # The command that moves the task on, safe to follow as is: never one that spends or
+    # cancels. For a payment ask that is `svc watch ID` once the person approved in their app.
     reply_command: str | None
     keys: tuple[str, ...]
     expires_at: str | None
     seconds_left: int | None
     what: str  # one short line: what is asked (for a notification or the stop message)
+    decline_command: str | None = None  # a payment ask's alternative, never the default
 
     def as_json(self) -> dict[str, Any]:
         return {
             "ask": self.kind,
             "reply_command": self.reply_command,
+            "decline_command": self.decline_command,
             "reply_keys": list(self.keys),
             "expires_at": self.expires_at,
             "seconds_left": self.seconds_left,
         }
+
+    def next_step(self) -> str:
+        """What to do, for a person or a script reading the hint."""
+        if self.kind == "payment" and self.reply_command and " watch " in self.reply_command:
+            return (
+                f"approve the payment in the user's payment app, then `{self.reply_command}` "
+                f"(or decline it: `{self.decline_command}`)"
+            )
+        return f"answer with `{self.reply_command}`"
 
 
 def ask_kind(task: dict[str, Any]) -> str:
@@ -53,13 +66,19 @@ def summarize(task: dict[str, Any], now: float | None = None) -> AskSummary:
     expires = str(ask["expires_at"]) if ask and ask.get("expires_at") else None
     left = seconds_left(task, expires, now)
     tid = shlex.quote(str(task.get("id")))
+    decline = None
     if kind == "plain":
         command, keys, what = _plain(task, tid)
     elif kind in ("structured", "payment"):
         command, keys, what = _structured(ask or {}, tid, kind)
+        if kind == "payment":
+            decline = f"svc reply {tid} --decline-payment"
+            expired = (ask or {}).get("payment_status") == "approval_expired"
+            # Re-sending an expired approval asks the person again; it spends nothing itself.
+            command = f"svc reply {tid} --approve-payment" if expired else f"svc watch {tid}"
     else:
         command, keys, what = None, (), f"is {clean(str(task.get('state')), 40)}"
-    return AskSummary(kind, command, keys, expires, left, what)
+    return AskSummary(kind, command, keys, expires, left, what, decline)
 
 
 def _plain(task: dict[str, Any], tid: str) -> tuple[str, tuple[str, ...], str]:
@@ -95,7 +114,7 @@ def _structured(ask: dict[str, Any], tid: str, kind: str) -> tuple[str, tuple[st
         amount = usd(ask.get("amount_usd"))
         merchant = clean(str(ask.get("merchant_name") or "the merchant"), 80, single_line=True)
         what = f"waits for the approval of {amount} to {merchant} (in the user's app)"
-        return f"svc reply {tid}{sets} --decline-payment", names, what
+        return f"svc watch {tid}", names, what
     what = "asks for " + (", ".join(names) or "an answer")
     return f"svc reply {tid}{sets}", names, what
 

@@ -294,13 +294,17 @@ def _stopped_at_asks(app: AppContext, blocked: dict[str, dict[str, Any]]) -> Hum
         for tid, summary in summaries.items():
             app.output.emit_line({"id": tid, "state": "blocked_on_user", **summary.as_json()})
     ids = " ".join(blocked)
-    first, summary = next(iter(summaries.items()))
-    return HumanNeededError(
-        f"task {ids} waits on the user and prompting is off: {first} {summary.what}, "
-        f"{left_text(summary.seconds_left)}",
-        hint=f"answer with `{summary.reply_command}`, then `svc watch {ids}`",
-        json_report=False,
+    asks = [f"{s.what}, {left_text(s.seconds_left)}" for s in summaries.values()]
+    if len(summaries) == 1:
+        message = f"task {ids} waits on the user and prompting is off: it {asks[0]}"
+    else:
+        each = "; ".join(f"{tid} {ask}" for tid, ask in zip(summaries, asks, strict=True))
+        message = f"{len(summaries)} tasks wait on the user and prompting is off: {each}"
+    steps = [s.next_step() for s in summaries.values()]
+    then = (
+        "" if all(s.kind == "payment" for s in summaries.values()) else f", then `svc watch {ids}`"
     )
+    return HumanNeededError(message, hint="; ".join(steps) + then, json_report=False)
 
 
 def _blank(body: dict[str, Any]) -> bool:
