@@ -204,12 +204,14 @@ def test_help_topics(bare_cli: Cli) -> None:
         "meaning": "1: never prompt (--no-input); exit 6 where a person is needed",
     } in env
     topics = bare_cli.ok("--json", "help").json()
-    assert [t["topic"] for t in topics] == ["exit-codes", "environment", "files"]
+    assert [t["topic"] for t in topics] == ["exit-codes", "environment", "files", "output"]
     result = bare_cli("help", "nope")
     assert result.returncode == 2
-    assert "'nope' is neither a help topic (exit-codes, environment, files) nor a command" in (
+    assert "'nope' is neither a help topic (exit-codes, environment, files, output) nor a " in (
         result.stderr
     )
+    flags = bare_cli.ok("help", "output", "--jq", ".[].flag").stdout.split("\n")
+    assert {"--json", "--jq EXPR", "--template TPL"} <= set(flags)
 
 
 def test_help_topics_are_text_when_piped_so_grep_works(bare_cli: Cli) -> None:

@@ -7,13 +7,14 @@ import enum
 import typer
 
 from svc.cli.app import current
-from svc.cli.help_topics import ENVIRONMENT, EXIT_CODES, FILES, TOPICS, render
+from svc.cli.help_topics import ENVIRONMENT, EXIT_CODES, FILES, OUTPUT, TOPICS, render
 
 
 class Topic(enum.StrEnum):
     EXIT_CODES = "exit-codes"
     ENVIRONMENT = "environment"
     FILES = "files"
+    OUTPUT = "output"
 
 
 app = typer.Typer(rich_markup_mode=None)
@@ -28,7 +29,7 @@ def _names(incomplete: str) -> list[str]:
 
 
 @app.command(
-    help="Show a reference topic: exit codes, environment variables, files.\n\n"
+    help="Show a reference topic: exit codes, environment variables, files, output flags.\n\n"
     "Without a TOPIC, lists the topics. `svc help COMMAND` is `svc COMMAND --help` (and `man "
     "svc-COMMAND` once the man pages are installed). Topics are text, piped or not (so grep "
     "works); with --json a topic is printed as a JSON array.\n\n"
@@ -42,7 +43,7 @@ def show_topic(
     topic: str | None = typer.Argument(
         None,
         metavar="TOPIC",
-        help="exit-codes, environment, files, or a command's name.",
+        help="exit-codes, environment, files, output, or a command's name.",
         autocompletion=_names,
     ),
 ) -> None:
@@ -52,7 +53,7 @@ def show_topic(
     topic = None if topic is None else Topic(topic)
     output = current().output
     emit_json = output.emit_json
-    if current().settings.json_output:  # only when asked: `svc help environment | grep` is text
+    if current().settings.json_output:  # when asked (an output flag asks): `| grep` is text
         if topic is None:
             emit_json([{"topic": name, "summary": text} for name, text in TOPICS.items()])
         elif topic is Topic.EXIT_CODES:
@@ -63,8 +64,11 @@ def show_topic(
                 ]
             )
         else:
-            rows = ENVIRONMENT if topic is Topic.ENVIRONMENT else FILES
-            key = "variable" if topic is Topic.ENVIRONMENT else "path"
+            rows, key = {
+                Topic.ENVIRONMENT: (ENVIRONMENT, "variable"),
+                Topic.FILES: (FILES, "path"),
+                Topic.OUTPUT: (OUTPUT, "flag"),
+            }[topic]
             emit_json([{key: name, "meaning": text} for name, text in rows])
         return
     if topic is None:

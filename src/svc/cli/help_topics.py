@@ -153,10 +153,31 @@ FILES: tuple[tuple[str, str], ...] = (
     ),
 )
 
+# (flag or case, what it does): the output flags and their one rule (issue 22.1)
+OUTPUT: tuple[tuple[str, str], ...] = (
+    ("--json", "the whole object, as the service returned it (NDJSON, a line each, on streams)"),
+    ("--json=F1,F2", "only those top-level fields"),
+    ("--jq EXPR", "a jq program run inside svc; strings print raw, like jq -r"),
+    ("--template TPL", "a Jinja template (sandboxed): fields by name, `doc`, a list as `items`"),
+    ("any of them", "work on every command with a JSON form, with or without --json"),
+    (
+        "a missing field",
+        "null (empty in a template), never an error: one warning names it and the fields there are",
+    ),
+    ("a bad EXPR or TPL", "exit 2 before anything is sent or paid"),
+    (
+        "EXPR or TPL failing",
+        "exit 2 on a free command; after a paid request, a warning naming the task, and the "
+        "paid outcome's exit code stands (a closed stdout too): it never reads as 'nothing charged'",
+    ),
+    ("--no-pager", "no pager for long output on a terminal (SVC_PAGER= too; never into a pipe)"),
+)
+
 TOPICS: dict[str, str] = {
     "exit-codes": "What each exit code means and what to do about it.",
     "environment": "Environment variables svc reads.",
     "files": "Where svc keeps its config, ledger and secrets.",
+    "output": "The output flags (--json, --jq, --template) and their rules.",
 }
 
 
@@ -173,10 +194,11 @@ def render(topic: str) -> str:
             'With --json, a failure also prints {"error", "detail", "exit_code"} on stdout.',
         ]
         return "\n".join(lines) + "\n"
-    rows = ENVIRONMENT if topic == "environment" else FILES
+    rows = {"environment": ENVIRONMENT, "files": FILES, "output": OUTPUT}[topic]
     title = {
         "environment": "Environment variables (a flag wins over the environment, which wins over the config profile):",
         "files": "Files:",
+        "output": "Output flags (global: before or after the command):",
     }[topic]
     width = max(len(name) for name, _ in rows) + 2
     return "\n".join([title, "", *(f"  {name:<{width}}{text}" for name, text in rows)]) + "\n"

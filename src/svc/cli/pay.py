@@ -47,7 +47,10 @@ def card(
         request_id = request_id_arg(request_id, "REQUEST_ID")
     app_ctx = current()
     result = pay_card(app_ctx, request_id, open_browser=not no_browser)
-    if result.replayed:
-        app_ctx.output.note(f"request {result.request_id} was already accepted: not charged again")
-    app_ctx.output.note(f"request id {result.request_id}")
-    show_task(app_ctx, result.task)
+    with app_ctx.output.after_payment(str(result.task["id"])):
+        if result.replayed:
+            app_ctx.output.note(
+                f"request {result.request_id} was already accepted: not charged again"
+            )
+        app_ctx.output.note(f"request id {result.request_id}")
+        show_task(app_ctx, result.task)

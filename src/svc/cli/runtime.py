@@ -34,7 +34,9 @@ def build_context(
         base_url=flags.get("base_url"),
         auth_base=flags.get("auth_base"),
         profile=profile,
-        json_output=bool(flags.get("json_output")),
+        # An output flag asks for the JSON form wherever a command has one (help topics and
+        # `sandbox tags` print text unless asked): `--jq` alone must not be ignored (22.2).
+        json_output=any(flags.get(k) for k in ("json_output", "json_fields", "jq", "template")),
         no_input=bool(flags.get("no_input")),
         verbose=bool(flags.get("verbose")),
         profile_values=_profile_values(config, profile, creates_profile, needs_config),

@@ -228,7 +228,11 @@ class Reporter:
             else:
                 s.failed += 1
             s.codes.append(exit_code)
-            if self.output.json_mode:
+            if self.output.json_mode and status in ("accepted", "replayed"):
+                paid = str(doc.get("task_id"))
+                with self.output.after_payment(paid):  # a paid line's output cannot undo it
+                    self.output.emit_line(doc)
+            elif self.output.json_mode:
                 self.output.emit_line(doc)
             if status == "error":
                 self._say(f"svc: line {doc['line']}: {doc['detail']}")

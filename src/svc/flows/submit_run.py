@@ -48,16 +48,18 @@ def run(opts: SubmitOptions, app: AppContext) -> int:
         cap = opts.max_price_usd
         return dry_run(app, body, opts.rail, cap if cap is not None else app.settings.max_price_usd)
     result = _pay(opts, app, body)
-    if result.replayed:
-        app.output.note(f"request {result.request_id} was already accepted: not charged again")
-    app.output.note(f"request id {result.request_id}")
-    if opts.wait:
-        return _follow(app, str(result.task["id"]), opts.interval)
-    from svc.ui import views
-    from svc.ui.hints import next_steps
+    task_id = str(result.task["id"])
+    with app.output.after_payment(task_id):  # from here the paid outcome decides the exit
+        if result.replayed:
+            app.output.note(f"request {result.request_id} was already accepted: not charged again")
+        app.output.note(f"request id {result.request_id} (task {task_id})")
+        if opts.wait:
+            return _follow(app, task_id, opts.interval)
+        from svc.ui import views
+        from svc.ui.hints import next_steps
 
-    app.output.show(result.task, views.task)
-    next_steps(app.output, result.task)  # `next: svc watch ID`, for a person only
+        app.output.show(result.task, views.task)
+        next_steps(app.output, result.task)  # `next: svc watch ID`, for a person only
     return 0
 
 

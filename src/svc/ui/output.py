@@ -11,11 +11,12 @@ without thinking about it; there is no method that prints text as it is to a ter
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TextIO, TypeVar
 
 from svc.ui import terminal
@@ -68,6 +69,7 @@ class Output:
         self._paging = False  # inside `paged()`: collect, do not page again
         self._console: Console | None = None
         self._err_console: Console | None = None
+        self._paid_task: str | None = None  # inside `after_payment`: the task that was paid
 
     @classmethod
     def for_protocol(cls) -> Output:
@@ -124,13 +126,44 @@ class Output:
 
     def emit_json(self, doc: Any) -> None:
         """One JSON document (the service's object as returned), shaped by the output flags."""
-        for piece in self.shape.apply(doc) if self.shape else [doc]:
+        for piece in self._shaped(doc):
             self._emit(piece, indent=2 if self.stdout_tty else None)
 
     def emit_line(self, doc: Any) -> None:
         """One NDJSON line (streams); the output flags apply to each line."""
-        for piece in self.shape.apply(doc) if self.shape else [doc]:
+        for piece in self._shaped(doc):
             self._emit(piece, separators=(",", ":"))
+
+    def _shaped(self, doc: Any) -> list[Any]:
+        if self.shape is None:
+            return [doc]
+        from svc.ui.shape import ShapeError
+
+        try:
+            return self.shape.apply(doc)
+        except ShapeError as exc:
+            if self._paid_task is None:
+                raise
+            self.warn(f"{exc.message}; {self._paid_line()}")
+            return []
+
+    def _paid_line(self) -> str:
+        task = self._paid_task
+        return f"task {task} was submitted and paid all the same: `svc poll {task}` shows it"
+
+    @contextlib.contextmanager
+    def after_payment(self, task_id: str) -> Iterator[None]:
+        """The output of a request that was paid (issue 22.1): a failing `--jq`/`--template`
+        or a closed stdout is a warning naming the task, never an exit code that reads as
+        "nothing charged" (a script that trusts the exit table would pay again)."""
+        outer, self._paid_task = self._paid_task, task_id
+        try:
+            yield
+        except BrokenPipeError:
+            terminal.silence_stdout()
+            self.warn(f"stdout was closed before the answer was written; {self._paid_line()}")
+        finally:
+            self._paid_task = outer
 
     def _emit(
         self, piece: Any, *, indent: int | None = None, separators: tuple[str, str] | None = None

@@ -5,6 +5,12 @@ the document here, so the flags work on every command that prints JSON, and per 
 streams. The expression and the template are compiled when the command starts: a typo is exit
 2 before anything is sent or paid. Neither jq nor Jinja is imported unless its flag is given.
 
+One rule for a field the output does not have, whichever flag names it: it is null (empty in a
+template), never an error, and one warning on stderr names it and the fields there are. A jq
+program or a template that fails outright is exit 2 (the flag is wrong) on a free command; once
+a request is paid it is a warning naming the task, and the paid outcome's exit code stands
+(`Output.after_payment`).
+
 Server text stays inert: a string printed raw by `--jq` or a rendered template is cleaned on a
 terminal (escape sequences shown, never run); into a pipe it goes as the server sent it, as
 `svc llms > file` does.
@@ -12,10 +18,14 @@ terminal (escape sequences shown, never run); into a pipe it goes as the server 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 from svc.errors import ExitCode, SvcError, UsageError
+
+# A jq program that starts with a top-level field: `.task_id`, `.id | tonumber`, `.["x"]` not.
+_JQ_FIELD = re.compile(r"\s*\.([A-Za-z_][A-Za-z0-9_]*)\s*($|\|)")
 
 
 class ShapeError(SvcError):
@@ -38,10 +48,14 @@ class Shape:
         if jq is not None and template is not None:
             raise UsageError("--jq and --template cannot be combined: pick one")
         self.fields = fields
+        self._jq_source = jq
         self._jq = _compile_jq(jq) if jq is not None else None
-        self._template = _compile_template(template) if template is not None else None
+        self._template = (
+            _compile_template(template, self._unknown) if template is not None else None
+        )
         self._warn = warn
         self._warned = False
+        self._present: set[str] = set()  # the fields of the document being shaped
 
     @property
     def active(self) -> bool:
@@ -51,11 +65,14 @@ class Shape:
         """The pieces to print: a str is text (printed raw), anything else a JSON value."""
         if self.fields:
             doc = self._select(doc)
+        self._present = _fields_of(doc)
         if self._jq is not None:
             try:
-                return list(self._jq.input_value(doc).all())
+                out = list(self._jq.input_value(doc).all())
             except ValueError as exc:
-                raise ShapeError(f"--jq: {exc}") from None
+                raise ShapeError(f"--jq: {' '.join(str(exc).split())}") from None
+            self._check_jq(out)
+            return out
         if self._template is not None:
             return [self._render(doc)]
         return [doc]
@@ -75,16 +92,34 @@ class Shape:
     def _check(self, docs: list[dict[str, Any]]) -> None:
         """A field no document has is null, and said once on stderr with the ones there are:
         a typo must not turn a paid submit into a failure exit (a script would pay again)."""
-        if not docs or self._warned or self._warn is None:
+        if not docs:
             return
         present = {key for doc in docs for key in doc}
         unknown = [name for name in self.fields if name not in present]
         if unknown:
-            self._warned = True
-            self._warn(
-                f"--json: no field {unknown[0]!r} in this output (shown as null); "
-                f"fields: {', '.join(sorted(present))}"
-            )
+            self._say_unknown("--json", unknown[0], present, "null")
+
+    def _check_jq(self, out: list[Any]) -> None:
+        """jq makes an absent `.name` null by its own rules: said like the other flags when
+        the program starts with a top-level field this output lacks and gives only nulls."""
+        match = _JQ_FIELD.match(self._jq_source or "")
+        name = match.group(1) if match else None
+        if name and self._present and name not in self._present and all(v is None for v in out):
+            self._say_unknown("--jq", name, self._present, "null")
+
+    def _unknown(self, name: str) -> None:
+        """A template named a variable the output lacks (called by the template's Undefined)."""
+        if name not in ("doc", "items"):
+            self._say_unknown("--template", name, self._present, "empty")
+
+    def _say_unknown(self, flag: str, name: str, present: set[str], shown: str) -> None:
+        if self._warned or self._warn is None:
+            return
+        self._warned = True
+        self._warn(
+            f"{flag}: no field {name!r} in this output (shown as {shown}); "
+            f"fields: {', '.join(sorted(present)) or 'none'}"
+        )
 
     def _render(self, doc: Any) -> str:
         context = dict(doc) if isinstance(doc, dict) else {}
@@ -120,11 +155,28 @@ def _compile_jq(expression: str) -> Any:
         raise UsageError(f"--jq: {message}", hint="see https://jqlang.org/manual/") from None
 
 
-def _compile_template(source: str) -> Any:
-    from jinja2 import TemplateSyntaxError
+def _fields_of(doc: Any) -> set[str]:
+    if isinstance(doc, dict):
+        return {str(key) for key in doc}
+    if isinstance(doc, list):
+        return {str(key) for item in doc if isinstance(item, dict) for key in item}
+    return set()
+
+
+def _compile_template(source: str, on_unknown: Callable[[str], None]) -> Any:
+    from jinja2 import ChainableUndefined, TemplateSyntaxError
     from jinja2.sandbox import SandboxedEnvironment
 
-    env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=True)
+    class Reported(ChainableUndefined):
+        """An unknown name is empty (`{{ nope.x }}` too), and reported once: the same rule
+        as `--json=nope`, instead of an empty line after paying or an error on a poll."""
+
+        def __init__(self, hint: Any = None, obj: Any = None, name: Any = None, *a: Any) -> None:
+            super().__init__(hint, obj, name, *a)
+            if isinstance(name, str):
+                on_unknown(name)
+
+    env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=True, undefined=Reported)
     env.filters["json"] = _to_json
     try:
         return env.from_string(source)
