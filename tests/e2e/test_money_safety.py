@@ -419,7 +419,7 @@ def test_ctrl_c_after_the_task_exists_names_the_watch_command(
     try:
         paid = _wait_for(lambda: hostile_peer.answered(202))
         task_id = hostile_peer.task_of(paid[0].request_id)
-        time.sleep(1.5)  # the task was printed; the watch is polling
+        child.expect(f"task {task_id}")  # the ready marker: the paid task's id is on screen
         child.sendintr()
         child.expect(pexpect.EOF)
         screen = str(child.before)

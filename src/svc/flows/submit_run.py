@@ -17,6 +17,7 @@ from svc.context import AppContext
 from svc.errors import Interrupted, UsageError
 
 if TYPE_CHECKING:
+    from svc.flows.submit import SubmitResult
     from svc.ui.output import Output
 
 
@@ -49,17 +50,30 @@ def run(opts: SubmitOptions, app: AppContext) -> int:
         return dry_run(app, body, opts.rail, cap if cap is not None else app.settings.max_price_usd)
     result = _pay(opts, app, body)
     task_id = str(result.task["id"])
-    with app.output.after_payment(task_id):  # from here the paid outcome decides the exit
-        if result.replayed:
-            app.output.note(f"request {result.request_id} was already accepted: not charged again")
-        app.output.note(f"request id {result.request_id} (task {task_id})")
-        if opts.wait:
-            return _follow(app, task_id, opts.interval)
-        from svc.ui import views
-        from svc.ui.hints import next_steps
+    try:
+        with app.output.after_payment(task_id):  # from here the paid outcome decides the exit
+            return _paid(app, opts, result, task_id)
+    except KeyboardInterrupt:  # at any point after paying: name the task, never a re-run
+        raise Interrupted(
+            f"interrupted; task {task_id} exists and is paid",
+            hint=f"follow it without paying again: svc watch {task_id}",
+        ) from None
 
-        app.output.show(result.task, views.task)
-        next_steps(app.output, result.task)  # `next: svc watch ID`, for a person only
+
+def _paid(app: AppContext, opts: SubmitOptions, result: SubmitResult, task_id: str) -> int:
+    """What follows a paid (or replayed) submit: the notes, then the task or its watch."""
+    if result.replayed:
+        app.output.note(f"request {result.request_id} was already accepted: not charged again")
+    app.output.note(f"request id {result.request_id} (task {task_id})")
+    if opts.wait:
+        from svc.flows.watch import follow
+
+        return follow(app, [task_id], opts.interval)
+    from svc.ui import views
+    from svc.ui.hints import next_steps
+
+    app.output.show(result.task, views.task)
+    next_steps(app.output, result.task)  # `next: svc watch ID`, for a person only
     return 0
 
 
@@ -76,7 +90,7 @@ def request_body(opts: SubmitOptions, app: AppContext) -> dict[str, Any]:
     return body
 
 
-def _pay(opts: SubmitOptions, app: AppContext, body: dict[str, Any]) -> Any:
+def _pay(opts: SubmitOptions, app: AppContext, body: dict[str, Any]) -> SubmitResult:
     from svc.flows.submit import new_request_id, resume_command, submit
 
     if opts.request_id is None:
@@ -95,18 +109,6 @@ def _pay(opts: SubmitOptions, app: AppContext, body: dict[str, Any]) -> Any:
         raise Interrupted(
             "interrupted while submitting; it may have been paid",
             hint="resume it without paying again: " + resume_command(rid, body),
-        ) from None
-
-
-def _follow(app: AppContext, task_id: str, interval: float | None) -> int:
-    from svc.flows.watch import follow
-
-    try:
-        return follow(app, [task_id], interval)
-    except KeyboardInterrupt:
-        raise Interrupted(
-            f"interrupted; task {task_id} exists and is paid",
-            hint=f"follow it without paying again: svc watch {task_id}",
         ) from None
 
 

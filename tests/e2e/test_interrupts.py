@@ -1,0 +1,105 @@
+"""Ctrl-C is never lost (issue 22.5).
+
+What lost it: a non-interactive shell starts a background job (`make test &`, a CI step run
+with `&`) with SIGINT ignored; Python then installs no KeyboardInterrupt handler, every process
+below inherits the SIG_IGN, and a Ctrl-C typed on the pty of `svc watch` did nothing until the
+test's 30 s timeout ("fails under load", since loaded runs were the ones started in the
+background). Here every child starts with SIGINT ignored, exactly as such a job would, and
+Ctrl-C arrives at many points of the start-up of watch and reply: each must end the command
+with exit 130 (or, before Python is up, by the signal itself), within seconds.
+
+Each spawn waits for a ready marker where there is one, never a sleep; the delays below are
+the point of the test (a signal at every stage of start-up), not a wait for readiness.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import pexpect
+import pytest
+from tests.conftest import SVC, Cli, Sandbox, unique_email
+
+pytestmark = pytest.mark.e2e
+
+DELAYS = (0.0, 0.01, 0.03, 0.06, 0.1, 0.15, 0.25, 0.4, 0.6, 0.9)
+
+
+def on_a_pty(cli: Cli, *args: str, sigint: object = signal.SIG_IGN) -> pexpect.spawn:
+    """`svc ARGS` on a pty; by default as a script's background job starts it: SIGINT ignored."""
+    env = {k: v for k, v in cli.env.items() if k != "CI"}
+    return pexpect.spawn(
+        SVC,
+        list(args),
+        env=env,
+        encoding="utf-8",
+        timeout=20,
+        dimensions=(50, 160),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),  # type: ignore[arg-type]
+    )
+
+
+def ended_by_ctrl_c(child: pexpect.spawn) -> None:
+    child.expect(pexpect.EOF, timeout=15)
+    child.close()
+    by_us = child.exitstatus == 130
+    before_python = child.signalstatus == signal.SIGINT  # no handler yet: the default action
+    assert by_us or before_python, (child.exitstatus, child.signalstatus, child.before)
+
+
+def submit(cli: Cli, task: str) -> str:
+    return str(cli.ok("submit", task, "--email", unique_email()).json()["id"])
+
+
+def test_ctrl_c_on_the_terminal_stops_watch_even_with_sigint_ignored(cli: Cli) -> None:
+    task_id = submit(cli, "Long one #slow")
+    child = on_a_pty(cli, "watch", task_id)
+    child.expect("created")  # the ready marker: the watch is drawing
+    child.sendintr()  # the person's Ctrl-C, through the terminal
+    ended_by_ctrl_c(child)
+    assert "interrupted" in (child.before or "")
+
+
+def test_ctrl_c_at_a_prompt_stops_reply_even_with_sigint_ignored(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    task_id = submit(cli, "Code please #2fa")
+    sandbox.advance(11)
+    child = on_a_pty(cli, "reply", task_id)
+    child.expect("sms_code")  # the prompt is open
+    child.sendintr()
+    ended_by_ctrl_c(child)
+
+
+@pytest.mark.parametrize("command", ["watch", "reply"])
+def test_sigint_at_every_point_of_start_up_ends_the_command(
+    cli: Cli, sandbox: Sandbox, command: str
+) -> None:
+    """With SIGINT as a terminal's foreground job gets it (not ignored), a signal at any
+    stage of start-up, from exec to the open prompt, ends the command."""
+    task_id = submit(cli, "Long one #slow" if command == "watch" else "Code please #2fa")
+    sandbox.advance(11)
+    started = time.monotonic()
+    for delay in DELAYS:
+        child = on_a_pty(cli, command, task_id, sigint=signal.SIG_DFL)
+        time.sleep(delay)  # deliberately not a marker: every stage of start-up gets its signal
+        child.kill(signal.SIGINT)
+        ended_by_ctrl_c(child)
+    assert time.monotonic() - started < 60
+
+
+@pytest.mark.parametrize("command", ["watch", "reply"])
+def test_with_sigint_ignored_every_point_after_the_first_output_ends_it(
+    cli: Cli, sandbox: Sandbox, command: str
+) -> None:
+    """Inherited SIG_IGN: a signal before svc's first instruction is discarded by the kernel
+    (nothing can catch it); from the first thing svc shows on, none is lost."""
+    task_id = submit(cli, "Long one #slow" if command == "watch" else "Code please #2fa")
+    sandbox.advance(11)
+    for delay in DELAYS[:6]:
+        child = on_a_pty(cli, command, task_id)
+        child.expect(r"\S")  # the first thing svc drew: it is running its own code
+        time.sleep(delay)
+        child.kill(signal.SIGINT)
+        ended_by_ctrl_c(child)
