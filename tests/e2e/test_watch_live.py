@@ -11,6 +11,7 @@ import os
 import time
 from pathlib import Path
 
+import pexpect
 import pytest
 from tests.conftest import Cli, Sandbox, unique_email
 from tests.person import fake_notify_send, finish
@@ -162,3 +163,34 @@ def test_notify_on_a_pty_rings_at_the_ask_and_at_the_end_and_never_carries_the_s
     assert f"task {task_id} waits on you: asks for sms_code (a secret)" in text
     assert f"task {task_id} is completed" in text
     assert "987654" not in text
+
+
+def test_events_of_other_tasks_wait_while_a_prompt_is_open_and_follow_it_in_order(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    """Issue 22.3: with `--all`, other tasks' events scrolled an open hidden prompt away (the
+    person typed a code blind) and landed on the prompt's own line. Now they are held while it
+    is open and shown after it closes, in order, each on its own line."""
+    asking = submit(cli, "Log in #2fa")  # the task whose prompt opens
+    others = [submit(cli, f"Other {i} #complete") for i in range(3)]
+    sandbox.advance(11)  # the 2fa task asks; the others are still pending
+    child = spawn(cli, "watch", "--all", "--interval", "0.2")
+    child.expect(r"sms_code \(hidden\):")
+    sandbox.advance(15)  # the others complete while the prompt is open: three events each
+    time.sleep(2)  # several polls happen meanwhile (the events they find must wait)
+    try:
+        open_screen = child.read_nonblocking(100_000, timeout=0.5)
+    except pexpect.TIMEOUT:
+        open_screen = ""  # nothing was written while the prompt was open
+    assert not any(tid in open_screen for tid in others), open_screen
+    child.sendline("135790")
+    child.expect(r"Send this answer\?")
+    child.sendline("")
+    child.expect("answer sent")
+    sandbox.advance(25)
+    assert finish(child) == 0
+    screen = (child.before or "").replace("\r", "")
+    for line in screen.splitlines():
+        if "(hidden):" in line or "Send this answer?" in line:
+            assert not any(tid in line for tid in others), line  # never on a prompt's line
+    assert asking in screen and all(tid in screen for tid in others)  # held, then shown

@@ -119,8 +119,14 @@ class Output:
         address read by a script (`svc config path`) never gets a newline in the middle."""
         if isinstance(renderable, str):
             renderable = _text(renderable, "")
+        console = self._console_for(err)
         with terminal.holding():
-            self._console_for(err).print(renderable, soft_wrap=soft_wrap)
+            if not terminal.held_for_prompt():
+                console.print(renderable, soft_wrap=soft_wrap)
+                return
+            with console.capture() as captured:  # a prompt is open: drawn after it closes
+                console.print(renderable, soft_wrap=soft_wrap)
+            terminal.hold(self._err if err else self._out, captured.get())
 
     # --- machine output ------------------------------------------------------------------
 

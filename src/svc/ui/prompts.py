@@ -115,7 +115,11 @@ def ask_text(prompt: str, default: str | None = None) -> str:
     with terminal.prompting():
         terminal.write(sys.stderr, clean(prompt, 300, single_line=True) + suffix + ": ")
         event = _cancel.event
-        line = sys.stdin.readline() if event is None else _wait_line(event)
+        try:
+            line = sys.stdin.readline() if event is None else _wait_line(event)
+        except PromptCancelled:
+            terminal.write(sys.stderr, "\n")  # a withdrawn prompt still ends its own line
+            raise
     if not line:
         raise HumanNeededError("no answer: standard input closed")
     answer = line.rstrip("\n")

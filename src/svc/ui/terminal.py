@@ -20,15 +20,18 @@ TYPE_CHECKING = False  # typing itself costs ~10 ms on `svc --version`
 
 if TYPE_CHECKING:
     import threading
-    from typing import TextIO
+    from typing import ClassVar, TextIO
 
 _lock = _thread.RLock()
 
 
 class _Door:
-    """The progress line now on screen, if any (one per process)."""
+    """The progress line now on screen, if any, and the prompt now open (one per process)."""
 
     active: Spinner | None = None
+    prompt_owner: int | None = None  # the thread whose prompt is open: only it may write
+    prompts_open = 0
+    held: ClassVar[list[tuple[TextIO, str]]] = []  # what others wrote meanwhile, in order
 
 
 _door = _Door()
@@ -55,10 +58,26 @@ def holding() -> _Holding:
 
 
 def write(stream: TextIO, text: str) -> None:
-    """Write our own (already inert) text to one of the process's streams."""
+    """Write our own (already inert) text to one of the process's streams; while another
+    thread's prompt is open it is held, and written after the prompt closes (issue 22.3)."""
     with holding():
+        if held_for_prompt():
+            _door.held.append((stream, text))
+            return
         stream.write(text)
         stream.flush()
+
+
+def held_for_prompt() -> bool:
+    """True while a prompt of another thread owns the terminal (caller holds the lock)."""
+    owner = _door.prompt_owner
+    return owner is not None and owner != _thread.get_ident()
+
+
+def hold(stream: TextIO, text: str) -> None:
+    """Keep `text` (already rendered and inert) for when the open prompt closes."""
+    with holding():
+        _door.held.append((stream, text))
 
 
 def write_out(text: str) -> None:
@@ -73,20 +92,55 @@ def error_line(message: str, limit: int = 1000) -> None:
     write(sys.stderr, clean(message, limit, single_line=True) + "\n")
 
 
+def let_a_person_interrupt() -> None:
+    """Make Ctrl-C work whenever a person can press it (issue 22.5).
+
+    A non-interactive shell starts a background job with SIGINT ignored, and Python then never
+    installs its KeyboardInterrupt handler: a `svc watch` started that way and later driven on
+    a terminal (a pty under test, a job brought to the foreground) ignored Ctrl-C until killed.
+    When svc is the foreground job of its terminal, the person there decides: the handler is
+    put back. Anywhere else an inherited SIG_IGN is respected (nohup-style runs keep it)."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        return
+    for stream in (sys.stdin, sys.stderr):
+        try:
+            foreground = stream.isatty() and os.tcgetpgrp(stream.fileno()) == os.getpgrp()
+        except (OSError, ValueError, AttributeError):
+            continue
+        if foreground:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            return
+
+
 def silence_stdout() -> None:
     """The reader went away (`svc tasks | head`): later writes go nowhere instead of failing."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 class _Prompting:
-    """A prompt owns the terminal: the progress line is hidden until the answer is in."""
+    """A prompt owns the terminal: the progress line is hidden and what other threads write
+    (the events of `svc watch --all`) is held until the answer is in, then written in order,
+    each line after the prompt's own (which always ends with its newline)."""
 
     def __enter__(self) -> None:
+        with _lock:
+            _door.prompt_owner = _thread.get_ident()
+            _door.prompts_open += 1
         self.spinner = _door.active
         if self.spinner is not None:
             self.spinner.pause()
 
     def __exit__(self, *exc: object) -> None:
+        with _lock:
+            _door.prompts_open -= 1
+            if _door.prompts_open == 0:
+                _door.prompt_owner = None
+                for stream, text in _door.held:
+                    stream.write(text)
+                    stream.flush()
+                _door.held.clear()
         if self.spinner is not None:
             self.spinner.resume()
 
