@@ -210,7 +210,8 @@ class AppContext:
         from svc.pay.rails import MemoryJournal, PaidAuth, X402Rail
         from svc.pay.wallet import load_signer
 
-        payer = X402Payer(self.policy(max_price_usd=0), lambda: load_signer(self.secrets))
+        call = "the quote" if kind == "advisor" else "this call"
+        payer = X402Payer(self.policy(max_price_usd=0), lambda: load_signer(self.secrets, call))
         return PaidAuth(X402Rail(payer, PROOF_HEADERS[kind]), MemoryJournal())
 
     def free_call_auth(self) -> httpx.Auth | None:

@@ -107,6 +107,10 @@ def test_a_failing_hook_is_a_warning_and_a_hanging_one_is_stopped_at_its_bound(
     result = cli("watch", done, "--exec", "echo boom >&2; exit 3")
     assert result.returncode == 0
     assert "--exec hook for " + done + " exited 3: boom" in result.stderr
+    builtin = cli("watch", done, "--exec", "exit 7")  # a shell built-in with no shell syntax
+    assert builtin.returncode == 0
+    assert "--exec hook for " + done + " exited 7" in builtin.stderr
+    assert "No such file" not in builtin.stderr
     started = time.monotonic()
     hung = cli("watch", done, failed, "--exec", "sleep 30", "--exec-timeout", "1")
     elapsed = time.monotonic() - started

@@ -85,6 +85,8 @@ def test_a_hanging_hook_is_stopped_at_its_bound_and_reported() -> None:
 
 def test_a_plain_command_is_exec_d_directly_and_anything_else_through_sh() -> None:
     assert command_argv("true") == ["true"]
+    assert command_argv("exit 7") == ["/bin/sh", "-c", "exit 7"]  # a built-in: the shell's
+    assert command_argv("cd /tmp") == ["/bin/sh", "-c", "cd /tmp"]
     assert command_argv("notify.sh --loud") == ["notify.sh", "--loud"]
     assert command_argv("curl -d @- $URL") == ["/bin/sh", "-c", "curl -d @- $URL"]
 

@@ -25,6 +25,7 @@ from svc.cli.globals import GLOBALS, KEYS, split_json_fields
 from svc.cli.runtime import INTERRUPTED, build_context, run_guarded
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
+from svc.suggest import did_you_mean
 from svc.ui.terminal import error_line
 
 # name -> (module, one-line summary). The summary is shown by `svc --help` without importing.
@@ -150,6 +151,15 @@ class LazyGroup(TyperGroup):
         command = typer.main.get_command(_wrap_commands(module.app))
         command.name = cmd_name
         return command
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """A mistyped command gets a did-you-mean, as `--state` and `--profile` values do."""
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and name not in COMMANDS:
+            ctx.fail(f"no such command {name!r}{did_you_mean(name, tuple(COMMANDS))}")
+        return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, summary) for name, (_, summary) in COMMANDS.items()]

@@ -47,7 +47,8 @@ def set_(
     key: str = typer.Argument(..., metavar="KEY"), value: str = typer.Argument(..., metavar="VALUE")
 ) -> None:
     stored = current().config.set(_profile(), key, value)
-    current().output.note(f"{key} = {stored!r} in profile {_profile()}")
+    # As the person would write it (`1.5`, `600`, `true`), never Python's repr ('1.5', 600.0).
+    current().output.note(f"{key} = {_as_written(stored)} in profile {_profile()}")
 
 
 @app.command(
@@ -57,11 +58,11 @@ def set_(
     "\b\nExamples:\n  svc config get base_url\n  svc config get max_price_usd --json"
 )
 def get(key: str = typer.Argument(..., metavar="KEY")) -> None:
-    from svc.store.config import KEYS
+    from svc.store.config import KEYS, unknown_key
 
     app_ctx = current()
     if key not in KEYS:
-        raise UsageError(f"unknown config key {key!r}; known keys: {', '.join(KEYS)}")
+        raise unknown_key(key)
     value = getattr(app_ctx.settings, key, None)
     doc = {
         "key": key,
@@ -129,6 +130,8 @@ def _as_written(value: object) -> str | None:
         return "true" if value else "false"
     if isinstance(value, tuple):
         return ",".join(value)
+    if isinstance(value, float):
+        return f"{value:g}"  # 600.0 is written 600
     return str(value)
 
 

@@ -60,7 +60,7 @@ def tasks(
 
 def parse_states(values: list[str]) -> tuple[str, ...]:
     from svc.flows.task_list import TASK_STATES
-    from svc.store.config import did_you_mean
+    from svc.suggest import did_you_mean
 
     states = [part.strip() for value in values for part in value.split(",") if part.strip()]
     for name in states:

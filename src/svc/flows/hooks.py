@@ -47,6 +47,57 @@ def hook_env(change: Change) -> dict[str, str]:
 
 
 SHELL_SYNTAX = set("|&;<>()$`\\\"'*?[]#~=%{}\n")
+# Words only a shell can run (built-ins with no program of the same name, and keywords):
+# `exit 7` exec'd as a program was "No such file or directory: 'exit'" (issue 22.6).
+SHELL_WORDS = frozenset(
+    {
+        ".",
+        ":",
+        "alias",
+        "bg",
+        "break",
+        "cd",
+        "command",
+        "continue",
+        "eval",
+        "exec",
+        "exit",
+        "export",
+        "fc",
+        "fg",
+        "getopts",
+        "hash",
+        "jobs",
+        "newgrp",
+        "read",
+        "readonly",
+        "return",
+        "set",
+        "shift",
+        "source",
+        "times",
+        "trap",
+        "type",
+        "ulimit",
+        "umask",
+        "unalias",
+        "unset",
+        "wait",
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "for",
+        "while",
+        "until",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "!",
+    }
+)
 
 
 def command_argv(command: str) -> list[str]:
@@ -56,7 +107,9 @@ def command_argv(command: str) -> list[str]:
     import shlex
 
     if command.strip() and not SHELL_SYNTAX & set(command):
-        return shlex.split(command)
+        words = shlex.split(command)
+        if words[0] not in SHELL_WORDS:
+            return words
     return ["/bin/sh", "-c", command]
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc.context import AppContext
 from svc.errors import Interrupted, UsageError
+from svc.ui.words import usd
 
 if TYPE_CHECKING:
     from svc.flows.submit import SubmitResult
@@ -190,13 +191,13 @@ def dry_run(app: AppContext, body: dict[str, Any], method: str, cap: Decimal) ->
 
 def _draw_dry_run(out: Output, doc: dict[str, Any]) -> None:
     out.line(
-        "Would submit a {size}-character task for {email} and pay {price} USD by {pay} "
-        "({verdict} your limit of {cap} USD; price from the {source}). The task was not sent.",
+        "Would submit a {size}-character task for {email} and pay {price} by {pay} "
+        "({verdict} your limit of {cap}; price from the {source}). The task was not sent.",
         size=len(doc["request"]["body"]["task"]),
         email=doc["request"]["body"]["email"],
-        price=doc["price_usd"],
+        price=usd(doc["price_usd"]),  # `1.50 USD` for people; the JSON keeps 1.500000
         pay=doc["pay"],
         verdict="within" if doc["within_policy"] else "ABOVE",
-        cap=doc["max_price_usd"],
+        cap=usd(doc["max_price_usd"]),
         source=doc["price_source"],
     )

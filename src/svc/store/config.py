@@ -23,6 +23,7 @@ from svc import origin
 from svc.errors import UsageError
 from svc.settings import DEFAULT_PROFILE, positive_seconds, usd_amount, validity_seconds
 from svc.store.paths import config_dir, ensure_private_dir
+from svc.suggest import did_you_mean
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,7 @@ class ConfigFile:
     def set(self, profile: str, key: str, raw: str) -> Any:
         spec = KEYS.get(key)
         if spec is None:
-            raise UsageError(f"unknown config key {key!r}; known keys: {', '.join(KEYS)}")
+            raise unknown_key(key)
         value = _coerce(spec, raw)
         data = self._load()
         data.setdefault("profiles", {}).setdefault(profile, {})[key] = value
@@ -171,12 +172,12 @@ class ConfigFile:
         os.replace(tmp, self.path)
 
 
-def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
-    """`; did you mean 'x'?` for the closest known word, or nothing."""
-    import difflib
-
-    close = difflib.get_close_matches(word, list(choices), n=1)
-    return f"; did you mean {close[0]!r}?" if close else ""
+def unknown_key(key: str) -> UsageError:
+    """The one refusal of a config key that does not exist: a did-you-mean, then the list."""
+    return UsageError(
+        f"unknown config key {key!r}{did_you_mean(key, tuple(KEYS))}",
+        hint=f"known keys: {', '.join(KEYS)}",
+    )
 
 
 class _Checker:

@@ -1,0 +1,70 @@
+"""The smaller items of issue 22.6, each through the `svc` executable."""
+
+from __future__ import annotations
+
+import pexpect
+import pytest
+from tests.conftest import SVC, Cli, Sandbox, unique_email
+
+pytestmark = pytest.mark.e2e
+
+
+def test_a_bad_wallet_key_in_the_environment_is_named_as_such(cli: Cli) -> None:
+    result = cli("submit", "t #complete", "--email", unique_email(), env={"SVC_WALLET_KEY": "0xzz"})
+    assert result.returncode == 5, result.stderr
+    line, hint = result.stderr.splitlines()[:2]
+    assert line.startswith("svc: SVC_WALLET_KEY is unusable") and "stored" not in line
+    assert "unset SVC_WALLET_KEY" in hint
+
+
+def test_config_set_echoes_the_value_as_it_is_written(bare_cli: Cli) -> None:
+    assert (
+        "max_price_usd = 1.5 in profile"
+        in bare_cli.ok("config", "set", "max_price_usd", "1.5").stderr
+    )
+    assert (
+        "poll_interval = 600 in profile"
+        in bare_cli.ok("config", "set", "poll_interval", "600").stderr
+    )
+    assert "notify = true in profile" in bare_cli.ok("config", "set", "notify", "true").stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["submt", "x"], "svc: no such command 'submt'; did you mean 'submit'?"),
+        (
+            ["config", "set", "max_price", "2"],
+            "unknown config key 'max_price'; did you mean 'max_price_usd'?",
+        ),
+        (["config", "get", "emial"], "unknown config key 'emial'; did you mean 'email'?"),
+    ],
+)
+def test_a_mistyped_command_or_config_key_gets_a_did_you_mean(
+    bare_cli: Cli, args: list[str], line: str
+) -> None:
+    result = bare_cli(*args)
+    assert result.returncode == 2
+    assert line in result.stderr.splitlines()[0]
+
+
+def test_the_dry_run_says_money_as_people_write_it(cli: Cli, sandbox: Sandbox) -> None:
+    env = {k: v for k, v in cli.env.items() if k != "CI"}
+    args = ["submit", "t", "--email", unique_email(), "--dry-run", "--max-price", "2"]
+    child = pexpect.spawn(SVC, args, env=env, encoding="utf-8", timeout=30, dimensions=(50, 200))
+    child.expect(pexpect.EOF)
+    child.close()
+    screen = " ".join((child.before or "").split())
+    assert "pay 1.50 USD by x402 (within your limit of 2.00 USD" in screen, screen
+    assert "1.500000" not in screen
+    doc = cli.ok("submit", "t", "--email", unique_email(), "--dry-run").json()
+    assert doc["price_usd"] == "1.500000"  # the JSON keeps the exact value
+
+
+def test_a_quote_without_a_wallet_says_it_is_free(bare_cli: Cli, sandbox: Sandbox) -> None:
+    result = bare_cli("quote", "Book a table", env={"SVC_BASE_URL": sandbox.url})
+    assert result.returncode == 5, result.stderr
+    line, hint = result.stderr.splitlines()[:2]
+    assert "the quote is free" in line and "nothing is paid" in line
+    assert "no wallet to pay with" not in line
+    assert "svc guide GOAL" in hint
