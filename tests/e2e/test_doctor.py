@@ -57,14 +57,6 @@ def test_a_sandbox_base_url_that_is_down_says_how_to_start_it(bare_cli: Cli) -> 
     assert "svc sandbox serve" in _checks(result)["service"]["fix"]
 
 
-def test_a_broken_config_file_is_the_one_line_it_always_is(bare_cli: Cli) -> None:
-    path = bare_cli.home / "config" / "config.toml"
-    path.parent.mkdir(parents=True)
-    path.write_text("[profiles.default]\nmax_prise_usd = 1\n")
-    result = bare_cli("doctor")
-    assert result.returncode == 2 and f"{path}:2" in result.stderr
-
-
 class _SkewedHandler(BaseHTTPRequestHandler):
     """A service whose clock is an hour behind (its Date header)."""
 
@@ -135,3 +127,19 @@ def test_mcp_says_what_a_host_runs_and_warns_when_the_model_may_type_secrets(
     assert mcp["status"] == "warn" and "up to 1.50 USD run without asking" in mcp["detail"]
     assert mcp["fix"] == "svc config unset mcp_allow_model_secrets"
     assert result.returncode == 0  # a warning is not a failure
+
+
+def test_doctor_diagnoses_a_broken_config_file_instead_of_failing_with_it(cli: Cli) -> None:
+    """Issue 22.6: every other command refuses a broken file with one line; doctor is where a
+    person turns, so it runs, and its config check names the file and line."""
+    config = cli.home / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[profiles.default]\nmax_price_usd = "abc"\nmax_prise_usd = 1\n')
+    assert cli("poll", "task_1").returncode == 2  # the usual refusal, unchanged
+    result = cli("doctor", "--json")
+    assert result.returncode == 2, result.stderr
+    found = _checks(result)
+    assert found["config"]["status"] == "fail"
+    assert f"{config}:2:" in found["config"]["detail"]
+    assert "built-in defaults" in found["config"]["fix"]
+    assert found["profile"]["status"] == "ok"  # the other checks still ran

@@ -108,7 +108,8 @@ def with_globals(func: Callable[..., Any]) -> Callable[..., Any]:
         flags.update({k: v for k, v in late.items() if v})
         root.obj = flags
         path = ctx.command_path.split()[1:3]
-        lenient = path[:1] == ["help"] or path == ["config", "path"]  # they help fix the file
+        # They help fix the file: `help`, `config path`, and `doctor` (which names the line).
+        lenient = path[:1] in (["help"], ["doctor"]) or path == ["config", "path"]
         ctx.obj = build_context(
             flags, creates_profile=path == ["config", "set"], needs_config=not lenient
         )

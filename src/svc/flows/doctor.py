@@ -51,8 +51,12 @@ def config_check(app: AppContext) -> Finding:
     path = app.config.path
     if not path.exists():
         return _ok("config", f"no config file at {path}: built-in defaults")
-    app.config.profiles()  # parses and checks every table, key and value
-    return _ok("config", f"{path} is valid ({plural(len(app.config.profiles()), 'profile')})")
+    try:
+        profiles = app.config.profiles()  # parses and checks every table, key and value
+    except SvcError as error:  # the one place a person turns to with a broken file
+        error.hint = f"{error.hint or 'fix that line'}; the checks below used the built-in defaults"
+        raise
+    return _ok("config", f"{path} is valid ({plural(len(profiles), 'profile')})")
 
 
 def profile_check(app: AppContext) -> Finding:

@@ -113,7 +113,7 @@ class ConfigFile:
         if self._data is None:
             try:
                 text = self.path.read_bytes().decode("utf-8")
-                self._data = tomllib.loads(text)
+                data = tomllib.loads(text)
             except FileNotFoundError:
                 self._data = {}
                 return self._data
@@ -121,7 +121,8 @@ class ConfigFile:
                 raise UsageError(f"config file {self.path} is not valid TOML: {exc}") from None
             except OSError as exc:
                 raise UsageError(f"cannot read config file {self.path}: {exc.strerror}") from None
-            _Checker(self.path, text).check(self._data)
+            _Checker(self.path, text).check(data)  # kept only once checked: every read re-fails
+            self._data = data
         return self._data
 
     def profiles(self) -> list[str]:
