@@ -218,3 +218,11 @@ def test_help_topic_text() -> None:
     assert "  6  human needed" in text and "130  interrupted" in text
     assert "SVC_WALLET_KEY" in help_topics.render("environment")
     assert "ledger.sqlite3" in help_topics.render("files")
+
+
+def test_examples_use_ids_shaped_like_the_services() -> None:
+    """Issue 22.6: the examples said `tsk_1` while the service's ids are `task_<hex>`; a person
+    copying an example should see the shape they will meet."""
+    for page in sorted((REPO / "man").glob("*.1")):
+        assert "tsk_" not in page.read_text(encoding="utf-8"), page.name
+    assert "tsk_" not in (REPO / "README.md").read_text(encoding="utf-8")

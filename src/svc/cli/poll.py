@@ -14,9 +14,9 @@ app = typer.Typer(rich_markup_mode=None)
     help="Fetch a task once and print its detail, with its events.\n\n"
     "Free. Prints the service's object as returned, so scripts can use jq on it.\n\n"
     "\b\nExamples:\n"
-    "  svc poll tsk_123\n"
-    "  svc poll tsk_123 | jq -r .state\n"
-    "  svc poll tsk_123 --exit-status && echo done"
+    "  svc poll task_8f2c41d09b7e6a13\n"
+    "  svc poll task_8f2c41d09b7e6a13 | jq -r .state\n"
+    "  svc poll task_8f2c41d09b7e6a13 --exit-status && echo done"
 )
 def poll(
     task_id: str = typer.Argument(..., metavar="ID", help="Task id."),

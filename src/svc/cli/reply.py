@@ -18,11 +18,11 @@ app = typer.Typer(rich_markup_mode=None)
     "hidden prompt. With no answer flags on a terminal, an interactive form is shown: "
     "options are numbered, and every answer is reviewed (secrets hidden) before sending.\n\n"
     "\b\nExamples:\n"
-    "  svc reply tsk_1 --field sms_code --sensitive --value-file - <<< 123456\n"
-    "  svc reply tsk_1 --message 'Use the window seat'\n"
-    "  svc reply tsk_1 --set shipping_address='1 Main St' --set phone=5550100\n"
-    "  svc reply tsk_1 --decline-payment\n"
-    "  svc reply tsk_1            # interactive form on a terminal"
+    "  svc reply task_8f2c41d09b7e6a13 --field sms_code --sensitive --value-file - <<< 123456\n"
+    "  svc reply task_8f2c41d09b7e6a13 --message 'Use the window seat'\n"
+    "  svc reply task_8f2c41d09b7e6a13 --set shipping_address='1 Main St' --set phone=5550100\n"
+    "  svc reply task_8f2c41d09b7e6a13 --decline-payment\n"
+    "  svc reply task_8f2c41d09b7e6a13            # interactive form on a terminal"
 )
 def reply(
     task_id: str = typer.Argument(..., metavar="ID", help="Task id."),

@@ -36,11 +36,11 @@ app = typer.Typer(rich_markup_mode=None)
     "are spread over the interval with jitter, on real hosts unchanged tasks back off towards "
     "60 s, and a terminal shows counts per state instead of every event.\n\n"
     "\b\nExamples:\n"
-    "  svc watch tsk_1\n"
-    "  svc watch tsk_1 tsk_2 --json | jq -r '.id + \" \" + .state'\n"
+    "  svc watch task_8f2c41d09b7e6a13\n"
+    "  svc watch task_8f2c41d09b7e6a13 task_51e0a7c3d2b94f68 --json | jq -r '.id + \" \" + .state'\n"
     "  svc watch --all --no-input --notify\n"
-    "  svc watch tsk_1 --exec 'jq -c . >> changes.ndjson'\n"
-    "  svc watch tsk_1 --no-input || svc reply tsk_1 ..."
+    "  svc watch task_8f2c41d09b7e6a13 --exec 'jq -c . >> changes.ndjson'\n"
+    "  svc watch task_8f2c41d09b7e6a13 --no-input || svc reply task_8f2c41d09b7e6a13 ..."
 )
 def watch(
     task_ids: list[str] | None = typer.Argument(None, metavar="ID...", help="Task ids."),

@@ -21,7 +21,7 @@ TASK_ID: dict[str, Any] = {
     "type": "string",
     "minLength": 1,
     "maxLength": 256,
-    "description": "The task id (tsk_...), as returned by submit_task or list_tasks.",
+    "description": "The task id (task_...), as returned by submit_task or list_tasks.",
 }
 
 
