@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pexpect
 import pytest
 from tests.conftest import SVC, Cli, Sandbox, unique_email
@@ -68,3 +70,15 @@ def test_a_quote_without_a_wallet_says_it_is_free(bare_cli: Cli, sandbox: Sandbo
     assert "the quote is free" in line and "nothing is paid" in line
     assert "no wallet to pay with" not in line
     assert "svc guide GOAL" in hint
+
+
+def test_identity_tables_say_yes_and_no_to_people(cli: Cli, sandbox: Sandbox) -> None:
+    from tests.person import finish, spawn_person
+
+    cli.ok("identity", "register", "--anonymous")
+    child = spawn_person(cli, "identity", "status")
+    assert finish(child) == 0
+    screen = re.sub(r"\x1b\[[0-9;]*m", "", child.before or "")  # our own styles
+    assert "True" not in screen and "False" not in screen, screen
+    assert any(line.split()[:2] == ["claimed", "no"] for line in screen.splitlines()), screen
+    assert cli.ok("identity", "status").json()["claimed"] is False  # JSON keeps the boolean

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from svc.ui.sanitize import clean
+from svc.ui.words import yes_no
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -95,5 +96,6 @@ def pairs_table(rows: Iterable[tuple[str, object]]) -> Table:
 
     table = Table(show_header=False, box=None, pad_edge=False)
     for key, value in rows:
-        table.add_row(Text(clean(key, 100, single_line=True), style="dim"), cell(value))
+        shown = yes_no(value) if isinstance(value, bool) else value  # people read yes/no
+        table.add_row(Text(clean(key, 100, single_line=True), style="dim"), cell(shown))
     return table
