@@ -43,9 +43,13 @@ class CardPayment:
 class SptDeclined(Exception):
     """The fake card processor refused a shared payment token."""
 
-    def __init__(self, code: str) -> None:
+    def __init__(self, code: str, why: str = "") -> None:
         super().__init__(code)
         self.code = code
+        self.why = why  # for a person trying the sandbox: what the token should look like
+
+
+SPT_SHAPE = "sandbox tokens look like spt_test_ followed by at least 3 characters, once each"
 
 
 @dataclass
@@ -83,7 +87,7 @@ class SandboxCardProcessor:
                     earlier.id, earlier.status, _Headers({"idempotent-replayed": "true"})
                 )
             if not spt.startswith("spt_test_") or len(spt) < 12:
-                raise SptDeclined("invalid_token")
+                raise SptDeclined("invalid_token", SPT_SHAPE)
             if spt in self.used:
                 raise SptDeclined("token_already_used")
             if "declined" in spt:

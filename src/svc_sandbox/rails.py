@@ -220,7 +220,10 @@ class MppRail(Rail):
         except VerificationFailedError as exc:
             cause = exc.__cause__
             reason = cause.code if isinstance(cause, SptDeclined) else "card_declined"
-            detail = f"the shared payment token did not settle: {reason}"
+            why = cause.why if isinstance(cause, SptDeclined) and cause.why else ""
+            detail = f"the shared payment token did not settle: {reason}" + (
+                f" ({why})" if why else ""
+            )
             body = {"error": "settlement_failed", "settlementReason": reason, "detail": detail}
             raise SandboxError(402, body) from None
         except PaymentError as exc:  # bad HMAC, realm, binding, expiry (pympp's own checks)

@@ -82,3 +82,29 @@ def test_identity_tables_say_yes_and_no_to_people(cli: Cli, sandbox: Sandbox) ->
     assert "True" not in screen and "False" not in screen, screen
     assert any(line.split()[:2] == ["claimed", "no"] for line in screen.splitlines()), screen
     assert cli.ok("identity", "status").json()["claimed"] is False  # JSON keeps the boolean
+
+
+def test_the_sandbox_says_what_a_test_spt_looks_like(cli: Cli, sandbox: Sandbox) -> None:
+    args = ["submit", "t #complete", "--email", unique_email(), "--pay", "mpp"]
+    result = cli(*args, env={"SVC_SPT": "spt_test_"})  # too short to be one
+    assert result.returncode == 5, result.stderr
+    assert "invalid_token" in result.stderr
+    assert "spt_test_ followed by at least 3 characters" in result.stderr
+
+
+def test_the_sandbox_presses_pay_on_a_card_page_and_svc_pay_card_finishes(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    request_id = f"req_{unique_email()[:12].replace('@', '').replace('.', '')}card"
+    args = ["submit", "Card it #complete", "--email", unique_email(), "--request-id", request_id]
+    assert cli(*args, "--pay", "card").returncode == 6  # stopped at its payment page
+    assert cli("sandbox", "pay-card", "--json").json() == {
+        "request_id": request_id,
+        "pressed": "pay",
+    }
+    paid = cli("pay", "card", request_id)
+    assert paid.returncode == 0, paid.stderr
+    [charge] = sandbox.charges_for(request_id)
+    assert charge["method"] == "card"
+    none_left = cli("sandbox", "pay-card", "req_nothing_waiting")
+    assert none_left.returncode == 7 and "no card payment page is waiting" in none_left.stderr

@@ -198,6 +198,60 @@ def approve(task_id: str = typer.Argument(..., metavar="ID", help="The task.")) 
 
 
 @app.command(
+    name="pay-card",
+    help="Press Pay (or Decline) on a card payment's page, as the person would (sandbox only).\n\n"
+    "For a submit with --pay card that stopped at its payment page (exit 6 without a "
+    "terminal): the newest waiting one, or REQUEST_ID's. Then `svc pay card` finishes it.\n\n"
+    "\b\nExamples:\n"
+    "  svc submit 'Book it' --email me@example.com --pay card --no-input   # exit 6\n"
+    "  svc sandbox pay-card && svc pay card\n"
+    "  svc sandbox pay-card req_0123 --decline",
+)
+def pay_card_page(
+    request_id: str | None = typer.Argument(
+        None, metavar="REQUEST_ID", help="The request (default: the newest card payment waiting)."
+    ),
+    decline: bool = typer.Option(False, "--decline", help="Press Decline instead of Pay."),
+) -> None:
+    from svc.api.ids import request_id_arg
+    from svc.cli.app import current
+    from svc.errors import NotFoundError
+
+    app_ctx = current()
+    rid = request_id_arg(request_id, "REQUEST_ID") if request_id is not None else None
+    saved = app_ctx.ledger.card_payment(rid) if app_ctx.has_ledger() else None
+    page = saved and (saved.get("checkout_url") or saved.get("pay_url"))
+    if not saved or not page:
+        raise NotFoundError(
+            f"no card payment page is waiting for {f'request {rid}' if rid else 'any submission'}",
+            hint="a card payment starts with `svc submit --pay card`",
+        )
+    # The page is the sandbox's own: on the base URL's origin, or not pressed at all.
+    url = app_ctx.base.derive(str(page), "the card payment page")
+    action = "fail" if decline else "pay"
+    what = "sandbox pay-card"
+    response = app_ctx.http.send(
+        "POST",
+        url,
+        what=what,
+        json_body={"action": action},
+        resend_safe=True,  # pressing twice is the same press
+    )
+    if response.status_code >= 400:
+        raise UsageError(f"{app_ctx.settings.base_url} refused the press: is it a sandbox?")
+    doc = {"request_id": saved["request_id"], "pressed": "decline" if decline else "pay"}
+    if app_ctx.output.json_mode:
+        app_ctx.output.emit_json(doc)
+        return
+    verb = "Declined" if decline else "Paid"
+    app_ctx.output.line(
+        "{verb} on the card page of request {rid}; finish it with: svc pay card {rid}",
+        verb=verb,
+        rid=saved["request_id"],
+    )
+
+
+@app.command(
     name="claim-code",
     help="Print the code of a pending claim link, so a claim can be tried without a browser.\n\n"
     "Signs in to the newest pending claim link (or --attempt) as its person and approves it, "

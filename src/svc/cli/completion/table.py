@@ -296,6 +296,14 @@ TABLE: dict[str, Any] = {'args': [],
                                                                    {'help': 'Break the signature.',
                                                                     'names': ['--bad-signature'],
                                                                     'value': False}]},
+                                       'pay-card': {'args': [{'kind': 'text', 'many': False}],
+                                                    'help': 'Press Pay (or Decline) on a card '
+                                                            "payment's page, as the person would "
+                                                            '(sandbox...',
+                                                    'options': [{'help': 'Press Decline instead '
+                                                                         'of Pay.',
+                                                                 'names': ['--decline'],
+                                                                 'value': False}]},
                                        'serve': {'args': [],
                                                  'help': 'Serve the sandbox on loopback until '
                                                          'interrupted.',
