@@ -108,3 +108,20 @@ def test_the_sandbox_presses_pay_on_a_card_page_and_svc_pay_card_finishes(
     assert charge["method"] == "card"
     none_left = cli("sandbox", "pay-card", "req_nothing_waiting")
     assert none_left.returncode == 7 and "no card payment page is waiting" in none_left.stderr
+
+
+def test_register_and_claim_name_the_link_and_the_claim_expiry_apart(cli: Cli) -> None:
+    """Issue 22.6: register showed the claim's expiry, claim the link's, both as "expires"."""
+    from tests.person import finish, spawn_person
+
+    registered = cli.ok("identity", "register", "--email", unique_email()).json()
+    claim = cli("identity", "claim", "--no-input")
+    assert claim.returncode == 6
+    doc = claim.json()
+    assert doc["claim_expires_at"] == registered["claim_expires_at"]
+    assert doc["link_expires_at"] == doc["expires_at"]
+    child = spawn_person(cli, "identity", "claim", "--no-input")
+    assert finish(child) == 6
+    screen = " ".join((child.before or "").split())
+    assert f"this link expires at {doc['link_expires_at'][:16]}" in screen, screen
+    assert f"a new link can be asked until {registered['claim_expires_at']}" in screen, screen

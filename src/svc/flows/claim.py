@@ -119,12 +119,22 @@ class ClaimCeremony:
             code = ask_text("Code shown on the page after signing in")
         return code.strip()
 
+    def _expiries(self, link_expires: str) -> str:
+        """The two times a person meets, named apart (issue 22.6: register showed the claim's,
+        claim the link's, both as "expires"): this link, and the claim it belongs to."""
+        link = clean(link_expires, 40, single_line=True) or "no time given"
+        claim = self.credential.claim_expires_at
+        again = f"; a new link can be asked until {clean(claim, 40, single_line=True)}"
+        return f"this link expires at {link}" + (again if claim else "")
+
     def _action_required(self, uri: TrustedURL, expires: str) -> None:
         next_step = "svc identity claim --code CODE"
         doc = {
             "action_required": "claim",
             "verification_uri": str(uri),
-            "expires_at": expires,
+            "expires_at": expires,  # the link's (the attempt's), as before
+            "link_expires_at": expires,
+            "claim_expires_at": self.credential.claim_expires_at,
             "login_hint": self.login_hint,
             "instructions": f"Open the link, sign in as {self.login_hint} and confirm; then "
             f"run `{next_step}` with the code the page shows.",
@@ -136,7 +146,7 @@ class ClaimCeremony:
         else:
             output.info(
                 f"Open {clean(str(uri), 2000, single_line=True)} and sign in as "
-                f"{clean(self.login_hint, 254, single_line=True)} (expires {clean(expires, 40)})"
+                f"{clean(self.login_hint, 254, single_line=True)} ({self._expiries(expires)})"
             )
         raise HumanNeededError(
             "a person must open the claim link, sign in and read the code",
@@ -150,7 +160,7 @@ class ClaimCeremony:
         who = clean(self.login_hint, 254, single_line=True)
         out.info(f"! Claim this agent credential for {who}")
         out.info(f"  Open: {clean(str(uri), 2000, single_line=True)}")
-        out.info(f"  The link expires at {clean(expires, 40, single_line=True)}.")
+        out.info(f"  {self._expiries(expires).capitalize()}.")
         views.show_qr(out, uri, error="m", border=1)
         out.info("  Sign in there, confirm, then type the code the page shows.")
         if self.open_browser and out.stderr_tty and not views.graphical_session():
