@@ -25,6 +25,7 @@ from svc.cli.globals import GLOBALS, KEYS, split_json_fields
 from svc.cli.runtime import INTERRUPTED, build_context, run_guarded
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
+from svc.errors import UsageError as SvcUsageError
 from svc.suggest import did_you_mean
 from svc.ui.terminal import error_line
 
@@ -108,6 +109,7 @@ def with_globals(func: Callable[..., Any]) -> Callable[..., Any]:
         flags.update({k: v for k, v in late.items() if v})
         root.obj = flags
         path = ctx.command_path.split()[1:3]
+        _refuse_output_flags(path, flags)
         # They help fix the file: `help`, `config path`, and `doctor` (which names the line).
         lenient = path[:1] in (["help"], ["doctor"]) or path == ["config", "path"]
         ctx.obj = build_context(
@@ -118,6 +120,24 @@ def with_globals(func: Callable[..., Any]) -> Callable[..., Any]:
     wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {**hints, **{p.name: p.annotation for p in globals_}}
     return wrapper
+
+
+# Commands with no JSON form: a server, a protocol channel, a shell script. An output flag
+# there is refused, never silently ignored (issue 22.2).
+NO_JSON_FORM = (["mcp"], ["sandbox", "serve"], ["completion", "show"])
+OUTPUT_FLAGS = ("json_output", "json_fields", "jq", "template")
+
+
+def _refuse_output_flags(path: list[str], flags: dict[str, Any]) -> None:
+    given = [key for key in OUTPUT_FLAGS if flags.get(key)]
+    if given and path in NO_JSON_FORM:
+        flag = {"json_output": "--json", "json_fields": "--json", "jq": "--jq"}.get(
+            given[-1], "--template"
+        )
+        raise SvcUsageError(
+            f"svc {' '.join(path)} has no JSON form: {flag} does not apply to it",
+            hint="svc help output lists the output flags and where they work",
+        )
 
 
 def _wrap_commands(typer_app: typer.Typer) -> typer.Typer:

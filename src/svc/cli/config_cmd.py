@@ -31,7 +31,11 @@ def _profile() -> str:
     "\b\nExample:\n  svc config path"
 )
 def path() -> None:
-    current().output.line(str(current().config.path))
+    app_ctx = current()
+    if app_ctx.settings.json_output:  # when asked: `$(svc config path)` stays the bare path
+        app_ctx.output.emit_json({"path": str(app_ctx.config.path)})
+        return
+    app_ctx.output.line(str(app_ctx.config.path))
 
 
 @app.command(
@@ -49,6 +53,7 @@ def set_(
     stored = current().config.set(_profile(), key, value)
     # As the person would write it (`1.5`, `600`, `true`), never Python's repr ('1.5', 600.0).
     current().output.note(f"{key} = {_as_written(stored)} in profile {_profile()}")
+    _report_change(key, _as_written(stored))
 
 
 @app.command(
@@ -80,6 +85,13 @@ def get(key: str = typer.Argument(..., metavar="KEY")) -> None:
 def unset(key: str = typer.Argument(..., metavar="KEY")) -> None:
     if not current().config.unset(_profile(), key):
         raise UsageError(f"{key} is not set in profile {_profile()}")
+    _report_change(key, None)
+
+
+def _report_change(key: str, value: str | None) -> None:
+    """With --json (or an output flag), what the profile now holds for the key."""
+    if current().settings.json_output:
+        current().output.emit_json({"profile": _profile(), "key": key, "value": value})
 
 
 @app.command(

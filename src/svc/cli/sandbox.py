@@ -155,6 +155,9 @@ def mint_id_jag(
     assertion = doc.get("assertion") if isinstance(doc, dict) else None
     if not isinstance(assertion, str):
         raise UsageError(f"{app_ctx.settings.base_url} did not mint an assertion: is it a sandbox?")
+    if app_ctx.settings.json_output:  # when asked: piped, it is the bare token `register` reads
+        app_ctx.output.emit_json(doc)
+        return
     app_ctx.output.document(assertion)
 
 
