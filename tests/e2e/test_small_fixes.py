@@ -34,7 +34,7 @@ def test_config_set_echoes_the_value_as_it_is_written(bare_cli: Cli) -> None:
 @pytest.mark.parametrize(
     ("args", "line"),
     [
-        (["submt", "x"], "svc: no such command 'submt'; did you mean 'submit'?"),
+        (["submt", "x"], "svc: No such command 'submt'; did you mean 'submit'?"),
         (
             ["config", "set", "max_price", "2"],
             "unknown config key 'max_price'; did you mean 'max_price_usd'?",

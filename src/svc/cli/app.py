@@ -179,7 +179,7 @@ class LazyGroup(TyperGroup):
         """A mistyped command gets a did-you-mean, as `--state` and `--profile` values do."""
         name = args[0] if args else ""
         if name and not name.startswith("-") and name not in COMMANDS:
-            ctx.fail(f"no such command {name!r}{did_you_mean(name, tuple(COMMANDS))}")
+            ctx.fail(f"No such command {name!r}{did_you_mean(name, tuple(COMMANDS))}")
         return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
