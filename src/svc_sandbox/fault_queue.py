@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, model_validator
 from pydantic.dataclasses import dataclass
 
 _STRICT = ConfigDict(extra="forbid")
@@ -30,6 +30,7 @@ FaultKind = Literal[
     "unknown_state",
     "repeat_402",
     "raw_body",
+    "code",
 ]
 
 # Payment error codes a payment fault can produce, with their HTTP status.
@@ -50,6 +51,43 @@ FAULT_STATUS: dict[str, int] = {
     "usage_error": 202,  # served, but the svc-usage-error header says usage was not billed
 }
 
+# The spec's access and identity codes a `code` fault answers on any route, with the status the
+# spec gives (or, where it gives none, the one the sandbox's own routes answer): the ones no
+# real flow of the sandbox brings a client to (a purchase the sandbox does not sell, a seller
+# setup it does not lack, a malformed header the client never sends) are reachable this way.
+CODE_STATUS: dict[str, int] = {
+    "bearer_required": 401,
+    "invalid_token": 401,
+    "entitlements_not_available": 501,
+    "invalid_request": 400,
+    "payg_not_purchasable": 400,
+    "seller_not_found": 404,
+    "plan_not_found": 404,
+    "signing_secret_required": 409,
+    "invalid_login_hint": 400,
+    "anonymous_registration_disabled": 403,
+    "service_auth_registration_disabled": 403,
+    "issuer_not_enabled": 400,
+    "replay_detected": 400,
+    "login_required": 401,
+    "interaction_required": 401,
+    "missing_verified_email": 400,
+    "invalid_audience": 400,
+    "expired": 400,
+    "invalid_signature": 400,
+    "invalid_claim_token": 400,
+    "too_many_attempts": 429,
+    "claim_not_confirmed": 400,
+    "invalid_user_code": 400,
+    "user_code_expired": 400,
+    "claim_denied": 403,
+    "claim_expired": 400,
+    "already_claimed": 409,
+    "invalid_grant": 400,
+    "unsupported_grant_type": 400,
+    "invalid_refresh_token": 400,
+}
+
 
 @dataclass(config=_STRICT)
 class Fault:
@@ -66,6 +104,15 @@ class Fault:
     header: str | None = Field(default=None, min_length=1, max_length=100)
     size_bytes: int | None = Field(default=None, ge=1, le=1 << 30)  # oversized: how big
     detail: str | None = Field(default=None, max_length=1 << 20)  # status: the error's detail
+    # code: which of CODE_STATUS to answer, and the `reason` it carries (invalid_token's)
+    code: str | None = Field(default=None, pattern="^(" + "|".join(CODE_STATUS) + ")$")
+    reason: str | None = Field(default=None, pattern="^[a-z_]{1,64}$")
+
+    @model_validator(mode="after")
+    def _code_needs_a_code(self) -> Fault:
+        if (self.kind == "code") != (self.code is not None):
+            raise ValueError("`code` goes with kind 'code', and kind 'code' needs one")
+        return self
 
     def matches(self, method: str, path: str, headers: frozenset[str] = frozenset()) -> bool:
         return (

@@ -14,7 +14,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from svc_sandbox.fault_queue import Fault
+from svc_sandbox.fault_queue import CODE_STATUS, Fault
 from svc_sandbox.state import SandboxState
 
 EXEMPT_PREFIX = "/_sandbox"  # the controls themselves never fail
@@ -194,6 +194,23 @@ async def _raw_body(app: ASGIApp, fault: Fault, scope: Scope, receive: Receive, 
     await _respond(send, fault.status or 200, body, "application/json", {})
 
 
+async def _code(app: ASGIApp, fault: Fault, scope: Scope, receive: Receive, send: Send) -> None:
+    """One of the spec's access or identity codes, as the real route would answer it (not
+    processed): `{error, detail, reason?}` with the code's status."""
+    code = fault.code
+    assert code is not None  # Fault's validator: kind "code" always carries one
+    body: dict[str, Any] = {"error": code, "detail": fault.detail or f"sandbox fault: {code}"}
+    headers: dict[str, str] = {}
+    if fault.reason is not None:
+        body["reason"] = fault.reason
+    if code == "invalid_token":  # RFC 6750, as the sandbox's bearer check answers it
+        headers["WWW-Authenticate"] = 'Bearer error="invalid_token"'
+    if fault.retry_after is not None:
+        body["retry_after"] = fault.retry_after
+        headers["Retry-After"] = str(fault.retry_after)
+    await _respond(send, CODE_STATUS[code], json.dumps(body).encode(), "application/json", headers)
+
+
 _PROOF_HEADERS = frozenset({b"x-payment", b"payment-signature", b"svc-payment-id"})
 
 
@@ -223,6 +240,7 @@ FAULT_HANDLERS = {
     "unknown_state": _unknown_state,
     "repeat_402": _repeat_402,
     "raw_body": _raw_body,
+    "code": _code,
 }
 
 

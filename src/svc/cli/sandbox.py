@@ -172,10 +172,13 @@ def tags() -> None:
 
     output = current().output
     if current().settings.json_output:  # only when asked, like help topics: `| grep` is text
-        from svc.cli.sandbox_tags import QUOTE_TAGS, TASK_TAGS
+        from svc.cli.sandbox_tags import CODE_FAULTS, QUOTE_TAGS, TASK_TAGS
 
         tasks = [{"tag": tag, "effect": what} for tag, what in TASK_TAGS]
-        output.emit_json({"task_tags": tasks, "quote_tags": QUOTE_TAGS.split()})
+        faults = [{"codes": what, "post": path, "body": body} for what, path, body in CODE_FAULTS]
+        output.emit_json(
+            {"task_tags": tasks, "quote_tags": QUOTE_TAGS.split(), "code_faults": faults}
+        )
         return
     output.document(cheat_sheet())
 

@@ -1,4 +1,5 @@
-"""The sandbox's task-tag cheat-sheet, shared by `svc sandbox tags` and `serve --help`.
+"""The sandbox's task-tag cheat-sheet (and how to make it answer any of the spec's error
+codes), shared by `svc sandbox tags` and `serve --help`.
 
 Plain data (no sandbox import), so `svc sandbox tags` works, and stays fast, even where the
 sandbox extra is not installed. Keep in step with svc_sandbox.scenarios, paid and advisor.
@@ -24,12 +25,28 @@ TASK_TAGS: tuple[tuple[str, str], ...] = (
 )
 QUOTE_TAGS = "#ready #needs-input #blocked #unknown #unsupported #unavailable #quoted"
 
+# The spec's error codes on demand (docs/sandbox-wire.md): (which codes, admin path, a body).
+CODE_FAULTS: tuple[tuple[str, str, str], ...] = (
+    (
+        "payment codes, on the next paid submit",
+        "/_sandbox/payment-faults",
+        '{"faults": [{"code": "payment_unknown"}]}',
+    ),
+    (
+        "access and identity codes, on the next request under path",
+        "/_sandbox/faults",
+        '{"faults": [{"kind": "code", "code": "plan_not_found", "path": "/svc/tasks"}]}',
+    ),
+)
+
 
 def cheat_sheet() -> str:
     """The tags, one per line, for people."""
     width = max(len(tag) for tag, _ in TASK_TAGS)
     lines = [f"  {tag.ljust(width)}  {what}" for tag, what in TASK_TAGS]
     lines.append(f"  quote status: {QUOTE_TAGS}")
+    lines.append("  spec error codes, by an admin request:")
+    lines += [f"    {what}: POST {path} {body}" for what, path, body in CODE_FAULTS]
     return "\n".join(lines)
 
 

@@ -50,6 +50,8 @@ MAX_FRESH_CHALLENGES = 1  # settlement_failed / identity_invalid: pay a fresh 40
 MAX_START_OVERS = 1  # a dead payment (refunded, consumed, failed, released): once a run
 MAX_PROVIDER_RETRIES = 3  # payment_provider_unavailable: re-send unchanged, with backoff
 MAX_CARD_FINISHES = 1  # payment_incomplete: wait on statusUrl once more
+# Codes whose handling is to send the same request again later (the resume command says how).
+SAME_AGAIN = ("payment_provider_unavailable", "rate_limit_exceeded")
 RESUME_TASK_CHARS = 200  # longer task texts are named by file in a resume command
 
 
@@ -328,15 +330,25 @@ class _Run:
             )
         # Refused, but not proven void (a 3xx, a 400, a 402 with no code, a 429, ...): the
         # proof is kept, so no run of this request id signs a second one while it may settle.
-        error = to_error(
-            status,
-            answer.content,
-            decision,
-            hint="the payment proof is kept (not charged, as far as the service says); the same "
-            "command re-sends it and never signs another: " + resume,
-        )
+        error = to_error(status, answer.content, decision, hint=self._kept_hint(decision, resume))
         journal.refused(error.code, status)
         raise error
+
+    def _kept_hint(self, decision: Row | None, resume: str) -> str | None:
+        """The command that re-sends the kept proof, where sending the same again is the way on
+        (no code, a transient one, a card step on another rail); None: the table's hint, the
+        spec's handling of that code (payment_unknown or a mismatch: a fresh 402)."""
+        same_again = (
+            decision is None
+            or decision.code in SAME_AGAIN
+            or (decision.action is Action.FINISH_CARD and self.rail != "card")
+        )
+        if not same_again:
+            return None
+        return (
+            "the payment proof is kept (not charged, as far as the service says); the same "
+            "command re-sends it and never signs another: " + resume
+        )
 
 
 def _answer_lost(journal: RequestJournal, body: dict[str, Any], why: str) -> OutcomeUnknownError:

@@ -17,6 +17,7 @@ import httpx
 
 from svc.api.http import Http, parse_json
 from svc.errors import (
+    REGISTER_AGAIN,
     AuthError,
     ProtocolError,
     SvcError,
@@ -180,7 +181,10 @@ class IdentityPlatform:
             resend_safe=True,  # an exchange creates nothing the client could lose
         )
         if response.status_code != 200:
-            raise identity_error(response, what)
+            error = identity_error(response, what)
+            if error.code == "invalid_request":  # the spec's Exchange row: undecodable assertion
+                error.hint = "the stored assertion is unreadable; " + REGISTER_AGAIN
+            raise error
         doc = parse_json(response, what)
         if not isinstance(doc, dict) or not isinstance(doc.get("access_token"), str):
             raise ProtocolError(f"{what}: the answer carries no access_token")
@@ -194,6 +198,7 @@ class IdentityPlatform:
             what=what,
             auth=auth,
             resend_safe=True,
+            final_statuses=(501,),  # entitlements_not_available: an answer, never an outage
         )
         if response.status_code == 501:
             raise error_from_response(501, response.content, what)

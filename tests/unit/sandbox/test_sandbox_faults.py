@@ -144,3 +144,47 @@ def test_drops_raise_under_testclient_where_no_socket_exists() -> None:
         client.post("/_sandbox/faults", json={"faults": [{"kind": "drop_before"}]})
         with pytest.raises(ConnectionDropped):
             client.get("/svc/tasks/x")
+
+
+def test_a_code_fault_answers_the_code_with_its_status(http: httpx.Client) -> None:
+    inject(http, kind="code", code="invalid_token", reason="token_expired", path="/svc/tasks")
+    response = http.get("/svc/tasks/anything")
+    assert response.status_code == 401
+    assert response.json() == {
+        "error": "invalid_token",
+        "detail": "sandbox fault: invalid_token",
+        "reason": "token_expired",
+    }
+    assert response.headers["WWW-Authenticate"] == 'Bearer error="invalid_token"'
+    inject(http, kind="code", code="entitlements_not_available", path="/auth/agent/entitlements")
+    assert http.get("/auth/agent/entitlements").status_code == 501
+    assert http.get("/auth/agent/entitlements").json()["error"] == "bearer_required"  # consumed
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        {"kind": "code"},  # which code?
+        {"kind": "status", "status": 404, "code": "plan_not_found"},  # a code is kind "code"
+        {"kind": "code", "code": "no_such_code"},
+        {"kind": "code", "code": "plan_not_found", "reason": "Not A Reason"},
+    ],
+)
+def test_a_code_fault_needs_one_of_the_codes(http: httpx.Client, fault: dict[str, Any]) -> None:
+    assert http.post("/_sandbox/faults", json={"faults": [fault]}).status_code == 422
+
+
+def test_every_code_of_the_spec_tables_can_be_served() -> None:
+    """Each code of "Payment and access codes" and "Identity flow codes" is one a payment
+    fault or a code fault answers (besides any real flow that reaches it)."""
+    from tests.fidelity import SPEC, spec_rows
+
+    from svc_sandbox.fault_queue import CODE_STATUS, FAULT_STATUS
+
+    codes = {
+        row.key.split(": ")[-1].split(" ")[0]
+        for row in spec_rows(SPEC.read_text(encoding="utf-8"))
+        if row.kind == "code" and not row.key.startswith("402 ")
+    }
+    assert len(codes) > 40  # the tables were read
+    assert codes - set(CODE_STATUS) - set(FAULT_STATUS) == set()
