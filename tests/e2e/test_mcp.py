@@ -23,6 +23,8 @@ import mcp_types as types
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.session import ClientRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 from tests.conftest import SVC, Cli, Sandbox, unique_email
 
 pytestmark = pytest.mark.e2e
@@ -379,8 +381,38 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("quote", {"goal": "g", "budgetUsd": "1e9"}, "invalid_arguments"),
     ("spend", {"since": "yesterday"}, "invalid_arguments"),
     ("list_tasks", {"limit": 0}, "invalid_arguments"),
-    ("no_such_tool", {}, "unknown_tool"),
 ]
+
+
+def test_every_tool_declares_its_output_schema_and_results_conform(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    """Issue 25.5: structured content comes with an outputSchema, which the official client
+    checks on every result that is not an error (it raises on a mismatch)."""
+    from jsonschema import Draft202012Validator
+
+    async def body() -> None:
+        async with served(cli, env={"SVC_MCP_PREAPPROVED_USD": "1.50"}) as (session, _):
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            for tool in tools.values():
+                assert tool.output_schema is not None, tool.name
+                Draft202012Validator.check_schema(tool.output_schema)
+            _, first = await submitted(session, "Schema check #complete")
+            task_id = task_of(first)["id"]
+            calls = [
+                ("get_task", {"task_id": task_id}),
+                ("wait_for_task", {"task_id": task_id, "timeout_seconds": 1}),
+                ("quote", {"goal": "Book a table"}),
+                ("guide", {"goal": "Book a table"}),
+                ("list_tasks", {}),
+                ("spend", {}),
+            ]
+            for name, args in calls:
+                result = await session.call_tool(name, args)  # validated by the client
+                assert not result.is_error, (name, result.content)
+                Draft202012Validator(tools[name].output_schema).validate(result.structured_content)
+
+    run(body)
 
 
 def test_bad_arguments_are_tool_errors_and_the_server_lives_on(cli: Cli) -> None:
@@ -392,6 +424,11 @@ def test_bad_arguments_are_tool_errors_and_the_server_lives_on(cli: Cli) -> None
                 assert error["error"] == code, (name, args, error)
                 assert result.content and "error" in result.content[0].text  # type: ignore[union-attr]
             assert len((await session.list_tools()).tools) == len(TOOLS)
+            # An unknown tool is a protocol error, as the MCP spec asks (issue 25.5)
+            with pytest.raises(MCPError) as raised:
+                await session.call_tool("no_such_tool", {})
+            assert raised.value.error.code == INVALID_PARAMS
+            assert "unknown tool 'no_such_tool'" in raised.value.error.message
             listed = await session.call_tool("list_tasks", {"limit": 5})
             assert not listed.is_error
             assert "x" * 1000 not in stderr.read_text()

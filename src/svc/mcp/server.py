@@ -14,13 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from svc import __version__
 from svc.errors import SvcError, UsageError
 from svc.mcp import follow, info, reply, resources, submit
 from svc.mcp.human import Human
 from svc.mcp.results import Outcome, failure, success
-from svc.mcp.schemas import BY_NAME, TOOLS, ToolSpec
+from svc.mcp.schemas import BY_NAME, OUTPUT_SCHEMAS, TOOLS, ToolSpec
 from svc.mcp.state import Call, ContextPool, PollGate
 from svc.mcp.vault import Vault
 from svc.ui.sanitize import clean
@@ -113,6 +115,7 @@ class SvcServer:
                     title=spec.title,
                     description=spec.description,
                     input_schema=spec.input_schema,
+                    output_schema=OUTPUT_SCHEMAS[spec.name],
                     annotations=types.ToolAnnotations(
                         title=spec.title,
                         read_only_hint=spec.read_only,
@@ -132,6 +135,8 @@ class SvcServer:
             outcome = await self._dispatch(call, params.name, dict(params.arguments or {}))
         except SvcError as exc:
             return failure(exc, call.vault)
+        except MCPError:  # a protocol error (an unknown tool): the client gets a JSON-RPC error
+            raise
         except Exception as exc:  # the last line of defence: a tool error, never a crash
             detail = clean(call.vault.scrub(str(exc)), 300, single_line=True)
             error_line(f"svc mcp: internal error in {params.name}: {type(exc).__name__}: {detail}")
@@ -145,11 +150,11 @@ class SvcServer:
 
     async def _dispatch(self, call: Call, name: str, args: dict[str, Any]) -> Outcome:
         spec, handler = BY_NAME.get(name), HANDLERS.get(name)
-        if spec is None or handler is None:
-            raise UsageError(
-                f"unknown tool {clean(name, 80, single_line=True)!r}",
-                code="unknown_tool",
-                hint="tools: " + ", ".join(HANDLERS),
+        if spec is None or handler is None:  # a protocol error, as the MCP spec asks
+            raise MCPError(
+                INVALID_PARAMS,
+                f"unknown tool {clean(name, 80, single_line=True)!r}; tools: "
+                + ", ".join(HANDLERS),
             )
         check_arguments(spec, args)
         return await handler(call, args)
