@@ -247,4 +247,6 @@ def test_fault_admin_lists_faults_with_their_defaults_and_uses_them_up(
         "header": None,
         "size_bytes": None,
         "detail": None,
+        "code": None,
+        "reason": None,
     }
