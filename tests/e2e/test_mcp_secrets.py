@@ -19,9 +19,12 @@ from tests.conftest import Cli, _base_env
 from tests.e2e.test_mcp import Person, run, served
 from tests.hostile_answers import AnswersPeer, Busy
 
+from svc.mcp.resources import PREFIX
+
 pytestmark = pytest.mark.e2e
 
 TASK = "task_mine"
+RESOURCE = PREFIX + TASK
 ASK = {
     "id": "evt_ask",
     "type": "input_requested",
@@ -73,6 +76,20 @@ def test_a_typed_code_never_reaches_the_model_in_any_later_answer(
             failed = await session.call_tool("get_task", {"task_id": TASK})
             assert failed.is_error
             seen.append(failed.model_dump_json())
+            # A resource read whose poll fails, with no ledger row, is a JSON-RPC error: the
+            # model reads its message as surely as a result.
+            answers_peer.config.busy = [Busy(409, body='{"error": "x", "detail": "{folded}"}')]
+            await anyio.sleep(0.3)
+            try:
+                unread = await session.read_resource(RESOURCE)
+                seen.append(unread.model_dump_json())
+            except Exception as exc:  # the client raises the JSON-RPC error
+                seen.append(f"{exc!r} {exc}")
+            await anyio.sleep(0.3)
+            read = await session.read_resource(RESOURCE)
+            assert "[redacted]" in read.model_dump_json()
+            seen.append(read.model_dump_json())
+            seen.append((await session.list_resources()).model_dump_json())
             seen.append(stderr.read_text())
 
     run(body)
