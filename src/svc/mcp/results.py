@@ -54,6 +54,10 @@ def error_doc(error: SvcError, vault: Vault) -> dict[str, Any]:
         "detail": bounded(error.message, 1000, vault, single_line=True),
         "exit_code": int(error.exit_code),
     }
+    if error.status is not None:
+        doc["status"] = error.status
+    if error.reason:  # an invalid_token's reason names the mistake; the hint says its fix
+        doc["reason"] = bounded(error.reason, 100, vault, single_line=True)
     if error.hint:
         doc["hint"] = bounded(error.hint, 500, vault, single_line=True)
     return vault.scrub(doc)  # type: ignore[no-any-return]
