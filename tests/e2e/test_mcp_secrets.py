@@ -127,3 +127,35 @@ def test_service_words_are_quoted_as_data_in_the_text(
             assert tools.tools  # the server lives on
 
     run(body)
+
+
+def test_a_secret_the_profile_lets_the_model_send_is_kept_out_later_too(
+    tmp_path: Path, answers_peer: AnswersPeer
+) -> None:
+    """With `mcp_allow_model_secrets`, a password sent in field_values is still a secret: the
+    service folds it into the goal, and no later answer carries it."""
+    secret = f"pw-{uuid.uuid4().hex[:12]}"
+    answers_peer.config.fold_replies = True
+    answers_peer.config.state = "blocked_on_user"
+    answers_peer.config.info_request = {"requested_fields": ["password"], "questions": []}
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**_base_env(home), "SVC_BASE_URL": answers_peer.url, "SVC_MCP_ALLOW_MODEL_SECRETS": "1"}
+    cli = Cli(home, env)
+    seen: list[str] = []
+
+    async def body() -> None:
+        async with served(cli) as (session, stderr):
+            sent = await session.call_tool(
+                "reply_to_task", {"task_id": TASK, "field_values": {"password": secret}}
+            )
+            assert not sent.is_error, sent.content
+            assert answers_peer.folded == [secret]
+            seen.append(sent.model_dump_json())
+            await anyio.sleep(0.3)
+            later = await session.call_tool("get_task", {"task_id": TASK})
+            seen.append(later.model_dump_json())
+            seen.append(stderr.read_text())
+
+    run(body)
+    assert all(secret not in text for text in seen), [t for t in seen if secret in t][:1]
