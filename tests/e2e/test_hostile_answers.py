@@ -9,6 +9,7 @@ counts as no expiry: never an internal error.
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -155,22 +156,59 @@ def test_an_expiry_that_is_not_a_time_is_no_expiry(
 
 # --- 21.5: notifications are inert -------------------------------------------------------------
 
-MARKUP = '<a href="https://evil.example/">Pay</a><img src="file:///etc/passwd"> & <b>bold</b>'
+# Short enough to survive the 64-character bound on a field name whole.
+MARKUP = '<a href="https://e.x/">P</a>&<img src="file:///etc/passwd">'
+APPLESCRIPT = '" & do shell script "touch /tmp/pwned" & "'
+# What each must read as in the body: shown as text, never a link, an image or code.
+ESCAPED = {
+    MARKUP: "&lt;a href=&quot;https://e.x/&quot;&gt;P&lt;/a&gt;&amp;&lt;img src=&quot;file:",
+    APPLESCRIPT: "&quot; &amp; do shell script &quot;touch /tmp/pwned&quot; &amp; &quot;",
+}
+HOSTILE = "{hostile}"
+# Every field of an ask whose text reaches the notification's body.
+NOTIFIED = {
+    "merchant_name": {
+        "info_request": {
+            "requested_fields": [],
+            "questions": [],
+            "amount_usd": 42.5,
+            "merchant_name": HOSTILE,
+        }
+    },
+    "requested_field": {
+        "info_request": {"requested_fields": [HOSTILE], "questions": [], "note": HOSTILE}
+    },
+    "question_key": {
+        "info_request": {"requested_fields": [], "questions": [{"key": HOSTILE, "text": "?"}]}
+    },
+    "event_field": {
+        "events": [
+            {
+                "id": "evt_ask",
+                "type": "input_requested",
+                "created_at": "2026-11-24T12:00:00Z",
+                "payload": {"field": HOSTILE, "message": HOSTILE},
+            }
+        ]
+    },
+}
 
 
-def test_a_notification_body_carries_no_markup(tmp_path: Path, answers_peer: AnswersPeer) -> None:
-    """freedesktop notification servers render body markup: a merchant name of links and images
-    reaches `notify-send` escaped, after `--` (a body starting with `-` is no option)."""
+@pytest.mark.parametrize("hostile", list(ESCAPED), ids=["markup", "applescript"])
+@pytest.mark.parametrize("where", list(NOTIFIED))
+def test_a_notification_body_carries_no_markup(
+    tmp_path: Path, answers_peer: AnswersPeer, where: str, hostile: str
+) -> None:
+    """freedesktop notification servers render body markup: links, images and AppleScript
+    quotes from any field of an ask reach `notify-send` escaped, after `--` (a body starting
+    with `-` is no option)."""
     from tests.person import fake_notify_send
 
     bin_dir, log = fake_notify_send(tmp_path)
     answers_peer.config.state = "blocked_on_user"
-    answers_peer.config.info_request = {
-        "requested_fields": [],
-        "questions": [],
-        "amount_usd": 42.5,
-        "merchant_name": MARKUP,
-    }
+    ask = json.loads(json.dumps(NOTIFIED[where]).replace(HOSTILE, json.dumps(hostile)[1:-1]))
+    answers_peer.config.info_request = ask.get("info_request")
+    answers_peer.config.events = ask.get("events", [])
     cli = peer_cli(tmp_path, answers_peer)
     env = {"PATH": f"{bin_dir}:{cli.env['PATH']}"}
     result = cli("watch", MINE, "--no-input", "--notify", env=env)
@@ -182,8 +220,9 @@ def test_a_notification_body_carries_no_markup(tmp_path: Path, answers_peer: Ans
     argv = log.read_text().split("\n---\n")[0].splitlines()[1:]
     assert "--" in argv and argv.index("--") == len(argv) - 3  # -- summary body
     body = argv[-1]
-    assert "<" not in body and ">" not in body, body
-    assert "&lt;a href=" in body and "&amp;" in body and "&lt;img src=" in body, body
+    assert "<" not in body and ">" not in body and '"' not in body, body
+    assert ESCAPED[hostile] in body, body
+    assert not Path("/tmp/pwned").exists()
 
 
 # --- 21.6: every invalid_token reason has its own fix -----------------------------------------

@@ -19,9 +19,12 @@ from tests.conftest import Cli, _base_env
 from tests.e2e.test_mcp import Person, run, served
 from tests.hostile_answers import AnswersPeer, Busy
 
+from svc.mcp.resources import PREFIX
+
 pytestmark = pytest.mark.e2e
 
 TASK = "task_mine"
+RESOURCE = PREFIX + TASK
 ASK = {
     "id": "evt_ask",
     "type": "input_requested",
@@ -73,6 +76,20 @@ def test_a_typed_code_never_reaches_the_model_in_any_later_answer(
             failed = await session.call_tool("get_task", {"task_id": TASK})
             assert failed.is_error
             seen.append(failed.model_dump_json())
+            # A resource read whose poll fails, with no ledger row, is a JSON-RPC error: the
+            # model reads its message as surely as a result.
+            answers_peer.config.busy = [Busy(409, body='{"error": "x", "detail": "{folded}"}')]
+            await anyio.sleep(0.3)
+            try:
+                unread = await session.read_resource(RESOURCE)
+                seen.append(unread.model_dump_json())
+            except Exception as exc:  # the client raises the JSON-RPC error
+                seen.append(f"{exc!r} {exc}")
+            await anyio.sleep(0.3)
+            read = await session.read_resource(RESOURCE)
+            assert "[redacted]" in read.model_dump_json()
+            seen.append(read.model_dump_json())
+            seen.append((await session.list_resources()).model_dump_json())
             seen.append(stderr.read_text())
 
     run(body)
@@ -110,3 +127,35 @@ def test_service_words_are_quoted_as_data_in_the_text(
             assert tools.tools  # the server lives on
 
     run(body)
+
+
+def test_a_secret_the_profile_lets_the_model_send_is_kept_out_later_too(
+    tmp_path: Path, answers_peer: AnswersPeer
+) -> None:
+    """With `mcp_allow_model_secrets`, a password sent in field_values is still a secret: the
+    service folds it into the goal, and no later answer carries it."""
+    secret = f"pw-{uuid.uuid4().hex[:12]}"
+    answers_peer.config.fold_replies = True
+    answers_peer.config.state = "blocked_on_user"
+    answers_peer.config.info_request = {"requested_fields": ["password"], "questions": []}
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**_base_env(home), "SVC_BASE_URL": answers_peer.url, "SVC_MCP_ALLOW_MODEL_SECRETS": "1"}
+    cli = Cli(home, env)
+    seen: list[str] = []
+
+    async def body() -> None:
+        async with served(cli) as (session, stderr):
+            sent = await session.call_tool(
+                "reply_to_task", {"task_id": TASK, "field_values": {"password": secret}}
+            )
+            assert not sent.is_error, sent.content
+            assert answers_peer.folded == [secret]
+            seen.append(sent.model_dump_json())
+            await anyio.sleep(0.3)
+            later = await session.call_tool("get_task", {"task_id": TASK})
+            seen.append(later.model_dump_json())
+            seen.append(stderr.read_text())
+
+    run(body)
+    assert all(secret not in text for text in seen), [t for t in seen if secret in t][:1]

@@ -109,3 +109,20 @@ def test_mcp_settings_default_to_asking_and_refusing(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("SVC_MCP_PREAPPROVED_USD", "-1")
     with pytest.raises(UsageError):
         resolve(profile_values={}, stdin_is_tty=False)
+
+
+def test_a_secret_cut_by_the_length_bound_leaves_no_part_of_itself() -> None:
+    """The text and the error detail are bounded; a secret straddling the bound was cut to
+    its first digits *before* it was looked for, and those digits reached the model."""
+    from svc.errors import SvcError
+    from svc.mcp.results import TEXT_LIMIT, Outcome, failure, success
+
+    code = "73914628"
+    vault = Vault()
+    vault.add(code)
+    text = success(Outcome(doc={}, text="x" * (TEXT_LIMIT - 4) + code), vault).content[0]
+    assert "739" not in text.text  # type: ignore[union-attr]
+    error = SvcError("y" * 996 + code + " tail", code="conflict")
+    failed = failure(error, vault)
+    assert "739" not in str(failed.structured_content)
+    assert "739" not in failed.content[0].text  # type: ignore[union-attr]

@@ -94,6 +94,8 @@ async def _complete(call: Call, task: TaskDetail, flags: ReplyFlags) -> None:
             code="secret_from_model",
             hint=f"have the person answer it in a terminal: svc reply {task.id}",
         )
+    for key in secret_keys:  # allowed from the model, still a secret to every later answer
+        call.vault.add(str(flags.sets[key]))
     if not _wants_secret(task, flags):
         if flags.field is not None and flags.value is None:
             raise UsageError(f"field {flags.field} needs a value")

@@ -15,7 +15,7 @@ from mcp.shared.exceptions import MCPError
 from svc.context import AppContext
 from svc.errors import SvcError
 from svc.mcp.follow import poll
-from svc.mcp.results import error_doc, resource_text
+from svc.mcp.results import bounded, error_doc, resource_text
 from svc.mcp.state import Call
 from svc.ui.sanitize import clean
 
@@ -76,8 +76,10 @@ async def read_resource(call: Call, uri: str) -> types.TextResourceContents:
         doc["task"] = recent[1] if recent is not None else await poll(call, task_id)
     except SvcError as exc:
         if row is None:
-            raise MCPError(RESOURCE_NOT_FOUND, f"task {task_id}: {exc.message}") from None
-        doc["task"], doc["error"] = None, error_doc(exc)
+            # A JSON-RPC error reaches the model as surely as a result: scrubbed the same.
+            message = bounded(f"task {task_id}: {exc.message}", 1000, call.vault)
+            raise MCPError(RESOURCE_NOT_FOUND, message) from None
+        doc["task"], doc["error"] = None, error_doc(exc, call.vault)
     return types.TextResourceContents(
         uri=uri, mime_type="application/json", text=resource_text(doc)
     )

@@ -28,29 +28,43 @@ class Outcome:
     text: str
 
 
+def bounded(text: object, limit: int, vault: Vault, *, single_line: bool = False) -> str:
+    """`text` cleaned and cut to `limit`, with no secret and no part of one.
+
+    Scrubbed before the cut (a secret straddling the bound would leave its first characters,
+    which no digest matches) and after it (cleaning can join a secret split by a control
+    character).
+    """
+    return str(vault.scrub(clean(vault.scrub(str(text)), limit, single_line=single_line)))
+
+
 def success(outcome: Outcome, vault: Vault) -> types.CallToolResult:
     doc = vault.scrub(outcome.doc)
-    text = vault.scrub(clean(outcome.text, TEXT_LIMIT))
+    text = bounded(outcome.text, TEXT_LIMIT, vault)
     return types.CallToolResult(
         content=[types.TextContent(text=text)],
         structured_content=doc,
     )
 
 
-def error_doc(error: SvcError) -> dict[str, Any]:
-    """The contract's error object (`svc --json`'s), plus the hint."""
+def error_doc(error: SvcError, vault: Vault) -> dict[str, Any]:
+    """The contract's error object (`svc --json`'s), plus the hint, with no secret in it."""
     doc: dict[str, Any] = {
         "error": error.code,
-        "detail": clean(error.message, 1000, single_line=True),
+        "detail": bounded(error.message, 1000, vault, single_line=True),
         "exit_code": int(error.exit_code),
     }
+    if error.status is not None:
+        doc["status"] = error.status
+    if error.reason:  # an invalid_token's reason names the mistake; the hint says its fix
+        doc["reason"] = bounded(error.reason, 100, vault, single_line=True)
     if error.hint:
-        doc["hint"] = clean(error.hint, 500, single_line=True)
-    return doc
+        doc["hint"] = bounded(error.hint, 500, vault, single_line=True)
+    return vault.scrub(doc)  # type: ignore[no-any-return]
 
 
 def failure(error: SvcError, vault: Vault) -> types.CallToolResult:
-    doc = vault.scrub(error_doc(error))
+    doc = error_doc(error, vault)
     text = f"error {doc['error']}: {doc['detail']}"
     if "hint" in doc:
         text += f"\nhint: {doc['hint']}"

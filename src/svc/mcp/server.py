@@ -21,7 +21,7 @@ from svc import __version__
 from svc.errors import SvcError, UsageError
 from svc.mcp import follow, info, reply, resources, submit
 from svc.mcp.human import Human
-from svc.mcp.results import Outcome, failure, success
+from svc.mcp.results import Outcome, bounded, failure, success
 from svc.mcp.schemas import BY_NAME, OUTPUT_SCHEMAS, TOOLS, ToolSpec
 from svc.mcp.state import Call, ContextPool, PollGate
 from svc.mcp.vault import Vault
@@ -138,7 +138,7 @@ class SvcServer:
         except MCPError:  # a protocol error (an unknown tool): the client gets a JSON-RPC error
             raise
         except Exception as exc:  # the last line of defence: a tool error, never a crash
-            detail = clean(call.vault.scrub(str(exc)), 300, single_line=True)
+            detail = bounded(exc, 300, call.vault, single_line=True)
             error_line(f"svc mcp: internal error in {params.name}: {type(exc).__name__}: {detail}")
             error = SvcError(
                 f"internal error: {type(exc).__name__}",
