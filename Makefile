@@ -39,6 +39,7 @@ tools:
 # plus the static completion table; commit the result (a test fails while they are stale).
 docs: $(STAMP)
 	$(BIN)/python -m svc.cli.completion.docgen
+	$(BIN)/python -m tests.fidelity
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests

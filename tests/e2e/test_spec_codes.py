@@ -225,3 +225,46 @@ def test_svc_sandbox_tags_says_how_to_reach_the_codes(cli: Cli, sandbox: Sandbox
     hint = one_error(submit(cli, rid()), 7, "plan_not_found")  # the code fault's example
     assert "svc manifest" in hint
     sandbox.admin("DELETE", "/payment-faults")
+
+
+# --- task statuses no other test brings svc to ------------------------------------------------
+
+
+def _blocked_task(cli: Cli, sandbox: Sandbox) -> str:
+    """A paid task waiting on a plain ask (the #2fa scenario asks after 10 s)."""
+    task = submit(cli, rid(), "Log me in #2fa")
+    assert task.returncode == 0, task.stderr
+    sandbox.advance(11)
+    task_id = str(task.json()["id"])
+    assert cli.ok("poll", task_id).json()["state"] == "blocked_on_user"
+    return task_id
+
+
+def test_a_reply_answers_the_zero_amount_402_itself(cli: Cli, sandbox: Sandbox) -> None:
+    """Reply is free but may ask for a zero-amount proof (402): signed, re-sent, not charged."""
+    task_id = _blocked_task(cli, sandbox)
+    sandbox.configure(require_agent=True)
+    before = len(sandbox.books()["charges"])
+    result = cli("reply", task_id, "--field", "sms_code", "--value-file", "-", input="123456\n")
+    assert result.returncode == 0, result.stderr
+    assert len(sandbox.books()["charges"]) == before
+    path = f"/svc/tasks/{task_id}/reply"  # the log is the whole sandbox's, other tests too
+    sent = [r for r in sandbox.admin("GET", "/requests")["requests"] if r["path"] == path]
+    assert [r["proofs"] for r in sent] == [[], ["x-payment"]]  # the 402, then the signed retry
+
+
+@pytest.mark.parametrize(("method", "status", "exit_code"), [("GET", 422, 2), ("POST", 401, 4)])
+def test_a_poll_422_and_a_reply_401_are_the_contracts_exit(
+    cli: Cli, sandbox: Sandbox, method: str, status: int, exit_code: int
+) -> None:
+    """A 422 on poll is bad input (exit 2); a 401 on reply is an identity failure (exit 4),
+    one line each, whatever the body says."""
+    task_id = _blocked_task(cli, sandbox)
+    sandbox.faults(
+        {"kind": "status", "status": status, "method": method, "path": "/svc/tasks/", "count": 5}
+    )
+    args = ["poll", task_id] if method == "GET" else ["reply", task_id, "--message", "hi"]
+    result = cli(*args)
+    assert result.returncode == exit_code, result.stderr
+    assert str(status) in result.stderr and "Traceback" not in result.stderr
+    assert len([line for line in result.stderr.splitlines() if line.startswith("svc: ")]) == 1
