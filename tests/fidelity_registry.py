@@ -22,6 +22,10 @@ SB_IDENTITY = "tests/unit/sandbox/test_sandbox_identity.py"
 SB_PAID = "tests/unit/sandbox/test_sandbox_paid.py"
 SB_X402 = "tests/unit/sandbox/test_sandbox_x402.py"
 SB_SCENARIOS = "tests/unit/sandbox/test_sandbox_scenarios.py"
+SB_ANSWERS = (
+    "tests/unit/sandbox/test_sandbox_openapi_answers.py"
+    "::test_every_documented_answer_of_these_routes_is_served_as_described"
+)
 
 TASKS = "/svc/tasks"
 POLL = "GET /svc/tasks/{ticket_id}"
@@ -72,25 +76,36 @@ _ENDPOINTS: dict[str, tuple[str, ...]] = {
     "POST {auth_base}/agent/identity": (
         f"{IDENTITY}::test_anonymous_registration_is_reused_unless_forced",
         f"{IDENTITY}::test_refresh_rotates_and_the_old_token_is_refused",
+        SB_ANSWERS,
     ),
-    "POST {auth_base}/agent/identity/claim": (f"{IDENTITY}::test_claim_ceremony_as_a_person",),
+    "POST {auth_base}/agent/identity/claim": (
+        f"{IDENTITY}::test_claim_ceremony_as_a_person",
+        SB_ANSWERS,
+    ),
     "POST {auth_base}/agent/identity/claim/complete": (
         f"{IDENTITY}::test_claim_ceremony_as_a_person",
+        SB_ANSWERS,
     ),
     "POST {auth_base}/oauth2/token": (
         f"{IDENTITY}::test_expired_access_token_mid_run_is_reexchanged",
         f"{IDENTITY}::test_expired_assertion_is_refreshed_transparently",
+        SB_ANSWERS,
     ),
-    "GET {auth_base}/agent/entitlements": (f"{IDENTITY}::test_claim_ceremony_as_a_person",),
+    "GET {auth_base}/agent/entitlements": (
+        f"{IDENTITY}::test_claim_ceremony_as_a_person",
+        SB_ANSWERS,
+    ),
     "GET {auth_base}/.well-known/oauth-protected-resource": (
         f"{GATE}::test_a_protected_resource_document_that_binds_them_is_accepted",
         f"{GATE}::test_a_protected_resource_document_that_does_not_bind_the_two_is_refused",
+        SB_ANSWERS,
     ),
     "GET {auth_base}/.well-known/oauth-authorization-server": (
         f"{SB_IDENTITY}::test_discovery_documents_list_the_agent_auth_endpoints",
+        SB_ANSWERS,
     ),
-    "POST <payUrl>": (CARD_RESUMES,),
-    "GET <statusUrl>": (f"{PAYMENTS}::test_payment_incomplete_finishes_via_status_url",),
+    "POST <payUrl>": (CARD_RESUMES, SB_ANSWERS),
+    "GET <statusUrl>": (f"{PAYMENTS}::test_payment_incomplete_finishes_via_status_url", SB_ANSWERS),
 }
 
 _STATUSES: dict[str, tuple[str, ...]] = {

@@ -257,10 +257,17 @@ _GUIDE_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
+_BAD_REQUEST_LINE = {
+    "model": ErrorBody,
+    "description": "invalid_request: a request line the server cannot read (too long for a "
+    "URL, say), answered as JSON by the server itself. Send a long goal by POST.",
+}
+
+
 @router.get(
     GUIDE_PATH,
     response_model=QuoteResponse,
-    responses=_GUIDE_RESPONSES,
+    responses={**_GUIDE_RESPONSES, 400: _BAD_REQUEST_LINE},
     summary="Wallet-free guide",
     description="The advisor's guide for a goal; needs no wallet.",
     operation_id="guide",

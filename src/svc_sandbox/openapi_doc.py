@@ -15,6 +15,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from svc_sandbox import openapi_routes
 from svc_sandbox.config import SandboxConfig
 from svc_sandbox.money import usd
 
@@ -215,8 +216,11 @@ def base_document(app: FastAPI, config: SandboxConfig) -> dict[str, Any]:
     for i in range(1, config.discovery_sample_operations + 1):
         paths[f"{SAMPLE_PREFIX}{i:03d}"] = {"get": _sample_operation(i)}
     doc["paths"] = paths
-    schemas = doc.setdefault("components", {}).setdefault("schemas", {})
+    components = doc.setdefault("components", {})
+    schemas = components.setdefault("schemas", {})
     schemas.update(copy.deepcopy(_TASK_SCHEMAS))
+    schemas.update(copy.deepcopy(openapi_routes.SCHEMAS))
+    components["securitySchemes"] = copy.deepcopy(openapi_routes.SECURITY_SCHEMES)
     email = schemas.get("TaskSubmission", {}).get("properties", {}).get("email")
     if isinstance(email, dict):  # what the service calls well-formed (else 400)
         email["pattern"] = EMAIL_PATTERN
@@ -251,6 +255,19 @@ def _enrich(path: str, method: str, op: dict[str, Any], config: SandboxConfig) -
     elif "advisor" in tags:
         op["x-service"] = SERVICE_SLUG
         op["x-payment-info"] = payment_info(0)
+    elif key in openapi_routes.ROUTES:
+        _describe(op, openapi_routes.ROUTES[key])
+    for status, answer in op.get("responses", {}).items():
+        if status.startswith(("4", "5")) and "content" not in answer:
+            answer["content"] = {"application/json": {"schema": _ERROR}}
+
+
+def _describe(op: dict[str, Any], description: dict[str, Any]) -> None:
+    """Set what FastAPI could not see; its 422 stays where it validates a parameter."""
+    validation = op.get("responses", {}).get("422")
+    op.update(copy.deepcopy(description))
+    if validation is not None:
+        op["responses"]["422"] = validation
 
 
 def _sample_operation(i: int) -> dict[str, Any]:
@@ -330,6 +347,8 @@ def document_of(base: dict[str, Any], ops: list[Operation]) -> dict[str, Any]:
     all_schemas = base.get("components", {}).get("schemas", {})
     needed = _referenced(paths, all_schemas)
     doc["components"] = {"schemas": {name: all_schemas[name] for name in sorted(needed)}}
+    if any("security" in op.spec for op in ops):
+        doc["components"]["securitySchemes"] = copy.deepcopy(base["components"]["securitySchemes"])
     return doc
 
 

@@ -203,7 +203,10 @@ async def complete_checkout(payment_id: str, request: Request) -> Response:
     card = _card_or_404(state, payment_id)
     ctype = request.headers.get("content-type", "")
     if "json" in ctype:
-        data = await request.json()
+        try:
+            data = await request.json()
+        except ValueError:
+            raise api_error(400, "invalid_request", "the body must be JSON {action}") from None
         action = data.get("action", "pay") if isinstance(data, dict) else "pay"
     else:
         from urllib.parse import parse_qs  # no python-multipart: a one-field form
