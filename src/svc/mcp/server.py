@@ -25,6 +25,7 @@ from svc.mcp.results import Outcome, bounded, failure, success
 from svc.mcp.schemas import BY_NAME, OUTPUT_SCHEMAS, TOOLS, ToolSpec
 from svc.mcp.state import Call, ContextPool, PollGate
 from svc.mcp.vault import Vault
+from svc.mcp.wire import AnsweringReader
 from svc.ui.sanitize import clean
 from svc.ui.terminal import error_line
 
@@ -213,7 +214,8 @@ def serve_stdio(app: AppContext) -> int:
 
     async def main() -> None:
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            reader = AnsweringReader(read, write)
+            await server.run(reader, write, server.create_initialization_options())
 
     output.note(f"svc mcp: serving MCP on stdio (profile {settings.profile}, {settings.base_url})")
     try:
