@@ -183,5 +183,16 @@ def unique_email() -> str:
     return f"user-{uuid.uuid4().hex[:10]}@example.com"
 
 
+def unique_request_id() -> str:
+    return f"req_{uuid.uuid4().hex}"
+
+
+@pytest.fixture
+def no_payment_faults(sandbox: Sandbox) -> Iterator[None]:
+    """Clears the sandbox's payment faults after the test, so one left over cannot leak."""
+    yield
+    sandbox.admin("DELETE", "/payment-faults")
+
+
 def has_jq() -> bool:
     return shutil.which("jq") is not None

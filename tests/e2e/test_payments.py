@@ -9,26 +9,23 @@ import hashlib
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from tests.conftest import Cli, Sandbox, _base_env, home_with_wallet, unique_email
+from tests.conftest import (
+    Cli,
+    Sandbox,
+    _base_env,
+    home_with_wallet,
+    unique_email,
+    unique_request_id,
+)
 from tests.ledger_reads import ledger_file, opened, submission_row
 
-pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture(autouse=True)
-def _no_payment_faults(sandbox: Sandbox) -> Iterator[None]:
-    yield
-    sandbox.admin("DELETE", "/payment-faults")
-
-
-def rid() -> str:
-    return f"req_{uuid.uuid4().hex}"
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_payment_faults")]
+rid = unique_request_id
 
 
 def spt() -> str:

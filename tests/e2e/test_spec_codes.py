@@ -13,27 +13,16 @@ when the hint stops saying what to do.
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 import pytest
-from tests.conftest import Cli, Result, Sandbox, unique_email
+from tests.conftest import Cli, Result, Sandbox, unique_email, unique_request_id
 from tests.ledger_reads import ledger_file, opened
 
-pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture(autouse=True)
-def _no_payment_faults(sandbox: Sandbox) -> Iterator[None]:
-    yield
-    sandbox.admin("DELETE", "/payment-faults")
-
-
-def rid() -> str:
-    return f"req_{uuid.uuid4().hex}"
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_payment_faults")]
+rid = unique_request_id
 
 
 def one_error(result: Result, exit_code: int, code: str) -> str:
