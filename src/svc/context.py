@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from svc.origin import TrustedURL, configured, host_of
 from svc.settings import Settings
 from svc.ui.output import Output
+from svc.ui.terminal import error_line
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -76,7 +77,7 @@ class AppContext:
         if self._http is None:
             from svc.api.http import Http
 
-            self._http = Http(self.output, verbose=self.settings.verbose)
+            self._http = Http(trace=self.output.trace if self.settings.verbose else None)
         return self._http
 
     @cached_property
@@ -118,7 +119,7 @@ class AppContext:
         if self._secrets is None:
             from svc.store.secrets import SecretStore
 
-            self._secrets = SecretStore()
+            self._secrets = SecretStore(warn=lambda text: error_line(f"warning: {text}"))
         return self._secrets
 
     def policy(

@@ -19,13 +19,8 @@ from tests.loopback import Loopback, bomb, nested, send, trickle
 from svc.api.http import DeadlineTransport, Http, ResponseTooLargeError, RetryPolicy
 from svc.api.ids import is_id, path_segment, request_id_arg, task_id_arg
 from svc.api.jsonsafe import MAX_JSON_DEPTH, JsonTooDeepError, load_json, nesting_exceeds
-from svc.errors import (
-    ExitCode,
-    ProtocolError,
-    UnavailableError,
-    UsageError,
-    error_from_response,
-)
+from svc.api.status import error_from_response
+from svc.errors import ExitCode, ProtocolError, UnavailableError, UsageError
 from svc.origin import TrustedURL, configured
 from svc.pay.errors import error_code
 

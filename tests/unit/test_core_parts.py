@@ -14,7 +14,8 @@ from pytest_httpx import HTTPXMock
 
 from svc.api.http import Http, RetryPolicy, expect_json
 from svc.api.models import InfoRequest, QuoteRequest, TaskDetail, TaskSubmission
-from svc.errors import ExitCode, UsageError, error_from_response
+from svc.api.status import error_from_response
+from svc.errors import ExitCode, UsageError
 from svc.flows.reply import ReplyFlags, body_from_flags, check_field_values
 from svc.origin import TrustedURL, configured
 from svc.pay.policy import PaymentPolicy, PolicyRefusal
@@ -376,7 +377,7 @@ def test_positive_seconds_refuses_with_one_clear_message(raw: object, message: s
 
 
 def test_a_task_id_from_the_server_must_be_an_id() -> None:
-    from svc.api.tasks import require_task_shape
+    from svc.api.answers import require_task_shape
     from svc.errors import ProtocolError
 
     for bad in ("..", ".", "a/b", "", "x" * 300, "task\x1b]0;t\x07"):

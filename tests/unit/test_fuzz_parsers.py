@@ -24,7 +24,8 @@ from tests.pay_readers import decode_receipt
 from tests.reliability_report import record
 
 from svc.api.models import TaskDetail
-from svc.errors import ExitCode, SvcError, error_from_response
+from svc.api.status import error_from_response
+from svc.errors import ExitCode, SvcError
 from svc.pay import mpp
 from svc.pay.errors import classify
 from svc.pay.x402 import X402Error, parse_challenge

@@ -9,7 +9,8 @@ import httpx
 
 from svc.api.headers import CONTENT_TYPE
 from svc.api.http import Http, expect_json, parse_json
-from svc.errors import ProtocolError, error_from_response
+from svc.api.status import error_from_response
+from svc.errors import ProtocolError
 from svc.origin import HostTrust, configured, from_server
 
 QUOTE_PATH = "/svc/agent/quote"

@@ -12,6 +12,10 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from svc.api import headers
+from svc.api.http import json_body
+from svc.api.ids import is_id
+from svc.errors import ProtocolError
+from svc.money import AmountError, atomic_to_usd, usd_to_atomic
 
 if TYPE_CHECKING:
     import httpx
@@ -76,8 +80,6 @@ class Billing:
     def amount_atomic(self) -> int | None:
         """The amount in µUSD, or None when absent or not a plain decimal USD amount (a
         hostile header is not money: no NaN, exponent, sign or sub-µUSD digits)."""
-        from svc.money import AmountError, usd_to_atomic
-
         try:
             return usd_to_atomic(self.fields.get("amount_usd", ""))
         except AmountError:
@@ -85,8 +87,6 @@ class Billing:
 
     @property
     def amount_usd(self) -> Decimal | None:
-        from svc.money import atomic_to_usd
-
         atomic = self.amount_atomic
         return None if atomic is None else atomic_to_usd(atomic)
 
@@ -138,8 +138,18 @@ class SubmitAnswer:
 
     def task(self) -> Task:
         """The task object of an accepted answer, checked (ProtocolError if it is not one)."""
-        from svc.api.http import json_body
-        from svc.api.tasks import require_task_shape
-
         doc = json_body(self.content, self.content_type, "submit")
         return Task(require_task_shape(doc, "submit"))
+
+
+def require_task_shape(doc: Any, what: str) -> dict[str, Any]:
+    """The minimum every task object must have before anything reads it."""
+    if (
+        not isinstance(doc, dict)
+        or not isinstance(doc.get("id"), str)
+        or not isinstance(doc.get("state"), str)
+    ):
+        raise ProtocolError(f"{what}: the server's answer is not a task object")
+    if not is_id(doc["id"]):  # it goes into the ledger and into every later URL
+        raise ProtocolError(f"{what}: the server's task id is not an id")
+    return doc

@@ -16,7 +16,8 @@ import httpx
 from svc.api.headers import CONTENT_TYPE
 from svc.api.http import Http, expect_json
 from svc.api.ids import path_segment
-from svc.errors import ProtocolError, error_from_response
+from svc.api.status import error_from_response
+from svc.errors import ProtocolError
 from svc.money import AmountError, atomic_to_usd, usd_to_atomic
 from svc.origin import configured
 

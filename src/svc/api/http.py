@@ -14,7 +14,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpcore
 import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
@@ -22,11 +22,9 @@ import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from 
 from svc import __version__, numbers
 from svc.api.headers import BILLING, CONTENT_TYPE, RETRY_AFTER
 from svc.api.jsonsafe import JsonTooDeepError, load_json
-from svc.errors import ProtocolError, SvcError, UnavailableError, error_from_response
+from svc.api.status import error_from_response
+from svc.errors import ProtocolError, SvcError, UnavailableError
 from svc.origin import TrustedURL
-
-if TYPE_CHECKING:
-    from svc.ui.output import Output
 
 USER_AGENT = f"svc/{__version__} (+python-httpx)"
 REDACTED_HEADERS = frozenset(
@@ -345,19 +343,17 @@ class Http:
 
     def __init__(
         self,
-        output: Output | None = None,
         *,
-        verbose: bool = False,
+        trace: Callable[[str], None] | None = None,
         timeout: float | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.output = output
-        self.verbose = verbose
+        self._trace_to = trace  # `-v`: the caller's printer, which cleans each line
         self.retry = retry or RetryPolicy()
         self.sleep = sleep
         hooks: dict[str, list[Callable[..., Any]]] = {}
-        if verbose:
+        if trace is not None:
             hooks = {"request": [self._trace_request], "response": [self._trace_response]}
         if timeout is None:
             timeout = _env_number("SVC_TIMEOUT", DEFAULT_TIMEOUT)
@@ -380,17 +376,15 @@ class Http:
     # --- tracing (secrets redacted) ----------------------------------------------------------
 
     def _trace(self, text: str) -> None:
-        from svc.ui.output import trace
-
-        trace(text)  # through ui: every line cleaned (URLs and header values are the server's)
+        if self._trace_to is not None:
+            self._trace_to(text)
 
     def _headers(self, headers: httpx.Headers) -> str:
-        from svc.ui.sanitize import clean
-
+        """Header lines with secrets redacted and each part cut; the printer cleans them."""
         shown = []
         for name, value in headers.items():
             shown_value = "[redacted]" if name.lower() in REDACTED_HEADERS else value
-            shown.append(f"    {clean(name, 100, single_line=True)}: {clean(shown_value, 1000)}")
+            shown.append(f"    {name[:100]}: {shown_value[:1000]}")
         return "\n".join(shown)
 
     def _trace_request(self, request: httpx.Request) -> None:
@@ -472,7 +466,7 @@ class Http:
         message = f"{what}: {problem}; retrying in {wait:.1f}s"
         if on_retry:
             on_retry(message)
-        elif self.verbose:
+        else:
             self._trace(message)
 
     def get_json(self, url: TrustedURL, *, what: str, params: dict[str, Any] | None = None) -> Any:

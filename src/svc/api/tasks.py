@@ -7,10 +7,10 @@ from typing import Any
 import httpx
 
 from svc.api import headers
-from svc.api.answers import SubmitAnswer, Task
+from svc.api.answers import SubmitAnswer, Task, require_task_shape
 from svc.api.http import Http, expect_json
-from svc.api.ids import is_id, path_segment, task_id_arg
-from svc.errors import ProtocolError, WrongTaskError
+from svc.api.ids import path_segment, task_id_arg
+from svc.errors import WrongTaskError
 from svc.origin import TrustedURL, configured
 
 TASKS_PATH = "/svc/tasks"
@@ -19,19 +19,6 @@ TASKS_PATH = "/svc/tasks"
 def task_url(base: TrustedURL, task_id: str) -> TrustedURL:
     """The task's URL; an id that is not one is refused here, before anything is sent."""
     return base.join(f"{TASKS_PATH}/{path_segment(task_id_arg(task_id), 'ID')}")
-
-
-def require_task_shape(doc: Any, what: str) -> dict[str, Any]:
-    """The minimum every task object must have before anything reads it."""
-    if (
-        not isinstance(doc, dict)
-        or not isinstance(doc.get("id"), str)
-        or not isinstance(doc.get("state"), str)
-    ):
-        raise ProtocolError(f"{what}: the server's answer is not a task object")
-    if not is_id(doc["id"]):  # it goes into the ledger and into every later URL
-        raise ProtocolError(f"{what}: the server's task id is not an id")
-    return doc
 
 
 def task_answer(response: httpx.Response, asked: str, what: str) -> Task:

@@ -128,7 +128,7 @@ def _settings_table(out: Output, doc: dict[str, Any]) -> None:
     cells = [
         [row["key"], _for_people(row["value"]) or "-", row["source"]] for row in doc["settings"]
     ]
-    from svc.ui.output import Column
+    from svc.ui.tables import Column
 
     columns = ("key", Column("value", fold=True), "source")  # an asset address is copied whole
     out.table(columns, cells, title=f"profile {doc['profile']}")

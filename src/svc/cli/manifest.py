@@ -64,7 +64,7 @@ def manifest() -> None:
 
 
 def _tables(out: Output, doc: dict[str, Any]) -> None:
-    from svc.ui.output import Column
+    from svc.ui.tables import Column
 
     shown = 0
     for key, title, columns in SECTIONS:

@@ -26,7 +26,7 @@ def _list(ctx: typer.Context) -> None:
 
 
 def _table(out: Output, doc: Any) -> None:
-    from svc.ui.output import Column
+    from svc.ui.tables import Column
 
     rows = _services(doc)
     if not rows:

@@ -104,7 +104,7 @@ def service_check(app: AppContext) -> Finding:
         "GET", app.base.join("/manifest.json"), what="manifest", resend_safe=True
     )
     if response.status_code != 200:
-        from svc.errors import error_from_response
+        from svc.api.status import error_from_response
 
         raise error_from_response(response.status_code, response.content, "manifest")
     kind = "loopback: the local sandbox" if app.settings.is_loopback else "a real host"

@@ -13,10 +13,10 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from svc.api.headers import MPP_CHALLENGE
-from svc.api.jsonsafe import load_json
+from svc.api.status import error_from_response, json_or_none
 from svc.api.tasks import TASKS_PATH
 from svc.context import AppContext
-from svc.errors import ProtocolError, SvcError, error_from_response
+from svc.errors import ProtocolError, SvcError
 from svc.money import atomic_to_usd
 from svc.pay.chains import caip2
 from svc.pay.policy import CARD_MIN_ATOMIC, PaymentPolicy, PolicyRefusal
@@ -38,7 +38,7 @@ def probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None)
         offers["x402_error"] = str(exc)
     accepts = x402.accepts if x402 else []
     challenges = mpp.parse_challenges(response.headers.get_list(MPP_CHALLENGE))
-    card_offer = card.parse_offer(_json_or_none(response.content), app.base, app.trusts_link_host)
+    card_offer = card.parse_offer(json_or_none(response.content), app.base, app.trusts_link_host)
     offers |= {
         "x402": [_x402_view(o) for o in accepts],
         "mpp": [_mpp_view(c) for c in challenges],
@@ -66,13 +66,6 @@ def _unpaid_402(app: AppContext, body: dict[str, Any]) -> httpx.Response:
     if response.status_code >= 400:
         raise error_from_response(response.status_code, response.content, "probe")
     raise ProtocolError(f"probe: the service answered {response.status_code}, not 402")
-
-
-def _json_or_none(content: bytes) -> Any:
-    try:
-        return load_json(content)
-    except (ValueError, UnicodeDecodeError):
-        return None
 
 
 def _x402_view(offer: Any) -> dict[str, Any]:

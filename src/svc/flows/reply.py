@@ -145,10 +145,3 @@ def body_from_flags(task: TaskDetail, flags: ReplyFlags) -> dict[str, Any]:
             raise UsageError("this ask is not about a payment: drop --approve/--decline-payment")
         info["payment_approved"] = flags.payment_approved
     return build(ReplyBody, "reply", info=info).model_dump(exclude_none=True)
-
-
-def body_from_form(task: TaskDetail) -> dict[str, Any]:
-    """Ask the person at the terminal (svc.flows.reply_form): a reviewed, checked body."""
-    from svc.flows.reply_form import fill
-
-    return fill(task)

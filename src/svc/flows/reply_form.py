@@ -41,7 +41,8 @@ class _Answer:
     value: str = ""
 
 
-def fill(task: TaskDetail) -> dict[str, Any]:
+def body_from_form(task: TaskDetail) -> dict[str, Any]:
+    """Ask the person at the terminal: a reviewed, checked reply body."""
     ask = task.info_request
     if ask is None:
         return _plain(task)

@@ -59,7 +59,8 @@ def run(opts: ReplyOptions, app: AppContext) -> int:
 
 def _body(opts: ReplyOptions, app: AppContext, detail: dict[str, Any]) -> dict[str, Any]:
     """The checked reply body: from the flags, or from the form when none was given."""
-    from svc.flows.reply import ReplyFlags, body_from_flags, body_from_form
+    from svc.flows.reply import ReplyFlags, body_from_flags
+    from svc.flows.reply_form import body_from_form
 
     task = task_detail(detail)
     flags = ReplyFlags(

@@ -53,7 +53,7 @@ class FormSession:
         ask = detail.info_request
         if ask is not None and ask.is_payment_ask and not ask.required_keys():
             return self._payment(detail)
-        from svc.flows.reply import body_from_form
+        from svc.flows.reply_form import body_from_form
 
         prompts.say(self.waiting_line)  # what is asked and the time left, before the form
         return body_from_form(detail)

@@ -16,14 +16,8 @@ from typing import Any
 import httpx
 
 from svc.api.http import Http, parse_json
-from svc.errors import (
-    REGISTER_AGAIN,
-    AuthError,
-    ProtocolError,
-    SvcError,
-    UntrustedURLError,
-    error_from_response,
-)
+from svc.api.status import error_from_response
+from svc.errors import REGISTER_AGAIN, AuthError, ProtocolError, SvcError, UntrustedURLError
 from svc.origin import TrustedURL, configured, on_origin, origin_if_valid
 
 WELL_KNOWN = "/.well-known/oauth-authorization-server"

@@ -19,7 +19,8 @@ from typing import Any
 
 from svc import numbers
 from svc.api.jsonsafe import load_json
-from svc.errors import CODES, Action, Code, ExitCode, SvcError, error_from_response
+from svc.api.status import error_from_response
+from svc.errors import CODES, Action, Code, ExitCode, SvcError
 
 Row = Code  # a row of the one table, as the submit flow reads it
 

@@ -14,7 +14,7 @@ import os
 import stat
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
@@ -157,9 +157,13 @@ def _usable_keyring() -> KeyringBackend | None:
 class SecretStore:
     """What commands use: environment overrides, then the chosen backend."""
 
-    def __init__(self, backend: SecretBackend | None = None, warn: bool = True) -> None:
+    def __init__(
+        self,
+        backend: SecretBackend | None = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
         self._backend = backend
-        self._warn = warn
+        self._warn = warn  # told once when secrets fall back to the file
 
     @property
     def backend(self) -> SecretBackend:
@@ -168,11 +172,9 @@ class SecretStore:
             chosen: SecretBackend | None = None if forced == "file" else _usable_keyring()
             if chosen is None:
                 chosen = FileBackend()
-                if self._warn and forced != "file":
-                    from svc.ui.terminal import error_line
-
-                    error_line(
-                        f"warning: no usable OS keyring; secrets are kept in {chosen.path} "
+                if self._warn is not None and forced != "file":
+                    self._warn(
+                        f"no usable OS keyring; secrets are kept in {chosen.path} "
                         "(mode 0600). Set SVC_KEYRING=file to silence this."
                     )
             self._backend = chosen

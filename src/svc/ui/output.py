@@ -17,10 +17,11 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from svc.ui import terminal
 from svc.ui.sanitize import clean
+from svc.ui.tables import Column, build_table, pairs_table
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -32,21 +33,6 @@ T = TypeVar("T")
 MESSAGE_LIMIT = 4000  # characters of one diagnostic message
 CELL_LIMIT = 300  # characters of one table cell
 DOCUMENT_LIMIT = 1_000_000  # characters of a whole document shown on a terminal
-
-
-class Styled(NamedTuple):
-    """A table cell or line with a style of ours; the text is still cleaned when drawn."""
-
-    text: object
-    style: str = ""
-
-
-class Column(NamedTuple):
-    heading: str
-    fold: bool = False  # wrap long values instead of cutting them
-    right: bool = False  # right-justified (amounts)
-    whole: bool = False  # ids: never cut or wrapped, so they can be copied; others give way
-    drop: int = 0  # on a narrow terminal, columns with the highest `drop` go first (0: kept)
 
 
 class Output:
@@ -251,16 +237,12 @@ class Output:
         header: bool = True,
     ) -> None:
         """A table on stdout; every cell is cleaned and cut to one bounded line."""
-        from svc.ui.tables import build_table
-
         width = self._console_for(False).width
         table = build_table(columns, rows, title=title, lines=lines, header=header, width=width)
         self.draw(table)
 
     def pairs(self, rows: Iterable[tuple[str, object]], *, err: bool = False) -> None:
         """Key/value lines (dim keys), values cleaned."""
-        from svc.ui.tables import pairs_table
-
         self.draw(pairs_table(rows), err=err)
 
     # --- progress -------------------------------------------------------------------------

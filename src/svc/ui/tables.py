@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from svc.ui.sanitize import clean
 from svc.ui.words import yes_no
@@ -11,7 +11,21 @@ from svc.ui.words import yes_no
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from svc.ui.output import Column
+
+class Styled(NamedTuple):
+    """A table cell or line with a style of ours; the text is still cleaned when drawn."""
+
+    text: object
+    style: str = ""
+
+
+class Column(NamedTuple):
+    heading: str
+    fold: bool = False  # wrap long values instead of cutting them
+    right: bool = False  # right-justified (amounts)
+    whole: bool = False  # ids: never cut or wrapped, so they can be copied; others give way
+    drop: int = 0  # on a narrow terminal, columns with the highest `drop` go first (0: kept)
+
 
 CELL_LIMIT = 300
 MIN_READABLE = 10  # a column narrower than this is noise, not information
@@ -22,8 +36,6 @@ def cell(value: object, limit: int = CELL_LIMIT) -> Any:
     """A rich Text of one value: `Styled` keeps its style, rich objects are refused (they
     could carry text nobody cleaned), anything else is shown as cleaned str."""
     from rich.text import Text
-
-    from svc.ui.output import Styled
 
     if isinstance(value, Styled):
         return Text(clean(value.text, limit, single_line=True), style=value.style)
@@ -42,8 +54,6 @@ def build_table(
     width: int | None = None,
 ) -> Table:
     from rich.table import Table
-
-    from svc.ui.output import Column
 
     options: dict[str, Any] = {"show_edge": False, "pad_edge": False}
     if not lines:

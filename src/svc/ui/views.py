@@ -10,9 +10,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from svc.origin import TrustedURL
-from svc.ui.output import Column, Styled
 from svc.ui.render import STATE_STYLES
 from svc.ui.sanitize import clean
+from svc.ui.tables import Column, Styled
 from svc.ui.words import plural, usd
 
 if TYPE_CHECKING:
