@@ -1,4 +1,5 @@
-"""No import cycle in our packages (issue 17): the module graph of top-level imports is acyclic.
+"""No import cycle in our packages (issues 17 and 23), not even through function-level imports,
+and ui/ is imported only by the layers that talk to people.
 
 A cycle makes the import order matter and hides layering mistakes; the sandbox had one
 (payment_store -> x402 -> state -> payment_store), hidden by a function-level import.
@@ -23,12 +24,31 @@ def test_package_has_no_import_cycle(package: str) -> None:
     assert not loops, f"{package} has import cycles:\n" + "\n".join(loops)
 
 
-def test_sandbox_has_no_cycle_even_through_function_level_imports() -> None:
-    # The sandbox imports nothing lazily to save start-up time, so a function-level import
-    # inside it could only be hiding a cycle.
-    graph = import_graph("svc_sandbox", deferred=True)
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_cycle_even_through_function_level_imports(package: str) -> None:
+    # A function-level import runs later, but it is still a dependency: a cycle through one is
+    # a layering mistake that import order merely happens to survive (issue 23).
+    graph = import_graph(package, deferred=True)
     loops = [" -> ".join(cycle_path(graph, group)) for group in cycles(graph)]
-    assert not loops, "svc_sandbox has import cycles:\n" + "\n".join(loops)
+    assert not loops, f"{package} has import cycles:\n" + "\n".join(loops)
+
+
+# Who may talk to people: the commands, the MCP server, the flows, ui itself, and the two places
+# that wire a command together (the entry point and the app context, gh's Factory).
+PEOPLE_FACING = ("svc.cli", "svc.mcp", "svc.flows", "svc.ui")
+WIRING = {"svc.__main__", "svc.context"}
+
+
+def test_ui_is_imported_only_by_the_layers_that_talk_to_people() -> None:
+    graph = import_graph("svc", deferred=True)
+    lower = {
+        module: sorted(dep for dep in deps if dep.startswith("svc.ui"))
+        for module, deps in graph.items()
+        if not module.startswith(PEOPLE_FACING) and module not in WIRING
+    }
+    offenders = {module: deps for module, deps in lower.items() if deps}
+    assert not offenders, f"lower layers import ui (pass a callback instead): {offenders}"
+    assert any(dep.startswith("svc.ui") for dep in graph["svc.context"])  # the test sees edges
 
 
 def _package(tmp_path: Path, files: dict[str, str]) -> Path:

@@ -32,11 +32,12 @@ from svc.errors import (
     SvcError,
     UnavailableError,
 )
+from svc.origin import TrustedURL
 from svc.pay.errors import Action, classify, to_error
 from svc.pay.journal import PayState, RequestJournal, open_journal
 from svc.pay.rails import PaidAuth
 from svc.testing_hooks import crash_point
-from svc.ui import words
+from svc.ui import views, words
 
 if TYPE_CHECKING:
     from svc.api.answers import SubmitAnswer
@@ -180,14 +181,18 @@ def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: Reques
 def card_checkout(app: AppContext, *, open_browser: bool = True) -> Any:
     from svc.pay.card import CardCheckout
 
-    interactive = not app.settings.no_input
+    def show_page(link: TrustedURL) -> None:
+        views.show_qr(app.output, link)
+        if open_browser and not views.open_browser(link):
+            app.output.info(f"({views.NO_BROWSER}, or scan the code)")
+
     return CardCheckout(
         app.http,
         app.output,
         base=app.base,
         trusts=app.trusts_link_host,
-        interactive=interactive,
-        open_browser=open_browser and interactive,
+        interactive=not app.settings.no_input,
+        show_page=show_page,
     )
 
 

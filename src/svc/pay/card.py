@@ -117,7 +117,7 @@ class CardCheckout:
         base: TrustedURL,
         trusts: HostTrust,
         interactive: bool,
-        open_browser: bool = True,
+        show_page: Callable[[TrustedURL], None] | None = None,
         wait_seconds: float = DEFAULT_WAIT_SECONDS,
         interval: float = 2.0,
         sleep: Callable[[float], None] = time.sleep,
@@ -127,7 +127,7 @@ class CardCheckout:
         self.base = base  # the origin that sends the 402s: card URLs must be on it (or trusted)
         self.trusts = trusts
         self.interactive = interactive
-        self.open_browser = open_browser
+        self.show_page = show_page  # the caller's QR code and browser, for a person only
         self.wait_seconds = wait_seconds
         self.interval = interval
         self.sleep = sleep
@@ -160,15 +160,11 @@ class CardCheckout:
         return payment_state(doc)
 
     def show(self, link: TrustedURL, amount_usd: str) -> None:
-        from svc.ui import views
-
-        out = self.output
-        out.info("Pay {amount} by card on this page: {link}", amount=amount_usd, link=str(link))
-        if not self.interactive:
-            return
-        views.show_qr(out, link)
-        if self.open_browser and not views.open_browser(link):
-            out.info(f"({views.NO_BROWSER}, or scan the code)")
+        self.output.info(
+            "Pay {amount} by card on this page: {link}", amount=amount_usd, link=str(link)
+        )
+        if self.interactive and self.show_page is not None:
+            self.show_page(link)
 
     def wait(self, offer: CardOffer) -> None:
         """Poll statusUrl until complete; raises if it dies or the wait runs out."""
