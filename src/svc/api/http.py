@@ -23,7 +23,7 @@ from svc import __version__, numbers
 from svc.api.headers import BILLING, CONTENT_TYPE, RETRY_AFTER
 from svc.api.jsonsafe import JsonTooDeepError, load_json
 from svc.api.status import error_from_response
-from svc.errors import ProtocolError, SvcError, UnavailableError
+from svc.errors import ProtocolError, SvcError, UnavailableError, UsageError
 from svc.origin import TrustedURL
 
 USER_AGENT = f"svc/{__version__} (+python-httpx)"
@@ -62,8 +62,6 @@ def _env_number(name: str, default: float, *, integer: bool = False) -> float:
     except ValueError:
         value = -1
     if not value > 0:  # also NaN
-        from svc.errors import UsageError
-
         raise UsageError(f"{name} must be a positive {'integer' if integer else 'number'}")
     return value
 

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from svc.cli.app import current
+from svc.errors import NotFoundError, UsageError
+from svc.ui.operations import draw_operation, draw_operations
 
 if TYPE_CHECKING:
     from svc.api.discovery import DiscoveryClient, Page
@@ -50,8 +52,6 @@ def search(
     page: int | None = typer.Option(None, "--page", min=1, metavar="N", help="Show page N."),
     all_pages: bool = typer.Option(False, "--all", help="Follow every next page."),
 ) -> None:
-    from svc.errors import UsageError
-
     if page is not None and all_pages:
         raise UsageError("--page and --all cannot be combined")
     discovery = _client()
@@ -78,7 +78,6 @@ def get(
     ),
 ) -> None:
     from svc.api.discovery import merge, operations
-    from svc.errors import NotFoundError
 
     app_ctx = current()
     discovery = _client()
@@ -96,8 +95,6 @@ def get(
 
 
 def _details(out: Output, found: list[tuple[str, str, dict[str, Any]]]) -> None:
-    from svc.ui.operations import draw_operation
-
     for index, (verb, op_path, op) in enumerate(found):
         if index:
             out.line()
@@ -113,7 +110,6 @@ def _client() -> DiscoveryClient:
 
 def _method(method: str | None) -> str | None:
     from svc.api.discovery import METHODS
-    from svc.errors import UsageError
 
     if method is None:
         return None
@@ -128,7 +124,6 @@ def _show_pages(pages: list[Page], *, merged: bool) -> None:
 
     app_ctx = current()
     doc = merge(pages) if merged else pages[0].doc
-    from svc.ui.operations import draw_operations
 
     def draw(out: Output, doc: dict[str, Any]) -> None:
         rows = operations(doc)

@@ -12,6 +12,8 @@ from typing import IO, Any
 from svc.context import AppContext
 from svc.errors import ExitCode, UsageError
 from svc.settings import usd_amount
+from svc.ui import views
+from svc.ui.terminal import error_line
 
 STATE_EXIT = {
     "completed": ExitCode.OK,
@@ -27,8 +29,6 @@ def exit_for_state(state: str) -> int:
 
 
 def show_task(app: AppContext, task: dict[str, Any]) -> None:
-    from svc.ui import views
-
     app.output.show(task, views.task)
 
 
@@ -54,8 +54,6 @@ def read_text_source(path: str, what: str) -> str:
     with _input_errors(what, path):
         if path == "-":
             if sys.stdin.isatty():
-                from svc.ui.terminal import error_line
-
                 error_line(f"reading {what} from standard input; end with Ctrl-D")
             return sys.stdin.read()
         return Path(path).read_text(encoding="utf-8")

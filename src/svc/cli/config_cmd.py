@@ -8,6 +8,8 @@ import typer
 
 from svc.cli.app import current
 from svc.errors import UsageError
+from svc.store.config import KEYS, unknown_key
+from svc.ui.tables import Column
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
@@ -63,8 +65,6 @@ def set_(
     "\b\nExamples:\n  svc config get base_url\n  svc config get max_price_usd --json"
 )
 def get(key: str = typer.Argument(..., metavar="KEY")) -> None:
-    from svc.store.config import KEYS, unknown_key
-
     app_ctx = current()
     if key not in KEYS:
         raise unknown_key(key)
@@ -101,8 +101,6 @@ def _report_change(key: str, value: str | None) -> None:
     "\b\nExamples:\n  svc config list\n  svc config list --json | jq '.settings[] | select(.source != \"default\")'",
 )
 def list_() -> None:
-    from svc.store.config import KEYS
-
     app_ctx = current()
     rows = []
     for key, spec in KEYS.items():
@@ -128,7 +126,6 @@ def _settings_table(out: Output, doc: dict[str, Any]) -> None:
     cells = [
         [row["key"], _for_people(row["value"]) or "-", row["source"]] for row in doc["settings"]
     ]
-    from svc.ui.tables import Column
 
     columns = ("key", Column("value", fold=True), "source")  # an asset address is copied whole
     out.table(columns, cells, title=f"profile {doc['profile']}")

@@ -7,6 +7,8 @@ from typing import Any
 import typer
 
 from svc.cli.app import current
+from svc.flows.doctor import exit_code, run_checks
+from svc.ui.doctor import show_findings
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -26,13 +28,10 @@ app = typer.Typer(rich_markup_mode=None)
     "  svc doctor --json | jq -r '.checks[] | select(.status != \"ok\") | .detail'"
 )
 def doctor() -> None:
-    from svc.flows.doctor import exit_code, run_checks
-
     app_ctx = current()
     findings = run_checks(app_ctx)
     code = exit_code(findings)
     checks = [f.as_dict() for f in findings]
-    from svc.ui.doctor import show_findings
 
     doc: dict[str, Any] = {"ok": code == 0, "exit_code": code, "checks": checks}
     app_ctx.output.show(doc, lambda out, d: show_findings(out, d["checks"]))

@@ -6,6 +6,7 @@ import typer
 
 from svc.cli.app import current
 from svc.errors import AuthError
+from svc.ui import views
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -26,6 +27,5 @@ def entitlements() -> None:
             hint="register one: svc identity register (or finish the claim: svc identity claim)",
         )
     doc = app_ctx.identity.platform.entitlements(bearer)
-    from svc.ui import views
 
     app_ctx.output.show(doc, views.entitlements)

@@ -6,6 +6,8 @@ import typer
 
 from svc.cli.app import current
 from svc.context import AppContext
+from svc.errors import UsageError
+from svc.ui.guide import show_markdown
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -21,8 +23,6 @@ app = typer.Typer(rich_markup_mode=None)
 def guide(
     goal: str = typer.Argument(..., metavar="GOAL", help="The goal in natural language."),
 ) -> None:
-    from svc.errors import UsageError
-
     if not goal.strip():
         raise UsageError("the goal is empty: say what you want done")
     show_guide(current(), goal)
@@ -39,6 +39,4 @@ def show_guide(app_ctx: AppContext, goal: str, *, as_json: bool | None = None) -
     elif not output.stdout_tty:
         output.document(result.markdown.rstrip("\n"))  # raw Markdown for files/pipes
     else:
-        from svc.ui.guide import show_markdown
-
         show_markdown(output, result.markdown)

@@ -6,8 +6,9 @@ import enum
 
 import typer
 
-from svc.cli.app import current
+from svc.cli.app import COMMANDS, current
 from svc.cli.help_topics import ENVIRONMENT, EXIT_CODES, FILES, OUTPUT, TOPICS, render
+from svc.errors import UsageError
 
 
 class Topic(enum.StrEnum):
@@ -22,7 +23,6 @@ app = typer.Typer(rich_markup_mode=None)
 
 def _names(incomplete: str) -> list[str]:
     """What `svc help` takes: the topics, then the commands (for completion)."""
-    from svc.cli.app import COMMANDS
 
     names = [t.value for t in Topic] + [c for c in COMMANDS if c != "help"]
     return [name for name in names if name.startswith(incomplete)]
@@ -83,8 +83,6 @@ def show_topic(
 
 def _command_help(name: str) -> None:
     """`svc help submit` = `svc submit --help`; anything else is a usage error naming both."""
-    from svc.cli.app import COMMANDS
-    from svc.errors import UsageError
 
     if name not in COMMANDS:
         known = ", ".join(t.value for t in Topic)

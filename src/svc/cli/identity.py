@@ -7,9 +7,12 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from svc.cli.app import current
+from svc.cli.common import read_text_source
 from svc.context import AppContext
 from svc.errors import AuthError, UsageError
+from svc.identity.idjag import check_id_jag
 from svc.identity.store import Credential
+from svc.ui.prompts import ask_text
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
@@ -120,8 +123,6 @@ def _registration_body(
         return {"type": "anonymous"}
     if email is not None:
         return {"type": "service_auth", "login_hint": email.strip()}
-    from svc.cli.common import read_text_source
-    from svc.identity.idjag import check_id_jag
     from svc.identity.platform import ID_JAG_TOKEN_TYPE
 
     assert assertion_file is not None
@@ -155,7 +156,6 @@ def _register(app_ctx: AppContext, body: dict[str, Any], email: str | None) -> C
 
 def _keep_pending_claim(app_ctx: AppContext, body: dict[str, Any], sent: dict[str, Any]) -> None:
     """interaction_required: keep the claim it carries so `svc identity claim` can finish."""
-    from svc.identity.idjag import check_id_jag
     from svc.identity.session import credential_from
 
     claim = body.get("claim")
@@ -215,8 +215,6 @@ def claim(
         )
     hint = (email or "").strip() or cred.email or _ask_email(app_ctx)
     if code == "-":
-        from svc.cli.common import read_text_source
-
         code = read_text_source("-", "the code").strip()
     ceremony = ClaimCeremony(
         app_ctx, session, cred, hint, open_browser=not no_browser, timeout=timeout
@@ -228,7 +226,6 @@ def claim(
 def _ask_email(app_ctx: AppContext) -> str:
     if app_ctx.settings.no_input:
         raise UsageError("--email EMAIL is needed: who is claiming this anonymous credential?")
-    from svc.ui.prompts import ask_text
 
     return ask_text("E-mail address of the person claiming").strip()
 

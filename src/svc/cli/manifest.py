@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from svc.cli.app import current
+from svc.errors import ProtocolError
+from svc.ui.tables import Column
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
@@ -57,15 +59,11 @@ def manifest() -> None:
     app_ctx = current()
     doc = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url).manifest()
     if not app_ctx.output.json_mode and not isinstance(doc, dict):
-        from svc.errors import ProtocolError
-
         raise ProtocolError("manifest: the server's answer is not an object")
     app_ctx.output.show(doc, _tables)
 
 
 def _tables(out: Output, doc: dict[str, Any]) -> None:
-    from svc.ui.tables import Column
-
     shown = 0
     for key, title, columns in SECTIONS:
         rows = [row for row in doc.get(key) or [] if isinstance(row, dict)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from svc.api.ids import request_id_arg
 from svc.cli.app import current
 from svc.cli.common import show_task
 
@@ -40,7 +41,6 @@ def card(
     ),
     no_browser: bool = typer.Option(False, "--no-browser", help="Do not open a browser."),
 ) -> None:
-    from svc.api.ids import request_id_arg
     from svc.flows.submit import pay_card
 
     if request_id is not None:  # '' is a mistake (an unset variable), not "the latest one"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from svc.cli.common import exit_for_state, show_task
 from svc.context import AppContext
+from svc.ui.hints import next_steps
 
 
 def poll_once(app_ctx: AppContext, task_id: str, exit_status: bool) -> int:
@@ -12,7 +13,5 @@ def poll_once(app_ctx: AppContext, task_id: str, exit_status: bool) -> int:
     app_ctx.remember(task)
     show_task(app_ctx, task.raw)
     if not app_ctx.output.json_mode:  # a person at a terminal: what to run next
-        from svc.ui.hints import next_steps
-
         next_steps(app_ctx.output, task.raw)
     return exit_for_state(task.state) if exit_status else 0

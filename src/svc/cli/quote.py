@@ -7,6 +7,9 @@ from typing import Any
 import typer
 
 from svc.cli.app import current
+from svc.cli.guide import show_guide
+from svc.errors import UsageError
+from svc.ui import views
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -79,7 +82,6 @@ def quote(
     if doc is None:
         _fall_back_to_guide(goal)
         return
-    from svc.ui import views
 
     app_ctx.output.show(doc, views.quote)
 
@@ -102,7 +104,6 @@ def _validated(**values: Any) -> Any:
     from pydantic import ValidationError
 
     from svc.api.models import QuoteRequest
-    from svc.errors import UsageError
 
     try:
         return QuoteRequest(**{k: v for k, v in values.items() if v is not None})
@@ -140,8 +141,6 @@ def _ask(body: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _fall_back_to_guide(goal: str) -> None:
-    from svc.cli.guide import show_guide
-
     app_ctx = current()
     app_ctx.output.warn("the advisor is unavailable (503); showing the wallet-free guide instead")
     show_guide(app_ctx, goal, as_json=app_ctx.output.json_mode)

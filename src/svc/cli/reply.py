@@ -7,6 +7,7 @@ import typer
 from svc.cli.app import current
 from svc.cli.common import read_text_source
 from svc.errors import UsageError
+from svc.flows.reply_run import ReplyOptions, run
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -56,7 +57,6 @@ def reply(
     ),
 ) -> None:
     from svc.flows.reply import parse_sets
-    from svc.flows.reply_run import ReplyOptions, run
 
     if approve and decline:
         raise UsageError("--approve-payment and --decline-payment exclude each other")

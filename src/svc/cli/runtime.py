@@ -11,8 +11,17 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from svc.cli.globals import json_flag_given
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
+from svc.settings import profile_name, resolve
+from svc.store.config import ConfigFile
+from svc.ui import terminal
+from svc.ui.output import Output
+from svc.ui.pager import pager_command
+from svc.ui.sanitize import clean
+from svc.ui.shape import Shape, parse_fields
+from svc.ui.terminal import error_line, silence_stdout, stdout_is_tty
 
 # Reads and watches can simply run again; a paid submit says its own way back (Interrupted).
 INTERRUPTED = "svc: interrupted"
@@ -25,8 +34,6 @@ def build_context(
 
     `creates_profile`: the command writes the profile (`config set`), so it may not exist yet.
     `needs_config`: False for commands that help fix a broken file (`help`, `config path`)."""
-    from svc.settings import profile_name, resolve
-    from svc.store.config import ConfigFile
 
     config = ConfigFile()
     profile = profile_name(flags.get("profile"))
@@ -47,14 +54,10 @@ def build_context(
 def _output(flags: dict[str, Any], json_output: bool) -> Any:
     """The Output the global output flags ask for (`--json FIELDS`, `--jq`, `--template` are
     compiled here, before the command does anything: a typo costs nothing)."""
-    from svc.ui.output import Output
-    from svc.ui.pager import pager_command
 
     pager = pager_command(bool(flags.get("no_pager")))
     if not (flags.get("json_fields") or flags.get("jq") or flags.get("template")):
         return Output(json_mode=json_output, pager=pager)
-    from svc.ui.shape import Shape, parse_fields
-    from svc.ui.terminal import error_line
 
     shape = Shape(
         parse_fields(flags.get("json_fields")),
@@ -78,8 +81,6 @@ def _profile_values(
 
 def report(error: SvcError, json_mode: bool) -> int:
     """One line on stderr (and a JSON error object on stdout in JSON mode); the exit code."""
-    from svc.ui import terminal
-    from svc.ui.sanitize import clean
 
     terminal.error_line(f"svc: {clean(error.message, 1000, single_line=True)}", 1100)
     if error.hint:
@@ -92,9 +93,6 @@ def report(error: SvcError, json_mode: bool) -> int:
 
 
 def json_requested(argv: list[str]) -> bool:
-    from svc.cli.globals import json_flag_given
-    from svc.ui.terminal import stdout_is_tty
-
     return json_flag_given(argv) or not stdout_is_tty()
 
 
@@ -105,20 +103,14 @@ def run_guarded(body: Callable[[], int], args: list[str]) -> int:
     except SvcError as error:
         return report(error, json_requested(args))
     except KeyboardInterrupt:
-        from svc.ui.terminal import error_line
-
         error_line(INTERRUPTED)
         return int(ExitCode.INTERRUPTED)
     except BrokenPipeError:
-        from svc.ui.terminal import silence_stdout
-
         silence_stdout()  # the reader went away (`svc tasks | head`): not worth a line
         return 0
     except Exception as error:  # the last line of defence: one line, never a traceback
         if os.environ.get("SVC_DEBUG"):
             raise
-        from svc.ui.sanitize import clean
-        from svc.ui.terminal import error_line
 
         # An exception's text may quote server input (a pydantic error echoes the value).
         error_line(

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import typer
 
-from svc.cli.sandbox_tags import cheat_sheet, tag_list
-from svc.errors import UsageError
+from svc.api.ids import path_segment, request_id_arg, task_id_arg
+from svc.cli.app import current
+from svc.cli.sandbox_tags import CODE_FAULTS, QUOTE_TAGS, TASK_TAGS, cheat_sheet, tag_list
+from svc.errors import NotFoundError, UsageError
 from svc.origin import configured
 
 app = typer.Typer(
@@ -69,8 +71,6 @@ def serve(
     except OSError as exc:
         raise _bind_error(host, port, exc) from None
     if allow_remote and not is_loopback(host):
-        from svc.cli.app import current
-
         current().output.warn(f"listening on {host}:{port}: anyone who can reach it may use it")
     if not quiet:
         _banner(sock)
@@ -79,7 +79,6 @@ def serve(
 
 def _banner(sock: object) -> None:
     """What to try next, on stderr (stdout carries only the SANDBOX_URL= line scripts read)."""
-    from svc.cli.app import current
     from svc_sandbox.server import socket_url
 
     url = socket_url(sock)  # type: ignore[arg-type]
@@ -136,7 +135,6 @@ def mint_id_jag(
     bad_signature: bool = typer.Option(False, "--bad-signature", help="Break the signature."),
 ) -> None:
     from svc.api.http import expect_json
-    from svc.cli.app import current
 
     app_ctx = current()
     spec = {
@@ -168,12 +166,8 @@ def mint_id_jag(
     "\b\nExamples:\n  svc sandbox tags\n  svc sandbox tags | grep approval"
 )
 def tags() -> None:
-    from svc.cli.app import current
-
     output = current().output
     if current().settings.json_output:  # only when asked, like help topics: `| grep` is text
-        from svc.cli.sandbox_tags import CODE_FAULTS, QUOTE_TAGS, TASK_TAGS
-
         tasks = [{"tag": tag, "effect": what} for tag, what in TASK_TAGS]
         faults = [{"codes": what, "post": path, "body": body} for what, path, body in CODE_FAULTS]
         output.emit_json(
@@ -190,9 +184,6 @@ def tags() -> None:
     "\b\nExamples:\n  svc sandbox approve task_0123"
 )
 def approve(task_id: str = typer.Argument(..., metavar="ID", help="The task.")) -> None:
-    from svc.api.ids import path_segment, task_id_arg
-    from svc.cli.app import current
-
     app_ctx = current()
     segment = path_segment(task_id_arg(task_id), "ID")
     url = f"{app_ctx.settings.base_url}/_sandbox/tasks/{segment}/approve"
@@ -219,10 +210,6 @@ def pay_card_page(
     ),
     decline: bool = typer.Option(False, "--decline", help="Press Decline instead of Pay."),
 ) -> None:
-    from svc.api.ids import request_id_arg
-    from svc.cli.app import current
-    from svc.errors import NotFoundError
-
     app_ctx = current()
     rid = request_id_arg(request_id, "REQUEST_ID") if request_id is not None else None
     saved = app_ctx.ledger.card_payment(rid) if app_ctx.has_ledger() else None
@@ -270,9 +257,6 @@ def claim_code(
         None, "--attempt", metavar="ID", help="A claim link's attempt id (default: the newest)."
     ),
 ) -> None:
-    from svc.api.ids import task_id_arg
-    from svc.cli.app import current
-
     app_ctx = current()
     url = app_ctx.settings.base_url + "/_sandbox/identity/claim-code"
     if attempt is not None:
@@ -290,7 +274,6 @@ def claim_code(
 def _admin_post(url: str, what: str) -> dict[str, object]:
     """POST to a sandbox control route; a real service has none (404 -> "is it a sandbox?")."""
     from svc.api.http import expect_json
-    from svc.cli.app import current
 
     app_ctx = current()
     target = configured(url, what)  # the person's own base URL and a sandbox path

@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from svc.cli.app import current, with_globals
+from svc.errors import UsageError
+from svc.ui.operations import draw_operations
+from svc.ui.tables import Column
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
@@ -26,8 +29,6 @@ def _list(ctx: typer.Context) -> None:
 
 
 def _table(out: Output, doc: Any) -> None:
-    from svc.ui.tables import Column
-
     rows = _services(doc)
     if not rows:
         out.note("the service lists no services")
@@ -53,7 +54,6 @@ app.callback(
 )
 def show(slug: str = typer.Argument(..., metavar="SLUG", help="Service slug, e.g. tasks.")) -> None:
     from svc.api.discovery import DiscoveryClient, merge, operations
-    from svc.errors import UsageError
 
     if not slug.strip():
         raise UsageError("the service slug is empty")
@@ -61,7 +61,6 @@ def show(slug: str = typer.Argument(..., metavar="SLUG", help="Service slug, e.g
     client = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url)
     pages = list(client.pages(client.service_url(slug), what=f"service {slug}"))
     doc = merge(pages) if len(pages) > 1 else pages[0].doc
-    from svc.ui.operations import draw_operations
 
     app_ctx.output.show(doc, lambda out, d: draw_operations(out, operations(d)))
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 import typer
 
 from svc.cli.app import current
+from svc.errors import UsageError
+from svc.store.spend import day_start, load_spend
+from svc.ui import views
+from svc.ui.words import counted
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -27,11 +31,6 @@ def spend(
         None, "--since", metavar="YYYY-MM-DD", help="Only days from this one on."
     ),
 ) -> None:
-    from svc.errors import UsageError
-    from svc.store.spend import day_start, load_spend
-    from svc.ui import views
-    from svc.ui.words import counted
-
     try:
         day_start(since)
     except ValueError:

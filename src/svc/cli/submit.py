@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import typer
 
+from svc.cli import submit_batch
 from svc.cli.app import current
 from svc.cli.common import payment_flags, read_text_source
 from svc.errors import UsageError
+from svc.flows.submit_run import SubmitOptions, run
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -84,8 +86,6 @@ def submit(
 ) -> None:
     app_ctx = current()
     if from_file is not None:
-        from svc.cli import submit_batch
-
         conflicting = {"TASK": task is not None, "--file": file is not None, "--wait": wait}
         conflicting |= {"--request-id": request_id is not None, "--dry-run": dry_run}
         raise typer.Exit(
@@ -100,7 +100,6 @@ def submit(
                 concurrency=concurrency,
             )
         )
-    from svc.flows.submit_run import SubmitOptions, run
 
     method, cap = payment_flags(app_ctx, pay, max_price)
     opts = SubmitOptions(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from svc.cli.common import open_binary_source, payment_flags
 from svc.context import AppContext
 from svc.errors import UsageError
+from svc.flows.batch import MAX_CONCURRENCY, Options, run_batch
 
 
 def run(
@@ -18,8 +20,6 @@ def run(
     concurrency: int,
 ) -> int:
     """Submit every line of PATH; the batch's exit code. `conflicting`: flag -> was it given."""
-    from svc.cli.common import open_binary_source, payment_flags
-    from svc.flows.batch import MAX_CONCURRENCY, Options, run_batch
 
     given = [flag for flag, present in conflicting.items() if present]
     if given:

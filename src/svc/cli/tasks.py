@@ -9,6 +9,7 @@ import typer
 
 from svc.cli.app import current
 from svc.errors import UsageError
+from svc.suggest import did_you_mean
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -60,7 +61,6 @@ def tasks(
 
 def parse_states(values: list[str]) -> tuple[str, ...]:
     from svc.flows.task_list import TASK_STATES
-    from svc.suggest import did_you_mean
 
     states = [part.strip() for value in values for part in value.split(",") if part.strip()]
     for name in states:

@@ -8,8 +8,11 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from svc.cli.app import current
+from svc.cli.common import read_text_source
 from svc.errors import UsageError
-from svc.pay.wallet import WALLET_SECRET
+from svc.pay.wallet import WALLET_SECRET, load_signer
+from svc.pay.x402 import X402Error, address_of, generate_private_key
+from svc.ui.prompts import ask_hidden
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
@@ -39,8 +42,6 @@ def _emit_address(address: str, source: str, created: bool = False) -> None:
     "\b\nExample:\n  svc wallet create"
 )
 def create(force: bool = typer.Option(False, "--force", help="Replace an existing key.")) -> None:
-    from svc.pay.x402 import address_of, generate_private_key
-
     app_ctx = current()
     secrets = app_ctx.secrets
     if secrets.backend.get(WALLET_SECRET) and not force:
@@ -65,13 +66,8 @@ def import_key(
     ),
     force: bool = typer.Option(False, "--force", help="Replace an existing key."),
 ) -> None:
-    from svc.cli.common import read_text_source
-    from svc.pay.x402 import X402Error, address_of
-
     app_ctx = current()
     if file == "-" and not app_ctx.settings.no_input and sys.stdin.isatty():
-        from svc.ui.prompts import ask_hidden
-
         raw = ask_hidden("private key (hex, hidden):")
     else:
         raw = read_text_source(file, "the key")
@@ -93,8 +89,6 @@ def import_key(
     "use. The sandbox needs no funds.\n\n\b\nExample:\n  svc wallet address"
 )
 def address() -> None:
-    from svc.pay.wallet import load_signer
-
     app_ctx = current()
     signer = load_signer(app_ctx.secrets)
     _emit_address(signer.address, app_ctx.secrets.source(WALLET_SECRET))

@@ -7,6 +7,7 @@ import typer
 
 from svc.api.ids import task_id_arg
 from svc.cli.app import current
+from svc.flows.watch import WatchOptions, run
 from svc.settings import positive_seconds
 
 app = typer.Typer(rich_markup_mode=None)
@@ -70,8 +71,6 @@ def watch(
         30.0, "--exec-timeout", metavar="S", help="Seconds an --exec hook may run (default 30)."
     ),
 ) -> None:
-    from svc.flows.watch import WatchOptions, run
-
     app_ctx = current()
     opts = WatchOptions(
         task_ids=[task_id_arg(t) for t in task_ids or []],  # all checked before any poll

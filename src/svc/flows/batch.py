@@ -34,6 +34,7 @@ from svc.context import AppContext
 from svc.errors import ExitCode, SvcError, UsageError
 from svc.store.ledger import PayState
 from svc.ui.output import Output
+from svc.ui.sanitize import clean
 from svc.ui.words import plural
 
 if TYPE_CHECKING:
@@ -244,8 +245,6 @@ class Reporter:
                 self._progress.count("submitting", s.done, self._total, note)
 
     def _say(self, text: str) -> None:
-        from svc.ui.sanitize import clean
-
         self.output.info(clean(text, 600, single_line=True))  # clears the progress line first
 
     def close(self) -> None:

@@ -21,6 +21,7 @@ from svc.identity.session import IdentitySession, credential_from
 from svc.identity.store import Credential
 from svc.origin import TrustedURL, from_server
 from svc.ui import views
+from svc.ui.prompts import ask_text
 from svc.ui.sanitize import clean
 
 MAX_WAIT_INTERVAL = 5.0
@@ -112,7 +113,6 @@ class ClaimCeremony:
         if not self.interactive:
             self._action_required(uri, expires)
         self._present(uri, expires)
-        from svc.ui.prompts import ask_text
 
         code = ""
         while not code.strip():
@@ -166,8 +166,6 @@ class ClaimCeremony:
         if self.open_browser and out.stderr_tty and not views.graphical_session():
             out.info(f"  ({views.NO_BROWSER}, or scan the code)")
         elif self.open_browser and out.stderr_tty:
-            from svc.ui.prompts import ask_text
-
             ask_text("Press Enter to open the link in your browser")
             if not views.open_browser(uri):
                 out.info("  (could not open a browser: open the link yourself)")

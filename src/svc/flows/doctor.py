@@ -15,9 +15,16 @@ from typing import Any
 
 from svc import numbers
 from svc.api.headers import DATE
+from svc.api.status import error_from_response
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
-from svc.money import for_people
+from svc.identity.store import has_credential
+from svc.money import atomic_for_people, for_people, usd_to_atomic
+from svc.origin import origin_of
+from svc.pay.wallet import load_signer
+from svc.store.ledger import ledger_path
+from svc.store.secrets import FileBackend
+from svc.ui.notify import desktop_notifier
 from svc.ui.words import plural
 
 MAX_SKEW_SECONDS = 30.0  # x402 windows are minutes long; more skew than this is worth a warning
@@ -71,8 +78,6 @@ def profile_check(app: AppContext) -> Finding:
 def secrets_check(app: AppContext) -> Finding:
     import os
 
-    from svc.store.secrets import FileBackend
-
     backend = app.secrets.backend
     if isinstance(backend, FileBackend):
         why = (
@@ -85,8 +90,6 @@ def secrets_check(app: AppContext) -> Finding:
 
 
 def wallet_check(app: AppContext) -> Finding:
-    from svc.pay.wallet import load_signer
-
     try:
         signer = load_signer(app.secrets)
     except SvcError as error:
@@ -104,8 +107,6 @@ def service_check(app: AppContext) -> Finding:
         "GET", app.base.join("/manifest.json"), what="manifest", resend_safe=True
     )
     if response.status_code != 200:
-        from svc.api.status import error_from_response
-
         raise error_from_response(response.status_code, response.content, "manifest")
     kind = "loopback: the local sandbox" if app.settings.is_loopback else "a real host"
     skew = _skew(response.headers.get(DATE), started)
@@ -129,8 +130,6 @@ def _skew(date: str | None, sent: float) -> float | None:
 
 
 def identity_check(app: AppContext) -> Finding:
-    from svc.identity.store import has_credential
-
     endpoints = app.identity.platform.endpoints()
     stored = has_credential(app.settings.auth_base)
     detail = f"{app.settings.auth_base} lists {len(endpoints)} endpoints"
@@ -146,10 +145,6 @@ def identity_check(app: AppContext) -> Finding:
 def money_check(app: AppContext) -> Finding:
     """Pinned recipients for this origin and what is left of today's cap."""
     from datetime import datetime
-
-    from svc.money import atomic_for_people, usd_to_atomic
-    from svc.origin import origin_of
-    from svc.store.ledger import ledger_path
 
     if not ledger_path().exists():
         return _ok("money", "nothing paid from this machine yet; no recipient pinned")
@@ -174,7 +169,6 @@ def money_check(app: AppContext) -> Finding:
 
 def notify_check(app: AppContext) -> Finding:
     """How `svc watch --notify` would reach the person here."""
-    from svc.ui.notify import desktop_notifier
 
     s = app.settings
     default = "on" if s.notify else "off"

@@ -18,17 +18,17 @@ from svc.api.tasks import TASKS_PATH
 from svc.context import AppContext
 from svc.errors import ProtocolError, SvcError
 from svc.money import atomic_to_usd
+from svc.pay import card, mpp
 from svc.pay.chains import caip2
 from svc.pay.policy import CARD_MIN_ATOMIC, PaymentPolicy, PolicyRefusal
+from svc.pay.x402 import X402Error, parse_challenge
+from svc.ui import views
 
 if TYPE_CHECKING:
     import httpx
 
 
 def probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None) -> dict[str, Any]:
-    from svc.pay import card, mpp
-    from svc.pay.x402 import X402Error, parse_challenge
-
     response = _unpaid_402(app, body)
     offers: dict[str, Any] = {}
     try:
@@ -79,8 +79,6 @@ def _x402_view(offer: Any) -> dict[str, Any]:
 
 
 def _mpp_view(challenge: Any) -> dict[str, Any]:
-    from svc.pay import mpp
-
     why_not = mpp.why_unusable(challenge)
     return {
         "method": challenge.method,
@@ -149,8 +147,6 @@ def _x402_verdict(policy: PaymentPolicy, accepts: list[Any]) -> dict[str, Any]:
 
 
 def _mpp_verdict(policy: PaymentPolicy, challenges: list[Any], methods: Any) -> dict[str, Any]:
-    from svc.pay import mpp
-
     picked = mpp.choose(challenges, methods)
     policy.check_price(picked.amount_atomic)
     policy.check_recipient(f"mpp:{picked.method}", "usd", picked.realm)
@@ -169,8 +165,6 @@ def _card_verdict(policy: PaymentPolicy, offer: Any) -> dict[str, Any]:
 
 
 def show_probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None) -> None:
-    from svc.ui import views
-
     doc = probe(app, body, rail, cap)
     verdict = doc["would_pay"]
     app.output.show(doc, views.probe)

@@ -11,7 +11,10 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import TYPE_CHECKING, Any
 
-from svc.errors import ConflictError, UsageError
+from svc.errors import ConflictError, ProtocolError, UsageError
+from svc.flows.asks import left_text, summarize
+from svc.ui import views
+from svc.ui.prompts import ask_hidden
 
 if TYPE_CHECKING:
     from svc.api.models import TaskDetail
@@ -51,7 +54,6 @@ def run(opts: ReplyOptions, app: AppContext) -> int:
         app.output.note(
             "answer sent; task {id} is now {state}", id=opts.task_id, state=answered.state
         )
-    from svc.ui import views
 
     app.output.show(answered.raw, views.task)
     return 0
@@ -84,7 +86,6 @@ def _body(opts: ReplyOptions, app: AppContext, detail: dict[str, Any]) -> dict[s
     if flags.field is not None and flags.value is None:
         if app.settings.no_input:
             raise UsageError("--field needs --value-file PATH|- when prompting is off")
-        from svc.ui.prompts import ask_hidden
 
         flags.value = ask_hidden(f"value for {flags.field} (hidden):")
     return body_from_flags(task, flags)
@@ -93,7 +94,6 @@ def _body(opts: ReplyOptions, app: AppContext, detail: dict[str, Any]) -> dict[s
 def check_time_left(app: AppContext, detail: dict[str, Any], after_form: bool = False) -> None:
     """Before the form: the time left (a warning when short). After it: an ask that expired
     meanwhile is exit 8, and nothing is sent (the service would refuse it with a 410)."""
-    from svc.flows.asks import left_text, summarize
 
     summary = summarize(detail)
     left, expires = summary.seconds_left, summary.expires_at
@@ -133,7 +133,6 @@ def task_detail(detail: dict[str, object]) -> TaskDetail:
     from pydantic import ValidationError
 
     from svc.api.models import TaskDetail
-    from svc.errors import ProtocolError
 
     try:
         return TaskDetail.model_validate(detail)

@@ -23,19 +23,27 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from svc.api.ids import request_id_arg
 from svc.context import AppContext
 from svc.errors import (
     HumanNeededError,
+    NotFoundError,
     OutcomeUnknownError,
     PaymentError,
     ProtocolError,
     SvcError,
     UnavailableError,
 )
+from svc.money import atomic_for_people, usd_to_atomic
 from svc.origin import TrustedURL
 from svc.pay.errors import Action, classify, to_error
 from svc.pay.journal import PayState, RequestJournal, open_journal
-from svc.pay.rails import PaidAuth
+from svc.pay.mpp import SptSource
+from svc.pay.negotiator import PROOF_HEADERS, X402Payer
+from svc.pay.rails import CardRail, MppRail, PaidAuth, X402Rail, settle_card
+from svc.pay.wallet import load_signer
+from svc.pay.x402 import PaymentRequirements
+from svc.store.ledger import ledger_path
 from svc.testing_hooks import crash_point
 from svc.ui import views, words
 
@@ -71,7 +79,6 @@ def new_request_id() -> str:
 
 def validate_request_id(value: str) -> str:
     """The one rule for ids (`svc.api.ids`): also refuses `..` and friends before any send."""
-    from svc.api.ids import request_id_arg
 
     return request_id_arg(value, "request id")
 
@@ -86,8 +93,6 @@ def resume_command(request_id: str, body: dict[str, Any]) -> str:
 def recent_duplicate(app: AppContext, body: dict[str, Any]) -> Submission | None:
     """The latest submission of this very task and e-mail within the duplicate window."""
     import time
-
-    from svc.store.ledger import ledger_path
 
     window = app.settings.duplicate_window_seconds
     if window <= 0 or not ledger_path().exists():
@@ -105,8 +110,6 @@ def journal_for(
     cap = app.settings.daily_cap_usd
     cap_atomic = None
     if cap is not None:
-        from svc.money import usd_to_atomic
-
         cap_atomic = usd_to_atomic(cap)
     return open_journal(
         app.ledger,
@@ -152,9 +155,6 @@ def _already_accepted(app: AppContext, task_id: str, request_id: str, rail: str)
 
 def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: RequestJournal) -> Rail:
     if rail == "mpp":
-        from svc.pay.mpp import SptSource
-        from svc.pay.rails import MppRail
-
         source = SptSource(
             lambda: app.secrets.get("spt"),
             file=app.settings.spt_file,
@@ -162,14 +162,7 @@ def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: Reques
         )
         return MppRail(policy, source.token, app.settings.mpp_methods, on_pay=app.output.note)
     if rail == "card":
-        from svc.pay.rails import CardRail
-
         return CardRail(policy, card_checkout(app), journal)
-    from svc.money import atomic_for_people
-    from svc.pay.negotiator import PROOF_HEADERS, X402Payer
-    from svc.pay.rails import X402Rail
-    from svc.pay.wallet import load_signer
-    from svc.pay.x402 import PaymentRequirements
 
     def on_pay(offer: PaymentRequirements) -> None:
         app.output.note(f"paying {atomic_for_people(offer.amount)} with x402 to {offer.pay_to}")
@@ -368,7 +361,6 @@ def _answer_lost(journal: RequestJournal, body: dict[str, Any], why: str) -> Out
 
 def finish_card(app: AppContext, journal: RequestJournal, *, open_browser: bool = True) -> None:
     """A saved card payment to its proof: `svc pay card` and `payment_incomplete` alike."""
-    from svc.pay.rails import settle_card
 
     saved = journal.saved_card()
     if saved is None:
@@ -389,8 +381,6 @@ def finish_card(app: AppContext, journal: RequestJournal, *, open_browser: bool 
 def pay_card(app: AppContext, request_id: str | None, *, open_browser: bool) -> SubmitResult:
     """`svc pay card`: finish a saved card payment, then send its request, bound to its origin."""
     import json
-
-    from svc.errors import NotFoundError
 
     saved = app.ledger.card_payment(request_id)
     if saved is None:

@@ -14,7 +14,12 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from svc.context import AppContext
-from svc.errors import Interrupted, UsageError
+from svc.errors import Interrupted, SvcError, UsageError
+from svc.flows.watch import follow
+from svc.pay.policy import PolicyRefusal
+from svc.ui import views
+from svc.ui.hints import next_steps
+from svc.ui.prompts import confirm
 from svc.ui.words import usd
 
 if TYPE_CHECKING:
@@ -67,11 +72,7 @@ def _paid(app: AppContext, opts: SubmitOptions, result: SubmitResult, task_id: s
         app.output.note(f"request {result.request_id} was already accepted: not charged again")
     app.output.note(f"request id {result.request_id} (task {task_id})")
     if opts.wait:
-        from svc.flows.watch import follow
-
         return follow(app, [task_id], opts.interval)
-    from svc.ui import views
-    from svc.ui.hints import next_steps
 
     app.output.show(result.task, views.task)
     next_steps(app.output, result.task)  # `next: svc watch ID`, for a person only
@@ -135,7 +136,6 @@ def check_duplicate(app: AppContext, body: dict[str, Any]) -> None:
     if app.settings.no_input:
         app.output.warn(f"{message} (to {follow_hint})" if earlier.task_id else message)
         return
-    from svc.ui.prompts import confirm
 
     app.output.warn(message)
     if not confirm("Submit and pay again?", default=False):
@@ -149,7 +149,6 @@ def check_duplicate(app: AppContext, body: dict[str, Any]) -> None:
 def listed_price(app: AppContext) -> tuple[str, str]:
     """The task price the manifest lists, else the spec's flat fee (said on stderr)."""
     from svc.api.discovery import DiscoveryClient, task_price
-    from svc.errors import SvcError
     from svc.flows.submit import TASK_PRICE_USD
 
     try:
@@ -183,8 +182,6 @@ def dry_run(app: AppContext, body: dict[str, Any], method: str, cap: Decimal) ->
     }
     app.output.show(doc, _draw_dry_run)
     if not within:
-        from svc.pay.policy import PolicyRefusal
-
         raise PolicyRefusal(f"the price {listed} USD is above the limit {cap} USD")
     return 0
 

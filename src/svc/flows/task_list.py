@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from svc.api.models import FINAL_STATES
 from svc.context import AppContext
 from svc.errors import SvcError
+from svc.ui import views
+from svc.ui.words import plural
 
 if TYPE_CHECKING:
     from httpx import Auth
@@ -54,8 +56,6 @@ class Listing:
 
 def run(opts: TaskListOptions, app: AppContext) -> int:
     """Show the listing; a failed refresh of some rows is a warning, not a failure."""
-    from svc.ui import views
-    from svc.ui.words import plural
 
     listing = collect(opts, app)
     app.output.show(listing.documents(), lambda out, _: views.task_list(out, listing))

@@ -14,7 +14,10 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from svc.errors import HumanNeededError, TaskEndedError, UsageError
+from svc.errors import ConflictError, HumanNeededError, TaskEndedError, UsageError
+from svc.flows.asks import left_text, plain_payload, summarize
+from svc.flows.hooks import Change, ExecHooks
+from svc.flows.schedule import PollSchedule
 from svc.flows.watch_parts import (
     FINAL,
     Pollers,
@@ -24,6 +27,9 @@ from svc.flows.watch_parts import (
     ledger_states,
     live_task_ids,
 )
+from svc.flows.watch_prompt import LEAVE, FormSession
+from svc.ui import views
+from svc.ui.notify import Notifier
 
 if TYPE_CHECKING:
     from svc.context import AppContext
@@ -65,8 +71,6 @@ class Watch:
     """One watch: the schedule, what was seen, the open form and the observers."""
 
     def __init__(self, app: AppContext, task_ids: list[str], opts: WatchOptions) -> None:
-        from svc.flows.schedule import PollSchedule
-
         self.app = app
         every = effective_interval(app, opts.interval)
         self.schedule: PollSchedule = PollSchedule(task_ids, every)
@@ -102,8 +106,6 @@ class Watch:
         if self.hooks is not None:
             self.hooks.close()  # the last changes' hooks still run (each bounded)
         if not app.output.json_mode:
-            from svc.ui import views
-
             views.watch_report(app.output, [*self.finals.values(), *self.blocked.values()], MANY)
         return self._outcome()
 
@@ -150,13 +152,9 @@ class Watch:
     def _observe(self, task: dict[str, Any], previous: str | None) -> None:
         state = str(task["state"])
         if self.hooks is not None:
-            from svc.flows.hooks import Change
-
             self.hooks.submit(Change(task, previous))
         tell = state == "blocked_on_user" or state in FINAL
         if self.notifier is not None and state != previous and tell:
-            from svc.flows.asks import summarize
-
             what = summarize(task).what
             waits = "waits on you: " if state == "blocked_on_user" else ""
             self.notifier.notify(f"task {task['id']} {waits}{what}")
@@ -182,7 +180,6 @@ class Watch:
 
     def _waiting(self, tid: str, task: dict[str, Any], changed: bool) -> None:
         """A task waits on the person: keep its countdown, and ask (one form at a time)."""
-        from svc.flows.asks import left_text, summarize
 
         assert self.status is not None
         summary = summarize(task)
@@ -196,8 +193,6 @@ class Watch:
             return
         if form is not None or tid in self.left_to_app:
             return
-        from svc.flows.watch_prompt import FormSession
-        from svc.ui import views
 
         views.task_panel(self.app.output, task, err=True)
         approver = ", approved by the user in their payment-approval app"
@@ -212,7 +207,6 @@ class Watch:
         self.form = None
         if form.error is not None:
             raise form.error
-        from svc.flows.watch_prompt import LEAVE
 
         tid = form.task_id
         if form.body == LEAVE:
@@ -222,8 +216,6 @@ class Watch:
             self._send(tid, form.body)
 
     def _send(self, tid: str, body: dict[str, Any]) -> None:
-        from svc.errors import ConflictError
-
         if _blank(body):
             # Never sent: the service would refuse it (422) and the person can simply retype.
             self.app.output.warn("an empty answer is not sent; asking again")
@@ -262,8 +254,6 @@ class Watch:
         if self.app.output.json_mode:
             self.app.output.emit_line(task)
         elif len(self.seen) <= MANY:
-            from svc.ui import views
-
             views.events(self.app.output, tid, events[seen.events :])
         seen.state, seen.events = str(task.get("state")), len(events)
         seen.updated = task.get("updated_at")
@@ -287,7 +277,6 @@ class Watch:
 def _stopped_at_asks(app: AppContext, blocked: dict[str, dict[str, Any]]) -> HumanNeededError:
     """Exit 6 that says how to answer: the reply command and the time left (and, with --json,
     one stop line per task carrying the same)."""
-    from svc.flows.asks import left_text, summarize
 
     summaries = {tid: summarize(task) for tid, task in blocked.items()}
     if app.output.json_mode:
@@ -314,7 +303,6 @@ def _blank(body: dict[str, Any]) -> bool:
 
 def _ask_of(task: dict[str, Any]) -> object:
     """What identifies the ask itself (not the task's other news)."""
-    from svc.flows.asks import plain_payload
 
     return (task.get("info_request"), plain_payload(task))
 
@@ -322,7 +310,6 @@ def _ask_of(task: dict[str, Any]) -> object:
 def _hooks(app: AppContext, opts: WatchOptions) -> ExecHooks | None:
     if not opts.exec_command:
         return None
-    from svc.flows.hooks import ExecHooks
 
     return ExecHooks(opts.exec_command, app.output.warn, opts.exec_timeout)
 
@@ -330,7 +317,6 @@ def _hooks(app: AppContext, opts: WatchOptions) -> ExecHooks | None:
 def _notifier(opts: WatchOptions) -> Notifier | None:
     if not opts.notify:
         return None
-    from svc.ui.notify import Notifier
 
     return Notifier()
 

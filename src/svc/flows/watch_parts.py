@@ -8,6 +8,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+from svc.flows.asks import left_text
 from svc.settings import positive_seconds
 from svc.ui.words import plural
 
@@ -140,8 +141,6 @@ class Status:
         return f"{plural(len(self._seen), 'task')}: {text}"
 
     def _countdown(self) -> str | None:
-        from svc.flows.asks import left_text
-
         for tid, (what, deadline) in self.countdowns.items():
             left = None if deadline is None else int(max(0.0, deadline - time.monotonic()))
             return f"task {tid} {what} · {left_text(left)}"

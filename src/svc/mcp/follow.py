@@ -11,6 +11,7 @@ import anyio
 from svc.api.models import TaskDetail
 from svc.context import AppContext
 from svc.errors import ProtocolError
+from svc.flows.reply import ReplyFlags, body_from_flags
 from svc.mcp.asks import describe, secret_field, secret_prompt
 from svc.mcp.results import Outcome
 from svc.mcp.schemas import DEFAULT_WAIT_SECONDS
@@ -69,7 +70,6 @@ async def answer_secret(call: Call, task: TaskDetail, field: str) -> dict[str, A
     The value joins the server's vault first, so no later result, of this call or any other,
     can carry it.
     """
-    from svc.flows.reply import ReplyFlags, body_from_flags
 
     value = await call.human.secret(secret_prompt(task, field), field)
     if value is None:

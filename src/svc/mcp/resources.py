@@ -17,6 +17,7 @@ from svc.errors import SvcError
 from svc.mcp.follow import poll
 from svc.mcp.results import bounded, error_doc, resource_text
 from svc.mcp.state import Call
+from svc.store.ledger import ledger_path
 from svc.ui.sanitize import clean
 
 PREFIX = "svc://tasks/"
@@ -32,8 +33,6 @@ RESOURCE_NOT_FOUND = -32002  # the MCP spec's code for an unknown resource
 
 
 def _rows(app: AppContext) -> list[Any]:
-    from svc.store.ledger import ledger_path
-
     if not ledger_path().exists():
         return []
     return [row for row in app.ledger.submissions(limit=LISTED) if row.task_id]

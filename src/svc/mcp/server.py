@@ -26,6 +26,7 @@ from svc.mcp.schemas import BY_NAME, OUTPUT_SCHEMAS, TOOLS, ToolSpec
 from svc.mcp.state import Call, ContextPool, PollGate
 from svc.mcp.vault import Vault
 from svc.mcp.wire import AnsweringReader
+from svc.ui.output import Output
 from svc.ui.sanitize import clean
 from svc.ui.terminal import error_line
 
@@ -203,8 +204,6 @@ def serve_stdio(app: AppContext) -> int:
     """Serve until the client closes stdin; the CLI's settings, never a prompt."""
     import anyio
     from mcp.server.stdio import stdio_server
-
-    from svc.ui.output import Output
 
     settings = app.settings
     settings.no_input = True  # no terminal here: a person is reached only through the client

@@ -22,7 +22,7 @@ from svc.flows.validate import build, check_email
 from svc.mcp.human import Human
 from svc.mcp.results import Outcome
 from svc.mcp.state import Call
-from svc.money import atomic_for_people, for_people
+from svc.money import atomic_for_people, for_people, usd_to_atomic
 from svc.pay.policy import PolicyRefusal
 from svc.settings import Settings
 from svc.ui.sanitize import clean
@@ -94,7 +94,6 @@ def approver(
     settings: Settings, human: Human, body: dict[str, Any], request_id: str
 ) -> Callable[[str, int, str], bool]:
     """The policy's last question (rail, amount in µUSD, recipient) -> pay or not."""
-    from svc.money import usd_to_atomic
 
     def approve(rail: str, amount_atomic: int, pay_to: str) -> bool:
         preapproved = settings.mcp_preapproved_usd

@@ -32,7 +32,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from svc.errors import ConflictError, OutcomeUnknownError, UsageError
+from svc.money import atomic_for_people as usd
 from svc.origin import TrustedURL, origin_of
+from svc.pay.policy import PolicyRefusal
 from svc.store.ledger import CardState, Ledger, PayState, Submission
 
 if TYPE_CHECKING:
@@ -263,9 +265,6 @@ class RequestJournal:
 
 
 def _cap_refusal(amount_atomic: int, cap_atomic: int, exposed: int) -> Exception:
-    from svc.money import atomic_for_people as usd
-    from svc.pay.policy import PolicyRefusal
-
     return PolicyRefusal(
         f"refusing to pay: {usd(amount_atomic)} would exceed the daily cap of "
         f"{usd(cap_atomic)} ({usd(exposed)} spent or "

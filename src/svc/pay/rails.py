@@ -19,8 +19,11 @@ from typing import TYPE_CHECKING, Protocol
 import httpx
 
 from svc.api import headers
+from svc.api.jsonsafe import load_json
 from svc.errors import HumanNeededError, PaymentError
 from svc.money import atomic_for_people
+from svc.pay import mpp
+from svc.pay.chains import caip2
 from svc.pay.policy import PaymentPolicy
 from svc.testing_hooks import crash_point
 
@@ -130,7 +133,6 @@ class X402Rail:
 
     def pay(self, response: httpx.Response) -> Paid:
         proof, offer, payer, valid_before = self.payer.proof_for(response)
-        from svc.pay.chains import caip2
 
         return Paid(
             "x402",
@@ -166,8 +168,6 @@ class MppRail:
         self.on_pay = on_pay
 
     def pay(self, response: httpx.Response) -> Paid:
-        from svc.pay import mpp
-
         challenges = mpp.parse_challenges(response.headers.get_list(headers.MPP_CHALLENGE))
         chosen = mpp.choose(challenges, self.preference)
         network = f"mpp:{chosen.method}"
@@ -244,8 +244,6 @@ class CardRail:
 
 
 def _json_body(response: httpx.Response) -> object:
-    from svc.api.jsonsafe import load_json
-
     try:
         return load_json(response.content)
     except (ValueError, UnicodeDecodeError):

@@ -33,6 +33,7 @@ from typing import Any, Final
 from svc.api.headers import X402_CHALLENGE, X402_RECEIPT, X402_V1_RECEIPT
 from svc.api.jsonsafe import load_json
 from svc.money import UINT256_MAX as _UINT256_MAX
+from svc.pay.chains import caip2
 
 __all__ = [
     "HEADER_PAYMENT_REQUIRED",
@@ -297,8 +298,6 @@ def parse_challenge(headers: Mapping[str, str], body: bytes) -> X402Challenge | 
 def chain_id(network: str) -> int:
     """EVM chain id of a network: CAIP-2 ``eip155:<n>``, or v1 ``base`` / ``base-sepolia``."""
     if isinstance(network, str):
-        from svc.pay.chains import caip2
-
         match = _CAIP2_EVM.fullmatch(caip2(network))
         if match:
             return int(match.group(1))

@@ -27,6 +27,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from svc.origin import origin_of
 from svc.store.paths import data_dir, ensure_private_dir
 
 SCHEMA = """
@@ -281,7 +282,6 @@ class Ledger:
 
     def _migrate_names(self) -> None:
         """Ledgers of the first release: old status names, pins keyed by base-URL text."""
-        from svc.origin import origin_of
 
         with self._write():
             for old, new in LEGACY_STATUS.items():

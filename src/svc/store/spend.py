@@ -12,6 +12,7 @@ from collections import defaultdict
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from svc.money import atomic_to_usd
 from svc.store.ledger import ACCEPTED, AWAITING_CARD, REFUNDED, UNKNOWN, Authorization, Submission
 
 if TYPE_CHECKING:
@@ -19,8 +20,6 @@ if TYPE_CHECKING:
 
 
 def _usd(atomic: int) -> str:
-    from svc.money import atomic_to_usd
-
     return str(atomic_to_usd(atomic))
 
 

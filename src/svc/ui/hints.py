@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from svc.api.ids import is_id
 from svc.ui.output import Output
 
 FINAL_STATES = ("completed", "failed", "cancelled")
@@ -16,7 +17,6 @@ FINAL_STATES = ("completed", "failed", "cancelled")
 
 def next_step(task: dict[str, Any]) -> str | None:
     """The command to run next for a task as the service returned it, or None."""
-    from svc.api.ids import is_id
 
     task_id, state = task.get("id"), task.get("state")
     if not isinstance(task_id, str) or not is_id(task_id) or state in FINAL_STATES:

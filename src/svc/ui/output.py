@@ -20,7 +20,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from svc.ui import terminal
+from svc.ui.pager import page
 from svc.ui.sanitize import clean
+from svc.ui.shape import ShapeError
 from svc.ui.tables import Column, build_table, pairs_table
 
 if TYPE_CHECKING:
@@ -129,7 +131,6 @@ class Output:
     def _shaped(self, doc: Any) -> list[Any]:
         if self.shape is None:
             return [doc]
-        from svc.ui.shape import ShapeError
 
         try:
             return self.shape.apply(doc)
@@ -221,8 +222,6 @@ class Output:
         if not self.stdout_tty:
             terminal.write(self._out, text)
         elif self.pager and not self._paging:
-            from svc.ui.pager import page
-
             page(clean(text, limit), self._out, self.pager)
         else:
             terminal.write(self._out, clean(text, limit))
@@ -269,8 +268,6 @@ class Paged:
         out._paging = True
 
     def __exit__(self, *exc: object) -> None:
-        from svc.ui.pager import page
-
         out = self.output
         out._out, out._console = self._saved
         out._paging = False

@@ -10,10 +10,12 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from svc.origin import TrustedURL
-from svc.ui.render import STATE_STYLES
+from svc.ui.guide import show_markdown, status_words
+from svc.ui.render import STATE_STYLES, event_line
+from svc.ui.render import task_panel as panel
 from svc.ui.sanitize import clean
 from svc.ui.tables import Column, Styled
-from svc.ui.words import plural, usd
+from svc.ui.words import ago, plural, usd, usd_atomic
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
@@ -44,16 +46,12 @@ def state_cell(state: object) -> Styled:
 
 
 def events(out: Output, task_id: str, items: list[Any]) -> None:
-    from svc.ui.render import event_line
-
     for event in items:
         if isinstance(event, dict):
             out.draw(event_line(task_id, event))
 
 
 def task_panel(out: Output, task: dict[str, Any], *, err: bool = False) -> None:
-    from svc.ui.render import task_panel as panel
-
     out.draw(panel(task), err=err)
 
 
@@ -92,7 +90,6 @@ def task_list(out: Output, listing: Any) -> None:
             "no task matches" if listing.filtered else "no tasks submitted from this machine yet"
         )
         return
-    from svc.ui.words import ago, usd_atomic
 
     cells = []
     for row in listing.rows:
@@ -146,7 +143,6 @@ def spend(out: Output, doc: dict[str, Any]) -> None:
     """`svc spend`: the paid tasks, then totals by day and by rail (ledger rows are outside
     text: a task id from a 202 is stored as it came). Amounts as people read them; JSON keeps
     them exact."""
-    from svc.ui.words import plural, usd
 
     rows = [
         [
@@ -268,8 +264,6 @@ def open_browser(url: TrustedURL) -> bool:
 
 
 def quote(out: Output, doc: dict[str, Any]) -> None:
-    from svc.ui.guide import show_markdown, status_words
-
     status = clean(doc["status"], 60, single_line=True)
     out.line(f"Status: {status} — {status_words(status)}", style="bold")
     out.line("Price of this quote: {price} (no funds moved)", price=usd(doc["priceUsd"]))

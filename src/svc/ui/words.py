@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
+from svc.money import atomic_for_people, for_people
+from svc.ui.sanitize import clean
+
 MAX_DIGITS = 30  # beyond this many digits either side of the point, an amount is not money
 
 
@@ -18,7 +21,6 @@ def usd(amount: object) -> str:
     anything that is not a finite number is shown cleaned, as it came."""
     if amount is None:
         return "-"
-    from svc.ui.sanitize import clean
 
     raw = f"{clean(str(amount), 30, single_line=True)} USD"
     try:
@@ -27,7 +29,6 @@ def usd(amount: object) -> str:
         return raw
     if not value.is_finite() or not -MAX_DIGITS <= value.adjusted() <= MAX_DIGITS:
         return raw  # `1e999999` would print a million digits: shown as it came, cut
-    from svc.money import for_people
 
     return for_people(value)
 
@@ -36,7 +37,6 @@ def usd_atomic(atomic: int | None) -> str:
     """µUSD (the ledger's unit) as `1.50 USD`."""
     if atomic is None:
         return "-"
-    from svc.money import atomic_for_people
 
     return atomic_for_people(atomic)
 

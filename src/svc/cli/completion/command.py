@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+import svc
 from svc.cli.app import current
 from svc.errors import SvcError, UsageError
 
@@ -59,7 +60,6 @@ def _shell(shell: Shell | None) -> Shell:
 
 def script_path(shell: Shell) -> Path:
     """The shipped script: package data in an installed wheel, else completions/ of a checkout."""
-    import svc
 
     package = Path(svc.__file__).resolve().parent
     for folder in (package / "data" / "completions", package.parents[1] / "completions"):

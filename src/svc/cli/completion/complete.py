@@ -8,6 +8,11 @@ module and costs about as much as a bare Python start.
 
 from __future__ import annotations
 
+from svc.cli.completion.table import TABLE
+from svc.store.paths import config_dir, data_dir
+from svc.ui import terminal
+from svc.ui.sanitize import clean
+
 # Not `from typing import ...`: typing costs ~3 ms, a third of a bare start. mypy reads this.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,7 +38,6 @@ def main(words: list[str]) -> int:
     lines = [
         f"{value}\t{description}" if description else value for value, description in candidates
     ]
-    from svc.ui import terminal
 
     try:
         terminal.write_out("".join(f"{line}\n" for line in [*lines, directive]))
@@ -70,8 +74,6 @@ class _Position:
 
 
 def complete(words: list[str]) -> tuple[list[tuple[str, str]], str]:
-    from svc.cli.completion.table import TABLE
-
     globals_ = TABLE["globals"]
     at = _Position(TABLE)
     for word in words[:-1]:
@@ -154,9 +156,6 @@ def task_ids(prefix: str) -> list[tuple[str, str]]:
     """Task ids from the ledger (newest first) with their last known state and a preview."""
     import sqlite3
 
-    from svc.store.paths import data_dir
-    from svc.ui.sanitize import clean
-
     path = data_dir() / LEDGER_FILE
     if not path.exists():
         return []
@@ -182,7 +181,6 @@ def profile_names() -> list[str]:
     A line scan rather than tomllib: TAB pays for every import, and the file is ours (written by
     `svc config set`, one table header a line).
     """
-    from svc.store.paths import config_dir
 
     names = ["default"]
     try:

@@ -22,6 +22,9 @@ from typing import Any
 from svc import __version__
 from svc.cli import help_topics
 from svc.cli.completion import scripts as completion_scripts
+from svc.cli.completion import table_gen as complete_gen
+from svc.cli.help_format import install
+from svc.ui.terminal import error_line
 
 REPO = Path(__file__).resolve().parents[4]
 GLOBAL_NAMES = frozenset({"base_url", "auth_base", "profile", "json_output", "no_input", "verbose"})
@@ -72,7 +75,6 @@ def command_tree() -> Node:
     from typer._click import Context
 
     from svc.cli.app import app
-    from svc.cli.help_format import install
 
     install()  # man pages show the metavars `--help` shows (ID, TEXT, N), not Python types
     root_cmd = typer.main.get_command(app)
@@ -278,8 +280,6 @@ def write(root: Path, files: dict[str, str]) -> None:
 
 
 def main(argv: list[str]) -> int:
-    from svc.cli.completion import table_gen as complete_gen
-
     files = render_all()
     if "--out" in argv:
         write(Path(argv[argv.index("--out") + 1]), files)
@@ -288,8 +288,6 @@ def main(argv: list[str]) -> int:
         wrong = stale(REPO, files)
         table_ok = complete_gen.main(["--check"]) == 0
         if wrong:
-            from svc.ui.terminal import error_line
-
             error_line(
                 f"stale generated docs ({', '.join(wrong)}): run `make docs` and commit them"
             )

@@ -13,6 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from svc.cli.globals import KEYS as GLOBAL_KEYS
+from svc.ui.terminal import error_line
+
 TABLE_PATH = Path(__file__).with_name("table.py")
 
 # Value kinds the shell scripts understand: a file path, a task id (from the ledger), or free.
@@ -94,7 +97,6 @@ def build_table() -> dict[str, Any]:
     import typer
 
     from svc.cli.app import COMMANDS, app
-    from svc.cli.globals import KEYS as GLOBAL_KEYS
 
     root = typer.main.get_command(app)
     ctx = root.make_context("svc", ["--help"], resilient_parsing=True)
@@ -127,8 +129,6 @@ def main(argv: list[str]) -> int:
     if "--check" in argv:
         current = TABLE_PATH.read_text(encoding="utf-8") if TABLE_PATH.exists() else ""
         if current != text:
-            from svc.ui.terminal import error_line
-
             error_line(
                 "svc/cli/completion/table.py is stale: run `python -m svc.cli.completion.table_gen`"
             )
