@@ -116,6 +116,12 @@ class UnavailableError(SvcError):
     default_code = "unavailable"
 
 
+class AdvisorUnavailableError(UnavailableError):
+    """The advisor answered 503: the spec's way on is the wallet-free guide, not a retry."""
+
+    default_code = "advisor_unavailable"
+
+
 class OutcomeUnknownError(SvcError):
     exit_code = ExitCode.OUTCOME_UNKNOWN
     default_code = "outcome_unknown"

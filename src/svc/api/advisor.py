@@ -10,7 +10,7 @@ import httpx
 from svc.api.headers import CONTENT_TYPE
 from svc.api.http import Http, expect_json, parse_json
 from svc.api.status import error_from_response
-from svc.errors import ProtocolError
+from svc.errors import AdvisorUnavailableError, ProtocolError
 from svc.origin import HostTrust, configured, from_server
 
 QUOTE_PATH = "/svc/agent/quote"
@@ -34,21 +34,25 @@ class AdvisorClient:
         self.http = http
         self.base = configured(base_url, "the base URL")
 
-    def quote(self, body: dict[str, Any], auth: httpx.Auth) -> httpx.Response:
-        """One quote request; the caller decides what a 503 means (fall back to the guide)."""
-        return self.http.send(
+    def quote(self, body: dict[str, Any], auth: httpx.Auth, trusts: HostTrust) -> dict[str, Any]:
+        """A quote as returned, checked for the spec's four fields; its `guideUrl` is a link
+        for a person, so it passes the origin gate (or the whole answer is refused). A 503 is
+        AdvisorUnavailableError at once: the spec's answer to it is the guide, not a retry."""
+        response = self.http.send(
             "POST",
             self.base.join(QUOTE_PATH),
             what="quote",
             json_body=body,
             auth=auth,
             resend_safe=True,  # free and changes nothing: safe to send again
-            final_statuses=(503,),  # the spec's answer to a 503 is the guide, not a retry
+            final_statuses=(503,),
         )
-
-    def quote_answer(self, response: httpx.Response, trusts: HostTrust) -> dict[str, Any]:
-        """A quote as returned, checked for the spec's four fields; its `guideUrl` is a link
-        for a person, so it passes the origin gate (or the whole answer is refused)."""
+        if response.status_code == 503:
+            raise AdvisorUnavailableError(
+                "the advisor is unavailable (503)",
+                status=503,
+                hint="svc guide GOAL needs no wallet",
+            )
         doc = quote_shape(expect_json(response, "quote"))
         from_server(doc["guideUrl"], self.base, "the quote's guideUrl", trusts)
         return doc

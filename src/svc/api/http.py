@@ -475,11 +475,23 @@ class Http:
         return expect_json(response, what)
 
 
+def expect_status(
+    response: httpx.Response, what: str, ok: tuple[int, ...] = (200,)
+) -> httpx.Response:
+    """The response, when its status is one the caller expects. An error status is the
+    contract's error for it; any other status is not what the spec promises."""
+    status = response.status_code
+    if status in ok:
+        return response
+    if status >= 400:
+        raise error_from_response(status, response.content, what)
+    expected = " or ".join(str(code) for code in ok)
+    raise ProtocolError(f"{what}: the service answered {status}, not {expected}")
+
+
 def expect_json(response: httpx.Response, what: str, ok: tuple[int, ...] = (200,)) -> Any:
     """The parsed body of a successful response, or the contract's error for anything else."""
-    if response.status_code not in ok:
-        raise error_from_response(response.status_code, response.content, what)
-    return parse_json(response, what)
+    return parse_json(expect_status(response, what, ok), what)
 
 
 def parse_json(response: httpx.Response, what: str) -> Any:

@@ -8,7 +8,7 @@ import typer
 
 from svc.cli.app import current
 from svc.cli.guide import show_guide
-from svc.errors import UsageError
+from svc.errors import AdvisorUnavailableError, UsageError
 from svc.ui import views
 
 app = typer.Typer(rich_markup_mode=None)
@@ -131,13 +131,11 @@ def _ask(body: dict[str, Any]) -> dict[str, Any] | None:
 
     app_ctx = current()
     auth = app_ctx.zero_amount_auth("advisor")  # the policy's cap is 0: nothing else is signed
-    # Transient failures are retried like any free read; a 503 is answered at once by the
-    # guide (AdvisorClient.quote never retries it).
     advisor = AdvisorClient(app_ctx.http, app_ctx.settings.base_url)
-    response = advisor.quote(body, auth)
-    if response.status_code == 503:
+    try:
+        return advisor.quote(body, auth, app_ctx.trusts_link_host)
+    except AdvisorUnavailableError:
         return None
-    return advisor.quote_answer(response, app_ctx.trusts_link_host)
 
 
 def _fall_back_to_guide(goal: str) -> None:

@@ -7,7 +7,7 @@ import typer
 from svc.api.ids import path_segment, request_id_arg, task_id_arg
 from svc.cli.app import current
 from svc.cli.sandbox_tags import CODE_FAULTS, QUOTE_TAGS, TASK_TAGS, cheat_sheet, tag_list
-from svc.errors import NotFoundError, UsageError
+from svc.errors import NotFoundError, SvcError, UsageError
 from svc.origin import configured
 
 app = typer.Typer(
@@ -210,6 +210,8 @@ def pay_card_page(
     ),
     decline: bool = typer.Option(False, "--decline", help="Press Decline instead of Pay."),
 ) -> None:
+    from svc.api.http import expect_status  # httpx: loaded when a command needs it
+
     app_ctx = current()
     rid = request_id_arg(request_id, "REQUEST_ID") if request_id is not None else None
     saved = app_ctx.ledger.card_payment(rid) if app_ctx.has_ledger() else None
@@ -230,8 +232,12 @@ def pay_card_page(
         json_body={"action": action},
         resend_safe=True,  # pressing twice is the same press
     )
-    if response.status_code >= 400:
-        raise UsageError(f"{app_ctx.settings.base_url} refused the press: is it a sandbox?")
+    try:
+        expect_status(response, what)
+    except SvcError:
+        raise UsageError(
+            f"{app_ctx.settings.base_url} refused the press: is it a sandbox?"
+        ) from None
     doc = {"request_id": saved["request_id"], "pressed": "decline" if decline else "pay"}
     if app_ctx.output.json_mode:
         app_ctx.output.emit_json(doc)

@@ -15,7 +15,7 @@ from typing import Any
 
 from svc import numbers
 from svc.api.headers import DATE
-from svc.api.status import error_from_response
+from svc.api.http import expect_status
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
 from svc.identity.store import has_credential
@@ -103,11 +103,10 @@ def service_check(app: AppContext) -> Finding:
     """Reachable, what kind of host, and the clock: an x402 window depends on it."""
     url = app.settings.base_url
     started = time.time()
-    response = app.http.send(
-        "GET", app.base.join("/manifest.json"), what="manifest", resend_safe=True
+    response = expect_status(
+        app.http.send("GET", app.base.join("/manifest.json"), what="manifest", resend_safe=True),
+        "manifest",
     )
-    if response.status_code != 200:
-        raise error_from_response(response.status_code, response.content, "manifest")
     kind = "loopback: the local sandbox" if app.settings.is_loopback else "a real host"
     skew = _skew(response.headers.get(DATE), started)
     detail = f"{url} answers ({kind}, {1000 * (time.time() - started):.0f} ms)"

@@ -13,10 +13,11 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from svc.api.headers import MPP_CHALLENGE
-from svc.api.status import error_from_response, json_or_none
+from svc.api.http import expect_status
+from svc.api.status import json_or_none
 from svc.api.tasks import TASKS_PATH
 from svc.context import AppContext
-from svc.errors import ProtocolError, SvcError
+from svc.errors import SvcError
 from svc.money import atomic_to_usd
 from svc.pay import card, mpp
 from svc.pay.chains import caip2
@@ -61,11 +62,7 @@ def probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None)
 def _unpaid_402(app: AppContext, body: dict[str, Any]) -> httpx.Response:
     url = app.base.join(TASKS_PATH)
     response = app.http.send("POST", url, what="probe", json_body=body, resend_safe=True)
-    if response.status_code == 402:
-        return response
-    if response.status_code >= 400:
-        raise error_from_response(response.status_code, response.content, "probe")
-    raise ProtocolError(f"probe: the service answered {response.status_code}, not 402")
+    return expect_status(response, "probe", ok=(402,))
 
 
 def _x402_view(offer: Any) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from svc.api.models import QuoteRequest
 from svc.context import AppContext
-from svc.errors import UsageError
+from svc.errors import AdvisorUnavailableError, UsageError
 from svc.flows.validate import build
 from svc.mcp.asks import from_service
 from svc.mcp.results import Outcome
@@ -26,15 +26,15 @@ def _quote(app: AppContext, args: dict[str, Any]) -> Outcome:
     body = build(QuoteRequest, "quote", **args).model_dump(exclude_none=True)
     auth = app.zero_amount_auth("advisor")  # a cap of 0: nothing that moves money is signed
     advisor = AdvisorClient(app.http, app.settings.base_url)
-    response = advisor.quote(body, auth)
-    if response.status_code == 503:  # the spec's answer to a 503 is the wallet-free guide
+    try:
+        doc = advisor.quote(body, auth, app.trusts_link_host)
+    except AdvisorUnavailableError:  # the spec's answer to a 503 is the wallet-free guide
         guide = _guide(app, {"goal": body["goal"]})
         return Outcome(
             {"advisor": "unavailable", "guide": guide.doc["guide"]},
             "The advisor is unavailable (503); here is the wallet-free guide instead. "
             + guide.text,
         )
-    doc = advisor.quote_answer(response, app.trusts_link_host)
     text = (
         f"Quote status: {from_service(doc['status'], 60)} (price of the quote: "
         f"{from_service(doc['priceUsd'], 40)} USD, no funds moved). {SERVICE_GUIDE}"
