@@ -17,7 +17,7 @@ from svc.pay.policy import PaymentPolicy
 from svc.pay.wallet import load_signer
 from svc.settings import Settings
 from svc.store.config import ConfigFile
-from svc.store.ledger import Ledger, ledger_path
+from svc.store.ledger import Ledger, LedgerStore, ledger_path
 from svc.store.secrets import SecretStore
 from svc.ui.output import Output
 from svc.ui.prompts import confirm_link_host, confirm_new_recipient
@@ -53,7 +53,7 @@ class AppContext:
         self._http: Http | None = None
         self._tasks: TaskClient | None = None
         self._secrets: SecretStore | None = None
-        self._ledger: Ledger | None = None
+        self._ledger: LedgerStore | None = None
 
     @property
     def config(self) -> ConfigFile:
@@ -101,7 +101,7 @@ class AppContext:
         return self._tasks
 
     @property
-    def ledger(self) -> Ledger:
+    def ledger(self) -> LedgerStore:
         if self._ledger is None:
             self._ledger = Ledger()
         return self._ledger

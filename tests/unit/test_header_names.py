@@ -29,6 +29,7 @@ NOT_HEADERS = {
     ("mcp/human.py", "accept"),  # an MCP elicitation action
     ("pay/negotiator.py", "authorization"),  # the EIP-3009 authorization in an x402 payload
     ("pay/x402.py", "authorization"),
+    ("store/ledger/__init__.py", "Authorization"),  # the ledger's row type, in __all__
 }
 
 

@@ -23,19 +23,16 @@ The promises it keeps, each in one method:
 from __future__ import annotations
 
 import hashlib
-import os
-import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from svc.errors import ConflictError, OutcomeUnknownError, UsageError
+from svc.errors import OutcomeUnknownError, UsageError
 from svc.money import atomic_for_people as usd
 from svc.origin import TrustedURL, origin_of
 from svc.pay.policy import PolicyRefusal
-from svc.store.ledger import CardState, Ledger, PayState, Submission
+from svc.store.ledger import CardState, LedgerStore, PayState, Submission
 
 if TYPE_CHECKING:
     from svc.api.answers import SubmitAnswer, Task
@@ -45,7 +42,6 @@ if TYPE_CHECKING:
 
 __all__ = ["CardState", "PayState", "RecipientPins", "RequestJournal", "open_journal"]
 
-LOCK_WAIT_SECONDS = 600.0  # another process may be waiting on a person (a card page)
 RESERVE_SLACK_SECONDS = 5  # the window is computed again, a moment later, when signing
 # Rails whose proof is itself a secret (the MPP credential carries the shared payment token).
 SECRET_PROOF_RAILS = frozenset({"mpp"})
@@ -60,7 +56,7 @@ def _proof_key(request_id: str) -> str:
 
 
 def open_journal(
-    ledger: Ledger,
+    ledger: LedgerStore,
     secrets: Callable[[], SecretStore],
     *,
     request_id: str,
@@ -100,7 +96,7 @@ class RequestJournal:
 
     def __init__(
         self,
-        ledger: Ledger,
+        ledger: LedgerStore,
         secrets: Callable[[], SecretStore],
         request_id: str,
         origin: str,
@@ -260,7 +256,7 @@ class RequestJournal:
     @contextmanager
     def hold(self, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
         """Serialise every run of this request id on this machine (re-entrant per process)."""
-        with _request_lock(self.ledger, self.request_id, on_wait):
+        with self.ledger.request_lock(self.request_id, on_wait):
             yield
 
 
@@ -277,65 +273,11 @@ def _cap_refusal(amount_atomic: int, cap_atomic: int, exposed: int) -> Exception
 
 # --- the per-request lock: a lock file the kernel releases if the holder dies ----------------
 
-_LOCKS: dict[str, threading.RLock] = {}
-_DEPTH: dict[str, int] = {}  # read and written only by the thread holding that key's RLock
-_GUARD = threading.Lock()
-
-
-@contextmanager
-def _request_lock(
-    ledger: Ledger, request_id: str, on_wait: Callable[[str], None] | None
-) -> Iterator[None]:
-    """flock is per open file: a process locking the same file twice would wait on itself, so
-    the file is locked once per process and threads queue on an RLock (re-entrant: `svc pay
-    card` finishes the card, then submits, under one hold)."""
-    key = hashlib.sha256(request_id.encode()).hexdigest()[:32]
-    with _GUARD:
-        local = _LOCKS.setdefault(key, threading.RLock())
-    with local:
-        depth = _DEPTH.get(key, 0)
-        fd = _lock_file(ledger, key, request_id, on_wait) if depth == 0 else None
-        _DEPTH[key] = depth + 1
-        try:
-            yield
-        finally:
-            _DEPTH[key] = depth
-            if fd is not None:
-                os.close(fd)  # closing the descriptor drops the flock
-
-
-def _lock_file(
-    ledger: Ledger, key: str, request_id: str, on_wait: Callable[[str], None] | None
-) -> int:
-    import fcntl
-
-    folder = ledger.path.parent / "locks"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    fd = os.open(folder / f"{key}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    deadline = time.monotonic() + LOCK_WAIT_SECONDS
-    told = False
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
-        except BlockingIOError:
-            if time.monotonic() > deadline:
-                os.close(fd)
-                raise ConflictError(
-                    f"another svc process is still handling request {request_id}",
-                    code="request_busy",
-                    hint="wait for it to finish, then run the same command again",
-                ) from None
-            if not told and on_wait is not None:
-                on_wait(f"waiting for another svc process that is handling request {request_id}")
-                told = True
-            time.sleep(0.05)
-
 
 class RecipientPins:
     """Recipients pinned on first use, keyed by the normalised origin (not the URL text)."""
 
-    def __init__(self, ledger: Callable[[], Ledger], base_url: str) -> None:
+    def __init__(self, ledger: Callable[[], LedgerStore], base_url: str) -> None:
         self._ledger = ledger
         self.origin = origin_of(base_url)
 

@@ -16,7 +16,7 @@ from svc.money import atomic_to_usd
 from svc.store.ledger import ACCEPTED, AWAITING_CARD, REFUNDED, UNKNOWN, Authorization, Submission
 
 if TYPE_CHECKING:
-    from svc.store.ledger import Ledger
+    from svc.store.ledger import LedgerStore
 
 
 def _usd(atomic: int) -> str:
@@ -38,7 +38,7 @@ def day_start(since: str | None) -> float:
     return datetime.strptime(since, "%Y-%m-%d").timestamp() if since else 0.0
 
 
-def load_spend(ledger: Ledger | None, since: str | None) -> dict[str, Any]:
+def load_spend(ledger: LedgerStore | None, since: str | None) -> dict[str, Any]:
     """The report from a ledger (None: this machine has none yet, so nothing was paid)."""
     if ledger is None:
         return spend_report([], since, [])

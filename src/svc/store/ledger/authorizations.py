@@ -1,0 +1,144 @@
+"""The authorizations: every amount held or signed against the daily cap, and its standing.
+
+Exposure is what may still leave the wallet: spent today, or signed (or held for signing)
+and neither void nor expired. A hold is checked against the cap and written in one
+transaction, so two processes can never both fit under it.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+from svc.store.ledger.rows import EXPOSED, Authorization, AuthState
+from svc.store.ledger.sqlite import Database
+
+
+class LiveAuth(NamedTuple):
+    """The columns of an authorization row known when a proof is signed."""
+
+    request_id: str
+    rail: str
+    amount_atomic: int
+    origin: str
+    valid_before: float | None
+    fingerprint: str
+
+
+class Authorizations:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def since(self, since: float = 0.0) -> list[Authorization]:
+        rows = self.db.execute(
+            "SELECT * FROM authorizations WHERE signed_at >= ? ORDER BY signed_at", (since,)
+        )
+        return [Authorization(**dict(row)) for row in rows]
+
+    def exposure(self, since: float, now: float) -> int:
+        row = self.db.execute(
+            "SELECT COALESCE(SUM(amount_atomic - refunded_atomic), 0) FROM authorizations"
+            " WHERE signed_at >= ? AND (status = ? OR (status IN (?, ?, ?)"
+            " AND (valid_before IS NULL OR valid_before > ?)))",
+            (since, AuthState.SPENT, *EXPOSED, now),
+        ).fetchone()
+        return int(row[0])
+
+    def reserve(
+        self,
+        request_id: str,
+        *,
+        rail: str,
+        amount_atomic: int,
+        origin: str,
+        valid_before: float | None,
+        cap_atomic: int | None,
+        since: float,
+    ) -> int | None:
+        """Hold `amount_atomic` against the cap before signing; None when held, else the
+        exposure already there. Check and hold are one transaction across processes."""
+        now = time.time()
+        with self.db.write():
+            self.release(request_id)  # a dead run's hold (the caller holds the request's lock)
+            if cap_atomic is not None:  # the sum reads every row of the day: only with a cap
+                exposure = self.exposure(since, now)
+                if exposure + amount_atomic > cap_atomic:
+                    return exposure
+            self.db.execute(
+                "INSERT INTO authorizations (request_id, rail, amount_atomic, origin, signed_at,"
+                " valid_before, status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    request_id,
+                    rail,
+                    amount_atomic,
+                    origin,
+                    now,
+                    valid_before,
+                    AuthState.RESERVED,
+                    now,
+                ),
+            )
+        return None
+
+    def authorize(self, auth: LiveAuth, *, pay_to: str, network: str) -> None:
+        """Turn the request's hold into a live authorization (or add one, for a ledger older
+        than holds), in the caller's transaction."""
+        now = time.time()
+        held = self.db.execute(
+            "UPDATE authorizations SET status = ?, fingerprint = ?, pay_to = ?, network = ?,"
+            " valid_before = COALESCE(?, valid_before), updated_at = ?"
+            " WHERE id = (SELECT MAX(id) FROM authorizations WHERE request_id = ?"
+            " AND status = ?)",
+            (
+                AuthState.LIVE,
+                auth.fingerprint,
+                pay_to,
+                network,
+                auth.valid_before,
+                now,
+                auth.request_id,
+                AuthState.RESERVED,
+            ),
+        )
+        if held.rowcount:
+            return
+        self.db.execute(
+            "INSERT INTO authorizations (request_id, rail, amount_atomic, origin,"
+            " signed_at, valid_before, fingerprint, pay_to, network, status, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                auth.request_id,
+                auth.rail,
+                auth.amount_atomic,
+                auth.origin,
+                now,  # signed_at
+                auth.valid_before,
+                auth.fingerprint,
+                pay_to,
+                network,
+                AuthState.LIVE,
+                now,
+            ),
+        )
+
+    def release(self, request_id: str) -> None:
+        self.db.execute(
+            "DELETE FROM authorizations WHERE request_id = ? AND status = ?",
+            (request_id, AuthState.RESERVED),
+        )
+
+    def set_status(self, request_id: str, status: AuthState, *, among: tuple[str, ...]) -> None:
+        marks = ", ".join("?" for _ in among)
+        self.db.execute(
+            f"UPDATE authorizations SET status = ?, updated_at = ?"  # noqa: S608 - marks only
+            f" WHERE request_id = ? AND status IN ({marks})",
+            (status, time.time(), request_id, *among),
+        )
+
+    def refunded(self, request_id: str, refunded_atomic: int | None) -> None:
+        """Accounted as paid, less what came back."""
+        self.db.execute(
+            "UPDATE authorizations SET status = ?, refunded_atomic = ?, updated_at = ?"
+            " WHERE request_id = ? AND status IN (?, ?, ?)",
+            (AuthState.SPENT, refunded_atomic or 0, time.time(), request_id, *EXPOSED),
+        )

@@ -1,0 +1,186 @@
+"""The ledger's interface: what any engine that keeps svc's money rules must provide.
+
+Today one engine implements it, the local SQLite ledger (`local.Ledger`); the fleet ledger on
+PostgreSQL (issue 24) is the next. Every money rule svc keeps rests on these promises:
+- `journal` writes a request's row before the first byte is sent, once per request id;
+- `reserve` checks the daily cap and holds the amount in one transaction, across every
+  process (and, for a shared engine, every machine) that uses the same store;
+- `record_signature` is durable before the proof leaves: every retry re-sends that proof;
+- a transition that touches several concerns (a signature, an acceptance, a void, a refund,
+  a card) is atomic;
+- pins and confirmed hosts, once written, hold for every later reader.
+The rows read back are `rows.Submission` and `rows.Authorization`, in the states of `rows`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+from svc.store.ledger.rows import Authorization, Submission
+
+
+class LedgerStore(Protocol):
+    # --- the engine -------------------------------------------------------------------------
+    def close(self) -> None: ...
+
+    def request_lock(
+        self, request_id: str, on_wait: Callable[[str], None] | None = None
+    ) -> AbstractContextManager[None]:
+        """Held while a request id is handled, by one holder at a time across every process
+        that shares the store; a holder that dies releases it."""
+        ...
+
+    def integrity(self) -> str:
+        """The engine's own check of its store ("ok" when sound)."""
+        ...
+
+    # --- reading ----------------------------------------------------------------------------
+    def get(self, request_id: str) -> Submission | None: ...
+
+    def submissions(self, *, limit: int | None = None) -> list[Submission]: ...
+
+    def recent_same_task(self, body: dict[str, Any], since: float) -> list[Submission]: ...
+
+    def authorizations(self, *, since: float = 0.0) -> list[Authorization]: ...
+
+    def exposure(self, since: float) -> int:
+        """µUSD spent or still exposed (signed, not void, not expired) since `since`."""
+        ...
+
+    # --- the lifecycle of a paid request (one transaction each) -----------------------------
+    def journal(
+        self,
+        request_id: str,
+        origin: str,
+        email: str,
+        body: dict[str, Any],
+        base_url: str | None = None,
+    ) -> Submission:
+        """Write the row before the first byte is sent. Idempotent per request id.
+
+        `origin` binds the request's proof; `base_url` is where its task lives (with a path)."""
+        ...
+
+    def mark_challenged(self, request_id: str) -> None:
+        """The request goes out without a proof."""
+        ...
+
+    def reserve(
+        self,
+        request_id: str,
+        *,
+        rail: str,
+        amount_atomic: int,
+        origin: str,
+        valid_before: float | None,
+        cap_atomic: int | None,
+        since: float,
+    ) -> int | None:
+        """Hold `amount_atomic` against the cap before signing; None when held, else the
+        exposure already there. Check and hold are one transaction across processes."""
+        ...
+
+    def record_signature(
+        self,
+        request_id: str,
+        *,
+        rail: str,
+        proof: str | None,
+        fingerprint: str,
+        amount_atomic: int,
+        pay_to: str,
+        payer: str,
+        network: str,
+        asset: str,
+        valid_before: float | None,
+        origin: str,
+    ) -> None:
+        """Journal a signed proof before it is sent, so every retry re-sends this one.
+
+        `proof` is None when the proof itself is a secret (kept in the secret store)."""
+        ...
+
+    def release_reservation(self, request_id: str) -> None:
+        """Signing did not happen (no key, a refusal after the hold): nothing is exposed."""
+        ...
+
+    def mark_sent(self, request_id: str) -> None:
+        """The journaled proof is on its way."""
+        ...
+
+    def mark_accepted(
+        self,
+        request_id: str,
+        *,
+        task_id: str,
+        state: str,
+        http_status: int,
+        billing: str | None,
+        receipt: str | None,
+        usage_error: str | None,
+    ) -> None: ...
+
+    def mark_rejected(self, request_id: str, error: str, http_status: int | None = None) -> None:
+        """Refused before any proof went out: nothing was charged."""
+        ...
+
+    def mark_refused(self, request_id: str, error: str, http_status: int | None = None) -> None:
+        """A proof was refused without the spec's word that it is void: keep it for resends."""
+        ...
+
+    def mark_unknown(self, request_id: str, error: str, http_status: int | None = None) -> None:
+        """A proof went out and no readable answer came back: it may have been charged."""
+        ...
+
+    def void_proof(self, request_id: str, error: str, *, frees_cap: bool) -> None:
+        """The spec's codes prove the proof void: a new one may be signed. An x402
+        authorization still counts until it expires (`frees_cap` False): whoever holds it can
+        settle it, whatever the server said."""
+        ...
+
+    def mark_refunded(self, request_id: str, refunded_atomic: int | None, billing: str) -> None: ...
+
+    def note_billing(self, request_id: str, billing: str) -> None: ...
+
+    # --- card payments waiting for a person -------------------------------------------------
+    def card_pending(
+        self,
+        request_id: str,
+        *,
+        payment_id: str,
+        pay_url: str,
+        status_url: str,
+        checkout_url: str | None,
+        amount_atomic: int,
+        recipient: str,
+    ) -> None:
+        """A hosted card page was started; a person has to pay it."""
+        ...
+
+    def card_dead(self, request_id: str, error: str) -> None:
+        """The card payment failed or was cancelled: it can never be spent."""
+        ...
+
+    def card_complete(self, request_id: str) -> None: ...
+
+    def card_payment(self, request_id: str | None = None) -> dict[str, Any] | None:
+        """A request's card payment, or (no id) the latest one still waiting for a person."""
+        ...
+
+    # --- what the service said about a task since -------------------------------------------
+    def set_task_state(self, task_id: str, state: str) -> None: ...
+
+    # --- pinned recipients and confirmed link hosts, per origin -----------------------------
+    def pinned_recipient(self, origin: str, network: str, asset: str) -> str | None: ...
+
+    def pinned_recipients(self, origin: str) -> list[tuple[str, str]]:
+        """(network, pay_to) of every recipient pinned for an origin."""
+        ...
+
+    def pin_recipient(self, origin: str, network: str, asset: str, pay_to: str) -> None: ...
+
+    def link_host_confirmed(self, origin: str, host: str) -> bool: ...
+
+    def confirm_link_host(self, origin: str, host: str) -> None: ...

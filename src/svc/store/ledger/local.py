@@ -1,0 +1,297 @@
+"""The local ledger: every submission, its idempotency key, payment proof and outcome, on this
+machine (SQLite). The one engine today; `LedgerStore` is what another must provide.
+
+The row for a submission is committed before the request leaves the machine, and the proof is
+committed before it is sent, so a crash at any point can be resumed with the same request id
+and the same proof: the service then returns the original task and never charges twice.
+
+Each concern keeps its own table and module (submissions, authorizations, cards, pins); this
+class names the transitions of a paid request, and a transition that moves more than one of
+them (a signature, an acceptance, a void) is one transaction here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from svc.store.ledger.authorizations import Authorizations, LiveAuth
+from svc.store.ledger.cards import Cards
+from svc.store.ledger.interface import LedgerStore
+from svc.store.ledger.locks import request_lock
+from svc.store.ledger.pins import Pins
+from svc.store.ledger.rows import EXPOSED, Authorization, AuthState, CardState, PayState, Submission
+from svc.store.ledger.sqlite import Database
+from svc.store.ledger.submissions import Submissions
+
+
+class Ledger:
+    """The rows of every submission; every status change is one of the named transitions."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self._db = Database(path)
+        self.path = self._db.path
+        self._rows = Submissions(self._db)
+        self._auths = Authorizations(self._db)
+        self._cards = Cards(self._db)
+        self._pins = Pins(self._db)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def request_lock(
+        self, request_id: str, on_wait: Callable[[str], None] | None = None
+    ) -> AbstractContextManager[None]:
+        """Held while a request id is handled; another holder waits (then sees its outcome)."""
+        return request_lock(self.path.parent / "locks", request_id, on_wait)
+
+    def integrity(self) -> str:
+        return self._db.integrity()
+
+    # --- reading ----------------------------------------------------------------------------
+
+    def get(self, request_id: str) -> Submission | None:
+        return self._rows.get(request_id)
+
+    def submissions(self, *, limit: int | None = None) -> list[Submission]:
+        return self._rows.newest_first(limit=limit)
+
+    def recent_same_task(self, body: dict[str, Any], since: float) -> list[Submission]:
+        return self._rows.recent_same_task(body, since)
+
+    def authorizations(self, *, since: float = 0.0) -> list[Authorization]:
+        return self._auths.since(since)
+
+    def exposure(self, since: float) -> int:
+        """µUSD spent or still exposed (signed, not void, not expired) since `since`."""
+        return self._auths.exposure(since, time.time())
+
+    # --- the lifecycle of a paid request: each transition is one method ---------------------
+
+    def journal(
+        self,
+        request_id: str,
+        origin: str,
+        email: str,
+        body: dict[str, Any],
+        base_url: str | None = None,
+    ) -> Submission:
+        """Write the row before the first byte is sent. Idempotent per request id.
+
+        `origin` binds the request's proof; `base_url` is where its task lives (with a path)."""
+        with self._db.write():
+            self._rows.add(request_id, origin, email, body, base_url or origin)
+        found = self._rows.get(request_id)
+        assert found is not None
+        return found
+
+    def mark_challenged(self, request_id: str) -> None:
+        """The request goes out without a proof."""
+        self._rows.set(request_id, status=PayState.CHALLENGED)
+
+    def reserve(
+        self,
+        request_id: str,
+        *,
+        rail: str,
+        amount_atomic: int,
+        origin: str,
+        valid_before: float | None,
+        cap_atomic: int | None,
+        since: float,
+    ) -> int | None:
+        """Hold `amount_atomic` against the cap before signing; None when held, else the
+        exposure already there. Check and hold are one transaction across processes."""
+        return self._auths.reserve(
+            request_id,
+            rail=rail,
+            amount_atomic=amount_atomic,
+            origin=origin,
+            valid_before=valid_before,
+            cap_atomic=cap_atomic,
+            since=since,
+        )
+
+    def record_signature(
+        self,
+        request_id: str,
+        *,
+        rail: str,
+        proof: str | None,
+        fingerprint: str,
+        amount_atomic: int,
+        pay_to: str,
+        payer: str,
+        network: str,
+        asset: str,
+        valid_before: float | None,
+        origin: str,
+    ) -> None:
+        """Journal a signed proof before it is sent, so every retry re-sends this one.
+
+        `proof` is None when the proof itself is a secret (kept in the secret store)."""
+        auth = LiveAuth(request_id, rail, amount_atomic, origin, valid_before, fingerprint)
+        with self._db.write(durable=True):
+            self._auths.authorize(auth, pay_to=pay_to, network=network)
+            self._rows.set(
+                request_id,
+                method=rail,
+                proof=proof,
+                proof_fp=fingerprint,
+                amount_atomic=amount_atomic,
+                pay_to=pay_to,
+                payer=payer,
+                network=network,
+                asset=asset,
+                status=PayState.SIGNED,
+            )
+
+    def release_reservation(self, request_id: str) -> None:
+        """Signing did not happen (no key, a refusal after the hold): nothing is exposed."""
+        self._auths.release(request_id)
+
+    def mark_sent(self, request_id: str) -> None:
+        """The journaled proof is on its way."""
+        self._rows.set(request_id, status=PayState.SENT)
+
+    def mark_accepted(
+        self,
+        request_id: str,
+        *,
+        task_id: str,
+        state: str,
+        http_status: int,
+        billing: str | None,
+        receipt: str | None,
+        usage_error: str | None,
+    ) -> None:
+        with self._db.write():
+            self._rows.set(
+                request_id,
+                status=PayState.ACCEPTED,
+                task_id=task_id,
+                state=state,
+                http_status=http_status,
+                billing=billing,
+                error=None,
+                receipt=receipt,
+                usage_error=usage_error,
+            )
+            self._auths.set_status(
+                request_id, AuthState.SPENT, among=(AuthState.LIVE, AuthState.REFUSED)
+            )
+            self._cards.set_status(request_id, CardState.USED)
+
+    def mark_rejected(self, request_id: str, error: str, http_status: int | None = None) -> None:
+        """Refused before any proof went out: nothing was charged."""
+        self._rows.set(request_id, status=PayState.REJECTED, error=error, http_status=http_status)
+
+    def mark_refused(self, request_id: str, error: str, http_status: int | None = None) -> None:
+        """A proof was refused without the spec's word that it is void: keep it for resends."""
+        with self._db.write():
+            self._rows.set(
+                request_id, status=PayState.REFUSED, error=error, http_status=http_status
+            )
+            self._auths.set_status(request_id, AuthState.REFUSED, among=(AuthState.LIVE,))
+
+    def mark_unknown(self, request_id: str, error: str, http_status: int | None = None) -> None:
+        """A proof went out and no readable answer came back: it may have been charged."""
+        self._rows.set(request_id, status=PayState.UNKNOWN, error=error, http_status=http_status)
+
+    def void_proof(self, request_id: str, error: str, *, frees_cap: bool) -> None:
+        """The spec's codes prove the proof void: a new one may be signed. An x402
+        authorization still counts until it expires (`frees_cap` False): whoever holds it can
+        settle it, whatever the server said."""
+        with self._db.write():
+            self._rows.set(request_id, proof=None, proof_fp=None, status=PayState.VOID, error=error)
+            after = AuthState.VOID if frees_cap else AuthState.REFUSED
+            self._auths.set_status(request_id, after, among=(AuthState.LIVE, AuthState.REFUSED))
+            self._cards.set_status(request_id, CardState.DEAD)
+
+    def mark_refunded(self, request_id: str, refunded_atomic: int | None, billing: str) -> None:
+        with self._db.write():
+            self._rows.set(
+                request_id,
+                status=PayState.REFUNDED,
+                refunded_atomic=refunded_atomic,
+                billing=billing,
+            )
+            self._auths.refunded(request_id, refunded_atomic)
+
+    def note_billing(self, request_id: str, billing: str) -> None:
+        self._rows.set(request_id, billing=billing)
+
+    # --- card payments waiting for a person ---------------------------------------------------
+
+    def card_pending(
+        self,
+        request_id: str,
+        *,
+        payment_id: str,
+        pay_url: str,
+        status_url: str,
+        checkout_url: str | None,
+        amount_atomic: int,
+        recipient: str,
+    ) -> None:
+        """A hosted card page was started; a person has to pay it."""
+        with self._db.write(durable=True):
+            self._cards.started(
+                request_id,
+                payment_id=payment_id,
+                pay_url=pay_url,
+                status_url=status_url,
+                checkout_url=checkout_url,
+                amount_atomic=amount_atomic,
+            )
+            self._rows.set(
+                request_id,
+                method="card",
+                amount_atomic=amount_atomic,
+                pay_to=recipient,
+                status=PayState.AWAITING_CARD,
+            )
+
+    def card_dead(self, request_id: str, error: str) -> None:
+        """The card payment failed or was cancelled: it can never be spent."""
+        with self._db.write():
+            self._cards.set_status(request_id, CardState.DEAD)
+            self._rows.set(request_id, proof=None, proof_fp=None, status=PayState.VOID, error=error)
+            self._auths.set_status(request_id, AuthState.VOID, among=EXPOSED)
+
+    def card_complete(self, request_id: str) -> None:
+        self._cards.set_status(request_id, CardState.COMPLETE)
+
+    def card_payment(self, request_id: str | None = None) -> dict[str, Any] | None:
+        """A request's card payment, or (no id) the latest one still waiting for a person."""
+        return self._cards.get(request_id)
+
+    # --- what the service said about a task since ------------------------------------------
+
+    def set_task_state(self, task_id: str, state: str) -> None:
+        self._rows.set_task_state(task_id, state)
+
+    # --- recipients pinned on first use, and hosts confirmed for links, per origin -----------
+
+    def pinned_recipient(self, origin: str, network: str, asset: str) -> str | None:
+        return self._pins.recipient(origin, network, asset)
+
+    def pinned_recipients(self, origin: str) -> list[tuple[str, str]]:
+        """(network, pay_to) of every recipient pinned for an origin."""
+        return self._pins.recipients(origin)
+
+    def pin_recipient(self, origin: str, network: str, asset: str, pay_to: str) -> None:
+        self._pins.pin_recipient(origin, network, asset, pay_to)
+
+    def link_host_confirmed(self, origin: str, host: str) -> bool:
+        return self._pins.link_host_confirmed(origin, host)
+
+    def confirm_link_host(self, origin: str, host: str) -> None:
+        self._pins.confirm_link_host(origin, host)
+
+
+if TYPE_CHECKING:  # mypy checks here that the SQLite engine provides the whole interface
+    _ENGINE: type[LedgerStore] = Ledger

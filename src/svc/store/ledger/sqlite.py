@@ -1,0 +1,209 @@
+"""The SQLite engine under the local ledger: one file, its schema and its transactions.
+
+SQLite in WAL mode with a busy timeout: several `svc` processes may write at once.
+
+Durability is chosen per write. The writes that hold money, a signed proof and a card payment
+id, are durable commits (`synchronous = FULL`: the WAL is fsynced, and with it every commit
+before it, so the journaled row and a recipient pin are on disk before any proof exists). Every
+other commit is NORMAL: it survives a crash of the process, and at worst a power cut forgets it,
+which leaves the row at an earlier state whose resume re-sends the same journaled proof (the
+service answers a repeated request id with the original task); a row forgotten before its
+proof was signed cost nothing. An fsync is what a paid request costs the client most.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from svc.origin import origin_of
+from svc.store.ledger.rows import LEGACY_STATUS
+from svc.store.paths import data_dir, ensure_private_dir
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS submissions (
+    request_id   TEXT PRIMARY KEY,
+    base_url     TEXT NOT NULL,
+    email        TEXT NOT NULL,
+    task_preview TEXT NOT NULL,
+    body         TEXT NOT NULL,
+    method       TEXT,
+    status       TEXT NOT NULL,
+    proof        TEXT,
+    amount_atomic INTEGER,
+    pay_to       TEXT,
+    payer        TEXT,
+    network      TEXT,
+    asset        TEXT,
+    task_id      TEXT,
+    state        TEXT,
+    http_status  INTEGER,
+    billing      TEXT,
+    error        TEXT,
+    created_at   REAL NOT NULL,
+    updated_at   REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS submissions_task ON submissions(task_id);
+CREATE TABLE IF NOT EXISTS recipients (
+    base_url   TEXT NOT NULL,
+    network    TEXT NOT NULL,
+    asset      TEXT NOT NULL,
+    pay_to     TEXT NOT NULL,
+    pinned_at  REAL NOT NULL,
+    PRIMARY KEY (base_url, network, asset)
+);
+CREATE TABLE IF NOT EXISTS link_hosts (
+    origin       TEXT NOT NULL,
+    host         TEXT NOT NULL,
+    confirmed_at REAL NOT NULL,
+    PRIMARY KEY (origin, host)
+);
+CREATE TABLE IF NOT EXISTS card_payments (
+    request_id   TEXT PRIMARY KEY,
+    payment_id   TEXT NOT NULL,
+    pay_url      TEXT NOT NULL,
+    status_url   TEXT NOT NULL,
+    checkout_url TEXT,
+    amount_atomic INTEGER NOT NULL,
+    status       TEXT NOT NULL,
+    created_at   REAL NOT NULL,
+    updated_at   REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS authorizations (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    request_id    TEXT NOT NULL,
+    rail          TEXT NOT NULL,
+    amount_atomic INTEGER NOT NULL,
+    origin        TEXT NOT NULL,
+    signed_at     REAL NOT NULL,
+    valid_before  REAL,
+    fingerprint   TEXT,
+    pay_to        TEXT,
+    network       TEXT,
+    status        TEXT NOT NULL,
+    refunded_atomic INTEGER NOT NULL DEFAULT 0,
+    updated_at    REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS authorizations_request ON authorizations(request_id);
+CREATE INDEX IF NOT EXISTS authorizations_signed ON authorizations(signed_at);
+"""
+
+# Columns added after the first release; added to older ledgers on open (ALTER is guarded).
+MIGRATIONS: dict[str, str] = {
+    "receipt": "TEXT",  # the rail's receipt header (Payment-Receipt, PAYMENT-RESPONSE)
+    "usage_error": "TEXT",  # svc-usage-error: served but not billed
+    "refunded_atomic": "INTEGER",  # µUSD refunded (svc-billing status=refunded)
+    "origin": "TEXT",  # the normalised origin the request (and its proof) is bound to
+    "proof_fp": "TEXT",  # fingerprint of the live proof (an MPP credential itself is a secret)
+}
+
+
+def ledger_path() -> Path:
+    return data_dir() / "ledger.sqlite3"
+
+
+WAL_SWITCH_SECONDS = 30.0  # as busy_timeout: how long an open waits for another to finish
+
+
+class Database:
+    """The ledger file: opened private, in WAL mode, at the newest schema. The concern modules
+    (submissions, authorizations, cards, pins) share one and write through `write()`."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or ledger_path()
+        ensure_private_dir(self.path.parent)
+        fresh = not self.path.exists()
+        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        if fresh:
+            self.path.chmod(0o600)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA busy_timeout = 30000")
+        self._enable_wal()
+        self._db.execute("PRAGMA synchronous = NORMAL")
+        self._db.executescript(SCHEMA)
+        self._migrate()
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        return self._db.execute(sql, params)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def integrity(self) -> str:
+        """SQLite's own check of the file ("ok" when sound): for doctor-style checks and tests."""
+        return str(self._db.execute("PRAGMA integrity_check").fetchone()[0])
+
+    def _enable_wal(self) -> None:
+        """WAL mode (set once per file, then a no-op). Switching a fresh file needs an
+        exclusive lock and SQLite gives up at once instead of calling the busy handler, so
+        threads or processes opening a new ledger together (a batch's workers) retry here."""
+        deadline = time.monotonic() + WAL_SWITCH_SECONDS
+        delay = 0.005
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
+
+    def _migrate(self) -> None:
+        have = {row["name"] for row in self._db.execute("PRAGMA table_info(submissions)")}
+        for name, kind in MIGRATIONS.items():
+            if name in have:
+                continue
+            try:
+                self._db.execute(f"ALTER TABLE submissions ADD COLUMN {name} {kind}")
+            except sqlite3.OperationalError as exc:  # another process added it first
+                if "duplicate column" not in str(exc):
+                    raise
+        if self._db.execute("PRAGMA user_version").fetchone()[0] < 2:
+            self._migrate_names()
+
+    def _migrate_names(self) -> None:
+        """Ledgers of the first release: old status names, pins keyed by base-URL text."""
+
+        with self.write():
+            for old, new in LEGACY_STATUS.items():
+                self._db.execute("UPDATE submissions SET status = ? WHERE status = ?", (new, old))
+            self._db.execute(
+                "UPDATE submissions SET status = 'challenged'"
+                " WHERE status = 'sent' AND proof IS NULL"
+            )
+            for row in self._db.execute("SELECT request_id, base_url FROM submissions").fetchall():
+                self._db.execute(
+                    "UPDATE submissions SET origin = COALESCE(origin, ?) WHERE request_id = ?",
+                    (origin_of(row["base_url"]), row["request_id"]),
+                )
+            for row in self._db.execute("SELECT rowid, base_url FROM recipients").fetchall():
+                self._db.execute(
+                    "UPDATE OR IGNORE recipients SET base_url = ? WHERE rowid = ?",
+                    (origin_of(row["base_url"]), row["rowid"]),
+                )
+            self._db.execute("PRAGMA user_version = 2")
+
+    @contextmanager
+    def write(self, *, durable: bool = False) -> Iterator[None]:
+        """One IMMEDIATE transaction: a check and the write it allows cannot interleave.
+
+        `durable` fsyncs the commit (and every NORMAL commit before it, which share the WAL)."""
+        if durable:
+            self._db.execute("PRAGMA synchronous = FULL")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        finally:
+            if durable:
+                self._db.execute("PRAGMA synchronous = NORMAL")

@@ -1,0 +1,72 @@
+"""The submissions: one row a request id, from its journaling to its outcome."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from svc.store.ledger.rows import PayState, Submission
+from svc.store.ledger.sqlite import Database
+
+
+class Submissions:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def get(self, request_id: str) -> Submission | None:
+        row = self.db.execute(
+            "SELECT * FROM submissions WHERE request_id = ?", (request_id,)
+        ).fetchone()
+        return Submission(**dict(row)) if row else None
+
+    def newest_first(self, *, limit: int | None = None) -> list[Submission]:
+        sql = "SELECT * FROM submissions ORDER BY created_at DESC"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        return [Submission(**dict(row)) for row in self.db.execute(sql)]
+
+    def recent_same_task(self, body: dict[str, Any], since: float) -> list[Submission]:
+        """Submissions of this very body (task and e-mail) created since `since`, newest first."""
+        rows = self.db.execute(
+            "SELECT * FROM submissions WHERE body = ? AND created_at >= ? ORDER BY created_at DESC",
+            (json.dumps(body), since),
+        )
+        return [Submission(**dict(row)) for row in rows]
+
+    def add(
+        self, request_id: str, origin: str, email: str, body: dict[str, Any], base_url: str
+    ) -> None:
+        """The journaled row (a no-op when the request id has one), in the caller's transaction."""
+        now = time.time()
+        preview = " ".join(str(body.get("task", "")).split())[:120]
+        self.db.execute(
+            "INSERT OR IGNORE INTO submissions (request_id, base_url, origin, email,"
+            " task_preview, body, status, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                request_id,
+                base_url,
+                origin,
+                email,
+                preview,
+                json.dumps(body),
+                PayState.JOURNALED,
+                now,
+                now,
+            ),
+        )
+
+    def set(self, request_id: str, **fields: Any) -> None:
+        fields["updated_at"] = time.time()
+        cols = ", ".join(f"{name} = ?" for name in fields)
+        self.db.execute(
+            f"UPDATE submissions SET {cols} WHERE request_id = ?",  # noqa: S608 - names are ours
+            (*fields.values(), request_id),
+        )
+
+    def set_task_state(self, task_id: str, state: str) -> None:
+        self.db.execute(
+            "UPDATE submissions SET state = ?, updated_at = ? WHERE task_id = ?",
+            (state, time.time(), task_id),
+        )
