@@ -5,10 +5,11 @@ from __future__ import annotations
 from fastapi import APIRouter, FastAPI
 from starlette.exceptions import HTTPException
 
-from svc_sandbox import admin, advisor, discovery, identity, payments, requestlog, tasks
 from svc_sandbox.errors import SandboxError, handle_http_error, handle_sandbox_error
-from svc_sandbox.faults import FaultMiddleware
-from svc_sandbox.state import SandboxState
+from svc_sandbox.faults.middleware import FaultMiddleware
+from svc_sandbox.routes import admin, advisor, card, discovery, identity, tasks
+from svc_sandbox.state import requestlog
+from svc_sandbox.state.sandbox import SandboxState
 
 # Every surface the sandbox serves, in one list. Add identity, advisor, discovery and the
 # MPP/card payment routers here.
@@ -20,8 +21,8 @@ ROUTERS: list[APIRouter] = [
     identity.router,
     identity.admin_router,
     requestlog.router,
-    payments.router,
-    payments.admin_router,
+    card.router,
+    card.admin_router,
 ]
 
 
@@ -30,7 +31,7 @@ def create_app(state: SandboxState | None = None) -> FastAPI:
         title="svc sandbox",
         summary="Local emulator of the paid task-execution service",
         version="1.0.0",
-        # /openapi.json is the public, searchable document (svc_sandbox.discovery); FastAPI's
+        # /openapi.json is the public, searchable document (svc_sandbox.routes.discovery); FastAPI's
         # own full description (test controls included) stays available for /docs.
         openapi_url="/_sandbox/openapi.json",
     )

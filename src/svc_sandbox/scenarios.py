@@ -13,7 +13,7 @@ from dataclasses import field as dc_field
 from datetime import datetime, timedelta
 from typing import Any
 
-from svc_sandbox.records import Task, new_id
+from svc_sandbox.state.records import Task, new_id
 
 SCENARIOS = (
     "complete",

@@ -21,10 +21,10 @@ import uvicorn
 from uvicorn.config import LOGGING_CONFIG
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from svc_sandbox import faults
 from svc_sandbox.app import create_app
-from svc_sandbox.clock import SandboxClock
-from svc_sandbox.state import SandboxState
+from svc_sandbox.faults import middleware
+from svc_sandbox.state.clock import SandboxClock
+from svc_sandbox.state.sandbox import SandboxState
 
 URL_LINE_PREFIX = "SANDBOX_URL="
 START_TIMEOUT_SECONDS = 20.0
@@ -35,10 +35,10 @@ class DroppableH11Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        faults.register_transport(self.client, transport)
+        middleware.register_transport(self.client, transport)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        faults.unregister_transport(self.client, self.transport)
+        middleware.unregister_transport(self.client, self.transport)
         super().connection_lost(exc)
 
     def send_400_response(self, msg: str) -> None:
@@ -116,7 +116,7 @@ def build_server(
         create_app(state),
         http=DroppableH11Protocol,
         lifespan="off",
-        proxy_headers=False,  # scope["client"] must be the real peer (see faults.py)
+        proxy_headers=False,  # scope["client"] must be the real peer (see middleware.py)
         log_config=_log_config(),
         log_level="warning" if quiet else "info",
         access_log=not quiet,

@@ -11,8 +11,8 @@ from tests.pay_readers import read_receipt
 
 from svc.errors import PaymentError
 from svc.pay import mpp as M
-from svc_sandbox.payment_store import PaymentStore
-from svc_sandbox.payments import NETWORK_ID, mpp_server, wire_request
+from svc_sandbox.payments.challenges import NETWORK_ID, mpp_server, wire_request
+from svc_sandbox.payments.store import PaymentStore
 
 
 def _expires(minutes: int = 5) -> str:

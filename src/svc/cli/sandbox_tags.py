@@ -2,7 +2,7 @@
 codes), shared by `svc sandbox tags` and `serve --help`.
 
 Plain data (no sandbox import), so `svc sandbox tags` works, and stays fast, even where the
-sandbox extra is not installed. Keep in step with svc_sandbox.scenarios, paid and advisor.
+sandbox extra is not installed. Keep in step with svc_sandbox.scenarios, payments.paid and routes.advisor.
 """
 
 from __future__ import annotations

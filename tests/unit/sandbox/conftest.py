@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from sandbox_proofs import BODY, sign_proof  # noqa: E402
 
 from svc_sandbox.app import create_app  # noqa: E402
-from svc_sandbox.state import SandboxState  # noqa: E402
+from svc_sandbox.state.sandbox import SandboxState  # noqa: E402
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from svc_sandbox.clock import SandboxClock
+from svc_sandbox.state.clock import SandboxClock
 
 
 class FakeTime:

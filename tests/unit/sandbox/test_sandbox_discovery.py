@@ -13,7 +13,7 @@ from openapi_spec_validator import validate
 from schemathesis.config import SchemathesisConfig
 
 from svc_sandbox.app import create_app
-from svc_sandbox.state import SandboxState
+from svc_sandbox.state.sandbox import SandboxState
 
 
 def _ops(doc: dict[str, Any]) -> list[tuple[str, str]]:

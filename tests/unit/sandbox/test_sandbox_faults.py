@@ -12,10 +12,10 @@ from eth_account import Account
 from fastapi.testclient import TestClient
 from sandbox_proofs import BODY, sign_proof
 
-from svc_sandbox.fault_queue import FaultKind
-from svc_sandbox.faults import FAULT_HANDLERS, ConnectionDropped
+from svc_sandbox.faults.middleware import FAULT_HANDLERS, ConnectionDropped
+from svc_sandbox.faults.queue import FaultKind
 from svc_sandbox.server import SandboxThread
-from svc_sandbox.state import SandboxState
+from svc_sandbox.state.sandbox import SandboxState
 
 
 @pytest.fixture(scope="module")
@@ -179,7 +179,7 @@ def test_every_code_of_the_spec_tables_can_be_served() -> None:
     fault or a code fault answers (besides any real flow that reaches it)."""
     from tests.fidelity import SPEC, spec_rows
 
-    from svc_sandbox.fault_queue import CODE_STATUS, FAULT_STATUS
+    from svc_sandbox.faults.queue import CODE_STATUS, FAULT_STATUS
 
     codes = {
         row.key.split(": ")[-1].split(" ")[0]

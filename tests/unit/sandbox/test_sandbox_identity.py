@@ -12,7 +12,7 @@ from eth_account.signers.local import LocalAccount
 from fastapi.testclient import TestClient
 from sandbox_proofs import BODY, sign_proof
 
-from svc_sandbox.state import SandboxState
+from svc_sandbox.state.sandbox import SandboxState
 
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"

@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 from sandbox_proofs import BODY, PRICE, TEST_KEY, b64json, sign_proof
 from tests.x402_sdk import sdk_evm_helpers
 
-from svc_sandbox import x402
-from svc_sandbox.config import BASE_USDC, DEFAULT_PAY_TO
-from svc_sandbox.state import SandboxState
+from svc_sandbox.payments import x402
+from svc_sandbox.state.config import BASE_USDC, DEFAULT_PAY_TO
+from svc_sandbox.state.sandbox import SandboxState
 
 VECTOR_SIGNATURE = (
     "0x370c1c44c786b248ab9c8c0642d278fb46f9b64939b1b2ae9162771775b5598764d084cf4e9798db2b6"

@@ -1,6 +1,6 @@
 """The three ways to pay for a task (x402, MPP, card) behind one small interface.
 
-The paid path (`svc_sandbox.paid`) drives every rail the same way:
+The paid path (`svc_sandbox.payments.paid`) drives every rail the same way:
 
 1. the rail is built from the request: its proof is parsed (a malformed one is a 400);
 2. `identify()` proves who pays (x402: the signature recovers `authorization.from`);
@@ -24,11 +24,11 @@ from typing import Any, ClassVar
 
 from fastapi import Request
 
-from svc_sandbox import payments, x402
-from svc_sandbox.config import SandboxConfig
 from svc_sandbox.errors import SandboxError, api_error
-from svc_sandbox.payment_store import CardPayment, SptDeclined
-from svc_sandbox.state import OnChain, SandboxState, Settlement
+from svc_sandbox.payments import challenges, x402
+from svc_sandbox.payments.store import CardPayment, SptDeclined
+from svc_sandbox.state.config import SandboxConfig
+from svc_sandbox.state.sandbox import OnChain, SandboxState, Settlement
 
 PAYMENT_ID_HEADER = "svc-payment-id"
 
@@ -179,7 +179,7 @@ class MppRail(Rail):
                 "payment_request_mismatch",
                 "the credential was issued for another request body",
             )
-        cents = payments.price_cents(self.config)
+        cents = challenges.price_cents(self.config)
         amount = (
             self.echoed_request.get("amount") if isinstance(self.echoed_request, dict) else None
         )
@@ -197,7 +197,7 @@ class MppRail(Rail):
         """pympp's own checks (HMAC, realm, expiry, binding), then the SPT is charged."""
         from mpp.errors import CredentialReplayedError, PaymentError, VerificationFailedError
 
-        server = payments.mpp_server(self.state.payments, payments.realm_of(self.request))
+        server = challenges.mpp_server(self.state.payments, challenges.realm_of(self.request))
         opaque = self.echoed_opaque
         meta = (
             {k: v for k, v in opaque.items() if k != "_mpp_nonce"}
@@ -208,7 +208,7 @@ class MppRail(Rail):
             return asyncio.run(
                 server.broadcast_credential(
                     self.credential,
-                    request=payments.wire_request(cents),
+                    request=challenges.wire_request(cents),
                     body=self.raw,
                     meta=meta or None,
                 )

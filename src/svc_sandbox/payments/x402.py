@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from svc_sandbox.config import SandboxConfig
 from svc_sandbox.errors import SandboxError
+from svc_sandbox.state.config import SandboxConfig
 
 USDC_DOMAIN = {"name": "USD Coin", "version": "2"}
 MAX_TIMEOUT_SECONDS = 300

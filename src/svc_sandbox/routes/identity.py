@@ -15,11 +15,10 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from svc_sandbox import agent_bearer
-from svc_sandbox.deps import sandbox_state
 from svc_sandbox.errors import SandboxError
-from svc_sandbox.identity_state import IdentityPlatform
-from svc_sandbox.identity_store import (
+from svc_sandbox.identity import agent_bearer
+from svc_sandbox.identity.platform import IdentityPlatform
+from svc_sandbox.identity.store import (
     ID_JAG_TOKEN_TYPE,
     ID_JAG_TYP,
     JWT_BEARER,
@@ -28,8 +27,9 @@ from svc_sandbox.identity_store import (
     Attempt,
     IdentityError,
 )
-from svc_sandbox.records import iso
-from svc_sandbox.state import SandboxState
+from svc_sandbox.routes.deps import sandbox_state
+from svc_sandbox.state.records import iso
+from svc_sandbox.state.sandbox import SandboxState
 
 AUTH_PREFIX = "/auth"
 router = APIRouter(prefix=AUTH_PREFIX, tags=["identity"])

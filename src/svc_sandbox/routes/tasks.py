@@ -9,13 +9,14 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
-from svc_sandbox import agent_bearer, paid, scenarios, x402
-from svc_sandbox.config import SandboxConfig
-from svc_sandbox.deps import sandbox_state
+from svc_sandbox import scenarios
 from svc_sandbox.errors import SandboxError, api_error
-from svc_sandbox.payments import RawBody
-from svc_sandbox.records import Task
-from svc_sandbox.state import SandboxState
+from svc_sandbox.identity import agent_bearer
+from svc_sandbox.payments import paid, x402
+from svc_sandbox.routes.deps import RawBody, sandbox_state
+from svc_sandbox.state.config import SandboxConfig
+from svc_sandbox.state.records import Task
+from svc_sandbox.state.sandbox import SandboxState
 
 router = APIRouter()
 

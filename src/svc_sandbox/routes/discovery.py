@@ -9,14 +9,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 
-from svc_sandbox import openapi_doc
-from svc_sandbox.advisor import DOWN_TAG, STATUS_TAGS
-from svc_sandbox.config import SandboxConfig
-from svc_sandbox.deps import sandbox_state
 from svc_sandbox.errors import SandboxError, api_error
-from svc_sandbox.money import usd
-from svc_sandbox.openapi_doc import SERVICE_SLUG, Operation
-from svc_sandbox.state import SandboxState
+from svc_sandbox.openapi import document
+from svc_sandbox.openapi.document import SERVICE_SLUG, Operation
+from svc_sandbox.payments.money import usd
+from svc_sandbox.routes.advisor import DOWN_TAG, STATUS_TAGS
+from svc_sandbox.routes.deps import sandbox_state
+from svc_sandbox.state.config import SandboxConfig
+from svc_sandbox.state.sandbox import SandboxState
 
 router = APIRouter(tags=["discovery"])
 
@@ -65,8 +65,8 @@ def openapi_document(
     method: MethodFilter = None,
     page: PageParam = 1,
 ) -> JSONResponse:
-    base = openapi_doc.base_document(request.app, state.get_config())
-    ops = openapi_doc.operations(base)
+    base = document.base_document(request.app, state.get_config())
+    ops = document.operations(base)
     query = Search(q, path_filter, method, page)
     return _paged(request, state.get_config(), base, ops, query)
 
@@ -103,8 +103,8 @@ def service_document(
     if slug not in SERVICES:
         raise api_error(404, "service_not_found", f"no service {slug!r}; see /services")
     config = state.get_config()
-    base = openapi_doc.base_document(request.app, config)
-    ops = [op for op in openapi_doc.operations(base) if op.service == slug]
+    base = document.base_document(request.app, config)
+    ops = [op for op in document.operations(base) if op.service == slug]
     return _paged(request, config, base, ops, Search(q, path_filter, method, page))
 
 
@@ -117,7 +117,7 @@ def service_document(
 def manifest(request: Request, state: State) -> dict[str, Any]:
     config = state.get_config()
     base = str(request.base_url).rstrip("/")
-    info = openapi_doc.payment_info(config.price_atomic)
+    info = document.payment_info(config.price_atomic)
     rate = info["rates"][0]
     return {
         "manifestVersion": 1,
@@ -181,7 +181,7 @@ def llms_txt(request: Request, state: State) -> PlainTextResponse:
 )
 def llms_full_txt(request: Request, state: State) -> PlainTextResponse:
     config = state.get_config()
-    base = openapi_doc.base_document(request.app, config)
+    base = document.base_document(request.app, config)
     return PlainTextResponse(_llms(request, config) + "\n" + _llms_full(base, config))
 
 
@@ -203,7 +203,7 @@ def _paged(
     ops: list[Operation],
     query: Search,
 ) -> JSONResponse:
-    chosen = openapi_doc.select(ops, q=query.q, path=query.path, method=query.method)
+    chosen = document.select(ops, q=query.q, path=query.path, method=query.method)
     page = query.page
     pages = max(1, -(-len(chosen) // PAGE_SIZE))
     if page > pages:
@@ -212,7 +212,7 @@ def _paged(
             {"error": "page_not_found", "detail": f"page {page} of {pages}"},
         )
     window = chosen[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
-    doc = openapi_doc.document_of(base, window)
+    doc = document.document_of(base, window)
     doc["servers"] = [{"url": str(request.base_url).rstrip("/")}]
     info = doc["info"]
     info.update({"x-page": page, "x-pages": pages, "x-total-operations": len(chosen)})
@@ -279,7 +279,7 @@ def _llms(request: Request, config: SandboxConfig) -> str:
 
 def _llms_full(base_doc: dict[str, Any], config: SandboxConfig) -> str:
     lines = ["## Operations", ""]
-    for op in openapi_doc.operations(base_doc):
+    for op in document.operations(base_doc):
         if op.spec.get("x-sandbox-sample"):
             continue
         price = op.spec.get("x-payment-info", {}).get("priceUsd")

@@ -15,12 +15,12 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
 
-from svc_sandbox import x402
-from svc_sandbox.config import SandboxConfig
-from svc_sandbox.deps import sandbox_state
 from svc_sandbox.errors import api_error
-from svc_sandbox.money import usd
-from svc_sandbox.state import SandboxState
+from svc_sandbox.payments import x402
+from svc_sandbox.payments.money import usd
+from svc_sandbox.routes.deps import sandbox_state
+from svc_sandbox.state.config import SandboxConfig
+from svc_sandbox.state.sandbox import SandboxState
 
 router = APIRouter(tags=["advisor"])
 

@@ -16,8 +16,8 @@ from datetime import datetime
 from fastapi import Request
 
 from svc_sandbox.errors import SandboxError
-from svc_sandbox.identity_state import IdentityPlatform
-from svc_sandbox.identity_store import Agent, TokenRejected
+from svc_sandbox.identity.platform import IdentityPlatform
+from svc_sandbox.identity.store import Agent, TokenRejected
 
 AGENT_HEADER = "svc-agent-authorization"
 _ONE_BEARER = re.compile(r"^Bearer ([A-Za-z0-9\-._~+/]+=*)$")

@@ -3,7 +3,7 @@
 Those routes read their bodies by hand (a registration's fields depend on its `type`; the
 token exchange is form-encoded), so FastAPI cannot describe them. This module is their
 description, kept next to nothing but itself: request bodies, every status each route answers,
-and each status's body schema. `openapi_doc` merges it into the public document, and the
+and each status's body schema. `document` merges it into the public document, and the
 schemathesis run in the tests holds the routes to it.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc_sandbox.identity_store import ID_JAG_TOKEN_TYPE, JWT_BEARER
+from svc_sandbox.identity.store import ID_JAG_TOKEN_TYPE, JWT_BEARER
 
 _ERROR = {"$ref": "#/components/schemas/ErrorBody"}
 _TIME = {"type": "string", "format": "date-time"}

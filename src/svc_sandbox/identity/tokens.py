@@ -6,8 +6,8 @@ import secrets
 from datetime import datetime, timedelta
 from typing import Any
 
-from svc_sandbox import jose
-from svc_sandbox.identity_store import (
+from svc_sandbox.identity import jose
+from svc_sandbox.identity.store import (
     ACCESS_TOKEN_PREFIX,
     JWT_BEARER,
     AccessToken,
@@ -18,7 +18,7 @@ from svc_sandbox.identity_store import (
     TokenRejected,
     normalise_email,
 )
-from svc_sandbox.records import iso
+from svc_sandbox.state.records import iso
 
 
 class Tokens:

@@ -9,12 +9,12 @@ from datetime import datetime
 from typing import Any, Literal
 
 from svc_sandbox import scenarios
-from svc_sandbox.clock import SandboxClock
-from svc_sandbox.config import SandboxConfig
-from svc_sandbox.fault_queue import Fault, FaultQueue
-from svc_sandbox.identity_state import IdentityPlatform
-from svc_sandbox.payment_store import PaymentStore
-from svc_sandbox.records import Task, iso, new_id
+from svc_sandbox.faults.queue import Fault, FaultQueue
+from svc_sandbox.identity.platform import IdentityPlatform
+from svc_sandbox.payments.store import PaymentStore
+from svc_sandbox.state.clock import SandboxClock
+from svc_sandbox.state.config import SandboxConfig
+from svc_sandbox.state.records import Task, iso, new_id
 
 DEFAULT_BALANCE_ATOMIC = 1_000_000_000  # 1,000 USDC for any address the sandbox has not seen
 

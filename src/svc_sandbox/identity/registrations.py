@@ -6,8 +6,8 @@ import secrets
 from datetime import datetime
 from typing import Any
 
-from svc_sandbox import jose
-from svc_sandbox.identity_store import (
+from svc_sandbox.identity import jose
+from svc_sandbox.identity.store import (
     ANONYMOUS_TTL,
     CLAIM_TTL,
     CLOCK_SKEW,
@@ -22,7 +22,7 @@ from svc_sandbox.identity_store import (
     attempt_doc,
     normalise_email,
 )
-from svc_sandbox.records import iso
+from svc_sandbox.state.records import iso
 
 
 class Registrations:

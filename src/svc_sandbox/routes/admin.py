@@ -1,7 +1,7 @@
 """`/_sandbox/...`: test and demo controls (books, clock, config, wallets, faults, tasks).
 
 Card payment controls live beside the card rail (`svc_sandbox.payments`), identity controls
-beside the identity platform (`svc_sandbox.identity`).
+beside the identity platform (`svc_sandbox.routes.identity`).
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, ConfigDict, Field
 
 from svc_sandbox import scenarios
-from svc_sandbox.deps import sandbox_state
 from svc_sandbox.errors import api_error
-from svc_sandbox.fault_queue import Fault, FaultQueue, PaymentFault
-from svc_sandbox.records import iso
-from svc_sandbox.state import SandboxState
-from svc_sandbox.tasks import rejection_error
+from svc_sandbox.faults.queue import Fault, FaultQueue, PaymentFault
+from svc_sandbox.routes.deps import sandbox_state
+from svc_sandbox.routes.tasks import rejection_error
+from svc_sandbox.state.records import iso
+from svc_sandbox.state.sandbox import SandboxState
 
 router = APIRouter(prefix="/_sandbox", tags=["sandbox"])
 

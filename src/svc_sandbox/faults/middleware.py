@@ -14,8 +14,8 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from svc_sandbox.fault_queue import CODE_STATUS, Fault
-from svc_sandbox.state import SandboxState
+from svc_sandbox.faults.queue import CODE_STATUS, Fault
+from svc_sandbox.state.sandbox import SandboxState
 
 EXEMPT_PREFIX = "/_sandbox"  # the controls themselves never fail
 MALFORMED_JSON = b'{"id": '

@@ -2,9 +2,9 @@
 
 `IdentityStore` keeps them all under one lock, and issues identities (a platform assertion and,
 once claimed, a refresh token), which registration, refresh and claim completion all hand out.
-The operations live by concern: `identity_registrations`, `identity_claims`, `identity_tokens`;
-`identity_state.IdentityPlatform` puts them together. Every operation takes `now` (sandbox
-clock) so expiry follows the clock tests can move. Secrets (assertions, refresh tokens, access
+The operations live by concern: `registrations`, `claims`, `tokens`; `platform.IdentityPlatform`
+puts them together. Every operation takes `now` (sandbox clock) so expiry follows the clock
+tests can move. Secrets (assertions, refresh tokens, access
 tokens, user codes) are random and single-purpose; a refresh token and a claimed identity are
 handed out exactly once.
 """
@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from svc_sandbox import jose
-from svc_sandbox.records import iso, new_id
+from svc_sandbox.identity import jose
+from svc_sandbox.state.records import iso, new_id
 
 ID_JAG_TYP = "oauth-id-jag+jwt"
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"

@@ -18,13 +18,13 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 
-from svc_sandbox import payments, rails, x402
-from svc_sandbox.config import SandboxConfig
 from svc_sandbox.errors import SandboxError, api_error
-from svc_sandbox.fault_queue import FAULT_STATUS, PaymentFault
-from svc_sandbox.money import usd
-from svc_sandbox.records import Task
-from svc_sandbox.state import Charge, SandboxState, Settlement
+from svc_sandbox.faults.queue import FAULT_STATUS, PaymentFault
+from svc_sandbox.payments import challenges, rails, x402
+from svc_sandbox.payments.money import usd
+from svc_sandbox.state.config import SandboxConfig
+from svc_sandbox.state.records import Task
+from svc_sandbox.state.sandbox import Charge, SandboxState, Settlement
 
 REQUEST_ID_HEADER = "svc-request-id"
 BILLING_HEADER = "svc-billing"
@@ -52,7 +52,7 @@ def submit(
     method = rails.method_of(request.headers)
     if method is None:
         note = x402.misplaced_proof_note(request.headers, x402.TASK_PROOF_HEADER)
-        raise payments.fee_challenge(state, config, request, raw, note=note)
+        raise challenges.fee_challenge(state, config, request, raw, note=note)
     usage_error = _take_fault(state, method)
     rail = rails.rail_for(method, state, config, request, raw)
     request_id = request.headers.get(REQUEST_ID_HEADER)

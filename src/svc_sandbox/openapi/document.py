@@ -15,9 +15,9 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from svc_sandbox import openapi_routes
-from svc_sandbox.config import SandboxConfig
-from svc_sandbox.money import usd
+from svc_sandbox.openapi import by_hand
+from svc_sandbox.payments.money import usd
+from svc_sandbox.state.config import SandboxConfig
 
 SERVICE_SLUG = "tasks"
 METER = {"service": SERVICE_SLUG, "meter": "task", "unit": "task", "unitSize": 1}
@@ -219,8 +219,8 @@ def base_document(app: FastAPI, config: SandboxConfig) -> dict[str, Any]:
     components = doc.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
     schemas.update(copy.deepcopy(_TASK_SCHEMAS))
-    schemas.update(copy.deepcopy(openapi_routes.SCHEMAS))
-    components["securitySchemes"] = copy.deepcopy(openapi_routes.SECURITY_SCHEMES)
+    schemas.update(copy.deepcopy(by_hand.SCHEMAS))
+    components["securitySchemes"] = copy.deepcopy(by_hand.SECURITY_SCHEMES)
     email = schemas.get("TaskSubmission", {}).get("properties", {}).get("email")
     if isinstance(email, dict):  # what the service calls well-formed (else 400)
         email["pattern"] = EMAIL_PATTERN
@@ -255,8 +255,8 @@ def _enrich(path: str, method: str, op: dict[str, Any], config: SandboxConfig) -
     elif "advisor" in tags:
         op["x-service"] = SERVICE_SLUG
         op["x-payment-info"] = payment_info(0)
-    elif key in openapi_routes.ROUTES:
-        _describe(op, openapi_routes.ROUTES[key])
+    elif key in by_hand.ROUTES:
+        _describe(op, by_hand.ROUTES[key])
     for status, answer in op.get("responses", {}).items():
         if status.startswith(("4", "5")) and "content" not in answer:
             answer["content"] = {"application/json": {"schema": _ERROR}}

@@ -1,5 +1,6 @@
 """Faults on demand, as queues: transport faults (`/_sandbox/faults`, served by
-`svc_sandbox.faults`) and payment faults (`/_sandbox/payment-faults`, served by the paid path).
+`svc_sandbox.faults.middleware`) and payment faults (`/_sandbox/payment-faults`, served by the
+paid path).
 
 Each fault kind is one pydantic dataclass: the admin API validates requests against it and the
 queue keeps it, so there is no second "spec" model to keep in step.
@@ -17,7 +18,7 @@ from pydantic.dataclasses import dataclass
 
 _STRICT = ConfigDict(extra="forbid")
 
-# Every kind has a handler in svc_sandbox.faults (a unit test keeps the two in step).
+# Every kind has a handler in svc_sandbox.faults.middleware (a unit test keeps the two in step).
 FaultKind = Literal[
     "status",
     "delay",

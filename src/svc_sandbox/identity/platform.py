@@ -6,10 +6,10 @@
 
 from __future__ import annotations
 
-from svc_sandbox.identity_claims import Claims
-from svc_sandbox.identity_registrations import Registrations
-from svc_sandbox.identity_store import IdentityStore
-from svc_sandbox.identity_tokens import Tokens
+from svc_sandbox.identity.claims import Claims
+from svc_sandbox.identity.registrations import Registrations
+from svc_sandbox.identity.store import IdentityStore
+from svc_sandbox.identity.tokens import Tokens
 
 
 class IdentityPlatform:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from svc_sandbox.identity_store import (
+from svc_sandbox.identity.store import (
     EMAIL_PATTERN,
     MAX_LIVE_ATTEMPTS,
     Account,
@@ -17,7 +17,7 @@ from svc_sandbox.identity_store import (
     is_plus_alias,
     normalise_email,
 )
-from svc_sandbox.records import iso
+from svc_sandbox.state.records import iso
 
 
 class Claims:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from svc_sandbox.fault_queue import FaultQueue, PaymentFault
-from svc_sandbox.money import usd
+from svc_sandbox.faults.queue import FaultQueue, PaymentFault
+from svc_sandbox.payments.money import usd
 
 CARD_RELEASE_AFTER = timedelta(minutes=30)  # an unpaid card payment is released after this
 

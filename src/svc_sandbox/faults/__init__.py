@@ -1,0 +1,2 @@
+"""Faults on demand: the queue a test fills through /_sandbox, and the middleware that plays
+them."""
