@@ -155,7 +155,7 @@ class AppContext:
     @cached_property
     def identity(self) -> IdentitySession:
         """The agent credential of `auth_base` (loaded from the secret store on first use)."""
-        from svc.identity.platform import IdentityPlatform
+        from svc.api.identity import IdentityPlatform
         from svc.identity.session import IdentitySession
 
         auth_base, resource = self.settings.auth_base, self.settings.base_url

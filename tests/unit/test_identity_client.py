@@ -16,10 +16,10 @@ from pytest_httpx import HTTPXMock
 
 from svc.api.agent_auth import AgentAuth
 from svc.api.http import Http, RetryPolicy
+from svc.api.identity import IdentityPlatform
 from svc.errors import AuthError
 from svc.identity.bearer import AGENT_HEADER, BearerAuth
 from svc.identity.idjag import check_id_jag
-from svc.identity.platform import IdentityPlatform
 from svc.identity.session import IdentitySession
 from svc.identity.store import Credential, CredentialStore, has_credential
 from svc.store.secrets import FileBackend, SecretStore

@@ -132,6 +132,16 @@ class SubmitAnswer:
         return self.status in ACCEPTED_STATUSES
 
     @property
+    def rate_limited(self) -> bool:
+        """429: refused before anything was processed (a proof it carried is not spent)."""
+        return self.status == 429
+
+    @property
+    def server_failed(self) -> bool:
+        """5xx: the service failed; whether a paid request was processed is unknown."""
+        return self.status >= 500
+
+    @property
     def replayed(self) -> bool:
         """The service answered a request id it had already accepted: nothing charged again."""
         return self.billing is not None and self.billing.status == "replayed"

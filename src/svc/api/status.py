@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
+
 from svc.api.jsonsafe import load_json
 from svc.errors import (
     CODES,
@@ -95,3 +97,20 @@ def error_from_response(status: int, content: bytes, what: str = "request") -> S
         hint=hint,
         body=body,
     )
+
+
+def auth_refusal(response: httpx.Response) -> tuple[str | None, str | None]:
+    """(error code, reason) of a 401, for the bearer step to heal; (None, None) for any other
+    answer, or a 401 whose body says nothing readable."""
+    if response.status_code != 401:
+        return None, None
+    body = json_or_none(response.content)
+    if not isinstance(body, dict):
+        return None, None
+    code, reason = body.get("error"), body.get("reason")
+    return (code if isinstance(code, str) else None), (reason if isinstance(reason, str) else None)
+
+
+def is_payment_challenge(response: httpx.Response) -> bool:
+    """A 402: the request needs paying (sign the challenge and send it again)."""
+    return response.status_code == 402

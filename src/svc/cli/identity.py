@@ -123,7 +123,7 @@ def _registration_body(
         return {"type": "anonymous"}
     if email is not None:
         return {"type": "service_auth", "login_hint": email.strip()}
-    from svc.identity.platform import ID_JAG_TOKEN_TYPE
+    from svc.api.identity import ID_JAG_TOKEN_TYPE
 
     assert assertion_file is not None
     assertion = read_text_source(assertion_file, "the assertion").strip()

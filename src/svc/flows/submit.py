@@ -316,10 +316,10 @@ class _Run:
             raise error
         if journal.row().status == PayState.VOID:  # the table's retries are spent
             raise to_error(status, answer.content, decision)
-        not_processed = status == 429 or (
+        not_processed = answer.rate_limited or (
             decision is not None and decision.action is Action.RETRY_UNCHANGED
         )
-        if status >= 500 and not not_processed:
+        if answer.server_failed and not not_processed:
             journal.unknown(f"http_{status}", status)
             raise OutcomeUnknownError(
                 f"the paid submit failed with HTTP {status} after retries; it may or may not "

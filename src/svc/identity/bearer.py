@@ -15,7 +15,7 @@ import httpx
 
 from svc.api.headers import AGENT_AUTHORIZATION as AGENT_HEADER
 from svc.api.headers import AUTHORIZATION
-from svc.api.jsonsafe import load_json
+from svc.api.status import auth_refusal
 from svc.errors import REGISTER_AGAIN, AuthError
 from svc.identity.session import IdentitySession
 
@@ -31,19 +31,6 @@ def place(request: httpx.Request, token: str) -> None:
         request.headers[AUTHORIZATION] = f"Bearer {token}"
         if AGENT_HEADER in request.headers:
             del request.headers[AGENT_HEADER]
-
-
-def _refusal(response: httpx.Response) -> tuple[str | None, str | None]:
-    if response.status_code != 401:
-        return None, None
-    try:
-        body = load_json(response.content)
-    except (ValueError, UnicodeDecodeError):
-        return None, None
-    if not isinstance(body, dict):
-        return None, None
-    code, reason = body.get("error"), body.get("reason")
-    return (code if isinstance(code, str) else None), (reason if isinstance(reason, str) else None)
 
 
 class BearerAuth(httpx.Auth):
@@ -78,7 +65,7 @@ class BearerAuth(httpx.Auth):
             response = yield request
             if not self._healable(response):
                 return response
-        code, reason = _refusal(response)
+        code, reason = auth_refusal(response)
         raise AuthError(
             "the service keeps refusing this agent credential"
             + (f" ({code}: {reason})" if reason else f" ({code})"),
@@ -90,5 +77,5 @@ class BearerAuth(httpx.Auth):
 
     @staticmethod
     def _healable(response: httpx.Response) -> bool:
-        code, reason = _refusal(response)
+        code, reason = auth_refusal(response)
         return code == "invalid_token" and reason in HEALABLE_REASONS

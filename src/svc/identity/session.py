@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from svc.api.identity import IdentityPlatform
 from svc.errors import REGISTER_AGAIN, AuthError, ProtocolError, UnavailableError
-from svc.identity.platform import IdentityPlatform
 from svc.identity.store import Credential, CredentialStore
 
 

@@ -20,6 +20,7 @@ import httpx
 
 from svc.api import headers
 from svc.api.jsonsafe import load_json
+from svc.api.status import is_payment_challenge
 from svc.errors import HumanNeededError, PaymentError
 from svc.money import atomic_for_people
 from svc.pay import mpp
@@ -104,7 +105,7 @@ class PaidAuth(httpx.Auth):
             self.journal.sending(False)
             self.carried_proof = False
         response = yield request
-        if response.status_code != 402 or proof:
+        if not is_payment_challenge(response) or proof:
             return
         crash_point("challenge_received")
         paid = self.rail.pay(response)
