@@ -40,6 +40,7 @@ tools:
 docs: $(STAMP)
 	$(BIN)/python -m svc.cli.completion.docgen
 	$(BIN)/python -m tests.fidelity
+	$(BIN)/python -m tests.package_graph
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests
