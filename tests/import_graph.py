@@ -108,6 +108,16 @@ def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
     return ".".join([*anchor, node.module] if node.module else anchor)
 
 
+def write_package(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A throw-away package `pkg` under tmp_path (for the tests of these readers)."""
+    root = tmp_path / "pkg"
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
 def cycles(graph: Graph) -> list[list[str]]:
     """Each strongly connected group of two or more modules, as a sorted list (Tarjan)."""
     index: dict[str, int] = {}

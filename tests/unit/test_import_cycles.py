@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.import_graph import cycle_path, cycles, import_graph
+from tests.import_graph import cycle_path, cycles, import_graph, write_package
 
 # `svc` joins this list once its own cycles are gone.
 PACKAGES = ["svc_sandbox", "svc"]
@@ -51,17 +51,8 @@ def test_ui_is_imported_only_by_the_layers_that_talk_to_people() -> None:
     assert any(dep.startswith("svc.ui") for dep in graph["svc.context"])  # the test sees edges
 
 
-def _package(tmp_path: Path, files: dict[str, str]) -> Path:
-    root = tmp_path / "pkg"
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
-
-
 def test_finds_a_cycle_through_absolute_relative_and_from_imports(tmp_path: Path) -> None:
-    root = _package(
+    root = write_package(
         tmp_path,
         {
             "__init__.py": "",
@@ -85,7 +76,7 @@ def test_finds_a_cycle_through_absolute_relative_and_from_imports(tmp_path: Path
 
 
 def test_imports_that_do_not_run_at_import_time_are_not_edges(tmp_path: Path) -> None:
-    root = _package(
+    root = write_package(
         tmp_path,
         {
             "__init__.py": "",
@@ -107,7 +98,7 @@ def test_imports_that_do_not_run_at_import_time_are_not_edges(tmp_path: Path) ->
 
 
 def test_imports_in_module_level_blocks_are_edges(tmp_path: Path) -> None:
-    root = _package(
+    root = write_package(
         tmp_path,
         {
             "__init__.py": "from . import a\n",

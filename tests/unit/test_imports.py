@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.deferred_imports import Imports
+from tests.import_graph import write_package
 
 # The entry point, the fast path (version, completion, poll) and the lazy command group.
 COMMAND_TABLE = ("svc.__main__", "svc.cli.fastpath", "svc.cli.app")
@@ -27,16 +28,8 @@ def test_svc_imports_its_own_modules_at_the_top() -> None:
     assert imports.deferred  # the lazy ones are still seen (commands defer httpx, mcp, ...)
 
 
-def _package(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / "pkg" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root / "pkg"
-
-
 def test_a_deferred_import_is_judged_by_the_heavy_packages_it_keeps_away(tmp_path: Path) -> None:
-    root = _package(
+    root = write_package(
         tmp_path,
         {
             "__init__.py": "",
