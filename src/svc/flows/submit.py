@@ -140,8 +140,8 @@ def submit(
             rail = row.method  # resuming: the journaled proof decides the rail
         if row.status == PayState.ACCEPTED and row.task_id:
             return _already_accepted(app, row.task_id, journal.request_id, rail)
-        policy.budget = journal if journal.cap_atomic is not None else None
-        auth = PaidAuth(make_rail(app, rail, policy, journal), journal)
+        paying = policy.holding_against(journal if journal.cap_atomic is not None else None)
+        auth = PaidAuth(make_rail(app, rail, paying, journal), journal)
         return _Run(app, body, journal, auth, rail)()
 
 

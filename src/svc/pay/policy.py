@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Protocol
 
@@ -52,13 +52,18 @@ class PaymentPolicy:
     # Asked when the pinned recipient changed; returns True to trust the new one.
     confirm_new_recipient: Callable[[str, str], bool] | None = None
     allowed_rails: Sequence[str] = RAILS
-    # Set by the submit flow (it knows the request id the reservation belongs to).
+    # The request's own budget (its journal), given by `holding_against` for one request.
     budget: DailyBudget | None = None
     # The longest validity we sign into an x402 authorization, whatever the server asks.
     max_validity_seconds: int = 300
     # Asked last, after every other check passed and before the cap is held or anything is
     # signed: (rail, amount in µUSD, recipient) -> True to pay. None: no one to ask.
     approve_payment: Callable[[str, int, str], bool] | None = None
+
+    def holding_against(self, budget: DailyBudget | None) -> PaymentPolicy:
+        """This policy for one request: every hold it takes goes to that request's budget
+        (the journal, which knows the request id a hold belongs to)."""
+        return replace(self, budget=budget)
 
     @property
     def max_atomic(self) -> int:
