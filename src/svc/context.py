@@ -10,18 +10,15 @@ from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from svc.identity.store import CredentialStore, has_credential
 from svc.origin import TrustedURL, configured, host_of
-from svc.pay.journal import RecipientPins
-from svc.pay.policy import PaymentPolicy
-from svc.pay.wallet import load_signer
 from svc.settings import Settings
-from svc.store.config import ConfigFile
-from svc.store.ledger import Ledger, LedgerStore, ledger_path
-from svc.store.secrets import SecretStore
 from svc.ui.output import Output
-from svc.ui.prompts import confirm_link_host, confirm_new_recipient
 from svc.ui.terminal import error_line
+
+# Every command, `svc --help` and the poll fast path included, builds one of these: what its
+# members need (the ledger and sqlite3, the config file, the secret store, the payment policy,
+# the prompts) is imported when a member is first built (tests/unit/test_imports.py exempts
+# this module, and tests/e2e/test_lazy_imports.py keeps --help free of them).
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -35,7 +32,7 @@ if TYPE_CHECKING:
     from svc.identity.session import IdentitySession
     from svc.pay.policy import PaymentPolicy
     from svc.store.config import ConfigFile
-    from svc.store.ledger import Ledger
+    from svc.store.ledger import LedgerStore
     from svc.store.secrets import SecretStore
 
 
@@ -58,6 +55,8 @@ class AppContext:
     @property
     def config(self) -> ConfigFile:
         if self._config is None:
+            from svc.store.config import ConfigFile
+
             self._config = ConfigFile()
         return self._config
 
@@ -103,6 +102,8 @@ class AppContext:
     @property
     def ledger(self) -> LedgerStore:
         if self._ledger is None:
+            from svc.store.ledger import Ledger
+
             self._ledger = Ledger()
         return self._ledger
 
@@ -114,12 +115,15 @@ class AppContext:
         """True if the ledger is open or its file exists: a reader need not create one."""
         if self._ledger is not None:
             return True
+        from svc.store.ledger import ledger_path
 
         return ledger_path().exists()
 
     @property
     def secrets(self) -> SecretStore:
         if self._secrets is None:
+            from svc.store.secrets import SecretStore
+
             self._secrets = SecretStore(warn=lambda text: error_line(f"warning: {text}"))
         return self._secrets
 
@@ -127,6 +131,10 @@ class AppContext:
         self, *, max_price_usd: object = None, trust_recipient: bool = False
     ) -> PaymentPolicy:
         from decimal import Decimal
+
+        from svc.pay.journal import RecipientPins
+        from svc.pay.policy import PaymentPolicy
+        from svc.ui.prompts import confirm_new_recipient
 
         def confirm(old: str, new: str) -> bool:
             if trust_recipient:
@@ -157,6 +165,7 @@ class AppContext:
         """The agent credential of `auth_base` (loaded from the secret store on first use)."""
         from svc.api.identity import IdentityPlatform
         from svc.identity.session import IdentitySession
+        from svc.identity.store import CredentialStore
 
         auth_base, resource = self.settings.auth_base, self.settings.base_url
         return IdentitySession(
@@ -172,6 +181,7 @@ class AppContext:
             return True
         if self.settings.no_input:
             return False
+        from svc.ui.prompts import confirm_link_host
 
         if not confirm_link_host(self.output, host_of(origin), host, what):
             return False
@@ -181,6 +191,7 @@ class AppContext:
     @cached_property
     def bearer(self) -> BearerAuth | None:
         """The bearer step, or None at no cost (no keyring) when no credential is marked."""
+        from svc.identity.store import has_credential
 
         if not has_credential(self.settings.auth_base):
             return None
@@ -203,6 +214,7 @@ class AppContext:
         """
         from svc.pay.negotiator import PROOF_HEADERS, X402Payer
         from svc.pay.rails import MemoryJournal, PaidAuth, X402Rail
+        from svc.pay.wallet import load_signer
 
         call = "the quote" if kind == "advisor" else "this call"
         payer = X402Payer(self.policy(max_price_usd=0), lambda: load_signer(self.secrets, call))

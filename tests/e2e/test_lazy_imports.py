@@ -15,7 +15,7 @@ from tests.conftest import Cli, unique_email
 HEAVY = ("eth_account", "keyring", "svc_sandbox", "fastapi", "uvicorn", "mcp", "mcp_types")
 
 
-def imported_modules(args: list[str], env: dict[str, str]) -> set[str]:
+def imported_module_names(args: list[str], env: dict[str, str]) -> set[str]:
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "svc", *args],
         capture_output=True,
@@ -23,12 +23,38 @@ def imported_modules(args: list[str], env: dict[str, str]) -> set[str]:
         env=env,
         check=False,
     )
-    names = set()
-    for line in proc.stderr.splitlines():
-        if line.startswith("import time:") and "|" in line:
-            names.add(line.rsplit("|", 1)[1].strip().split(".")[0])
-    assert names, proc.stderr[-500:]
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+
+
+# What a command may need, never what `--help` loads: the ledger (and sqlite3), the config file
+# reader (tomllib), the money path, the output shaping and pager, the tables.
+NOT_FOR_HELP = (
+    "sqlite3",
+    "tomllib",
+    "svc.store.ledger",
+    "svc.store.config",
+    "svc.pay",
+    "svc.ui.shape",
+    "svc.ui.pager",
+    "svc.ui.tables",
+)
+
+
+def imported_modules(args: list[str], env: dict[str, str]) -> set[str]:
+    """The top-level packages a run imported."""
+    names = {name.split(".")[0] for name in imported_module_names(args, env)}
+    assert names, f"no import lines for {args}"
     return names
+
+
+def test_help_loads_nothing_a_command_only_may_need(bare_cli: Cli) -> None:
+    loaded = imported_module_names(["--help"], bare_cli.env)
+    assert "svc.cli.app" in loaded  # it did build the help
+    assert not loaded & set(NOT_FOR_HELP), sorted(loaded & set(NOT_FOR_HELP))
 
 
 @pytest.mark.parametrize("args", [["--help"], ["--version"], ["poll", "--help"]])

@@ -14,13 +14,9 @@ from typing import Any
 from svc.cli.globals import json_flag_given
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
-from svc.settings import profile_name, resolve
-from svc.store.config import ConfigFile
 from svc.ui import terminal
 from svc.ui.output import Output
-from svc.ui.pager import pager_command
 from svc.ui.sanitize import clean
-from svc.ui.shape import Shape, parse_fields
 from svc.ui.terminal import error_line, silence_stdout, stdout_is_tty
 
 # Reads and watches can simply run again; a paid submit says its own way back (Interrupted).
@@ -34,6 +30,10 @@ def build_context(
 
     `creates_profile`: the command writes the profile (`config set`), so it may not exist yet.
     `needs_config`: False for commands that help fix a broken file (`help`, `config path`)."""
+    # Imported here, not at the top: this module is on every start (`svc --help` too), and a
+    # context is built only once a command runs.
+    from svc.settings import profile_name, resolve
+    from svc.store.config import ConfigFile
 
     config = ConfigFile()
     profile = profile_name(flags.get("profile"))
@@ -54,6 +54,8 @@ def build_context(
 def _output(flags: dict[str, Any], json_output: bool) -> Any:
     """The Output the global output flags ask for (`--json FIELDS`, `--jq`, `--template` are
     compiled here, before the command does anything: a typo costs nothing)."""
+    from svc.ui.pager import pager_command
+    from svc.ui.shape import Shape, parse_fields
 
     pager = pager_command(bool(flags.get("no_pager")))
     if not (flags.get("json_fields") or flags.get("jq") or flags.get("template")):

@@ -20,15 +20,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from svc.ui import terminal
-from svc.ui.pager import page
 from svc.ui.sanitize import clean
-from svc.ui.shape import ShapeError
-from svc.ui.tables import Column, build_table, pairs_table
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
     from svc.ui.shape import Shape
+    from svc.ui.tables import Column
     from svc.ui.terminal import Spinner
 
 T = TypeVar("T")
@@ -131,6 +129,7 @@ class Output:
     def _shaped(self, doc: Any) -> list[Any]:
         if self.shape is None:
             return [doc]
+        from svc.ui.shape import ShapeError  # off the start-up path: only with an output flag
 
         try:
             return self.shape.apply(doc)
@@ -222,6 +221,8 @@ class Output:
         if not self.stdout_tty:
             terminal.write(self._out, text)
         elif self.pager and not self._paging:
+            from svc.ui.pager import page
+
             page(clean(text, limit), self._out, self.pager)
         else:
             terminal.write(self._out, clean(text, limit))
@@ -236,12 +237,16 @@ class Output:
         header: bool = True,
     ) -> None:
         """A table on stdout; every cell is cleaned and cut to one bounded line."""
+        from svc.ui.tables import build_table  # off the start-up path: only for a table
+
         width = self._console_for(False).width
         table = build_table(columns, rows, title=title, lines=lines, header=header, width=width)
         self.draw(table)
 
     def pairs(self, rows: Iterable[tuple[str, object]], *, err: bool = False) -> None:
         """Key/value lines (dim keys), values cleaned."""
+        from svc.ui.tables import pairs_table
+
         self.draw(pairs_table(rows), err=err)
 
     # --- progress -------------------------------------------------------------------------
@@ -272,6 +277,8 @@ class Paged:
         out._out, out._console = self._saved
         out._paging = False
         if exc[0] is None:
+            from svc.ui.pager import page
+
             page(self._buffer.getvalue(), out._out, str(out.pager))
 
 
