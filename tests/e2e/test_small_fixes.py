@@ -110,6 +110,20 @@ def test_the_sandbox_presses_pay_on_a_card_page_and_svc_pay_card_finishes(
     assert none_left.returncode == 7 and "no card payment page is waiting" in none_left.stderr
 
 
+def test_a_press_the_page_refuses_is_one_line_and_exit_2(cli: Cli, sandbox: Sandbox) -> None:
+    """The page answering an error (not a sandbox: here its host maps to no seller) is a usage
+    error naming the base URL, never a traceback or a raw HTTP error."""
+    args = ["submit", "Card it #complete", "--email", unique_email(), "--pay", "card"]
+    assert cli(*args).returncode == 6
+    fault = {"kind": "code", "code": "seller_not_found", "method": "POST", "path": "/svc/payments/"}
+    sandbox.faults(fault)
+    refused = cli("sandbox", "pay-card")
+    sandbox.clear_faults()
+    assert refused.returncode == 2, refused.stderr
+    assert f"{sandbox.url} refused the press: is it a sandbox?" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+
 def test_register_and_claim_name_the_link_and_the_claim_expiry_apart(cli: Cli) -> None:
     """Issue 22.6: register showed the claim's expiry, claim the link's, both as "expires"."""
     from tests.person import finish, spawn_person

@@ -12,10 +12,10 @@ import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
-from svc.api.http import Http, RetryPolicy, expect_json
+from svc.api.http import Http, RetryPolicy, expect_json, expect_status
 from svc.api.models import InfoRequest, QuoteRequest, TaskDetail, TaskSubmission
 from svc.api.status import error_from_response
-from svc.errors import ExitCode, UsageError
+from svc.errors import ExitCode, ProtocolError, SvcError, UsageError
 from svc.flows.reply import ReplyFlags, body_from_flags, check_field_values
 from svc.origin import TrustedURL, configured
 from svc.pay.policy import PaymentPolicy, PolicyRefusal
@@ -226,6 +226,27 @@ def test_malformed_json_and_wrong_content_type_are_one_clear_error(httpx_mock: H
         expect_json(
             _http().send("GET", url("http://svc.test/x"), what="poll", resend_safe=True), "poll"
         )
+
+
+def test_expect_status_returns_raises_the_contracts_error_or_calls_it_a_protocol_error() -> None:
+    """One check of an expected status (issue 23.3): the expected one comes back; an error
+    status is the contract's error for its code; any other status is not what the spec says."""
+    request = httpx.Request("POST", "http://svc.test/svc/tasks")
+
+    def answer(status: int, body: bytes = b"") -> httpx.Response:
+        headers = {"content-type": "application/json"}
+        return httpx.Response(status, content=body, headers=headers, request=request)
+
+    challenge = answer(402)
+    assert expect_status(challenge, "probe", ok=(402,)) is challenge
+    with pytest.raises(SvcError) as refused:
+        expect_status(answer(404, b'{"error": "payment_unknown"}'), "probe", ok=(402,))
+    assert refused.value.exit_code == ExitCode.PAYMENT and refused.value.code == "payment_unknown"
+    assert str(refused.value) == "probe failed: HTTP 404 payment_unknown"
+    with pytest.raises(ProtocolError) as odd:
+        expect_status(answer(204), "manifest")
+    assert str(odd.value) == "manifest: the service answered 204, not 200"
+    assert odd.value.exit_code == ExitCode.ERROR
 
 
 # --- policy ---------------------------------------------------------------------------------
