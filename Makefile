@@ -17,9 +17,9 @@ demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
 
 test: $(STAMP) tools
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
-	$(BIN)/mypy src
+	$(BIN)/ruff check src tests tools
+	$(BIN)/ruff format --check src tests tools
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -n 2
 	$(BIN)/python -m tests.reliability_report --check
 
@@ -38,13 +38,13 @@ tools:
 # man/ (one page per command) and completions/ (bash, zsh, fish) from the command definitions,
 # plus the static completion table; commit the result (a test fails while they are stale).
 docs: $(STAMP)
-	$(BIN)/python -m svc.cli.completion.docgen
+	$(BIN)/python -m tools.docgen
 	$(BIN)/python -m tests.fidelity
 	$(BIN)/python -m tests.package_graph
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff check src tests tools
+	$(BIN)/ruff format --check src tests tools
 
 # Start-up, poll, paid submit, batch (1000 tasks) and watch at scale against a throw-away
 # sandbox: medians and ratios next to the targets of issue 8 (a few minutes; --quick: ~1).
@@ -52,7 +52,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
 typecheck: $(STAMP)
-	$(BIN)/mypy src
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -230,7 +230,7 @@ def test_help_shows_metavars_people_understand(bare_cli: Cli) -> None:
     """No Python types (`<str>`, `<int range>`) and no braces around required arguments."""
     import re
 
-    from svc.cli.completion.table import TABLE
+    from svc.completion.table import TABLE
 
     def walk(node: dict[str, Any], path: list[str]) -> list[list[str]]:
         found = [path] if path else []

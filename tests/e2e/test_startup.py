@@ -115,9 +115,9 @@ def test_fast_path_matches_full_app(cli: Cli, sandbox: Sandbox, args: list[str])
 
 
 def test_completion_table_is_current() -> None:
-    from svc.cli.completion import table_gen as complete_gen
+    from tools import completion_table as complete_gen
 
-    assert complete_gen.main(["--check"]) == 0, "run: python -m svc.cli.completion.table_gen"
+    assert complete_gen.main(["--check"]) == 0, "run: python -m tools.completion_table"
 
 
 def test_fast_path_leaves_unusual_arguments_to_the_full_app() -> None:

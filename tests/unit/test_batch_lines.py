@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 import json
 
+from svc.engines.batch import Line, derive_request_id, parse_lines, worst
 from svc.errors import SvcError
-from svc.flows.batch import Line, derive_request_id, parse_lines, worst
 
 
 def parse(text: str, email: str | None = None) -> list[Line | SvcError]:

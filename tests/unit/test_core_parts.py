@@ -15,8 +15,8 @@ from pytest_httpx import HTTPXMock
 from svc.api.http import Http, RetryPolicy, expect_json, expect_status
 from svc.api.models import InfoRequest, QuoteRequest, TaskDetail, TaskSubmission
 from svc.api.status import error_from_response
+from svc.engines.reply import ReplyFlags, body_from_flags, check_field_values
 from svc.errors import ExitCode, ProtocolError, SvcError, UsageError
-from svc.flows.reply import ReplyFlags, body_from_flags, check_field_values
 from svc.origin import TrustedURL, configured
 from svc.pay.policy import PaymentPolicy, PolicyRefusal
 from svc.pay.x402 import PaymentRequirements

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tools import completion_table as complete_gen
+from tools import docgen
 
 from svc.cli import help_topics
-from svc.cli.completion import docgen
-from svc.cli.completion import table_gen as complete_gen
 from svc.errors import ExitCode
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,7 +48,7 @@ def test_checked_in_man_pages_and_completions_are_fresh(files: dict[str, str]) -
 
 def test_regenerating_into_a_temp_dir_matches_the_checkout(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "svc.cli.completion.docgen", "--out", str(tmp_path)],
+        [sys.executable, "-m", "tools.docgen", "--out", str(tmp_path)],
         capture_output=True,
         text=True,
         check=False,

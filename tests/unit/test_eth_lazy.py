@@ -30,7 +30,7 @@ def test_signing_skips_keyfile_support_and_keyfiles_still_work() -> None:
 
 
 def test_completion_reads_the_ledger_file_the_ledger_writes() -> None:
-    from svc.cli.completion.complete import LEDGER_FILE
+    from svc.completion.complete import LEDGER_FILE
     from svc.store.ledger import ledger_path
 
     assert ledger_path().name == LEDGER_FILE

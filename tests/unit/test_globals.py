@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from svc.cli.completion.table import TABLE
 from svc.cli.fastpath import parse_poll
 from svc.cli.globals import GLOBALS, split_json_fields
+from svc.completion.table import TABLE
 
 COMMANDS = frozenset({"poll", "tasks", "submit"})
 

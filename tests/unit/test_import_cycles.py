@@ -35,7 +35,7 @@ def test_no_cycle_even_through_function_level_imports(package: str) -> None:
 
 # Who may talk to people: the commands, the MCP server, the flows, ui itself, and the two places
 # that wire a command together (the entry point and the app context, gh's Factory).
-PEOPLE_FACING = ("svc.cli", "svc.mcp", "svc.flows", "svc.ui")
+PEOPLE_FACING = ("svc.cli", "svc.commands", "svc.completion", "svc.mcp", "svc.engines", "svc.ui")
 WIRING = {"svc.__main__", "svc.context"}
 
 

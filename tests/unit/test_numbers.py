@@ -17,7 +17,7 @@ from svc import numbers
 from svc.api.answers import Billing
 from svc.api.discovery import task_price
 from svc.api.http import RetryPolicy, retry_after_seconds
-from svc.flows.asks import seconds_left
+from svc.engines.asks import seconds_left
 from svc.money import AmountError, usd_to_atomic
 from svc.pay.x402 import X402Error, parse_challenge
 from svc.ui.words import usd

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from svc.engines.reply_run import check_time_left
 from svc.errors import ConflictError, ExitCode
-from svc.flows.reply_run import check_time_left
 
 
 class _Output:

@@ -9,8 +9,8 @@ import pytest
 from tests.inproc import task_doc
 
 from svc.api.models import TaskDetail
-from svc.flows.reply import LeftToApprovalApp
-from svc.flows.reply_form import body_from_form
+from svc.engines.reply import LeftToApprovalApp
+from svc.engines.reply_form import body_from_form
 from svc.ui import prompts
 
 

@@ -20,11 +20,11 @@ from tests.inproc import captured, isolate_home, task_doc
 
 from svc.api.answers import Task
 from svc.context import AppContext
+from svc.engines.reply import ReplyCancelled
+from svc.engines.reply_run import ReplyOptions, run
+from svc.engines.submit_run import SubmitOptions
+from svc.engines.submit_run import run as submit
 from svc.errors import ConflictError, ExitCode, UsageError
-from svc.flows.reply import ReplyCancelled
-from svc.flows.reply_run import ReplyOptions, run
-from svc.flows.submit_run import SubmitOptions
-from svc.flows.submit_run import run as submit
 from svc.ui import prompts
 from svc.ui.output import Output
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from svc.flows.schedule import PollSchedule
+from svc.engines.schedule import PollSchedule
 
 
 class Clock:

@@ -14,8 +14,8 @@ from tests.inproc import captured, isolate_home
 from tests.ledger_reads import ledger_file, submission_row
 
 from svc.context import AppContext
+from svc.engines.submit_run import SubmitOptions, run
 from svc.errors import ExitCode, TaskEndedError, UsageError
-from svc.flows.submit_run import SubmitOptions, run
 from svc.pay.policy import PolicyRefusal
 
 

@@ -13,10 +13,10 @@ from tests.conftest import Cli, Sandbox, unique_email
 from tests.inproc import captured, isolate_home
 
 from svc.context import AppContext
+from svc.engines.asks import summarize
+from svc.engines.hooks import Change, ExecHooks, command_argv
+from svc.engines.watch import WatchOptions, run
 from svc.errors import HumanNeededError, UsageError
-from svc.flows.asks import summarize
-from svc.flows.hooks import Change, ExecHooks, command_argv
-from svc.flows.watch import WatchOptions, run
 
 
 @pytest.fixture

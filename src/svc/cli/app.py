@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import typer
 from typer import Abort
@@ -32,14 +32,17 @@ from svc.ui.terminal import error_line
 # name -> (module, one-line summary). The summary is shown by `svc --help` without importing.
 COMMANDS: dict[str, tuple[str, str]] = {
     "submit": ("svc.cli.submit", "Submit a task for an end user and pay for it."),
-    "poll": ("svc.cli.poll", "Fetch a task once and print its detail with events."),
+    "poll": ("svc.commands.poll", "Fetch a task once and print its detail with events."),
     "watch": ("svc.cli.watch", "Follow tasks until they are final, answering asks on the way."),
     "reply": ("svc.cli.reply", "Answer a task's ask: a code, missing fields, a payment approval."),
     "tasks": ("svc.cli.tasks", "List the tasks this machine submitted (from the local ledger)."),
     "spend": ("svc.cli.spend", "Show what the ledger says was paid, per task and method."),
     "pay": ("svc.cli.pay", "Complete a card payment that waits for a person (svc pay card)."),
     "wallet": ("svc.cli.wallet", "Manage the x402 signing key (create, import, address)."),
-    "identity": ("svc.cli.identity", "Register, claim, refresh or forget the agent credential."),
+    "identity": (
+        "svc.commands.identity",
+        "Register, claim, refresh or forget the agent credential.",
+    ),
     "entitlements": ("svc.cli.entitlements", "Show active plans with remaining credit."),
     "quote": ("svc.cli.quote", "Ask the free advisor what a goal costs and how to do it."),
     "guide": ("svc.cli.guide", "Show the advisor's wallet-free guide for a goal."),
@@ -161,11 +164,16 @@ def current() -> AppContext:
 
 
 class LazyGroup(TyperGroup):
+    """A group whose members are imported only when one runs: `svc --help` (and `svc identity
+    --help`) list them from `members`, a name -> (module, one-line summary) table."""
+
+    members: ClassVar[dict[str, tuple[str, str]]] = {}
+
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(COMMANDS)
+        return list(self.members)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        entry = COMMANDS.get(cmd_name)
+        entry = self.members.get(cmd_name)
         if entry is None:
             return None
         module = importlib.import_module(entry[0])
@@ -178,14 +186,19 @@ class LazyGroup(TyperGroup):
     ) -> tuple[str | None, click.Command | None, list[str]]:
         """A mistyped command gets a did-you-mean, as `--state` and `--profile` values do."""
         name = args[0] if args else ""
-        if name and not name.startswith("-") and name not in COMMANDS:
-            ctx.fail(f"No such command {name!r}{did_you_mean(name, tuple(COMMANDS))}")
+        if name and not name.startswith("-") and name not in self.members:
+            ctx.fail(f"No such command {name!r}{did_you_mean(name, tuple(self.members))}")
         return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, summary) for name, (_, summary) in COMMANDS.items()]
+        rows = [(name, summary) for name, (_, summary) in self.members.items()]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+
+def lazy_group(members: dict[str, tuple[str, str]]) -> type[LazyGroup]:
+    """The group class of a command group (`svc identity`, ...): its members load lazily."""
+    return type("LazyGroup", (LazyGroup,), {"members": members})
 
 
 def _version(value: bool) -> None:
@@ -197,7 +210,7 @@ def _version(value: bool) -> None:
 
 
 app = typer.Typer(
-    cls=LazyGroup,
+    cls=lazy_group(COMMANDS),
     name="svc",
     help="Submit, pay for, follow and answer tasks of the paid task-execution service.\n\n"
     "Every command takes the global options below, before or after its name. Reference: "

@@ -7,7 +7,7 @@ from typing import Any
 import typer
 
 from svc.cli.app import current
-from svc.flows.doctor import exit_code, run_checks
+from svc.engines.doctor import exit_code, run_checks
 from svc.ui.doctor import show_findings
 
 app = typer.Typer(rich_markup_mode=None)

@@ -36,7 +36,7 @@ def dispatch(argv: list[str]) -> int | None:
         write_out(f"svc {__version__}\n")
         return 0
     if argv[:1] == ["__complete"]:
-        from svc.cli.completion.complete import main as complete
+        from svc.completion.complete import main as complete
 
         return complete(argv[1:])
     poll = parse_poll(split_json_fields(argv, frozenset({"poll"})))
@@ -50,8 +50,8 @@ def dispatch(argv: list[str]) -> int | None:
         return None  # a terminal wants rich rendering: the full app does that
 
     def body() -> int:
-        from svc.cli.polling import poll_once
         from svc.cli.runtime import build_context
+        from svc.engines.poll import poll_once
 
         return poll_once(build_context(flags), task_id, exit_status)
 

@@ -1,6 +1,6 @@
 """The reference text shared by `svc help TOPIC`, the man pages and the README.
 
-Plain data, no imports: `svc help` prints it, `svc.cli.completion.docgen` writes it into every man page's
+Plain data, no imports: `svc help` prints it, `tools.docgen` writes it into every man page's
 ENVIRONMENT, FILES and EXIT STATUS sections, and tests check it against `ExitCode` and the
 environment variables the code reads, so the three never drift apart.
 """

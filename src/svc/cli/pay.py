@@ -6,7 +6,7 @@ import typer
 
 from svc.api.ids import request_id_arg
 from svc.cli.app import current
-from svc.cli.common import show_task
+from svc.engines.poll import show_task
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -41,7 +41,7 @@ def card(
     ),
     no_browser: bool = typer.Option(False, "--no-browser", help="Do not open a browser."),
 ) -> None:
-    from svc.flows.submit import pay_card
+    from svc.engines.submit import pay_card
 
     if request_id is not None:  # '' is a mistake (an unset variable), not "the latest one"
         request_id = request_id_arg(request_id, "REQUEST_ID")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import typer
 
 from svc.cli.app import current
-from svc.cli.common import read_text_source
+from svc.cli.inputs import read_text_source
+from svc.engines.reply_run import ReplyOptions, run
 from svc.errors import UsageError
-from svc.flows.reply_run import ReplyOptions, run
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -56,7 +56,7 @@ def reply(
         help="Decline the charge: the task ends failed (payment_rejected).",
     ),
 ) -> None:
-    from svc.flows.reply import parse_sets
+    from svc.engines.reply import parse_sets
 
     if approve and decline:
         raise UsageError("--approve-payment and --decline-payment exclude each other")

@@ -1,4 +1,4 @@
-"""`svc submit`: parse the flags into `SubmitOptions`; `svc.flows.submit_run` does the rest."""
+"""`svc submit`: parse the flags into `SubmitOptions`; `svc.engines.submit_run` does the rest."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import typer
 
 from svc.cli import submit_batch
 from svc.cli.app import current
-from svc.cli.common import payment_flags, read_text_source
+from svc.cli.inputs import payment_flags, read_text_source
+from svc.engines.submit_run import SubmitOptions, run
 from svc.errors import UsageError
-from svc.flows.submit_run import SubmitOptions, run
 
 app = typer.Typer(rich_markup_mode=None)
 

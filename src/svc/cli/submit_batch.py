@@ -1,11 +1,11 @@
-"""The `svc submit --from FILE` branch: flag checks, then `svc.flows.batch.run_batch`."""
+"""The `svc submit --from FILE` branch: flag checks, then `svc.engines.batch.run_batch`."""
 
 from __future__ import annotations
 
-from svc.cli.common import open_binary_source, payment_flags
+from svc.cli.inputs import open_binary_source, payment_flags
 from svc.context import AppContext
+from svc.engines.batch import MAX_CONCURRENCY, Options, run_batch
 from svc.errors import UsageError
-from svc.flows.batch import MAX_CONCURRENCY, Options, run_batch
 
 
 def run(

@@ -1,4 +1,4 @@
-"""`svc tasks`: parse the filters into `TaskListOptions`; `svc.flows.task_list` does the rest."""
+"""`svc tasks`: parse the filters into `TaskListOptions`; `svc.engines.task_list` does the rest."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def tasks(
         False, "--refresh", "-r", help="Poll the live tasks for their state now (free calls)."
     ),
 ) -> None:
-    from svc.flows.task_list import TaskListOptions, run
+    from svc.engines.task_list import TaskListOptions, run
 
     opts = TaskListOptions(
         limit=limit, states=parse_states(state or []), since=parse_since(since), refresh=refresh
@@ -60,7 +60,7 @@ def tasks(
 
 
 def parse_states(values: list[str]) -> tuple[str, ...]:
-    from svc.flows.task_list import TASK_STATES
+    from svc.engines.task_list import TASK_STATES
 
     states = [part.strip() for value in values for part in value.split(",") if part.strip()]
     for name in states:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from svc.cli.app import current
-from svc.cli.common import read_text_source
+from svc.cli.inputs import read_text_source
 from svc.errors import UsageError
 from svc.pay.wallet import WALLET_SECRET, load_signer
 from svc.pay.x402 import X402Error, address_of, generate_private_key

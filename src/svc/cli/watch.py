@@ -1,5 +1,5 @@
 """`svc watch ID...` / `svc watch --all`: parse into `WatchOptions`; the engine is
-`svc.flows.watch`."""
+`svc.engines.watch`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import typer
 
 from svc.api.ids import task_id_arg
 from svc.cli.app import current
-from svc.flows.watch import WatchOptions, run
+from svc.engines.watch import WatchOptions, run
 from svc.settings import positive_seconds
 
 app = typer.Typer(rich_markup_mode=None)

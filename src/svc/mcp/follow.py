@@ -10,8 +10,8 @@ import anyio
 
 from svc.api.models import TaskDetail
 from svc.context import AppContext
+from svc.engines.reply import ReplyFlags, body_from_flags
 from svc.errors import ProtocolError
-from svc.flows.reply import ReplyFlags, body_from_flags
 from svc.mcp.asks import describe, secret_field, secret_prompt
 from svc.mcp.results import Outcome
 from svc.mcp.schemas import DEFAULT_WAIT_SECONDS

@@ -7,8 +7,8 @@ from typing import Any
 
 from svc.api.models import QuoteRequest
 from svc.context import AppContext
+from svc.engines.validate import build
 from svc.errors import AdvisorUnavailableError, UsageError
-from svc.flows.validate import build
 from svc.mcp.asks import from_service
 from svc.mcp.results import Outcome
 from svc.mcp.state import Call

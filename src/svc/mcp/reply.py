@@ -1,4 +1,4 @@
-"""`reply_to_task`: the CLI's reply flow (`svc.flows.reply`), with secrets kept from the model.
+"""`reply_to_task`: the CLI's reply flow (`svc.engines.reply`), with secrets kept from the model.
 
 A secret (a field the ask marks sensitive, a field flagged sensitive, or one whose name reads
 like a password or a code) is asked of the person through elicitation and never taken from the
@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from svc.api.models import TaskDetail
+from svc.engines.reply import ReplyFlags, body_from_flags
 from svc.errors import HumanNeededError, SvcError, UsageError
-from svc.flows.reply import ReplyFlags, body_from_flags
 from svc.mcp.asks import describe, looks_secret, reply_command, secret_field, secret_prompt
 from svc.mcp.follow import detail, poll, send_reply
 from svc.mcp.results import Outcome

@@ -1,6 +1,6 @@
 """`submit_task`: the CLI's paid submit flow, with the person confirming the payment.
 
-The flow is `svc.flows.submit.submit`, unchanged: the same journal, policy, daily cap and
+The flow is `svc.engines.submit.submit`, unchanged: the same journal, policy, daily cap and
 request-id idempotency as `svc submit`. What MCP adds is the approval hook the policy asks
 last, after every limit passed and before anything is held or signed: paid calls up to
 `mcp_preapproved_usd` pass, anything else needs the person's "pay" through elicitation, and
@@ -16,9 +16,9 @@ from typing import Any
 from svc.api.answers import parse_billing
 from svc.api.models import TaskSubmission
 from svc.context import AppContext
+from svc.engines.submit import SubmitResult, new_request_id, recent_duplicate, submit
+from svc.engines.validate import build, check_email
 from svc.errors import UsageError
-from svc.flows.submit import SubmitResult, new_request_id, recent_duplicate, submit
-from svc.flows.validate import build, check_email
 from svc.mcp.human import Human
 from svc.mcp.results import Outcome
 from svc.mcp.state import Call

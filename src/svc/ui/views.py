@@ -1,4 +1,4 @@
-"""How commands' answers look on a terminal: `flows/` and `cli/` hand over data, this draws it.
+"""How commands' answers look on a terminal: `engines/` and `cli/` hand over data, this draws it.
 
 Every function takes the `Output` and plain data (dicts from the server or the ledger); all the
 text it prints is cleaned by `Output`'s methods or `svc.ui.render`.

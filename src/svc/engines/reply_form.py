@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from svc.api.models import InfoRequest, Question, TaskDetail
-from svc.flows.reply import (
+from svc.engines.reply import (
     LeftToApprovalApp,
     ReplyCancelled,
     ReplyFlags,

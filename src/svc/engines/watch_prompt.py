@@ -53,13 +53,13 @@ class FormSession:
         ask = detail.info_request
         if ask is not None and ask.is_payment_ask and not ask.required_keys():
             return self._payment(detail)
-        from svc.flows.reply_form import body_from_form
+        from svc.engines.reply_form import body_from_form
 
         prompts.say(self.waiting_line)  # what is asked and the time left, before the form
         return body_from_form(detail)
 
     def _payment(self, detail: Any) -> dict[str, Any] | str:
-        from svc.flows.reply import ReplyFlags, body_from_flags
+        from svc.engines.reply import ReplyFlags, body_from_flags
 
         ask = detail.info_request
         amount = words.usd(ask.amount_usd)

@@ -1,13 +1,22 @@
-"""`svc poll ID`: one GET of a task."""
+"""`svc poll ID`: one GET of a task (its fast path, `svc.cli.fastpath`, runs the same engine)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import typer
 
 from svc.cli.app import current
-from svc.cli.polling import poll_once
+from svc.context import AppContext
+from svc.engines.poll import poll_once
 
 app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class PollOptions:
+    task_id: str
+    exit_status: bool = False
 
 
 @app.command(
@@ -27,6 +36,8 @@ def poll(
         "cancelled, 6 blocked on the user, 11 still live (pending or running).",
     ),
 ) -> None:
-    code = poll_once(current(), task_id, exit_status)
-    if code:
-        raise typer.Exit(code)
+    raise typer.Exit(run(PollOptions(task_id, exit_status), current()))
+
+
+def run(opts: PollOptions, ctx: AppContext) -> int:
+    return poll_once(ctx, opts.task_id, opts.exit_status)

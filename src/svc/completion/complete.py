@@ -1,14 +1,14 @@
 """`svc __complete WORD...`: shell completion answered from a static table.
 
 The protocol is described in docs/completion-protocol.md. The answer comes from
-`svc.cli.completion.table` (generated from the Typer app by `svc.cli.completion.table_gen`) and, for
+`svc.completion.table` (generated from the Typer app by `tools.completion_table`) and, for
 task ids, from a read-only look at the local ledger, so a TAB never imports Typer or a command
 module and costs about as much as a bare Python start.
 """
 
 from __future__ import annotations
 
-from svc.cli.completion.table import TABLE
+from svc.completion.table import TABLE
 from svc.store.paths import config_dir, data_dir
 from svc.ui import terminal
 from svc.ui.sanitize import clean

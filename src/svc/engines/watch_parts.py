@@ -1,4 +1,4 @@
-"""The pieces the watch engine (`svc.flows.watch`) is built from: what was seen of a task, the
+"""The pieces the watch engine (`svc.engines.watch`) is built from: what was seen of a task, the
 poller threads, the interval rule and the live status line."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from svc.flows.asks import left_text
+from svc.engines.asks import left_text
 from svc.settings import positive_seconds
 from svc.ui.words import plural
 

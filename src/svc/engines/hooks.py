@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from svc.flows.asks import ask_kind
+from svc.engines.asks import ask_kind
 
 if TYPE_CHECKING:
     from collections.abc import Callable

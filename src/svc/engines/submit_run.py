@@ -2,7 +2,7 @@
 
 The Typer function (`svc.cli.submit`) only parses into `SubmitOptions`; `run` does the rest
 against the `AppContext` it is handed, so it can be tested in-process. The paid submission
-itself is `svc.flows.submit.submit`; this module is the command around it: the duplicate
+itself is `svc.engines.submit.submit`; this module is the command around it: the duplicate
 check, --dry-run, --probe, --wait and what is shown.
 """
 
@@ -14,8 +14,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from svc.context import AppContext
+from svc.engines.watch import follow
 from svc.errors import Interrupted, SvcError, UsageError
-from svc.flows.watch import follow
 from svc.pay.policy import PolicyRefusal
 from svc.ui import views
 from svc.ui.hints import next_steps
@@ -23,7 +23,7 @@ from svc.ui.prompts import confirm
 from svc.ui.words import usd
 
 if TYPE_CHECKING:
-    from svc.flows.submit import SubmitResult
+    from svc.engines.submit import SubmitResult
     from svc.ui.output import Output
 
 
@@ -47,7 +47,7 @@ def run(opts: SubmitOptions, app: AppContext) -> int:
     """Submit (or dry-run, or probe) the task; returns the exit code."""
     body = request_body(opts, app)
     if opts.probe:
-        from svc.flows.probe import show_probe
+        from svc.engines.probe import show_probe
 
         show_probe(app, body, opts.rail, opts.max_price_usd)
         return 0
@@ -82,7 +82,7 @@ def _paid(app: AppContext, opts: SubmitOptions, result: SubmitResult, task_id: s
 def request_body(opts: SubmitOptions, app: AppContext) -> dict[str, Any]:
     """The checked request body: the task text and the end user's address."""
     from svc.api.models import TaskSubmission
-    from svc.flows.validate import build, check_email
+    from svc.engines.validate import build, check_email
 
     address = opts.email or app.settings.email
     if not address:
@@ -93,7 +93,7 @@ def request_body(opts: SubmitOptions, app: AppContext) -> dict[str, Any]:
 
 
 def _pay(opts: SubmitOptions, app: AppContext, body: dict[str, Any]) -> SubmitResult:
-    from svc.flows.submit import new_request_id, resume_command, submit
+    from svc.engines.submit import new_request_id, resume_command, submit
 
     if opts.request_id is None:
         check_duplicate(app, body)
@@ -117,7 +117,7 @@ def _pay(opts: SubmitOptions, app: AppContext, body: dict[str, Any]) -> SubmitRe
 def check_duplicate(app: AppContext, body: dict[str, Any]) -> None:
     """The same task for the same person a moment ago is likely an accident: ask on a
     terminal, warn in a script (which goes on: it may mean it)."""
-    from svc.flows.submit import recent_duplicate
+    from svc.engines.submit import recent_duplicate
 
     earlier = recent_duplicate(app, body)
     if earlier is None:
@@ -149,7 +149,7 @@ def check_duplicate(app: AppContext, body: dict[str, Any]) -> None:
 def listed_price(app: AppContext) -> tuple[str, str]:
     """The task price the manifest lists, else the spec's flat fee (said on stderr)."""
     from svc.api.discovery import DiscoveryClient, task_price
-    from svc.flows.submit import TASK_PRICE_USD
+    from svc.engines.submit import TASK_PRICE_USD
 
     try:
         manifest = DiscoveryClient(app.http, app.settings.base_url).manifest()

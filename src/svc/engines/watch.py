@@ -2,7 +2,7 @@
 
 Many tasks are followed in one process: one HTTP connection pool, a few worker threads that
 only send polls (`Pollers`), and one main thread that owns the schedule
-(`svc.flows.schedule`), the output and the ledger. An answer form runs in its own thread
+(`svc.engines.schedule`), the output and the ledger. An answer form runs in its own thread
 (`FormSession`) so polling goes on while it is open. Observers see every change: `--exec`
 hooks (run off this loop, bounded) and `--notify` (when a task starts waiting on the person
 or ends).
@@ -14,11 +14,10 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from svc.errors import ConflictError, HumanNeededError, TaskEndedError, UsageError
-from svc.flows.asks import left_text, plain_payload, summarize
-from svc.flows.hooks import Change, ExecHooks
-from svc.flows.schedule import PollSchedule
-from svc.flows.watch_parts import (
+from svc.engines.asks import left_text, plain_payload, summarize
+from svc.engines.hooks import Change, ExecHooks
+from svc.engines.schedule import PollSchedule
+from svc.engines.watch_parts import (
     FINAL,
     Pollers,
     Seen,
@@ -27,15 +26,16 @@ from svc.flows.watch_parts import (
     ledger_states,
     live_task_ids,
 )
-from svc.flows.watch_prompt import LEAVE, FormSession
+from svc.engines.watch_prompt import LEAVE, FormSession
+from svc.errors import ConflictError, HumanNeededError, TaskEndedError, UsageError
 from svc.ui import views
 from svc.ui.notify import Notifier
 
 if TYPE_CHECKING:
     from svc.context import AppContext
-    from svc.flows.hooks import ExecHooks
-    from svc.flows.schedule import PollSchedule
-    from svc.flows.watch_prompt import FormSession
+    from svc.engines.hooks import ExecHooks
+    from svc.engines.schedule import PollSchedule
+    from svc.engines.watch_prompt import FormSession
     from svc.ui.notify import Notifier
 
 MAX_COALESCE = 0.25  # seconds a due poll may wait to join others (of a 15-60 s interval)

@@ -1,4 +1,4 @@
-"""Small pieces several commands share: showing a task, exit codes from states, reading files."""
+"""What several commands read from the person: task text and batch files, payment flags."""
 
 from __future__ import annotations
 
@@ -7,29 +7,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from svc.context import AppContext
-from svc.errors import ExitCode, UsageError
+from svc.errors import UsageError
 from svc.settings import usd_amount
-from svc.ui import views
 from svc.ui.terminal import error_line
-
-STATE_EXIT = {
-    "completed": ExitCode.OK,
-    "failed": ExitCode.TASK_FAILED,
-    "cancelled": ExitCode.TASK_FAILED,
-    "blocked_on_user": ExitCode.HUMAN_NEEDED,
-}
-
-
-def exit_for_state(state: str) -> int:
-    """The exit code that follows a task's state (a live state has its own: 11, pending)."""
-    return int(STATE_EXIT.get(state, ExitCode.PENDING))
-
-
-def show_task(app: AppContext, task: dict[str, Any]) -> None:
-    app.output.show(task, views.task)
 
 
 @contextmanager

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import TYPE_CHECKING, Any
 
+from svc.engines.asks import left_text, summarize
 from svc.errors import ConflictError, ProtocolError, UsageError
-from svc.flows.asks import left_text, summarize
 from svc.ui import views
 from svc.ui.prompts import ask_hidden
 
@@ -40,7 +40,7 @@ class ReplyOptions:
 
 def run(opts: ReplyOptions, app: AppContext) -> int:
     """Send the answer and show the task; returns the exit code."""
-    from svc.flows.reply import LeftToApprovalApp
+    from svc.engines.reply import LeftToApprovalApp
 
     detail = app.tasks.poll(opts.task_id, auth=app.free_call_auth())
     try:
@@ -61,8 +61,8 @@ def run(opts: ReplyOptions, app: AppContext) -> int:
 
 def _body(opts: ReplyOptions, app: AppContext, detail: dict[str, Any]) -> dict[str, Any]:
     """The checked reply body: from the flags, or from the form when none was given."""
-    from svc.flows.reply import ReplyFlags, body_from_flags
-    from svc.flows.reply_form import body_from_form
+    from svc.engines.reply import ReplyFlags, body_from_flags
+    from svc.engines.reply_form import body_from_form
 
     task = task_detail(detail)
     flags = ReplyFlags(

@@ -7,8 +7,8 @@ from dataclasses import field as dataclass_field
 from typing import Any
 
 from svc.api.models import InfoRequest, Question, ReplyBody, TaskDetail
+from svc.engines.validate import build
 from svc.errors import ConflictError, UsageError
-from svc.flows.validate import build
 from svc.ui.sanitize import clean
 
 

@@ -5,7 +5,7 @@ from --email or the config; `request_id` is optional). Blank lines and lines sta
 are skipped.
 
 * Every line is its own submission: one ledger row, one idempotency key, at most one payment
-  (the single-task flow `svc.flows.submit.submit` does each one).
+  (the single-task flow `svc.engines.submit.submit` does each one).
 * Without a request id, the id is derived from the task text, the e-mail and how many times
   that same pair occurred earlier in the file. Re-running the file (even with lines added or
   moved) therefore maps each line to the same id: lines the ledger knows as accepted are not
@@ -136,8 +136,8 @@ def _submission(
 ) -> tuple[dict[str, Any], str | None]:
     """The checked request body and the line's own request id, if it gives one."""
     from svc.api.models import TaskSubmission
-    from svc.flows.submit import validate_request_id
-    from svc.flows.validate import build, check_email
+    from svc.engines.submit import validate_request_id
+    from svc.engines.validate import build, check_email
 
     task, email, rid = doc.get("task"), doc.get("email", default_email), doc.get("request_id")
     if not isinstance(task, str) or not task.strip():
@@ -350,7 +350,7 @@ def _work(
     reporter: Reporter,
     options: Options,
 ) -> None:
-    from svc.flows.submit import submit
+    from svc.engines.submit import submit
 
     ctx = _worker_context(parent, secrets)
     try:

@@ -1,0 +1,95 @@
+"""`svc identity claim`: a person claims the stored credential (link, sign-in, code)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import typer
+
+from svc.cli.app import current
+from svc.cli.inputs import read_text_source
+from svc.commands.identity.views import show, status_doc
+from svc.context import AppContext
+from svc.engines.claim import ClaimCeremony
+from svc.errors import AuthError, UsageError
+from svc.identity.store import Credential
+from svc.ui.prompts import ask_text
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class ClaimOptions:
+    code: str | None = None
+    email: str | None = None
+    open_browser: bool = True
+    timeout: float = 600.0
+
+
+@app.command(
+    help="Claim the stored credential for a person: link, sign-in, code.\n\n"
+    "Shows the link on stderr (with a QR code), opens the browser on a terminal unless "
+    "--no-browser, reads the code the page shows, waits until the person confirmed, then "
+    "exchanges the claimed credential at once. Without a terminal (or with --no-input) it "
+    "prints an action_required object and exits 6; finish with --code.\n\n"
+    "\b\nExamples:\n"
+    "  svc identity claim\n"
+    "  svc identity claim --email me@example.com      # an anonymous credential\n"
+    "  svc identity claim --no-input --json           # scripts: get the link\n"
+    "  svc identity claim --code ABCD-EFGH            # then finish with the code"
+)
+def claim(
+    code: str | None = typer.Option(
+        None, "--code", metavar="CODE", help="The code shown on the page ('-' reads stdin)."
+    ),
+    email: str | None = typer.Option(
+        None, "--email", metavar="EMAIL", help="Who claims (needed for an anonymous credential)."
+    ),
+    no_browser: bool = typer.Option(False, "--no-browser", help="Do not open a browser."),
+    timeout: float = typer.Option(
+        600.0, "--timeout", min=1.0, help="Seconds to wait for the person to confirm."
+    ),
+) -> None:
+    opts = ClaimOptions(code, email, open_browser=not no_browser, timeout=timeout)
+    raise typer.Exit(run(opts, current()))
+
+
+def run(opts: ClaimOptions, ctx: AppContext) -> int:
+    cred = _claimable(ctx)
+    if cred is None:
+        return 0
+    hint = (opts.email or "").strip() or cred.email or _ask_email(ctx)
+    code = read_text_source("-", "the code").strip() if opts.code == "-" else opts.code
+    ceremony = ClaimCeremony(
+        ctx, ctx.identity, cred, hint, open_browser=opts.open_browser, timeout=opts.timeout
+    )
+    claimed = ceremony.run(code.strip() if code else None)
+    show(ctx, status_doc(ctx, claimed), f"Claimed for {claimed.email}.")
+    return 0
+
+
+def _claimable(ctx: AppContext) -> Credential | None:
+    """The stored credential that still needs a claim (None: already claimed, shown)."""
+    cred = ctx.identity.credential()
+    if cred is None:
+        raise AuthError(
+            "no agent credential to claim",
+            code="no_credential",
+            hint="register first: svc identity register --email EMAIL (or --anonymous)",
+        )
+    if cred.claimed:
+        show(ctx, status_doc(ctx, cred), "Already claimed.")
+        return None
+    if cred.claim_token is None:
+        raise AuthError(
+            "this credential cannot be claimed (it has no claim token)",
+            code="invalid_claim_token",
+            hint="register again: svc identity register --force",
+        )
+    return cred
+
+
+def _ask_email(ctx: AppContext) -> str:
+    if ctx.settings.no_input:
+        raise UsageError("--email EMAIL is needed: who is claiming this anonymous credential?")
+    return ask_text("E-mail address of the person claiming").strip()

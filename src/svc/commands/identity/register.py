@@ -1,0 +1,121 @@
+"""`svc identity register`: an anonymous, e-mail (service_auth) or ID-JAG credential."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import typer
+
+from svc.cli.app import current
+from svc.cli.inputs import read_text_source
+from svc.commands.identity.views import next_step, show, status_doc
+from svc.context import AppContext
+from svc.errors import AuthError, UsageError
+from svc.identity.idjag import check_id_jag
+from svc.identity.store import Credential
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class RegisterOptions:
+    anonymous: bool = False
+    email: str | None = None
+    assertion_file: str | None = None
+    force: bool = False
+
+
+@app.command(
+    help="Register an agent credential, or reuse the stored one.\n\n"
+    "--anonymous: an immediate credential, no e-mail (claim optional; unclaimed ones expire "
+    "after a few days). --email: service_auth, a person must claim it (svc identity claim). "
+    "--assertion-file: an ID-JAG from a trusted identity provider (born claimed); '-' reads "
+    "stdin.\n\n"
+    "\b\nExamples:\n"
+    "  svc identity register --anonymous\n"
+    "  svc identity register --email me@example.com && svc identity claim\n"
+    "  svc sandbox mint-id-jag --email me@example.com | svc identity register --assertion-file -"
+)
+def register(
+    anonymous: bool = typer.Option(False, "--anonymous", help="Anonymous credential, no e-mail."),
+    email: str | None = typer.Option(
+        None, "--email", metavar="EMAIL", help="service_auth for this person (claim needed)."
+    ),
+    assertion_file: str | None = typer.Option(
+        None, "--assertion-file", metavar="PATH|-", help="ID-JAG file ('-' for stdin)."
+    ),
+    force: bool = typer.Option(False, "--force", help="Replace a stored credential."),
+) -> None:
+    opts = RegisterOptions(anonymous, email, assertion_file, force)
+    raise typer.Exit(run(opts, current()))
+
+
+def run(opts: RegisterOptions, ctx: AppContext) -> int:
+    chosen = [flag for flag in (opts.anonymous, opts.email, opts.assertion_file) if flag]
+    if len(chosen) != 1:
+        raise UsageError(
+            "choose exactly one of --anonymous, --email EMAIL or --assertion-file PATH|-"
+        )
+    existing = ctx.identity.credential()
+    if existing is not None and not opts.force:
+        doc = status_doc(ctx, existing, reused=True)
+        ctx.output.note("an agent credential is already stored; reusing it (--force replaces it)")
+        show(ctx, doc, "Reusing the stored agent credential.")
+        return 0
+    cred = _register(ctx, _registration_body(opts), opts.email)
+    show(ctx, status_doc(ctx, cred, reused=False), "Registered an agent credential.")
+    step = next_step(cred)
+    if step:
+        ctx.output.note(step)
+    return 0
+
+
+def _registration_body(opts: RegisterOptions) -> dict[str, Any]:
+    if opts.anonymous:
+        return {"type": "anonymous"}
+    if opts.email is not None:
+        return {"type": "service_auth", "login_hint": opts.email.strip()}
+    from svc.api.identity import ID_JAG_TOKEN_TYPE
+
+    assert opts.assertion_file is not None
+    assertion = read_text_source(opts.assertion_file, "the assertion").strip()
+    check_id_jag(assertion)
+    return {
+        "type": "identity_assertion",
+        "assertion_type": ID_JAG_TOKEN_TYPE,
+        "assertion": assertion,
+    }
+
+
+def _register(ctx: AppContext, body: dict[str, Any], email: str | None) -> Credential:
+    from svc.identity.session import credential_from
+
+    session = ctx.identity
+    platform = session.platform
+    try:
+        doc = platform.register(body)
+    except AuthError as exc:
+        if exc.code == "interaction_required" and isinstance(exc.body, dict):
+            _keep_pending_claim(ctx, exc.body, body)
+        raise
+    cred = credential_from(doc, ctx.settings.auth_base, platform.endpoints())
+    if email and not cred.email:
+        cred.email = email.strip()  # the login hint the claim must use
+    session.save(cred, crash_after="register_persisted")
+    return cred
+
+
+def _keep_pending_claim(ctx: AppContext, body: dict[str, Any], sent: dict[str, Any]) -> None:
+    """interaction_required: keep the claim it carries so `svc identity claim` can finish."""
+    from svc.identity.session import credential_from
+
+    claim = body.get("claim")
+    if not isinstance(claim, dict) or not isinstance(body.get("id"), str):
+        return
+    email = check_id_jag(str(sent["assertion"]), now=0).get("email")
+    session = ctx.identity
+    doc = {"id": body["id"], "type": body.get("type", "identity_assertion"), "claim": claim}
+    cred = credential_from(doc, ctx.settings.auth_base, session.platform.endpoints())
+    cred.email = str(email) if email else None
+    session.save(cred, crash_after="register_persisted")

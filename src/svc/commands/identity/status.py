@@ -1,0 +1,39 @@
+"""`svc identity status`: the stored credential, local only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import typer
+
+from svc.cli.app import current
+from svc.commands.identity.views import next_step, show, status_doc
+from svc.context import AppContext
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class StatusOptions:
+    """No flags of its own: the global ones say where and how to show it."""
+
+
+@app.command(
+    help="Show the stored credential: who and what, never the secrets.\n\n"
+    "Local only; says what to do next when the credential still needs a claim.\n\n"
+    "\b\nExamples:\n  svc identity status\n  svc identity status --json | jq .claimed"
+)
+def status() -> None:
+    raise typer.Exit(run(StatusOptions(), current()))
+
+
+def run(opts: StatusOptions, ctx: AppContext) -> int:
+    cred = ctx.identity.credential()
+    if cred is None:
+        show(ctx, status_doc(ctx, None), "No agent credential is stored.")
+        return 0
+    step = next_step(cred)
+    show(ctx, status_doc(ctx, cred), "Agent credential:")
+    if step:
+        ctx.output.note(step)
+    return 0
