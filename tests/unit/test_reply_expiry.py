@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from svc.engines.reply_run import check_time_left
+from svc.commands.reply import check_time_left
 from svc.errors import ConflictError, ExitCode
 
 

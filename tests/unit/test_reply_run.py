@@ -19,11 +19,11 @@ from tests.conftest import Sandbox, home_with_wallet, unique_email
 from tests.inproc import captured, isolate_home, task_doc
 
 from svc.api.answers import Task
+from svc.commands.reply import ReplyOptions, run
+from svc.commands.submit import SubmitOptions
+from svc.commands.submit import run as submit
 from svc.context import AppContext
 from svc.engines.reply import ReplyCancelled
-from svc.engines.reply_run import ReplyOptions, run
-from svc.engines.submit_run import SubmitOptions
-from svc.engines.submit_run import run as submit
 from svc.errors import ConflictError, ExitCode, UsageError
 from svc.ui import prompts
 from svc.ui.output import Output

@@ -13,8 +13,8 @@ from tests.conftest import Sandbox, home_with_wallet, unique_email
 from tests.inproc import captured, isolate_home
 from tests.ledger_reads import ledger_file, submission_row
 
+from svc.commands.submit import SubmitOptions, run
 from svc.context import AppContext
-from svc.engines.submit_run import SubmitOptions, run
 from svc.errors import ExitCode, TaskEndedError, UsageError
 from svc.pay.policy import PolicyRefusal
 

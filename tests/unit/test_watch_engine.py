@@ -12,10 +12,10 @@ import pytest
 from tests.conftest import Cli, Sandbox, unique_email
 from tests.inproc import captured, isolate_home
 
+from svc.commands.watch import WatchOptions, run
 from svc.context import AppContext
 from svc.engines.asks import summarize
 from svc.engines.hooks import Change, ExecHooks, command_argv
-from svc.engines.watch import WatchOptions, run
 from svc.errors import HumanNeededError, UsageError
 
 

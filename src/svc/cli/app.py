@@ -31,12 +31,21 @@ from svc.ui.terminal import error_line
 
 # name -> (module, one-line summary). The summary is shown by `svc --help` without importing.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "submit": ("svc.cli.submit", "Submit a task for an end user and pay for it."),
+    "submit": ("svc.commands.submit", "Submit a task for an end user and pay for it."),
     "poll": ("svc.commands.poll", "Fetch a task once and print its detail with events."),
-    "watch": ("svc.cli.watch", "Follow tasks until they are final, answering asks on the way."),
-    "reply": ("svc.cli.reply", "Answer a task's ask: a code, missing fields, a payment approval."),
-    "tasks": ("svc.cli.tasks", "List the tasks this machine submitted (from the local ledger)."),
-    "spend": ("svc.cli.spend", "Show what the ledger says was paid, per task and method."),
+    "watch": (
+        "svc.commands.watch",
+        "Follow tasks until they are final, answering asks on the way.",
+    ),
+    "reply": (
+        "svc.commands.reply",
+        "Answer a task's ask: a code, missing fields, a payment approval.",
+    ),
+    "tasks": (
+        "svc.commands.tasks",
+        "List the tasks this machine submitted (from the local ledger).",
+    ),
+    "spend": ("svc.commands.spend", "Show what the ledger says was paid, per task and method."),
     "pay": ("svc.cli.pay", "Complete a card payment that waits for a person (svc pay card)."),
     "wallet": ("svc.cli.wallet", "Manage the x402 signing key (create, import, address)."),
     "identity": (
@@ -44,8 +53,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Register, claim, refresh or forget the agent credential.",
     ),
     "entitlements": ("svc.cli.entitlements", "Show active plans with remaining credit."),
-    "quote": ("svc.cli.quote", "Ask the free advisor what a goal costs and how to do it."),
-    "guide": ("svc.cli.guide", "Show the advisor's wallet-free guide for a goal."),
+    "quote": ("svc.commands.quote", "Ask the free advisor what a goal costs and how to do it."),
+    "guide": ("svc.commands.guide", "Show the advisor's wallet-free guide for a goal."),
     "api": ("svc.cli.api", "Search the service's OpenAPI description (search, get)."),
     "services": ("svc.cli.services", "List the services, or show one service's operations."),
     "manifest": ("svc.cli.manifest", "Show the catalog: services, meters, plans, prices."),

@@ -1,4 +1,4 @@
-"""`svc tasks` as options + run: the ledger's submissions, filtered, optionally refreshed.
+"""The ledger's submissions, filtered, optionally refreshed: `svc tasks` and MCP `list_tasks`.
 
 The service has no list call, so the ledger is the list. `--refresh` polls the rows whose last
 known state is live (a final state never changes), only for this base URL (a task id is never
@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING, Any
 from svc.api.models import FINAL_STATES
 from svc.context import AppContext
 from svc.errors import SvcError
-from svc.ui import views
-from svc.ui.words import plural
 
 if TYPE_CHECKING:
     from httpx import Auth
@@ -30,7 +28,9 @@ TASK_STATES = ("pending", "blocked_on_user", "completed", "failed", "cancelled")
 
 
 @dataclass(frozen=True)
-class TaskListOptions:
+class TaskQuery:
+    """Which rows: the newest `limit`, of some states, since a time; refreshed or not."""
+
     limit: int = 50
     states: tuple[str, ...] = ()  # empty: every state
     since: float | None = None  # a timestamp: rows created at or after it
@@ -54,19 +54,7 @@ class Listing:
         return docs
 
 
-def run(opts: TaskListOptions, app: AppContext) -> int:
-    """Show the listing; a failed refresh of some rows is a warning, not a failure."""
-
-    listing = collect(opts, app)
-    app.output.show(listing.documents(), lambda out, _: views.task_list(out, listing))
-    if listing.errors:
-        first = next(iter(listing.errors.values()))
-        count = plural(len(listing.errors), "task")
-        app.output.warn(f"could not refresh {count} (shown as last known): {first}")
-    return 0
-
-
-def collect(opts: TaskListOptions, app: AppContext) -> Listing:
+def collect(opts: TaskQuery, app: AppContext) -> Listing:
     filtered = bool(opts.states) or opts.since is not None
     if not app.has_ledger():
         return Listing([], filtered)  # nothing submitted from here: no ledger is made to say so

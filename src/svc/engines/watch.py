@@ -11,7 +11,7 @@ or ends).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from svc.engines.asks import left_text, plain_payload, summarize
@@ -24,10 +24,9 @@ from svc.engines.watch_parts import (
     Status,
     effective_interval,
     ledger_states,
-    live_task_ids,
 )
 from svc.engines.watch_prompt import LEAVE, FormSession
-from svc.errors import ConflictError, HumanNeededError, TaskEndedError, UsageError
+from svc.errors import ConflictError, HumanNeededError, TaskEndedError
 from svc.ui import views
 from svc.ui.notify import Notifier
 
@@ -44,33 +43,20 @@ MANY = 20  # above this many tasks a terminal gets a live summary, not a line pe
 TICK = 0.5  # longest idle wait while a countdown or a form is on screen
 
 
-@dataclass
-class WatchOptions:
-    task_ids: list[str] = field(default_factory=list)
-    all_live: bool = False
+@dataclass(frozen=True)
+class Following:
+    """How to follow: the poll interval, and who hears of a change (notifications, hooks)."""
+
     interval: float | None = None
     notify: bool = False
     exec_command: str | None = None
     exec_timeout: float = 30.0
 
 
-def run(opts: WatchOptions, app: AppContext) -> int:
-    """Watch the tasks the options name; returns the exit code (raises the contract's errors)."""
-    ids = list(opts.task_ids)
-    if opts.all_live:
-        ids += live_task_ids(app)
-        if not ids:
-            app.output.note("no live task in the ledger for " + app.settings.base_url)
-            return 0
-    elif not ids:
-        raise UsageError("missing ID: give task ids, or --all for every live task in the ledger")
-    return Watch(app, list(dict.fromkeys(ids)), opts).follow()
-
-
 class Watch:
     """One watch: the schedule, what was seen, the open form and the observers."""
 
-    def __init__(self, app: AppContext, task_ids: list[str], opts: WatchOptions) -> None:
+    def __init__(self, app: AppContext, task_ids: list[str], opts: Following) -> None:
         self.app = app
         every = effective_interval(app, opts.interval)
         self.schedule: PollSchedule = PollSchedule(task_ids, every)
@@ -307,14 +293,14 @@ def _ask_of(task: dict[str, Any]) -> object:
     return (task.get("info_request"), plain_payload(task))
 
 
-def _hooks(app: AppContext, opts: WatchOptions) -> ExecHooks | None:
+def _hooks(app: AppContext, opts: Following) -> ExecHooks | None:
     if not opts.exec_command:
         return None
 
     return ExecHooks(opts.exec_command, app.output.warn, opts.exec_timeout)
 
 
-def _notifier(opts: WatchOptions) -> Notifier | None:
+def _notifier(opts: Following) -> Notifier | None:
     if not opts.notify:
         return None
 
@@ -323,5 +309,5 @@ def _notifier(opts: WatchOptions) -> Notifier | None:
 
 def follow(app: AppContext, task_ids: list[str], interval: float | None) -> int:
     """`submit --wait`: watch the one new task with the person's `notify` setting."""
-    opts = WatchOptions(task_ids=task_ids, interval=interval, notify=app.settings.notify)
+    opts = Following(interval=interval, notify=app.settings.notify)
     return Watch(app, list(dict.fromkeys(task_ids)), opts).follow()

@@ -1,16 +1,23 @@
-"""`svc spend`: parse, then draw the report `svc.store.spend` builds from the ledger."""
+"""`svc spend`: draw the report `svc.engines.spend` builds from the ledger."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import typer
 
 from svc.cli.app import current
-from svc.errors import UsageError
-from svc.store.spend import day_start, load_spend
+from svc.context import AppContext
+from svc.engines.spend import spend_document
 from svc.ui import views
 from svc.ui.words import counted
 
 app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class SpendOptions:
+    since: str | None = None  # YYYY-MM-DD
 
 
 @app.command(
@@ -31,18 +38,18 @@ def spend(
         None, "--since", metavar="YYYY-MM-DD", help="Only days from this one on."
     ),
 ) -> None:
-    try:
-        day_start(since)
-    except ValueError:
-        raise UsageError(f"--since must be a date like 2026-11-01, got {since!r}") from None
-    app_ctx = current()
-    doc = load_spend(app_ctx.ledger if app_ctx.has_ledger() else None, since)
-    app_ctx.output.show(doc, views.spend)  # ledger rows are outside text: ui cleans every cell
-    if app_ctx.output.json_mode:
-        return
+    raise typer.Exit(run(SpendOptions(since), current()))
+
+
+def run(opts: SpendOptions, ctx: AppContext) -> int:
+    doc = spend_document(ctx, opts.since)
+    ctx.output.show(doc, views.spend)  # ledger rows are outside text: ui cleans every cell
+    if ctx.output.json_mode:
+        return 0
     if doc["unknown_outcome"]:
         unknown = counted(len(doc["unknown_outcome"]), "paid submission", "has", "have")
-        app_ctx.output.warn(f"{unknown} an unknown outcome; see `svc tasks`")
+        ctx.output.warn(f"{unknown} an unknown outcome; see `svc tasks`")
     if doc["awaiting_card"]:
         waiting = counted(len(doc["awaiting_card"]), "card payment", "waits", "wait")
-        app_ctx.output.warn(f"{waiting} for a person; run `svc pay card`")
+        ctx.output.warn(f"{waiting} for a person; run `svc pay card`")
+    return 0

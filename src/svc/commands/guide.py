@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import typer
 
 from svc.cli.app import current
 from svc.context import AppContext
-from svc.errors import UsageError
+from svc.engines.advisor import guide as fetch_guide
+from svc.engines.advisor import guide_document
 from svc.ui.guide import show_markdown
 
 app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class GuideOptions:
+    goal: str
 
 
 @app.command(
@@ -23,19 +31,20 @@ app = typer.Typer(rich_markup_mode=None)
 def guide(
     goal: str = typer.Argument(..., metavar="GOAL", help="The goal in natural language."),
 ) -> None:
-    if not goal.strip():
-        raise UsageError("the goal is empty: say what you want done")
-    show_guide(current(), goal)
+    raise typer.Exit(run(GuideOptions(goal), current()))
+
+
+def run(opts: GuideOptions, ctx: AppContext) -> int:
+    show_guide(ctx, opts.goal)
+    return 0
 
 
 def show_guide(app_ctx: AppContext, goal: str, *, as_json: bool | None = None) -> None:
     """JSON with --json (or `as_json`), raw Markdown when piped, rendered on a terminal."""
-    from svc.api.advisor import AdvisorClient
-
-    result = AdvisorClient(app_ctx.http, app_ctx.settings.base_url).guide(goal)
+    result = fetch_guide(app_ctx, goal)
     output = app_ctx.output
     if app_ctx.settings.json_output if as_json is None else as_json:
-        output.emit_json(result.doc if result.doc is not None else {"guide": result.markdown})
+        output.emit_json(guide_document(result))
     elif not output.stdout_tty:
         output.document(result.markdown.rstrip("\n"))  # raw Markdown for files/pipes
     else:

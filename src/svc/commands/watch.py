@@ -1,16 +1,35 @@
-"""`svc watch ID...` / `svc watch --all`: parse into `WatchOptions`; the engine is
-`svc.engines.watch`."""
+"""`svc watch ID...` / `svc watch --all`: follow tasks until they are final, answering asks.
+
+The Typer function only parses into `WatchOptions` (every id checked before any poll); `run`
+picks the tasks and hands them to the watch engine, `svc.engines.watch`, which `submit --wait`
+uses too.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import typer
 
 from svc.api.ids import task_id_arg
 from svc.cli.app import current
-from svc.engines.watch import WatchOptions, run
+from svc.context import AppContext
+from svc.engines.watch import Following, Watch
+from svc.engines.watch_parts import live_task_ids
+from svc.errors import UsageError
 from svc.settings import positive_seconds
 
 app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class WatchOptions:
+    task_ids: list[str] = field(default_factory=list)
+    all_live: bool = False
+    interval: float | None = None
+    notify: bool = False
+    exec_command: str | None = None
+    exec_timeout: float = 30.0
 
 
 @app.command(
@@ -81,3 +100,17 @@ def watch(
         exec_timeout=positive_seconds("--exec-timeout", exec_timeout),
     )
     raise typer.Exit(run(opts, app_ctx))
+
+
+def run(opts: WatchOptions, app: AppContext) -> int:
+    """Watch the tasks the options name; returns the exit code (raises the contract's errors)."""
+    ids = list(opts.task_ids)
+    if opts.all_live:
+        ids += live_task_ids(app)
+        if not ids:
+            app.output.note("no live task in the ledger for " + app.settings.base_url)
+            return 0
+    elif not ids:
+        raise UsageError("missing ID: give task ids, or --all for every live task in the ledger")
+    following = Following(opts.interval, opts.notify, opts.exec_command, opts.exec_timeout)
+    return Watch(app, list(dict.fromkeys(ids)), following).follow()

@@ -1,4 +1,4 @@
-"""`svc tasks`: parse the filters into `TaskListOptions`; `svc.engines.task_list` does the rest."""
+"""`svc tasks`: the ledger's submissions, filtered (`svc.engines.task_list` collects them)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,17 @@ import time
 import typer
 
 from svc.cli.app import current
+from svc.context import AppContext
+from svc.engines.task_list import TASK_STATES, TaskQuery, collect
 from svc.errors import UsageError
 from svc.suggest import did_you_mean
+from svc.ui import views
+from svc.ui.words import plural
 
 app = typer.Typer(rich_markup_mode=None)
+
+# The command's options are the engine's query: which rows, refreshed or not.
+TasksOptions = TaskQuery
 
 _UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _DURATION = re.compile(r"([0-9]{1,6})([mhdw])", re.ASCII)
@@ -51,17 +58,24 @@ def tasks(
         False, "--refresh", "-r", help="Poll the live tasks for their state now (free calls)."
     ),
 ) -> None:
-    from svc.engines.task_list import TaskListOptions, run
-
-    opts = TaskListOptions(
+    opts = TasksOptions(
         limit=limit, states=parse_states(state or []), since=parse_since(since), refresh=refresh
     )
     raise typer.Exit(run(opts, current()))
 
 
-def parse_states(values: list[str]) -> tuple[str, ...]:
-    from svc.engines.task_list import TASK_STATES
+def run(opts: TasksOptions, ctx: AppContext) -> int:
+    """Show the listing; a failed refresh of some rows is a warning, not a failure."""
+    listing = collect(opts, ctx)
+    ctx.output.show(listing.documents(), lambda out, _: views.task_list(out, listing))
+    if listing.errors:
+        first = next(iter(listing.errors.values()))
+        count = plural(len(listing.errors), "task")
+        ctx.output.warn(f"could not refresh {count} (shown as last known): {first}")
+    return 0
 
+
+def parse_states(values: list[str]) -> tuple[str, ...]:
     states = [part.strip() for value in values for part in value.split(",") if part.strip()]
     for name in states:
         if name not in TASK_STATES:

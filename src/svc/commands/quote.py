@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import typer
 
+from svc.api.models import QuoteRequest
 from svc.cli.app import current
-from svc.cli.guide import show_guide
-from svc.errors import AdvisorUnavailableError, UsageError
+from svc.commands.guide import show_guide
+from svc.context import AppContext
+from svc.engines import advisor
+from svc.errors import UsageError
 from svc.ui import views
 
 app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class QuoteOptions:
+    """The quote's body, checked against the spec's constraints while parsing."""
+
+    request: QuoteRequest
 
 
 # The options' definitions, so `quote` itself stays a short list of steps.
@@ -67,7 +78,6 @@ def quote(
     human_available: bool | None = HUMAN_AVAILABLE,
     payment: str | None = PAYMENT,
 ) -> None:
-    app_ctx = current()
     request = _validated(
         goal=goal,
         quantity=quantity,
@@ -78,12 +88,17 @@ def quote(
         humanAvailable=human_available,
         payment=payment,
     )
-    doc = _ask(request.model_dump(exclude_none=True))
-    if doc is None:
-        _fall_back_to_guide(goal)
-        return
+    raise typer.Exit(run(QuoteOptions(request), current()))
 
-    app_ctx.output.show(doc, views.quote)
+
+def run(opts: QuoteOptions, ctx: AppContext) -> int:
+    doc = advisor.quote(ctx, opts.request.model_dump(exclude_none=True))
+    if doc is None:  # the advisor is unavailable (503): the spec's answer is the guide
+        ctx.output.warn("the advisor is unavailable (503); showing the wallet-free guide instead")
+        show_guide(ctx, opts.request.goal, as_json=ctx.output.json_mode)
+        return 0
+    ctx.output.show(doc, views.quote)
+    return 0
 
 
 # Which flag sets which body field, for error messages in the user's terms.
@@ -99,11 +114,9 @@ FLAGS = {
 }
 
 
-def _validated(**values: Any) -> Any:
+def _validated(**values: Any) -> QuoteRequest:
     """The quote body checked against the spec's constraints before anything is sent."""
     from pydantic import ValidationError
-
-    from svc.api.models import QuoteRequest
 
     try:
         return QuoteRequest(**{k: v for k, v in values.items() if v is not None})
@@ -123,22 +136,3 @@ def _validated(**values: Any) -> Any:
         elif value is not None and not isinstance(value, dict):
             message += f" (got {value!r})" if len(repr(value)) < 60 else ""
         raise UsageError(f"invalid {flag}: {message}", code="validation_error") from None
-
-
-def _ask(body: dict[str, Any]) -> dict[str, Any] | None:
-    """The quote as returned, or None when the advisor is unavailable (503)."""
-    from svc.api.advisor import AdvisorClient
-
-    app_ctx = current()
-    auth = app_ctx.zero_amount_auth("advisor")  # the policy's cap is 0: nothing else is signed
-    advisor = AdvisorClient(app_ctx.http, app_ctx.settings.base_url)
-    try:
-        return advisor.quote(body, auth, app_ctx.trusts_link_host)
-    except AdvisorUnavailableError:
-        return None
-
-
-def _fall_back_to_guide(goal: str) -> None:
-    app_ctx = current()
-    app_ctx.output.warn("the advisor is unavailable (503); showing the wallet-free guide instead")
-    show_guide(app_ctx, goal, as_json=app_ctx.output.json_mode)

@@ -1,0 +1,294 @@
+"""`svc submit`: one paid task (or, with --from, every line of a file), its dry run and probe.
+
+The Typer function only parses into `SubmitOptions` (the task text read, the rail and cap
+checked); `run` does the rest against the `AppContext` it is handed, so it can be tested
+in-process. The paid submission itself is `svc.engines.submit.submit`, the batch
+`svc.engines.batch.run_batch`; this module is the command around them: the duplicate check,
+--dry-run, --probe, --wait and what is shown.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from svc.cli.app import current
+from svc.cli.inputs import open_binary_source, payment_flags, read_text_source
+from svc.context import AppContext
+from svc.engines.batch import MAX_CONCURRENCY, run_batch
+from svc.engines.batch import Options as BatchOptions
+from svc.engines.dry_run import dry_run
+from svc.engines.watch import follow
+from svc.errors import Interrupted, UsageError
+from svc.ui import views
+from svc.ui.hints import next_steps
+from svc.ui.prompts import confirm
+
+if TYPE_CHECKING:
+    from svc.engines.submit import SubmitResult
+
+
+@dataclass(frozen=True)
+class SubmitOptions:
+    """One submission, parsed: the task text is already read, the rail and cap checked."""
+
+    text: str | None = None  # None with --from: each line carries its own
+    email: str | None = None
+    rail: str = "x402"
+    max_price_usd: Decimal | None = None  # None: the configured cap
+    request_id: str | None = None  # None: a new one (after the duplicate check)
+    dry_run: bool = False
+    probe: bool = False
+    trust_recipient: bool = False
+    wait: bool = False
+    interval: float | None = None
+    batch_file: str | None = None  # --from PATH ('-': stdin)
+    concurrency: int = 8
+
+
+app = typer.Typer(rich_markup_mode=None)
+
+# The options, declared once here so the command's signature reads as a list of flags.
+_TASK = typer.Argument(
+    None, metavar="TASK", help="The task in natural language, or - to read it from stdin."
+)
+_FILE = typer.Option(None, "--file", "-f", metavar="PATH", help="Read the task text from a file.")
+_EMAIL = typer.Option(
+    None, "--email", "-e", metavar="EMAIL", help="End user's e-mail address [config: email]."
+)
+_WAIT = typer.Option(False, "--wait", "-w", help="Then follow the task like `svc watch`.")
+_PAY = typer.Option(None, "--pay", metavar="x402|mpp|card", help="Payment method [config: pay].")
+_MAX_PRICE = typer.Option(
+    None,
+    "--max-price",
+    metavar="USD",
+    help="Refuse to pay more than this per call [config: max_price_usd, default 1.50].",
+)
+_REQUEST_ID = typer.Option(
+    None,
+    "--request-id",
+    metavar="ID",
+    help="Idempotency key; re-use it to resume a submission without paying twice.",
+)
+_DRY_RUN = typer.Option(False, "--dry-run", help="Validate and show the price; send nothing.")
+_TRUST = typer.Option(
+    False, "--trust-recipient", help="Accept a changed payment recipient and pin the new one."
+)
+_PROBE = typer.Option(
+    False,
+    "--probe",
+    help="With or without --dry-run: send the request unpaid, show the service's 402 "
+    "challenge and what would be paid under your policy; nothing is signed or paid.",
+)
+_INTERVAL = typer.Option(
+    None, "--interval", metavar="S", help="With --wait: seconds between polls."
+)
+_FROM = typer.Option(
+    None,
+    "--from",
+    metavar="PATH",
+    help="Submit every line of a JSON-lines file ({task, email, request_id?} per line; - for "
+    "stdin), each paid once; NDJSON results when piped. See docs/batch.md.",
+)
+_CONCURRENCY = typer.Option(
+    8, "--concurrency", metavar="N", help="With --from: submissions in flight at once."
+)
+
+
+@app.command(
+    help="Submit a task for an end user and pay its fee (1.50 USD, x402 by default).\n\n"
+    "The request id and the payment proof are written to the local ledger before anything is "
+    "sent, so a retry (same --request-id) never pays twice. Prints the task object.\n\n"
+    "\b\nExamples:\n"
+    "  svc submit 'Renew my library books' --email ana@example.com\n"
+    "  svc submit - --email ana@example.com < task.txt\n"
+    "  svc submit --file task.txt --email ana@example.com --wait\n"
+    "  svc submit 'Book a table #2fa' --email ana@example.com --dry-run"
+)
+def submit(
+    task: str | None = _TASK,
+    file: str | None = _FILE,
+    email: str | None = _EMAIL,
+    wait: bool = _WAIT,
+    pay: str | None = _PAY,
+    max_price: str | None = _MAX_PRICE,
+    request_id: str | None = _REQUEST_ID,
+    dry_run: bool = _DRY_RUN,
+    trust_recipient: bool = _TRUST,
+    probe: bool = _PROBE,
+    interval: float | None = _INTERVAL,
+    from_file: str | None = _FROM,
+    concurrency: int = _CONCURRENCY,
+) -> None:
+    app_ctx = current()
+    if from_file is not None:
+        _refuse_with_batch(
+            {"TASK": task is not None, "--file": file is not None, "--wait": wait}
+            | {"--request-id": request_id is not None, "--dry-run": dry_run}
+        )
+    method, cap = payment_flags(app_ctx, pay, max_price)
+    opts = SubmitOptions(
+        text=None if from_file is not None else _task_text(task, file),
+        email=email,
+        rail=method,
+        max_price_usd=cap,
+        request_id=request_id,
+        dry_run=dry_run,
+        probe=probe,
+        trust_recipient=trust_recipient,
+        wait=wait,
+        interval=interval,
+        batch_file=from_file,
+        concurrency=concurrency,
+    )
+    raise typer.Exit(run(opts, app_ctx))
+
+
+def _refuse_with_batch(given: dict[str, bool]) -> None:
+    """--from with a flag that belongs to one task: say which (each line carries its own)."""
+    flags = [flag for flag, present in given.items() if present]
+    if flags:
+        raise UsageError(
+            f"--from cannot be combined with {flags[0]}: each line carries its own task "
+            "(follow the tasks afterwards with `svc watch --all`)"
+        )
+
+
+def run(opts: SubmitOptions, app: AppContext) -> int:
+    """Submit (or dry-run, or probe) the task, or the batch; returns the exit code."""
+    if opts.batch_file is not None:
+        return _run_batch(opts, app, opts.batch_file)
+    body = request_body(opts, app)
+    if opts.probe:
+        from svc.engines.probe import show_probe
+
+        show_probe(app, body, opts.rail, opts.max_price_usd)
+        return 0
+    if opts.dry_run:
+        cap = opts.max_price_usd
+        return dry_run(app, body, opts.rail, cap if cap is not None else app.settings.max_price_usd)
+    result = _pay(opts, app, body)
+    task_id = str(result.task["id"])
+    try:
+        with app.output.after_payment(task_id):  # from here the paid outcome decides the exit
+            return _paid(app, opts, result, task_id)
+    except KeyboardInterrupt:  # at any point after paying: name the task, never a re-run
+        raise Interrupted(
+            f"interrupted; task {task_id} exists and is paid",
+            hint=f"follow it without paying again: svc watch {task_id}",
+        ) from None
+
+
+def _run_batch(opts: SubmitOptions, app: AppContext, path: str) -> int:
+    """Submit every line of PATH, each paid once; the batch's exit code."""
+    if not 1 <= opts.concurrency <= MAX_CONCURRENCY:
+        raise UsageError(f"--concurrency must be between 1 and {MAX_CONCURRENCY}")
+    options = BatchOptions(
+        default_email=opts.email or app.settings.email,
+        concurrency=opts.concurrency,
+        max_price_usd=opts.max_price_usd,
+        trust_recipient=opts.trust_recipient,
+        rail=opts.rail,
+    )
+    stream = open_binary_source(path, "the batch file")
+    try:
+        return run_batch(app, stream, options)
+    finally:
+        if path != "-":
+            stream.close()
+
+
+def _paid(app: AppContext, opts: SubmitOptions, result: SubmitResult, task_id: str) -> int:
+    """What follows a paid (or replayed) submit: the notes, then the task or its watch."""
+    if result.replayed:
+        app.output.note(f"request {result.request_id} was already accepted: not charged again")
+    app.output.note(f"request id {result.request_id} (task {task_id})")
+    if opts.wait:
+        return follow(app, [task_id], opts.interval)
+
+    app.output.show(result.task, views.task)
+    next_steps(app.output, result.task)  # `next: svc watch ID`, for a person only
+    return 0
+
+
+def request_body(opts: SubmitOptions, app: AppContext) -> dict[str, Any]:
+    """The checked request body: the task text and the end user's address."""
+    from svc.api.models import TaskSubmission
+    from svc.engines.validate import build, check_email
+
+    address = opts.email or app.settings.email
+    if not address:
+        raise UsageError("missing --email: the end user's e-mail address is required")
+    body = build(TaskSubmission, "task", task=opts.text or "", email=address).model_dump()
+    check_email(body["email"])
+    return body
+
+
+def _pay(opts: SubmitOptions, app: AppContext, body: dict[str, Any]) -> SubmitResult:
+    from svc.engines.submit import new_request_id, resume_command, submit
+
+    if opts.request_id is None:
+        check_duplicate(app, body)
+    rid = opts.request_id or new_request_id()
+    try:
+        return submit(
+            app,
+            body,
+            request_id=rid,
+            max_price_usd=opts.max_price_usd,
+            trust_recipient=opts.trust_recipient,
+            rail=opts.rail,
+        )
+    except KeyboardInterrupt:
+        raise Interrupted(
+            "interrupted while submitting; it may have been paid",
+            hint="resume it without paying again: " + resume_command(rid, body),
+        ) from None
+
+
+def check_duplicate(app: AppContext, body: dict[str, Any]) -> None:
+    """The same task for the same person a moment ago is likely an accident: ask on a
+    terminal, warn in a script (which goes on: it may mean it)."""
+    from svc.engines.submit import recent_duplicate
+
+    earlier = recent_duplicate(app, body)
+    if earlier is None:
+        return
+    what = f"task {earlier.task_id}" if earlier.task_id else f"request {earlier.request_id}"
+    ago = max(0, int(time.time() - earlier.created_at))
+    message = (
+        f"the same task for {body['email']} was submitted {ago} s ago ({what}); "
+        "submitting it again pays again"
+    )
+    follow_hint = (
+        f"follow the earlier one: svc watch {earlier.task_id}"
+        if earlier.task_id
+        else f"resume the earlier one: svc submit --request-id {earlier.request_id}"
+    )
+    if app.settings.no_input:
+        app.output.warn(f"{message} (to {follow_hint})" if earlier.task_id else message)
+        return
+
+    app.output.warn(message)
+    if not confirm("Submit and pay again?", default=False):
+        raise UsageError(
+            "not submitted: the same task was submitted a moment ago",
+            code="duplicate_submission",
+            hint=follow_hint,
+        )
+
+
+def _task_text(task: str | None, file: str | None) -> str:
+    if task is not None and file is not None:
+        raise UsageError("give the task as an argument or with --file, not both")
+    if file is not None:
+        return read_text_source(file, "the task file")
+    if task == "-":
+        return read_text_source("-", "the task")
+    if task is None:
+        raise UsageError("missing TASK: give the task text, - for stdin, or --file PATH")
+    return task
