@@ -92,7 +92,7 @@ def test_the_scan_sees_every_way_around_the_door() -> None:
 def test_scan_covers_the_tree() -> None:
     modules = modules_outside_ui()
     names = {p.relative_to(SRC).as_posix() for p in modules}
-    assert {"engines/submit.py", "cli/watch.py", "pay/card.py", "api/http.py"} <= names
+    assert {"engines/submit.py", "commands/watch.py", "pay/card.py", "api/http.py"} <= names
     assert not any(n.startswith("ui/") for n in names)
 
 

@@ -22,6 +22,7 @@ from svc.context import AppContext
 from svc.engines.batch import MAX_CONCURRENCY, run_batch
 from svc.engines.batch import Options as BatchOptions
 from svc.engines.dry_run import dry_run
+from svc.engines.validate import task_body
 from svc.engines.watch import follow
 from svc.errors import Interrupted, UsageError
 from svc.ui import views
@@ -217,15 +218,10 @@ def _paid(app: AppContext, opts: SubmitOptions, result: SubmitResult, task_id: s
 
 def request_body(opts: SubmitOptions, app: AppContext) -> dict[str, Any]:
     """The checked request body: the task text and the end user's address."""
-    from svc.api.models import TaskSubmission
-    from svc.engines.validate import build, check_email
-
     address = opts.email or app.settings.email
     if not address:
         raise UsageError("missing --email: the end user's e-mail address is required")
-    body = build(TaskSubmission, "task", task=opts.text or "", email=address).model_dump()
-    check_email(body["email"])
-    return body
+    return task_body(opts.text or "", address)
 
 
 def _pay(opts: SubmitOptions, app: AppContext, body: dict[str, Any]) -> SubmitResult:

@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from svc.api.models import TaskSubmission
 from svc.errors import UsageError
 
 M = TypeVar("M", bound=BaseModel)
@@ -38,3 +39,11 @@ def check_email(email: str) -> str:
     if not EMAIL.match(email):
         raise UsageError(f"malformed e-mail address: {email!r}", code="invalid_email")
     return email
+
+
+def task_body(task: object, email: str) -> dict[str, Any]:
+    """The checked body of a submission (`svc submit`, MCP `submit_task`): the task text
+    within the spec's bounds and a plausible end-user address."""
+    body = build(TaskSubmission, "task", task=task, email=email).model_dump()
+    check_email(body["email"])
+    return body

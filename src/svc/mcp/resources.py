@@ -14,9 +14,9 @@ from mcp.shared.exceptions import MCPError
 
 from svc.context import AppContext
 from svc.errors import SvcError
-from svc.mcp.follow import poll
 from svc.mcp.results import bounded, error_doc, resource_text
 from svc.mcp.state import Call
+from svc.mcp.tools.follow import poll
 from svc.store.ledger import ledger_path
 from svc.ui.sanitize import clean
 

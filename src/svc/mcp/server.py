@@ -19,11 +19,12 @@ from mcp_types import INVALID_PARAMS
 
 from svc import __version__
 from svc.errors import SvcError, UsageError
-from svc.mcp import follow, info, reply, resources, submit
+from svc.mcp import resources
 from svc.mcp.human import Human
 from svc.mcp.results import Outcome, bounded, failure, success
 from svc.mcp.schemas import BY_NAME, OUTPUT_SCHEMAS, TOOLS, ToolSpec
 from svc.mcp.state import Call, ContextPool, PollGate
+from svc.mcp.tools import follow, info, reply, submit
 from svc.mcp.vault import Vault
 from svc.mcp.wire import AnsweringReader
 from svc.ui.output import Output

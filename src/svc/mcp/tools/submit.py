@@ -14,10 +14,9 @@ from decimal import Decimal
 from typing import Any
 
 from svc.api.answers import parse_billing
-from svc.api.models import TaskSubmission
 from svc.context import AppContext
 from svc.engines.submit import SubmitResult, new_request_id, recent_duplicate, submit
-from svc.engines.validate import build, check_email
+from svc.engines.validate import task_body
 from svc.errors import UsageError
 from svc.mcp.human import Human
 from svc.mcp.results import Outcome
@@ -59,9 +58,7 @@ def _body(settings: Settings, args: dict[str, Any]) -> dict[str, Any]:
         raise UsageError(
             "missing email: the person's e-mail address is required (no default in the profile)"
         )
-    body = build(TaskSubmission, "task", task=args.get("task"), email=email).model_dump()
-    check_email(body["email"])
-    return body
+    return task_body(args.get("task"), email)
 
 
 def _cap(settings: Settings, raw: object) -> Decimal | None:

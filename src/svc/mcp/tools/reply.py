@@ -13,9 +13,9 @@ from svc.api.models import TaskDetail
 from svc.engines.reply import ReplyFlags, body_from_flags
 from svc.errors import HumanNeededError, SvcError, UsageError
 from svc.mcp.asks import describe, looks_secret, reply_command, secret_field, secret_prompt
-from svc.mcp.follow import detail, poll, send_reply
 from svc.mcp.results import Outcome
 from svc.mcp.state import Call
+from svc.mcp.tools.follow import detail, poll, send_reply
 
 # The reply flow speaks in `svc reply` flags; a tool error speaks in tool arguments.
 _TERMS = (
