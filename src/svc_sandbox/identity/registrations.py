@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -14,6 +15,7 @@ from svc_sandbox.identity.store import (
     EMAIL_PATTERN,
     ID_JAG_MAX_AHEAD,
     ID_JAG_MAX_AUTH_AGE,
+    ID_JAG_TOKEN_TYPE,
     ID_JAG_TYP,
     TRUSTED_ISSUERS,
     Account,
@@ -25,11 +27,72 @@ from svc_sandbox.identity.store import (
 from svc_sandbox.state.records import iso
 
 
+@dataclass(frozen=True)
+class Where:
+    """What a registration needs to know about the request: who issues, who may be the
+    audience of an ID-JAG, and which kinds this sandbox's config allows."""
+
+    issuer: str  # the auth base
+    resource: str  # the service's base URL
+    now: datetime
+    anonymous_allowed: bool = True
+    service_auth_allowed: bool = True
+
+
+KINDS = "anonymous, service_auth, identity_assertion or refresh"
+
+
+def _string(body: dict[str, Any], name: str) -> str:
+    value = body.get(name)
+    if not isinstance(value, str) or not value:
+        raise IdentityError(400, "invalid_request", f"{name} is required")
+    return value
+
+
 class Registrations:
     """The ways an agent gets an identity, and the refresh that renews it."""
 
     def __init__(self, store: IdentityStore) -> None:
         self.store = store
+
+    def handle(self, body: dict[str, Any], where: Where) -> tuple[dict[str, Any], int]:
+        """POST /agent/identity: the body's `type` decides the kind; (document, status)."""
+        kind = body.get("type")
+        if kind == "anonymous":
+            if not where.anonymous_allowed:
+                raise IdentityError(
+                    403, "anonymous_registration_disabled", "anonymous registration is off here"
+                )
+            return self.register_anonymous(where.now, where.issuer), 201
+        if kind == "service_auth":
+            if not where.service_auth_allowed:
+                raise IdentityError(
+                    403,
+                    "service_auth_registration_disabled",
+                    "service_auth registration is off here",
+                )
+            hint = body.get("login_hint")
+            if not isinstance(hint, str):
+                raise IdentityError(400, "invalid_login_hint", "login_hint (an e-mail) is required")
+            return self.register_service_auth(hint, where.now), 201
+        if kind == "identity_assertion":
+            return self._assertion(body, where), 201
+        if kind == "refresh":
+            return self.refresh(_string(body, "refresh_token"), where.issuer, where.now), 200
+        raise IdentityError(400, "invalid_request", f"type must be {KINDS}")
+
+    def _assertion(self, body: dict[str, Any], where: Where) -> dict[str, Any]:
+        if body.get("assertion_type") != ID_JAG_TOKEN_TYPE:
+            raise IdentityError(
+                400, "invalid_request", f"assertion_type must be {ID_JAG_TOKEN_TYPE}"
+            )
+        return self.register_assertion(
+            _string(body, "assertion"),
+            audiences=(where.issuer, where.resource),
+            issuer=where.issuer,
+            verification_base=where.issuer + "/verify",
+            now=where.now,
+        )
 
     def register_anonymous(self, now: datetime, issuer: str) -> dict[str, Any]:
         with self.store.lock:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from svc_sandbox.errors import SandboxError
 from svc_sandbox.identity import agent_bearer
 from svc_sandbox.identity.platform import IdentityPlatform
+from svc_sandbox.identity.registrations import Where
 from svc_sandbox.identity.store import (
     ID_JAG_TOKEN_TYPE,
     ID_JAG_TYP,
@@ -90,52 +91,18 @@ def _string(body: dict[str, Any], name: str) -> str:
 @router.post("/agent/identity")
 async def register(request: Request, state: State) -> JSONResponse:
     body = await _json_object(request)
-    reg = platform(state).registrations
-    now = state.clock.now()
-    issuer = auth_base(request)
-    kind = body.get("type")
+    where = Where(
+        issuer=auth_base(request),
+        resource=base_url(request),
+        now=state.clock.now(),
+        anonymous_allowed=bool(_config(state, "anonymous_registration", True)),
+        service_auth_allowed=bool(_config(state, "service_auth_registration", True)),
+    )
     try:
-        if kind == "anonymous":
-            if not _config(state, "anonymous_registration", True):
-                raise IdentityError(
-                    403, "anonymous_registration_disabled", "anonymous registration is off here"
-                )
-            return JSONResponse(reg.register_anonymous(now, issuer), status_code=201)
-        if kind == "service_auth":
-            if not _config(state, "service_auth_registration", True):
-                raise IdentityError(
-                    403,
-                    "service_auth_registration_disabled",
-                    "service_auth registration is off here",
-                )
-            hint = body.get("login_hint")
-            if not isinstance(hint, str):
-                raise IdentityError(400, "invalid_login_hint", "login_hint (an e-mail) is required")
-            return JSONResponse(reg.register_service_auth(hint, now), status_code=201)
-        if kind == "identity_assertion":
-            if body.get("assertion_type") != ID_JAG_TOKEN_TYPE:
-                raise IdentityError(
-                    400, "invalid_request", f"assertion_type must be {ID_JAG_TOKEN_TYPE}"
-                )
-            doc = reg.register_assertion(
-                _string(body, "assertion"),
-                audiences=(issuer, base_url(request)),
-                issuer=issuer,
-                verification_base=issuer + "/verify",
-                now=now,
-            )
-            return JSONResponse(doc, status_code=201)
-        if kind == "refresh":
-            return JSONResponse(reg.refresh(_string(body, "refresh_token"), issuer, now))
+        doc, status = platform(state).registrations.handle(body, where)
     except IdentityError as exc:
         raise _fail(exc) from None
-    raise SandboxError(
-        400,
-        {
-            "error": "invalid_request",
-            "detail": "type must be anonymous, service_auth, identity_assertion or refresh",
-        },
-    )
+    return JSONResponse(doc, status_code=status)
 
 
 # --- claim ---------------------------------------------------------------------------------
