@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.context import AppContext
 from svc.engines.doctor import exit_code, run_checks
 from svc.ui.doctor import show_findings
 
 app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class DoctorOptions:
+    """No flags of its own."""
 
 
 @app.command(
@@ -28,11 +35,13 @@ app = typer.Typer(rich_markup_mode=None)
     "  svc doctor --json | jq -r '.checks[] | select(.status != \"ok\") | .detail'"
 )
 def doctor() -> None:
-    app_ctx = current()
+    raise typer.Exit(run(DoctorOptions(), current()))
+
+
+def run(opts: DoctorOptions, app_ctx: AppContext) -> int:
     findings = run_checks(app_ctx)
     code = exit_code(findings)
     checks = [f.as_dict() for f in findings]
-
     doc: dict[str, Any] = {"ok": code == 0, "exit_code": code, "checks": checks}
     app_ctx.output.show(doc, lambda out, d: show_findings(out, d["checks"]))
-    raise typer.Exit(code)
+    return code

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import typer
 
 from svc.cli.app import current
+from svc.context import AppContext
 from svc.errors import AuthError
 from svc.ui import views
 
 app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class EntitlementsOptions:
+    """No flags of its own."""
 
 
 @app.command(
@@ -18,7 +26,10 @@ app = typer.Typer(rich_markup_mode=None)
     "\b\nExamples:\n  svc entitlements\n  svc entitlements --json | jq '.plans[].plan_id'"
 )
 def entitlements() -> None:
-    app_ctx = current()
+    raise typer.Exit(run(EntitlementsOptions(), current()))
+
+
+def run(opts: EntitlementsOptions, app_ctx: AppContext) -> int:
     bearer = app_ctx.bearer
     if bearer is None or app_ctx.identity.access_token() is None:
         raise AuthError(
@@ -27,5 +38,5 @@ def entitlements() -> None:
             hint="register one: svc identity register (or finish the claim: svc identity claim)",
         )
     doc = app_ctx.identity.platform.entitlements(bearer)
-
     app_ctx.output.show(doc, views.entitlements)
+    return 0

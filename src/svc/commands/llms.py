@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import typer
 
+from svc.api.discovery import DiscoveryClient
 from svc.cli.app import current
+from svc.context import AppContext
 
 app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class LlmsOptions:
+    full: bool = False  # /llms-full.txt instead of /llms.txt
 
 
 @app.command(
@@ -17,10 +26,11 @@ app = typer.Typer(rich_markup_mode=None)
 def llms(
     full: bool = typer.Option(False, "--full", help="The full guide, /llms-full.txt."),
 ) -> None:
-    from svc.api.discovery import DiscoveryClient
+    raise typer.Exit(run(LlmsOptions(full), current()))
 
-    app_ctx = current()
-    path = "/llms-full.txt" if full else "/llms.txt"
+
+def run(opts: LlmsOptions, app_ctx: AppContext) -> int:
+    path = "/llms-full.txt" if opts.full else "/llms.txt"
     client = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url)
     text, content_type = client.text(path, what=path.lstrip("/"))
     output = app_ctx.output
@@ -29,3 +39,4 @@ def llms(
         output.emit_json({"url": url, "content_type": content_type, "text": text})
     else:
         output.document(text)  # exact into a file or pipe, inert on a terminal
+    return 0

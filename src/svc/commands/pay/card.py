@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import typer
 
 from svc.api.ids import request_id_arg
 from svc.cli.app import current
+from svc.context import AppContext
 from svc.engines.poll import show_task
 
 app = typer.Typer(rich_markup_mode=None)
 
 
-@app.callback()
-def pay() -> None:
-    """Complete payments that need a person.
-
-    A submit paid by card (--pay card) stops at a hosted payment page and exits 6; `svc pay
-    card` finishes it once the person has paid, without paying twice.
-
-    \b
-    Examples:
-      svc pay card
-    """
+@dataclass(frozen=True)
+class CardOptions:
+    request_id: str | None = None  # None: the latest card payment waiting for a person
+    open_browser: bool = True
 
 
 @app.command(
@@ -41,12 +37,15 @@ def card(
     ),
     no_browser: bool = typer.Option(False, "--no-browser", help="Do not open a browser."),
 ) -> None:
-    from svc.engines.submit import pay_card
-
     if request_id is not None:  # '' is a mistake (an unset variable), not "the latest one"
         request_id = request_id_arg(request_id, "REQUEST_ID")
-    app_ctx = current()
-    result = pay_card(app_ctx, request_id, open_browser=not no_browser)
+    raise typer.Exit(run(CardOptions(request_id, open_browser=not no_browser), current()))
+
+
+def run(opts: CardOptions, app_ctx: AppContext) -> int:
+    from svc.engines.submit import pay_card
+
+    result = pay_card(app_ctx, opts.request_id, open_browser=opts.open_browser)
     with app_ctx.output.after_payment(str(result.task["id"])):
         if result.replayed:
             app_ctx.output.note(
@@ -54,3 +53,4 @@ def card(
             )
         app_ctx.output.note(f"request id {result.request_id}")
         show_task(app_ctx, result.task)
+    return 0

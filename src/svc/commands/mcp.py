@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import typer
 
 from svc.cli.app import current
+from svc.context import AppContext
 
 app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class McpOptions:
+    """No flags of its own: the profile says which wallet, policy and ledger it serves."""
 
 
 @app.command(
@@ -25,6 +33,10 @@ app = typer.Typer(rich_markup_mode=None)
     "  svc config set mcp_preapproved_usd 1.50"
 )
 def mcp() -> None:
-    from svc.mcp.server import serve_stdio
+    raise typer.Exit(run(McpOptions(), current()))
 
-    raise typer.Exit(serve_stdio(current()))
+
+def run(opts: McpOptions, ctx: AppContext) -> int:
+    from svc.mcp.server import serve_stdio  # the MCP SDK: loaded only for `svc mcp`
+
+    return serve_stdio(ctx)

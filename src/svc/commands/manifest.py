@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import typer
 
+from svc.api.discovery import DiscoveryClient
 from svc.cli.app import current
+from svc.context import AppContext
 from svc.errors import ProtocolError
 from svc.ui.tables import Column
 
@@ -14,6 +17,12 @@ if TYPE_CHECKING:
     from svc.ui.output import Output
 
 app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class ManifestOptions:
+    """No flags of its own."""
+
 
 # (section, title, columns as (heading, key)); a rate's keys may sit on the row or in `rates`.
 SECTIONS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
@@ -54,13 +63,15 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
     "\b\nExamples:\n  svc manifest\n  svc manifest --json | jq '.plans'"
 )
 def manifest() -> None:
-    from svc.api.discovery import DiscoveryClient
+    raise typer.Exit(run(ManifestOptions(), current()))
 
-    app_ctx = current()
+
+def run(opts: ManifestOptions, app_ctx: AppContext) -> int:
     doc = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url).manifest()
     if not app_ctx.output.json_mode and not isinstance(doc, dict):
         raise ProtocolError("manifest: the server's answer is not an object")
     app_ctx.output.show(doc, _tables)
+    return 0
 
 
 def _tables(out: Output, doc: dict[str, Any]) -> None:

@@ -1,0 +1,67 @@
+"""`svc services`: the services the seller offers; `svc services show SLUG`: one's operations.
+
+The group's own callback is the listing (`svc services` alone), so it takes the global
+options like a command and follows options + run like one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import typer
+
+from svc.api.discovery import DiscoveryClient
+from svc.cli.app import current, lazy_group, with_globals
+from svc.context import AppContext
+from svc.ui.output import Output
+from svc.ui.tables import Column
+
+MEMBERS = {
+    "show": (
+        "svc.commands.services.show",
+        "Show one service's operations (GET /services/SLUG/openapi.json, every page).",
+    ),
+}
+
+app = typer.Typer(cls=lazy_group(MEMBERS), rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class ServicesOptions:
+    """No flags of its own."""
+
+
+def services(ctx: typer.Context) -> None:
+    """List the services the seller offers (GET /services)."""
+    if ctx.invoked_subcommand is None:
+        raise typer.Exit(run(ServicesOptions(), current()))
+
+
+def run(opts: ServicesOptions, app_ctx: AppContext) -> int:
+    doc = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url).services()
+    app_ctx.output.show(doc, _table)
+    return 0
+
+
+def _table(out: Output, doc: Any) -> None:
+    rows = _services(doc)
+    if not rows:
+        out.note("the service lists no services")
+        return
+    keys = ("slug", "name", "priceUsd", "description")
+    columns = [Column(name, fold=True) for name in ("SLUG", "NAME", "PRICE USD", "DESCRIPTION")]
+    out.table(columns, [[entry.get(key, "") for key in keys] for entry in rows], lines=True)
+
+
+def _services(doc: Any) -> list[dict[str, Any]]:
+    items = doc.get("services") if isinstance(doc, dict) else doc
+    return [s for s in items or [] if isinstance(s, dict)] if isinstance(items, list) else []
+
+
+app.callback(
+    invoke_without_command=True,
+    help="List the services the seller offers; `show SLUG` for one service's operations.\n\n"
+    "Free, no wallet needed. With --json: the services document as returned.\n\n"
+    "\b\nExamples:\n  svc services\n  svc services show tasks",
+)(with_globals(services))

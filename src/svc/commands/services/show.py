@@ -1,0 +1,39 @@
+"""`svc services show SLUG`: one service's operations, every page of its description."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import typer
+
+from svc.api.discovery import DiscoveryClient, merge, operations
+from svc.cli.app import current
+from svc.context import AppContext
+from svc.errors import UsageError
+from svc.ui.operations import draw_operations
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class ShowOptions:
+    slug: str
+
+
+@app.command(
+    help="Show one service's operations (GET /services/SLUG/openapi.json, every page).\n\n"
+    "With --json: its OpenAPI document as returned (pages merged).\n\n"
+    "\b\nExample:\n  svc services show tasks"
+)
+def show(slug: str = typer.Argument(..., metavar="SLUG", help="Service slug, e.g. tasks.")) -> None:
+    if not slug.strip():
+        raise UsageError("the service slug is empty")
+    raise typer.Exit(run(ShowOptions(slug), current()))
+
+
+def run(opts: ShowOptions, app_ctx: AppContext) -> int:
+    client = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url)
+    pages = list(client.pages(client.service_url(opts.slug), what=f"service {opts.slug}"))
+    doc = merge(pages) if len(pages) > 1 else pages[0].doc
+    app_ctx.output.show(doc, lambda out, d: draw_operations(out, operations(d)))
+    return 0
