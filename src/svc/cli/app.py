@@ -47,7 +47,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "spend": ("svc.commands.spend", "Show what the ledger says was paid, per task and method."),
     "pay": ("svc.commands.pay", "Complete a card payment that waits for a person (svc pay card)."),
-    "wallet": ("svc.cli.wallet", "Manage the x402 signing key (create, import, address)."),
+    "wallet": ("svc.commands.wallet", "Manage the x402 signing key (create, import, address)."),
     "identity": (
         "svc.commands.identity",
         "Register, claim, refresh or forget the agent credential.",
@@ -59,7 +59,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "services": ("svc.commands.services", "List the services, or show one service's operations."),
     "manifest": ("svc.commands.manifest", "Show the catalog: services, meters, plans, prices."),
     "llms": ("svc.commands.llms", "Print the service's agent guide (llms.txt)."),
-    "config": ("svc.cli.config_cmd", "Read and write the config file's profiles."),
+    "config": ("svc.commands.config", "Read and write the config file's profiles."),
     "doctor": ("svc.commands.doctor", "Check the set-up (config, wallet, service, clock, caps)."),
     "mcp": ("svc.commands.mcp", "Serve tasks, wallet and policy to an AI agent host (MCP, stdio)."),
     "sandbox": ("svc.cli.sandbox", "Run the local emulator of the whole service."),

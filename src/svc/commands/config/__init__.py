@@ -1,0 +1,35 @@
+"""`svc config path|set|get|unset|list`: the config file's profiles."""
+
+from __future__ import annotations
+
+import typer
+
+from svc.cli.app import lazy_group
+
+MEMBERS = {
+    "path": ("svc.commands.config.path", "Print the config file's path."),
+    "set": ("svc.commands.config.set_key", "Set KEY to VALUE in the profile."),
+    "get": (
+        "svc.commands.config.get",
+        "Print one setting's effective value and where it comes from.",
+    ),
+    "unset": ("svc.commands.config.unset", "Remove KEY from the profile."),
+    "list": (
+        "svc.commands.config.list_keys",
+        "List every known setting with its effective value and source.",
+    ),
+}
+
+app = typer.Typer(
+    cls=lazy_group(MEMBERS),
+    rich_markup_mode=None,
+    no_args_is_help=True,
+    help="Read and write settings in the config file (TOML, one table per profile).\n\n"
+    "Precedence: flag > environment > profile > default. Secrets never go here.\n\n"
+    "\b\nExamples:\n  svc config set email ana@example.com\n  svc config list",
+)
+
+
+@app.callback()
+def config() -> None:
+    """Read and write settings in the config file (TOML, one table per profile)."""

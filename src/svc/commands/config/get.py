@@ -1,0 +1,41 @@
+"""`svc config get KEY`: one setting's effective value and where it comes from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import typer
+
+from svc.cli.app import current
+from svc.commands.config.values import as_written, for_people
+from svc.context import AppContext
+from svc.store.config import KEYS, unknown_key
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class GetOptions:
+    key: str
+
+
+@app.command(
+    help="Print one setting's effective value and where it comes from.\n\n"
+    "The value after precedence (flag > environment > profile > default); with --json also "
+    "its source.\n\n"
+    "\b\nExamples:\n  svc config get base_url\n  svc config get max_price_usd --json"
+)
+def get(key: str = typer.Argument(..., metavar="KEY")) -> None:
+    raise typer.Exit(run(GetOptions(key), current()))
+
+
+def run(opts: GetOptions, app_ctx: AppContext) -> int:
+    if opts.key not in KEYS:
+        raise unknown_key(opts.key)
+    doc = {
+        "key": opts.key,
+        "value": as_written(getattr(app_ctx.settings, opts.key, None)),
+        "source": app_ctx.settings.sources.get(opts.key, "default"),
+    }
+    app_ctx.output.show(doc, lambda out, d: out.line(for_people(d["value"]) or ""))
+    return 0

@@ -1,0 +1,60 @@
+"""`svc config list`: every known setting, its effective value and where it comes from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import typer
+
+from svc.cli.app import current
+from svc.commands.config.values import as_written, for_people
+from svc.context import AppContext
+from svc.store.config import KEYS
+from svc.ui.output import Output
+from svc.ui.tables import Column
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class ListOptions:
+    """No flags of its own."""
+
+
+@app.command(
+    name="list",
+    help="List every known setting with its effective value and source.\n\n"
+    "With --json also the profiles in the file and each key's meaning.\n\n"
+    "\b\nExamples:\n  svc config list\n  svc config list --json | jq '.settings[] | select(.source != \"default\")'",
+)
+def list_() -> None:
+    raise typer.Exit(run(ListOptions(), current()))
+
+
+def run(opts: ListOptions, app_ctx: AppContext) -> int:
+    rows = [
+        {
+            "key": key,
+            "value": as_written(getattr(app_ctx.settings, key, None)),
+            "source": app_ctx.settings.sources.get(key, "default"),
+            "help": spec.help,
+        }
+        for key, spec in KEYS.items()
+    ]
+    doc = {
+        "profile": app_ctx.settings.profile,
+        "profiles": app_ctx.config.profiles(),
+        "settings": rows,
+    }
+    app_ctx.output.show(doc, _settings_table)
+    return 0
+
+
+def _settings_table(out: Output, doc: dict[str, Any]) -> None:
+    """Config values are outside text (the file may be edited by hand): cells are cleaned."""
+    cells = [
+        [row["key"], for_people(row["value"]) or "-", row["source"]] for row in doc["settings"]
+    ]
+    columns = ("key", Column("value", fold=True), "source")  # an asset address is copied whole
+    out.table(columns, cells, title=f"profile {doc['profile']}")

@@ -1,0 +1,34 @@
+"""`svc config path`: where the config file is (it may not exist yet)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import typer
+
+from svc.cli.app import current
+from svc.context import AppContext
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class PathOptions:
+    """No flags of its own."""
+
+
+@app.command(
+    help="Print the config file's path.\n\n"
+    "$SVC_CONFIG_DIR/config.toml, else the platform's user config dir; it may not exist yet.\n\n"
+    "\b\nExample:\n  svc config path"
+)
+def path() -> None:
+    raise typer.Exit(run(PathOptions(), current()))
+
+
+def run(opts: PathOptions, app_ctx: AppContext) -> int:
+    if app_ctx.settings.json_output:  # when asked: `$(svc config path)` stays the bare path
+        app_ctx.output.emit_json({"path": str(app_ctx.config.path)})
+    else:
+        app_ctx.output.line(str(app_ctx.config.path))
+    return 0

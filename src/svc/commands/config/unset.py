@@ -1,0 +1,36 @@
+"""`svc config unset KEY`: remove a key from the profile (exit 2 if it was not set)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import typer
+
+from svc.cli.app import current
+from svc.commands.config.values import report_change
+from svc.context import AppContext
+from svc.errors import UsageError
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class UnsetOptions:
+    key: str
+
+
+@app.command(
+    help="Remove KEY from the profile.\n\n"
+    "The setting falls back to the environment or its default; exits 2 if KEY was not set.\n\n"
+    "\b\nExample:\n  svc config unset max_price_usd"
+)
+def unset(key: str = typer.Argument(..., metavar="KEY")) -> None:
+    raise typer.Exit(run(UnsetOptions(key), current()))
+
+
+def run(opts: UnsetOptions, app_ctx: AppContext) -> int:
+    profile = app_ctx.settings.profile
+    if not app_ctx.config.unset(profile, opts.key):
+        raise UsageError(f"{opts.key} is not set in profile {profile}")
+    report_change(app_ctx, opts.key, None)
+    return 0

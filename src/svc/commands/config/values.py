@@ -1,0 +1,28 @@
+"""Settings as the config file writes them and as people read them (`svc config` commands)."""
+
+from __future__ import annotations
+
+from svc.context import AppContext
+
+
+def as_written(value: object) -> str | None:
+    """A setting as the config file and `config set` write it (`true`, `a,b`, `1.50`)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return ",".join(value)
+    if isinstance(value, float):
+        return f"{value:g}"  # 600.0 is written 600
+    return str(value)
+
+
+def for_people(value: str | None) -> str | None:
+    return {"true": "yes", "false": "no"}.get(value or "", value)
+
+
+def report_change(app_ctx: AppContext, key: str, value: str | None) -> None:
+    """With --json (or an output flag), what the profile now holds for the key."""
+    if app_ctx.settings.json_output:
+        app_ctx.output.emit_json({"profile": app_ctx.settings.profile, "key": key, "value": value})

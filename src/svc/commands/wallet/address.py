@@ -1,0 +1,34 @@
+"""`svc wallet address`: where the service's 402 payments come from (never the key)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import typer
+
+from svc.cli.app import current
+from svc.commands.wallet.views import show_address
+from svc.context import AppContext
+from svc.pay.wallet import WALLET_SECRET, load_signer
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class AddressOptions:
+    """No flags of its own."""
+
+
+@app.command(
+    help="Print the wallet's address (never the key).\n\n"
+    "This is where the service's 402 payments come from; fund it with USDC on Base for real "
+    "use. The sandbox needs no funds.\n\n\b\nExample:\n  svc wallet address"
+)
+def address() -> None:
+    raise typer.Exit(run(AddressOptions(), current()))
+
+
+def run(opts: AddressOptions, app_ctx: AppContext) -> int:
+    signer = load_signer(app_ctx.secrets)
+    show_address(app_ctx, signer.address, app_ctx.secrets.source(WALLET_SECRET))
+    return 0

@@ -1,0 +1,40 @@
+"""`svc wallet create`: a new signing key, stored (never replacing one without --force)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import typer
+
+from svc.cli.app import current
+from svc.commands.wallet.views import show_address
+from svc.context import AppContext
+from svc.errors import UsageError
+from svc.pay.wallet import WALLET_SECRET
+from svc.pay.x402 import address_of, generate_private_key
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class CreateOptions:
+    force: bool = False  # replace a stored key (and lose it)
+
+
+@app.command(
+    help="Create a new signing key and store it.\n\n"
+    "Refuses to replace an existing key unless --force.\n\n"
+    "\b\nExample:\n  svc wallet create"
+)
+def create(force: bool = typer.Option(False, "--force", help="Replace an existing key.")) -> None:
+    raise typer.Exit(run(CreateOptions(force), current()))
+
+
+def run(opts: CreateOptions, app_ctx: AppContext) -> int:
+    secrets = app_ctx.secrets
+    if secrets.backend.get(WALLET_SECRET) and not opts.force:
+        raise UsageError("a wallet key is already stored; use --force to replace it (and lose it)")
+    key = generate_private_key()
+    secrets.set(WALLET_SECRET, key)
+    show_address(app_ctx, address_of(key), secrets.backend.name, created=True)
+    return 0

@@ -1,0 +1,17 @@
+"""What every `svc wallet` command shows: the address and where the key is kept, never the key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from svc.context import AppContext
+from svc.ui.output import Output
+
+
+def show_address(app_ctx: AppContext, address: str, source: str, created: bool = False) -> None:
+    def draw(out: Output, doc: dict[str, Any]) -> None:
+        out.line(doc["address"])
+        out.note("key stored in: {source}", source=doc["source"])
+
+    doc = {"address": address, "source": source, "created": created}
+    app_ctx.output.show(doc, draw)
