@@ -104,7 +104,7 @@ def test_tags_is_the_cheat_sheet_also_in_serve_help(bare_cli: Cli) -> None:
 
 def test_tags_match_the_sandbox_scenarios() -> None:
     """The cheat-sheet is plain data; it must name every scenario the sandbox knows."""
-    from svc.cli.sandbox_tags import TASK_TAGS
+    from svc.commands.sandbox.scenario_tags import TASK_TAGS
     from svc_sandbox.scenarios import SCENARIOS
 
     listed = {tag.lstrip("#") for tag, _ in TASK_TAGS}

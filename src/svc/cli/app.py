@@ -62,12 +62,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "config": ("svc.commands.config", "Read and write the config file's profiles."),
     "doctor": ("svc.commands.doctor", "Check the set-up (config, wallet, service, clock, caps)."),
     "mcp": ("svc.commands.mcp", "Serve tasks, wallet and policy to an AI agent host (MCP, stdio)."),
-    "sandbox": ("svc.cli.sandbox", "Run the local emulator of the whole service."),
+    "sandbox": ("svc.commands.sandbox", "Run the local emulator of the whole service."),
     "completion": (
-        "svc.cli.completion.command",
+        "svc.commands.completion",
         "Print or install tab completion for bash, zsh, fish.",
     ),
-    "help": ("svc.cli.help_cmd", "Reference topics: exit codes, environment, files."),
+    "help": ("svc.commands.help", "Reference topics: exit codes, environment, files."),
 }
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 
 import typer
 
 from svc.cli.app import COMMANDS, current
 from svc.cli.help_topics import ENVIRONMENT, EXIT_CODES, FILES, OUTPUT, TOPICS, render
+from svc.context import AppContext
 from svc.errors import UsageError
 
 
@@ -19,6 +21,11 @@ class Topic(enum.StrEnum):
 
 
 app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class HelpOptions:
+    topic: str | None = None  # a topic, a command's name, or None: the list of topics
 
 
 def _names(incomplete: str) -> list[str]:
@@ -47,41 +54,42 @@ def show_topic(
         autocompletion=_names,
     ),
 ) -> None:
-    if topic is not None and topic not in set(Topic):
-        _command_help(topic)
-        return
-    topic = None if topic is None else Topic(topic)
-    output = current().output
-    emit_json = output.emit_json
-    if current().settings.json_output:  # when asked (an output flag asks): `| grep` is text
-        if topic is None:
-            emit_json([{"topic": name, "summary": text} for name, text in TOPICS.items()])
-        elif topic is Topic.EXIT_CODES:
-            emit_json(
-                [
-                    {"code": code, "name": name, "meaning": meaning, "what_to_do": todo}
-                    for code, name, meaning, todo in EXIT_CODES
-                ]
-            )
-        else:
-            rows, key = {
-                Topic.ENVIRONMENT: (ENVIRONMENT, "variable"),
-                Topic.FILES: (FILES, "path"),
-                Topic.OUTPUT: (OUTPUT, "flag"),
-            }[topic]
-            emit_json([{key: name, "meaning": text} for name, text in rows])
-        return
-    if topic is None:
+    raise typer.Exit(run(HelpOptions(topic), current()))
+
+
+def run(opts: HelpOptions, app_ctx: AppContext) -> int:
+    if opts.topic is not None and opts.topic not in set(Topic):
+        _command_help(app_ctx, opts.topic)
+    elif app_ctx.settings.json_output:  # when asked (an output flag asks): `| grep` is text
+        app_ctx.output.emit_json(_topic_json(None if opts.topic is None else Topic(opts.topic)))
+    elif opts.topic is None:
         width = max(map(len, TOPICS)) + 2
         lines = ["Help topics (svc help TOPIC):", ""]
         lines += [f"  {name:<{width}}{text}" for name, text in TOPICS.items()]
         lines += ["", "Commands: svc --help; one command: svc COMMAND --help."]
-        output.document("\n".join(lines))
-        return
-    output.document(render(topic.value))
+        app_ctx.output.document("\n".join(lines))
+    else:
+        app_ctx.output.document(render(opts.topic))
+    return 0
 
 
-def _command_help(name: str) -> None:
+def _topic_json(topic: Topic | None) -> list[dict[str, object]]:
+    if topic is None:
+        return [{"topic": name, "summary": text} for name, text in TOPICS.items()]
+    if topic is Topic.EXIT_CODES:
+        return [
+            {"code": code, "name": name, "meaning": meaning, "what_to_do": todo}
+            for code, name, meaning, todo in EXIT_CODES
+        ]
+    rows, key = {
+        Topic.ENVIRONMENT: (ENVIRONMENT, "variable"),
+        Topic.FILES: (FILES, "path"),
+        Topic.OUTPUT: (OUTPUT, "flag"),
+    }[topic]
+    return [{key: name, "meaning": text} for name, text in rows]
+
+
+def _command_help(app_ctx: AppContext, name: str) -> None:
     """`svc help submit` = `svc submit --help`; anything else is a usage error naming both."""
 
     if name not in COMMANDS:
@@ -92,7 +100,7 @@ def _command_help(name: str) -> None:
         )
     from typer._click.globals import get_current_context
 
-    output = current().output  # before a command context of its own is pushed
+    output = app_ctx.output
     root = get_current_context().find_root()
     command = root.command.get_command(root, name)  # type: ignore[attr-defined]
     with command.make_context(name, [], parent=root, resilient_parsing=True) as ctx:

@@ -1,0 +1,34 @@
+"""`svc completion show|install [SHELL]`: the shipped bash, zsh and fish completion scripts."""
+
+from __future__ import annotations
+
+import typer
+
+from svc.cli.app import lazy_group
+
+MEMBERS = {
+    "show": ("svc.commands.completion.show", "Print the completion script for SHELL on stdout."),
+    "install": (
+        "svc.commands.completion.install",
+        "Install the completion script where SHELL looks for it.",
+    ),
+}
+
+app = typer.Typer(
+    cls=lazy_group(MEMBERS),
+    rich_markup_mode=None,
+    no_args_is_help=True,
+    help="Print or install the tab-completion script for bash, zsh or fish.\n\n"
+    "Completes commands, options, enum values (--pay, --payment), profile names from the "
+    "config file and your task ids from the local ledger, without touching the network. "
+    "SHELL defaults to the one in $SHELL.\n\n"
+    "\b\nExamples:\n"
+    "  svc completion install\n"
+    '  eval "$(svc completion show bash)"\n'
+    "  svc completion show fish > ~/.config/fish/completions/svc.fish",
+)
+
+
+@app.callback()
+def completion() -> None:
+    """Print or install the tab-completion script for bash, zsh or fish."""

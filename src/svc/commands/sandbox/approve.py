@@ -1,0 +1,42 @@
+"""`svc sandbox approve ID`: approve a task's pending payment, as the person would."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import typer
+
+from svc.api.ids import path_segment, task_id_arg
+from svc.cli.app import current
+from svc.commands.sandbox.admin import admin_post
+from svc.context import AppContext
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class ApproveOptions:
+    task_id: str
+
+
+@app.command(
+    help="Approve a task's pending payment, as the person would in their app (sandbox only).\n\n"
+    "For a task submitted with #approval once it asks for the payment; the next poll or "
+    "watch sees the approval and the task carries on.\n\n"
+    "\b\nExamples:\n  svc sandbox approve task_0123"
+)
+def approve(task_id: str = typer.Argument(..., metavar="ID", help="The task.")) -> None:
+    raise typer.Exit(run(ApproveOptions(task_id_arg(task_id)), current()))
+
+
+def run(opts: ApproveOptions, app_ctx: AppContext) -> int:
+    segment = path_segment(opts.task_id, "ID")
+    url = f"{app_ctx.settings.base_url}/_sandbox/tasks/{segment}/approve"
+    doc = admin_post(app_ctx, url, "sandbox approve")
+    if app_ctx.output.json_mode:
+        app_ctx.output.emit_json(doc)
+    else:
+        app_ctx.output.line(
+            "approved {id}; the next poll shows it: svc watch {id}", id=opts.task_id
+        )
+    return 0

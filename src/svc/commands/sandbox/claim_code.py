@@ -1,0 +1,52 @@
+"""`svc sandbox claim-code`: the code of a pending claim link, signed in as its person."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import typer
+
+from svc.api.ids import task_id_arg
+from svc.cli.app import current
+from svc.commands.sandbox.admin import admin_post
+from svc.context import AppContext
+from svc.errors import UsageError
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class ClaimCodeOptions:
+    attempt: str | None = None  # None: the newest pending claim link
+
+
+@app.command(
+    name="claim-code",
+    help="Print the code of a pending claim link, so a claim can be tried without a browser.\n\n"
+    "Signs in to the newest pending claim link (or --attempt) as its person and approves it, "
+    "as the person would on the sign-in page (sandbox only).\n\n"
+    "\b\nExamples:\n  svc sandbox claim-code\n"
+    '  svc identity claim --code "$(svc sandbox claim-code | jq -r .user_code)"',
+)
+def claim_code(
+    attempt: str | None = typer.Option(
+        None, "--attempt", metavar="ID", help="A claim link's attempt id (default: the newest)."
+    ),
+) -> None:
+    checked = task_id_arg(attempt, "--attempt") if attempt is not None else None
+    raise typer.Exit(run(ClaimCodeOptions(checked), current()))
+
+
+def run(opts: ClaimCodeOptions, app_ctx: AppContext) -> int:
+    url = app_ctx.settings.base_url + "/_sandbox/identity/claim-code"
+    if opts.attempt is not None:
+        url += "?attempt_id=" + opts.attempt
+    doc = admin_post(app_ctx, url, "sandbox claim-code")
+    code = doc.get("user_code")
+    if not isinstance(code, str):
+        raise UsageError(f"{app_ctx.settings.base_url} did not give a code: is it a sandbox?")
+    if app_ctx.output.json_mode:
+        app_ctx.output.emit_json(doc)
+    else:
+        app_ctx.output.line(code)
+    return 0

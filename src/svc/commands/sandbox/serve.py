@@ -1,0 +1,112 @@
+"""`svc sandbox serve`: the emulator on loopback until interrupted."""
+
+from __future__ import annotations
+
+import errno
+from dataclasses import dataclass
+
+import typer
+
+from svc.cli.app import current
+from svc.commands.sandbox.scenario_tags import tag_list
+from svc.context import AppContext
+from svc.errors import UsageError
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    host: str = "127.0.0.1"
+    port: int = 8402  # 0 picks a free one
+    clock_speed: float = 1.0  # sandbox seconds per real second
+    quiet: bool = False
+    allow_remote: bool = False
+
+
+@app.command(
+    help="Serve the sandbox on loopback until interrupted.\n\n"
+    "Scenario tags in the task text choose what a task does: " + tag_list() + " "
+    "(svc sandbox tags explains each).\n\n"
+    "\b\nExamples:\n"
+    "  svc sandbox serve\n"
+    "  svc sandbox serve --port 0 --clock-speed 10"
+)
+def serve(
+    host: str = typer.Option(
+        "127.0.0.1",
+        "--host",
+        metavar="ADDRESS",
+        help="Address to bind (loopback only unless --allow-remote).",
+    ),
+    port: int = typer.Option(
+        8402, "--port", min=0, max=65535, metavar="N", help="Port; 0 picks a free one."
+    ),
+    clock_speed: float = typer.Option(
+        1.0, "--clock-speed", min=0.01, metavar="X", help="Sandbox seconds per real second."
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No access log."),
+    allow_remote: bool = typer.Option(
+        False,
+        "--allow-remote",
+        help="Listen on a non-loopback address too (the sandbox has no authentication).",
+    ),
+) -> None:
+    opts = ServeOptions(host, port, clock_speed, quiet, allow_remote)
+    raise typer.Exit(run(opts, current()))
+
+
+def run(opts: ServeOptions, app_ctx: AppContext) -> int:
+    try:
+        from svc_sandbox.server import bind_socket, is_loopback
+        from svc_sandbox.server import serve_socket as serve_forever
+    except ImportError as exc:
+        raise UsageError(
+            f"the sandbox is not installed ({exc.name}): pip install 'svc-cli[sandbox]'"
+        ) from None
+    host, port = opts.host, opts.port
+    if not is_loopback(host) and not opts.allow_remote:
+        raise UsageError(
+            f"refusing to listen on {host}: the sandbox has no authentication",
+            hint="use --host 127.0.0.1, or add --allow-remote to serve other machines",
+        )
+    try:
+        sock = bind_socket(host, port, allow_remote=opts.allow_remote)
+    except OSError as exc:
+        raise _bind_error(host, port, exc) from None
+    if opts.allow_remote and not is_loopback(host):
+        app_ctx.output.warn(f"listening on {host}:{port}: anyone who can reach it may use it")
+    if not opts.quiet:
+        _banner(app_ctx, sock)
+    serve_forever(sock, clock_speed=opts.clock_speed, quiet=opts.quiet)
+    return 0
+
+
+def _banner(app_ctx: AppContext, sock: object) -> None:
+    """What to try next, on stderr (stdout carries only the SANDBOX_URL= line scripts read)."""
+    from svc_sandbox.server import socket_url
+
+    url = socket_url(sock)  # type: ignore[arg-type]
+    for line in (
+        f"sandbox: no money moves. In another shell: export SVC_BASE_URL={url}",
+        "  svc wallet create                     a test key; sandbox wallets start funded",
+        "  svc submit 'Book seats #questions' --email me@example.com    then: svc reply ID",
+        "  svc submit 'Buy the flight #approval' --email me@example.com",
+        "                                        then: svc sandbox approve ID",
+        "  svc identity register --email me@example.com && svc identity claim",
+        "                                        then: svc sandbox claim-code",
+        "  svc sandbox tags                      every scenario tag (#2fa, #hostile, ...)",
+    ):
+        app_ctx.output.info(line)
+
+
+def _bind_error(host: str, port: int, exc: OSError) -> UsageError:
+    shown = f"[{host}]" if ":" in host else host
+    if exc.errno == errno.EADDRINUSE:
+        return UsageError(
+            f"port {port} on {host} is already in use (a sandbox already running at "
+            f"http://{shown}:{port}?)",
+            hint="use --port 0 to pick a free port, or stop what listens there",
+        )
+    reason = exc.strerror or str(exc)
+    return UsageError(f"cannot listen on {shown}:{port}: {reason}", hint="check --host and --port")

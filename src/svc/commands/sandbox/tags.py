@@ -1,0 +1,41 @@
+"""`svc sandbox tags`: the scenario tags a task's text may carry, and what each does."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import typer
+
+from svc.cli.app import current
+from svc.commands.sandbox.scenario_tags import CODE_FAULTS, QUOTE_TAGS, TASK_TAGS, cheat_sheet
+from svc.context import AppContext
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class TagsOptions:
+    """No flags of its own."""
+
+
+@app.command(
+    help="List the scenario tags a task's text may carry, and what each does.\n\n"
+    "A tag anywhere in the task text (or a quote's goal) picks the sandbox's behaviour; the "
+    "list is text even when piped, and JSON with --json.\n\n"
+    "\b\nExamples:\n  svc sandbox tags\n  svc sandbox tags | grep approval"
+)
+def tags() -> None:
+    raise typer.Exit(run(TagsOptions(), current()))
+
+
+def run(opts: TagsOptions, app_ctx: AppContext) -> int:
+    output = app_ctx.output
+    if app_ctx.settings.json_output:  # only when asked, like help topics: `| grep` is text
+        tasks = [{"tag": tag, "effect": what} for tag, what in TASK_TAGS]
+        faults = [{"codes": what, "post": path, "body": body} for what, path, body in CODE_FAULTS]
+        output.emit_json(
+            {"task_tags": tasks, "quote_tags": QUOTE_TAGS.split(), "code_faults": faults}
+        )
+    else:
+        output.document(cheat_sheet())
+    return 0
