@@ -15,6 +15,7 @@ import typer
 
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
+from svc.context import AppContext
 from svc.engines.asks import left_text, summarize
 from svc.errors import ConflictError, ProtocolError, UsageError
 from svc.ui import views
@@ -22,7 +23,6 @@ from svc.ui.prompts import ask_hidden
 
 if TYPE_CHECKING:
     from svc.api.models import TaskDetail
-    from svc.context import AppContext
 
 app = typer.Typer(rich_markup_mode=None)
 
