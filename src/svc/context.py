@@ -212,13 +212,16 @@ class AppContext:
 
         `kind` picks the proof header (task operations and the advisor differ).
         """
-        from svc.pay.negotiator import PROOF_HEADERS, X402Payer
-        from svc.pay.rails import MemoryJournal, PaidAuth, X402Rail
+        from svc.pay.rails import PROOF_HEADERS, MemoryJournal, PaidAuth, X402Rail
         from svc.pay.wallet import load_signer
 
         call = "the quote" if kind == "advisor" else "this call"
-        payer = X402Payer(self.policy(max_price_usd=0), lambda: load_signer(self.secrets, call))
-        return PaidAuth(X402Rail(payer, PROOF_HEADERS[kind]), MemoryJournal())
+        rail = X402Rail(
+            self.policy(max_price_usd=0),
+            lambda: load_signer(self.secrets, call),
+            PROOF_HEADERS[kind],
+        )
+        return PaidAuth(rail, MemoryJournal())
 
     def free_call_auth(self) -> httpx.Auth | None:
         """Free task calls: the agent bearer, and a zero-amount proof if the service asks."""

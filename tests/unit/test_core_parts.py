@@ -18,6 +18,7 @@ from svc.api.status import error_from_response
 from svc.engines.reply import ReplyFlags, body_from_flags, check_field_values
 from svc.errors import ExitCode, ProtocolError, SvcError, UsageError
 from svc.origin import TrustedURL, configured
+from svc.pay.offer import Offer, x402_offers
 from svc.pay.policy import PaymentPolicy, PolicyRefusal
 from svc.pay.x402 import PaymentRequirements
 from svc.settings import positive_seconds, usd_amount
@@ -268,7 +269,7 @@ def offer(
     network: str = "eip155:8453",
     asset: str = USDC,
     pay_to: str = "0x" + "11" * 20,
-) -> PaymentRequirements:
+) -> Offer:
     raw = {
         "scheme": "exact",
         "network": network,
@@ -278,7 +279,7 @@ def offer(
         "maxTimeoutSeconds": 300,
         "extra": {"name": "USD Coin", "version": "2"},
     }
-    return PaymentRequirements.from_entry(raw, 2)
+    return x402_offers([PaymentRequirements.from_entry(raw, 2)])[0]
 
 
 def policy(pins: Pins | None = None, cap: str = "1.50") -> PaymentPolicy:
@@ -287,21 +288,21 @@ def policy(pins: Pins | None = None, cap: str = "1.50") -> PaymentPolicy:
 
 def test_policy_checks_price_network_asset_and_pins_recipient() -> None:
     pins = Pins()
-    chosen = policy(pins).choose([offer()])
+    chosen = policy(pins).decide([offer()])
     policy(pins).pin(chosen)
     with pytest.raises(PolicyRefusal, match="above the limit"):
-        policy(pins).choose([offer(amount=1_500_001)])
+        policy(pins).decide([offer(amount=1_500_001)])
     with pytest.raises(PolicyRefusal, match="network eip155:1 is not allowed"):
-        policy(pins).choose([offer(network="eip155:1")])
+        policy(pins).decide([offer(network="eip155:1")])
     with pytest.raises(PolicyRefusal, match="is not an allowed asset"):
-        policy(pins).choose([offer(asset="0x" + "99" * 20)])
+        policy(pins).decide([offer(asset="0x" + "99" * 20)])
     with pytest.raises(PolicyRefusal, match="recipient changed"):
-        policy(pins).choose([offer(pay_to="0x" + "22" * 20)])
+        policy(pins).decide([offer(pay_to="0x" + "22" * 20)])
 
 
 def test_policy_picks_the_first_acceptable_offer() -> None:
-    chosen = policy().choose([offer(network="eip155:1"), offer(amount=1_000_000)])
-    assert chosen.amount == 1_000_000
+    chosen = policy().decide([offer(network="eip155:1"), offer(amount=1_000_000)])
+    assert chosen.amount_atomic == 1_000_000
 
 
 # --- ledger and secrets -----------------------------------------------------------------------

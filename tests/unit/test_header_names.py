@@ -27,7 +27,7 @@ NAMES = {
 NOT_HEADERS = {
     ("cli/help_format.py", "DATE"),  # a metavar
     ("mcp/human.py", "accept"),  # an MCP elicitation action
-    ("pay/negotiator.py", "authorization"),  # the EIP-3009 authorization in an x402 payload
+    ("pay/rails.py", "authorization"),  # the EIP-3009 authorization in an x402 payload
     ("pay/x402.py", "authorization"),
     ("store/ledger/__init__.py", "Authorization"),  # the ledger's row type, in __all__
 }

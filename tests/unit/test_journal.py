@@ -17,7 +17,7 @@ from svc.errors import PaymentError, UsageError
 from svc.origin import origin_of
 from svc.pay.chains import caip2
 from svc.pay.journal import RequestJournal, open_journal
-from svc.pay.rails import Paid
+from svc.pay.offer import Offer, Paid
 from svc.store.ledger import AuthState, Ledger, PayState
 from svc.store.secrets import FileBackend
 
@@ -252,9 +252,9 @@ def test_approval_is_asked_last_and_a_no_signs_nothing() -> None:
         approve_payment=lambda rail, amount, to: asked.append((rail, amount, to)) is not None,
     )
     with pytest.raises(PolicyRefusal) as refused:
-        policy.check_payment("mpp", 1_500_000, "mpp:stripe", "realm.example")
+        policy.decide([Offer("mpp", 1_500_000, "realm.example", "mpp:stripe", "usd")])
     assert refused.value.code == "payment_not_approved"
     assert asked == [("mpp", 1_500_000, "realm.example")]
     with pytest.raises(PolicyRefusal) as over:  # over the cap: refused before anyone is asked
-        policy.check_payment("mpp", 2_000_000, "mpp:stripe", "realm.example")
+        policy.decide([Offer("mpp", 2_000_000, "realm.example", "mpp:stripe", "usd")])
     assert over.value.code == "policy_refused" and len(asked) == 1

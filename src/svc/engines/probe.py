@@ -20,8 +20,8 @@ from svc.context import AppContext
 from svc.errors import SvcError
 from svc.money import atomic_to_usd
 from svc.pay import card, mpp
-from svc.pay.chains import caip2
-from svc.pay.policy import CARD_MIN_ATOMIC, PaymentPolicy, PolicyRefusal
+from svc.pay.offer import Offer, card_offer, mpp_offer, x402_offers
+from svc.pay.policy import PaymentPolicy, PolicyRefusal
 from svc.pay.x402 import X402Error, parse_challenge
 from svc.ui import views
 
@@ -37,17 +37,17 @@ def probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None)
     except X402Error as exc:
         x402 = None
         offers["x402_error"] = str(exc)
-    accepts = x402.accepts if x402 else []
+    accepts = x402_offers(x402.accepts) if x402 else []
     challenges = mpp.parse_challenges(response.headers.get_list(MPP_CHALLENGE))
-    card_offer = card.parse_offer(json_or_none(response.content), app.base, app.trusts_link_host)
+    card_terms = card.parse_offer(json_or_none(response.content), app.base, app.trusts_link_host)
     offers |= {
         "x402": [_x402_view(o) for o in accepts],
         "mpp": [_mpp_view(c) for c in challenges],
-        "card": _card_view(card_offer) if card_offer else None,
+        "card": _card_view(card_terms) if card_terms else None,
     }
     policy = app.policy(max_price_usd=cap)
     policy.confirm_new_recipient = None  # read-only: a changed recipient is reported, not asked
-    offered = Offers(accepts, challenges, card_offer)
+    offered = Offered(accepts, challenges, card_offer(card_terms) if card_terms else None)
     return {
         "probe": True,
         "request": {"method": "POST", "path": TASKS_PATH, "body": body},
@@ -65,11 +65,11 @@ def _unpaid_402(app: AppContext, body: dict[str, Any]) -> httpx.Response:
     return expect_status(response, "probe", ok=(402,))
 
 
-def _x402_view(offer: Any) -> dict[str, Any]:
+def _x402_view(offer: Offer) -> dict[str, Any]:
     return {
-        "network": caip2(offer.network),  # a v1 name shown as the chain it is
+        "network": offer.network,  # a v1 name shown as the chain it is
         "asset": offer.asset,
-        "amount_usd": str(atomic_to_usd(offer.amount)),
+        "amount_usd": str(atomic_to_usd(offer.amount_atomic)),
         "pay_to": offer.pay_to,
         "scheme": offer.scheme,
     }
@@ -99,25 +99,20 @@ def _card_view(offer: Any) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class Offers:
-    """What the 402 offered, per rail."""
+class Offered:
+    """What the 402 offered, per rail, as the rails read it."""
 
-    accepts: list[Any]
-    challenges: list[Any]
-    card: Any
+    x402: list[Offer]
+    mpp_challenges: list[Any]
+    card: Offer | None
 
 
-def _verdict(policy: PaymentPolicy, rail: str, offers: Offers, app: AppContext) -> dict[str, Any]:
-    """What the chosen rail would pay, checked read-only against the policy."""
+def _verdict(policy: PaymentPolicy, rail: str, offered: Offered, app: AppContext) -> dict[str, Any]:
+    """What the chosen rail would pay: the policy's own judgement, read-only."""
     out: dict[str, Any] = {"rail": rail}
     try:
         policy.check_rail(rail)
-        if rail == "x402":
-            out |= _x402_verdict(policy, offers.accepts)
-        elif rail == "mpp":
-            out |= _mpp_verdict(policy, offers.challenges, app.settings.mpp_methods)
-        else:
-            out |= _card_verdict(policy, offers.card)
+        out |= _would_pay(policy.judge(_offers_for(rail, offered, app)))
         out["within_policy"] = True
     except SvcError as exc:
         out["within_policy"] = False
@@ -125,40 +120,24 @@ def _verdict(policy: PaymentPolicy, rail: str, offers: Offers, app: AppContext) 
     return out
 
 
-def _x402_verdict(policy: PaymentPolicy, accepts: list[Any]) -> dict[str, Any]:
-    problems = [policy._problem(o) for o in accepts]
-    chosen = next((o for o, p in zip(accepts, problems, strict=True) if p is None), None)
-    if chosen is None:
-        raise PolicyRefusal(
-            "refusing to pay: "
-            + (next((p for p in problems if p), None) or "no x402 challenge offered")
-        )
-    network = caip2(chosen.network)
-    policy.check_recipient(network, chosen.asset, chosen.pay_to)
-    return {
-        "amount_usd": str(atomic_to_usd(chosen.amount)),
-        "pay_to": chosen.pay_to,
-        "network": network,
-        "asset": chosen.asset,
-    }
-
-
-def _mpp_verdict(policy: PaymentPolicy, challenges: list[Any], methods: Any) -> dict[str, Any]:
-    picked = mpp.choose(challenges, methods)
-    policy.check_price(picked.amount_atomic)
-    policy.check_recipient(f"mpp:{picked.method}", "usd", picked.realm)
-    amount = str(atomic_to_usd(picked.amount_atomic))
-    return {"amount_usd": amount, "pay_to": picked.realm, "method": picked.method}
-
-
-def _card_verdict(policy: PaymentPolicy, offer: Any) -> dict[str, Any]:
-    if offer is None:
+def _offers_for(rail: str, offered: Offered, app: AppContext) -> list[Offer]:
+    """The offers the rail would put to the policy, exactly as it does when paying."""
+    if rail == "x402":
+        return offered.x402
+    if rail == "mpp":
+        return [mpp_offer(mpp.choose(offered.mpp_challenges, app.settings.mpp_methods))]
+    if offered.card is None:
         raise PolicyRefusal("the service offers no card payment for this call")
-    if offer.amount_atomic < CARD_MIN_ATOMIC:
-        raise PolicyRefusal("card needs a price of 0.50 USD or more")
-    policy.check_price(offer.amount_atomic)
-    policy.check_recipient("card", "usd", offer.recipient)
-    return {"amount_usd": str(atomic_to_usd(offer.amount_atomic)), "pay_to": offer.recipient}
+    return [offered.card]
+
+
+def _would_pay(offer: Offer) -> dict[str, Any]:
+    out = {"amount_usd": str(atomic_to_usd(offer.amount_atomic)), "pay_to": offer.pay_to}
+    if offer.rail == "x402":
+        out |= {"network": offer.network, "asset": offer.asset}
+    elif offer.rail == "mpp":
+        out["method"] = offer.network.removeprefix("mpp:")
+    return out
 
 
 def show_probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None) -> None:

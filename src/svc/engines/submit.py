@@ -39,10 +39,9 @@ from svc.origin import TrustedURL
 from svc.pay.errors import Action, classify, to_error
 from svc.pay.journal import PayState, RequestJournal, open_journal
 from svc.pay.mpp import SptSource
-from svc.pay.negotiator import PROOF_HEADERS, X402Payer
-from svc.pay.rails import CardRail, MppRail, PaidAuth, X402Rail, settle_card
+from svc.pay.offer import Offer
+from svc.pay.rails import PROOF_HEADERS, CardRail, MppRail, PaidAuth, X402Rail, settle_card
 from svc.pay.wallet import load_signer
-from svc.pay.x402 import PaymentRequirements
 from svc.store.ledger import ledger_path
 from svc.testing_hooks import crash_point
 from svc.ui import views, words
@@ -164,11 +163,12 @@ def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: Reques
     if rail == "card":
         return CardRail(policy, card_checkout(app), journal)
 
-    def on_pay(offer: PaymentRequirements) -> None:
-        app.output.note(f"paying {atomic_for_people(offer.amount)} with x402 to {offer.pay_to}")
+    def on_pay(offer: Offer) -> None:
+        app.output.note(
+            f"paying {atomic_for_people(offer.amount_atomic)} with x402 to {offer.pay_to}"
+        )
 
-    payer = X402Payer(policy, lambda: load_signer(app.secrets), on_pay=on_pay)
-    return X402Rail(payer, PROOF_HEADERS["task"])
+    return X402Rail(policy, lambda: load_signer(app.secrets), PROOF_HEADERS["task"], on_pay)
 
 
 def card_checkout(app: AppContext, *, open_browser: bool = True) -> Any:

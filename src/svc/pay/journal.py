@@ -37,7 +37,7 @@ from svc.store.ledger import CardState, LedgerStore, PayState, Submission
 if TYPE_CHECKING:
     from svc.api.answers import SubmitAnswer, Task
     from svc.pay.card import CardOffer
-    from svc.pay.rails import Paid
+    from svc.pay.offer import Paid
     from svc.store.secrets import SecretStore
 
 __all__ = ["CardState", "PayState", "RecipientPins", "RequestJournal", "open_journal"]

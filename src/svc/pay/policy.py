@@ -3,7 +3,7 @@
 Allowed rails, price cap, an optional daily cap (across processes, from the ledger), allowed
 networks and assets, and the recipient pinned on first use. A refusal is a `PolicyRefusal`
 (exit 5) whose message says which limit and how to change it. Every rail asks the policy before
-it signs or reads a token: x402 through `choose`, MPP and card through `check_payment`.
+it signs or reads a token, the same way: `decide` on the offers it read from the challenge.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Protocol
 from svc.errors import PaymentError
 from svc.money import atomic_for_people, for_people, usd_to_atomic
 from svc.pay.chains import caip2
+from svc.pay.offer import Offer
 from svc.pay.x402 import PaymentRequirements, validity_window
 
 
@@ -69,46 +70,77 @@ class PaymentPolicy:
     def max_atomic(self) -> int:
         return usd_to_atomic(self.max_price_usd)
 
-    def choose(self, accepts: Sequence[PaymentRequirements]) -> PaymentRequirements:
-        """The first offer the policy allows, or a refusal naming the closest miss."""
-        if not accepts:
-            raise PolicyRefusal("the 402 challenge offers no way to pay")
-        refusals: list[str] = []
-        for offer in accepts:
-            problem = self._problem(offer)
-            if problem is None:
-                self._check_recipient(offer)
-                self._approve("x402", offer.amount, offer.pay_to)
-                window = validity_window(offer, self.max_validity_seconds)
-                self.reserve("x402", offer.amount, time.time() + window)
-                return offer
-            refusals.append(problem)
-        raise PolicyRefusal(
-            f"refusing to pay: {refusals[0]}",
-            hint="nothing was signed or paid; change the limit with --max-price or "
-            "`svc config set max_price_usd`, allowed_networks, allowed_assets",
-        )
+    def decide(self, offers: Sequence[Offer]) -> Offer:
+        """The offer to pay: the first the rules allow (`judge`), then the person's approval,
+        then the hold on the daily cap. Nothing is signed before this returns."""
+        offer = self.judge(offers)
+        self._approve(offer.rail, offer.amount_atomic, offer.pay_to)
+        self.reserve(offer.rail, offer.amount_atomic, self._exposed_until(offer))
+        return offer
 
-    def _problem(self, offer: PaymentRequirements) -> str | None:
-        if offer.scheme != "exact":
-            return f"scheme {offer.scheme!r} is not supported (only 'exact')"
-        if caip2(offer.network) not in {caip2(n) for n in self.allowed_networks}:
+    def judge(self, offers: Sequence[Offer]) -> Offer:
+        """The first offer every rule allows, read-only (nothing approved or held: `svc submit
+        --probe` asks this), else the refusal of the first offer."""
+        if not offers:
+            raise PolicyRefusal("the 402 challenge offers no way to pay")
+        refusals = [self._refusal(offer) for offer in offers]
+        for offer, refusal in zip(offers, refusals, strict=True):
+            if refusal is None:
+                self.check_recipient(offer.network, offer.asset, offer.pay_to)
+                return offer
+        raise next(r for r in refusals if r is not None)
+
+    def _exposed_until(self, offer: Offer) -> float | None:
+        """An x402 authorization counts against the cap until its validBefore; the others
+        until they are spent or proven void."""
+        if offer.rail != "x402" or not isinstance(offer.terms, PaymentRequirements):
+            return None
+        return time.time() + validity_window(offer.terms, self.max_validity_seconds)
+
+    def _refusal(self, offer: Offer) -> PolicyRefusal | None:
+        if offer.rail == "x402":
+            # The rail itself was checked when the submit began (`check_rail`); a free
+            # call's zero-amount proof is x402 whichever rails the person pays with.
+            problem = self._x402_problem(offer)
             return (
-                f"network {caip2(offer.network)} is not allowed "
-                f"({', '.join(caip2(n) for n in self.allowed_networks)})"
+                None
+                if problem is None
+                else PolicyRefusal(f"refusing to pay: {problem}", hint=X402_HINT)
             )
-        allowed = {a.lower() for a in self.allowed_assets}
-        if offer.asset.lower() not in allowed:
-            return f"asset {offer.asset} is not an allowed asset"
-        if offer.amount > self.max_atomic:
-            return (
-                f"price {atomic_for_people(offer.amount)} is above the limit "
-                f"{for_people(self.max_price_usd)}"
+        if offer.rail not in self.allowed_rails:
+            return _rail_refusal(offer.rail, self.allowed_rails)
+        if offer.rail == "card" and offer.amount_atomic < CARD_MIN_ATOMIC:
+            return PolicyRefusal(
+                f"refusing to pay by card: the price {atomic_for_people(offer.amount_atomic)} "
+                "is below the card minimum of 0.50 USD",
+                code="card_unavailable",
+                hint="pay with --pay x402 or --pay mpp",
+            )
+        if offer.amount_atomic > self.max_atomic:
+            return PolicyRefusal(
+                f"refusing to pay: {self._above_limit(offer.amount_atomic)}",
+                hint="nothing was signed or paid; change the limit with --max-price or "
+                "`svc config set max_price_usd`",
             )
         return None
 
-    def _check_recipient(self, offer: PaymentRequirements) -> None:
-        self.check_recipient(caip2(offer.network), offer.asset, offer.pay_to)
+    def _x402_problem(self, offer: Offer) -> str | None:
+        if offer.scheme != "exact":
+            return f"scheme {offer.scheme!r} is not supported (only 'exact')"
+        allowed_networks = [caip2(n) for n in self.allowed_networks]
+        if offer.network not in allowed_networks:
+            return f"network {offer.network} is not allowed ({', '.join(allowed_networks)})"
+        if offer.asset.lower() not in {a.lower() for a in self.allowed_assets}:
+            return f"asset {offer.asset} is not an allowed asset"
+        if offer.amount_atomic > self.max_atomic:
+            return self._above_limit(offer.amount_atomic)
+        return None
+
+    def _above_limit(self, amount_atomic: int) -> str:
+        return (
+            f"price {atomic_for_people(amount_atomic)} is above the limit "
+            f"{for_people(self.max_price_usd)}"
+        )
 
     def check_recipient(self, network: str, asset: str, pay_to: str) -> None:
         pinned = self.pins.pinned(network, asset)
@@ -123,48 +155,14 @@ class PaymentPolicy:
             "--trust-recipient",
         )
 
-    def pin(self, offer: PaymentRequirements) -> None:
-        self.pin_recipient(caip2(offer.network), offer.asset, offer.pay_to)
-
-    def pin_recipient(self, network: str, asset: str, pay_to: str) -> None:
-        if self.pins.pinned(network, asset) != pay_to:
-            self.pins.pin(network, asset, pay_to)
-
-    # --- rail-neutral checks (MPP, card) -----------------------------------------------------
+    def pin(self, offer: Offer) -> None:
+        """After signing: the recipient this origin was paid is the one to expect next time."""
+        if self.pins.pinned(offer.network, offer.asset) != offer.pay_to:
+            self.pins.pin(offer.network, offer.asset, offer.pay_to)
 
     def check_rail(self, rail: str) -> None:
         if rail not in self.allowed_rails:
-            raise PolicyRefusal(
-                f"refusing to pay: the {rail} rail is not allowed "
-                f"(allowed_rails: {', '.join(self.allowed_rails) or 'none'})",
-                code="rail_not_allowed",
-                hint="nothing was signed or paid; change it with `svc config set allowed_rails "
-                "x402,mpp,card` or pay with another --pay",
-            )
-
-    def check_price(self, amount_atomic: int) -> None:
-        if amount_atomic > self.max_atomic:
-            raise PolicyRefusal(
-                f"refusing to pay: price {atomic_for_people(amount_atomic)} is above the limit "
-                f"{for_people(self.max_price_usd)}",
-                hint="nothing was signed or paid; change the limit with --max-price or "
-                "`svc config set max_price_usd`",
-            )
-
-    def check_payment(self, rail: str, amount_atomic: int, network: str, pay_to: str) -> None:
-        """Everything but x402's network/asset rules, for a rail paying `amount_atomic` µUSD."""
-        self.check_rail(rail)
-        if rail == "card" and amount_atomic < CARD_MIN_ATOMIC:
-            raise PolicyRefusal(
-                f"refusing to pay by card: the price {atomic_for_people(amount_atomic)} is below "
-                "the card minimum of 0.50 USD",
-                code="card_unavailable",
-                hint="pay with --pay x402 or --pay mpp",
-            )
-        self.check_price(amount_atomic)
-        self.check_recipient(network, "usd", pay_to)
-        self._approve(rail, amount_atomic, pay_to)
-        self.reserve(rail, amount_atomic, None)  # counts until spent or proven void
+            raise _rail_refusal(rail, self.allowed_rails)
 
     def _approve(self, rail: str, amount_atomic: int, pay_to: str) -> None:
         if amount_atomic == 0 or self.approve_payment is None:
@@ -180,3 +178,19 @@ class PaymentPolicy:
     def reserve(self, rail: str, amount_atomic: int, valid_before: float | None) -> None:
         if self.budget is not None:
             self.budget.reserve(rail, amount_atomic, valid_before)
+
+
+X402_HINT = (
+    "nothing was signed or paid; change the limit with --max-price or "
+    "`svc config set max_price_usd`, allowed_networks, allowed_assets"
+)
+
+
+def _rail_refusal(rail: str, allowed: Sequence[str]) -> PolicyRefusal:
+    return PolicyRefusal(
+        f"refusing to pay: the {rail} rail is not allowed "
+        f"(allowed_rails: {', '.join(allowed) or 'none'})",
+        code="rail_not_allowed",
+        hint="nothing was signed or paid; change it with `svc config set allowed_rails "
+        "x402,mpp,card` or pay with another --pay",
+    )

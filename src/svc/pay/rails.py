@@ -13,7 +13,6 @@ credential; card the completed payment's id (`svc-payment-id`).
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 import httpx
@@ -24,30 +23,23 @@ from svc.api.status import is_payment_challenge
 from svc.errors import HumanNeededError, PaymentError
 from svc.money import atomic_for_people
 from svc.pay import mpp
-from svc.pay.chains import caip2
+from svc.pay.offer import Offer, Paid, card_offer, mpp_offer, x402_offers
 from svc.pay.policy import PaymentPolicy
+from svc.pay.x402 import (
+    PaymentRequirements,
+    X402Challenge,
+    X402Error,
+    X402Signer,
+    encode_proof,
+    parse_challenge,
+)
 from svc.testing_hooks import crash_point
 
 if TYPE_CHECKING:
     from svc.origin import TrustedURL
     from svc.pay.card import CardCheckout, CardOffer
-    from svc.pay.negotiator import X402Payer
 
 AGENT_BEARER_HEADER = headers.AGENT_AUTHORIZATION
-
-
-@dataclass(frozen=True)
-class Paid:
-    """A journaled payment proof and what it pays (amount in µUSD)."""
-
-    rail: str
-    proof: str
-    amount_atomic: int
-    pay_to: str
-    payer: str
-    network: str
-    asset: str
-    valid_before: float | None = None  # x402: the signed validBefore (exposure ends there)
 
 
 class Journal(Protocol):
@@ -125,29 +117,63 @@ class PaidAuth(httpx.Auth):
 # --- x402 ------------------------------------------------------------------------------------
 
 
+# Which header carries an x402 proof, per kind of endpoint (the spec mixes v1 and v2 names).
+PROOF_HEADERS = {
+    "task": headers.X402_TASK_PROOF,
+    "advisor": headers.X402_ADVISOR_PROOF,
+}
+
+
 class X402Rail:
+    """Turns a 402 into a signed proof: the challenge read once into offers, the policy's
+    decision on them, and only then the signature of the offer it chose."""
+
     name = "x402"
 
-    def __init__(self, payer: X402Payer, header: str) -> None:
-        self.payer = payer
+    def __init__(
+        self,
+        policy: PaymentPolicy,
+        load_signer: Callable[[], X402Signer],
+        header: str,
+        on_pay: Callable[[Offer], None] | None = None,
+    ) -> None:
+        self.policy = policy
+        self.load_signer = load_signer
         self.header = header
+        self.on_pay = on_pay
 
     def pay(self, response: httpx.Response) -> Paid:
-        proof, offer, payer, valid_before = self.payer.proof_for(response)
-
-        return Paid(
-            "x402",
-            proof,
-            offer.amount,
-            offer.pay_to,
-            payer,
-            caip2(offer.network),  # the ledger and `svc spend` speak in chains
-            offer.asset,
-            valid_before,
-        )
+        challenge = _x402_challenge(response)
+        offer = self.policy.decide(x402_offers(challenge.accepts))
+        terms = offer.terms
+        assert isinstance(terms, PaymentRequirements)  # x402_offers carries the entry
+        signer = self.load_signer()
+        if self.on_pay:
+            self.on_pay(offer)
+        try:
+            payload = signer.sign(terms, max_window=self.policy.max_validity_seconds)
+        except X402Error as exc:
+            raise PaymentError(f"cannot sign the payment: {exc}") from None
+        proof = encode_proof(challenge, terms, payload)
+        self.policy.pin(offer)
+        return offer.paid(proof, signer.address, float(payload["authorization"]["validBefore"]))
 
     def attach(self, request: httpx.Request, proof: str) -> None:
         request.headers[self.header] = proof
+
+
+def _x402_challenge(response: httpx.Response) -> X402Challenge:
+    try:
+        challenge = parse_challenge(response.headers, response.content)
+    except X402Error as exc:
+        raise PaymentError(f"cannot read the 402 payment challenge: {exc}") from None
+    if challenge is None:
+        raise PaymentError(
+            "the service asked for payment (402) but offered no x402 challenge",
+            code="no_x402_challenge",
+            hint="try another rail with --pay mpp or --pay card",
+        )
+    return challenge
 
 
 # --- MPP -------------------------------------------------------------------------------------
@@ -171,18 +197,16 @@ class MppRail:
     def pay(self, response: httpx.Response) -> Paid:
         challenges = mpp.parse_challenges(response.headers.get_list(headers.MPP_CHALLENGE))
         chosen = mpp.choose(challenges, self.preference)
-        network = f"mpp:{chosen.method}"
-        self.policy.check_payment("mpp", chosen.amount_atomic, network, chosen.realm)
+        offer = self.policy.decide([mpp_offer(chosen)])
         spt = self.token()  # only now: the policy allowed this payment
         if self.on_pay:
             self.on_pay(
-                f"paying {atomic_for_people(chosen.amount_atomic)} with MPP ({chosen.method}) "
-                f"to {chosen.realm}"
+                f"paying {atomic_for_people(offer.amount_atomic)} with MPP ({chosen.method}) "
+                f"to {offer.pay_to}"
             )
         value = mpp.credential(chosen, spt)
-        self.policy.pin_recipient(network, "usd", chosen.realm)
-        payer = spt_fingerprint(spt)
-        return Paid("mpp", value, chosen.amount_atomic, chosen.realm, payer, network, "usd")
+        self.policy.pin(offer)
+        return offer.paid(value, spt_fingerprint(spt))
 
     def attach(self, request: httpx.Request, proof: str) -> None:
         # The credential owns Authorization; an agent bearer moves to its own header (spec).
@@ -231,11 +255,11 @@ class CardRail:
                 code="card_unavailable",
                 hint="card needs a price of 0.50 USD or more; pay with --pay x402 or --pay mpp",
             )
-        self.policy.check_payment("card", offer.amount_atomic, "card", offer.recipient)
+        decided = self.policy.decide([card_offer(offer)])
         link = self.checkout.start(offer)
         self.journal.card_pending(offer, link)
         paid = settle_card(self.checkout, self.journal, offer, link, check_first=False)
-        self.policy.pin_recipient("card", "usd", offer.recipient)
+        self.policy.pin(decided)
         return paid
 
     def attach(self, request: httpx.Request, proof: str) -> None:
@@ -282,6 +306,4 @@ def settle_card(
             )
         checkout.wait(offer)
     journal.card_complete()
-    return Paid(
-        "card", offer.payment_id, offer.amount_atomic, offer.recipient, "card", "card", "usd"
-    )
+    return card_offer(offer).paid(offer.payment_id, "card")
