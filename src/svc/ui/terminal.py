@@ -92,17 +92,33 @@ def error_line(message: str, limit: int = 1000) -> None:
     write(sys.stderr, clean(message, limit, single_line=True) + "\n")
 
 
+_interrupts: list[float] = []  # when each Ctrl-C arrived (noted before the KeyboardInterrupt)
+
+
+def _on_interrupt(signum: int, frame: object) -> None:
+    _interrupts.append(time.monotonic())
+    raise KeyboardInterrupt
+
+
 def let_a_person_interrupt() -> None:
-    """Make Ctrl-C work whenever a person can press it (issue 22.5).
+    """Make Ctrl-C work whenever a person can press it (issues 22.5 and 23).
 
     A non-interactive shell starts a background job with SIGINT ignored, and Python then never
     installs its KeyboardInterrupt handler: a `svc watch` started that way and later driven on
     a terminal (a pty under test, a job brought to the foreground) ignored Ctrl-C until killed.
     When svc is the foreground job of its terminal, the person there decides: the handler is
-    put back. Anywhere else an inherited SIG_IGN is respected (nohup-style runs keep it)."""
+    put back. Anywhere else an inherited SIG_IGN is respected (nohup-style runs keep it).
+
+    The handler also counts: CPython loses a KeyboardInterrupt raised while a finalizer runs
+    (it prints it as ignored and goes on), so a Ctrl-C pressed during start-up could end in
+    an open prompt; `raise_if_interrupted` before every prompt ends the command instead."""
     import signal
 
-    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+    current = signal.getsignal(signal.SIGINT)
+    if current is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_interrupt)
+        return
+    if current is not signal.SIG_IGN:
         return
     for stream in (sys.stdin, sys.stderr):
         try:
@@ -110,8 +126,14 @@ def let_a_person_interrupt() -> None:
         except (OSError, ValueError, AttributeError):
             continue
         if foreground:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGINT, _on_interrupt)
             return
+
+
+def raise_if_interrupted() -> None:
+    """A Ctrl-C already received ends the command before it waits for a person."""
+    if _interrupts:
+        raise KeyboardInterrupt
 
 
 def silence_stdout() -> None:
@@ -146,6 +168,7 @@ class _Prompting:
 
 
 def prompting() -> _Prompting:
+    raise_if_interrupted()  # a Ctrl-C Python lost during start-up still ends the command
     return _Prompting()
 
 

@@ -1,0 +1,41 @@
+"""A Ctrl-C that CPython loses still ends the command (found under load, issue 22.5's test).
+
+A SIGINT that arrives while a finalizer runs raises its KeyboardInterrupt inside it, where
+CPython prints "Exception ignored" and goes on: `svc reply` then opened its form as if nothing
+had been pressed. svc's handler notes every Ctrl-C first, and a prompt checks before it waits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+
+import pytest
+
+from svc.ui import terminal
+
+
+@pytest.fixture
+def handler() -> object:
+    saved = signal.getsignal(signal.SIGINT)
+    terminal._interrupts.clear()
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    terminal.let_a_person_interrupt()
+    yield signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, saved)
+    terminal._interrupts.clear()
+
+
+def test_a_ctrl_c_swallowed_on_the_way_still_ends_the_command_at_its_prompt(
+    handler: object,
+) -> None:
+    assert handler is terminal._on_interrupt  # the person's Ctrl-C is ours to count
+    with contextlib.suppress(KeyboardInterrupt):  # as a finalizer does: printed, then ignored
+        signal.raise_signal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        terminal.prompting()
+
+
+def test_no_ctrl_c_no_interruption(handler: object) -> None:
+    with terminal.prompting():
+        pass
