@@ -27,12 +27,15 @@ test: $(STAMP) tools
 reliability: $(STAMP)
 	$(BIN)/python -m tests.reliability_report --publish
 
-# Tests pipe svc into the real jq, load the completion scripts in real bash, zsh and fish, and
-# render the man pages with man-db, as users do: install whatever is missing (Debian/Ubuntu).
+# Tests pipe svc into the real jq, load the completion scripts in real bash, zsh and fish,
+# render the man pages with man-db, and run the fleet ledger on a throw-away PostgreSQL server,
+# as users do: install whatever is missing (Debian/Ubuntu). initdb is not on PATH: its
+# directory is checked instead.
 TOOLS := jq:jq zsh:zsh fish:fish man:man-db
 tools:
 	@missing=""; for pair in $(TOOLS); do command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair#*:}"; done; \
-	if [ -n "$$missing" ]; then echo "installing$$missing from Debian: the tests pipe svc into jq, load its completions in zsh and fish, and render its man pages"; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	if [ -n "$$missing" ]; then echo "installing$$missing from Debian: the tests pipe svc into jq, load its completions in zsh and fish, render its man pages and start PostgreSQL"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
 
 # man/ (one page per command) and completions/ (bash, zsh, fish) from the command definitions,

@@ -6,7 +6,8 @@ shim would add ~80 ms to every start and flatter every ratio).
 
     .venv/bin/python bench/run.py [--quick] [--tasks N] [--watch-seconds S] [--only CASES]
 
-CASES: startup,poll,submit,batch,watch (watch follows the tasks the batch submitted).
+CASES: startup,poll,submit,batch,watch,fleet (watch follows the tasks the batch submitted; fleet
+runs the same tasks by one runner on SQLite and by 4 runners sharing a throw-away PostgreSQL).
 """
 
 from __future__ import annotations
@@ -253,6 +254,29 @@ class Bench:
             "ok" if skipped == len(ok) else "FAILED",
         )
 
+    def fleet(self) -> None:
+        from fleet import fleet_case  # bench/fleet.py: starts PostgreSQL, only for this case
+
+        fleet_case(self, row, verdict)
+
+    # What bench/fleet.py needs of the bench: a runner's env, timing, peak memory.
+    svc = SVC
+
+    def env_for(self, home: Path) -> dict[str, str]:
+        return {
+            **self.env,
+            "HOME": str(home),
+            "SVC_CONFIG_DIR": str(home / "config"),
+            "SVC_DATA_DIR": str(home / "data"),
+        }
+
+    def timed(self, cmd: list[str], env: dict[str, str], runs: int) -> float:
+        return timed(cmd, env, runs)
+
+    @staticmethod
+    def peak_kb(pid: int) -> int:
+        return vm_hwm_kb(pid)
+
     def watch(self) -> None:
         if not self.batch_ids:
             self.batch()
@@ -384,7 +408,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=15, help="runs per start-up case (median)")
     parser.add_argument("--tasks", type=int, default=1000)
     parser.add_argument("--watch-seconds", type=float, default=90.0)
-    parser.add_argument("--only", default="startup,poll,submit,batch,watch")
+    parser.add_argument("--only", default="startup,poll,submit,batch,watch,fleet")
     args = parser.parse_args()
     if args.quick:
         args.runs, args.tasks, args.watch_seconds = 7, 200, 30.0

@@ -21,6 +21,8 @@ from typing import Any
 
 import httpx
 import pytest
+from tests.pg_cluster import Cluster
+from tests.pg_cluster import start as start_cluster
 
 from svc_sandbox.server import SandboxProcess
 
@@ -73,6 +75,22 @@ class Sandbox:
 def sandbox_server() -> Iterator[Sandbox]:
     with SandboxProcess(clock_speed=1.0) as proc, httpx.Client(timeout=10) as client:
         yield Sandbox(proc.url, client)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """A throw-away PostgreSQL server (one per test process), on a Unix socket."""
+    cluster = start_cluster()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster: Cluster) -> str:
+    """A fresh, empty database for one test: the URL a runner's `ledger_url` would hold."""
+    return pg_cluster.create_database("svc_" + uuid.uuid4().hex[:12])
 
 
 @pytest.fixture

@@ -102,9 +102,9 @@ class AppContext:
     @property
     def ledger(self) -> LedgerStore:
         if self._ledger is None:
-            from svc.store.ledger import Ledger
+            from svc.store.ledger import open_ledger
 
-            self._ledger = Ledger()
+            self._ledger = open_ledger(self.settings.ledger_url, self.settings.runner)
         return self._ledger
 
     def ledger_is_open(self) -> bool:
@@ -115,6 +115,8 @@ class AppContext:
         """True if the ledger is open or its file exists: a reader need not create one."""
         if self._ledger is not None:
             return True
+        if self.settings.ledger_url:
+            return True  # the fleet's ledger: every runner reads the shared rows
         from svc.store.ledger import ledger_path
 
         return ledger_path().exists()

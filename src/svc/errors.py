@@ -122,9 +122,22 @@ class AdvisorUnavailableError(UnavailableError):
     default_code = "advisor_unavailable"
 
 
+class LedgerUnavailableError(UnavailableError):
+    """The fleet ledger (PostgreSQL) cannot be reached: nothing is paid without its journal."""
+
+    default_code = "ledger_unavailable"
+
+
 class OutcomeUnknownError(SvcError):
     exit_code = ExitCode.OUTCOME_UNKNOWN
     default_code = "outcome_unknown"
+
+
+class OtherRunnerHoldsProofError(OutcomeUnknownError):
+    """Another runner journaled a secret proof (an MPP credential) for this request id: it
+    lives in that runner's secret store, so this runner neither re-sends nor re-signs it."""
+
+    default_code = "proof_held_elsewhere"
 
 
 class Interrupted(SvcError):

@@ -56,6 +56,10 @@ class Settings:
     # ask), and whether a secret typed by the model may be sent as a sensitive reply.
     mcp_preapproved_usd: Decimal | None = None
     mcp_allow_model_secrets: bool = False
+    # Fleet mode (issue 24): the shared ledger on PostgreSQL (None: the local SQLite file)
+    # and this runner's name in it (None: the host name).
+    ledger_url: str | None = None
+    runner: str | None = None
     sources: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -144,6 +148,7 @@ def resolve(
     _price_settings(s, pick)
     _payment_settings(s, pick)
     _mcp_settings(s, pick)
+    _fleet_settings(s, pick)
     _watch_settings(s, pick)
     s.json_output = json_output
     s.verbose = verbose
@@ -232,6 +237,30 @@ def validity_seconds(label: str, raw: object) -> int:
     if value < MIN_VALIDITY:
         raise UsageError(f"{label} must be at least {MIN_VALIDITY} seconds, got {raw!r}")
     return int(value)
+
+
+LEDGER_SCHEMES = ("postgresql://", "postgres://")
+
+
+def _fleet_settings(s: Settings, pick: _Picker) -> None:
+    url = pick("ledger_url", None, "SVC_LEDGER_URL")
+    if url:
+        if not str(url).startswith(LEDGER_SCHEMES):
+            raise UsageError(
+                f"{s.labelled('ledger_url')} must be a postgresql:// URL, got "
+                f"{str(url).split('://')[0][:20]!r}://...",
+                hint="leave it unset for the local ledger; fleet mode: "
+                'ledger_url = "postgresql://user@host/db"',
+            )
+        s.ledger_url = str(url)
+    runner = pick("runner", None, "SVC_RUNNER")
+    if runner:
+        name = str(runner).strip()
+        if not name or len(name) > 64 or not name.isprintable():
+            raise UsageError(
+                f"{s.labelled('runner')} must be a printable name of 1 to 64 characters"
+            )
+        s.runner = name
 
 
 def _mcp_settings(s: Settings, pick: _Picker) -> None:

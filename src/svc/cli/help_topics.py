@@ -132,6 +132,8 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("SVC_MAX_RESPONSE_BYTES", "largest answer accepted, in decoded bytes (default 16 MiB)"),
     ("SVC_CONFIG_DIR", "directory of config.toml (and of secrets.json when there is no keyring)"),
     ("SVC_DATA_DIR", "directory of the local ledger, ledger.sqlite3"),
+    ("SVC_LEDGER_URL", "fleet mode: the shared ledger on PostgreSQL (config ledger_url)"),
+    ("SVC_RUNNER", "this runner's name in a shared ledger (config runner; default host name)"),
     ("SVC_KEYRING", "file: keep secrets in a 0600 file in the config dir, not the OS keyring"),
     ("SVC_DEBUG", "1: print a traceback on an internal error"),
     ("NO_COLOR", "set (any value): no colour on a terminal"),

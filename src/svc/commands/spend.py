@@ -18,6 +18,7 @@ app = typer.Typer(rich_markup_mode=None)
 @dataclass(frozen=True)
 class SpendOptions:
     since: str | None = None  # YYYY-MM-DD
+    runner: str | None = None  # one runner's share of a shared (fleet) ledger
 
 
 @app.command(
@@ -27,22 +28,28 @@ class SpendOptions:
     "may still leave, and that counts against the daily cap) are listed apart, as are "
     "submissions whose outcome is unknown and card payments waiting for a person. A table on "
     "a terminal (amounts as 1.50 USD), one JSON document when piped or with --json (amounts "
-    "exact, as 6-decimal strings).\n\n"
+    "exact, as 6-decimal strings). On a shared ledger (ledger_url) it is the fleet's: "
+    "--runner NAME keeps one runner's share, and `cap` says today's exposure against "
+    "daily_cap_usd and which runner holds it.\n\n"
     "\b\nExamples:\n"
     "  svc spend\n"
     "  svc spend --since 2026-11-01\n"
-    "  svc spend --json | jq .by_rail"
+    "  svc spend --json | jq .by_rail\n"
+    "  svc spend --runner ci-7 --json | jq .cap.by_runner"
 )
 def spend(
     since: str | None = typer.Option(
         None, "--since", metavar="YYYY-MM-DD", help="Only days from this one on."
     ),
+    runner: str | None = typer.Option(
+        None, "--runner", metavar="NAME", help="Only what this runner paid (a shared ledger)."
+    ),
 ) -> None:
-    raise typer.Exit(run(SpendOptions(since), current()))
+    raise typer.Exit(run(SpendOptions(since, runner), current()))
 
 
 def run(opts: SpendOptions, ctx: AppContext) -> int:
-    doc = spend_document(ctx, opts.since)
+    doc = spend_document(ctx, opts.since, runner=opts.runner)
     ctx.output.show(doc, views.spend)  # ledger rows are outside text: ui cleans every cell
     if ctx.output.json_mode:
         return 0

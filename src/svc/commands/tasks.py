@@ -31,12 +31,15 @@ _DURATION = re.compile(r"([0-9]{1,6})([mhdw])", re.ASCII)
     "a time, only for this base URL; a row that cannot be read is marked and the others go "
     "on). Ids are shown whole so they can be copied; times are relative on a terminal, and "
     "JSON keeps the exact values. Rows with status 'unknown' are paid submissions whose "
-    "answer was lost: resume them with `svc submit --request-id ID` and the same task.\n\n"
+    "answer was lost: resume them with `svc submit --request-id ID` and the same task. On a "
+    "shared ledger (ledger_url) the list is the fleet's, each row naming its runner; "
+    "--runner NAME keeps one runner's.\n\n"
     "\b\nExamples:\n"
     "  svc tasks\n"
     "  svc tasks --refresh --state blocked_on_user\n"
     "  svc tasks --since 2h --state completed,failed\n"
-    "  svc tasks --json | jq -r '.[] | select(.state==\"blocked_on_user\") | .task_id'"
+    "  svc tasks --json | jq -r '.[] | select(.state==\"blocked_on_user\") | .task_id'\n"
+    "  svc tasks --runner ci-7"
 )
 def tasks(
     limit: int = typer.Option(50, "--limit", "-n", min=1, metavar="N", help="At most N rows."),
@@ -57,9 +60,16 @@ def tasks(
     refresh: bool = typer.Option(
         False, "--refresh", "-r", help="Poll the live tasks for their state now (free calls)."
     ),
+    runner: str | None = typer.Option(
+        None, "--runner", metavar="NAME", help="Only this runner's tasks (a shared ledger)."
+    ),
 ) -> None:
     opts = TasksOptions(
-        limit=limit, states=parse_states(state or []), since=parse_since(since), refresh=refresh
+        limit=limit,
+        states=parse_states(state or []),
+        since=parse_since(since),
+        refresh=refresh,
+        runner=runner,
     )
     raise typer.Exit(run(opts, current()))
 

@@ -23,6 +23,7 @@ from svc.money import atomic_for_people, for_people, usd_to_atomic
 from svc.origin import origin_of
 from svc.pay.wallet import load_signer
 from svc.store.ledger import ledger_path
+from svc.store.ledger.sqlite import SCHEMA_VERSION
 from svc.store.secrets import FileBackend
 from svc.ui.notify import desktop_notifier
 from svc.ui.words import plural
@@ -145,7 +146,7 @@ def money_check(app: AppContext) -> Finding:
     """Pinned recipients for this origin and what is left of today's cap."""
     from datetime import datetime
 
-    if not ledger_path().exists():
+    if not app.has_ledger():
         return _ok("money", "nothing paid from this machine yet; no recipient pinned")
     origin = origin_of(app.settings.base_url)
     pins = app.ledger.pinned_recipients(origin)
@@ -164,6 +165,29 @@ def money_check(app: AppContext) -> Finding:
         f"{atomic_for_people(exposed)} spent or authorized today; {left}; "
         f"recipients pinned for {origin}: {pinned}",
     )
+
+
+def ledger_check(app: AppContext) -> Finding:
+    """Which ledger keeps the money rules, at which schema, with the rights it needs: the
+    local file, or the fleet's on PostgreSQL (connected to here: unreachable fails, exit 9)."""
+    if not app.settings.ledger_url and not ledger_path().exists():
+        return _ok("ledger", f"local (SQLite), created on the first submit: {ledger_path()}")
+    info = app.ledger.describe()
+    kind = "fleet" if app.settings.ledger_url else "local"
+    detail = f"{kind}: {info.engine}, schema {info.schema_version}, runner {info.runner}"
+    if info.schema_version > SCHEMA_VERSION:
+        return _warn(
+            "ledger",
+            f"{detail}: the schema is newer than this svc knows ({SCHEMA_VERSION})",
+            "upgrade svc on this runner before it pays",
+        )
+    if info.missing_rights:
+        missing = ", ".join(info.missing_rights)
+        return _warn("ledger", f"{detail}; missing rights: {missing}", _RIGHTS_FIX)
+    return _ok("ledger", detail)
+
+
+_RIGHTS_FIX = "grant SELECT, INSERT, UPDATE, DELETE on the ledger's tables to this role"
 
 
 def notify_check(app: AppContext) -> Finding:
@@ -218,6 +242,7 @@ CHECKS: tuple[tuple[str, Callable[[AppContext], Finding]], ...] = (
     ("wallet", wallet_check),
     ("service", service_check),
     ("identity", identity_check),
+    ("ledger", ledger_check),
     ("money", money_check),
     ("notify", notify_check),
     ("mcp", mcp_check),

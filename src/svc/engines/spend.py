@@ -6,14 +6,20 @@ from typing import Any
 
 from svc.context import AppContext
 from svc.errors import UsageError
+from svc.money import usd_to_atomic
 from svc.store.spend import day_start, load_spend
 
 
-def spend_document(app: AppContext, since: str | None, *, name: str = "--since") -> dict[str, Any]:
+def spend_document(
+    app: AppContext, since: str | None, *, name: str = "--since", runner: str | None = None
+) -> dict[str, Any]:
     """The spend report since a `YYYY-MM-DD` day (`name` is what the caller calls the day in
-    an error: a flag for the CLI, an argument for MCP); no ledger yet means nothing paid."""
+    an error: a flag for the CLI, an argument for MCP), of one runner's share of a shared
+    ledger or of all; no ledger yet means nothing paid."""
     try:
         day_start(since)
     except ValueError:
         raise UsageError(f"{name} must be a date like 2026-11-01, got {since!r}") from None
-    return load_spend(app.ledger if app.has_ledger() else None, since)
+    cap = app.settings.daily_cap_usd
+    ledger = app.ledger if app.has_ledger() else None
+    return load_spend(ledger, since, runner, None if cap is None else usd_to_atomic(cap))

@@ -35,6 +35,7 @@ class TaskQuery:
     states: tuple[str, ...] = ()  # empty: every state
     since: float | None = None  # a timestamp: rows created at or after it
     refresh: bool = False
+    runner: str | None = None  # a shared (fleet) ledger: only this runner's submissions
 
 
 @dataclass
@@ -55,11 +56,13 @@ class Listing:
 
 
 def collect(opts: TaskQuery, app: AppContext) -> Listing:
-    filtered = bool(opts.states) or opts.since is not None
+    filtered = bool(opts.states) or opts.since is not None or opts.runner is not None
     if not app.has_ledger():
         return Listing([], filtered)  # nothing submitted from here: no ledger is made to say so
-    unbounded = bool(opts.states) or opts.refresh
+    unbounded = bool(opts.states) or opts.refresh or opts.runner is not None
     rows = app.ledger.submissions(limit=None if unbounded else opts.limit)
+    if opts.runner is not None:
+        rows = [r for r in rows if r.runner == opts.runner]
     if opts.since is not None:
         rows = [r for r in rows if r.created_at >= opts.since]
     listing = Listing(rows, filtered)

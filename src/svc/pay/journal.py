@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from svc.errors import OutcomeUnknownError, UsageError
+from svc.errors import OtherRunnerHoldsProofError, OutcomeUnknownError, UsageError
 from svc.money import atomic_for_people as usd
 from svc.origin import TrustedURL, origin_of
 from svc.pay.policy import PolicyRefusal
@@ -123,6 +123,14 @@ class RequestJournal:
         if not row.proof_fp:
             return None
         kept = self._secrets().get(_proof_key(self.request_id))
+        if kept is None and row.runner and row.runner != self.ledger.runner:
+            raise OtherRunnerHoldsProofError(
+                f"the payment credential of request {self.request_id} was signed by runner "
+                f"{row.runner} and lives only in its secret store: this runner neither re-sends "
+                "nor re-signs it (it may have been charged)",
+                hint=f"resume it on {row.runner} with the same --request-id, or see "
+                f"`svc tasks --runner {row.runner}`",
+            )
         if kept is None or proof_fingerprint(kept) != row.proof_fp:
             raise OutcomeUnknownError(
                 f"the payment credential of request {self.request_id} is no longer in the "

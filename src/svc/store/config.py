@@ -67,6 +67,12 @@ KEYS: dict[str, ConfigKey] = {
             "ask before paying for the same task and e-mail again within this time (default 600)",
         ),
         ConfigKey(
+            "ledger_url",
+            "str",
+            "fleet mode: the shared ledger, postgresql://user@host/db (unset: the local file)",
+        ),
+        ConfigKey("runner", "str", "this runner's name in a shared ledger (default: host name)"),
+        ConfigKey(
             "mcp_preapproved_usd",
             "usd",
             "svc mcp: paid calls up to this price need no confirmation (unset: always confirm)",

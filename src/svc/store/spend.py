@@ -38,12 +38,45 @@ def day_start(since: str | None) -> float:
     return datetime.strptime(since, "%Y-%m-%d").timestamp() if since else 0.0
 
 
-def load_spend(ledger: LedgerStore | None, since: str | None) -> dict[str, Any]:
-    """The report from a ledger (None: this machine has none yet, so nothing was paid)."""
+def load_spend(
+    ledger: LedgerStore | None,
+    since: str | None,
+    runner: str | None = None,
+    cap_atomic: int | None = None,
+) -> dict[str, Any]:
+    """The report from a ledger (None: this machine has none yet, so nothing was paid);
+    `runner` keeps one runner's share of a shared ledger; the cap section says what today's
+    exposure is against `cap_atomic` and which runner holds it."""
     if ledger is None:
-        return spend_report([], since, [])
-    auths = ledger.authorizations(since=day_start(since))
-    return spend_report(ledger.submissions(), since, auths)
+        return {**spend_report([], since, []), "cap": cap_section([], cap_atomic)}
+    rows, auths = ledger.submissions(), ledger.authorizations(since=day_start(since))
+    today = ledger.authorizations(since=_midnight())
+    if runner is not None:
+        rows = [r for r in rows if r.runner == runner]
+        auths = [a for a in auths if a.runner == runner]
+    return {**spend_report(rows, since, auths), "cap": cap_section(today, cap_atomic)}
+
+
+def _midnight() -> float:
+    """The daily cap's day starts at local midnight (as the journal counts it)."""
+    return datetime.now().replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
+
+
+def cap_section(today: list[Authorization], cap_atomic: int | None) -> dict[str, Any]:
+    """Today's exposure (every runner's, whatever `--runner` says) against the daily cap,
+    and who holds it: the same sum the cap is checked against before a signature."""
+    now = time.time()
+    held: dict[str, int] = defaultdict(int)
+    for a in today:
+        if a.status == "spent" or a.exposed(now):
+            held[a.runner or "-"] += a.amount_atomic - (a.refunded_atomic or 0)
+    exposed = sum(held.values())
+    return {
+        "daily_cap_usd": None if cap_atomic is None else _usd(cap_atomic),
+        "exposed_today_usd": _usd(exposed),
+        "left_today_usd": None if cap_atomic is None else _usd(max(0, cap_atomic - exposed)),
+        "by_runner": {name: _usd(amount) for name, amount in sorted(held.items())},
+    }
 
 
 def outstanding(auths: list[Authorization], now: float) -> list[dict[str, Any]]:
@@ -60,6 +93,7 @@ def outstanding(auths: list[Authorization], now: float) -> list[dict[str, Any]]:
             "network": a.network,
             "signed_at": _iso(a.signed_at),
             "valid_until": _iso(a.valid_before),
+            "runner": a.runner,
         }
         for a in auths
         if a.exposed(now)
@@ -143,4 +177,5 @@ def _task_line(r: Submission) -> dict[str, Any]:
         "payer": r.payer,
         "billing": r.billing,
         "usage_error": r.usage_error,
+        "runner": r.runner,
     }

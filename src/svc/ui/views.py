@@ -173,8 +173,27 @@ def spend(out: Output, doc: dict[str, Any]) -> None:
         count=plural(doc["paid_count"], "paid task"),
         refunded=usd(doc["refunded_usd"]),
     )
+    cap = doc.get("cap") or {}
+    if cap.get("daily_cap_usd") or len(cap.get("by_runner") or {}) > 1:
+        cap_line(out, cap)
     if doc.get("outstanding"):
         outstanding(out, doc)
+
+
+def cap_line(out: Output, cap: dict[str, Any]) -> None:
+    """Today's exposure against the daily cap, and (a shared ledger) who holds it."""
+    holders = ", ".join(f"{name} {usd(amount)}" for name, amount in cap["by_runner"].items())
+    template = "today: {exposed} exposed"
+    if cap.get("daily_cap_usd"):
+        template += " of the daily cap {cap}"
+    if holders:
+        template += " ({held})"
+    out.line(
+        template,
+        exposed=usd(cap["exposed_today_usd"]),
+        cap=usd(cap["daily_cap_usd"] or "0"),
+        held=holders,
+    )
 
 
 def outstanding(out: Output, doc: dict[str, Any]) -> None:

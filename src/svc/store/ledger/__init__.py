@@ -1,12 +1,16 @@
 """svc's ledger: the rows that keep the money rules (see `interface.LedgerStore`).
 
 `rows` holds the states and row types, `interface` the contract an engine provides, `local`
-the SQLite engine (`Ledger`), and one module per concern under it: `submissions`,
-`authorizations`, `cards`, `pins`, over the shared `sqlite.Database`.
+the named transitions (`Ledger`), and one module per concern under it: `submissions`,
+`authorizations`, `cards`, `pins`, over a `database.Database`: `sqlite.Database` (the
+local file) or `postgres.PgDatabase` (the fleet ledger, `open_ledger` with a URL).
 """
+
+import socket
 
 from svc.store.ledger.interface import LedgerStore
 from svc.store.ledger.local import Ledger
+from svc.store.ledger.postgres import PgDatabase, request_locks
 from svc.store.ledger.rows import (
     ACCEPTED,
     AWAITING_CARD,
@@ -20,6 +24,18 @@ from svc.store.ledger.rows import (
     Submission,
 )
 from svc.store.ledger.sqlite import ledger_path
+
+
+def open_ledger(url: str | None = None, runner: str | None = None) -> LedgerStore:
+    """The ledger in effect: the local SQLite file, or with a `postgresql://` URL the fleet's
+    shared ledger (psycopg is imported only when it connects). Rows carry the runner's name
+    (default: this host's)."""
+
+    name = runner or socket.gethostname()
+    if not url:
+        return Ledger(runner=name)
+    return Ledger.on(PgDatabase(url), request_locks(url), name)
+
 
 __all__ = [
     "ACCEPTED",
@@ -35,4 +51,5 @@ __all__ = [
     "PayState",
     "Submission",
     "ledger_path",
+    "open_ledger",
 ]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 from typing import NamedTuple
 
+from svc.store.ledger.database import Database
 from svc.store.ledger.rows import EXPOSED, Authorization, AuthState
-from svc.store.ledger.sqlite import Database
 
 
 class LiveAuth(NamedTuple):
@@ -26,8 +26,9 @@ class LiveAuth(NamedTuple):
 
 
 class Authorizations:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, runner: str | None = None) -> None:
         self.db = db
+        self.runner = runner  # who holds what this process reserves and signs
 
     def since(self, since: float = 0.0) -> list[Authorization]:
         rows = self.db.execute(
@@ -58,7 +59,7 @@ class Authorizations:
         """Hold `amount_atomic` against the cap before signing; None when held, else the
         exposure already there. Check and hold are one transaction across processes."""
         now = time.time()
-        with self.db.write():
+        with self.db.write(serial=True):  # across every process (and runner) on this store
             self.release(request_id)  # a dead run's hold (the caller holds the request's lock)
             if cap_atomic is not None:  # the sum reads every row of the day: only with a cap
                 exposure = self.exposure(since, now)
@@ -66,7 +67,7 @@ class Authorizations:
                     return exposure
             self.db.execute(
                 "INSERT INTO authorizations (request_id, rail, amount_atomic, origin, signed_at,"
-                " valid_before, status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                " valid_before, status, updated_at, runner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     request_id,
                     rail,
@@ -76,6 +77,7 @@ class Authorizations:
                     valid_before,
                     AuthState.RESERVED,
                     now,
+                    self.runner,
                 ),
             )
         return None
@@ -104,8 +106,8 @@ class Authorizations:
             return
         self.db.execute(
             "INSERT INTO authorizations (request_id, rail, amount_atomic, origin,"
-            " signed_at, valid_before, fingerprint, pay_to, network, status, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " signed_at, valid_before, fingerprint, pay_to, network, status, updated_at, runner)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 auth.request_id,
                 auth.rail,
@@ -118,6 +120,7 @@ class Authorizations:
                 network,
                 AuthState.LIVE,
                 now,
+                self.runner,
             ),
         )
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from svc.store.ledger.database import Database
 from svc.store.ledger.rows import CardState
-from svc.store.ledger.sqlite import Database
 
 
 class Cards:
@@ -26,9 +26,13 @@ class Cards:
         """A hosted page is started (in the caller's transaction)."""
         now = time.time()
         self.db.execute(
-            "INSERT OR REPLACE INTO card_payments (request_id, payment_id, pay_url,"
+            "INSERT INTO card_payments (request_id, payment_id, pay_url,"
             " status_url, checkout_url, amount_atomic, status, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO UPDATE SET"
+            " payment_id = excluded.payment_id, pay_url = excluded.pay_url,"
+            " status_url = excluded.status_url, checkout_url = excluded.checkout_url,"
+            " amount_atomic = excluded.amount_atomic, status = excluded.status,"
+            " created_at = excluded.created_at, updated_at = excluded.updated_at",
             (
                 request_id,
                 payment_id,

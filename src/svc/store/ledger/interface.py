@@ -16,12 +16,31 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from svc.store.ledger.rows import Authorization, Submission
 
 
+@dataclass(frozen=True)
+class LedgerInfo:
+    """What `svc doctor` says about the ledger in use."""
+
+    engine: str  # "SQLite 3.x at PATH" or "PostgreSQL 15 at URL" (never a password)
+    schema_version: int
+    runner: str | None
+    missing_rights: tuple[str, ...] = ()
+
+
+# Opens the lock of one request id (waiting as needed): see `LedgerStore.request_lock`.
+RequestLocks = Callable[[str, Callable[[str], None] | None], AbstractContextManager[None]]
+
+
 class LedgerStore(Protocol):
+    # The name this process writes on the rows it journals and the holds it takes (fleet
+    # mode: which runner; by default the host name).
+    runner: str | None
+
     # --- the engine -------------------------------------------------------------------------
     def close(self) -> None: ...
 
@@ -34,6 +53,10 @@ class LedgerStore(Protocol):
 
     def integrity(self) -> str:
         """The engine's own check of its store ("ok" when sound)."""
+        ...
+
+    def describe(self) -> LedgerInfo:
+        """Which engine and where, its schema version and this runner's name."""
         ...
 
     # --- reading ----------------------------------------------------------------------------

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from svc.store.ledger.authorizations import Authorizations, LiveAuth
 from svc.store.ledger.cards import Cards
-from svc.store.ledger.interface import LedgerStore
+from svc.store.ledger.database import Database as DatabaseLike
+from svc.store.ledger.interface import LedgerInfo, LedgerStore, RequestLocks
 from svc.store.ledger.locks import request_lock
 from svc.store.ledger.pins import Pins
 from svc.store.ledger.rows import EXPOSED, Authorization, AuthState, CardState, PayState, Submission
@@ -29,15 +30,32 @@ from svc.store.ledger.submissions import Submissions
 
 
 class Ledger:
-    """The rows of every submission; every status change is one of the named transitions."""
+    """The rows of every submission; every status change is one of the named transitions.
 
-    def __init__(self, path: Path | None = None) -> None:
-        self._db = Database(path)
-        self.path = self._db.path
-        self._rows = Submissions(self._db)
-        self._auths = Authorizations(self._db)
-        self._cards = Cards(self._db)
-        self._pins = Pins(self._db)
+    `Ledger()` is the local SQLite file; `Ledger.on(database, locks, runner)` puts the same
+    rules on another engine's database (the fleet ledger on PostgreSQL)."""
+
+    def __init__(self, path: Path | None = None, *, runner: str | None = None) -> None:
+        db = Database(path)
+        folder = db.path.parent / "locks"
+        self._open(db, lambda rid, wait: request_lock(folder, rid, wait), runner)
+        self.path: Path | None = db.path
+
+    @classmethod
+    def on(cls, database: DatabaseLike, locks: RequestLocks, runner: str | None) -> Ledger:
+        ledger = cls.__new__(cls)
+        ledger._open(database, locks, runner)
+        ledger.path = None
+        return ledger
+
+    def _open(self, db: DatabaseLike, locks: RequestLocks, runner: str | None) -> None:
+        self._db = db
+        self._locks = locks
+        self.runner = runner
+        self._rows = Submissions(db, runner)
+        self._auths = Authorizations(db, runner)
+        self._cards = Cards(db)
+        self._pins = Pins(db)
 
     def close(self) -> None:
         self._db.close()
@@ -46,10 +64,19 @@ class Ledger:
         self, request_id: str, on_wait: Callable[[str], None] | None = None
     ) -> AbstractContextManager[None]:
         """Held while a request id is handled; another holder waits (then sees its outcome)."""
-        return request_lock(self.path.parent / "locks", request_id, on_wait)
+        return self._locks(request_id, on_wait)
 
     def integrity(self) -> str:
         return self._db.integrity()
+
+    def describe(self) -> LedgerInfo:
+        """Which engine, where, and at which schema version (for `svc doctor`)."""
+        return LedgerInfo(
+            self._db.describe(),
+            self._db.schema_version(),
+            self.runner,
+            tuple(self._db.missing_rights()),
+        )
 
     # --- reading ----------------------------------------------------------------------------
 
@@ -147,6 +174,7 @@ class Ledger:
                 network=network,
                 asset=asset,
                 status=PayState.SIGNED,
+                runner=self.runner,  # who holds the proof now (an MPP one: in its secrets)
             )
 
     def release_reservation(self, request_id: str) -> None:

@@ -1,5 +1,6 @@
-"""One holder at a time per request id, on this machine: a lock file per request id (flock,
-so the kernel drops it when a process dies) and a re-entrant lock per thread.
+"""One holder at a time per request id: on this machine a lock file per request id (flock, so
+the kernel drops it when a process dies), in the fleet ledger an advisory lock (the server
+drops it when a runner's connection dies), and a re-entrant lock per thread around either.
 
 A second `svc` handling the same request id waits here, then finds the first one's journaled
 proof or outcome: it never signs a second authorization.
@@ -25,48 +26,80 @@ _DEPTH: dict[str, int] = {}  # read and written only by the thread holding that 
 _GUARD = threading.Lock()
 
 
+# Takes the cross-process (or cross-machine) lock of one request id, waiting as needed, and
+# returns what releases it: a lock file here, an advisory lock in the fleet ledger.
+Take = Callable[[str, Callable[[str], None] | None], Callable[[], None]]
+
+
 @contextmanager
 def request_lock(
     folder: Path, request_id: str, on_wait: Callable[[str], None] | None
 ) -> Iterator[None]:
-    """flock is per open file: a process locking the same file twice would wait on itself, so
-    the file is locked once per process and threads queue on an RLock (re-entrant: `svc pay
-    card` finishes the card, then submits, under one hold)."""
-    key = hashlib.sha256(request_id.encode()).hexdigest()[:32]
+    """The lock of one request id among the processes of this machine (a lock file)."""
+    with held(request_id, on_wait, lambda rid, told: _lock_file(folder, rid, told)):
+        yield
+
+
+@contextmanager
+def held(request_id: str, on_wait: Callable[[str], None] | None, take: Take) -> Iterator[None]:
+    """Whatever the outer lock, it is taken once per process and threads queue on an RLock
+    (re-entrant: `svc pay card` finishes the card, then submits, under one hold): a flock or
+    a session's advisory lock taken twice by one process would wait on itself."""
+    key = _key(request_id)
     with _GUARD:
         local = _LOCKS.setdefault(key, threading.RLock())
     with local:
         depth = _DEPTH.get(key, 0)
-        fd = _lock_file(folder, key, request_id, on_wait) if depth == 0 else None
+        release = take(request_id, on_wait) if depth == 0 else None
         _DEPTH[key] = depth + 1
         try:
             yield
         finally:
             _DEPTH[key] = depth
-            if fd is not None:
-                os.close(fd)  # closing the descriptor drops the flock
+            if release is not None:
+                release()
+
+
+def _key(request_id: str) -> str:
+    return hashlib.sha256(request_id.encode()).hexdigest()[:32]
+
+
+def wait_until_free(
+    request_id: str, on_wait: Callable[[str], None] | None, try_once: Callable[[], bool]
+) -> None:
+    """Try the lock until it is free; say once that another holder is being waited for; give
+    up with the contract's conflict after LOCK_WAIT_SECONDS."""
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    told = False
+    while not try_once():
+        if time.monotonic() > deadline:
+            raise ConflictError(
+                f"another svc process is still handling request {request_id}",
+                code="request_busy",
+                hint="wait for it to finish, then run the same command again",
+            )
+        if not told and on_wait is not None:
+            on_wait(f"waiting for another svc process that is handling request {request_id}")
+            told = True
+        time.sleep(0.05)
 
 
 def _lock_file(
-    folder: Path, key: str, request_id: str, on_wait: Callable[[str], None] | None
-) -> int:
+    folder: Path, request_id: str, on_wait: Callable[[str], None] | None
+) -> Callable[[], None]:
     folder.mkdir(mode=0o700, exist_ok=True)
-    fd = os.open(folder / f"{key}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    deadline = time.monotonic() + LOCK_WAIT_SECONDS
-    told = False
-    while True:
+    fd = os.open(folder / f"{_key(request_id)}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+
+    def try_once() -> bool:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
         except BlockingIOError:
-            if time.monotonic() > deadline:
-                os.close(fd)
-                raise ConflictError(
-                    f"another svc process is still handling request {request_id}",
-                    code="request_busy",
-                    hint="wait for it to finish, then run the same command again",
-                ) from None
-            if not told and on_wait is not None:
-                on_wait(f"waiting for another svc process that is handling request {request_id}")
-                told = True
-            time.sleep(0.05)
+            return False
+        return True
+
+    try:
+        wait_until_free(request_id, on_wait, try_once)
+    except BaseException:
+        os.close(fd)
+        raise
+    return lambda: os.close(fd)  # closing the descriptor drops the flock

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from svc.store.ledger.sqlite import Database
+from svc.store.ledger.database import Database
 
 
 class Pins:
@@ -30,8 +30,9 @@ class Pins:
     def pin_recipient(self, origin: str, network: str, asset: str, pay_to: str) -> None:
         with self.db.write():
             self.db.execute(
-                "INSERT OR REPLACE INTO recipients (base_url, network, asset, pay_to, pinned_at)"
-                " VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO recipients (base_url, network, asset, pay_to, pinned_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (base_url, network, asset) DO UPDATE SET"
+                " pay_to = excluded.pay_to, pinned_at = excluded.pinned_at",
                 (origin, network, asset.lower(), pay_to, time.time()),
             )
 
@@ -44,6 +45,7 @@ class Pins:
     def confirm_link_host(self, origin: str, host: str) -> None:
         with self.db.write():
             self.db.execute(
-                "INSERT OR REPLACE INTO link_hosts (origin, host, confirmed_at) VALUES (?, ?, ?)",
+                "INSERT INTO link_hosts (origin, host, confirmed_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (origin, host) DO NOTHING",
                 (origin, host, time.time()),
             )

@@ -80,6 +80,7 @@ class Submission:
     refunded_atomic: int | None = None
     origin: str | None = None
     proof_fp: str | None = None
+    runner: str | None = None  # the runner that journaled it (its host name by default)
 
     @property
     def has_proof(self) -> bool:
@@ -120,6 +121,7 @@ class Authorization:
     status: str
     refunded_atomic: int
     updated_at: float
+    runner: str | None = None  # the runner that holds it
 
     def exposed(self, now: float) -> bool:
         """Still counts as money that may leave: not known spent, not void, not expired."""

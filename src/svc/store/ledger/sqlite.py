@@ -93,13 +93,18 @@ CREATE INDEX IF NOT EXISTS authorizations_signed ON authorizations(signed_at);
 """
 
 # Columns added after the first release; added to older ledgers on open (ALTER is guarded).
-MIGRATIONS: dict[str, str] = {
-    "receipt": "TEXT",  # the rail's receipt header (Payment-Receipt, PAYMENT-RESPONSE)
-    "usage_error": "TEXT",  # svc-usage-error: served but not billed
-    "refunded_atomic": "INTEGER",  # µUSD refunded (svc-billing status=refunded)
-    "origin": "TEXT",  # the normalised origin the request (and its proof) is bound to
-    "proof_fp": "TEXT",  # fingerprint of the live proof (an MPP credential itself is a secret)
+MIGRATIONS: dict[tuple[str, str], str] = {
+    ("submissions", "receipt"): "TEXT",  # the rail's receipt (Payment-Receipt, PAYMENT-RESPONSE)
+    ("submissions", "usage_error"): "TEXT",  # svc-usage-error: served but not billed
+    ("submissions", "refunded_atomic"): "INTEGER",  # µUSD refunded (svc-billing refunded)
+    ("submissions", "origin"): "TEXT",  # the normalised origin the request is bound to
+    ("submissions", "proof_fp"): "TEXT",  # the live proof's fingerprint (MPP's is a secret)
+    ("submissions", "runner"): "TEXT",  # who journaled it (fleet mode: one ledger, many)
+    ("authorizations", "runner"): "TEXT",  # who holds it
 }
+
+# The schema's version, as `svc doctor` reports it (both engines keep the same number).
+SCHEMA_VERSION = 3
 
 
 def ledger_path() -> Path:
@@ -154,17 +159,31 @@ class Database:
             delay = min(delay * 2, 0.2)
 
     def _migrate(self) -> None:
-        have = {row["name"] for row in self._db.execute("PRAGMA table_info(submissions)")}
-        for name, kind in MIGRATIONS.items():
+        for (table, name), kind in MIGRATIONS.items():
+            have = {row["name"] for row in self._db.execute(f"PRAGMA table_info({table})")}
             if name in have:
                 continue
             try:
-                self._db.execute(f"ALTER TABLE submissions ADD COLUMN {name} {kind}")
+                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
             except sqlite3.OperationalError as exc:  # another process added it first
                 if "duplicate column" not in str(exc):
                     raise
-        if self._db.execute("PRAGMA user_version").fetchone()[0] < 2:
+        version = self.schema_version()
+        if version < 2:
             self._migrate_names()
+        if version < SCHEMA_VERSION:
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def schema_version(self) -> int:
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    def describe(self) -> str:
+        return f"SQLite {sqlite3.sqlite_version} at {self.path}"
+
+    def missing_rights(self) -> list[str]:
+        import os
+
+        return [] if os.access(self.path, os.R_OK | os.W_OK) else [f"{self.path}: read-write"]
 
     def _migrate_names(self) -> None:
         """Ledgers of the first release: old status names, pins keyed by base-URL text."""
@@ -189,10 +208,12 @@ class Database:
             self._db.execute("PRAGMA user_version = 2")
 
     @contextmanager
-    def write(self, *, durable: bool = False) -> Iterator[None]:
+    def write(self, *, durable: bool = False, serial: bool = False) -> Iterator[None]:
         """One IMMEDIATE transaction: a check and the write it allows cannot interleave.
 
-        `durable` fsyncs the commit (and every NORMAL commit before it, which share the WAL)."""
+        `durable` fsyncs the commit (and every NORMAL commit before it, which share the WAL);
+        `serial` asks that no other such transaction run beside it: SQLite has one writer at
+        a time anyway."""
         if durable:
             self._db.execute("PRAGMA synchronous = FULL")
         try:

@@ -6,13 +6,14 @@ import json
 import time
 from typing import Any
 
+from svc.store.ledger.database import Database
 from svc.store.ledger.rows import PayState, Submission
-from svc.store.ledger.sqlite import Database
 
 
 class Submissions:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, runner: str | None = None) -> None:
         self.db = db
+        self.runner = runner  # written on every row this process journals
 
     def get(self, request_id: str) -> Submission | None:
         row = self.db.execute(
@@ -41,9 +42,9 @@ class Submissions:
         now = time.time()
         preview = " ".join(str(body.get("task", "")).split())[:120]
         self.db.execute(
-            "INSERT OR IGNORE INTO submissions (request_id, base_url, origin, email,"
-            " task_preview, body, status, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO submissions (request_id, base_url, origin, email,"
+            " task_preview, body, status, created_at, updated_at, runner)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING",
             (
                 request_id,
                 base_url,
@@ -54,6 +55,7 @@ class Submissions:
                 PayState.JOURNALED,
                 now,
                 now,
+                self.runner,
             ),
         )
 

@@ -1,0 +1,143 @@
+"""The fleet row of `make bench` (issue 24): the same 1000 paid tasks by one runner on its
+SQLite ledger and by 4 runners sharing one PostgreSQL ledger, in one run, plus a paid submit on
+each engine. The runners and the sandbox share this machine's cores, as CI runners would not:
+the ratio is the figure that travels."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # tests.pg_cluster: the throw-away PostgreSQL the tests use
+
+from tests.pg_cluster import start as start_cluster  # noqa: E402
+
+RUNNERS = 4
+
+
+def batch_file(folder: Path, name: str, start: int, count: int, stamp: int) -> Path:
+    path = folder / name
+    path.write_text(
+        "".join(
+            json.dumps({"task": f"fleet {stamp} {i} #slow", "email": f"f{i}@example.com"}) + "\n"
+            for i in range(start, start + count)
+        )
+    )
+    return path
+
+
+def runner_home(base: Path, wallet_home: Path, name: str) -> Path:
+    """A runner's home: a copy of the config dir (the wallet: one for the fleet), no data."""
+    home = base / name
+    shutil.copytree(wallet_home / "config", home / "config")
+    return home
+
+
+def run_batches(
+    svc: str, jobs: list[tuple[Path, dict[str, str]]], peak_kb: Callable[[int], int]
+) -> tuple[float, int, float]:
+    """(wall seconds, accepted lines, largest runner peak MB) of batches run side by side."""
+    start = time.perf_counter()
+    procs = [
+        subprocess.Popen(
+            [svc, "submit", "--from", str(source)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        for source, env in jobs
+    ]
+    peaks = [0] * len(procs)
+    while any(p.poll() is None for p in procs):
+        peaks = [max(k, peak_kb(p.pid)) for k, p in zip(peaks, procs, strict=True)]
+        time.sleep(0.2)
+    wall = time.perf_counter() - start
+    accepted = 0
+    for proc in procs:
+        out = proc.stdout.read() if proc.stdout else ""
+        accepted += sum(
+            1 for line in out.splitlines() if json.loads(line).get("outcome") == "accepted"
+        )
+    return wall, accepted, max(peaks) / 1024
+
+
+def fleet_case(
+    bench: Any, row: Callable[..., None], verdict: Callable[[float, float], str]
+) -> None:
+    bench.start_sandbox()
+    n = bench.args.tasks
+    cluster = start_cluster()
+    try:
+        url = cluster.create_database("svc_bench")
+        stamp = int(time.time())
+        folder = bench.home / "fleet"
+        folder.mkdir()
+        single_home = runner_home(folder, bench.home, "single")
+        single_env = {**bench.env_for(single_home)}
+        single = run_batches(
+            bench.svc, [(batch_file(folder, "all.jsonl", 0, n, stamp), single_env)], bench.peak_kb
+        )
+        share = n // RUNNERS
+        jobs = []
+        for r in range(RUNNERS):
+            home = runner_home(folder, bench.home, f"runner-{r}")
+            env = {**bench.env_for(home), "SVC_LEDGER_URL": url, "SVC_RUNNER": f"runner-{r}"}
+            source = batch_file(folder, f"part{r}.jsonl", n + r * share, share, stamp)
+            jobs.append((source, env))
+        fleet = run_batches(bench.svc, jobs, bench.peak_kb)
+        _rows(row, verdict, n, single, fleet)
+        _submit_rows(bench, row, verdict, single_env, url)
+    finally:
+        cluster.stop()
+
+
+def _rows(
+    row: Callable[..., None],
+    verdict: Callable[[float, float], str],
+    n: int,
+    single: tuple[float, int, float],
+    fleet: tuple[float, int, float],
+) -> None:
+    ratio = fleet[0] / max(single[0], 1e-9)
+    row(
+        f"fleet: {n} tasks, 1 runner on SQLite",
+        f"{single[1]} accepted in {single[0]:.1f} s, peak {single[2]:.0f} MB",
+        "ok" if single[1] == n else "FAILED",
+    )
+    row(
+        f"  {RUNNERS} runners sharing PostgreSQL",
+        f"{fleet[1]} accepted in {fleet[0]:.1f} s = {ratio:.2f}x",
+        f"target <= 1.5x: {verdict(ratio, 1.5)}" if fleet[1] == n else "FAILED",
+    )
+    row(
+        "  largest runner peak memory",
+        f"{fleet[2]:.0f} MB",
+        f"target <= 150 MB: {verdict(fleet[2], 150)}",
+    )
+
+
+def _submit_rows(
+    bench: Any,
+    row: Callable[..., None],
+    verdict: Callable[[float, float], str],
+    env: dict[str, str],
+    url: str,
+) -> None:
+    runs = max(3, bench.args.runs // 2)
+    cmd = [bench.svc, "submit", "bench fleet submit #slow", "--email", "fs@example.com", "--json"]
+    sqlite = bench.timed(cmd, env, runs)
+    postgres = bench.timed(cmd, {**env, "SVC_LEDGER_URL": url}, runs)
+    ratio = postgres / max(sqlite, 1e-9)
+    row(
+        "  paid submit on PostgreSQL vs SQLite",
+        f"{postgres * 1000:.0f} ms vs {sqlite * 1000:.0f} ms = {ratio:.2f}x",
+        f"target <= 1.3x: {verdict(ratio, 1.3)}",
+    )

@@ -1,0 +1,166 @@
+"""Fleet mode (issue 24): several runners, each its own `svc` with its own data dir and secret
+store, share one ledger on a real PostgreSQL server and one wallet. Across them: one daily cap,
+at most one signature per request id, and a runner killed mid-payment is finished by another
+without a second signature."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from tests.conftest import SVC, Cli, Sandbox, _base_env, unique_email, unique_request_id
+
+from svc.store.ledger import open_ledger
+
+pytestmark = pytest.mark.e2e
+
+RUNNERS = 4
+LINES = 100  # every runner submits the same 100 request ids: 400 submissions in all
+CAP_USD = "90"  # room for exactly 60 tasks at 1.50 USD
+PRICE_ATOMIC = 1_500_000
+
+
+def runner_env(
+    cli: Cli, tmp_path: Path, name: str, pg_url: str, sandbox: Sandbox
+) -> dict[str, str]:
+    """A runner of its own: a copy of the wallet (one wallet for the fleet), its own data dir."""
+    home = tmp_path / name
+    shutil.copytree(cli.home, home)
+    return {
+        **_base_env(home),
+        "SVC_BASE_URL": sandbox.url,
+        "SVC_LEDGER_URL": pg_url,
+        "SVC_RUNNER": name,
+        "SVC_DAILY_CAP": CAP_USD,
+    }
+
+
+def fleet_ledger(pg_url: str):  # type: ignore[no-untyped-def]
+    return open_ledger(pg_url, "test-reader")
+
+
+@pytest.mark.timeout(600)
+def test_four_runners_keep_one_cap_and_sign_each_request_once(
+    cli: Cli, sandbox: Sandbox, pg_url: str, tmp_path: Path
+) -> None:
+    email = unique_email()
+    ids = [unique_request_id() for _ in range(LINES)]
+    lines = [
+        {"task": f"Fleet task {i}", "email": email, "request_id": rid} for i, rid in enumerate(ids)
+    ]
+    procs = []
+    for n in range(RUNNERS):
+        # The same ids, each runner starting a quarter further on: they meet on every id.
+        turn = n * LINES // RUNNERS
+        batch = tmp_path / f"batch-{n}.jsonl"
+        batch.write_text("".join(json.dumps(line) + "\n" for line in lines[turn:] + lines[:turn]))
+        procs.append(
+            subprocess.Popen(
+                [SVC, "submit", "--from", str(batch), "--concurrency", "4", "--json"],
+                env=runner_env(cli, tmp_path, f"runner-{n}", pg_url, sandbox),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    outputs = [proc.communicate(timeout=540) for proc in procs]
+    for (out, err), proc in zip(outputs, procs, strict=True):
+        assert "Traceback" not in err, err[-2000:]
+        results = [json.loads(line) for line in out.splitlines() if line.strip()]
+        assert len(results) == LINES, (proc.returncode, err[-1000:])  # every line accounted
+        assert proc.returncode in (0, 5), err[-1000:]  # 5: lines the cap refused
+
+    charges = Counter(c["request_id"] for c in sandbox.books()["charges"] if c["request_id"] in ids)
+    assert max(charges.values()) == 1, "a request id was charged twice"
+    assert len(charges) == 60, f"{len(charges)} tasks paid under a cap with room for 60"
+    ledger = fleet_ledger(pg_url)
+    try:
+        auths = [a for a in ledger.authorizations() if a.request_id in ids]
+        signed = Counter(a.request_id for a in auths)
+        assert max(signed.values()) == 1, "a request id was signed twice"
+        assert sum(a.amount_atomic for a in auths) <= 90_000_000
+        assert {a.runner for a in auths} <= {f"runner-{n}" for n in range(RUNNERS)}
+        assert len({a.runner for a in auths}) > 1  # the work really was shared
+    finally:
+        ledger.close()
+
+
+def test_a_runner_killed_mid_payment_is_finished_by_another_without_a_second_signature(
+    cli: Cli, sandbox: Sandbox, pg_url: str, tmp_path: Path
+) -> None:
+    rid = unique_request_id()
+    args = ["submit", "Finish me #complete", "--email", unique_email(), "--request-id", rid]
+    first = runner_env(cli, tmp_path, "runner-a", pg_url, sandbox)
+    killed = subprocess.run(
+        [SVC, *args],
+        env={**first, "SVC_TEST_CRASH_AT": "proof_journaled"},
+        capture_output=True,
+        check=False,
+    )
+    assert killed.returncode == -9  # signed and journaled, never sent: then SIGKILL
+    assert sandbox.charges_for(rid) == []
+    second = runner_env(cli, tmp_path, "runner-b", pg_url, sandbox)
+    done = subprocess.run(
+        [SVC, *args, "--json"], env=second, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(sandbox.charges_for(rid)) == 1
+    ledger = fleet_ledger(pg_url)
+    try:
+        auths = [a for a in ledger.authorizations() if a.request_id == rid]
+        assert [(a.runner, a.status) for a in auths] == [("runner-a", "spent")]  # one signature
+        row = ledger.get(rid)
+        assert row is not None and row.status == "accepted"
+    finally:
+        ledger.close()
+
+
+def test_a_runner_that_cannot_reach_the_ledger_does_not_pay(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    env = runner_env(cli, tmp_path, "runner-x", f"postgresql:///svc?host={tmp_path}", sandbox)
+    rid = unique_request_id()
+    result = cli("submit", "Never paid", "--email", unique_email(), "--request-id", rid, env=env)
+    assert result.returncode == 9, result.stderr
+    assert "cannot reach the fleet ledger" in result.stderr and "nothing was paid" in result.stderr
+    assert sandbox.charges_for(rid) == []
+
+
+def test_fleet_views_show_every_runner_and_filter_one(
+    cli: Cli, sandbox: Sandbox, pg_url: str, tmp_path: Path
+) -> None:
+    email = unique_email()
+    envs = {name: runner_env(cli, tmp_path, name, pg_url, sandbox) for name in ("ci-1", "ci-2")}
+    paid = {}
+    for name, env in envs.items():
+        rid = unique_request_id()
+        cli.ok("submit", f"Views {name}", "--email", email, "--request-id", rid, env=env)
+        paid[name] = rid
+    mine = cli.ok("tasks", "--runner", "ci-1", "--json", env=envs["ci-2"]).json()
+    assert [(row["request_id"], row["runner"]) for row in mine] == [(paid["ci-1"], "ci-1")]
+    fleet = cli.ok("tasks", "--json", env=envs["ci-1"]).json()
+    assert {row["request_id"] for row in fleet} >= set(paid.values())  # every runner's rows
+    spend = cli.ok("spend", "--json", env=envs["ci-1"]).json()
+    assert spend["cap"]["daily_cap_usd"] == "90.000000"
+    assert spend["cap"]["by_runner"] == {"ci-1": "1.500000", "ci-2": "1.500000"}
+    assert spend["cap"]["exposed_today_usd"] == "3.000000"
+    one = cli.ok("spend", "--runner", "ci-2", "--json", env=envs["ci-1"]).json()
+    assert [t["request_id"] for t in one["tasks"]] == [paid["ci-2"]]
+    doctor = cli("doctor", "--json", env=envs["ci-2"]).json()
+    ledger = next(c for c in doctor["checks"] if c["check"] == "ledger")
+    assert ledger["status"] == "ok" and ledger["detail"].startswith("fleet: PostgreSQL")
+    assert "runner ci-2" in ledger["detail"] and "schema 3" in ledger["detail"]
+
+
+def test_doctor_fails_the_ledger_check_when_the_fleet_ledger_is_down(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    env = runner_env(cli, tmp_path, "runner-x", f"postgresql:///svc?host={tmp_path}", sandbox)
+    result = cli("doctor", "--json", env=env)
+    assert result.returncode == 9
+    ledger = next(c for c in result.json()["checks"] if c["check"] == "ledger")
+    assert ledger["status"] == "fail" and "cannot reach the fleet ledger" in ledger["detail"]

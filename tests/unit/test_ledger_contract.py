@@ -1,0 +1,334 @@
+"""The ledger's contract (`store/ledger/interface.LedgerStore`), on both engines: the local
+SQLite file and the fleet ledger on a real PostgreSQL server (issue 24). Every money rule svc
+keeps rests on these promises, so each test runs on each engine, and the promises that span
+processes (the request lock, the daily cap) are tested with real processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from tests.pg_cluster import Cluster
+
+from svc.errors import LedgerUnavailableError, OtherRunnerHoldsProofError
+from svc.store.ledger import AuthState, LedgerStore, PayState, open_ledger
+from svc.store.ledger.local import Ledger
+
+ORIGIN = "http://127.0.0.1:8402"
+ONE_USD = 1_000_000
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def where(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a ledger lives: a SQLite file, or a fresh database on the test's PostgreSQL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "ledger.sqlite3")
+    cluster: Cluster = request.getfixturevalue("pg_cluster")
+    return cluster.create_database("svc_" + os.urandom(6).hex())
+
+
+def opened(where: str, runner: str = "runner-a") -> LedgerStore:
+    if where.startswith("postgresql://"):
+        return open_ledger(where, runner)
+    return Ledger(Path(where), runner=runner)
+
+
+@pytest.fixture
+def ledger(where: str) -> Iterator[LedgerStore]:
+    store = opened(where)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def journaled(ledger: LedgerStore, rid: str, task: str = "Book it") -> None:
+    ledger.journal(rid, ORIGIN, "a@example.com", {"task": task, "email": "a@example.com"}, ORIGIN)
+
+
+def signed(ledger: LedgerStore, rid: str, *, amount: int = 1_500_000, rail: str = "x402") -> None:
+    journaled(ledger, rid)
+    ledger.mark_challenged(rid)
+    assert (
+        ledger.reserve(
+            rid,
+            rail=rail,
+            amount_atomic=amount,
+            origin=ORIGIN,
+            valid_before=None,
+            cap_atomic=None,
+            since=0.0,
+        )
+        is None
+    )
+    ledger.record_signature(
+        rid,
+        rail=rail,
+        proof="proof-" + rid if rail == "x402" else None,
+        fingerprint="fp-" + rid,
+        amount_atomic=amount,
+        pay_to="0xrecipient",
+        payer="0xpayer",
+        network="eip155:8453",
+        asset="0xusdc",
+        valid_before=None,
+        origin=ORIGIN,
+    )
+
+
+def accepted(ledger: LedgerStore, rid: str, task_id: str) -> None:
+    ledger.mark_accepted(
+        rid,
+        task_id=task_id,
+        state="pending",
+        http_status=202,
+        billing="status=charged",
+        receipt=None,
+        usage_error=None,
+    )
+
+
+def test_the_journal_is_one_row_per_request_id_and_names_its_runner(ledger: LedgerStore) -> None:
+    journaled(ledger, "req_1", "first")
+    journaled(ledger, "req_1", "second")  # idempotent: the first body stays
+    row = ledger.get("req_1")
+    assert row is not None and row.status == PayState.JOURNALED
+    assert row.task_preview == "first" and row.runner == "runner-a"
+    assert ledger.get("req_missing") is None
+
+
+def test_a_paid_request_walks_its_states_and_its_authorization_is_spent(
+    ledger: LedgerStore,
+) -> None:
+    signed(ledger, "req_1")
+    row = ledger.get("req_1")
+    assert row is not None and row.status == PayState.SIGNED and row.proof == "proof-req_1"
+    ledger.mark_sent("req_1")
+    accepted(ledger, "req_1", "task_1")
+    row = ledger.get("req_1")
+    assert row is not None and row.status == PayState.ACCEPTED and row.task_id == "task_1"
+    auths = ledger.authorizations()
+    assert [(a.status, a.amount_atomic, a.runner) for a in auths] == [
+        (AuthState.SPENT, 1_500_000, "runner-a")
+    ]
+    assert ledger.exposure(0.0) == 1_500_000
+
+
+def test_the_cap_holds_and_a_released_hold_frees_it(ledger: LedgerStore) -> None:
+    def hold(rid: str) -> int | None:
+        journaled(ledger, rid)
+        return ledger.reserve(
+            rid,
+            rail="mpp",
+            amount_atomic=ONE_USD,
+            origin=ORIGIN,
+            valid_before=None,
+            cap_atomic=2 * ONE_USD,
+            since=0.0,
+        )
+
+    assert hold("req_1") is None and hold("req_2") is None
+    assert hold("req_3") == 2 * ONE_USD  # refused: the exposure already there
+    ledger.release_reservation("req_2")
+    assert hold("req_3") is None
+    assert ledger.exposure(0.0) == 2 * ONE_USD
+
+
+def test_an_expired_x402_authorization_stops_counting(ledger: LedgerStore) -> None:
+    journaled(ledger, "req_1")
+    ledger.reserve(
+        "req_1",
+        rail="x402",
+        amount_atomic=ONE_USD,
+        origin=ORIGIN,
+        valid_before=time.time() - 1,
+        cap_atomic=None,
+        since=0.0,
+    )
+    assert ledger.exposure(0.0) == 0
+
+
+def test_void_and_refused_proofs_count_as_the_spec_says(ledger: LedgerStore) -> None:
+    signed(ledger, "req_x", rail="x402")
+    ledger.void_proof("req_x", "payment_expired", frees_cap=False)  # x402: holder can settle
+    assert ledger.exposure(0.0) == 1_500_000
+    signed(ledger, "req_m", rail="mpp")
+    row = ledger.get("req_m")
+    assert row is not None and row.proof is None and row.proof_fp == "fp-req_m"  # no secret
+    ledger.void_proof("req_m", "payment_invalid", frees_cap=True)
+    assert ledger.exposure(0.0) == 1_500_000
+    row = ledger.get("req_m")
+    assert row is not None and not row.has_proof  # void: a new proof may be signed
+
+
+def test_refused_unknown_and_refunded(ledger: LedgerStore) -> None:
+    signed(ledger, "req_r")
+    ledger.mark_refused("req_r", "payment_rejected", 402)
+    row = ledger.get("req_r")
+    assert row is not None and row.status == PayState.REFUSED and row.proof == "proof-req_r"
+    signed(ledger, "req_u")
+    ledger.mark_unknown("req_u", "connection reset")
+    assert (ledger.get("req_u") or pytest.fail()).status == PayState.UNKNOWN
+    signed(ledger, "req_f")  # served, then refunded in part (svc-billing: refunded)
+    ledger.mark_refunded("req_f", 500_000, "status=refunded")
+    spent = [a for a in ledger.authorizations() if a.request_id == "req_f"]
+    assert spent[0].refunded_atomic == 500_000 and spent[0].status == AuthState.SPENT
+    assert ledger.exposure(0.0) == 3 * 1_500_000 - 500_000
+
+
+def test_card_payments_wait_for_a_person_then_end(ledger: LedgerStore) -> None:
+    journaled(ledger, "req_c")
+    ledger.card_pending(
+        "req_c",
+        payment_id="pay_1",
+        pay_url=ORIGIN + "/pay/1",
+        status_url=ORIGIN + "/pay/1/status",
+        checkout_url=None,
+        amount_atomic=1_500_000,
+        recipient="merchant",
+    )
+    waiting = ledger.card_payment()
+    assert waiting is not None and waiting["payment_id"] == "pay_1"
+    ledger.card_complete("req_c")
+    assert ledger.card_payment() is None
+    assert (ledger.card_payment("req_c") or {}).get("status") == "complete"
+
+
+def test_task_states_recent_tasks_and_order(ledger: LedgerStore) -> None:
+    signed(ledger, "req_1")
+    accepted(ledger, "req_1", "task_1")
+    time.sleep(0.01)
+    journaled(ledger, "req_2", "other")
+    ledger.set_task_state("task_1", "completed")
+    assert (ledger.get("req_1") or pytest.fail()).state == "completed"
+    assert [r.request_id for r in ledger.submissions()] == ["req_2", "req_1"]
+    assert [r.request_id for r in ledger.submissions(limit=1)] == ["req_2"]
+    body = {"task": "other", "email": "a@example.com"}
+    assert [r.request_id for r in ledger.recent_same_task(body, 0.0)] == ["req_2"]
+
+
+def test_pins_and_confirmed_hosts_hold_for_every_later_reader(where: str) -> None:
+    first, second = opened(where, "runner-a"), opened(where, "runner-b")
+    try:
+        first.pin_recipient(ORIGIN, "eip155:8453", "0xUSDC", "0xaaa")
+        assert second.pinned_recipient(ORIGIN, "eip155:8453", "0xusdc") == "0xaaa"
+        second.pin_recipient(ORIGIN, "eip155:8453", "0xusdc", "0xbbb")  # --trust-recipient
+        assert first.pinned_recipients(ORIGIN) == [("eip155:8453", "0xbbb")]
+        first.confirm_link_host(ORIGIN, "pay.example")
+        first.confirm_link_host(ORIGIN, "pay.example")
+        assert second.link_host_confirmed(ORIGIN, "pay.example")
+        assert not second.link_host_confirmed(ORIGIN, "other.example")
+    finally:
+        first.close()
+        second.close()
+
+
+def test_the_engine_describes_itself(ledger: LedgerStore) -> None:
+    info = ledger.describe()
+    assert info.schema_version == 3 and info.runner == "runner-a" and not info.missing_rights
+    assert ledger.integrity() == "ok"
+
+
+def _worker(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.ledger_worker", *args],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_the_request_lock_is_held_across_processes_and_dies_with_its_holder(
+    where: str, ledger: LedgerStore
+) -> None:
+    holder = _worker("hold", where, "req_locked")
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        waits: list[str] = []
+
+        def kill_holder(message: str) -> None:
+            waits.append(message)
+            os.kill(holder.pid, signal.SIGKILL)  # a runner dies holding the lock
+
+        started = time.monotonic()
+        with ledger.request_lock("req_locked", kill_holder):
+            pass
+        assert waits and "handling request req_locked" in waits[0]
+        assert time.monotonic() - started < 30
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_the_cap_holds_across_processes(where: str) -> None:
+    cap = 7 * ONE_USD
+    workers = [_worker("reserve", where, str(cap), "6") for _ in range(4)]
+    held = [int((w.communicate(timeout=120)[0] or "0").strip()) for w in workers]
+    assert sum(held) == 7, held  # 24 tries of 1.00 USD under 7.00: exactly 7 held
+    store = opened(where)
+    try:
+        assert store.exposure(0.0) == cap
+    finally:
+        store.close()
+
+
+def test_an_unreachable_fleet_ledger_is_the_contracts_unavailable(tmp_path: Path) -> None:
+    url = f"postgresql:///svc?host={tmp_path}&user=nobody"  # no server listens there
+    with pytest.raises(LedgerUnavailableError) as failed:
+        open_ledger(url, "runner-a")
+    assert failed.value.exit_code == 9 and "nothing was paid" in (failed.value.hint or "")
+
+
+class _Secrets:
+    """One runner's own secret store."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, str] = {}
+
+    def get(self, key: str) -> str | None:
+        return self.data.get(key)
+
+    def set(self, key: str, value: str) -> None:
+        self.data[key] = value
+
+    def delete(self, key: str) -> bool:
+        return self.data.pop(key, None) is not None
+
+
+def test_another_runners_mpp_credential_is_neither_resent_nor_resigned(where: str) -> None:
+    from svc.pay.journal import open_journal
+    from svc.pay.offer import Paid
+
+    runners = {name: (opened(where, name), _Secrets()) for name in ("runner-a", "runner-b")}
+    try:
+        journals = {
+            name: open_journal(
+                ledger,
+                lambda s=secrets: s,  # type: ignore[misc]
+                request_id="req_mpp",
+                base_url=ORIGIN,
+                body={"task": "t", "email": "a@example.com"},
+            )
+            for name, (ledger, secrets) in runners.items()
+        }
+        journals["runner-a"].reserve("mpp", 1_500_000, None)
+        credential = "Payment id=1, spt=spt_secret_value"
+        paid = Paid("mpp", credential, 1_500_000, "realm", "spt:fp", "mpp:stripe", "usd")
+        journals["runner-a"].record(paid)
+        assert journals["runner-a"].proof() == credential  # its own store re-sends it
+        with pytest.raises(OtherRunnerHoldsProofError) as held:
+            journals["runner-b"].proof()
+        assert held.value.exit_code == 10 and "runner runner-a" in held.value.message
+        assert "spt_secret_value" not in held.value.message
+        row = runners["runner-b"][0].get("req_mpp")
+        assert row is not None and row.proof is None  # the database never saw the credential
+    finally:
+        for ledger, _ in runners.values():
+            ledger.close()

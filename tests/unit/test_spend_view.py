@@ -1,0 +1,51 @@
+"""`svc spend` for people on a shared ledger: today's exposure against the cap, by runner."""
+
+from __future__ import annotations
+
+import io
+
+from svc.store.ledger import Authorization
+from svc.store.spend import cap_section, spend_report
+from svc.ui import views
+from svc.ui.output import Output
+
+
+def auth(runner: str, amount: int, status: str = "spent") -> Authorization:
+    return Authorization(
+        id=1,
+        request_id="req_" + runner,
+        rail="x402",
+        amount_atomic=amount,
+        origin="http://127.0.0.1:8402",
+        signed_at=0.0,
+        valid_before=None,
+        fingerprint=None,
+        pay_to=None,
+        network=None,
+        status=status,
+        refunded_atomic=0,
+        updated_at=0.0,
+        runner=runner,
+    )
+
+
+def drawn(doc: dict[str, object]) -> str:
+    screen = io.StringIO()
+    views.spend(Output(stdout=screen, stderr=io.StringIO()), doc)
+    return " ".join(screen.getvalue().split())
+
+
+def test_the_cap_line_names_every_runner_and_what_is_left() -> None:
+    cap = cap_section([auth("ci-1", 1_500_000), auth("ci-2", 3_000_000, "live")], 9_000_000)
+    assert cap["left_today_usd"] == "4.500000"
+    assert cap["by_runner"] == {"ci-1": "1.500000", "ci-2": "3.000000"}
+    text = drawn({**spend_report([]), "cap": cap})
+    assert (
+        "today: 4.50 USD exposed of the daily cap 9.00 USD (ci-1 1.50 USD, ci-2 3.00 USD)" in text
+    )
+
+
+def test_a_void_authorization_holds_nothing_and_one_runner_without_cap_says_nothing() -> None:
+    cap = cap_section([auth("me", 1_500_000, "void")], None)
+    assert cap["exposed_today_usd"] == "0.000000" and cap["by_runner"] == {}
+    assert "today:" not in drawn({**spend_report([]), "cap": cap})
