@@ -93,7 +93,7 @@ def test_an_x402_challenge_is_read_once_into_offers_in_the_servers_order() -> No
 def test_every_rail_gets_the_same_decision_approval_then_hold(offer: Offer) -> None:
     steps = Steps()
     chosen = policy(steps).decide([offer])
-    assert chosen is offer
+    assert chosen == offer  # x402: with its window bounded, here the server's 300 s
     assert steps.log == [("approve", offer.rail, 1_500_000), ("reserve", offer.rail, 1_500_000)]
     paid = chosen.paid("proof", "payer")
     assert (paid.amount_atomic, paid.pay_to, paid.network) == (
@@ -178,3 +178,23 @@ def test_a_declined_approval_reads_no_token_and_signs_nothing() -> None:
     with pytest.raises(PolicyRefusal, match="not approved"):
         MppRail(policy(steps), token).pay(response)
     assert steps.log == [("approve", "mpp", 1_500_000)]
+
+
+def test_the_policy_bounds_the_window_once_and_the_rail_signs_it() -> None:
+    steps = Steps()
+    offer = x402_offers([x402_entry()])[0]
+    assert offer.timeout_seconds == 300  # the server's
+    strict = policy(steps)
+    strict.max_validity_seconds = 60
+    assert strict.decide([offer]).timeout_seconds == 60  # what the rail signs
+
+
+def test_the_policy_reads_no_rails_wire_format() -> None:
+    import ast
+    from pathlib import Path
+
+    import svc.pay.policy as module
+
+    tree = ast.parse(Path(str(module.__file__)).read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert not imported & {"svc.pay.x402", "svc.pay.mpp", "svc.pay.card"}, imported

@@ -51,6 +51,9 @@ class Offer:
     asset: str
     scheme: str = "exact"
     terms: object = None
+    # x402: how long the authorization may stay valid; the server's maxTimeoutSeconds until the
+    # policy decides, then bounded by the person's max_validity_seconds (what the rail signs).
+    timeout_seconds: int | None = None
 
     def paid(self, proof: str, payer: str, valid_before: float | None = None) -> Paid:
         """The proof that pays this offer, as the journal records it."""
@@ -77,6 +80,7 @@ def x402_offers(accepts: Sequence[PaymentRequirements]) -> list[Offer]:
             entry.asset,
             entry.scheme,
             entry,
+            entry.max_timeout_seconds,
         )
         for entry in accepts
     ]

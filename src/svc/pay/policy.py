@@ -18,7 +18,6 @@ from svc.errors import PaymentError
 from svc.money import atomic_for_people, for_people, usd_to_atomic
 from svc.pay.chains import caip2
 from svc.pay.offer import Offer
-from svc.pay.x402 import PaymentRequirements, validity_window
 
 
 class PolicyRefusal(PaymentError):
@@ -71,11 +70,15 @@ class PaymentPolicy:
         return usd_to_atomic(self.max_price_usd)
 
     def decide(self, offers: Sequence[Offer]) -> Offer:
-        """The offer to pay: the first the rules allow (`judge`), then the person's approval,
-        then the hold on the daily cap. Nothing is signed before this returns."""
-        offer = self.judge(offers)
+        """The offer to pay, as it is to be signed: the first the rules allow (`judge`), then
+        the person's approval, then the hold on the daily cap. Its validity window is bounded
+        here, once, and the rail signs that window. Nothing is signed before this returns."""
+        offer = self._bounded(self.judge(offers))
         self._approve(offer.rail, offer.amount_atomic, offer.pay_to)
-        self.reserve(offer.rail, offer.amount_atomic, self._exposed_until(offer))
+        valid_before = (
+            None if offer.timeout_seconds is None else time.time() + offer.timeout_seconds
+        )
+        self.reserve(offer.rail, offer.amount_atomic, valid_before)  # counts until then
         return offer
 
     def judge(self, offers: Sequence[Offer]) -> Offer:
@@ -90,12 +93,14 @@ class PaymentPolicy:
                 return offer
         raise next(r for r in refusals if r is not None)
 
-    def _exposed_until(self, offer: Offer) -> float | None:
-        """An x402 authorization counts against the cap until its validBefore; the others
-        until they are spent or proven void."""
-        if offer.rail != "x402" or not isinstance(offer.terms, PaymentRequirements):
-            return None
-        return time.time() + validity_window(offer.terms, self.max_validity_seconds)
+    def _bounded(self, offer: Offer) -> Offer:
+        """An x402 authorization is valid for the server's window, never longer than ours (an
+        authorization can be settled by whoever holds it until then); the others have none
+        and count until they are spent or proven void."""
+        if offer.timeout_seconds is None:
+            return offer
+        window = max(1, min(offer.timeout_seconds, self.max_validity_seconds))
+        return replace(offer, timeout_seconds=window)
 
     def _refusal(self, offer: Offer) -> PolicyRefusal | None:
         if offer.rail == "x402":

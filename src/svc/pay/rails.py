@@ -151,7 +151,7 @@ class X402Rail:
         if self.on_pay:
             self.on_pay(offer)
         try:
-            payload = signer.sign(terms, max_window=self.policy.max_validity_seconds)
+            payload = signer.sign(terms, max_window=offer.timeout_seconds)  # the decided window
         except X402Error as exc:
             raise PaymentError(f"cannot sign the payment: {exc}") from None
         proof = encode_proof(challenge, terms, payload)
