@@ -216,3 +216,31 @@ def test_the_ledger_going_away_mid_batch_pays_nothing_unjournaled_and_accounts_e
             ledger.close()
     finally:
         cluster.stop()
+
+
+def test_a_ledger_password_stays_out_of_files_and_output(cli: Cli, tmp_path: Path) -> None:
+    secret = "pw-Zq81x"
+    refused = cli("config", "set", "ledger_url", f"postgresql://svc:{secret}@db.internal/svc")
+    assert refused.returncode == 2 and "no place for one" in refused.stderr
+    assert secret not in refused.stderr + refused.stdout
+    assert (
+        not (cli.home / "config" / "config.toml").exists()
+        or secret not in (cli.home / "config" / "config.toml").read_text()
+    )
+    cli.ok("config", "set", "ledger_url", "postgresql://svc@db.internal/svc")  # no password: fine
+    env = {"SVC_LEDGER_URL": f"postgresql://svc:{secret}@db.internal/svc"}  # a CI secret
+    shown = cli.ok("config", "get", "ledger_url", "--json", env=env).json()
+    assert shown["value"] == "postgresql://svc:***@db.internal/svc" and secret not in str(shown)
+    listed = cli.ok("config", "list", "--json", env=env).stdout
+    assert secret not in listed
+    (cli.home / "config" / "config.toml").write_text(
+        f'[profiles.default]\nledger_url = "postgresql://svc:{secret}@db.internal/svc"\n'
+    )
+    broken = cli("tasks")
+    assert broken.returncode == 2 and "config.toml" in broken.stderr
+    assert secret not in broken.stderr + broken.stdout
+
+
+def test_a_ledger_url_of_another_scheme_is_a_usage_error(cli: Cli) -> None:
+    result = cli("tasks", env={"SVC_LEDGER_URL": "mysql://db.internal/svc"})
+    assert result.returncode == 2 and "must be a postgresql:// URL" in result.stderr
