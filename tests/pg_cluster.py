@@ -59,8 +59,24 @@ class Cluster:
         )
 
     def stop(self) -> None:
-        self.run("pg_ctl", "-D", str(self.root / "data"), "-m", "immediate", "stop")
+        """Stop the server and remove its files (the session's finalizer)."""
+        self.pause()
         shutil.rmtree(self.root, ignore_errors=True)
+
+    def pause(self) -> None:
+        """The database goes away (an immediate shutdown, as a crash would), files kept."""
+        self.run("pg_ctl", "-D", str(self.root / "data"), "-m", "immediate", "stop")
+
+    def resume(self) -> None:
+        """Start the same server again on the same files and socket."""
+        options = f"-k {self.socket_dir} -c listen_addresses='' -c fsync=off -c max_connections=200"
+        log = str(self.root / "log")
+        started = self.run(
+            "pg_ctl", "-D", str(self.root / "data"), "-o", options, "-l", log, "-w", "start"
+        )
+        if started.returncode != 0:
+            raise RuntimeError(f"pg_ctl start failed: {started.stderr.strip()[-300:]}")
+        _wait_ready(self)
 
 
 def _as_owner(user: str, argv: list[str]) -> list[str]:
@@ -81,14 +97,7 @@ def start() -> Cluster:
     init = cluster.run("initdb", "-D", str(data), "-A", "trust", "-U", user, "--no-sync")
     if init.returncode != 0:
         raise RuntimeError(f"initdb failed: {init.stderr.strip()[-400:]}")
-    options = f"-k {root} -c listen_addresses='' -c fsync=off -c max_connections=200"
-    started = cluster.run(
-        "pg_ctl", "-D", str(data), "-o", options, "-l", str(root / "log"), "-w", "start"
-    )
-    if started.returncode != 0:
-        log = (root / "log").read_text(errors="replace")[-600:] if (root / "log").exists() else ""
-        raise RuntimeError(f"pg_ctl start failed: {started.stderr.strip()[-300:]} {log}")
-    _wait_ready(cluster)
+    cluster.resume()
     return cluster
 
 

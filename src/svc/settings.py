@@ -242,17 +242,37 @@ def validity_seconds(label: str, raw: object) -> int:
 LEDGER_SCHEMES = ("postgresql://", "postgres://")
 
 
+def ledger_url(label: str, raw: object, *, in_file: bool) -> str:
+    """The fleet ledger's URL: postgresql:// only, and no password in a file (the config file
+    is not the secret store: PGPASSWORD, ~/.pgpass or SVC_LEDGER_URL in the environment are)."""
+    from urllib.parse import urlsplit
+
+    url = str(raw)
+    if not url.startswith(LEDGER_SCHEMES):
+        raise UsageError(
+            f"{label} must be a postgresql:// URL, got {url.split('://', maxsplit=1)[0][:20]!r}://...",
+            hint="leave it unset for the local ledger; fleet mode: "
+            'ledger_url = "postgresql://user@host/db"',
+        )
+    try:
+        password = urlsplit(url).password
+    except ValueError:
+        raise UsageError(f"{label} is not a URL svc can read") from None
+    if in_file and password is not None:
+        raise UsageError(
+            f"{label} carries a password, and the config file is no place for one",
+            code="secret_in_config",
+            hint="drop it from the URL and give it as PGPASSWORD or in ~/.pgpass, or put the "
+            "whole URL in SVC_LEDGER_URL (a CI secret)",
+        )
+    return url
+
+
 def _fleet_settings(s: Settings, pick: _Picker) -> None:
     url = pick("ledger_url", None, "SVC_LEDGER_URL")
     if url:
-        if not str(url).startswith(LEDGER_SCHEMES):
-            raise UsageError(
-                f"{s.labelled('ledger_url')} must be a postgresql:// URL, got "
-                f"{str(url).split('://')[0][:20]!r}://...",
-                hint="leave it unset for the local ledger; fleet mode: "
-                'ledger_url = "postgresql://user@host/db"',
-            )
-        s.ledger_url = str(url)
+        in_file = s.sources.get("ledger_url", "").startswith("profile")
+        s.ledger_url = ledger_url(s.labelled("ledger_url"), url, in_file=in_file)
     runner = pick("runner", None, "SVC_RUNNER")
     if runner:
         name = str(runner).strip()

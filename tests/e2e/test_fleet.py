@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import SVC, Cli, Sandbox, _base_env, unique_email, unique_request_id
+from tests.pg_cluster import start as start_cluster
 
 from svc.store.ledger import open_ledger
 
@@ -164,3 +165,82 @@ def test_doctor_fails_the_ledger_check_when_the_fleet_ledger_is_down(
     assert result.returncode == 9
     ledger = next(c for c in result.json()["checks"] if c["check"] == "ledger")
     assert ledger["status"] == "fail" and "cannot reach the fleet ledger" in ledger["detail"]
+
+
+@pytest.mark.timeout(300)
+def test_the_ledger_going_away_mid_batch_pays_nothing_unjournaled_and_accounts_every_line(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    cluster = start_cluster()  # its own server: this test takes it away
+    try:
+        url = cluster.create_database("svc_going")
+        email = unique_email()
+        ids = [unique_request_id() for _ in range(120)]
+        batch = tmp_path / "batch.jsonl"
+        batch.write_text(
+            "".join(
+                json.dumps({"task": f"Going {i}", "email": email, "request_id": rid}) + "\n"
+                for i, rid in enumerate(ids)
+            )
+        )
+        env = runner_env(cli, tmp_path, "runner-g", url, sandbox)
+        proc = subprocess.Popen(
+            [SVC, "submit", "--from", str(batch), "--concurrency", "4", "--json"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdout is not None
+        seen = [json.loads(proc.stdout.readline()) for _ in range(20)]
+        cluster.pause()  # the database goes away with the batch in full flight
+        rest, err = proc.communicate(timeout=240)
+        results = seen + [json.loads(line) for line in rest.splitlines() if line.strip()]
+        assert "Traceback" not in err
+        assert sorted(r.get("request_id", "?") for r in results) == sorted(ids), [
+            r for r in results if "request_id" not in r
+        ][:3]  # every line accounted
+        gone = [r for r in results if r.get("error") == "ledger_unavailable"]
+        assert gone and proc.returncode in (9, 10)
+        cluster.resume()
+        charged = Counter(
+            c["request_id"] for c in sandbox.books()["charges"] if c["request_id"] in ids
+        )
+        assert len(charged) >= 20 and max(charged.values()) == 1
+        ledger = open_ledger(url, "reader")
+        try:
+            for rid in charged:  # nothing paid without its journal row and proof
+                row = ledger.get(rid)
+                assert row is not None and row.has_proof, rid
+        finally:
+            ledger.close()
+    finally:
+        cluster.stop()
+
+
+def test_a_ledger_password_stays_out_of_files_and_output(cli: Cli, tmp_path: Path) -> None:
+    secret = "pw-Zq81x"
+    refused = cli("config", "set", "ledger_url", f"postgresql://svc:{secret}@db.internal/svc")
+    assert refused.returncode == 2 and "no place for one" in refused.stderr
+    assert secret not in refused.stderr + refused.stdout
+    assert (
+        not (cli.home / "config" / "config.toml").exists()
+        or secret not in (cli.home / "config" / "config.toml").read_text()
+    )
+    cli.ok("config", "set", "ledger_url", "postgresql://svc@db.internal/svc")  # no password: fine
+    env = {"SVC_LEDGER_URL": f"postgresql://svc:{secret}@db.internal/svc"}  # a CI secret
+    shown = cli.ok("config", "get", "ledger_url", "--json", env=env).json()
+    assert shown["value"] == "postgresql://svc:***@db.internal/svc" and secret not in str(shown)
+    listed = cli.ok("config", "list", "--json", env=env).stdout
+    assert secret not in listed
+    (cli.home / "config" / "config.toml").write_text(
+        f'[profiles.default]\nledger_url = "postgresql://svc:{secret}@db.internal/svc"\n'
+    )
+    broken = cli("tasks")
+    assert broken.returncode == 2 and "config.toml" in broken.stderr
+    assert secret not in broken.stderr + broken.stdout
+
+
+def test_a_ledger_url_of_another_scheme_is_a_usage_error(cli: Cli) -> None:
+    result = cli("tasks", env={"SVC_LEDGER_URL": "mysql://db.internal/svc"})
+    assert result.returncode == 2 and "must be a postgresql:// URL" in result.stderr

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from svc.context import AppContext
-from svc.errors import ExitCode, SvcError, UsageError
-from svc.store.ledger import PayState
+from svc.errors import ExitCode, LedgerUnavailableError, SvcError, UsageError
+from svc.store.ledger import PayState, Submission
 from svc.ui.output import Output
 from svc.ui.sanitize import clean
 from svc.ui.words import plural
@@ -297,6 +297,16 @@ def _worker_context(parent: AppContext, secrets: _SharedSecrets) -> AppContext:
     return parent.with_overrides(output=output, secrets=shared, no_input=True)
 
 
+def _accepted_row(app: AppContext, request_id: str) -> Submission | None:
+    """The line's row if it was accepted already. A shared ledger that went away is not a
+    reason to stop reading: the worker reports that line (nothing is paid without its row)."""
+    try:
+        row = app.ledger.get(request_id) if app.has_ledger() else None
+    except LedgerUnavailableError:
+        return None
+    return row if row is not None and row.task_id and row.status == PayState.ACCEPTED else None
+
+
 def run_batch(app: AppContext, stream: IO[bytes], options: Options) -> int:
     """Submit every line; returns the batch's exit code (see the module doc)."""
     if not 1 <= options.concurrency <= MAX_CONCURRENCY:
@@ -320,8 +330,8 @@ def run_batch(app: AppContext, stream: IO[bytes], options: Options) -> int:
                 doc = {"line": number, "outcome": "invalid", **item.to_json()}
                 reporter.result(doc, int(item.exit_code))
                 continue
-            row = app.ledger.get(item.request_id) if app.has_ledger() else None
-            if row is not None and row.task_id and row.status == PayState.ACCEPTED:
+            row = _accepted_row(app, item.request_id)
+            if row is not None:
                 reporter.result(
                     {
                         "line": item.number,

@@ -21,7 +21,13 @@ from typing import Any, NoReturn
 
 from svc import origin
 from svc.errors import UsageError
-from svc.settings import DEFAULT_PROFILE, positive_seconds, usd_amount, validity_seconds
+from svc.settings import (
+    DEFAULT_PROFILE,
+    ledger_url,
+    positive_seconds,
+    usd_amount,
+    validity_seconds,
+)
 from svc.store.paths import config_dir, ensure_private_dir
 from svc.suggest import did_you_mean
 
@@ -101,6 +107,8 @@ def _coerce(key: ConfigKey, raw: str) -> Any:
         return [part.strip() for part in raw.split(",") if part.strip()]
     if key.kind == "choice" and raw not in key.choices:
         raise UsageError(f"{key.name} must be one of {', '.join(key.choices)}, got {raw!r}")
+    if key.name == "ledger_url":
+        return ledger_url(key.name, raw, in_file=True)
     if key.name == "max_validity_seconds":
         return validity_seconds(key.name, raw)
     if key.kind == "seconds":

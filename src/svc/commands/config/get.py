@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.commands.config.values import as_written, for_people
+from svc.commands.config.values import for_people, shown
 from svc.context import AppContext
 from svc.store.config import KEYS, unknown_key
 
@@ -34,7 +34,7 @@ def run(opts: GetOptions, app_ctx: AppContext) -> int:
         raise unknown_key(opts.key)
     doc = {
         "key": opts.key,
-        "value": as_written(getattr(app_ctx.settings, opts.key, None)),
+        "value": shown(opts.key, getattr(app_ctx.settings, opts.key, None)),
         "source": app_ctx.settings.sources.get(opts.key, "default"),
     }
     app_ctx.output.show(doc, lambda out, d: out.line(for_people(d["value"]) or ""))

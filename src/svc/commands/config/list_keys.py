@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from svc.cli.app import current
-from svc.commands.config.values import as_written, for_people
+from svc.commands.config.values import for_people, shown
 from svc.context import AppContext
 from svc.store.config import KEYS
 from svc.ui.output import Output
@@ -36,7 +36,7 @@ def run(opts: ListOptions, app_ctx: AppContext) -> int:
     rows = [
         {
             "key": key,
-            "value": as_written(getattr(app_ctx.settings, key, None)),
+            "value": shown(key, getattr(app_ctx.settings, key, None)),
             "source": app_ctx.settings.sources.get(key, "default"),
             "help": spec.help,
         }

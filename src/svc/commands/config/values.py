@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from svc.context import AppContext
+from svc.store.ledger.postgres import redacted
 
 
 def as_written(value: object) -> str | None:
@@ -16,6 +17,15 @@ def as_written(value: object) -> str | None:
     if isinstance(value, float):
         return f"{value:g}"  # 600.0 is written 600
     return str(value)
+
+
+def shown(key: str, value: object) -> str | None:
+    """A setting as `config get`/`list` show it: as written, a URL's password masked (the
+    environment may hold one: SVC_LEDGER_URL)."""
+    written = as_written(value)
+    if key == "ledger_url" and written is not None:
+        return redacted(written)
+    return written
 
 
 def for_people(value: str | None) -> str | None:
