@@ -234,16 +234,28 @@ class PgDatabase:
         return missing
 
     def _migrate(self) -> None:
-        """The schema at SCHEMA_VERSION, created once however many runners start together."""
+        """The schema at SCHEMA_VERSION, created once however many runners start together.
+
+        Every connection (each batch worker of each runner opens one) first reads the version
+        and leaves a current schema alone: CREATE INDEX IF NOT EXISTS takes a SHARE lock on its
+        table even when the index exists, so running the DDL on every open queued each new
+        connection behind the fleet's writes, and deadlocked with them."""
+        if self._version() >= SCHEMA_VERSION:
+            return
         with self.write():
             self._conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (NAMESPACE, SCHEMA_LOCK))
+            version = self._version()  # another runner may have migrated while this one waited
+            if version >= SCHEMA_VERSION:
+                return
             for statement in filter(str.strip, SCHEMA.split(";")):
                 self._conn.execute(statement)
-            version = self._conn.execute("SELECT MAX(version) FROM svc_schema").fetchone()
-            if version is None or version[0] is None:
-                self._conn.execute(
-                    "INSERT INTO svc_schema (version) VALUES (%s)", (SCHEMA_VERSION,)
-                )
+            self._conn.execute("DELETE FROM svc_schema")
+            self._conn.execute("INSERT INTO svc_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
+
+    def _version(self) -> int:
+        """The schema's version, 0 before the first runner created it (no table, no lock)."""
+        exists = self.execute("SELECT to_regclass('svc_schema') IS NOT NULL").fetchone()
+        return self.schema_version() if exists and exists[0] else 0
 
 
 def lock_key(request_id: str) -> int:
