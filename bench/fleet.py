@@ -44,28 +44,33 @@ def run_batches(
     svc: str, jobs: list[tuple[Path, dict[str, str]]], peak_kb: Callable[[int], int]
 ) -> tuple[float, int, float]:
     """(wall seconds, accepted lines, largest runner peak MB) of batches run side by side."""
+    # Each runner's results go to a file beside its batch, not a pipe: nobody reads a pipe
+    # while the runners run (the loop below samples memory), and a batch of 1000 lines fills
+    # a pipe's 64 KB long before it ends, so the runner would block on its stdout for ever.
+    outs = [source.with_suffix(".out") for source, _ in jobs]
     start = time.perf_counter()
-    procs = [
-        subprocess.Popen(
-            [svc, "submit", "--from", str(source)],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        for source, env in jobs
-    ]
+    procs = []
+    for (source, env), out in zip(jobs, outs, strict=True):
+        with out.open("w") as sink:
+            procs.append(
+                subprocess.Popen(
+                    [svc, "submit", "--from", str(source)],
+                    env=env,
+                    stdout=sink,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
     peaks = [0] * len(procs)
     while any(p.poll() is None for p in procs):
         peaks = [max(k, peak_kb(p.pid)) for k, p in zip(peaks, procs, strict=True)]
         time.sleep(0.2)
     wall = time.perf_counter() - start
-    accepted = 0
-    for proc in procs:
-        out = proc.stdout.read() if proc.stdout else ""
-        accepted += sum(
-            1 for line in out.splitlines() if json.loads(line).get("outcome") == "accepted"
-        )
+    accepted = sum(
+        1
+        for out in outs
+        for line in out.read_text().splitlines()
+        if json.loads(line).get("outcome") == "accepted"
+    )
     return wall, accepted, max(peaks) / 1024
 
 
