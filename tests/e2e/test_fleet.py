@@ -244,3 +244,73 @@ def test_a_ledger_password_stays_out_of_files_and_output(cli: Cli, tmp_path: Pat
 def test_a_ledger_url_of_another_scheme_is_a_usage_error(cli: Cli) -> None:
     result = cli("tasks", env={"SVC_LEDGER_URL": "mysql://db.internal/svc"})
     assert result.returncode == 2 and "must be a postgresql:// URL" in result.stderr
+
+
+# The server itself ends the runner's session at the exact step: the UPDATE that records the
+# service's acceptance (a real connection loss, as a failover or a restart would cause).
+CUT_AT_ACCEPTANCE = """
+CREATE FUNCTION svc_test_cut() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_terminate_backend(pg_backend_pid());
+    RETURN NEW;
+END $$;
+CREATE TRIGGER svc_test_cut BEFORE UPDATE ON submissions FOR EACH ROW
+    WHEN (NEW.status = 'accepted' AND OLD.status <> 'accepted')
+    EXECUTE FUNCTION svc_test_cut();
+"""
+
+
+def test_a_ledger_lost_after_the_service_charged_never_reads_as_nothing_paid(
+    cli: Cli, sandbox: Sandbox, pg_url: str, tmp_path: Path
+) -> None:
+    """The contract: once a request is paid and accepted, its outcome decides the exit code,
+    and a failure after it is a warning naming the task, never "nothing charged" (exit 9)."""
+    import psycopg
+
+    fleet_ledger(pg_url).close()  # the schema, so the trigger has its table
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(CUT_AT_ACCEPTANCE)
+    rid = unique_request_id()
+    args = ["submit", "Charged then cut #complete", "--email", unique_email(), "--request-id", rid]
+    env = runner_env(cli, tmp_path, "runner-c", pg_url, sandbox)
+    cut = subprocess.run(
+        [SVC, *args, "--json"], env=env, capture_output=True, text=True, check=False
+    )
+    assert len(sandbox.charges_for(rid)) == 1  # the service charged and accepted it
+    assert "Traceback" not in cut.stderr
+    assert cut.returncode == 0, cut.stderr
+    task = json.loads(cut.stdout)
+    assert task["id"] in cut.stderr and "nothing was paid" not in cut.stderr
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TRIGGER svc_test_cut ON submissions")
+    again = subprocess.run(
+        [SVC, *args, "--json"], env=env, capture_output=True, text=True, check=False
+    )
+    assert again.returncode == 0, again.stderr  # the resume re-sends the journaled proof
+    assert json.loads(again.stdout)["id"] == task["id"]
+    assert len(sandbox.charges_for(rid)) == 1
+
+
+def test_the_same_task_from_another_runner_is_named_as_a_duplicate(
+    cli: Cli, sandbox: Sandbox, pg_url: str, tmp_path: Path
+) -> None:
+    """A CI job retried on another runner without its request id: the shared ledger knows the
+    task was just paid for, as the local one does on one machine."""
+    args = ["submit", "Retried elsewhere #complete", "--email", unique_email(), "--json"]
+    first = subprocess.run(
+        [SVC, *args],
+        env=runner_env(cli, tmp_path, "runner-d", pg_url, sandbox),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert first.returncode == 0, first.stderr
+    task_id = json.loads(first.stdout)["id"]
+    second = subprocess.run(
+        [SVC, *args],
+        env=runner_env(cli, tmp_path, "runner-e", pg_url, sandbox),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "submitting it again pays again" in second.stderr and task_id in second.stderr

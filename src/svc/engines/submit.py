@@ -18,6 +18,7 @@ status itself.
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import uuid
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from svc.api.ids import request_id_arg
 from svc.context import AppContext
 from svc.errors import (
     HumanNeededError,
+    LedgerUnavailableError,
     NotFoundError,
     OutcomeUnknownError,
     PaymentError,
@@ -42,12 +44,11 @@ from svc.pay.mpp import SptSource
 from svc.pay.offer import Offer
 from svc.pay.rails import PROOF_HEADERS, CardRail, MppRail, PaidAuth, X402Rail, settle_card
 from svc.pay.wallet import load_signer
-from svc.store.ledger import ledger_path
 from svc.testing_hooks import crash_point
 from svc.ui import views, words
 
 if TYPE_CHECKING:
-    from svc.api.answers import SubmitAnswer
+    from svc.api.answers import SubmitAnswer, Task
     from svc.pay.errors import Row
     from svc.pay.policy import PaymentPolicy
     from svc.pay.rails import Rail
@@ -94,7 +95,7 @@ def recent_duplicate(app: AppContext, body: dict[str, Any]) -> Submission | None
     import time
 
     window = app.settings.duplicate_window_seconds
-    if window <= 0 or not ledger_path().exists():
+    if window <= 0 or not app.has_ledger():  # the fleet's shared ledger counts: no local file
         return None
     rows = app.ledger.recent_same_task(body, time.time() - window)
     live = [r for r in rows if r.status not in (PayState.REJECTED, PayState.VOID)]
@@ -284,7 +285,7 @@ class _Run:
                 raise _answer_lost(journal, self.body, exc.message) from None
             journal.rejected(exc.code)
             raise
-        journal.accepted(task, answer)
+        _record_accepted(app, journal, task, answer, self.body)
         crash_point("response_recorded")
         if answer.billing:
             app.output.note(f"billing: {words.billing(answer.billing.raw)}")
@@ -320,7 +321,7 @@ class _Run:
             decision is not None and decision.action is Action.RETRY_UNCHANGED
         )
         if answer.server_failed and not not_processed:
-            journal.unknown(f"http_{status}", status)
+            _note_unknown(journal, f"http_{status}", status)
             raise OutcomeUnknownError(
                 f"the paid submit failed with HTTP {status} after retries; it may or may not "
                 "have been charged and accepted",
@@ -349,14 +350,38 @@ class _Run:
         )
 
 
+def _record_accepted(
+    app: AppContext, journal: RequestJournal, task: Task, answer: SubmitAnswer, body: dict[str, Any]
+) -> None:
+    """The service accepted (and, with a proof, charged): its answer decides the outcome, as the
+    contract says, and a fleet ledger lost at this step is a warning naming the task, never an
+    exit code that reads as "nothing charged". The row stays `sent` with its journaled proof,
+    so running the same command again re-sends that proof, gets this task back and records it."""
+    try:
+        journal.accepted(task, answer)
+    except LedgerUnavailableError as exc:
+        app.output.warn(
+            f"task {task.id} was accepted, but the ledger could not record it ({exc.message}); "
+            "to record it without paying again, once the ledger is back: "
+            + resume_command(journal.request_id, body)
+        )
+
+
 def _answer_lost(journal: RequestJournal, body: dict[str, Any], why: str) -> OutcomeUnknownError:
     """A request that carried a proof got no readable answer: it may have been charged."""
-    journal.unknown(why)
+    _note_unknown(journal, why)
     return OutcomeUnknownError(
         f"the answer to the paid submit was lost ({why}); it may have been charged and accepted",
         hint="reconcile without paying again (the same proof is re-sent): "
         + resume_command(journal.request_id, body),
     )
+
+
+def _note_unknown(journal: RequestJournal, why: str, http_status: int | None = None) -> None:
+    """The outcome of a sent proof is unknown (exit 10) whether or not the ledger can say so:
+    a lost fleet ledger leaves the row `sent` with its proof, which a resume re-sends too."""
+    with contextlib.suppress(LedgerUnavailableError):
+        journal.unknown(why, http_status)
 
 
 def finish_card(app: AppContext, journal: RequestJournal, *, open_browser: bool = True) -> None:
