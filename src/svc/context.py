@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from svc.errors import LedgerUnavailableError
 from svc.origin import TrustedURL, configured, host_of
 from svc.settings import Settings
 from svc.ui.output import Output
@@ -36,6 +37,9 @@ if TYPE_CHECKING:
     from svc.store.secrets import SecretStore
 
 
+T = TypeVar("T")
+
+
 class AppContext:
     def __init__(
         self, settings: Settings, output: Output, config: ConfigFile | None = None
@@ -51,6 +55,7 @@ class AppContext:
         self._tasks: TaskClient | None = None
         self._secrets: SecretStore | None = None
         self._ledger: LedgerStore | None = None
+        self._ledger_lost = False  # the fleet ledger failed a cache write: no more tries
 
     @property
     def config(self) -> ConfigFile:
@@ -231,8 +236,24 @@ class AppContext:
 
     def remember(self, task: Task) -> None:
         """Keep the ledger's last known state fresh, if this machine has a ledger at all."""
-        if self.has_ledger():
-            self.ledger.set_task_state(task.id, task.state)
+        self.remember_state(task.id, task.state)
+
+    def remember_state(self, task_id: str, state: str) -> None:
+        self.task_state_cache(lambda ledger: ledger.set_task_state(task_id, state), None)
+
+    def task_state_cache(self, use: Callable[[LedgerStore], T], default: T) -> T:
+        """`use(ledger)` for the task states the ledger keeps, a cache of what the service
+        answered: without a ledger, or with a fleet ledger that cannot be reached (warned
+        once), `default`. A lost cache never costs the command that got the answer (a reply
+        sent, a paid task followed): the service's answer stands."""
+        if self._ledger_lost or not self.has_ledger():
+            return default
+        try:
+            return use(self.ledger)
+        except LedgerUnavailableError as exc:
+            self._ledger_lost = True  # no new attempt (a connect may wait for its timeout)
+            self.output.warn(f"the task states are not recorded: {exc.message}")
+            return default
 
     def close(self) -> None:
         if self._http is not None:

@@ -314,3 +314,20 @@ def test_the_same_task_from_another_runner_is_named_as_a_duplicate(
         check=False,
     )
     assert "submitting it again pays again" in second.stderr and task_id in second.stderr
+
+
+@pytest.mark.parametrize("command", [["poll"], ["watch", "--no-input"]])
+def test_reading_a_task_needs_no_ledger_and_a_lost_one_is_a_warning(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path, command: list[str]
+) -> None:
+    """A task's state in the ledger is a cache of what the service answered: a runner whose
+    fleet ledger is down still reads and follows its tasks, and says the cache was not kept."""
+    submitted = cli.ok("submit", "Read me later #complete", "--email", unique_email(), "--json")
+    tid = submitted.json()["id"]
+    sandbox.advance(600)  # done by now: watch reads it once and ends
+    env = runner_env(cli, tmp_path, "runner-r", f"postgresql:///svc?host={tmp_path}", sandbox)
+    result = subprocess.run(
+        [SVC, *command, tid], env=env, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert "the task states are not recorded: cannot reach the fleet ledger" in result.stderr

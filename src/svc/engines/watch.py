@@ -128,8 +128,8 @@ class Watch:
         state = str(task["state"])
         changed = self._show_changes(tid, task, self.seen[tid])
         if changed:
-            if self.known.get(tid) != state and self.app.has_ledger():
-                self.app.ledger.set_task_state(tid, state)  # durable: only when behind
+            if self.known.get(tid) != state:
+                self.app.remember_state(tid, state)  # durable: only when behind
             self.known[tid] = state
             self._observe(task, previous)
         self.states[tid] = state

@@ -45,9 +45,10 @@ def live_task_ids(app: AppContext) -> list[str]:
 
 def ledger_states(app: AppContext) -> dict[str, str | None]:
     """Task id -> the state the ledger already has (one read instead of a write per task)."""
-    if not app.has_ledger():
-        return {}
-    return {str(row.task_id): row.state for row in app.ledger.submissions() if row.task_id}
+    return app.task_state_cache(
+        lambda ledger: {str(row.task_id): row.state for row in ledger.submissions() if row.task_id},
+        {},
+    )
 
 
 def effective_interval(app: AppContext, requested: float | None) -> float:
