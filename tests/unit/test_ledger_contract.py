@@ -305,6 +305,28 @@ def test_opening_the_fleet_ledger_waits_on_no_runners_writes(pg_url: str) -> Non
             second.close()
 
 
+def test_an_older_fleet_schema_is_brought_up_to_date_on_open(pg_url: str) -> None:
+    """A column added later (sqlite.MIGRATIONS) reaches a fleet ledger created before it, as it
+    reaches an older SQLite file, and the version moves up once."""
+    import psycopg
+
+    opened(pg_url).close()
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # as a runner of version 2 left it
+        conn.execute("ALTER TABLE submissions DROP COLUMN runner")
+        conn.execute("ALTER TABLE authorizations DROP COLUMN runner")
+        conn.execute("UPDATE svc_schema SET version = 2")
+    store = opened(pg_url, "runner-new")
+    try:
+        assert store.describe().schema_version == SCHEMA_VERSION
+        store.journal("req_old", ORIGIN, "a@example.com", {"task": "t", "email": "a@example.com"})
+        row = store.get("req_old")
+        assert row is not None and row.runner == "runner-new"
+    finally:
+        store.close()
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM svc_schema").fetchone() == (1,)
+
+
 class _Secrets:
     """One runner's own secret store."""
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc.errors import LedgerUnavailableError
 from svc.store.ledger.locks import held, wait_until_free
-from svc.store.ledger.sqlite import SCHEMA_VERSION
+from svc.store.ledger.sqlite import MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import psycopg
@@ -107,6 +107,10 @@ CREATE TABLE IF NOT EXISTS authorizations (
 CREATE INDEX IF NOT EXISTS authorizations_request ON authorizations(request_id);
 CREATE INDEX IF NOT EXISTS authorizations_signed ON authorizations(signed_at);
 """
+
+# A column added later is added to both engines from one list (sqlite.MIGRATIONS), with
+# PostgreSQL's names for the types that differ (µUSD amounts outgrow 32 bits).
+PG_TYPES = {"INTEGER": "BIGINT", "REAL": "DOUBLE PRECISION"}
 
 # The tables the ledger needs, and what it does to them (for `svc doctor`'s rights check).
 TABLES = ("submissions", "recipients", "link_hosts", "card_payments", "authorizations")
@@ -249,6 +253,9 @@ class PgDatabase:
                 return
             for statement in filter(str.strip, SCHEMA.split(";")):
                 self._conn.execute(statement)
+            for (table, name), kind in MIGRATIONS.items():  # tables of an older version
+                pg_kind = PG_TYPES.get(kind, kind)
+                self._conn.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {name} {pg_kind}")
             self._conn.execute("DELETE FROM svc_schema")
             self._conn.execute("INSERT INTO svc_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
 

@@ -92,7 +92,8 @@ CREATE INDEX IF NOT EXISTS authorizations_request ON authorizations(request_id);
 CREATE INDEX IF NOT EXISTS authorizations_signed ON authorizations(signed_at);
 """
 
-# Columns added after the first release; added to older ledgers on open (ALTER is guarded).
+# Columns added after the first release; added to older ledgers on open (ALTER is guarded),
+# on both engines (postgres.py adds them too): a new column goes here, and SCHEMA_VERSION up.
 MIGRATIONS: dict[tuple[str, str], str] = {
     ("submissions", "receipt"): "TEXT",  # the rail's receipt (Payment-Receipt, PAYMENT-RESPONSE)
     ("submissions", "usage_error"): "TEXT",  # svc-usage-error: served but not billed
