@@ -481,3 +481,19 @@ def test_figures_get_task_latency_and_idle_memory(cli: Cli, sandbox: Sandbox) ->
     print(f"\nsvc mcp figures: {json.dumps({k: round(v, 1) for k, v in figures.items()})}")
     assert figures["get_task_median_ms"] < 250
     assert figures["idle_rss_mib"] < 250
+
+
+def test_a_fleet_runner_serves_the_fleets_tasks(cli: Cli, sandbox: Sandbox, pg_url: str) -> None:
+    """On a shared ledger there is no local file: the resources and list_tasks read the fleet's
+    rows (before, a fleet runner always listed nothing)."""
+    fleet = {"SVC_LEDGER_URL": pg_url, "SVC_RUNNER": "ci-1"}
+    task = cli.ok("submit", "Fleet resource", "--email", unique_email(), "--json", env=fleet).json()
+
+    async def body() -> None:
+        async with served(cli, env={**fleet, "SVC_RUNNER": "agent-1"}) as (session, _):
+            listed = [str(r.uri) for r in (await session.list_resources()).resources]
+            assert f"svc://tasks/{task['id']}" in listed
+            tasks = await session.call_tool("list_tasks", {})
+            assert task["id"] in str(tasks.structured_content)
+
+    run(body)

@@ -17,7 +17,6 @@ from svc.errors import SvcError
 from svc.mcp.results import bounded, error_doc, resource_text
 from svc.mcp.state import Call
 from svc.mcp.tools.follow import poll
-from svc.store.ledger import ledger_path
 from svc.ui.sanitize import clean
 
 PREFIX = "svc://tasks/"
@@ -33,7 +32,7 @@ RESOURCE_NOT_FOUND = -32002  # the MCP spec's code for an unknown resource
 
 
 def _rows(app: AppContext) -> list[Any]:
-    if not ledger_path().exists():
+    if not app.has_ledger():  # the local file, or a fleet's shared ledger
         return []
     return [row for row in app.ledger.submissions(limit=LISTED) if row.task_id]
 
