@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 from pytest_httpx import HTTPXMock
+from tests.fakes import MemoryPins
 
 from svc.api.http import Http, RetryPolicy, expect_json, expect_status
 from svc.api.models import InfoRequest, QuoteRequest, TaskDetail, TaskSubmission
@@ -253,17 +254,6 @@ def test_expect_status_returns_raises_the_contracts_error_or_calls_it_a_protocol
 # --- policy ---------------------------------------------------------------------------------
 
 
-class Pins:
-    def __init__(self) -> None:
-        self.store: dict[tuple[str, str], str] = {}
-
-    def pinned(self, network: str, asset: str) -> str | None:
-        return self.store.get((network, asset))
-
-    def pin(self, network: str, asset: str, pay_to: str) -> None:
-        self.store[(network, asset)] = pay_to
-
-
 def offer(
     amount: int = 1_500_000,
     network: str = "eip155:8453",
@@ -282,12 +272,12 @@ def offer(
     return x402_offers([PaymentRequirements.from_entry(raw, 2)])[0]
 
 
-def policy(pins: Pins | None = None, cap: str = "1.50") -> PaymentPolicy:
-    return PaymentPolicy(Decimal(cap), ["eip155:8453"], [USDC], pins or Pins())
+def policy(pins: MemoryPins | None = None, cap: str = "1.50") -> PaymentPolicy:
+    return PaymentPolicy(Decimal(cap), ["eip155:8453"], [USDC], pins or MemoryPins())
 
 
 def test_policy_checks_price_network_asset_and_pins_recipient() -> None:
-    pins = Pins()
+    pins = MemoryPins()
     chosen = policy(pins).decide([offer()])
     policy(pins).pin(chosen)
     with pytest.raises(PolicyRefusal, match="above the limit"):

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.fakes import MemorySecrets
 
 from svc.api.answers import SubmitAnswer, Task
 from svc.errors import PaymentError, UsageError
@@ -54,23 +55,9 @@ def test_v1_network_names_are_their_chains() -> None:
     assert caip2("Base") != "eip155:8453"  # a near miss is another (refused) network
 
 
-class _Secrets:
-    def __init__(self) -> None:
-        self.data: dict[str, str] = {}
-
-    def get(self, key: str) -> str | None:
-        return self.data.get(key)
-
-    def set(self, key: str, value: str) -> None:
-        self.data[key] = value
-
-    def delete(self, key: str) -> bool:
-        return self.data.pop(key, None) is not None
-
-
 def _journal(tmp_path: Path, rid: str = "req_00000001", cap: int | None = None) -> Any:
     ledger = Ledger(tmp_path / "ledger.sqlite3")
-    secrets = _Secrets()
+    secrets = MemorySecrets()
     journal = open_journal(
         ledger,
         lambda: secrets,  # type: ignore[arg-type,return-value]
@@ -91,7 +78,7 @@ def test_resume_against_another_origin_is_refused_naming_both(tmp_path: Path) ->
     with pytest.raises(UsageError) as refused:
         open_journal(
             ledger,
-            _Secrets,  # type: ignore[arg-type,return-value]
+            MemorySecrets,  # type: ignore[arg-type,return-value]
             request_id=journal.request_id,
             base_url="http://127.0.0.1:9999",
             body=BODY,
@@ -101,7 +88,7 @@ def test_resume_against_another_origin_is_refused_naming_both(tmp_path: Path) ->
     # The same server by another spelling is the same origin.
     open_journal(
         ledger,
-        _Secrets,  # type: ignore[arg-type,return-value]
+        MemorySecrets,  # type: ignore[arg-type,return-value]
         request_id=journal.request_id,
         base_url="http://localhost:8402/",
         body=BODY,
@@ -124,7 +111,7 @@ def test_exposure_counts_refused_x402_until_it_expires(tmp_path: Path) -> None:
     assert ledger.exposure(0) == 1_500_000
     assert ledger.authorizations()[0].status == AuthState.REFUSED
     journal.reserve("x402", 1_500_000, soon)  # a new hold replaces this request's old one
-    other = RequestJournal(ledger, _Secrets, "req_00000002", journal.origin, 3_000_000)  # type: ignore[arg-type]
+    other = RequestJournal(ledger, MemorySecrets, "req_00000002", journal.origin, 3_000_000)  # type: ignore[arg-type]
     ledger.journal(other.request_id, other.origin, "a@example.com", BODY)
     with pytest.raises(PaymentError) as capped:
         other.reserve("x402", 1_500_000, soon)

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.fakes import MemorySecrets
 from tests.pg_cluster import Cluster
 
 from svc.errors import LedgerUnavailableError, OtherRunnerHoldsProofError
@@ -327,27 +328,11 @@ def test_an_older_fleet_schema_is_brought_up_to_date_on_open(pg_url: str) -> Non
         assert conn.execute("SELECT COUNT(*) FROM svc_schema").fetchone() == (1,)
 
 
-class _Secrets:
-    """One runner's own secret store."""
-
-    def __init__(self) -> None:
-        self.data: dict[str, str] = {}
-
-    def get(self, key: str) -> str | None:
-        return self.data.get(key)
-
-    def set(self, key: str, value: str) -> None:
-        self.data[key] = value
-
-    def delete(self, key: str) -> bool:
-        return self.data.pop(key, None) is not None
-
-
 def test_another_runners_mpp_credential_is_neither_resent_nor_resigned(where: str) -> None:
     from svc.pay.journal import open_journal
     from svc.pay.offer import Paid
 
-    runners = {name: (opened(where, name), _Secrets()) for name in ("runner-a", "runner-b")}
+    runners = {name: (opened(where, name), MemorySecrets()) for name in ("runner-a", "runner-b")}
     try:
         journals = {
             name: open_journal(

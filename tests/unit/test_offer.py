@@ -9,6 +9,7 @@ from decimal import Decimal
 
 import httpx
 import pytest
+from tests.fakes import MemoryPins
 from tests.unit.test_mpp import BODY, _challenge
 
 from svc.api import headers
@@ -19,17 +20,6 @@ from svc.pay.x402 import PaymentRequirements
 from svc_sandbox.payments.store import PaymentStore
 
 USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
-
-
-class Pins:
-    def __init__(self) -> None:
-        self.store: dict[tuple[str, str], str] = {}
-
-    def pinned(self, network: str, asset: str) -> str | None:
-        return self.store.get((network, asset))
-
-    def pin(self, network: str, asset: str, pay_to: str) -> None:
-        self.store[(network, asset)] = pay_to
 
 
 class Steps:
@@ -52,7 +42,7 @@ def policy(steps: Steps, cap: str = "1.50", rails: tuple[str, ...] = ("x402", "m
         Decimal(cap),
         ["eip155:8453"],
         [USDC],
-        Pins(),
+        MemoryPins(),
         allowed_rails=rails,
         budget=steps,
         approve_payment=steps.ask,

@@ -210,6 +210,20 @@ def lazy_group(members: dict[str, tuple[str, str]]) -> type[LazyGroup]:
     return type("LazyGroup", (LazyGroup,), {"members": members})
 
 
+def command_group(members: dict[str, tuple[str, str]], help_text: str) -> typer.Typer:
+    """A command group (`svc identity`, ...): its members, named in `members`, load lazily,
+    and `svc GROUP` alone shows the group's help."""
+    group = typer.Typer(
+        cls=lazy_group(members), rich_markup_mode=None, no_args_is_help=True, help=help_text
+    )
+    group.callback()(_group)  # Typer makes a group only of an app with a callback
+    return group
+
+
+def _group() -> None:
+    """The group's own callback: its members are its commands."""
+
+
 def _version(value: bool) -> None:
     if value:
         from svc.ui.terminal import write_out

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import typer
-
-from svc.cli.app import lazy_group
+from svc.cli.app import command_group
 
 MEMBERS = {
     "search": (
@@ -17,17 +15,10 @@ MEMBERS = {
     ),
 }
 
-app = typer.Typer(
-    cls=lazy_group(MEMBERS),
-    rich_markup_mode=None,
-    no_args_is_help=True,
-    help="Search the service's OpenAPI description (10 operations a page).\n\n"
+app = command_group(
+    MEMBERS,
+    "Search the service's OpenAPI description (10 operations a page).\n\n"
     "Free and wallet-free: the service's own description of its operations, read page by "
     "page.\n\n"
     "\b\nExamples:\n  svc api search task\n  svc api get /svc/tasks --method POST",
 )
-
-
-@app.callback()
-def api() -> None:
-    """Search the service's OpenAPI description (10 operations a page)."""

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import typer
-
-from svc.cli.app import lazy_group
+from svc.cli.app import command_group
 
 MEMBERS = {
     "show": ("svc.commands.completion.show", "Print the completion script for SHELL on stdout."),
@@ -14,11 +12,9 @@ MEMBERS = {
     ),
 }
 
-app = typer.Typer(
-    cls=lazy_group(MEMBERS),
-    rich_markup_mode=None,
-    no_args_is_help=True,
-    help="Print or install the tab-completion script for bash, zsh or fish.\n\n"
+app = command_group(
+    MEMBERS,
+    "Print or install the tab-completion script for bash, zsh or fish.\n\n"
     "Completes commands, options, enum values (--pay, --payment), profile names from the "
     "config file and your task ids from the local ledger, without touching the network. "
     "SHELL defaults to the one in $SHELL.\n\n"
@@ -27,8 +23,3 @@ app = typer.Typer(
     '  eval "$(svc completion show bash)"\n'
     "  svc completion show fish > ~/.config/fish/completions/svc.fish",
 )
-
-
-@app.callback()
-def completion() -> None:
-    """Print or install the tab-completion script for bash, zsh or fish."""

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import typer
-
-from svc.cli.app import lazy_group
+from svc.cli.app import command_group
 
 MEMBERS = {
     "path": ("svc.commands.config.path", "Print the config file's path."),
@@ -20,16 +18,9 @@ MEMBERS = {
     ),
 }
 
-app = typer.Typer(
-    cls=lazy_group(MEMBERS),
-    rich_markup_mode=None,
-    no_args_is_help=True,
-    help="Read and write settings in the config file (TOML, one table per profile).\n\n"
+app = command_group(
+    MEMBERS,
+    "Read and write settings in the config file (TOML, one table per profile).\n\n"
     "Precedence: flag > environment > profile > default. Secrets never go here.\n\n"
     "\b\nExamples:\n  svc config set email ana@example.com\n  svc config list",
 )
-
-
-@app.callback()
-def config() -> None:
-    """Read and write settings in the config file (TOML, one table per profile)."""

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import typer
-
-from svc.cli.app import lazy_group
+from svc.cli.app import command_group
 
 MEMBERS = {
     "register": (
@@ -26,17 +24,10 @@ MEMBERS = {
     ),
 }
 
-app = typer.Typer(
-    cls=lazy_group(MEMBERS),
-    rich_markup_mode=None,
-    no_args_is_help=True,
-    help="Manage the agent credential (identity platform at --auth-base).\n\n"
+app = command_group(
+    MEMBERS,
+    "Manage the agent credential (identity platform at --auth-base).\n\n"
     "Secrets (assertion, refresh token) live in the OS keyring, or a 0600 file when there is "
     "none; access tokens are never stored.\n\n"
     "\b\nExamples:\n  svc identity register --anonymous\n  svc identity status",
 )
-
-
-@app.callback()
-def identity() -> None:
-    """Manage the agent credential (identity platform at --auth-base)."""

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import typer
-
-from svc.cli.app import lazy_group
+from svc.cli.app import command_group
 
 MEMBERS = {
     "serve": ("svc.commands.sandbox.serve", "Serve the sandbox on loopback until interrupted."),
@@ -31,18 +29,11 @@ MEMBERS = {
     ),
 }
 
-app = typer.Typer(
-    cls=lazy_group(MEMBERS),
-    rich_markup_mode=None,
-    no_args_is_help=True,
-    help="Run the local emulator of the service: tasks, x402 payments, scenarios. No money moves.\n\n"
+app = command_group(
+    MEMBERS,
+    "Run the local emulator of the service: tasks, x402 payments, scenarios. No money moves.\n\n"
     "approve, claim-code and mint-id-jag drive a running sandbox by hand. Scenario tags in a "
     "task's text choose what it does; see svc sandbox tags.\n\n"
     "\b\nExamples:\n  svc sandbox serve\n  svc sandbox serve --port 0 --clock-speed 10\n"
     "  svc sandbox tags",
 )
-
-
-@app.callback()
-def sandbox() -> None:
-    """Run the local emulator of the service: tasks, x402 payments, scenarios. No money moves."""

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import typer
-
-from svc.cli.app import lazy_group
+from svc.cli.app import command_group
 
 MEMBERS = {
     "create": ("svc.commands.wallet.create", "Create a new signing key and store it."),
@@ -15,17 +13,10 @@ MEMBERS = {
     "address": ("svc.commands.wallet.address", "Print the wallet's address (never the key)."),
 }
 
-app = typer.Typer(
-    cls=lazy_group(MEMBERS),
-    rich_markup_mode=None,
-    no_args_is_help=True,
-    help="Manage the x402 signing key (a USDC wallet on Base).\n\n"
+app = command_group(
+    MEMBERS,
+    "Manage the x402 signing key (a USDC wallet on Base).\n\n"
     "The key lives in the OS keyring (or a 0600 file when there is none) and never on the "
     "command line. SVC_WALLET_KEY overrides it for CI.\n\n"
     "\b\nExamples:\n  svc wallet create\n  svc wallet address",
 )
-
-
-@app.callback()
-def wallet() -> None:
-    """Manage the x402 signing key (a USDC wallet on Base)."""
