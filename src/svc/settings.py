@@ -242,11 +242,27 @@ def validity_seconds(label: str, raw: object) -> int:
 LEDGER_SCHEMES = ("postgresql://", "postgres://")
 
 
+# libpq takes a password from the URL's userinfo or from these query parameters.
+LEDGER_SECRET_PARAMS = ("password", "sslpassword")
+
+
+def ledger_url_secrets(url: str) -> list[str]:
+    """Every secret a ledger URL carries, as written and decoded (to keep out of any text)."""
+    from urllib.parse import parse_qsl, unquote, urlsplit
+
+    parts = urlsplit(url)
+    found = [parts.password] if parts.password else []
+    found += [
+        value
+        for name, value in parse_qsl(parts.query, keep_blank_values=False)
+        if name in LEDGER_SECRET_PARAMS
+    ]
+    return sorted({*found, *map(unquote, found)} - {""}, key=len, reverse=True)
+
+
 def ledger_url(label: str, raw: object, *, in_file: bool) -> str:
     """The fleet ledger's URL: postgresql:// only, and no password in a file (the config file
     is not the secret store: PGPASSWORD, ~/.pgpass or SVC_LEDGER_URL in the environment are)."""
-    from urllib.parse import urlsplit
-
     url = str(raw)
     if not url.startswith(LEDGER_SCHEMES):
         raise UsageError(
@@ -255,10 +271,10 @@ def ledger_url(label: str, raw: object, *, in_file: bool) -> str:
             'ledger_url = "postgresql://user@host/db"',
         )
     try:
-        password = urlsplit(url).password
+        secrets = ledger_url_secrets(url)
     except ValueError:
         raise UsageError(f"{label} is not a URL svc can read") from None
-    if in_file and password is not None:
+    if in_file and secrets:
         raise UsageError(
             f"{label} carries a password, and the config file is no place for one",
             code="secret_in_config",

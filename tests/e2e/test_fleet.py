@@ -10,9 +10,11 @@ import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.conftest import SVC, Cli, Sandbox, _base_env, unique_email, unique_request_id
+from tests.pg_cluster import Cluster
 from tests.pg_cluster import start as start_cluster
 
 from svc.store.ledger import open_ledger
@@ -331,3 +333,71 @@ def test_reading_a_task_needs_no_ledger_and_a_lost_one_is_a_warning(
     )
     assert result.returncode == 0, result.stderr
     assert "the task states are not recorded: cannot reach the fleet ledger" in result.stderr
+
+
+def test_a_password_in_the_urls_query_is_a_password_too(cli: Cli, tmp_path: Path) -> None:
+    secret = "qs-Pw7731"
+    url = f"postgresql:///svc?host={tmp_path}&password={secret}"
+    refused = cli("config", "set", "ledger_url", url)
+    assert refused.returncode == 2 and "no place for one" in refused.stderr
+    assert secret not in refused.stderr + refused.stdout
+    down = cli("tasks", env={"SVC_LEDGER_URL": url})  # no server there: the error names the URL
+    assert down.returncode == 9 and "cannot reach the fleet ledger" in down.stderr
+    assert "password=***" in down.stderr and secret not in down.stderr + down.stdout
+    shown = cli.ok("config", "get", "ledger_url", "--json", env={"SVC_LEDGER_URL": url}).json()
+    assert secret not in str(shown) and "password=***" in shown["value"]
+
+
+@pytest.mark.parametrize(
+    ("env", "needle"),
+    [
+        ({"SVC_RUNNER": "ci\x1b]0;pwned\x07"}, "printable name of 1 to 64 characters"),
+        ({"SVC_RUNNER": "r" * 65}, "printable name of 1 to 64 characters"),
+        ({"SVC_LEDGER_URL": "postgresql://[::1"}, "is not a URL svc can read"),
+    ],
+    ids=["escape-in-runner", "long-runner", "broken-url"],
+)
+def test_bad_fleet_settings_are_one_line_and_exit_2(
+    cli: Cli, env: dict[str, str], needle: str
+) -> None:
+    result = cli("tasks", env=env)
+    assert result.returncode == 2 and needle in result.stderr
+    assert "\x1b" not in result.stderr and len(result.stderr.strip().splitlines()) <= 2
+
+
+def _ledger_check(cli: Cli, env: dict[str, str]) -> dict[str, Any]:
+    doctor = cli("doctor", "--json", env=env).json()
+    return dict(next(c for c in doctor["checks"] if c["check"] == "ledger"))
+
+
+def test_a_role_without_rights_and_a_newer_schema_are_told_apart(
+    cli: Cli, sandbox: Sandbox, pg_cluster: Cluster, tmp_path: Path
+) -> None:
+    import psycopg
+
+    url = pg_cluster.create_database("svc_" + unique_request_id()[4:16])
+    open_ledger(url, "owner").close()  # the owner creates the schema
+    role = "svc_" + unique_request_id()[4:12]
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f'CREATE ROLE "{role}" LOGIN')  # may connect, may touch no table
+    limited = url.replace(f"user={pg_cluster.user}", f"user={role}")
+    env = runner_env(cli, tmp_path, "runner-r", limited, sandbox)
+    # No right at all: one line and exit 9, never an internal error; nothing paid.
+    rid = unique_request_id()
+    refused = cli("submit", "No rights", "--email", unique_email(), "--request-id", rid, env=env)
+    assert refused.returncode == 9 and "refused this role" in refused.stderr
+    assert "internal error" not in refused.stderr and sandbox.charges_for(rid) == []
+    check = _ledger_check(cli, env)
+    assert check["status"] == "fail" and "refused this role" in check["detail"]
+    # Reading but not writing: doctor says which rights are missing.
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f'GRANT SELECT ON ALL TABLES IN SCHEMA public TO "{role}"')
+    check = _ledger_check(cli, env)
+    assert check["status"] == "warn" and "submissions: INSERT" in check["detail"]
+    assert str(check["fix"]).startswith("grant SELECT, INSERT, UPDATE, DELETE")
+    # A schema a newer svc wrote: this runner is told to upgrade.
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("UPDATE svc_schema SET version = 99")
+    check = _ledger_check(cli, runner_env(cli, tmp_path, "runner-n", url, sandbox))
+    assert check["status"] == "warn" and "newer than this svc knows (3)" in check["detail"]
+    assert check["fix"] == "upgrade svc on this runner before it pays"

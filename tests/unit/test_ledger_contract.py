@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 from tests.fakes import MemorySecrets
+from tests.ledger_worker import open_where
 from tests.pg_cluster import Cluster
 
 from svc.errors import LedgerUnavailableError, OtherRunnerHoldsProofError
 from svc.store.ledger import AuthState, LedgerStore, PayState, open_ledger
-from svc.store.ledger.local import Ledger
 from svc.store.ledger.sqlite import SCHEMA_VERSION
 
 ORIGIN = "http://127.0.0.1:8402"
@@ -37,9 +37,7 @@ def where(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 def opened(where: str, runner: str = "runner-a") -> LedgerStore:
-    if where.startswith("postgresql://"):
-        return open_ledger(where, runner)
-    return Ledger(Path(where), runner=runner)
+    return open_where(where, runner)
 
 
 @pytest.fixture

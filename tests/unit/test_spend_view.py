@@ -49,3 +49,11 @@ def test_a_void_authorization_holds_nothing_and_one_runner_without_cap_says_noth
     cap = cap_section([auth("me", 1_500_000, "void")], None)
     assert cap["exposed_today_usd"] == "0.000000" and cap["by_runner"] == {}
     assert "today:" not in drawn({**spend_report([]), "cap": cap})
+
+
+def test_a_runner_name_from_the_shared_ledger_is_shown_inert() -> None:
+    hostile = "ci\x1b]0;pwned\x07\x1b[2J\u202e"  # another machine wrote this row
+    cap = cap_section([auth(hostile, 1_500_000)], 9_000_000)
+    text = drawn({**spend_report([]), "cap": cap})
+    assert "today: 1.50 USD exposed" in text
+    assert not any(ch in text for ch in ("\x1b", "\x07", "\u202e"))

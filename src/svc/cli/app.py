@@ -43,7 +43,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "tasks": (
         "svc.commands.tasks",
-        "List the tasks this machine submitted (from the local ledger).",
+        "List the tasks submitted from here (a shared ledger: the fleet's).",
     ),
     "spend": ("svc.commands.spend", "Show what the ledger says was paid, per task and method."),
     "pay": ("svc.commands.pay", "Complete a card payment that waits for a person (svc pay card)."),

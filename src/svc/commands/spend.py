@@ -22,7 +22,7 @@ class SpendOptions:
 
 
 @app.command(
-    help="Show what was paid, by day, task and rail, with refunds, from the local ledger.\n\n"
+    help="Show what was paid, by day, task and rail, with refunds, from the ledger.\n\n"
     "Counts accepted paid submissions and refunds the service reported (svc-billing). "
     "Outstanding authorizations (signed, not known spent, not void, not expired: money that "
     "may still leave, and that counts against the daily cap) are listed apart, as are "

@@ -25,7 +25,7 @@ _DURATION = re.compile(r"([0-9]{1,6})([mhdw])", re.ASCII)
 
 
 @app.command(
-    help="List the tasks this machine submitted, newest first, from the local ledger.\n\n"
+    help="List the tasks submitted from here (on a shared ledger, by the fleet), newest first.\n\n"
     "The service has no list call; the ledger remembers every submission, its request id, "
     "payment and last known state. --refresh polls the live ones first (free calls, a few at "
     "a time, only for this base URL; a row that cannot be read is marked and the others go "

@@ -22,7 +22,7 @@ from svc.identity.store import has_credential
 from svc.money import atomic_for_people, for_people, usd_to_atomic
 from svc.origin import origin_of
 from svc.pay.wallet import load_signer
-from svc.store.ledger import ledger_path
+from svc.store.ledger import cap_day_start, ledger_path
 from svc.store.ledger.sqlite import SCHEMA_VERSION
 from svc.store.secrets import FileBackend
 from svc.ui.notify import desktop_notifier
@@ -144,14 +144,11 @@ def identity_check(app: AppContext) -> Finding:
 
 def money_check(app: AppContext) -> Finding:
     """Pinned recipients for this origin and what is left of today's cap."""
-    from datetime import datetime
-
     if not app.has_ledger():
         return _ok("money", "nothing paid from this machine yet; no recipient pinned")
     origin = origin_of(app.settings.base_url)
     pins = app.ledger.pinned_recipients(origin)
-    midnight = datetime.now().replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
-    exposed = app.ledger.exposure(midnight)
+    exposed = app.ledger.exposure(cap_day_start())
     cap = app.settings.daily_cap_usd
     left = (
         f"daily cap {for_people(cap)}, "

@@ -230,9 +230,9 @@ GUIDE = ToolSpec(
 LIST = ToolSpec(
     "list_tasks",
     "List submitted tasks",
-    "The tasks this machine submitted, newest first, from the local ledger (the service has "
-    "no list call): task id, last known state, request id, payment status. States may be "
-    "stale: refresh one with get_task.",
+    "The tasks submitted from this machine (on a shared fleet ledger: by every runner), newest "
+    "first, from the ledger (the service has no list call): task id, last known state, "
+    "request id, payment status. States may be stale: refresh one with get_task.",
     {"limit": {"type": "integer", "minimum": 1, "maximum": 500, "description": "Default 50."}},
     read_only=True,
 )

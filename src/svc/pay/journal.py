@@ -25,14 +25,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from svc.errors import OtherRunnerHoldsProofError, OutcomeUnknownError, UsageError
 from svc.money import atomic_for_people as usd
 from svc.origin import TrustedURL, origin_of
 from svc.pay.policy import PolicyRefusal
-from svc.store.ledger import CardState, LedgerStore, PayState, Submission
+from svc.store.ledger import CardState, LedgerStore, PayState, Submission, cap_day_start
 
 if TYPE_CHECKING:
     from svc.api.answers import SubmitAnswer, Task
@@ -177,7 +176,6 @@ class RequestJournal:
     def reserve(self, rail: str, amount_atomic: int, valid_before: float | None) -> None:
         """Hold the amount against the cap before anything is signed, or refuse (exit 5)."""
         until = None if valid_before is None else valid_before + RESERVE_SLACK_SECONDS
-        midnight = datetime.now().replace(hour=0, minute=0, second=0, microsecond=0)
         exposed = self.ledger.reserve(
             self.request_id,
             rail=rail,
@@ -185,7 +183,7 @@ class RequestJournal:
             origin=self.origin,
             valid_before=until,
             cap_atomic=self.cap_atomic,
-            since=midnight.timestamp(),
+            since=cap_day_start(),
         )
         if exposed is not None and self.cap_atomic is not None:
             raise _cap_refusal(amount_atomic, self.cap_atomic, exposed)

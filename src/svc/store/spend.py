@@ -13,7 +13,15 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from svc.money import atomic_to_usd
-from svc.store.ledger import ACCEPTED, AWAITING_CARD, REFUNDED, UNKNOWN, Authorization, Submission
+from svc.store.ledger import (
+    ACCEPTED,
+    AWAITING_CARD,
+    REFUNDED,
+    UNKNOWN,
+    Authorization,
+    Submission,
+    cap_day_start,
+)
 
 if TYPE_CHECKING:
     from svc.store.ledger import LedgerStore
@@ -49,17 +57,15 @@ def load_spend(
     exposure is against `cap_atomic` and which runner holds it."""
     if ledger is None:
         return {**spend_report([], since, []), "cap": cap_section([], cap_atomic)}
-    rows, auths = ledger.submissions(), ledger.authorizations(since=day_start(since))
-    today = ledger.authorizations(since=_midnight())
+    midnight, start = cap_day_start(), day_start(since)
+    read = ledger.authorizations(since=min(start, midnight))  # one read serves both
+    auths = [a for a in read if a.signed_at >= start]
+    today = [a for a in read if a.signed_at >= midnight]
+    rows = ledger.submissions()
     if runner is not None:
         rows = [r for r in rows if r.runner == runner]
         auths = [a for a in auths if a.runner == runner]
     return {**spend_report(rows, since, auths), "cap": cap_section(today, cap_atomic)}
-
-
-def _midnight() -> float:
-    """The daily cap's day starts at local midnight (as the journal counts it)."""
-    return datetime.now().replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
 
 
 def cap_section(today: list[Authorization], cap_atomic: int | None) -> dict[str, Any]:

@@ -8,6 +8,7 @@ local file) or `postgres.PgDatabase` (the fleet ledger, `open_ledger` with a URL
 
 import socket
 
+from svc.store.ledger.authorizations import cap_day_start
 from svc.store.ledger.interface import LedgerStore
 from svc.store.ledger.local import Ledger
 from svc.store.ledger.postgres import PgDatabase, request_locks
@@ -50,6 +51,7 @@ __all__ = [
     "LedgerStore",
     "PayState",
     "Submission",
+    "cap_day_start",
     "ledger_path",
     "open_ledger",
 ]

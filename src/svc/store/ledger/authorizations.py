@@ -8,10 +8,17 @@ transaction, so two processes can never both fit under it.
 from __future__ import annotations
 
 import time
+from datetime import datetime
 from typing import NamedTuple
 
 from svc.store.ledger.database import Database
 from svc.store.ledger.rows import EXPOSED, Authorization, AuthState
+
+
+def cap_day_start() -> float:
+    """When the daily cap's day began: local midnight. The journal's hold, `svc spend`'s cap
+    section and `svc doctor` all count today's exposure from here."""
+    return datetime.now().replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
 
 
 class LiveAuth(NamedTuple):

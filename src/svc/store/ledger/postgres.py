@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from svc.errors import LedgerUnavailableError
+from svc.settings import LEDGER_SECRET_PARAMS, ledger_url_secrets
 from svc.store.ledger.locks import held, wait_until_free
 from svc.store.ledger.sqlite import MIGRATIONS, SCHEMA_VERSION
 from svc.store.ledger.sqlite import SCHEMA as SQLITE_SCHEMA
@@ -83,15 +84,24 @@ def _row_factory(cursor: Any) -> Callable[[Sequence[Any]], Row]:
 
 
 def redacted(url: str) -> str:
-    """The URL without its password, for messages and `svc doctor`."""
+    """The URL without its password (userinfo or `?password=`), for messages and doctor."""
     from urllib.parse import urlsplit, urlunsplit
 
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)
-    user = (parts.username or "") + ":***"
-    return urlunsplit(parts._replace(netloc=f"{user}@{netloc[-1]}"))
+    names = "|".join(LEDGER_SECRET_PARAMS)
+    query = re.sub(rf"((?:^|&)(?:{names})=)[^&]*", r"\1***", parts.query)
+    netloc = parts.netloc
+    if parts.password is not None:
+        host = netloc.rsplit("@", 1)[-1]
+        netloc = f"{parts.username or ''}:***@{host}"
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
+
+
+def scrubbed(text: str, url: str) -> str:
+    """A driver's message with every secret of the URL masked (it may quote the URL)."""
+    for secret in ledger_url_secrets(url):
+        text = text.replace(secret, "***")
+    return text
 
 
 def connect(url: str) -> psycopg.Connection[Any]:
@@ -104,12 +114,33 @@ def connect(url: str) -> psycopg.Connection[Any]:
         raise _unavailable(url, exc) from None
 
 
+RESUME = "run the same command again: a journaled request resumes without paying twice"
+
+
 def _unavailable(url: str, exc: Exception) -> LedgerUnavailableError:
+    """What a database error means to the person, in one line (exit 9: nothing paid here).
+
+    The connection failing, the role lacking a right and the server refusing a statement
+    (a deadlock, a lock timeout) are told apart: each has its own fix."""
+    import psycopg
+
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    why, where = scrubbed(first, url), redacted(url)
+    if isinstance(exc, psycopg.errors.InsufficientPrivilege):
+        return LedgerUnavailableError(
+            f"the fleet ledger at {where} refused this role: {why}",
+            hint="nothing was paid; grant SELECT, INSERT, UPDATE, DELETE on the ledger's tables "
+            "to this role (svc doctor names what is missing)",
+        )
+    if isinstance(exc, psycopg.OperationalError):
+        return LedgerUnavailableError(
+            f"cannot reach the fleet ledger at {where}: {why}",
+            hint="nothing was paid; check ledger_url (SVC_LEDGER_URL) and that the database is "
+            f"up, then {RESUME}",
+        )
     return LedgerUnavailableError(
-        f"cannot reach the fleet ledger at {redacted(url)}: {first}",
-        hint="nothing was paid; check ledger_url (SVC_LEDGER_URL) and that the database is "
-        "up, then run the same command again: a journaled request resumes without paying twice",
+        f"the fleet ledger at {where} failed a statement: {why}",
+        hint=f"nothing was paid at this step; {RESUME}",
     )
 
 
@@ -128,7 +159,7 @@ class PgDatabase:
 
         try:
             return self._conn.execute(sql.replace("?", "%s"), params)
-        except psycopg.OperationalError as exc:
+        except psycopg.Error as exc:  # told apart in _unavailable
             raise _unavailable(self.url, exc) from None
 
     @contextmanager
@@ -148,7 +179,7 @@ class PgDatabase:
                         "SELECT pg_advisory_xact_lock(%s, %s)", (NAMESPACE, CAP_LOCK)
                     )
                 yield
-        except psycopg.OperationalError as exc:
+        except psycopg.Error as exc:  # told apart in _unavailable
             raise _unavailable(self.url, exc) from None
         finally:
             self._in_transaction = False
