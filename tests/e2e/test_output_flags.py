@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 import uuid
 from pathlib import Path
 
@@ -186,17 +185,22 @@ def test_no_pager_into_a_pipe_or_for_short_output(
 
 
 def test_jq_on_poll_costs_under_30_ms_or_a_quarter_of_the_poll(cli: Cli, sandbox: Sandbox) -> None:
-    """Median of alternating runs, on the poll fast path, against plain --json."""
-    task_id, _ = submit(cli, "Timing #complete")
-    env = {**os.environ, **cli.env}
+    """Best of alternating runs, on the poll fast path, against plain --json, in the child's
+    own CPU time: wall time on a loaded machine measures the other processes (a loaded run
+    saw 80 ms of wall for jq's share where its CPU cost had not changed)."""
+    import resource
     import subprocess
 
+    task_id, _ = submit(cli, "Timing #complete")
+    env = {**os.environ, **cli.env}
+
     def once(*extra: str) -> float:
-        started = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run(
             [SVC, "poll", task_id, "--json", *extra], env=env, capture_output=True, check=True
         )
-        return time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
     plain, jq = [], []
     for _ in range(9):  # alternating, so load on this shared machine hits both alike
@@ -204,9 +208,9 @@ def test_jq_on_poll_costs_under_30_ms_or_a_quarter_of_the_poll(cli: Cli, sandbox
         jq.append(once("--jq", ".state"))
     extra_ms = 1000 * (min(jq) - min(plain))  # the least disturbed run of each
     plain_ms = 1000 * min(plain)
-    print(f"--jq adds {extra_ms:.1f} ms to svc poll --json ({plain_ms:.1f} ms; best of 9 each)")
-    # 30 ms on an idle machine; on a loaded one every run is slower alike, so the budget grows
-    # with the plain run (a quarter of it), never below 30 ms.
+    print(f"--jq adds {extra_ms:.1f} ms of CPU to svc poll --json ({plain_ms:.1f} ms; best of 9)")
+    # 30 ms on an idle machine; a loaded one slows every run alike (caches, frequency), so
+    # the budget grows with the plain run (a quarter of it), never below 30 ms.
     budget_ms = max(30.0, plain_ms / 4)
     assert extra_ms < budget_ms, (extra_ms, plain_ms)
     assert json.loads(cli.ok("poll", task_id, "--jq", "{state}").stdout) == {"state": "pending"}
