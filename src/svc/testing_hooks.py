@@ -15,6 +15,9 @@ Steps of a paid submit, in order:
 * ``proof_sent``: the paid request was sent and answered (the service charged), unread;
 * ``response_recorded``: the answer is recorded in the ledger, nothing was printed.
 
+`SVC_TEST_CRASH_SIGNAL=TERM` (or `HUP`, `INT`) sends that signal instead, at the same step:
+the signal tests (tests/e2e/test_signals.py) prove each one takes Ctrl-C's path (issue 29.3).
+
 Steps of the agent identity (right after the platform's answer was written to the secret
 store, before the metadata file): ``register_persisted``, ``refresh_persisted``,
 ``claim_persisted``.
@@ -25,6 +28,7 @@ from __future__ import annotations
 import os
 
 ENV = "SVC_TEST_CRASH_AT"
+SIGNAL_ENV = "SVC_TEST_CRASH_SIGNAL"
 SUBMIT_STEPS = (
     "ledger_written",
     "challenge_received",
@@ -37,9 +41,12 @@ STEPS = SUBMIT_STEPS + IDENTITY_STEPS
 
 
 def crash_point(step: str) -> None:
-    """Die by SIGKILL here if the test asked for this step."""
+    """Die by SIGKILL here if the test asked for this step (or get the signal it named)."""
     if os.environ.get(ENV) == step:
         import signal
 
-        os.kill(os.getpid(), signal.SIGKILL)
+        chosen = os.environ.get(SIGNAL_ENV)
+        os.kill(os.getpid(), getattr(signal, f"SIG{chosen}") if chosen else signal.SIGKILL)
+        if chosen:
+            return  # Python runs the handler before the next instruction (in the main thread)
         os._exit(137)  # pragma: no cover - not reached where SIGKILL exists

@@ -48,8 +48,14 @@ def test_batch_pays_each_line_once_reports_bad_lines_and_rerun_sends_nothing(
             {"task": "x", "email": "bad"},
         ],
     )
-    result = cli("submit", "--from", str(source), "--concurrency", "3")
-    assert result.returncode == 2, result.stderr
+    refused = cli("submit", "--from", str(source), "--concurrency", "3")
+    assert refused.returncode == 2, refused.stderr  # one bad line: nothing is paid (29.2)
+    assert [doc["line"] for doc in refused.lines()] == [10, 11, 12]
+    assert "nothing was sent or paid: 3 bad lines (10-12)" in refused.stderr
+    assert len(sandbox.charges_for(good[6]["request_id"])) == 0
+
+    result = cli("submit", "--from", str(source), "--concurrency", "3", "--skip-bad-lines")
+    assert result.returncode == 0, result.stderr  # the paid lines' outcome, not the bad lines'
     lines = result.lines()
     assert len(lines) == 10
     by_line = {doc["line"]: doc for doc in lines}
@@ -76,8 +82,8 @@ def test_batch_pays_each_line_once_reports_bad_lines_and_rerun_sends_nothing(
         charges = sandbox.charges_for(doc["request_id"])
         assert len(charges) == 1 and charges[0]["task_id"] == doc["task_id"]
 
-    again = cli("submit", "--from", str(source))
-    assert again.returncode == 2
+    again = cli("submit", "--from", str(source), "--skip-bad-lines")
+    assert again.returncode == 0
     skipped = [doc for doc in again.lines() if doc["outcome"] == "already_accepted"]
     assert {(d["line"], d["request_id"], d["task_id"]) for d in skipped} == {
         (d["line"], d["request_id"], d["task_id"]) for d in accepted
@@ -102,13 +108,22 @@ def test_batch_exit_code_is_the_worst_failure(
         tmp_path / "t.jsonl",
         [{"task": f"funds {i} #complete", "email": email} for i in range(4)] + ["[1]"],
     )
-    result = cli("submit", "--from", str(source), "--concurrency", "1")
-    assert result.returncode == 5, result.stderr
+    result = cli("submit", "--from", str(source), "--concurrency", "1", "--skip-bad-lines")
+    # The worst line is a payment refusal (5), but two lines were paid: 5 would read as
+    # "nothing was charged", so the run exits 1 and names what it paid (29.1).
+    assert result.returncode == 1, result.stderr
     outcomes = sorted(doc["outcome"] for doc in result.lines())
     assert outcomes == ["accepted", "accepted", "error", "error", "invalid"]
     failed = [doc for doc in result.lines() if doc["outcome"] == "error"]
     assert all(doc["exit_code"] == 5 and doc["error"] == "settlement_failed" for doc in failed)
     assert "insufficient_funds" in result.stderr and "2 failed, 1 bad line" in result.stderr
+    assert "this run paid for task" in result.stderr and "exit 1, not 5" in result.stderr
+
+    unpaid = write_lines(
+        tmp_path / "u.jsonl", [{"task": f"broke {i} #complete", "email": email} for i in range(2)]
+    )
+    broke = cli("submit", "--from", str(unpaid), "--concurrency", "1")
+    assert broke.returncode == 5, broke.stderr  # nothing paid: the refusal's own code
 
 
 @pytest.mark.parametrize(

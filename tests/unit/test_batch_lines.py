@@ -5,7 +5,8 @@ from __future__ import annotations
 import io
 import json
 
-from svc.engines.batch import Line, derive_request_id, parse_lines, worst
+from svc.engines.batch import worst
+from svc.engines.batch_file import Line, derive_request_id, parse_lines
 from svc.errors import SvcError
 
 

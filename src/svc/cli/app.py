@@ -22,12 +22,12 @@ from typer.core import TyperGroup
 
 from svc import __version__
 from svc.cli.globals import GLOBALS, KEYS, split_json_fields
-from svc.cli.runtime import INTERRUPTED, build_context, run_guarded
+from svc.cli.runtime import build_context, run_guarded
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
 from svc.errors import UsageError as SvcUsageError
 from svc.suggest import did_you_mean
-from svc.ui.terminal import error_line
+from svc.ui.terminal import error_line, interrupt_exit_code, interrupted_line
 
 # name -> (module, one-line summary). The summary is shown by `svc --help` without importing.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -314,12 +314,12 @@ def main(argv: list[str] | None = None) -> int:
             from svc.cli.runtime import json_requested, report
 
             return report(usage_error(error, args), json_requested(args))
-        except Abort:
-            error_line("svc: aborted")
+        except Abort:  # Click's own Ctrl-C (or end of input at a prompt)
+            error_line(interrupted_line() if interrupt_exit_code() != 130 else "svc: aborted")
             return int(ExitCode.INTERRUPTED)
         code = int(result) if isinstance(result, int) else 0
         if code == ExitCode.INTERRUPTED:  # Typer turns Ctrl-C into a bare exit code
-            error_line(INTERRUPTED)
+            error_line(interrupted_line())
         return code
 
     return run_guarded(body, args)

@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from svc import paid_record
 from svc.cli.globals import json_flag_given
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
@@ -18,9 +19,6 @@ from svc.ui import terminal
 from svc.ui.output import Output
 from svc.ui.sanitize import clean
 from svc.ui.terminal import error_line, silence_stdout, stdout_is_tty
-
-# Reads and watches can simply run again; a paid submit says its own way back (Interrupted).
-INTERRUPTED = "svc: interrupted"
 
 
 def build_context(
@@ -82,16 +80,35 @@ def _profile_values(
 
 
 def report(error: SvcError, json_mode: bool) -> int:
-    """One line on stderr (and a JSON error object on stdout in JSON mode); the exit code."""
+    """One line on stderr (and a JSON error object on stdout in JSON mode); the exit code.
 
+    After a charge, a code that reads as "nothing was charged" is never the answer (the
+    process's paid record decides, issue 29.1): the line says so and names what was paid."""
+    record = paid_record.current()
+    record.settle(error)  # after a charge, never a code that reads as "nothing charged"
     terminal.error_line(f"svc: {clean(error.message, 1000, single_line=True)}", 1100)
     if error.hint:
         terminal.error_line(f"hint: {clean(error.hint, 500, single_line=True)}", 600)
     if json_mode and error.json_report:
         import json
 
-        terminal.write_out(json.dumps(error.to_json()) + "\n")
+        doc = error.to_json()
+        if record.requests():
+            doc["paid"] = record.as_json()
+        terminal.write_out(json.dumps(doc) + "\n")
     return int(error.exit_code)
+
+
+def settle(code: int) -> int:
+    """The process's exit code from a command's own: never "nothing charged" after a charge
+    (with the line that says why), and an interrupt as 128 + the signal that caused it."""
+    if code == ExitCode.INTERRUPTED:
+        return terminal.interrupt_exit_code()
+    record = paid_record.current()
+    final = record.final_code(code)
+    if final != code:
+        terminal.error_line(f"svc: {record.explain(code, final)}", 1100)
+    return final
 
 
 def json_requested(argv: list[str]) -> bool:
@@ -99,13 +116,20 @@ def json_requested(argv: list[str]) -> bool:
 
 
 def run_guarded(body: Callable[[], int], args: list[str]) -> int:
-    """Run a command body; every failure becomes one line and an exit code, never a traceback."""
+    """Run a command body; every failure becomes one line and an exit code, never a traceback.
+    This is the one exit path: what the process paid and which signal ended it decide last
+    (a fresh record for each run, so `main(argv)` in-process is a process of its own)."""
+    with paid_record.scoped():
+        return settle(_guarded(body, args))
+
+
+def _guarded(body: Callable[[], int], args: list[str]) -> int:
     try:
         return body()
     except SvcError as error:
         return report(error, json_requested(args))
     except KeyboardInterrupt:
-        error_line(INTERRUPTED)
+        error_line(terminal.interrupted_line())
         return int(ExitCode.INTERRUPTED)
     except BrokenPipeError:
         silence_stdout()  # the reader went away (`svc tasks | head`): not worth a line

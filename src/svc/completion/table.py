@@ -408,7 +408,16 @@ TABLE: dict[str, Any] = {'args': [],
                                      {'help': 'With --from: submissions in flight at once.',
                                       'kind': 'text',
                                       'names': ['--concurrency'],
-                                      'value': True}]},
+                                      'value': True},
+                                     {'help': 'With --from: pay for the good lines even if some '
+                                              'are bad (by default one bad line means nothing is '
+                                              'paid).',
+                                      'names': ['--skip-bad-lines'],
+                                      'value': False},
+                                     {'help': "With --from: do not ask to confirm the batch's "
+                                              'most on a terminal.',
+                                      'names': ['--yes', '-y'],
+                                      'value': False}]},
               'tasks': {'args': [],
                         'help': 'List the tasks submitted from here (a shared ledger: the '
                                 "fleet's).",

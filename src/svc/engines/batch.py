@@ -1,40 +1,40 @@
 """`svc submit --from FILE`: many paid submissions from a JSON-lines file, a few at a time.
 
-One line, one task: `{"task": "...", "email": "...", "request_id": "..."}` (`email` may come
-from --email or the config; `request_id` is optional). Blank lines and lines starting with `#`
-are skipped.
-
+* The file is checked whole first (`svc.engines.batch_file`): one bad line and nothing is
+  paid (exit 2, every bad line named), unless `skip_bad_lines`, which pays the good ones.
+* On a terminal the person confirms the most it can cost before the first payment.
 * Every line is its own submission: one ledger row, one idempotency key, at most one payment
-  (the single-task flow `svc.engines.submit.submit` does each one).
-* Without a request id, the id is derived from the task text, the e-mail and how many times
-  that same pair occurred earlier in the file. Re-running the file (even with lines added or
-  moved) therefore maps each line to the same id: lines the ledger knows as accepted are not
-  sent again, and interrupted ones resume with their journaled proof.
-* Bad lines are reported with their line number and skipped; the rest still run.
+  (the single-task flow `svc.engines.submit.submit` does each one). Re-running the file maps
+  each line to the same request id: accepted lines are not sent again, interrupted ones
+  resume with their journaled proof.
 * Concurrency: worker threads share one HTTP connection pool; each opens its own ledger
-  connection (SQLite WAL serialises writers across connections, as between processes).
+  connection (SQLite WAL serialises writers across connections, as between processes). A
+  failure in one line's worker never ends the others: every line sent has its result line.
 
-Exit code: the most serious outcome over all lines, in this order:
+Exit code: the most serious outcome over the lines sent, in this order:
 10 (outcome unknown) > 5 (payment) > 6 (human needed) > 9 (unavailable) > 4 (auth) >
-8 (conflict) > 7 (not found) > 1 (other error) > 2 (bad lines only) > 0.
+8 (conflict) > 7 (not found) > 1 (other error) > 0; 2 when nothing was sent for bad lines.
+After a charge, the process's paid record turns 2, 5 and 9 into 1 (`svc.paid_record`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+import contextvars
 import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from svc.context import AppContext
-from svc.errors import ExitCode, LedgerUnavailableError, SvcError, UsageError
+from svc.engines.batch_file import BatchSource, Line, check, parse_lines
+from svc.engines.submit import submit
+from svc.errors import ExitCode, Interrupted, LedgerUnavailableError, SvcError, UsageError
 from svc.store.ledger import PayState, Submission
 from svc.ui.output import Output
 from svc.ui.sanitize import clean
+from svc.ui.terminal import silence_stdout
 from svc.ui.words import plural
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 DEFAULT_CONCURRENCY = 8
 MAX_CONCURRENCY = 64
-MAX_LINE_BYTES = 200_000
+INTERRUPT_GRACE_SECONDS = 3.0  # lines in flight may finish and report before svc exits
 SEVERITY = (
     ExitCode.OUTCOME_UNKNOWN,
     ExitCode.PAYMENT,
@@ -64,119 +64,16 @@ def worst(codes: list[int]) -> int:
 
 
 @dataclass
-class Line:
-    number: int
-    body: dict[str, Any]
-    request_id: str
-
-
-@dataclass
 class Options:
     default_email: str | None = None
     concurrency: int = DEFAULT_CONCURRENCY
     max_price_usd: object = None
     trust_recipient: bool = False
     rail: str = "x402"
-
-
-def derive_request_id(task: str, email: str, occurrence: int) -> str:
-    """A stable idempotency key for the `occurrence`-th line with this task and e-mail."""
-    digest = hashlib.sha256(
-        json.dumps([task, email.lower(), occurrence], ensure_ascii=False).encode()
-    ).hexdigest()
-    return f"req_b{digest[:40]}"
-
-
-def parse_lines(stream: IO[bytes], default_email: str | None) -> Iterator[Line | SvcError]:
-    """Each usable line as a `Line`, each bad one as a UsageError naming its line number."""
-    occurrences: dict[tuple[str, str], int] = {}
-    seen: set[str] = set()
-    for number, raw in enumerate(stream, start=1):
-        try:
-            doc = _line_object(raw)
-            if doc is None:
-                continue  # blank or a comment
-            body, given = _submission(doc, default_email)
-            rid = _request_id_for(body, given, occurrences, seen)
-        except _BadLine as exc:
-            yield _bad(number, str(exc))
-            continue
-        seen.add(rid)
-        yield Line(number, body, rid)
-
-
-class _BadLine(Exception):
-    """Why one line of a batch cannot be submitted (the others still are)."""
-
-
-def _line_object(raw: bytes) -> dict[str, Any] | None:
-    """The line's JSON object with only known keys; None for a blank line or a comment."""
-    if len(raw) > MAX_LINE_BYTES:
-        raise _BadLine(f"longer than {MAX_LINE_BYTES} bytes")
-    try:
-        text = raw.decode("utf-8").strip()
-    except UnicodeDecodeError:
-        raise _BadLine("not UTF-8 text") from None
-    if not text or text.startswith("#"):
-        return None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _BadLine(f"not a JSON object ({exc.msg})") from None
-    if not isinstance(doc, dict):
-        raise _BadLine("not a JSON object")
-    unknown = sorted(set(doc) - {"task", "email", "request_id"})
-    if unknown:
-        raise _BadLine(f"unknown key {unknown[0]!r} (known: task, email, request_id)")
-    return doc
-
-
-def _submission(
-    doc: dict[str, Any], default_email: str | None
-) -> tuple[dict[str, Any], str | None]:
-    """The checked request body and the line's own request id, if it gives one."""
-    from svc.api.models import TaskSubmission
-    from svc.engines.submit import validate_request_id
-    from svc.engines.validate import build, check_email
-
-    task, email, rid = doc.get("task"), doc.get("email", default_email), doc.get("request_id")
-    if not isinstance(task, str) or not task.strip():
-        raise _BadLine("missing task (a non-empty string)")
-    if not isinstance(email, str) or not email:
-        raise _BadLine("missing email (give it in the line, or --email for all lines)")
-    if rid is not None and not isinstance(rid, str):
-        raise _BadLine("request_id must be a string")
-    try:
-        body = build(TaskSubmission, "task", task=task, email=email).model_dump()
-        check_email(body["email"])
-        if rid is not None:
-            validate_request_id(rid)
-    except UsageError as exc:
-        raise _BadLine(exc.message) from None
-    return body, rid
-
-
-def _request_id_for(
-    body: dict[str, Any],
-    given: str | None,
-    occurrences: dict[tuple[str, str], int],
-    seen: set[str],
-) -> str:
-    """The line's own id (once per file), else one derived from the task, the address and how
-    many earlier lines had both, so a re-run of the file maps each line to the same request."""
-    if given is None:
-        key = (body["task"], body["email"].lower())
-        occurrences[key] = occurrences.get(key, 0) + 1
-        return derive_request_id(body["task"], body["email"], occurrences[key])
-    if given in seen:
-        raise _BadLine(f"request_id {given} is used by an earlier line")
-    return given
-
-
-def _bad(number: int, message: str) -> UsageError:
-    error = UsageError(f"line {number}: {message}", code="invalid_line")
-    error.body = {"line": number}
-    return error
+    skip_bad_lines: bool = False
+    # Asked on a terminal before the first payment: pay up to this many lines? (--yes: None)
+    confirm: Callable[[int], bool] | None = None
+    resume: str = "svc submit --from FILE"  # the command that resumes an interrupted batch
 
 
 @dataclass
@@ -206,8 +103,14 @@ class Reporter:
         self._lock = threading.Lock()
         self._progress: Any = None
         self._total: int | None = None
-        if output.stderr_tty:
-            self._progress = output.progress("submitting")
+
+    def start(self, total: int) -> None:
+        """The progress bar on a terminal, once the file is checked (and the most confirmed)."""
+        self._total = total
+        self.summary.started = time.monotonic()
+        if self.output.stderr_tty:
+            self._progress = self.output.progress("submitting")
+            self._progress.count("submitting", self.summary.done, total)
 
     def total(self, count: int) -> None:
         self._total = count
@@ -228,7 +131,8 @@ class Reporter:
                 s.bad += 1
             else:
                 s.failed += 1
-            s.codes.append(exit_code)
+            if status != "invalid":  # a bad line was never sent: its 2 is not an outcome
+                s.codes.append(exit_code)
             if self.output.json_mode and status in ("accepted", "replayed"):
                 paid = str(doc.get("task_id"))
                 with self.output.after_payment(paid):  # a paid line's output cannot undo it
@@ -243,6 +147,10 @@ class Reporter:
                 failed = s.failed + s.bad
                 note = f"{failed} failed" if failed else ""
                 self._progress.count("submitting", s.done, self._total, note)
+
+    def invalid(self, error: SvcError) -> None:
+        """A bad line (never sent), named by its number."""
+        self.result({"line": error.body["line"], "outcome": "invalid", **error.to_json()}, 2)
 
     def _say(self, text: str) -> None:
         self.output.info(clean(text, 600, single_line=True))  # clears the progress line first
@@ -307,50 +215,148 @@ def _accepted_row(app: AppContext, request_id: str) -> Submission | None:
     return row if row is not None and row.task_id and row.status == PayState.ACCEPTED else None
 
 
-def run_batch(app: AppContext, stream: IO[bytes], options: Options) -> int:
-    """Submit every line; returns the batch's exit code (see the module doc)."""
+def run_batch(app: AppContext, path: str, options: Options) -> int:
+    """Check the file whole, then submit every good line; the batch's exit code."""
     if not 1 <= options.concurrency <= MAX_CONCURRENCY:
         raise UsageError(f"--concurrency must be between 1 and {MAX_CONCURRENCY}")
-    reporter = Reporter(app.output)
-    secrets = _SharedSecrets(app.secrets)
-    app.tasks  # noqa: B018 - build the shared pool before the workers race for it
-    jobs: queue.Queue[Line | None] = queue.Queue(maxsize=options.concurrency * 2)
-    workers = [
-        threading.Thread(target=_work, args=(app, secrets, jobs, reporter, options), daemon=True)
-        for _ in range(options.concurrency)
-    ]
-    for worker in workers:
-        worker.start()
-    total = 0
+    source = BatchSource(path)
     try:
-        for item in parse_lines(stream, options.default_email):
-            total += 1
-            if isinstance(item, SvcError):
-                number = item.body["line"] if isinstance(item.body, dict) else 0
-                doc = {"line": number, "outcome": "invalid", **item.to_json()}
-                reporter.result(doc, int(item.exit_code))
-                continue
-            row = _accepted_row(app, item.request_id)
-            if row is not None:
-                reporter.result(
-                    {
-                        "line": item.number,
-                        "request_id": item.request_id,
-                        "outcome": "already_accepted",
-                        "task_id": row.task_id,
-                        "state": row.state,
-                    }
-                )
-                continue
-            jobs.put(item)
-        reporter.total(total)
-        for _ in workers:
-            jobs.put(None)
-        for worker in workers:
-            worker.join()
+        with source.open() as stream:
+            checked = check(stream, options.default_email)
+        reporter = Reporter(app.output)
+        if checked.bad:
+            _report_bad(reporter, checked.bad, options.skip_bad_lines)
+            if not options.skip_bad_lines or not checked.good:
+                return int(ExitCode.USAGE)
+        if checked.good and options.confirm is not None and not options.confirm(checked.good):
+            raise UsageError("not submitted: nothing was sent or paid", code="cancelled")
+        reporter.start(checked.good + len(checked.bad))
+        with source.open() as stream:
+            return _Sending(app, options, reporter, checked.bad_numbers())(stream, source)
     finally:
-        reporter.close()
-    return worst(reporter.summary.codes)
+        source.close()
+
+
+def _report_bad(reporter: Reporter, bad: list[UsageError], skipping: bool) -> None:
+    for error in bad:
+        reporter.invalid(error)
+    if not skipping:
+        reporter.output.info(
+            f"svc: nothing was sent or paid: {plural(len(bad), 'bad line')} "
+            f"({_numbers(error.body['line'] for error in bad)}); fix them, or pass "
+            "--skip-bad-lines to pay for the good ones"
+        )
+
+
+def _numbers(numbers: Any) -> str:
+    """`3, 7-9, 12`: line numbers as ranges."""
+    ranges: list[list[int]] = []
+    for number in sorted(numbers):
+        if ranges and number == ranges[-1][1] + 1:
+            ranges[-1][1] = number
+        else:
+            ranges.append([number, number])
+    shown = [str(a) if a == b else f"{a}-{b}" for a, b in ranges[:20]]
+    return ", ".join(shown) + (", ..." if len(ranges) > 20 else "")
+
+
+@dataclass
+class _Sending:
+    """The second pass: the good lines, a few at a time, each with its one result line."""
+
+    app: AppContext
+    options: Options
+    reporter: Reporter
+    reported: set[int]  # bad lines the first pass reported already
+
+    def __call__(self, stream: IO[bytes], source: BatchSource) -> int:
+        """Every good line to a worker; the exit code of the lines sent."""
+        secrets = _SharedSecrets(self.app.secrets)
+        self.app.tasks  # noqa: B018 - build the shared pool before the workers race for it
+        jobs: queue.Queue[Line | None] = queue.Queue(maxsize=self.options.concurrency * 2)
+        args = (self.app, secrets, jobs, self.reporter, self.options)
+        # Each worker runs in a copy of this context: what it pays is this run's record.
+        workers = [
+            threading.Thread(
+                target=contextvars.copy_context().run, args=(_work, *args), daemon=True
+            )
+            for _ in range(self.options.concurrency)
+        ]
+        for worker in workers:
+            worker.start()
+        try:
+            self.reporter.total(self._feed(stream, jobs))  # the bad lines and the good ones
+        except KeyboardInterrupt:  # the journal is consistent; the same command resumes it
+            source.keep()
+            _stop(workers, jobs, grace=INTERRUPT_GRACE_SECONDS)
+            self.reporter.close()
+            raise _interrupted(self.reporter, source, self.options) from None
+        except BaseException:  # lines in flight still get their result lines
+            _stop(workers, jobs, grace=None)
+            self.reporter.close()
+            raise
+        _stop(workers, jobs, grace=None, drain=False)
+        self.reporter.close()
+        sent = self.reporter.summary.codes
+        return int(ExitCode.USAGE) if not sent and self.reported else worst(sent)
+
+    def _feed(self, stream: IO[bytes], jobs: queue.Queue[Line | None]) -> int:
+        """Queue each line for a worker; a line the ledger knows as accepted is not sent."""
+        total = 0
+        for item in parse_lines(stream, self.options.default_email):
+            total += 1
+            if not isinstance(item, Line):  # the file changed since it was checked
+                if item.body["line"] not in self.reported:
+                    self.reporter.invalid(item)
+                continue
+            row = _accepted_row(self.app, item.request_id)
+            if row is None:
+                jobs.put(item)
+                continue
+            self.reporter.result(
+                {
+                    "line": item.number,
+                    "request_id": item.request_id,
+                    "outcome": "already_accepted",
+                    "task_id": row.task_id,
+                    "state": row.state,
+                }
+            )
+        return total
+
+
+def _stop(
+    workers: list[threading.Thread],
+    jobs: queue.Queue[Line | None],
+    *,
+    grace: float | None,
+    drain: bool = True,
+) -> None:
+    """End the workers once their current line is done: queued lines are dropped first when
+    `drain` (they were not sent), and each waits at most `grace` seconds in all (None: as long
+    as its line takes; an interrupted batch does not wait long for a person)."""
+    while drain:
+        try:
+            jobs.get_nowait()
+        except queue.Empty:
+            break
+    for _ in workers:
+        jobs.put(None)
+    deadline = None if grace is None else time.monotonic() + grace
+    for worker in workers:
+        worker.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+
+
+def _interrupted(reporter: Reporter, source: BatchSource, options: Options) -> Interrupted:
+    import shlex
+
+    command = options.resume.replace("FILE", shlex.quote(str(source.path)))
+    s = reporter.summary
+    return Interrupted(
+        f"interrupted: {s.accepted + s.replayed} lines were submitted, the others not yet or "
+        "in flight",
+        hint=f"resume without paying twice (accepted lines are not sent again): {command}",
+    )
 
 
 def _work(
@@ -360,44 +366,50 @@ def _work(
     reporter: Reporter,
     options: Options,
 ) -> None:
-    from svc.engines.submit import submit
-
     ctx = _worker_context(parent, secrets)
     try:
         while (line := jobs.get()) is not None:
-            base = {"line": line.number, "request_id": line.request_id}
             try:
-                result = submit(
-                    ctx,
-                    line.body,
-                    request_id=line.request_id,
-                    max_price_usd=options.max_price_usd,
-                    trust_recipient=options.trust_recipient,
-                    rail=options.rail,
-                )
-            except SvcError as exc:
-                reporter.result({**base, "outcome": "error", **exc.to_json()}, int(exc.exit_code))
-            except Exception as exc:  # one line's bug must not hang the batch
-                reporter.result(
-                    {
-                        **base,
-                        "outcome": "error",
-                        "error": "internal_error",
-                        "detail": f"{type(exc).__name__}: {str(exc)[:300]}",
-                        "exit_code": int(ExitCode.ERROR),
-                    },
-                    int(ExitCode.ERROR),
-                )
-            else:
-                reporter.result(
-                    {
-                        **base,
-                        "outcome": "replayed" if result.replayed else "accepted",
-                        "task_id": result.task.get("id"),
-                        "state": result.task.get("state"),
-                        "task": result.task,
-                    }
-                )
+                _submit_line(ctx, line, reporter, options)
+            except BrokenPipeError:  # the reader of the results went away: the lines go on
+                silence_stdout()
     finally:
         if ctx.ledger_is_open():
             ctx.ledger.close()
+
+
+def _submit_line(ctx: AppContext, line: Line, reporter: Reporter, options: Options) -> None:
+    """One line's submission and its one result line, whatever happens in it."""
+    base = {"line": line.number, "request_id": line.request_id}
+    try:
+        result = submit(
+            ctx,
+            line.body,
+            request_id=line.request_id,
+            max_price_usd=options.max_price_usd,
+            trust_recipient=options.trust_recipient,
+            rail=options.rail,
+        )
+    except SvcError as exc:
+        reporter.result({**base, "outcome": "error", **exc.to_json()}, int(exc.exit_code))
+    except BaseException as exc:  # one line's bug must not end the others nor lose its line
+        reporter.result(
+            {
+                **base,
+                "outcome": "error",
+                "error": "internal_error",
+                "detail": f"{type(exc).__name__}: {str(exc)[:300]}",
+                "exit_code": int(ExitCode.ERROR),
+            },
+            int(ExitCode.ERROR),
+        )
+    else:
+        reporter.result(
+            {
+                **base,
+                "outcome": "replayed" if result.replayed else "accepted",
+                "task_id": result.task.get("id"),
+                "state": result.task.get("state"),
+                "task": result.task,
+            }
+        )

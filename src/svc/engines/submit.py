@@ -139,6 +139,7 @@ def submit(
         if row.method and row.method != rail and row.has_proof:
             rail = row.method  # resuming: the journaled proof decides the rail
         if row.status == PayState.ACCEPTED and row.task_id:
+            journal.found_accepted(row.task_id)
             return _already_accepted(app, row.task_id, journal.request_id, rail)
         paying = policy.holding_against(journal if journal.cap_atomic is not None else None)
         auth = PaidAuth(make_rail(app, rail, paying, journal), journal)

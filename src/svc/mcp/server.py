@@ -17,7 +17,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
-from svc import __version__
+from svc import __version__, paid_record
 from svc.errors import SvcError, UsageError
 from svc.mcp import resources
 from svc.mcp.human import Human
@@ -134,22 +134,28 @@ class SvcServer:
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         call = self.call_for(ctx)
-        try:
-            outcome = await self._dispatch(call, params.name, dict(params.arguments or {}))
-        except SvcError as exc:
-            return failure(exc, call.vault)
-        except MCPError:  # a protocol error (an unknown tool): the client gets a JSON-RPC error
-            raise
-        except Exception as exc:  # the last line of defence: a tool error, never a crash
-            detail = bounded(exc, 300, call.vault, single_line=True)
-            error_line(f"svc mcp: internal error in {params.name}: {type(exc).__name__}: {detail}")
-            error = SvcError(
-                f"internal error: {type(exc).__name__}",
-                code="internal_error",
-                hint="see the server's stderr; please report it",
-            )
-            return failure(error, call.vault)
+        with paid_record.scoped() as paid:  # each call's own: another call's payment is not its
+            try:
+                outcome = await self._dispatch(call, params.name, dict(params.arguments or {}))
+            except SvcError as exc:
+                paid.settle(exc)  # a paid call's later failure never reads as nothing charged
+                return failure(exc, call.vault)
+            except MCPError:  # a protocol error (an unknown tool): a JSON-RPC error
+                raise
+            except Exception as exc:  # the last line of defence: a tool error, never a crash
+                return self._internal_error(call, params.name, exc)
         return success(outcome, call.vault)
+
+    @staticmethod
+    def _internal_error(call: Call, name: str, exc: Exception) -> types.CallToolResult:
+        detail = bounded(exc, 300, call.vault, single_line=True)
+        error_line(f"svc mcp: internal error in {name}: {type(exc).__name__}: {detail}")
+        error = SvcError(
+            f"internal error: {type(exc).__name__}",
+            code="internal_error",
+            hint="see the server's stderr; please report it",
+        )
+        return failure(error, call.vault)
 
     async def _dispatch(self, call: Call, name: str, args: dict[str, Any]) -> Outcome:
         spec, handler = BY_NAME.get(name), HANDLERS.get(name)

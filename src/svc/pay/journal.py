@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from svc import paid_record
 from svc.errors import OtherRunnerHoldsProofError, OutcomeUnknownError, UsageError
 from svc.money import atomic_for_people as usd
 from svc.origin import TrustedURL, origin_of
@@ -197,6 +198,8 @@ class RequestJournal:
             self.ledger.mark_challenged(self.request_id)
 
     def accepted(self, task: Task, answer: SubmitAnswer) -> None:
+        # Noted before the ledger, which may be what fails next: the process paid either way.
+        paid_record.current().accepted(self.request_id, task.id)
         self.ledger.mark_accepted(
             self.request_id,
             task_id=task.id,
@@ -219,7 +222,12 @@ class RequestJournal:
         """A proof was refused without proof that it is void: it is kept for the resend."""
         self.ledger.mark_refused(self.request_id, code, http_status)
 
+    def found_accepted(self, task_id: str) -> None:
+        """A resume found the request accepted already: the task is this run's outcome too."""
+        paid_record.current().accepted(self.request_id, task_id)
+
     def unknown(self, why: str, http_status: int | None = None) -> None:
+        paid_record.current().unknown(self.request_id)
         self.ledger.mark_unknown(self.request_id, why, http_status)
 
     def void(self, code: str) -> None:

@@ -93,15 +93,20 @@ def error_line(message: str, limit: int = 1000) -> None:
 
 
 _interrupts: list[float] = []  # when each Ctrl-C arrived (noted before the KeyboardInterrupt)
+_signals: list[int] = []  # which signal each was: SIGINT, SIGTERM or SIGHUP
+SIGINT, SIGHUP, SIGTERM = 2, 1, 15  # POSIX numbers (no `signal` import on `svc --version`)
+_NAMES = {SIGINT: "SIGINT", SIGHUP: "SIGHUP", SIGTERM: "SIGTERM"}
 
 
 def _on_interrupt(signum: int, frame: object) -> None:
     _interrupts.append(time.monotonic())
+    _signals.append(signum)
     raise KeyboardInterrupt
 
 
 def let_a_person_interrupt() -> None:
-    """Make Ctrl-C work whenever a person can press it (issues 22.5 and 23).
+    """Make Ctrl-C work whenever a person can press it (issues 22.5 and 23), and make every
+    terminating signal a Ctrl-C (issue 29.3).
 
     A non-interactive shell starts a background job with SIGINT ignored, and Python then never
     installs its KeyboardInterrupt handler: a `svc watch` started that way and later driven on
@@ -109,11 +114,19 @@ def let_a_person_interrupt() -> None:
     When svc is the foreground job of its terminal, the person there decides: the handler is
     put back. Anywhere else an inherited SIG_IGN is respected (nohup-style runs keep it).
 
+    SIGTERM (a CI cancel, `timeout`, systemd, Kubernetes) and SIGHUP (a closed terminal) end
+    the process without a `finally` by default: a paid request then vanished without its
+    request id. They take Ctrl-C's path instead (the journal consistent, the resume command
+    named) and exit 128 + n; an inherited SIG_IGN (nohup) is kept.
+
     The handler also counts: CPython loses a KeyboardInterrupt raised while a finalizer runs
     (it prints it as ignored and goes on), so a Ctrl-C pressed during start-up could end in
     an open prompt; `raise_if_interrupted` before every prompt ends the command instead."""
     import signal
 
+    for terminating in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(terminating) is signal.SIG_DFL:
+            signal.signal(terminating, _on_interrupt)
     current = signal.getsignal(signal.SIGINT)
     if current is signal.default_int_handler:
         signal.signal(signal.SIGINT, _on_interrupt)
@@ -128,6 +141,17 @@ def let_a_person_interrupt() -> None:
         if foreground:
             signal.signal(signal.SIGINT, _on_interrupt)
             return
+
+
+def interrupt_exit_code() -> int:
+    """128 + the signal that interrupted the command (130 for Ctrl-C, 143 for SIGTERM)."""
+    return 128 + (_signals[-1] if _signals else SIGINT)
+
+
+def interrupted_line() -> str:
+    """The last line of an interrupted read or watch, which can simply run again."""
+    signum = _signals[-1] if _signals else SIGINT
+    return "svc: interrupted" + ("" if signum == SIGINT else f" ({_NAMES.get(signum, signum)})")
 
 
 def raise_if_interrupted() -> None:

@@ -1,0 +1,242 @@
+"""A batch file's lines, read with bounds and checked whole before anything is paid (29.2).
+
+One line, one task: `{"task": "...", "email": "...", "request_id": "..."}` (`email` may come
+from --email or the config; `request_id` is optional). Blank lines and lines starting with `#`
+are skipped.
+
+* Reading is streamed and bounded: a line is read up to `MAX_LINE_BYTES` and the rest of a
+  longer one is skipped in chunks, never held (a 512 MiB line without a newline costs one
+  chunk of memory, not 512 MiB). Ids are remembered as digests, not as task texts.
+* Every way a line can be bad is a `UsageError` naming its number: not UTF-8, a NUL byte, not
+  JSON, nested too deeply (json's RecursionError), an integer too long (ValueError), a lone
+  surrogate, an unknown key, a field the spec refuses, a request id an earlier line used.
+* The file is read twice (`check`, then `parse_lines` to send): the same reader and the same
+  rules both times. Standard input is first copied to a 0600 file in the data directory
+  (`BatchSource`), so it can be read twice too.
+* Without a request id, the id is derived from the task text, the e-mail and how many times
+  that same pair occurred earlier in the file: a re-run maps each line to the same request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from svc.api.ids import request_id_arg
+from svc.api.models import TaskSubmission
+from svc.engines.validate import build, check_email
+from svc.errors import ExitCode, SvcError, UsageError
+from svc.store.paths import data_dir, ensure_private_dir
+
+MAX_LINE_BYTES = 200_000
+CHUNK = 1 << 16
+KNOWN_KEYS = ("task", "email", "request_id")
+
+
+@dataclass
+class Line:
+    number: int
+    body: dict[str, Any]
+    request_id: str
+
+
+class _BadLine(Exception):
+    """Why one line of a batch cannot be submitted."""
+
+
+def derive_request_id(task: str, email: str, occurrence: int) -> str:
+    """A stable idempotency key for the `occurrence`-th line with this task and e-mail."""
+    digest = hashlib.sha256(
+        json.dumps([task, email.lower(), occurrence], ensure_ascii=False).encode()
+    ).hexdigest()
+    return f"req_b{digest[:40]}"
+
+
+def raw_lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes | None]]:
+    """(number, bytes) for each line; bytes is None for a line over `MAX_LINE_BYTES`, whose
+    rest is skipped chunk by chunk (`readline()` unbounded would read it whole)."""
+    number = 0
+    while chunk := stream.readline(MAX_LINE_BYTES + 1):
+        number += 1
+        if len(chunk) > MAX_LINE_BYTES and not chunk.endswith(b"\n"):
+            while (rest := stream.readline(CHUNK)) and not rest.endswith(b"\n"):
+                pass
+            yield number, None
+        else:
+            yield number, chunk
+
+
+@dataclass
+class _Ids:
+    """The request ids given so far, and how often each (task, e-mail) pair occurred, both
+    kept as digests: memory grows by a few dozen bytes a line, never by the task's text."""
+
+    occurrences: dict[bytes, int] = field(default_factory=dict)
+    seen: set[str] = field(default_factory=set)
+
+    def for_line(self, body: dict[str, Any], given: str | None) -> str:
+        if given is None:
+            key = hashlib.sha256(
+                json.dumps([body["task"], body["email"].lower()], ensure_ascii=False).encode()
+            ).digest()
+            self.occurrences[key] = self.occurrences.get(key, 0) + 1
+            rid = derive_request_id(body["task"], body["email"], self.occurrences[key])
+        elif given in self.seen:
+            raise _BadLine(f"request_id {given} is used by an earlier line")
+        else:
+            rid = given
+        self.seen.add(rid)
+        return rid
+
+
+def parse_lines(stream: IO[bytes], default_email: str | None) -> Iterator[Line | UsageError]:
+    """Each usable line as a `Line`, each bad one as a UsageError naming its line number."""
+    ids = _Ids()
+    for number, raw in raw_lines(stream):
+        try:
+            doc = _line_object(raw)
+            if doc is None:
+                continue  # blank or a comment
+            body, given = _submission(doc, default_email)
+            rid = ids.for_line(body, given)
+        except _BadLine as exc:
+            yield bad_line(number, str(exc))
+            continue
+        yield Line(number, body, rid)
+
+
+def _line_object(raw: bytes | None) -> dict[str, Any] | None:
+    """The line's JSON object with only known keys; None for a blank line or a comment."""
+    if raw is None:
+        raise _BadLine(f"longer than {MAX_LINE_BYTES} bytes")
+    if b"\0" in raw:
+        raise _BadLine("contains a NUL byte")
+    try:
+        text = raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise _BadLine("not UTF-8 text") from None
+    if not text or text.startswith("#"):
+        return None
+    doc = _json(text)
+    if not isinstance(doc, dict):
+        raise _BadLine("not a JSON object")
+    unknown = sorted(set(doc) - set(KNOWN_KEYS))
+    if unknown:
+        raise _BadLine(f"unknown key {unknown[0]!r} (known: {', '.join(KNOWN_KEYS)})")
+    return doc
+
+
+def _json(text: str) -> Any:
+    """json.loads, with each way it fails on hostile text as the reason for a bad line."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _BadLine(f"not a JSON object ({exc.msg})") from None
+    except RecursionError:
+        raise _BadLine("nested too deeply") from None
+    except ValueError:  # an integer over sys.get_int_max_str_digits() digits
+        raise _BadLine(f"a number longer than {sys.get_int_max_str_digits()} digits") from None
+
+
+def _submission(
+    doc: dict[str, Any], default_email: str | None
+) -> tuple[dict[str, Any], str | None]:
+    """The checked request body and the line's own request id, if it gives one."""
+    task, email, rid = doc.get("task"), doc.get("email", default_email), doc.get("request_id")
+    if not isinstance(task, str) or not task.strip():
+        raise _BadLine("missing task (a non-empty string)")
+    if not isinstance(email, str) or not email:
+        raise _BadLine("missing email (give it in the line, or --email for all lines)")
+    if rid is not None and not isinstance(rid, str):
+        raise _BadLine("request_id must be a string")
+    for value in (task, email, rid or ""):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _BadLine("a lone surrogate (\\ud800-\\udfff) is not text") from None
+    try:
+        body = build(TaskSubmission, "task", task=task, email=email).model_dump()
+        check_email(body["email"])
+        if rid is not None:
+            request_id_arg(rid, "request id")
+    except UsageError as exc:
+        raise _BadLine(exc.message) from None
+    return body, rid
+
+
+def bad_line(number: int, message: str) -> UsageError:
+    error = UsageError(f"line {number}: {message}", code="invalid_line")
+    error.body = {"line": number}
+    return error
+
+
+@dataclass
+class Checked:
+    """The first pass over a file: how many lines would be sent, and every bad one."""
+
+    good: int = 0
+    bad: list[UsageError] = field(default_factory=list)
+
+    def bad_numbers(self) -> set[int]:
+        return {error.body["line"] for error in self.bad}
+
+
+def check(stream: IO[bytes], default_email: str | None) -> Checked:
+    checked = Checked()
+    for item in parse_lines(stream, default_email):
+        if isinstance(item, Line):
+            checked.good += 1
+        else:
+            checked.bad.append(item)
+    return checked
+
+
+class BatchSource:
+    """A batch file that can be read twice: the file itself, or standard input copied first
+    to a private (0600) file in the data directory. `keep()` leaves that copy in place (an
+    interrupted batch names it in its resume command)."""
+
+    def __init__(self, path: str) -> None:
+        self.given = path
+        self._spooled: Path | None = None
+        self.path = Path(path) if path != "-" else self._spool(sys.stdin.buffer)
+
+    def _spool(self, stdin: IO[bytes]) -> Path:
+        try:
+            folder = ensure_private_dir(data_dir())
+            fd, name = tempfile.mkstemp(prefix="batch-stdin-", suffix=".jsonl", dir=folder)
+            with os.fdopen(fd, "wb") as copy:
+                shutil.copyfileobj(stdin, copy, CHUNK)
+        except OSError as exc:
+            raise SvcError(
+                f"cannot keep the batch from standard input in {data_dir()}: "
+                f"{exc.strerror or exc}; nothing was sent",
+                code="data_dir_unwritable",
+                exit_code=ExitCode.UNAVAILABLE,
+            ) from None
+        self._spooled = Path(name)
+        return self._spooled
+
+    def open(self) -> IO[bytes]:
+        """The file from its start (each pass reads it anew)."""
+        try:
+            return open(self.path, "rb")
+        except OSError as exc:
+            raise UsageError(
+                f"cannot read the batch file: {self.given}: {exc.strerror or exc}"
+            ) from None
+
+    def keep(self) -> None:
+        self._spooled = None
+
+    def close(self) -> None:
+        if self._spooled is not None:
+            self._spooled.unlink(missing_ok=True)

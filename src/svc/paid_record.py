@@ -1,0 +1,124 @@
+"""The one record per process of what it paid, read by the one exit path (issue 29.1).
+
+Exit codes 2, 5 and 9 promise "nothing was charged": a script that trusts the table may pay
+again. Once a request was accepted (a task exists and is paid) or its outcome is unknown (it
+may have been charged), no later failure may end the process with one of them, whatever
+raised it: a bad flag read late, a review the person cancelled, a poll that failed, a batch
+line the cap refused. `RequestJournal` notes every acceptance and every unknown outcome here,
+as it writes them (before the ledger, which may be the thing that failed); `cli.runtime`'s
+exit path asks `final_code` and says why when it changes a code.
+
+`svc mcp` answers many tool calls in one process: each call runs in its own `scoped()` record,
+so one call's payment does not colour another call's error.
+
+Kept free of imports beyond the standard library and `svc.errors`: every start imports it.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from svc.errors import ExitCode, SvcError
+
+# The codes whose meaning says nothing was sent or charged (`svc help exit-codes`).
+NOTHING_CHARGED = frozenset({2, 5, 9})
+ERROR = 1
+OUTCOME_UNKNOWN = 10
+
+
+@dataclass(frozen=True)
+class PaidRequest:
+    request_id: str
+    task_id: str | None  # None: the outcome is unknown (it may have been charged)
+
+
+class PaidRecord:
+    """What this process (or one MCP tool call) paid: request id -> task id or unknown."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._paid: dict[str, str | None] = {}
+
+    def accepted(self, request_id: str, task_id: str) -> None:
+        with self._lock:
+            self._paid[request_id] = task_id
+
+    def unknown(self, request_id: str) -> None:
+        with self._lock:
+            self._paid.setdefault(request_id, None)
+
+    def task_for(self, request_id: str) -> str | None:
+        """The task a request of this run was accepted as (None: not accepted here)."""
+        with self._lock:
+            return self._paid.get(request_id)
+
+    def requests(self) -> list[PaidRequest]:
+        with self._lock:
+            return [PaidRequest(rid, task) for rid, task in self._paid.items()]
+
+    def final_code(self, code: int) -> int:
+        """`code`, unless it would read as "nothing was charged" after a charge: then 10 if
+        an outcome is unknown, else 1 (an error, with the paid tasks named)."""
+        paid = self.requests()
+        if not paid or code not in NOTHING_CHARGED:
+            return code
+        return OUTCOME_UNKNOWN if any(p.task_id is None for p in paid) else ERROR
+
+    def explain(self, code: int, final: int) -> str:
+        """The line that says why `code` became `final` and how to follow what was paid."""
+        paid = self.requests()
+        tasks = [p.task_id for p in paid if p.task_id]
+        unknown = [p.request_id for p in paid if p.task_id is None]
+        parts = []
+        if tasks:
+            shown = ", ".join(tasks[:3]) + (f" and {len(tasks) - 3} more" if len(tasks) > 3 else "")
+            follow = f"svc watch {tasks[0]}" if len(tasks) == 1 else "svc watch --all"
+            parts.append(f"this run paid for task {shown} ({follow} follows it, paying nothing)")
+        if unknown:
+            parts.append(
+                f"the outcome of request {unknown[0]}"
+                + (f" and {len(unknown) - 1} more" if len(unknown) > 1 else "")
+                + " is unknown: it may have been charged (svc tasks)"
+            )
+        return "; ".join(parts) + f"; exit {final}, not {code}, which would read as nothing charged"
+
+    def settle(self, error: SvcError) -> str | None:
+        """Give `error` the code `final_code` decides; the line that says why, if it changed
+        (the error's hint names what was paid too, for faces that show only the error)."""
+        code = int(error.exit_code)
+        final = self.final_code(code)
+        if final == code:
+            return None
+        error.exit_code = ExitCode(final)
+        why = self.explain(code, final)
+        error.hint = f"{error.hint}; {why}" if error.hint else why
+        return why
+
+    def as_json(self) -> list[dict[str, str | None]]:
+        return [{"request_id": p.request_id, "task_id": p.task_id} for p in self.requests()]
+
+
+_PROCESS = PaidRecord()
+_SCOPE: contextvars.ContextVar[PaidRecord | None] = contextvars.ContextVar(
+    "svc_paid_record", default=None
+)
+
+
+def current() -> PaidRecord:
+    """The record in effect: the tool call's (svc mcp), else the process's."""
+    return _SCOPE.get() or _PROCESS
+
+
+@contextmanager
+def scoped() -> Iterator[PaidRecord]:
+    """A fresh record for one unit of work that ends on its own (an MCP tool call)."""
+    record = PaidRecord()
+    token = _SCOPE.set(record)
+    try:
+        yield record
+    finally:
+        _SCOPE.reset(token)
