@@ -1,0 +1,120 @@
+"""Every terminating signal is a Ctrl-C (issue 29.3).
+
+SIGTERM is what a CI cancel, `timeout`, systemd and Kubernetes send; SIGHUP what a closed
+terminal sends. By default both end a Python process without a `finally`: a paid request then
+vanished without its request id. Each signal is sent at each step of a paid submit's lifecycle
+(`SVC_TEST_CRASH_SIGNAL` at `SVC_TEST_CRASH_AT`): the exit is 128 + n, the line names the way
+back, and running that way back pays exactly once.
+"""
+
+from __future__ import annotations
+
+import shlex
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from tests.conftest import SVC, Cli, Sandbox, unique_email, unique_request_id
+
+from svc.testing_hooks import SUBMIT_STEPS
+
+pytestmark = pytest.mark.e2e
+
+SIGNALS = ("TERM", "HUP", "INT")
+
+
+@pytest.mark.parametrize("step", SUBMIT_STEPS)
+def test_each_signal_at_each_step_names_the_way_back_and_pays_once(
+    cli: Cli, sandbox: Sandbox, step: str
+) -> None:
+    for name in SIGNALS:
+        rid = unique_request_id()
+        email = unique_email()
+        task = f"Signal {name} at {step} #complete"
+        env = {"SVC_TEST_CRASH_AT": step, "SVC_TEST_CRASH_SIGNAL": name}
+        hit = cli("submit", task, "--email", email, "--request-id", rid, env=env)
+        assert hit.returncode == 128 + getattr(signal, f"SIG{name}"), (name, hit.stderr)
+        assert "interrupted" in hit.stderr, hit.stderr
+        way_back = hit.stderr.split("without paying again: ", 1)[1].splitlines()[0]
+        if step == "response_recorded":  # accepted and recorded: the task is named
+            assert way_back.startswith("svc watch task_"), hit.stderr
+            continue
+        assert way_back == (f"svc submit --request-id {rid} --email {email} {shlex.quote(task)}"), (
+            hit.stderr
+        )
+        resumed = cli(*shlex.split(way_back)[1:])
+        assert resumed.returncode == 0, resumed.stderr
+        assert len(sandbox.charges_for(rid)) == 1, (name, step)
+
+
+def _mcp_server(cli: Cli, hup: object) -> subprocess.Popen[str]:
+    """`svc mcp` on pipes, ready (it waits on stdin until the host closes it)."""
+    proc = subprocess.Popen(
+        [SVC, "mcp"],
+        env=cli.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, hup),  # type: ignore[arg-type]  # noqa: PLW1509
+    )
+    assert proc.stderr is not None
+    assert "serving MCP" in proc.stderr.readline()
+    return proc
+
+
+def test_sighup_ends_a_server_as_ctrl_c_does_unless_nohup_ignored_it(cli: Cli) -> None:
+    served = _mcp_server(cli, signal.SIG_DFL)
+    served.send_signal(signal.SIGHUP)
+    assert served.wait(timeout=30) == 128 + signal.SIGHUP
+    kept = _mcp_server(cli, signal.SIG_IGN)  # nohup's promise: an ignored SIGHUP stays so
+    kept.send_signal(signal.SIGHUP)
+    time.sleep(0.5)
+    assert kept.poll() is None
+    assert kept.stdin is not None
+    kept.stdin.close()
+    assert kept.wait(timeout=30) == 0
+
+
+def test_sigterm_during_a_batch_names_the_command_that_resumes_it(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    email = unique_email()
+    lines = [f'{{"task": "term batch {i} #complete", "email": "{email}"}}' for i in range(40)]
+    source = tmp_path / "b.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    slow = {"kind": "delay", "seconds": 0.3, "method": "POST", "path": "/svc/tasks", "count": 200}
+    sandbox.faults(slow)
+    proc = subprocess.Popen(
+        [SVC, "submit", "--from", "-", "--concurrency", "2"],
+        env=cli.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(source.read_text())
+    proc.stdin.close()
+    first = proc.stdout.readline()  # one line has its result: the batch is paying
+    assert '"outcome":"accepted"' in first
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    assert proc.returncode == 143, err
+    assert "interrupted" in err
+    command = err.split("accepted lines are not sent again): ", 1)[1].splitlines()[0]
+    spooled = shlex.split(command)[3]
+    assert Path(spooled).is_file() and Path(spooled).stat().st_mode & 0o777 == 0o600
+    sandbox.clear_faults()
+    resumed = cli(*shlex.split(command)[1:])
+    assert resumed.returncode == 0, resumed.stderr
+    outcomes = [doc["outcome"] for doc in resumed.lines()]
+    assert len(outcomes) == 40
+    assert set(outcomes) <= {"accepted", "replayed", "already_accepted"}
+    assert "already_accepted" in outcomes  # what the first run paid is not sent again
+    request_ids = [doc["request_id"] for doc in resumed.lines()]
+    assert all(len(sandbox.charges_for(r)) == 1 for r in request_ids)
