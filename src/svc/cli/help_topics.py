@@ -10,7 +10,13 @@ from __future__ import annotations
 # (code, name, meaning, what to do)
 EXIT_CODES: tuple[tuple[int, str, str, str], ...] = (
     (0, "ok", "success (for watch, --wait, poll --exit-status: the task completed)", ""),
-    (1, "error", "an error not covered below", "read the message; SVC_DEBUG=1 shows a traceback"),
+    (
+        1,
+        "error",
+        "an error not covered below; also a run that paid and then failed in a way that would "
+        "otherwise be 2, 5 or 9 (the message names the paid task)",
+        "read the message; SVC_DEBUG=1 shows a traceback; a paid task: `svc watch ID`",
+    ),
     (
         2,
         "usage",
@@ -70,7 +76,7 @@ EXIT_CODES: tuple[tuple[int, str, str, str], ...] = (
     (
         130,
         "interrupted",
-        "interrupted (Ctrl-C)",
+        "interrupted (Ctrl-C); SIGTERM (143) and SIGHUP (129) take the same path",
         "a read or `svc watch ID` can simply be started again; an interrupted paid submit names "
         "the command that resumes it without paying (`svc watch ID` once the task exists, "
         "`svc submit --request-id ID ...` before): a plain re-run of the submit pays again",
@@ -194,6 +200,7 @@ def render(topic: str) -> str:
         lines += [
             "",
             'With --json, a failure also prints {"error", "detail", "exit_code"} on stdout.',
+            "2, 5 and 9 say nothing was charged: a run that paid never ends with one of them.",
         ]
         return "\n".join(lines) + "\n"
     rows = {"environment": ENVIRONMENT, "files": FILES, "output": OUTPUT}[topic]
