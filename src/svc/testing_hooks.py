@@ -1,4 +1,5 @@
-"""Test-only crash points: `SVC_TEST_CRASH_AT=<step>` kills the process at that named step.
+"""Test-only crash points: `SVC_TEST_CRASH_AT=<step>` kills the process at that named step,
+and `SVC_TEST_DISK_FULL_AT=<step>` fills its disk there.
 
 The crash-safety tests (tests/e2e/test_crash_safety.py) SIGKILL a paid submit at every step
 and prove that resuming it reaches one task and one charge. A real SIGKILL from outside cannot
@@ -15,6 +16,10 @@ Steps of a paid submit, in order:
 * ``proof_sent``: the paid request was sent and answered (the service charged), unread;
 * ``response_recorded``: the answer is recorded in the ledger, nothing was printed.
 
+The disk fills by the kernel's own rule, not a mock: from that step on, the file size limit
+(RLIMIT_FSIZE) is 0 and SIGXFSZ ignored, so every later write to a file fails with EFBIG exactly
+as on a full disk (SQLite: `disk I/O error`), for root too and without privileges (CI).
+
 Steps of the agent identity (right after the platform's answer was written to the secret
 store, before the metadata file): ``register_persisted``, ``refresh_persisted``,
 ``claim_persisted``.
@@ -25,6 +30,7 @@ from __future__ import annotations
 import os
 
 ENV = "SVC_TEST_CRASH_AT"
+DISK_FULL_ENV = "SVC_TEST_DISK_FULL_AT"
 SUBMIT_STEPS = (
     "ledger_written",
     "challenge_received",
@@ -43,3 +49,14 @@ def crash_point(step: str) -> None:
 
         os.kill(os.getpid(), signal.SIGKILL)
         os._exit(137)  # pragma: no cover - not reached where SIGKILL exists
+    if os.environ.get(DISK_FULL_ENV) == step:
+        fill_disk()
+
+
+def fill_disk() -> None:
+    """From now on no write to a file succeeds (pipes and terminals still work)."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of death
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
