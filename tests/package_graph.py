@@ -27,6 +27,7 @@ GROUP = {
     "origin": "core",
     "suggest": "core",
     "testing_hooks": "core",
+    "redact": "core",
 }
 
 
