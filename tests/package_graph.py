@@ -28,6 +28,7 @@ GROUP = {
     "suggest": "core",
     "testing_hooks": "core",
     "paid_record": "core",
+    "redact": "core",
 }
 
 

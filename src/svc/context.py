@@ -56,6 +56,7 @@ class AppContext:
         self._secrets: SecretStore | None = None
         self._ledger: LedgerStore | None = None
         self._ledger_lost = False  # the fleet ledger failed a cache write: no more tries
+        self._told_unwritable = False  # a ledger opened to read only was said to be so
 
     @property
     def config(self) -> ConfigFile:
@@ -125,6 +126,19 @@ class AppContext:
         from svc.store.ledger import ledger_path
 
         return ledger_path().exists()
+
+    def ledger_to_read(self) -> LedgerStore | None:
+        """The ledger for a reader (`svc spend`, `svc tasks`, doctor), None if there is none
+        yet. One on a full or read-only disk is read all the same, and the person is told
+        once that it cannot be written (issue 29.9)."""
+        if not self.has_ledger():
+            return None
+        ledger = self.ledger
+        why = ledger.unwritable()
+        if why is not None and not self._told_unwritable:
+            self._told_unwritable = True
+            self.output.warn(f"showing what the ledger holds; {why}")
+        return ledger
 
     @property
     def secrets(self) -> SecretStore:

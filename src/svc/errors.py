@@ -128,6 +128,21 @@ class LedgerUnavailableError(UnavailableError):
     default_code = "ledger_unavailable"
 
 
+class LedgerDiskError(LedgerUnavailableError):
+    """The local ledger file cannot be written (a full or read-only disk, an I/O error): exit
+    9 like a lost fleet ledger, and for the same reason nothing is paid without its journal.
+    After the service accepted a paid request it is the same warning naming the task."""
+
+    default_code = "ledger_unwritable"
+
+
+class StorageError(SvcError):
+    """Another of svc's own files (the config file, the secret store) cannot be written: one
+    line naming the file and why (disk full, read-only), exit 1."""
+
+    default_code = "storage_unwritable"
+
+
 class OutcomeUnknownError(SvcError):
     exit_code = ExitCode.OUTCOME_UNKNOWN
     default_code = "outcome_unknown"

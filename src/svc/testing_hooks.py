@@ -1,4 +1,5 @@
-"""Test-only crash points: `SVC_TEST_CRASH_AT=<step>` kills the process at that named step.
+"""Test-only crash points: `SVC_TEST_CRASH_AT=<step>` kills the process at that named step,
+and `SVC_TEST_DISK_FULL_AT=<step>` fills its disk there.
 
 The crash-safety tests (tests/e2e/test_crash_safety.py) SIGKILL a paid submit at every step
 and prove that resuming it reaches one task and one charge. A real SIGKILL from outside cannot
@@ -18,6 +19,10 @@ Steps of a paid submit, in order:
 `SVC_TEST_CRASH_SIGNAL=TERM` (or `HUP`, `INT`) sends that signal instead, at the same step:
 the signal tests (tests/e2e/test_signals.py) prove each one takes Ctrl-C's path (issue 29.3).
 
+The disk fills by the kernel's own rule, not a mock: from that step on, the file size limit
+(RLIMIT_FSIZE) is 0 and SIGXFSZ ignored, so every later write to a file fails with EFBIG exactly
+as on a full disk (SQLite: `disk I/O error`), for root too and without privileges (CI).
+
 Steps of the agent identity (right after the platform's answer was written to the secret
 store, before the metadata file): ``register_persisted``, ``refresh_persisted``,
 ``claim_persisted``.
@@ -29,6 +34,7 @@ import os
 
 ENV = "SVC_TEST_CRASH_AT"
 SIGNAL_ENV = "SVC_TEST_CRASH_SIGNAL"
+DISK_FULL_ENV = "SVC_TEST_DISK_FULL_AT"
 SUBMIT_STEPS = (
     "ledger_written",
     "challenge_received",
@@ -50,3 +56,14 @@ def crash_point(step: str) -> None:
         if chosen:
             return  # Python runs the handler before the next instruction (in the main thread)
         os._exit(137)  # pragma: no cover - not reached where SIGKILL exists
+    if os.environ.get(DISK_FULL_ENV) == step:
+        fill_disk()
+
+
+def fill_disk() -> None:
+    """From now on no write to a file succeeds (pipes and terminals still work)."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of death
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))

@@ -12,7 +12,7 @@ from svc.mcp.asks import looks_secret, reply_command
 from svc.mcp.schemas import BY_NAME, TOOLS
 from svc.mcp.server import check_arguments
 from svc.mcp.state import PollGate
-from svc.mcp.vault import REDACTED, Vault
+from svc.redact import REDACTED, Vault
 from svc.settings import resolve
 
 

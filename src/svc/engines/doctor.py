@@ -178,6 +178,15 @@ def ledger_check(app: AppContext) -> Finding:
             f"{detail}: the schema is newer than this svc knows ({SCHEMA_VERSION})",
             "upgrade svc on this runner before it pays",
         )
+    unwritable = app.ledger.unwritable()
+    if unwritable is not None:  # read all the same; a paid command would stop at exit 9
+        return Finding(
+            "ledger",
+            "fail",
+            f"{detail}; readable, but {unwritable}: nothing can be paid",
+            _DISK_FIX,
+            int(ExitCode.UNAVAILABLE),
+        )
     if info.missing_rights:
         missing = ", ".join(info.missing_rights)
         return _warn("ledger", f"{detail}; missing rights: {missing}", _RIGHTS_FIX)
@@ -185,6 +194,7 @@ def ledger_check(app: AppContext) -> Finding:
 
 
 _RIGHTS_FIX = "grant SELECT, INSERT, UPDATE, DELETE on the ledger's tables to this role"
+_DISK_FIX = "free some space or make the data directory writable (SVC_DATA_DIR moves it)"
 
 
 def notify_check(app: AppContext) -> Finding:

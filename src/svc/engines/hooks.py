@@ -20,6 +20,7 @@ import threading
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
+from svc import redact
 from svc.engines.asks import ask_kind
 
 if TYPE_CHECKING:
@@ -193,7 +194,9 @@ class ExecHooks:
         with self._lock:
             self._running.add(proc)
         try:
-            proc.communicate(json.dumps(change.task, ensure_ascii=False).encode(), self.timeout)
+            # The hook's stdin is printing too: a secret told earlier is not handed on.
+            detail = redact.scrub(change.task)
+            proc.communicate(json.dumps(detail, ensure_ascii=False).encode(), self.timeout)
         except subprocess.TimeoutExpired:
             # The group, not just the shell: its children must not outlive the bound either.
             with contextlib.suppress(ProcessLookupError):

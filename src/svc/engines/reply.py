@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Any
 
+from svc import redact
 from svc.api.models import InfoRequest, Question, ReplyBody, TaskDetail
 from svc.engines.validate import build
 from svc.errors import ConflictError, UsageError
@@ -124,6 +125,8 @@ def body_from_flags(task: TaskDetail, flags: ReplyFlags) -> dict[str, Any]:
         sensitive = flags.sensitive or (
             bool(plain.get("sensitive")) and plain.get("field") == flags.field
         )
+        if sensitive and flags.value:
+            redact.told(flags.value)  # the service may fold it into the goal: never shown back
         reply = build(
             ReplyBody,
             "reply",

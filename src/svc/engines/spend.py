@@ -21,5 +21,5 @@ def spend_document(
     except ValueError:
         raise UsageError(f"{name} must be a date like 2026-11-01, got {since!r}") from None
     cap = app.settings.daily_cap_usd
-    ledger = app.ledger if app.has_ledger() else None
+    ledger = app.ledger_to_read()
     return load_spend(ledger, since, runner, None if cap is None else usd_to_atomic(cap))

@@ -262,6 +262,11 @@ class _Run:
         journal, auth = self.journal, self.auth
         try:
             return self.app.tasks.submit(self.body, journal.request_id, self.app.with_bearer(auth))
+        except LedgerUnavailableError:
+            # The journal could not mark the send, so the request did not leave: the row keeps
+            # its state (a journaled proof is re-sent by a resume) and the error's hint already
+            # says nothing was paid.
+            raise
         except (UnavailableError, ProtocolError) as exc:  # no answer, or an unreadable one
             if auth.carried_proof:
                 raise _answer_lost(journal, self.body, exc.message) from None

@@ -57,10 +57,11 @@ class Listing:
 
 def collect(opts: TaskQuery, app: AppContext) -> Listing:
     filtered = bool(opts.states) or opts.since is not None or opts.runner is not None
-    if not app.has_ledger():
+    ledger = app.ledger_to_read()
+    if ledger is None:
         return Listing([], filtered)  # nothing submitted from here: no ledger is made to say so
     unbounded = bool(opts.states) or opts.refresh or opts.runner is not None
-    rows = app.ledger.submissions(limit=None if unbounded else opts.limit)
+    rows = ledger.submissions(limit=None if unbounded else opts.limit)
     if opts.runner is not None:
         rows = [r for r in rows if r.runner == opts.runner]
     if opts.since is not None:
@@ -76,7 +77,8 @@ def collect(opts: TaskQuery, app: AppContext) -> Listing:
 
 def refresh(app: AppContext, listing: Listing, rows: list[Submission]) -> None:
     """Poll the live rows of this base URL; write what changed from this (the main) thread,
-    which owns the ledger's SQLite link."""
+    which owns the ledger's SQLite link (a ledger that cannot be written: said once, and the
+    listing shows the fresh states all the same)."""
     live = [
         r
         for r in rows
@@ -92,7 +94,7 @@ def refresh(app: AppContext, listing: Listing, rows: list[Submission]) -> None:
             listing.errors[row.request_id] = f"{row.task_id}: {error}"
         elif state != row.state:
             row.state = state
-            app.ledger.set_task_state(str(row.task_id), str(state))
+            app.remember_state(str(row.task_id), str(state))
 
 
 def _poll(tasks: TaskClient, auth: Auth | None, task_id: str) -> tuple[str | None, str | None]:

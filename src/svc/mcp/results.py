@@ -14,7 +14,7 @@ from typing import Any
 import mcp_types as types
 
 from svc.errors import SvcError
-from svc.mcp.vault import Vault
+from svc.redact import Vault
 from svc.ui.sanitize import clean
 
 TEXT_LIMIT = 4000  # the short text; the full object is in the structured content

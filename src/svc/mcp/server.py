@@ -25,8 +25,8 @@ from svc.mcp.results import Outcome, bounded, failure, success
 from svc.mcp.schemas import BY_NAME, OUTPUT_SCHEMAS, TOOLS, ToolSpec
 from svc.mcp.state import Call, ContextPool, PollGate
 from svc.mcp.tools import follow, info, reply, submit
-from svc.mcp.vault import Vault
 from svc.mcp.wire import AnsweringReader
+from svc.redact import Vault
 from svc.ui.output import Output
 from svc.ui.sanitize import clean
 from svc.ui.terminal import error_line

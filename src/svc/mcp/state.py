@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio.to_thread
 
 from svc.context import AppContext
-from svc.mcp.vault import Vault
+from svc.redact import Vault
 
 if TYPE_CHECKING:
     from svc.mcp.human import Human

@@ -12,6 +12,7 @@ being silently ignored at payment time.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tomllib
@@ -28,6 +29,7 @@ from svc.settings import (
     usd_amount,
     validity_seconds,
 )
+from svc.store.disk import file_unwritable
 from svc.store.paths import config_dir, ensure_private_dir
 from svc.suggest import did_you_mean
 
@@ -177,14 +179,21 @@ class ConfigFile:
         return True
 
     def _write(self, data: dict[str, Any]) -> None:
+        """A whole new file renamed over the old: a full or read-only disk leaves the old one
+        as it was, and is one line naming the file and why."""
         import tomli_w
 
-        ensure_private_dir(self.path.parent)
         tmp = self.path.with_suffix(".toml.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            tomli_w.dump(data, fh)
-        os.replace(tmp, self.path)
+        try:
+            ensure_private_dir(self.path.parent)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as fh:
+                tomli_w.dump(data, fh)
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise file_unwritable("the config file", self.path, exc) from None
 
 
 def unknown_key(key: str) -> UsageError:

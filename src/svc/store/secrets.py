@@ -9,6 +9,7 @@ override stored values for CI and are never written anywhere.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 from svc.errors import SvcError
+from svc.store.disk import file_unwritable
 from svc.store.paths import config_dir, ensure_private_dir
 
 SERVICE = "svc"
@@ -72,14 +74,21 @@ class FileBackend:
         )
 
     def _write(self, data: dict[str, str]) -> None:
-        ensure_private_dir(self.path.parent)
+        """A whole new file, then renamed over the old: a full disk leaves the old one intact
+        (and no half-written temporary behind), and says so in one line."""
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
+        try:
+            ensure_private_dir(self.path.parent)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(data, fh)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise file_unwritable("the secret store", self.path, exc) from None
 
     @contextmanager
     def _exclusive(self) -> Iterator[None]:
@@ -87,9 +96,12 @@ class FileBackend:
         MPP credentials from several threads: a lost write would lose a proof)."""
         import fcntl
 
-        ensure_private_dir(self.path.parent)
         lock = self.path.with_name(self.path.name + ".lock")
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            ensure_private_dir(self.path.parent)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        except OSError as exc:
+            raise file_unwritable("the secret store", self.path, exc) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield

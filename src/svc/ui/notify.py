@@ -21,6 +21,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 
+from svc import redact
 from svc.ui import terminal
 from svc.ui.sanitize import clean
 
@@ -40,7 +41,7 @@ class Notifier:
         self.desktop = _desktop_command()
 
     def notify(self, text: str) -> None:
-        body = _inert(text)
+        body = _inert(redact.scrub(text))  # a desktop banner is printing too
         if self.terminal_ok:
             terminal.write_out(f"\a\x1b]9;{TITLE}: {body}\x07\x1b]777;notify;{TITLE};{body}\x07")
         if self.desktop is not None:

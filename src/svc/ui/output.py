@@ -7,6 +7,11 @@ the stream is not a terminal.
 Every method that prints human text cleans it (`svc.ui.sanitize.clean`) on the way out: a
 message, a table cell, a trace line. A caller may interpolate server text into a message
 without thinking about it; there is no method that prints text as it is to a terminal.
+
+Everything printed also passes `svc.redact.scrub`: a value this process sent as a secret (a
+2FA code, a password) never comes back out, whether the service folded it into a goal, an
+event or an error (issue 29.10). Documents are scrubbed before they are shaped or drawn, so
+`--jq` and `--template` never see it, and a drawing is scrubbed as the text it became.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
+from svc import redact
 from svc.ui import terminal
 from svc.ui.sanitize import clean
 
@@ -107,6 +113,11 @@ class Output:
             renderable = _text(renderable, "")
         console = self._console_for(err)
         with terminal.holding():
+            if redact.PROCESS:  # a secret was told: what is drawn is scrubbed as text
+                with console.capture() as captured:
+                    console.print(renderable, soft_wrap=soft_wrap)
+                terminal.write(self._err if err else self._out, redact.scrub(captured.get()))
+                return
             if not terminal.held_for_prompt():
                 console.print(renderable, soft_wrap=soft_wrap)
                 return
@@ -127,6 +138,7 @@ class Output:
             self._emit(piece, separators=(",", ":"))
 
     def _shaped(self, doc: Any) -> list[Any]:
+        doc = redact.scrub(doc)  # before any flag sees it: `--jq .goal` cannot pick it out
         if self.shape is None:
             return [doc]
         from svc.ui.shape import ShapeError  # off the start-up path: only with an output flag
@@ -171,7 +183,9 @@ class Output:
         the pager when it is longer than the terminal)."""
         if self.json_mode:
             self.emit_json(doc)
-        elif self.pager:
+            return
+        doc = redact.scrub(doc)
+        if self.pager:
             with self.paged():
                 render(self, doc)
         else:
@@ -187,7 +201,7 @@ class Output:
     def info(self, message: str, **values: object) -> None:
         """A diagnostic line on stderr. `values` fill `{name}`s in the message, each cut to
         one bounded line; the whole message is cleaned either way."""
-        terminal.write(self._err, _message(message, values) + "\n")
+        terminal.write(self._err, redact.scrub(_message(message, values)) + "\n")
 
     def note(self, message: str, style: str = "dim", **values: object) -> None:
         if self.stderr_tty:
@@ -216,6 +230,7 @@ class Output:
     def document(self, text: str, limit: int = DOCUMENT_LIMIT) -> None:
         """A whole text (a guide, llms.txt, a script): exactly as given into a pipe or file
         (`svc llms > f`), cleaned and bounded on a terminal."""
+        text = redact.scrub(text)
         if not text.endswith("\n"):
             text += "\n"
         if not self.stdout_tty:
@@ -365,5 +380,6 @@ def trace(text: str) -> None:
     shown = []
     for line in text.splitlines():
         body = line.lstrip(" ")
-        shown.append(" " * (len(line) - len(body)) + clean(body, 2000, single_line=True))
+        indent = " " * (len(line) - len(body))
+        shown.append(indent + clean(redact.scrub(body), 2000, single_line=True))
     terminal.write(sys.stderr, "\n".join(shown) + "\n")

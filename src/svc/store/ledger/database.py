@@ -49,3 +49,7 @@ class Database(Protocol):
     def missing_rights(self) -> list[str]:
         """What the ledger needs to do and may not (`table: RIGHT`, or the file's)."""
         ...
+
+    def unwritable_reason(self) -> str | None:
+        """Why it was opened to read only (the local file on a full or read-only disk)."""
+        ...

@@ -59,6 +59,11 @@ class LedgerStore(Protocol):
         """Which engine and where, its schema version and this runner's name."""
         ...
 
+    def unwritable(self) -> str | None:
+        """Why the store was opened to read only (a full or read-only disk), else None: the
+        readers show what it holds and say so; any write raises the contract's exit 9."""
+        ...
+
     # --- reading ----------------------------------------------------------------------------
     def get(self, request_id: str) -> Submission | None: ...
 

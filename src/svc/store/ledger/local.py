@@ -78,6 +78,9 @@ class Ledger:
             tuple(self._db.missing_rights()),
         )
 
+    def unwritable(self) -> str | None:
+        return self._db.unwritable_reason()
+
     # --- reading ----------------------------------------------------------------------------
 
     def get(self, request_id: str) -> Submission | None:

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from svc.errors import ConflictError
+from svc.store.disk import ledger_unwritable
 
 LOCK_WAIT_SECONDS = 600.0  # another process may be waiting on a person (a card page)
 
@@ -87,8 +88,11 @@ def wait_until_free(
 def _lock_file(
     folder: Path, request_id: str, on_wait: Callable[[str], None] | None
 ) -> Callable[[], None]:
-    folder.mkdir(mode=0o700, exist_ok=True)
-    fd = os.open(folder / f"{_key(request_id)}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:  # a full or read-only disk: the journal cannot be kept, so nothing is paid
+        folder.mkdir(mode=0o700, exist_ok=True)
+        fd = os.open(folder / f"{_key(request_id)}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise ledger_unwritable(folder, exc) from None
 
     def try_once() -> bool:
         try:

@@ -187,6 +187,9 @@ class PgDatabase:
     def close(self) -> None:
         self._conn.close()
 
+    def unwritable_reason(self) -> str | None:
+        return None  # never opened read-only: an unreachable server fails every statement
+
     def integrity(self) -> str:
         self.execute("SELECT 1").fetchone()
         return "ok"

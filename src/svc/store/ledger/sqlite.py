@@ -13,6 +13,7 @@ proof was signed cost nothing. An fsync is what a paid request costs the client 
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -20,7 +21,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from svc.errors import LedgerDiskError
 from svc.origin import origin_of
+from svc.store.disk import ledger_unwritable
 from svc.store.ledger.rows import LEGACY_STATUS
 from svc.store.paths import data_dir, ensure_private_dir
 
@@ -121,20 +124,65 @@ class Database:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or ledger_path()
+        self.unwritable: LedgerDiskError | None = None  # set when opened to read only
+        try:
+            self._db = self._open()
+        except (OSError, sqlite3.Error, LedgerDiskError) as exc:
+            if not is_disk_error(exc):
+                raise
+            self._db = self._open_to_read(exc)
+
+    def _open(self) -> sqlite3.Connection:
         ensure_private_dir(self.path.parent)
         fresh = not self.path.exists()
         self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        if fresh:
-            self.path.chmod(0o600)
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA busy_timeout = 30000")
-        self._enable_wal()
-        self._db.execute("PRAGMA synchronous = NORMAL")
-        self._db.executescript(SCHEMA)
-        self._migrate()
+        try:
+            if fresh:
+                self.path.chmod(0o600)
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA busy_timeout = 30000")
+            self._enable_wal()
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self._db.executescript(SCHEMA)
+            self._migrate()
+        except BaseException:
+            self._db.close()
+            raise
+        return self._db
+
+    def _open_to_read(self, why: BaseException) -> sqlite3.Connection:
+        """The file as it is, to read, when it cannot be written: a read-only mount still
+        answers `svc spend`. WAL reads need the `-shm` file writable; failing that the file
+        alone is read (immutable), which misses only commits still in the WAL."""
+        from urllib.parse import quote
+
+        self.unwritable = (
+            why if isinstance(why, LedgerDiskError) else ledger_unwritable(self.path, why)
+        )
+        if not self.path.exists():
+            raise self.unwritable from None
+        for query in ("mode=ro", "mode=ro&immutable=1"):
+            db = sqlite3.connect(f"file:{quote(str(self.path))}?{query}", uri=True)
+            db.row_factory = sqlite3.Row
+            try:
+                db.execute("SELECT 1 FROM submissions LIMIT 1").fetchall()
+            except sqlite3.Error:
+                db.close()
+                continue
+            return db
+        raise self.unwritable from None
 
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
-        return self._db.execute(sql, params)
+        try:
+            return self._db.execute(sql, params)
+        except sqlite3.Error as exc:
+            if not is_disk_error(exc):
+                raise
+            raise self._lost(exc) from None
+
+    def _lost(self, exc: BaseException) -> LedgerDiskError:
+        """The error a failed statement means: the reason it was opened read-only, if it was."""
+        return self.unwritable or ledger_unwritable(self.path, exc)
 
     def close(self) -> None:
         self._db.close()
@@ -186,6 +234,9 @@ class Database:
 
         return [] if os.access(self.path, os.R_OK | os.W_OK) else [f"{self.path}: read-write"]
 
+    def unwritable_reason(self) -> str | None:
+        return None if self.unwritable is None else self.unwritable.message
+
     def _migrate_names(self) -> None:
         """Ledgers of the first release: old status names, pins keyed by base-URL text."""
 
@@ -214,18 +265,51 @@ class Database:
 
         `durable` fsyncs the commit (and every NORMAL commit before it, which share the WAL);
         `serial` asks that no other such transaction run beside it: SQLite has one writer at
-        a time anyway."""
+        a time anyway. A commit the disk refuses is rolled back and raised as LedgerDiskError."""
+        if self.unwritable is not None:
+            raise self.unwritable
         if durable:
-            self._db.execute("PRAGMA synchronous = FULL")
+            self.execute("PRAGMA synchronous = FULL")
         try:
-            self._db.execute("BEGIN IMMEDIATE")
+            self.execute("BEGIN IMMEDIATE")
             try:
                 yield
+                self.execute("COMMIT")
             except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
+                self._roll_back()
                 raise
-            self._db.execute("COMMIT")
         finally:
             if durable:
-                self._db.execute("PRAGMA synchronous = NORMAL")
+                with contextlib.suppress(sqlite3.Error):  # a pragma: nothing to write
+                    self._db.execute("PRAGMA synchronous = NORMAL")
+
+    def _roll_back(self) -> None:
+        """Undo an open transaction; on a failing disk the rollback may fail too, and the
+        error that stopped the transaction is the one worth telling."""
+        if self._db.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+
+
+# SQLite's result codes that mean the file or its disk, not svc's SQL (a typo in a statement
+# stays an internal error, as it should).
+DISK_CODES = (
+    "SQLITE_FULL",
+    "SQLITE_IOERR",
+    "SQLITE_READONLY",
+    "SQLITE_CANTOPEN",
+    "SQLITE_BUSY",
+    "SQLITE_LOCKED",
+    "SQLITE_CORRUPT",
+    "SQLITE_NOTADB",
+    "SQLITE_PERM",
+    "SQLITE_PROTOCOL",
+    "SQLITE_NOLFS",
+)
+
+
+def is_disk_error(exc: BaseException) -> bool:
+    if isinstance(exc, OSError | LedgerDiskError):
+        return True
+    name = getattr(exc, "sqlite_errorname", None)
+    return isinstance(exc, sqlite3.Error) and str(name or "").startswith(DISK_CODES)

@@ -1,14 +1,17 @@
-"""The person's secrets, kept from the model for as long as `svc mcp` lives (issue 21.4).
+"""What svc was told in secret, kept out of everything it prints (issue 21.4, 29.10).
 
-A 2FA code typed by elicitation goes to the service marked sensitive, and the spec lets the
-service fold answers into the task's `goal`: the next `get_task`, an hour later, would hand it
-to the model. So every value the person typed, and every value sent as sensitive, joins this
-vault, and every tool result, resource, progress message and log line of the process passes
-`scrub` before it leaves.
+A 2FA code or a password goes to the service marked sensitive, and the spec lets the service
+fold answers into the task's `goal` and events: the next answer would print it back. So every
+value sent as sensitive (`svc reply --sensitive`, a hidden field of the reply form, in `svc
+reply` and `svc watch`) joins this process's vault (`told`), and everything the process
+prints passes `scrub` on its way out: JSON, `--jq`/`--template` output, NDJSON lines, tables,
+messages (ui/output.py), notifications and the JSON on an `--exec` hook's stdin. `svc mcp`
+keeps its own `Vault` for the life of the server: what the person typed never reaches the model.
 
 The vault holds no secret in the clear: only keyed digests (BLAKE2b under a per-process random
 key), grouped by length. Scrubbing a text hashes each window of each length held and replaces
-the windows that match. A memory dump or a stray repr shows digests, not codes.
+the windows that match. A memory dump or a stray repr shows digests, not codes. An empty vault
+costs one truth test per value: a process told nothing in secret pays nothing.
 """
 
 from __future__ import annotations
@@ -83,3 +86,17 @@ def _replace(text: str, spans: list[tuple[int, int]]) -> str:
         at = end
     out.append(text[at:])
     return "".join(out)
+
+
+# This process's vault: what the CLI was told in secret (svc mcp holds one per server).
+PROCESS = Vault()
+
+
+def told(value: str) -> None:
+    """`value` was sent as a secret: from now on nothing this process prints shows it."""
+    PROCESS.add(value)
+
+
+def scrub(value: Any) -> Any:
+    """`value` with every secret this process was told replaced (unchanged if none was)."""
+    return PROCESS.scrub(value)
