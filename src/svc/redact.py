@@ -16,8 +16,6 @@ costs one truth test per value: a process told nothing in secret pays nothing.
 
 from __future__ import annotations
 
-import hashlib
-import secrets
 import threading
 from typing import Any
 
@@ -27,7 +25,7 @@ _DIGEST_SIZE = 16
 
 class Vault:
     def __init__(self) -> None:
-        self._key = secrets.token_bytes(32)
+        self._key = b""  # drawn when the first secret is added: every start builds a vault
         self._by_length: dict[int, set[bytes]] = {}
         self._lock = threading.Lock()  # tool calls run their flows in worker threads
 
@@ -35,6 +33,8 @@ class Vault:
         return bool(self._by_length)
 
     def _digest(self, text: str) -> bytes:
+        import hashlib  # off the start-up path: an empty vault never hashes
+
         return hashlib.blake2b(text.encode(), key=self._key, digest_size=_DIGEST_SIZE).digest()
 
     def add(self, value: str) -> None:
@@ -42,6 +42,10 @@ class Vault:
         value = value.strip()
         if value:
             with self._lock:
+                if not self._key:
+                    import secrets
+
+                    self._key = secrets.token_bytes(32)
                 self._by_length.setdefault(len(value), set()).add(self._digest(value))
 
     def scrub(self, value: Any) -> Any:

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from svc import paid_record
+from svc import paid_record, redact
 from svc.cli.globals import json_flag_given
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
@@ -86,13 +86,14 @@ def report(error: SvcError, json_mode: bool) -> int:
     process's paid record decides, issue 29.1): the line says so and names what was paid."""
     record = paid_record.current()
     record.settle(error)  # after a charge, never a code that reads as "nothing charged"
-    terminal.error_line(f"svc: {clean(error.message, 1000, single_line=True)}", 1100)
-    if error.hint:
-        terminal.error_line(f"hint: {clean(error.hint, 500, single_line=True)}", 600)
+    message, hint = redact.scrub(error.message), redact.scrub(error.hint)  # a server may echo
+    terminal.error_line(f"svc: {clean(message, 1000, single_line=True)}", 1100)
+    if hint:
+        terminal.error_line(f"hint: {clean(hint, 500, single_line=True)}", 600)
     if json_mode and error.json_report:
         import json
 
-        doc = error.to_json()
+        doc = redact.scrub(error.to_json())
         if record.requests():
             doc["paid"] = record.as_json()
         terminal.write_out(json.dumps(doc) + "\n")
