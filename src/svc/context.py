@@ -88,7 +88,11 @@ class AppContext:
         if self._http is None:
             from svc.api.http import Http
 
-            self._http = Http(trace=self.output.trace if self.settings.verbose else None)
+            self._http = Http(
+                trace=self.output.trace if self.settings.verbose else None,
+                warn=self.output.warn,
+                cleartext_ok=self.settings.allow_insecure_http,
+            )
         return self._http
 
     @cached_property

@@ -21,6 +21,7 @@ pass as a first payment). Recipient pins, journals and link pins are keyed by it
 from __future__ import annotations
 
 import functools
+import ipaddress
 import re
 import unicodedata
 from collections.abc import Callable
@@ -91,6 +92,41 @@ def origin_of(url: str) -> str:
         port = 0
     shown = f"[{host}]" if ":" in host else host
     return f"{scheme}://{shown}:{port}"
+
+
+def is_loopback_host(host: str) -> bool:
+    """True only for a host whose packets never leave this machine: `localhost` or a loopback
+    address literal (an IPv4-mapped IPv6 one judged on the IPv4 address it carries). Judged on
+    the parsed address, never on how the text begins: `127.0.0.1.evil.com` is a name anyone
+    can register, and a name or number we cannot read is not loopback (the safe side)."""
+    host = host.lower().rstrip(".")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if host == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped.is_loopback
+    return address.is_loopback
+
+
+def is_loopback_url(url: str) -> bool:
+    """The URL's real host (after any userinfo, before any path) is loopback."""
+    try:
+        host = urlsplit(str(url).strip()).hostname
+    except ValueError:  # an unclosed IPv6 bracket: no host we can judge
+        return False
+    return bool(host) and is_loopback_host(host or "")
+
+
+def is_cleartext(url: str) -> bool:
+    """Plain http:// to another machine: anyone on the path can read and rewrite it (a 402's
+    payTo on first contact, a bearer, a proof). https and the local sandbox are not."""
+    scheme = str(url).strip().partition(":")[0].lower()
+    return scheme == "http" and not is_loopback_url(url)
 
 
 def host_of(origin: str) -> str:
@@ -195,8 +231,6 @@ def _unsafe_char(c: str) -> bool:
 def _ascii_host(netloc: str, what: str) -> str:
     """The host of `netloc` in ASCII, lowercase; an IDN becomes its punycode (xn--) form."""
     if netloc.startswith("["):
-        import ipaddress  # only for an IPv6 literal: not on every start-up
-
         literal, _, _ = netloc[1:].partition("]")
         try:
             return f"[{ipaddress.IPv6Address(literal).compressed}]"

@@ -8,7 +8,6 @@ import sys
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
-from urllib.parse import urlsplit
 
 from svc import origin
 from svc.errors import UsageError
@@ -60,6 +59,9 @@ class Settings:
     # and this runner's name in it (None: the host name).
     ledger_url: str | None = None
     runner: str | None = None
+    # Plain http:// to another machine for the base URL and auth base (issue 29.4): refused
+    # unless set, and then every paying or credentialed request warns.
+    allow_insecure_http: bool = False
     sources: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -81,12 +83,29 @@ class Settings:
 
 
 def is_loopback_url(url: str) -> bool:
-    host = (urlsplit(url).hostname or "").lower()
-    return host in ("localhost", "::1") or host.startswith("127.")
+    return origin.is_loopback_url(url)
 
 
-def _check_url(name: str, value: str) -> str:
-    return origin.setting(value, f"the {name}")
+def _check_url(name: str, value: str, label: str, cleartext_ok: bool) -> str:
+    url = origin.setting(value, f"the {name}")
+    refuse_cleartext(label, url, cleartext_ok)
+    return url
+
+
+def refuse_cleartext(label: str, url: str, cleartext_ok: bool) -> None:
+    """A base URL or auth base on plain http:// to another machine is a usage error (nothing
+    is sent): anyone on the path could rewrite the 402's payTo, which the pin then trusts, or
+    read the bearer. The local sandbox (loopback) is exempt; `allow_insecure_http` allows it."""
+    if cleartext_ok or not origin.is_cleartext(url):
+        return
+    raise UsageError(
+        f"{label} is plain http:// to {origin.configured(url, label).netloc}: payments and "
+        "credentials would cross the network in cleartext; use https://",
+        code="cleartext_url",
+        hint="only for a server you trust on a network you trust: allow_insecure_http = true "
+        "(SVC_ALLOW_INSECURE_HTTP=1); the local sandbox (127.0.0.1, ::1, localhost) needs "
+        "neither",
+    )
 
 
 def usd_amount(label: str, raw: object) -> Decimal:
@@ -139,11 +158,7 @@ def resolve(
     s = Settings()
     s.profile = profile_name(profile)
     pick = _Picker(s, profile_values or {})
-    s.base_url = _check_url(
-        "base URL", pick("base_url", base_url, "SVC_BASE_URL") or DEFAULT_BASE_URL
-    )
-    auth = pick("auth_base", auth_base, "SVC_AUTH_BASE")
-    s.auth_base = _check_url("auth base", auth) if auth else s.base_url + "/auth"
+    _url_settings(s, pick, base_url, auth_base)
     s.email = pick("email", None, "SVC_EMAIL")
     _price_settings(s, pick)
     _payment_settings(s, pick)
@@ -156,6 +171,22 @@ def resolve(
     env = os.environ
     s.no_input = no_input or _truthy(env.get("SVC_NO_INPUT")) or bool(env.get("CI")) or not tty
     return s
+
+
+def _url_settings(s: Settings, pick: _Picker, base_url: str | None, auth: str | None) -> None:
+    allow = pick("allow_insecure_http", None, "SVC_ALLOW_INSECURE_HTTP")
+    if allow is not None:
+        s.allow_insecure_http = _strict_bool(s.labelled("allow_insecure_http"), allow)
+    base = pick("base_url", base_url, "SVC_BASE_URL")
+    # The default (the sandbox on loopback) is recorded as such, and is never cleartext.
+    s.base_url = _check_url(
+        "base URL", base or DEFAULT_BASE_URL, s.labelled("base_url"), s.allow_insecure_http
+    )
+    auth = pick("auth_base", auth, "SVC_AUTH_BASE")
+    if auth:
+        s.auth_base = _check_url("auth base", auth, s.labelled("auth_base"), s.allow_insecure_http)
+    else:
+        s.auth_base = s.base_url + "/auth"
 
 
 class _Picker:

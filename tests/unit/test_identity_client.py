@@ -24,8 +24,8 @@ from svc.identity.session import IdentitySession
 from svc.identity.store import Credential, CredentialStore, has_credential
 from svc.store.secrets import FileBackend, SecretStore
 
-AUTH = "http://auth.test/auth"
-TASKS = "http://svc.test/svc/tasks"
+AUTH = "https://auth.test/auth"  # https: no credential goes over cleartext (29.4)
+TASKS = "https://svc.test/svc/tasks"
 ENDPOINTS = {
     "registration": f"{AUTH}/agent/identity",
     "claim": f"{AUTH}/agent/identity/claim",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+import ssl
 import threading
 import time
 import zlib
@@ -20,11 +21,23 @@ import httpcore
 import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
 
 from svc import __version__, numbers
-from svc.api.headers import BILLING, CONTENT_TYPE, RETRY_AFTER
+from svc.api.headers import (
+    AGENT_AUTHORIZATION,
+    AUTHORIZATION,
+    BILLING,
+    CONTENT_TYPE,
+    MPP_CREDENTIAL_ALT,
+    PAYMENT_ID,
+    RETRY_AFTER,
+    X402_ADVISOR_PROOF,
+    X402_TASK_PROOF,
+)
 from svc.api.jsonsafe import JsonTooDeepError, load_json
+from svc.api.proxies import Proxy, ProxyEnv
+from svc.api.proxies import from_environment as proxies_from_environment
 from svc.api.status import error_from_response
-from svc.errors import ProtocolError, SvcError, UnavailableError, UsageError
-from svc.origin import TrustedURL
+from svc.errors import ProtocolError, SvcError, UnavailableError, UntrustedURLError, UsageError
+from svc.origin import TrustedURL, is_cleartext, is_loopback_host
 
 USER_AGENT = f"svc/{__version__} (+python-httpx)"
 REDACTED_HEADERS = frozenset(
@@ -267,9 +280,13 @@ class DeadlineTransport(httpx.BaseTransport):
     (tests/unit/test_bounded_http.py pins this).
     """
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(
+        self, seconds: float, *, verify: ssl.SSLContext | None = None, proxy: str | None = None
+    ) -> None:
         self.seconds = seconds
-        self.inner = httpx.HTTPTransport()
+        # One TLS context for every pool (the CA bundle is loaded once); `proxy`: through it
+        # (CONNECT for https), its sockets bounded the same way.
+        self.inner = httpx.HTTPTransport(verify=verify or tls_context(), proxy=proxy)
         pool = self.inner._pool
         pool._network_backend = _DeadlineBackend(pool._network_backend)
 
@@ -279,6 +296,134 @@ class DeadlineTransport(httpx.BaseTransport):
 
     def close(self) -> None:
         self.inner.close()
+
+
+def tls_context() -> ssl.SSLContext:
+    """The context every https connection verifies with: SSL_CERT_FILE, else SSL_CERT_DIR,
+    else the bundled CAs (httpx reads the variables); an unreadable CA file is one line."""
+    try:
+        return httpx.create_ssl_context()
+    except (OSError, ssl.SSLError) as exc:
+        import os
+
+        name = "SSL_CERT_FILE" if os.environ.get("SSL_CERT_FILE") else "SSL_CERT_DIR"
+        reason = getattr(exc, "strerror", None) or getattr(exc, "reason", None) or "unreadable"
+        raise UsageError(
+            f"{name} ({os.environ.get(name, '')[:200]!a}) cannot be read as CA certificates: "
+            f"{reason}",
+            hint=f"point {name} at a PEM bundle, or unset it for the built-in CAs",
+        ) from None
+
+
+class ProxyRouter(httpx.BaseTransport):
+    """Each request to a direct connection or to its proxy, as the environment says (httpx
+    drops the proxy variables once it is handed a transport: api/proxies.py); every route is a
+    DeadlineTransport, and the CappedTransport around this one bounds every answer."""
+
+    def __init__(self, seconds: float, env: ProxyEnv) -> None:
+        self.env = env
+        context = tls_context()
+        self.direct = DeadlineTransport(seconds, verify=context)
+        self.via = {
+            p.url: DeadlineTransport(seconds, verify=context, proxy=p.url) for p in env.proxies
+        }
+
+    def route(self, url: str) -> Proxy | None:
+        return self.env.proxy_for(url)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        proxy = self.route(str(request.url))
+        transport = self.direct if proxy is None else self.via[proxy.url]
+        return transport.handle_request(request)
+
+    def close(self) -> None:
+        for transport in (self.direct, *self.via.values()):
+            transport.close()
+
+
+PAYMENT_HEADERS = frozenset(
+    {X402_TASK_PROOF, X402_ADVISOR_PROOF.lower(), MPP_CREDENTIAL_ALT.lower(), PAYMENT_ID}
+)
+CREDENTIAL_HEADERS = frozenset({AUTHORIZATION.lower(), AGENT_AUTHORIZATION, "cookie"})
+
+
+class CleartextGuard:
+    """No payment or credential leaves this machine in cleartext unless the person allowed it
+    (allow_insecure_http), and then each says so (issue 29.4). Checked on every request as it
+    leaves (an httpx request hook runs after the auth flow added its proof), so a discovered
+    endpoint, a next-page link or a card URL is held to the rule like the base URL: http://
+    to another host, or http:// to any host through a proxy on another host."""
+
+    def __init__(
+        self,
+        route: Callable[[str], Proxy | None],
+        allowed: bool,
+        warn: Callable[[str], None] | None,
+    ) -> None:
+        self.route = route
+        self.allowed = allowed
+        self.warn = warn
+        self._warned: set[str] = set()
+
+    def check(self, request: httpx.Request) -> None:
+        url = str(request.url)
+        proxy = self.route(url)
+        clear = is_cleartext(url) or (
+            request.url.scheme == "http" and proxy is not None and not is_loopback_host(proxy.host)
+        )
+        paying = _has_any(request, PAYMENT_HEADERS) or _mpp_credential(request)
+        if not clear or not (paying or _has_any(request, CREDENTIAL_HEADERS) or _has_body(request)):
+            return
+        host = request.url.host
+        if not self.allowed:
+            raise _cleartext_refusal(host, proxy)
+        if paying:
+            self._say(
+                f"paying over cleartext http to {host}: anyone on the path can read or change it"
+            )
+        elif host not in self._warned:  # a credential on every poll of a watch: once a host
+            self._warned.add(host)
+            self._say(
+                f"sending credentials and data over cleartext http to {host}: "
+                "anyone on the path can read or change them"
+            )
+
+    def _say(self, text: str) -> None:
+        if self.warn is not None:
+            self.warn(text)
+
+
+def _has_any(request: httpx.Request, names: frozenset[str]) -> bool:
+    return any(name.lower() in names for name in request.headers)
+
+
+def _mpp_credential(request: httpx.Request) -> bool:
+    return bool(request.headers.get(AUTHORIZATION, "").lower().startswith("payment "))
+
+
+def _has_body(request: httpx.Request) -> bool:
+    try:
+        return bool(request.content)
+    except httpx.RequestNotRead:  # a streamed body: something is being sent
+        return True
+
+
+def _cleartext_refusal(host: str, proxy: Proxy | None) -> SvcError:
+    if is_loopback_host(host) and proxy is not None:  # the proxy takes it off this machine
+        return UsageError(
+            f"{host} would be reached through the proxy {proxy.shown()} ({proxy.variable}) "
+            "over plain http: a payment or credential would leave this machine in cleartext; "
+            "nothing was sent",
+            code="cleartext_url",
+            hint=f"list it in NO_PROXY (NO_PROXY={host},localhost), or use https://",
+        )
+    return UntrustedURLError(
+        f"refused to send a payment or credential over plain http:// to {host}; "
+        "nothing was sent there",
+        code="cleartext_url",
+        hint="use https://; only for a server you trust on a network you trust: "
+        "allow_insecure_http = true (SVC_ALLOW_INSECURE_HTTP=1)",
+    )
 
 
 class RetryPolicy:
@@ -346,18 +491,25 @@ class Http:
         timeout: float | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        warn: Callable[[str], None] | None = None,
+        cleartext_ok: bool = False,
     ) -> None:
         self._trace_to = trace  # `-v`: the caller's printer, which cleans each line
         self.retry = retry or RetryPolicy()
         self.sleep = sleep
-        hooks: dict[str, list[Callable[..., Any]]] = {}
-        if trace is not None:
-            hooks = {"request": [self._trace_request], "response": [self._trace_response]}
         if timeout is None:
             timeout = _env_number("SVC_TIMEOUT", DEFAULT_TIMEOUT)
         limit = int(_env_number("SVC_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE, integer=True))
+        self.router = ProxyRouter(timeout, proxies_from_environment())
+        self.cleartext = CleartextGuard(self.router.route, cleartext_ok, warn)
+        hooks: dict[str, list[Callable[..., Any]]] = {"request": [self.cleartext.check]}
+        if trace is not None:
+            hooks = {
+                "request": [self.cleartext.check, self._trace_request],
+                "response": [self._trace_response],
+            }
         self.client = httpx.Client(
-            transport=CappedTransport(DeadlineTransport(timeout), limit),
+            transport=CappedTransport(self.router, limit),
             timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)),
             headers={
                 "User-Agent": USER_AGENT,
@@ -520,7 +672,7 @@ def _origin(url: str) -> str:
 def _connect_hint(url: str) -> str:
     """Exit 9's next step: on loopback the usual cause is a sandbox that is not running."""
     host = httpx.URL(url).host
-    if host in ("127.0.0.1", "localhost", "::1") or host.startswith("127."):
+    if is_loopback_host(host):
         return (
             f"the base URL is on this machine ({_origin(url)}): is the sandbox running? "
             "start it with: svc sandbox serve (and pass --port to match)"

@@ -90,6 +90,11 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
         "SVC_AUTH_BASE",
         "identity endpoints base (--auth-base; config auth_base; default {base}/auth)",
     ),
+    (
+        "SVC_ALLOW_INSECURE_HTTP",
+        "1: accept a plain http:// base URL or auth base on another machine, warning at each "
+        "payment or credential sent (config allow_insecure_http; loopback needs no setting)",
+    ),
     ("SVC_PROFILE", "config profile to use (--profile; default: default)"),
     ("SVC_EMAIL", "default end-user e-mail for submit (config email)"),
     ("SVC_PAY", "payment method: x402, mpp or card (--pay; config pay; default x402)"),
@@ -136,6 +141,20 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("SVC_SPT_FILE", "file holding an MPP shared payment token, mode 0600 (config spt_file)"),
     ("SVC_TIMEOUT", "seconds for each read, and for each whole answer (default 30)"),
     ("SVC_MAX_RESPONSE_BYTES", "largest answer accepted, in decoded bytes (default 16 MiB)"),
+    (
+        "HTTPS_PROXY",
+        "proxy for https:// URLs (https_proxy too; scheme-less means http://); "
+        "svc doctor names the one in effect",
+    ),
+    ("HTTP_PROXY", "proxy for http:// URLs (http_proxy too; ignored when REQUEST_METHOD is set)"),
+    ("ALL_PROXY", "proxy for both when the one above is unset (all_proxy too)"),
+    (
+        "NO_PROXY",
+        "hosts reached directly, as curl reads it: name (and its subdomains), .name, IP, "
+        "CIDR, * (no_proxy too); loopback goes through the proxy unless listed",
+    ),
+    ("SSL_CERT_FILE", "CA bundle (PEM) to verify https servers with, instead of the built-in one"),
+    ("SSL_CERT_DIR", "directory of CA certificates (c_rehash), when SSL_CERT_FILE is unset"),
     ("SVC_CONFIG_DIR", "directory of config.toml (and of secrets.json when there is no keyring)"),
     ("SVC_DATA_DIR", "directory of the local ledger, ledger.sqlite3"),
     ("SVC_LEDGER_URL", "fleet mode: the shared ledger on PostgreSQL (config ledger_url)"),

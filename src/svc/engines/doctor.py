@@ -14,13 +14,14 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from svc import numbers
+from svc.api import proxies
 from svc.api.headers import DATE
-from svc.api.http import expect_status
+from svc.api.http import expect_status, tls_context
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
 from svc.identity.store import has_credential
 from svc.money import atomic_for_people, for_people, usd_to_atomic
-from svc.origin import origin_of
+from svc.origin import is_cleartext, is_loopback_host, origin_of
 from svc.pay.wallet import load_signer
 from svc.store.ledger import cap_day_start, ledger_path
 from svc.store.ledger.sqlite import SCHEMA_VERSION
@@ -120,6 +121,46 @@ def service_check(app: AppContext) -> Finding:
             "set the system clock (NTP)",
         )
     return _ok("service", detail + f"; clock within {abs(skew):.0f} s of the service's")
+
+
+def network_check(app: AppContext) -> Finding:
+    """The proxy the base URL is reached through (its password masked), and the CAs https is
+    verified with: what curl and pip would use here (api/proxies.py)."""
+    import os
+
+    url = app.settings.base_url
+    env = proxies.from_environment()  # a malformed proxy URL fails here, exit 2
+    proxy = env.proxy_for(url)
+    if proxy is not None:
+        route = f"through the proxy {proxy.shown()} ({proxy.variable})"
+    elif env.proxies:
+        route = "direct (NO_PROXY lists its host)"
+    else:
+        route = "direct (no proxy variable set)"
+    tls_context()  # an unreadable CA file fails here, exit 2
+    ca = next(
+        (
+            f"CAs from {name} {os.environ[name]}"
+            for name in ("SSL_CERT_FILE", "SSL_CERT_DIR")
+            if os.environ.get(name)
+        ),
+        "the bundled CAs",
+    )
+    detail = f"{url} {route}; https verified with {ca}"
+    if proxy is not None and url.startswith("http:") and not is_loopback_host(proxy.host):
+        host = app.base.host
+        return _warn(
+            "network",
+            detail + ": plain http through another machine, so payments are refused",
+            f"add {host} to NO_PROXY",
+        )
+    if app.settings.allow_insecure_http and is_cleartext(url):
+        return _warn(
+            "network",
+            detail + "; allow_insecure_http is on: payments cross the network in cleartext",
+            "use an https:// base URL and svc config unset allow_insecure_http",
+        )
+    return _ok("network", detail)
 
 
 def _skew(date: str | None, sent: float) -> float | None:
@@ -246,6 +287,7 @@ CHECKS: tuple[tuple[str, Callable[[AppContext], Finding]], ...] = (
     ("config", config_check),
     ("profile", profile_check),
     ("secrets", secrets_check),
+    ("network", network_check),
     ("wallet", wallet_check),
     ("service", service_check),
     ("identity", identity_check),

@@ -26,6 +26,7 @@ from svc.settings import (
     DEFAULT_PROFILE,
     ledger_url,
     positive_seconds,
+    refuse_cleartext,
     usd_amount,
     validity_seconds,
 )
@@ -47,6 +48,13 @@ KEYS: dict[str, ConfigKey] = {
     for k in (
         ConfigKey("base_url", "url", "service base address"),
         ConfigKey("auth_base", "url", "identity endpoints base address"),
+        ConfigKey(
+            "allow_insecure_http",
+            "choice",
+            "accept a plain http:// base URL or auth base on another machine, warning at each "
+            "payment or credential (default false; loopback needs no setting)",
+            ("true", "false"),
+        ),
         ConfigKey("email", "str", "default end-user e-mail for submit"),
         ConfigKey("pay", "choice", "payment method", ("x402", "mpp", "card")),
         ConfigKey("max_price_usd", "usd", "largest price paid per call without asking"),
@@ -159,11 +167,15 @@ class ConfigFile:
             )
         return dict(profiles.get(name, {}))
 
-    def set(self, profile: str, key: str, raw: str) -> Any:
+    def set(self, profile: str, key: str, raw: str, *, cleartext_ok: bool = False) -> Any:
+        """Write a checked value. `cleartext_ok`: allow_insecure_http is in effect, so a plain
+        http:// URL to another machine may be written (else refused, as at every use)."""
         spec = KEYS.get(key)
         if spec is None:
             raise unknown_key(key)
         value = _coerce(spec, raw)
+        if spec.kind == "url":
+            refuse_cleartext(key, value, cleartext_ok)
         data = self._load()
         data.setdefault("profiles", {}).setdefault(profile, {})[key] = value
         self._write(data)
@@ -267,6 +279,8 @@ def _check_value(spec: ConfigKey, value: Any) -> None:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise UsageError(f"{spec.name} must be a list of strings, got {value!r}")
         return
+    if isinstance(value, bool) and spec.choices == ("true", "false"):
+        return  # `notify = true` as TOML writes a boolean
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise UsageError(f"{spec.name} must be text or a number, got {value!r}")
     _coerce(spec, str(value))

@@ -36,7 +36,10 @@ def set_(
 
 def run(opts: SetOptions, app_ctx: AppContext) -> int:
     profile = app_ctx.settings.profile
-    stored = as_written(app_ctx.config.set(profile, opts.key, opts.value))
+    cleartext_ok = app_ctx.settings.allow_insecure_http
+    stored = as_written(
+        app_ctx.config.set(profile, opts.key, opts.value, cleartext_ok=cleartext_ok)
+    )
     # As the person would write it (`1.5`, `600`, `true`), never Python's repr ('1.5', 600.0).
     app_ctx.output.note(f"{opts.key} = {stored} in profile {profile}")
     report_change(app_ctx, opts.key, stored)
