@@ -153,12 +153,17 @@ def resolve(
     verbose: bool = False,
     profile_values: dict[str, Any] | None = None,
     stdin_is_tty: bool | None = None,
+    repairing: bool = False,
 ) -> Settings:
-    """Build Settings from flags, the environment and a profile's values (already loaded)."""
+    """Build Settings from flags, the environment and a profile's values (already loaded).
+
+    `repairing`: the command helps fix the settings (`svc config`, `svc doctor`, `svc help`),
+    so a cleartext URL is kept for it to show, not refused; every request still passes the
+    transport's cleartext guard, so nothing is paid or credentialed over it."""
     s = Settings()
     s.profile = profile_name(profile)
     pick = _Picker(s, profile_values or {})
-    _url_settings(s, pick, base_url, auth_base)
+    _url_settings(s, pick, base_url, auth_base, repairing)
     s.email = pick("email", None, "SVC_EMAIL")
     _price_settings(s, pick)
     _payment_settings(s, pick)
@@ -173,18 +178,21 @@ def resolve(
     return s
 
 
-def _url_settings(s: Settings, pick: _Picker, base_url: str | None, auth: str | None) -> None:
+def _url_settings(
+    s: Settings, pick: _Picker, base_url: str | None, auth: str | None, repairing: bool
+) -> None:
     allow = pick("allow_insecure_http", None, "SVC_ALLOW_INSECURE_HTTP")
     if allow is not None:
         s.allow_insecure_http = _strict_bool(s.labelled("allow_insecure_http"), allow)
+    cleartext_ok = s.allow_insecure_http or repairing
     base = pick("base_url", base_url, "SVC_BASE_URL")
     # The default (the sandbox on loopback) is recorded as such, and is never cleartext.
     s.base_url = _check_url(
-        "base URL", base or DEFAULT_BASE_URL, s.labelled("base_url"), s.allow_insecure_http
+        "base URL", base or DEFAULT_BASE_URL, s.labelled("base_url"), cleartext_ok
     )
     auth = pick("auth_base", auth, "SVC_AUTH_BASE")
     if auth:
-        s.auth_base = _check_url("auth base", auth, s.labelled("auth_base"), s.allow_insecure_http)
+        s.auth_base = _check_url("auth base", auth, s.labelled("auth_base"), cleartext_ok)
     else:
         s.auth_base = s.base_url + "/auth"
 

@@ -160,6 +160,23 @@ def test_a_cleartext_base_url_is_refused_wherever_given(cli: Cli) -> None:
     _refused(cli(*task, env={"SVC_BASE_URL": ""}))
 
 
+def test_a_hand_edited_cleartext_url_can_be_seen_and_fixed(cli: Cli) -> None:
+    """The commands that show or fix the settings keep working (config, doctor): the file
+    with a refused base URL is not a dead end; every other command refuses it."""
+    (cli.home / "config").mkdir(exist_ok=True)
+    (cli.home / "config" / "config.toml").write_text(
+        f'[profiles.default]\nbase_url = "{CLEARTEXT}"\n'
+    )
+    env = {"SVC_BASE_URL": ""}
+    assert CLEARTEXT in cli.ok("config", "get", "base_url", env=env).stdout
+    doctor = cli("doctor", "--json", env=env)
+    network = next(c for c in doctor.json()["checks"] if c["check"] == "network")
+    assert network["status"] == "fail" and "plain http://" in network["detail"]
+    _refused(cli("poll", "task_0123456789abcdef", env=env))
+    cli.ok("config", "unset", "base_url", env=env)
+    assert CLEARTEXT not in (cli.home / "config" / "config.toml").read_text()
+
+
 def test_a_cleartext_base_url_may_be_allowed_on_purpose(cli: Cli) -> None:
     cli.ok("config", "set", "allow_insecure_http", "true")
     result = cli.ok("config", "set", "base_url", CLEARTEXT, env={"SVC_BASE_URL": ""})

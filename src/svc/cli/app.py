@@ -125,7 +125,10 @@ def with_globals(func: Callable[..., Any]) -> Callable[..., Any]:
         # They help fix the file: `help`, `config path`, and `doctor` (which names the line).
         lenient = path[:1] in (["help"], ["doctor"]) or path == ["config", "path"]
         ctx.obj = build_context(
-            flags, creates_profile=path == ["config", "set"], needs_config=not lenient
+            flags,
+            creates_profile=path == ["config", "set"],
+            needs_config=not lenient,
+            repairing=path[:1] in (["help"], ["doctor"], ["config"]),
         )
         return func(*args, **kwargs)
 

@@ -22,12 +22,18 @@ from svc.ui.terminal import error_line, silence_stdout, stdout_is_tty
 
 
 def build_context(
-    flags: dict[str, Any], *, creates_profile: bool = False, needs_config: bool = True
+    flags: dict[str, Any],
+    *,
+    creates_profile: bool = False,
+    needs_config: bool = True,
+    repairing: bool = False,
 ) -> AppContext:
     """The app context from the global flags (flag > environment > profile > default).
 
     `creates_profile`: the command writes the profile (`config set`), so it may not exist yet.
-    `needs_config`: False for commands that help fix a broken file (`help`, `config path`)."""
+    `needs_config`: False for commands that help fix a broken file (`help`, `config path`).
+    `repairing`: the command shows or fixes the settings (`config`, `doctor`, `help`): a
+    refused value (a cleartext base URL) is kept for it to show or unset."""
     # Imported here, not at the top: this module is on every start (`svc --help` too), and a
     # context is built only once a command runs.
     from svc.settings import profile_name, resolve
@@ -45,6 +51,7 @@ def build_context(
         no_input=bool(flags.get("no_input")),
         verbose=bool(flags.get("verbose")),
         profile_values=_profile_values(config, profile, creates_profile, needs_config),
+        repairing=repairing,
     )
     return AppContext(settings, _output(flags, settings.json_output), config)
 

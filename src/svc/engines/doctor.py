@@ -23,6 +23,7 @@ from svc.identity.store import has_credential
 from svc.money import atomic_for_people, for_people, usd_to_atomic
 from svc.origin import is_cleartext, is_loopback_host, origin_of
 from svc.pay.wallet import load_signer
+from svc.settings import refuse_cleartext
 from svc.store.ledger import cap_day_start, ledger_path
 from svc.store.ledger.sqlite import SCHEMA_VERSION
 from svc.store.secrets import FileBackend
@@ -154,6 +155,11 @@ def network_check(app: AppContext) -> Finding:
             detail + ": plain http through another machine, so payments are refused",
             f"add {host} to NO_PROXY",
         )
+    if not app.settings.allow_insecure_http and is_cleartext(url):
+        try:
+            refuse_cleartext(app.settings.labelled("base_url"), url, cleartext_ok=False)
+        except SvcError as refused:  # the same words every other command says it in
+            return _fail("network", refused)
     if app.settings.allow_insecure_http and is_cleartext(url):
         return _warn(
             "network",
