@@ -6,9 +6,9 @@ text it prints is cleaned by `Output`'s methods or `svc.ui.render`.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from svc.money import parse_usd
 from svc.origin import TrustedURL
 from svc.ui.guide import show_markdown, status_words
 from svc.ui.render import STATE_STYLES, event_line
@@ -150,7 +150,7 @@ def spend(out: Output, doc: dict[str, Any]) -> None:
             item["task_id"] or "-",
             item["rail"] or "-",
             usd(item["amount_usd"]),
-            usd(item["refunded_usd"]) if Decimal(item["refunded_usd"]) else "",
+            usd(item["refunded_usd"]) if parse_usd(item["refunded_usd"], "refunded_usd") else "",
             item["request_id"],
         ]
         for item in doc["tasks"]
