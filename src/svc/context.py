@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from svc.errors import LedgerUnavailableError
 from svc.origin import TrustedURL, configured, host_of
-from svc.settings import Settings
+from svc.settings import Settings, usd_amount
 from svc.ui.output import Output
 from svc.ui.terminal import error_line
 
@@ -155,8 +155,6 @@ class AppContext:
     def policy(
         self, *, max_price_usd: object = None, trust_recipient: bool = False
     ) -> PaymentPolicy:
-        from decimal import Decimal
-
         from svc.pay.journal import RecipientPins
         from svc.pay.policy import PaymentPolicy
         from svc.ui.prompts import confirm_new_recipient
@@ -168,8 +166,8 @@ class AppContext:
                 return False
             return confirm_new_recipient(self.output, old, new)
 
-        cap = (
-            Decimal(str(max_price_usd))
+        cap = (  # a cap from a flag, a batch option or an MCP argument: the one parser
+            usd_amount("--max-price", max_price_usd)
             if max_price_usd is not None
             else self.settings.max_price_usd
         )

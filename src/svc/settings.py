@@ -11,6 +11,7 @@ from typing import Any
 
 from svc import origin
 from svc.errors import UsageError
+from svc.money import AmountError, parse_usd
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8402"  # the local sandbox: never a paid service by accident
 BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
@@ -109,18 +110,28 @@ def refuse_cleartext(label: str, url: str, cleartext_ok: bool) -> None:
 
 
 def usd_amount(label: str, raw: object) -> Decimal:
-    """A finite, non-negative USD amount (a price cap or a budget), or one clear usage error.
+    """A plain, non-negative USD amount (a price cap or a budget), or one clear usage error.
 
-    Every source of a cap (flag, environment, config file, `svc config set`) goes through here:
-    a NaN or negative cap would otherwise reach the payment policy and fail there.
+    Every source of a cap (flag, environment, config file, `svc config set`, an MCP tool's
+    argument) goes through here, and so through the one amount parser: a NaN or negative cap
+    would otherwise reach the payment policy and fail there, and `1_0` or fullwidth digits
+    would be read as a cap the person never typed. Only the ASCII whitespace a shell or an
+    editor leaves around a value is forgiven.
     """
+    value = raw.strip(" \t\r\n") if isinstance(raw, str) else raw
+    if isinstance(value, Decimal) and value.is_finite() and not value.is_signed():
+        return value  # already a number (a setting read before)
     try:
-        value = Decimal(str(raw).strip())
-    except ArithmeticError:
-        raise UsageError(f"{label} must be a USD amount like 1.50, got {raw!r}") from None
-    if not value.is_finite() or value < 0:
-        raise UsageError(f"{label} must be a non-negative USD amount, got {raw!r}")
-    return value
+        return parse_usd(value, label)
+    except AmountError:
+        text = str(value).strip().lower().lstrip("+")
+        number_like = text.startswith("-") or text in _NOT_FINITE
+        kind = "a non-negative USD amount" if number_like else "a USD amount like 1.50"
+        raise UsageError(f"{label} must be {kind}, got {raw!r}", hint=_PLAIN_HINT) from None
+
+
+_NOT_FINITE = frozenset({"nan", "snan", "inf", "infinity"})
+_PLAIN_HINT = "an amount is ASCII digits with at most one dot, such as 1.50 or 20"
 
 
 def positive_seconds(label: str, raw: object) -> float:
