@@ -68,7 +68,7 @@ class PeerConfig:
     card_complete: bool = True  # what statusUrl reports
     task_state: str = "pending"
     # The amount each rail's offer states, as wire text (None: the honest 1.50 USD): a test
-    # serves `１５０` or `1_0.5` here to see that it is refused, never paid.
+    # serves fullwidth digits or `1_0.5` here to see that it is refused, never paid.
     x402_amount: str | None = None
     mpp_amount: str | None = None
     card_amount: str | None = None

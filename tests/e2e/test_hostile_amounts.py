@@ -1,7 +1,7 @@
 """One decimal for every amount (issue 29.6), against the hostile peer with the real `svc`.
 
-A peer states its price in digits a person reads as money but that are not ASCII (`１５０`,
-`١٥٠`, `¹⁵⁰`), with an underscore Python's `Decimal` skips (`1_0.5` is 10.5), with a sign, an
+A peer states its price in digits a person reads as money but that are not ASCII (fullwidth,
+Arabic-Indic, superscript), with an underscore Python's `Decimal` skips (`1_0.5` is 10.5), with a sign, an
 exponent or a NaN. Each rail must refuse it before anything is signed or started: the payment
 exit code, one error line naming the field, and the peer's books show no proof and no card
 checkout.
@@ -88,14 +88,21 @@ def test_the_json_error_names_the_field_too(peer_cli: Cli, hostile_peer: Hostile
     assert nothing_paid(hostile_peer)
 
 
-def test_the_probe_shows_a_hostile_mpp_amount_as_unusable(
+def test_the_probe_shows_hostile_amounts_as_unusable_and_the_other_offers(
     peer_cli: Cli, hostile_peer: HostilePeer
 ) -> None:
-    hostile_peer.config.mpp_amount = "¹⁵⁰"
-    result = submit(peer_cli, "mpp", "--probe", "--json")
-    assert "internal error" not in result.stderr and "Traceback" not in result.stderr
-    assert result.returncode in (0, PAYMENT_EXIT), result.stderr
-    assert "1.50" not in result.stdout.split('"mpp"', 1)[-1].split("]", 1)[0]
+    hostile_peer.config.mpp_amount = "¹⁵⁰"  # was an internal error
+    hostile_peer.config.card_amount = "1_0.5"
+    for rail, field in (("mpp", "request.amount"), ("card", "payment.amountUsd")):
+        result = submit(peer_cli, rail, "--probe", "--json")
+        assert result.returncode == PAYMENT_EXIT, result.stderr
+        doc = result.json()
+        [offered] = doc["challenges"]["mpp"]
+        assert offered["amount_usd"] is None and "request.amount" in offered["why_not"]
+        assert doc["challenges"]["card"] is None and "amountUsd" in doc["challenges"]["card_error"]
+        assert doc["challenges"]["x402"][0]["amount_usd"] == "1.500000"  # still shown
+        assert field in doc["would_pay"]["refusal"]
+        assert len(error_lines(result)) == 1 and field in error_lines(result)[0]
     assert nothing_paid(hostile_peer)
 
 
