@@ -11,11 +11,13 @@ error, never a number.
 
 from __future__ import annotations
 
+import ast
 import base64
 import json
 import sys
 import unicodedata
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -25,6 +27,7 @@ from hypothesis import strategies as st
 from tests.fakes import MemoryPins
 from tests.hostile_peer import mpp_challenge
 
+import svc
 from svc.api.advisor import quote_shape
 from svc.api.answers import Billing
 from svc.api.discovery import task_price
@@ -414,3 +417,30 @@ def test_a_cap_given_to_an_mcp_tool_uses_the_same_parser() -> None:
         _cap(Settings(), "1_0")
     assert caught.value.exit_code == ExitCode.USAGE
     assert _cap(Settings(), "0.50") == Decimal("0.50")
+
+
+# --- the one parser stays the only one ---------------------------------------------------------
+
+
+def _decimal_calls(path: Path) -> list[str]:
+    """`Decimal(x)` calls whose argument is not a literal: text turned into money."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+        literal = len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
+        if name == "Decimal" and not literal:
+            found.append(f"{path.name}:{node.lineno}")
+    return found
+
+
+def test_no_module_but_money_turns_anything_into_a_decimal() -> None:
+    root = Path(svc.__file__).parent
+    offenders = [
+        call
+        for path in sorted(root.rglob("*.py"))
+        if path != root / "money.py"
+        for call in _decimal_calls(path)
+    ]
+    assert offenders == [], "read amounts with svc.money.parse_usd / parse_atomic"
