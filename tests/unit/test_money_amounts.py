@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import base64
+import io
 import json
 import sys
 import unicodedata
@@ -32,7 +33,7 @@ from svc.api.advisor import quote_shape
 from svc.api.answers import Billing
 from svc.api.discovery import task_price
 from svc.engines.asks import summarize
-from svc.errors import ExitCode, PaymentError, ProtocolError, SvcError, UsageError
+from svc.errors import ExitCode, PaymentError, SvcError, UsageError
 from svc.money import MAX_AMOUNT_CHARS, AmountError, parse_atomic, parse_usd, usd_to_atomic
 from svc.origin import configured
 from svc.pay import mpp
@@ -41,6 +42,8 @@ from svc.pay.policy import PaymentPolicy
 from svc.pay.rails import MppRail, X402Rail
 from svc.pay.x402 import PaymentRequirements, X402Error
 from svc.settings import usd_amount
+from svc.ui import views
+from svc.ui.output import Output
 from svc.ui.words import billing, usd
 
 USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
@@ -356,13 +359,14 @@ def parse_ok(text: str) -> bool:
     return True
 
 
-@settings(max_examples=300)
+@settings(max_examples=100)
 @given(HOSTILE)
-def test_a_quote_with_a_hostile_price_is_refused_naming_the_field(text: str) -> None:
+def test_a_quote_with_a_hostile_price_shows_it_unreadable(text: str) -> None:
     doc = {"status": "quoted", "priceUsd": text, "guide": "g", "guideUrl": "http://x/guide"}
-    with pytest.raises(ProtocolError) as caught:
-        quote_shape(doc)
-    assert "priceUsd" in caught.value.message
+    out = io.StringIO()
+    views.quote(Output(stdout=out, stderr=io.StringIO()), quote_shape(doc))
+    assert "Price of this quote: an unreadable amount" in out.getvalue()
+    assert "USD" not in out.getvalue()
 
 
 @settings(max_examples=300)
