@@ -458,3 +458,12 @@ def test_the_reply_form_shows_a_hostile_approval_amount_unreadable(amount: objec
     ask = InfoRequest.model_validate({"amount_usd": amount, "merchant_name": "Shop"})
     [line] = _header(ask)  # a bool was coerced to 1.0 and shown as 1.00 USD
     assert line.startswith("Payment: an unreadable amount"), line
+
+
+@pytest.mark.parametrize("typed", ["¹", "١", "１", "²"])
+def test_a_non_ascii_digit_at_a_numbered_choice_names_no_option(typed: str) -> None:
+    """`str.isdigit()` is true for a superscript that `int()` refuses: the form's numbered
+    choices read ASCII digits only (a superscript was an internal error)."""
+    from svc.ui import form
+
+    assert form.pick(typed, ["window", "aisle"]) is None
