@@ -139,6 +139,7 @@ class AppContext:
     ) -> PaymentPolicy:
         from decimal import Decimal
 
+        from svc.pay.chains import TEST_TERMS
         from svc.pay.journal import RecipientPins
         from svc.pay.policy import PaymentPolicy
         from svc.ui.prompts import confirm_new_recipient
@@ -165,6 +166,8 @@ class AppContext:
             allowed_rails=self.settings.allowed_rails,
             max_validity_seconds=self.settings.max_validity_seconds,
             approve_payment=self.payment_approver,
+            # the local sandbox asks for test money: from loopback only, with no setting
+            test_terms=TEST_TERMS if self.settings.is_loopback else (),
         )
 
     @cached_property
