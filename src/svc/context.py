@@ -6,6 +6,7 @@ store (and through it keyring) are created on first use, so `svc --help` and `sv
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from svc.api.tasks import TaskClient
     from svc.identity.bearer import BearerAuth
     from svc.identity.session import IdentitySession
+    from svc.pay.daily_cap import DailyCap
     from svc.pay.policy import PaymentPolicy
     from svc.store.config import ConfigFile
     from svc.store.ledger import LedgerStore
@@ -56,6 +58,10 @@ class AppContext:
         self._secrets: SecretStore | None = None
         self._ledger: LedgerStore | None = None
         self._ledger_lost = False  # the fleet ledger failed a cache write: no more tries
+        # The daily cap in effect, resolved once per process (shared with with_overrides()
+        # siblings: a batch's workers obey, and are told, one value).
+        self._cap: list[DailyCap] = []
+        self._cap_lock = threading.Lock()
 
     @property
     def config(self) -> ConfigFile:
@@ -80,6 +86,7 @@ class AppContext:
         child.payment_approver = self.payment_approver
         child._http, child._tasks = self.http, self.tasks
         child._secrets = secrets if secrets is not None else self.secrets
+        child._cap, child._cap_lock = self._cap, self._cap_lock
         return child
 
     @property
@@ -125,6 +132,21 @@ class AppContext:
         from svc.store.ledger import ledger_path
 
         return ledger_path().exists()
+
+    def daily_cap(self, *, tell: bool = True) -> DailyCap:
+        """The daily cap this process obeys: on a fleet the value in the fleet's ledger, if it
+        has one, else this runner's own. Read once per process; `tell` warns (once) a runner
+        whose own value the fleet's overrules (doctor shows it as a finding instead)."""
+        with self._cap_lock:
+            if not self._cap:
+                from svc.pay.daily_cap import resolve_cap
+
+                fleet = self.ledger if self.settings.ledger_url else None
+                self._cap.append(resolve_cap(self.settings, fleet))
+                overruled = self._cap[0].overruled()
+                if tell and overruled:
+                    self.output.warn(overruled)
+            return self._cap[0]
 
     @property
     def secrets(self) -> SecretStore:
