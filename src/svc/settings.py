@@ -18,6 +18,10 @@ BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 DEFAULT_NETWORKS = ("eip155:8453",)
 DEFAULT_ASSETS = (BASE_USDC,)
 DEFAULT_MAX_PRICE = Decimal("1.50")
+# A fresh home pays at most this much a day (ten tasks at 1.50 USD): a runaway loop or batch
+# stops there. `none` removes the cap, on purpose only.
+DEFAULT_DAILY_CAP = Decimal("15.00")
+NO_CAP = "none"
 DEFAULT_PROFILE = "default"
 REAL_HOST_MIN_INTERVAL = 15.0  # the spec's poll interval: 15-60 s while a task is live
 LOOPBACK_INTERVAL = 1.0
@@ -46,7 +50,7 @@ class Settings:
     notify: bool = False  # watch: bell/OSC and a desktop notification at asks and ends
     # Payments beyond x402 (issue 4): rails, daily cap, MPP method preference, SPT source.
     allowed_rails: tuple[str, ...] = ("x402", "mpp", "card")
-    daily_cap_usd: Decimal | None = None
+    daily_cap_usd: Decimal | None = DEFAULT_DAILY_CAP  # None: `none`, no cap on purpose
     mpp_methods: tuple[str, ...] = ("stripe",)
     spt_file: str | None = None
     spt_command: str | None = None
@@ -132,6 +136,16 @@ def usd_amount(label: str, raw: object) -> Decimal:
 
 _NOT_FINITE = frozenset({"nan", "snan", "inf", "infinity"})
 _PLAIN_HINT = "an amount is ASCII digits with at most one dot, such as 1.50 or 20"
+
+
+def daily_cap(label: str, raw: object) -> Decimal | None:
+    """The daily cap: a USD amount, or `none` (no cap, said on purpose; None)."""
+    if str(raw).strip().lower() == NO_CAP:
+        return None
+    try:
+        return usd_amount(label, raw)
+    except UsageError as error:
+        raise UsageError(error.message, hint="or none: no daily cap, on purpose") from None
 
 
 def positive_seconds(label: str, raw: object) -> float:
@@ -264,7 +278,7 @@ def _payment_settings(s: Settings, pick: _Picker) -> None:
         s.allowed_rails = tuple(rails)
     cap = pick("daily_cap_usd", None, "SVC_DAILY_CAP")
     if cap is not None:
-        s.daily_cap_usd = usd_amount(s.labelled("daily_cap_usd"), cap)
+        s.daily_cap_usd = daily_cap(s.labelled("daily_cap_usd"), cap)
     methods = pick("mpp_methods", None, None)
     if methods:
         s.mpp_methods = tuple(methods)

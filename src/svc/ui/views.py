@@ -185,7 +185,8 @@ def cap_line(out: Output, cap: dict[str, Any]) -> None:
     holders = ", ".join(f"{name} {usd(amount)}" for name, amount in cap["by_runner"].items())
     template = "today: {exposed} exposed"
     if cap.get("daily_cap_usd"):
-        template += " of the daily cap {cap}"
+        fleet = cap.get("source") == "fleet ledger"
+        template += " of the fleet's daily cap {cap}" if fleet else " of the daily cap {cap}"
     if holders:
         template += " ({held})"
     out.line(
