@@ -89,7 +89,7 @@ def test_sigterm_during_a_batch_names_the_command_that_resumes_it(
     sandbox.faults(slow)
     proc = subprocess.Popen(
         [SVC, "submit", "--from", "-", "--concurrency", "2"],
-        env=cli.env,
+        env={**cli.env, "SVC_DAILY_CAP": "none"},  # 40 tasks: more than the default cap
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -110,7 +110,7 @@ def test_sigterm_during_a_batch_names_the_command_that_resumes_it(
     spooled = shlex.split(command)[3]
     assert Path(spooled).is_file() and Path(spooled).stat().st_mode & 0o777 == 0o600
     sandbox.clear_faults()
-    resumed = cli(*shlex.split(command)[1:])
+    resumed = cli(*shlex.split(command)[1:], env={"SVC_DAILY_CAP": "none"})
     assert resumed.returncode == 0, resumed.stderr
     outcomes = [doc["outcome"] for doc in resumed.lines()]
     assert len(outcomes) == 40
