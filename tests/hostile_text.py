@@ -4,7 +4,7 @@ Standard library only, no code shared with the sandbox: it answers the task API,
 submit (x402 body, MPP `WWW-Authenticate`, card block), the card checkout and status pages,
 discovery, the advisor, and errors, and every string field of every answer carries `HOSTILE`:
 OSC 0 (title), OSC 52 (clipboard), OSC 8 (link), CSI (clear screen, colours), DCS, APC, C1
-controls, bidi overrides, BEL/BS/CR and rich markup. Header values cannot carry ESC or BEL
+controls, bidi overrides, zero-width and other format characters, BEL/BS/CR and rich markup. Header values cannot carry ESC or BEL
 (HTTP forbids them and httpx refuses them), so they carry what HTTP lets through: C1 controls
 as latin-1 bytes, and markup (`HEADER_HOSTILE`).
 
@@ -31,6 +31,7 @@ HOSTILE = (
     "\x1b_HX-APC\x1b\\"  # APC
     "\x9b2J\x9d0;HX-C1TITLE\x07\x90HX-C1DCS\x9c"  # 8-bit CSI, OSC, DCS, ST
     "\u202eHX-BIDI\u2066\u2069"  # bidi override and isolates
+    "HX-ZW\u200b\u2060\ufeff\u00ad\U000e0041"  # invisible format characters (Cf)
     "[link=https://evil.example/]HX-MARKUP[/link] [bold red]HX-BOLD[/bold red]"
     "\x07\x08\x00\x7f\rHX-END"
 )

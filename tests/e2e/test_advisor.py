@@ -279,3 +279,68 @@ def test_guide_needs_no_wallet(bare_cli: Cli, sandbox: Sandbox) -> None:
     result = bare_cli("guide", "Renew my books", env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("# Quote: quoted")
+
+
+# --- the free quote by MPP (issue 30.17) ---------------------------------------------------
+# The spec: the quote "requires only a signed zero-amount wallet proof (x402 or MPP)". The
+# sandbox's 402 offers both; svc proves with the rail the person has (the wallet, else the MPP
+# token), and `--pay` picks when both exist. (`--payment` is the quote body's own field: how
+# the eventual purchase will be paid. It does not choose the proof.)
+
+
+def quote_proofs(sandbox: Sandbox, since: int) -> list[list[str]]:
+    """The proof headers each quote request carried, in order, after `since` requests."""
+    seen = sandbox.admin("GET", "/requests")
+    fresh = seen["requests"][len(seen["requests"]) - (seen["count"] - since) :]
+    return [r["proofs"] for r in fresh if r["path"] == "/svc/agent/quote"]
+
+
+def test_a_person_with_only_an_mpp_token_gets_a_quote(bare_cli: Cli, sandbox: Sandbox) -> None:
+    env = {"SVC_BASE_URL": sandbox.url, "SVC_SPT": "spt_test_quote_only"}
+    before, books = requests_seen(sandbox), sandbox.books()
+    doc = bare_cli.ok("quote", "Renew my books #ready", env=env).json()
+    assert doc["status"] == "ready" and doc["priceUsd"] == "0"
+    assert quote_proofs(sandbox, before) == [[], ["authorization: Payment"]]
+    assert sandbox.books() == books  # a zero-amount proof: nothing charged, nothing booked
+    # ... and the token was not spent: it still pays the task it is for (SPTs are single use).
+    paid = bare_cli("submit", "t #complete", "--email", "a@example.com", "--pay", "mpp", env=env)
+    assert paid.returncode == 0, paid.stderr
+
+
+def test_with_a_wallet_and_a_token_pay_picks_the_proof(cli: Cli, sandbox: Sandbox) -> None:
+    env = {"SVC_SPT": "spt_test_quote_both"}
+    before = requests_seen(sandbox)
+    cli.ok("quote", "Renew my books", env=env)  # the wallet first
+    cli.ok("quote", "Renew my books", "--pay", "mpp", env=env)
+    cli.ok("quote", "Renew my books", "--pay", "x402", env=env)
+    proofs = quote_proofs(sandbox, before)
+    assert proofs == [
+        [],
+        ["payment-signature"],
+        [],
+        ["authorization: Payment"],
+        [],
+        ["payment-signature"],
+    ]
+
+
+def test_a_quote_with_neither_says_so_in_one_line(bare_cli: Cli, sandbox: Sandbox) -> None:
+    result = bare_cli("quote", "Book a table", env={"SVC_BASE_URL": sandbox.url})
+    assert result.returncode == 5, result.stderr
+    line, hint = result.stderr.splitlines()[:2]
+    assert line.startswith("svc: the quote is free") and "nothing is paid" in line, line
+    assert "wallet" in line and "MPP" in line, line
+    assert "svc wallet create" in hint and "SVC_SPT" in hint and "svc guide GOAL" in hint, hint
+
+
+def test_quote_pay_names_only_a_rail_that_can_prove_nothing(bare_cli: Cli) -> None:
+    result = bare_cli("quote", "Book a table", "--pay", "card")
+    assert result.returncode == 2, result.stderr
+    assert "--pay" in result.stderr and "x402" in result.stderr and "mpp" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_pay_mpp_without_a_token_names_where_to_get_one(cli: Cli, sandbox: Sandbox) -> None:
+    result = cli("quote", "Book a table", "--pay", "mpp")
+    assert result.returncode == 5, result.stderr
+    assert "shared payment token" in result.stderr and "SVC_SPT" in result.stderr

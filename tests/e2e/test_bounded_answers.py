@@ -298,3 +298,110 @@ def test_every_id_character_is_sent_inside_its_own_path_segment(
         "/svc/tasks/ns%3Atask-1_a",
         "/svc/tasks/...",
     ]
+
+
+# --- memory: a listing of endless huge pages (issue 30.16) ---------------------------------
+
+PAGE_OPS = 10  # the spec's page size
+PAD = 1_600_000  # one operation's description: ten make a page just under the 16 MiB cap
+LISTING_RSS_BOUND_KB = 300 * 1024  # measured: 160 MiB (table), 206 MiB (JSON); before: 2 GiB
+
+
+def huge_page(number: int) -> bytes:
+    """Page `number` of an OpenAPI listing that never ends: ~16 MB, its next page linked."""
+    ops = ",".join(
+        f'"/op-{number}-{i}":{{"get":{{"summary":"op {number}.{i}","description":"'
+        + "x" * PAD
+        + '"}}'
+        for i in range(PAGE_OPS)
+    )
+    head = '{"openapi":"3.1.0","info":{"title":"big","version":"1",'
+    head += f'"x-next":"/openapi.json?page={number + 1}"}},"paths":{{'
+    return (head + ops + "}}").encode()
+
+
+# MEASURE with stdout on a pseudo-terminal, so that svc draws its table (piped, it is JSON).
+MEASURE_ON_TTY = """
+import json, os, resource, subprocess, sys, threading
+def cap():
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+master, slave = os.openpty()
+screen = []
+def drain():
+    while True:
+        try:
+            data = os.read(master, 1 << 16)
+        except OSError:
+            return
+        if not data:
+            return
+        screen.append(data)
+reader = threading.Thread(target=drain, daemon=True)
+reader.start()
+p = subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.PIPE,
+                   text=True, preexec_fn=cap)
+os.close(slave)
+reader.join(5)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+out = b"".join(screen).decode("utf-8", "replace")
+print(json.dumps({"rc": p.returncode, "out": out, "err": p.stderr, "peak_kb": peak}))
+"""
+
+
+@pytest.fixture
+def endless_pages() -> Iterator[Loopback]:
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        number = int(handler.path.rpartition("page=")[2]) if "page=" in handler.path else 1
+        send(handler, huge_page(number))
+
+    with Loopback(answer) as server:
+        yield server
+
+
+@pytest.mark.parametrize("json_mode", [False, True], ids=["table", "json"])
+def test_a_listing_of_endless_huge_pages_stops_at_its_total_bound(
+    home: Path, endless_pages: Loopback, json_mode: bool
+) -> None:
+    """`svc api search --all` folds each page as it comes (a table keeps only the summaries)
+    and stops once the pages together pass 4 times the answer cap: exit 1, one line, as one
+    answer over its cap is (the service answered: exit 9's "try again later" would mislead)."""
+    assert len(huge_page(1)) < 16 << 20
+    env = {**_base_env(home), "SVC_BASE_URL": endless_pages.url}
+    args = [SVC, *(["--json"] if json_mode else []), "api", "search", "--all"]
+    proc = subprocess.run(
+        [sys.executable, "-c", MEASURE if json_mode else MEASURE_ON_TTY, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+        check=True,
+    )
+    report = json.loads(proc.stdout)
+    print(f"listing ({'json' if json_mode else 'table'}): peak RSS {report['peak_kb'] >> 10} MiB")
+    assert report["rc"] == 1, report["err"][-2000:]
+    line = one_line(report["err"])
+    assert f"pages together are larger than {4 * (16 << 20)} bytes (5 read)" in line, line
+    if json_mode:
+        assert json.loads(report["out"])["error"] == "listing_too_large"
+    else:
+        assert report["out"].strip() == "", report["out"][-2000:]  # no table, no error object
+    assert len(endless_pages.requests) == 5
+    assert report["peak_kb"] < LISTING_RSS_BOUND_KB, f"peak RSS {report['peak_kb']} KiB"
+
+
+def test_a_listing_of_a_few_big_pages_within_the_bound_is_shown(home: Path) -> None:
+    """Three such pages (48 MB together) are under the bound: every operation is listed."""
+
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        number = int(handler.path.rpartition("page=")[2]) if "page=" in handler.path else 1
+        page = huge_page(number)
+        if number == 3:  # the last one: no next link
+            page = page.replace(b',"x-next":"/openapi.json?page=4"', b"")
+        send(handler, page)
+
+    with Loopback(answer) as server:
+        result, _ = run(home, server.url, "api", "search", "--all", "--json", SVC_NO_INPUT="1")
+    assert result.returncode == 0, result.stderr
+    doc = result.json()
+    assert len(doc["paths"]) == 3 * PAGE_OPS and doc["info"]["x-pages-fetched"] == 3
+    assert doc["paths"]["/op-3-9"]["get"]["description"] == "x" * PAD  # JSON: as returned

@@ -126,3 +126,16 @@ def test_a_secret_cut_by_the_length_bound_leaves_no_part_of_itself() -> None:
     failed = failure(error, vault)
     assert "739" not in str(failed.structured_content)
     assert "739" not in failed.content[0].text  # type: ignore[union-attr]
+
+
+def test_submit_task_names_an_argument_it_does_not_have() -> None:
+    """Issue 30.18: a typo (`emial`) must not fall back to the profile's e-mail and pay; the
+    schema refuses it by name before the paid engine runs (which refuses it too)."""
+    from svc.errors import UsageError
+    from svc.mcp.schemas import BY_NAME
+    from svc.mcp.server import check_arguments
+
+    with pytest.raises(UsageError) as caught:
+        check_arguments(BY_NAME["submit_task"], {"task": "t", "emial": "a@b.co"})
+    assert caught.value.code == "invalid_arguments"
+    assert "'emial' was unexpected" in caught.value.message

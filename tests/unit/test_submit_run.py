@@ -118,3 +118,25 @@ def test_wait_follows_the_task_to_its_final_state(sandbox: Sandbox, home: Path) 
     assert caught.value.exit_code == ExitCode.TASK_FAILED
     assert json.loads(out.getvalue().splitlines()[-1])["state"] == "failed"
     app.close()
+
+
+@pytest.mark.parametrize("extra", ["priority", "emial"])
+def test_a_body_with_a_field_the_spec_lacks_is_refused_before_anything_is_sent(
+    sandbox: Sandbox, home: Path, extra: str
+) -> None:
+    """ "No other fields exist" (issue 30.18): the one paid engine (CLI, batch, MCP, pay card)
+    names a field the submission body does not have, before the ledger or the wire."""
+    from svc.engines.submit import submit
+
+    app, _, _ = context(sandbox)
+    before = sandbox.admin("GET", "/requests")["count"]
+    body = {"task": "Typo #complete", "email": unique_email(), extra: "x"}
+    with pytest.raises(UsageError) as caught:
+        submit(app, body, request_id="req_typo_" + extra)
+    app.close()
+    assert caught.value.code == "unknown_field"
+    assert f"'{extra}'" in caught.value.message and "task and email" in caught.value.message
+    assert sandbox.admin("GET", "/requests")["count"] == before
+    assert not ledger_file(home).exists() or not submission_row(
+        ledger_file(home), "req_typo_" + extra
+    )

@@ -2,12 +2,17 @@
 
 Pages are followed by `info.x-next` first, then a `Link: <…>; rel="next"` header; a next link
 must stay on the service's own origin (a document cannot send the client elsewhere).
+
+Every page is bounded (the transport's answer cap) and so are the pages together (issue
+30.16: endless 16 MB pages grew a listing to 3 GB): `Listing` folds each page into one
+document as it arrives and drops it, keeping only the operations' summaries when that is all
+a table shows, and the pages together may hold PAGES_TOTAL_FACTOR times one answer's cap.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -23,6 +28,8 @@ from svc.origin import configured
 
 METHODS = ("get", "put", "post", "delete", "patch", "options", "head", "trace")
 MAX_PAGES = 200  # a runaway chain of next links stops here
+PAGES_TOTAL_FACTOR = 4  # the pages of one listing together: this many times one answer's cap
+SLIM_TEXT = 1000  # characters of a summary or path kept for a table (it shows fewer)
 TEXT_ACCEPT = "text/plain, text/markdown;q=0.9, */*;q=0.1"
 
 
@@ -31,6 +38,22 @@ class Page:
     doc: dict[str, Any]
     url: str
     next_url: str | None
+    size: int = 0  # bytes of the answer, decoded
+
+
+class ListingTooLargeError(ProtocolError):
+    """The pages of one listing together are more than svc holds (exit 1, like one answer
+    over its cap: the service answered, so "unavailable, try again" (9) would mislead)."""
+
+    def __init__(self, what: str, limit: int, pages: int) -> None:
+        super().__init__(
+            f"{what}: the pages together are larger than {limit} bytes ({pages} read); "
+            "stopped following the next-page links",
+            code="listing_too_large",
+            hint="ask for fewer operations (a search word, a method or a path) or one page at "
+            "a time; SVC_MAX_RESPONSE_BYTES raises the bound (the pages together may hold "
+            f"{PAGES_TOTAL_FACTOR} times it)",
+        )
 
 
 def operations(doc: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -48,26 +71,83 @@ def operations(doc: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
     return found
 
 
-def merge(pages: list[Page]) -> dict[str, Any]:
-    """One document holding every page's operations (the first page's info, no x-next)."""
-    first = pages[0].doc
-    merged: dict[str, Any] = {k: v for k, v in first.items() if k not in ("paths", "components")}
-    info = dict(first.get("info") or {})
-    info.pop("x-next", None)
-    info["x-pages-fetched"] = len(pages)
-    merged["info"] = info
-    paths: dict[str, Any] = {}
-    schemas: dict[str, Any] = {}
-    for page in pages:
-        for path, item in (page.doc.get("paths") or {}).items():
+@dataclass
+class Listing:
+    """Every page's operations in one document, folded page by page (no page is kept whole
+    once a second one came): the first page's other members (its info without x-next), the
+    path items, the schemas. `slim` keeps of each operation only what a table shows (its
+    summary and price). A listing of one page is that page as returned."""
+
+    slim: bool = False
+    first: dict[str, Any] | None = None  # until a second page comes
+    head: dict[str, Any] = field(default_factory=dict)
+    paths: dict[str, dict[str, Any]] = field(default_factory=dict)
+    schemas: dict[str, Any] = field(default_factory=dict)
+    count: int = 0
+
+    def add(self, doc: dict[str, Any]) -> None:
+        self.count += 1
+        if self.count == 1:
+            self.first = doc
+            if not self.slim:  # a table shows none of it
+                self.head = {k: v for k, v in doc.items() if k not in ("paths", "components")}
+            return
+        if self.first is not None:
+            self._fold(self.first)
+            self.first = None
+        self._fold(doc)
+
+    def _fold(self, doc: dict[str, Any]) -> None:
+        if self.slim:
+            for method, path, op in operations(doc):
+                self.paths.setdefault(path[:SLIM_TEXT], {})[method.lower()] = _slim(op)
+            return
+        for path, item in (doc.get("paths") or {}).items():
             if isinstance(item, dict):
-                paths.setdefault(path, {}).update(item)
-        components = page.doc.get("components") or {}
-        schemas.update(components.get("schemas") or {} if isinstance(components, dict) else {})
-    merged["paths"] = paths
-    if schemas:
-        merged["components"] = {"schemas": schemas}
-    return merged
+                self.paths.setdefault(path, {}).update(item)
+        components = doc.get("components")
+        schemas = components.get("schemas") if isinstance(components, dict) else None
+        if isinstance(schemas, dict):
+            self.schemas.update(schemas)
+
+    def document(self, *, as_returned: bool = True) -> dict[str, Any]:
+        """The merged document; a single page as returned unless `as_returned` is False."""
+        if self.first is not None:
+            if as_returned:
+                return self.first
+            self._fold(self.first)
+            self.first = None
+        merged = dict(self.head)
+        info = self.head.get("info")
+        info = dict(info) if isinstance(info, dict) else {}
+        info.pop("x-next", None)
+        info["x-pages-fetched"] = self.count
+        merged["info"] = info
+        merged["paths"] = self.paths
+        if self.schemas:
+            merged["components"] = {"schemas": self.schemas}
+        return merged
+
+
+def _slim(op: dict[str, Any]) -> dict[str, Any]:
+    """What the operations table shows of an operation, bounded."""
+    kept: dict[str, Any] = {}
+    if isinstance(op.get("summary"), str):
+        kept["summary"] = op["summary"][:SLIM_TEXT]
+    price = payment_price(op)
+    if price is not None:
+        kept["x-payment-info"] = {"priceUsd": price[:SLIM_TEXT]}
+    return kept
+
+
+def collect(
+    pages: Iterable[Page], *, slim: bool = False, as_returned: bool = True
+) -> dict[str, Any]:
+    """One document of every page's operations (see Listing); pages are dropped as folded."""
+    listing = Listing(slim)
+    for page in pages:
+        listing.add(page.doc)
+    return listing.document(as_returned=as_returned)
 
 
 def payment_price(op: dict[str, Any]) -> str | None:
@@ -103,19 +183,26 @@ class DiscoveryClient:
         doc = expect_json(response, what)
         if not isinstance(doc, dict):
             raise ProtocolError(f"{what}: the server's answer is not an OpenAPI document")
-        return Page(doc, url, self._next(doc, response))
+        return Page(doc, url, self._next(doc, response), len(response.content))
 
     def pages(self, url: str, what: str = "openapi search") -> Iterator[Page]:
-        """Every page from `url` on, following the next links."""
+        """Every page from `url` on, following the next links, until the pages together pass
+        their bound (ListingTooLargeError). Each page is the caller's to fold and drop."""
+        limit = PAGES_TOTAL_FACTOR * self.http.max_response_bytes
         seen: set[str] = set()
+        total = 0
         current: str | None = url
         while current is not None:
             if current in seen or len(seen) >= MAX_PAGES:
                 raise ProtocolError(f"{what}: the next-page links loop or never end")
             seen.add(current)
             page = self.page(current, what)
-            yield page
+            total += page.size
+            if total > limit:
+                raise ListingTooLargeError(what, limit, len(seen))
             current = page.next_url
+            yield page
+            del page  # not held while the next page is read
 
     def _next(self, doc: dict[str, Any], response: httpx.Response) -> str | None:
         info = doc.get("info")

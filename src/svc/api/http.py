@@ -500,6 +500,7 @@ class Http:
         if timeout is None:
             timeout = _env_number("SVC_TIMEOUT", DEFAULT_TIMEOUT)
         limit = int(_env_number("SVC_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE, integer=True))
+        self.max_response_bytes = limit  # one answer's bound; a paged listing counts from it
         self.router = ProxyRouter(timeout, proxies_from_environment())
         self.cleartext = CleartextGuard(self.router.route, cleartext_ok, warn)
         hooks: dict[str, list[Callable[..., Any]]] = {"request": [self.cleartext.check]}

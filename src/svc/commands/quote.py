@@ -23,6 +23,7 @@ class QuoteOptions:
     """The quote's body, checked against the spec's constraints while parsing."""
 
     request: QuoteRequest
+    rail: str | None = None  # the zero-amount proof's rail (--pay); None: the one you have
 
 
 # The options' definitions, so `quote` itself stays a short list of steps.
@@ -54,18 +55,28 @@ PAYMENT = typer.Option(
     None,
     "--payment",
     metavar="x402|mpp|card",
-    help="The payment method you will use for the eventual purchase.",
+    help="The quote body's `payment`: how you will pay the eventual purchase (it does not "
+    "choose this quote's proof: that is --pay).",
+)
+PAY = typer.Option(
+    None,
+    "--pay",
+    metavar="x402|mpp",
+    help="Prove with this rail when you have both: the wallet (x402) or the MPP token "
+    "(SVC_SPT, spt_file, spt_command). Default: the wallet, else the token.",
 )
 
 
 @app.command(
     help="Ask the free advisor what a goal will cost and how to go about it.\n\n"
-    "Costs nothing: when the advisor asks for it (402), a zero-amount wallet proof is signed "
-    "(no funds move; the payment policy still applies). If the advisor is unavailable (503), "
+    "Costs nothing: when the advisor asks for it (402), a zero-amount proof is signed by your "
+    "wallet (x402), or made with your MPP token when you have no wallet or say --pay mpp (no "
+    "funds move; the payment policy still applies). If the advisor is unavailable (503), "
     "the wallet-free guide is shown instead. A quote authorizes no spending.\n\n"
     "\b\nExamples:\n"
     "  svc quote 'Renew my library books'\n"
     "  svc quote 'Buy 3 concert tickets' --budget 300 --no-human-available\n"
+    "  SVC_SPT=spt_... svc quote 'Renew my library books' --pay mpp\n"
     "  svc quote 'Check my order status' --json | jq -r .status"
 )
 def quote(
@@ -77,7 +88,14 @@ def quote(
     requirements: str | None = REQUIREMENTS,
     human_available: bool | None = HUMAN_AVAILABLE,
     payment: str | None = PAYMENT,
+    pay: str | None = PAY,
 ) -> None:
+    if pay is not None and pay not in advisor.PROOF_RAILS:
+        raise UsageError(
+            f"invalid --pay: a quote is proven by x402 or mpp (a card cannot prove a zero "
+            f"amount), got {pay[:20]!r}",
+            code="validation_error",
+        )
     request = _validated(
         goal=goal,
         quantity=quantity,
@@ -88,11 +106,11 @@ def quote(
         humanAvailable=human_available,
         payment=payment,
     )
-    raise typer.Exit(run(QuoteOptions(request), current()))
+    raise typer.Exit(run(QuoteOptions(request, pay), current()))
 
 
 def run(opts: QuoteOptions, ctx: AppContext) -> int:
-    doc = advisor.quote(ctx, opts.request.model_dump(exclude_none=True))
+    doc = advisor.quote(ctx, opts.request.model_dump(exclude_none=True), opts.rail)
     if doc is None:  # the advisor is unavailable (503): the spec's answer is the guide
         ctx.output.warn("the advisor is unavailable (503); showing the wallet-free guide instead")
         show_guide(ctx, opts.request.goal, as_json=ctx.output.json_mode)

@@ -214,9 +214,16 @@ TABLE: dict[str, Any] = {'args': [],
                                      'names': ['--human-available', '--no-human-available'],
                                      'value': False},
                                     {'choices': ['x402', 'mpp', 'card'],
-                                     'help': 'The payment method you will use for the eventual '
-                                             'purchase.',
+                                     'help': "The quote body's `payment`: how you will pay the "
+                                             "eventual purchase (it does not choose this quote's "
+                                             'proof: that is --pay).',
                                      'names': ['--payment'],
+                                     'value': True},
+                                    {'choices': ['x402', 'mpp'],
+                                     'help': 'Prove with this rail when you have both: the wallet '
+                                             '(x402) or the MPP token (SVC_SPT, spt_file, '
+                                             'spt_command). Default: the wallet, else the token.',
+                                     'names': ['--pay'],
                                      'value': True}]},
               'reply': {'args': [{'kind': 'task_id', 'many': False}],
                         'help': "Answer a task's ask: a code, missing fields, a payment approval.",

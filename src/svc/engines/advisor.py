@@ -1,7 +1,8 @@
 """The free advisor, as `svc quote`/`svc guide` and the MCP `quote`/`guide` tools use it.
 
-A quote costs nothing: when the advisor asks for it (402), a zero-amount proof is signed under
-a policy whose cap is 0, so nothing that moves money can be. When the advisor is unavailable
+A quote costs nothing: when the advisor asks for it (402), a zero-amount proof (x402 by the
+wallet, or MPP by the person's token) is signed under a policy whose cap is 0, so nothing that
+moves money can be. When the advisor is unavailable
 (503) the spec's answer is the wallet-free guide: `quote` says so with None and the caller
 shows the guide.
 """
@@ -12,17 +13,64 @@ from typing import Any
 
 from svc.api.advisor import AdvisorClient, Guide
 from svc.context import AppContext
-from svc.errors import AdvisorUnavailableError, UsageError
+from svc.errors import AdvisorUnavailableError, PaymentError, UsageError
+from svc.pay.mpp import SptSource
+from svc.pay.rails import (
+    PROOF_HEADERS,
+    ChosenRail,
+    MemoryJournal,
+    MppRail,
+    PaidAuth,
+    Rail,
+    X402Rail,
+)
+from svc.pay.wallet import GET_A_WALLET, WALLET_SECRET, load_signer
+
+PROOF_RAILS = ("x402", "mpp")  # what can sign a zero-amount proof (a card cannot: 0.50 minimum)
 
 
-def quote(app: AppContext, body: dict[str, Any]) -> dict[str, Any] | None:
-    """The quote as returned (the four fields checked, its link gated), or None on a 503."""
-    auth = app.zero_amount_auth("advisor")  # a cap of 0: nothing that moves money is signed
+def quote(app: AppContext, body: dict[str, Any], rail: str | None = None) -> dict[str, Any] | None:
+    """The quote as returned (the four fields checked, its link gated), or None on a 503.
+
+    The spec's zero-amount proof is x402 or MPP: `rail` names one, else the person's wallet,
+    else their MPP token (issue 30.17)."""
+    auth = PaidAuth(ChosenRail(lambda: proof_rail(app, rail)), MemoryJournal())
     advisor = AdvisorClient(app.http, app.settings.base_url)
     try:
         return advisor.quote(body, auth, app.trusts_link_host)
     except AdvisorUnavailableError:
         return None
+
+
+def proof_rail(app: AppContext, wanted: str | None) -> Rail:
+    """The rail of the quote's zero-amount proof, under a policy whose cap is 0 (nothing that
+    moves money can be signed): `wanted`, else the wallet, else the MPP token."""
+    policy = app.policy(max_price_usd=0)
+    spt = SptSource(
+        lambda: app.secrets.get("spt"),
+        file=app.settings.spt_file,
+        command=app.settings.spt_command,
+    )
+    if wanted is None:
+        if app.secrets.get(WALLET_SECRET):
+            wanted = "x402"
+        elif app.secrets.get("spt") or spt.file or spt.command:
+            wanted = "mpp"
+        else:
+            raise _neither()
+    if wanted == "mpp":
+        return MppRail(policy, spt.token, app.settings.mpp_methods)
+    return X402Rail(policy, lambda: load_signer(app.secrets, "the quote"), PROOF_HEADERS["advisor"])
+
+
+def _neither() -> PaymentError:
+    return PaymentError(
+        "the quote is free, but the service asks for a zero-amount proof (nothing is paid) "
+        "signed by a wallet or an MPP token, and there is neither",
+        code="no_wallet",
+        hint=f"get a wallet with {GET_A_WALLET}, or give an MPP token (SVC_SPT, "
+        "`svc config set spt_file PATH` or `spt_command CMD`); `svc guide GOAL` needs no wallet",
+    )
 
 
 def guide(app: AppContext, goal: str) -> Guide:

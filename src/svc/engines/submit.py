@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc.api.ids import request_id_arg
 from svc.context import AppContext
+from svc.engines.validate import only_submission_fields
 from svc.errors import (
     HumanNeededError,
     LedgerUnavailableError,
@@ -127,6 +128,7 @@ def submit(
     trust_recipient: bool = False,
     rail: str = "x402",
 ) -> SubmitResult:
+    only_submission_fields(body)  # every path to a payment: CLI, batch, MCP, pay card
     policy = app.policy(max_price_usd=max_price_usd, trust_recipient=trust_recipient)
     policy.check_rail(rail)  # before anything is sent
     journal = journal_for(app, body, request_id, rail)

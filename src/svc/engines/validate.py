@@ -41,6 +41,20 @@ def check_email(email: str) -> str:
     return email
 
 
+def only_submission_fields(body: dict[str, Any]) -> None:
+    """The spec's submission has `task` and `email`, and "No other fields exist": a body with
+    another (a caller's typo such as `emial`) is refused naming it, before it is journaled or
+    paid for (a lenient server would charge for it; a strict one refuses it after the 402)."""
+    known = TaskSubmission.model_fields
+    for name in body:
+        if name not in known:
+            raise UsageError(
+                f"invalid task: unknown field {str(name)[:64]!r}: a submission has only task "
+                "and email (the spec: no other fields exist)",
+                code="unknown_field",
+            )
+
+
 def task_body(task: object, email: str) -> dict[str, Any]:
     """The checked body of a submission (`svc submit`, MCP `submit_task`): the task text
     within the spec's bounds and a plausible end-user address."""

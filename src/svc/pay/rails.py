@@ -114,6 +114,25 @@ class PaidAuth(httpx.Auth):
         self.carried_proof = True
 
 
+class ChosenRail:
+    """A free call's zero-amount proof by a rail chosen only when the 402 comes (no secret is
+    read for a call the service answers without one): `choose` returns the rail to use."""
+
+    name = "free"
+
+    def __init__(self, choose: Callable[[], Rail]) -> None:
+        self.choose = choose
+        self.rail: Rail | None = None
+
+    def pay(self, response: httpx.Response) -> Paid:
+        self.rail = self.choose()
+        return self.rail.pay(response)
+
+    def attach(self, request: httpx.Request, proof: str) -> None:
+        assert self.rail is not None  # a proof exists only once pay() chose the rail
+        self.rail.attach(request, proof)
+
+
 # --- x402 ------------------------------------------------------------------------------------
 
 

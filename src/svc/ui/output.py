@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from svc import redact
 from svc.ui import terminal
-from svc.ui.sanitize import clean
+from svc.ui.sanitize import FORMAT_CHARACTERS, clean
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -351,14 +351,23 @@ class Progress:
             self._spinner = None
 
 
-# json.dumps escapes C0 controls but writes DEL, C1 controls (8-bit CSI/OSC), bidi controls and
-# line separators as they are; a terminal may act on them. As \uXXXX escapes the document is
-# the same JSON value, so `--json` stays exact and is inert on a terminal too.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# json.dumps escapes C0 controls but writes DEL, C1 controls (8-bit CSI/OSC), format characters
+# (bidi controls, zero-width characters) and line separators as they are; a terminal may act on
+# them or draw nothing for them. As \uXXXX escapes the document is the same JSON value, so
+# `--json` stays exact and is inert on a terminal too.
+_JSON_UNSAFE = re.compile(f"[\x7f-\x9f{FORMAT_CHARACTERS}\u2028\u2029]")
 
 
 def json_inert(text: str) -> str:
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _JSON_UNSAFE.sub(lambda m: _json_escape(ord(m.group())), text)
+
+
+def _json_escape(code: int) -> str:
+    """JSON's escape of one character: a surrogate pair beyond the BMP (a tag character)."""
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def _message(template: str, values: dict[str, object], limit: int = MESSAGE_LIMIT) -> str:

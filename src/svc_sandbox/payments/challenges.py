@@ -52,7 +52,11 @@ def realm_of(request: Request) -> str:
     return request.headers.get("host") or request.url.netloc
 
 
-def mpp_challenge(state: SandboxState, request: Request, raw: bytes, cents: int) -> str:
+def mpp_challenge(
+    state: SandboxState, request: Request, raw: bytes, cents: int, description: str | None = None
+) -> str:
+    """One `WWW-Authenticate: Payment` challenge (stripe, charge) for `cents`, bound to the body
+    (the free advisor's is for 0: payments.free_mpp)."""
     from mpp import BodyDigest, Challenge
 
     expires = state.clock.now().astimezone(UTC) + CHALLENGE_LIFETIME
@@ -64,7 +68,7 @@ def mpp_challenge(state: SandboxState, request: Request, raw: bytes, cents: int)
         request=wire_request(cents),
         expires=expires.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         digest=BodyDigest.compute(raw),
-        description=f"Task fee, {cents / 100:.2f} USD per submitted task",
+        description=description or f"Task fee, {cents / 100:.2f} USD per submitted task",
         meta={"nonce": secrets.token_hex(8)},
     )
     return challenge.to_www_authenticate(realm_of(request))

@@ -1,4 +1,5 @@
-"""The free advisor: the seller quote (zero-amount proof in `Payment-Signature`) and the guide.
+"""The free advisor: the seller quote (a zero-amount proof: x402 in `Payment-Signature`, or an
+MPP credential in `Authorization: Payment`) and the guide.
 
 The quote's status is chosen from the goal text by tags (see `STATUS_TAGS` and
 docs/sandbox-wire.md), so tests and demos reproduce every one of the spec's seven statuses.
@@ -15,10 +16,10 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
 
-from svc_sandbox.errors import api_error
-from svc_sandbox.payments import x402
+from svc_sandbox.errors import SandboxError, api_error
+from svc_sandbox.payments import free_mpp, x402
 from svc_sandbox.payments.money import usd
-from svc_sandbox.routes.deps import sandbox_state
+from svc_sandbox.routes.deps import RawBody, sandbox_state
 from svc_sandbox.state.config import SandboxConfig
 from svc_sandbox.state.sandbox import SandboxState
 
@@ -111,11 +112,19 @@ class ErrorBody(BaseModel):
 _ERRORS: dict[int | str, dict[str, Any]] = {
     402: {
         "model": ErrorBody,
-        "description": "A zero-amount proof is required: sign the challenge in the "
-        "PAYMENT-REQUIRED header and retry with it in Payment-Signature. No funds move.",
+        "description": "A zero-amount proof is required: sign the x402 challenge in the "
+        "PAYMENT-REQUIRED header and retry with it in Payment-Signature, or answer the MPP "
+        "challenge in WWW-Authenticate (amount 0) with Authorization: Payment. No funds move.",
     },
-    400: {"model": ErrorBody, "description": "Malformed JSON body or Payment-Signature proof."},
-    401: {"model": ErrorBody, "description": "The proof's signature did not verify."},
+    400: {
+        "model": ErrorBody,
+        "description": "Malformed JSON body, Payment-Signature proof or Payment credential.",
+    },
+    401: {"model": ErrorBody, "description": "The proof's signature or challenge did not verify."},
+    409: {
+        "model": ErrorBody,
+        "description": "An MPP credential made for another body or a non-zero amount.",
+    },
     503: {"model": ErrorBody, "description": "Advisor unavailable: use the wallet-free guide."},
 }
 
@@ -129,24 +138,40 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     responses=_ERRORS,
     summary="Seller quote (free advisor)",
     description="Returns a guide and a price quote for a goal. Costs 0 USD; requires only a "
-    "signed zero-amount wallet proof (x402, header Payment-Signature). Executes no purchase.",
+    "signed zero-amount wallet proof (x402 in header Payment-Signature, or MPP in "
+    "Authorization: Payment). Executes no purchase.",
     operation_id="quote",
 )
-def quote(body: QuoteRequest, request: Request, state: State) -> JSONResponse:
+def quote(body: QuoteRequest, request: Request, state: State, raw: RawBody) -> JSONResponse:
     if DOWN_TAG in body.goal.lower():
         raise api_error(503, "advisor_unavailable", "the advisor is unavailable: use the guide")
     config = state.get_config()
-    x402.free_call_payer(
-        request.headers,
-        config,
-        reads=PROOF_HEADER,
-        required=True,
-        resource_url=str(request.url),
-        description="Free advisor: sign a zero-amount proof and retry; no funds move.",
-    )
+    zero_amount_payer(state, config, request, raw)
     status, guide = advise(body, config, guide_url(request, body.goal))
     url = guide_url(request, body.goal)
     return JSONResponse({"status": status, "priceUsd": "0", "guide": guide, "guideUrl": url})
+
+
+def zero_amount_payer(
+    state: SandboxState, config: SandboxConfig, request: Request, raw: bytes
+) -> str | None:
+    """Who signed the quote's zero-amount proof: an MPP credential (`Authorization: Payment`)
+    or an x402 proof in Payment-Signature. Without one, the 402 offers both (the spec: "x402
+    or MPP"); neither moves funds."""
+    if free_mpp.is_mpp(request):
+        return free_mpp.free_mpp_payer(state, request, raw)
+    try:
+        return x402.free_call_payer(
+            request.headers,
+            config,
+            reads=PROOF_HEADER,
+            required=True,
+            resource_url=str(request.url),
+            description="Free advisor: sign a zero-amount proof and retry; no funds move.",
+        )
+    except SandboxError as error:
+        free_mpp.offers_mpp(error, state, request, raw)
+        raise
 
 
 def pick_status(goal: str) -> QuoteStatus | None:

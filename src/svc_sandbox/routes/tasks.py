@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from svc_sandbox import scenarios
 from svc_sandbox.errors import SandboxError, api_error
@@ -27,6 +27,11 @@ PROOF_HEADER = x402.TASK_PROOF_HEADER
 
 
 class TaskSubmission(BaseModel):
+    """The spec's submission body: "No other fields exist on this surface", so an unknown one
+    (a typo such as `emial`) is a 422 naming it, as the quote body's are, before any 402."""
+
+    model_config = ConfigDict(extra="forbid")
+
     task: str = Field(min_length=1, max_length=100_000)
     email: str = Field(min_length=3, max_length=254)
 

@@ -131,3 +131,48 @@ def test_guide_get_post_and_markdown(client: TestClient) -> None:
     assert markdown.headers["content-type"].startswith("text/markdown")
     assert markdown.text.startswith("# Quote: quoted")
     assert client.post("/svc/agent/guide", json={"goal": "x", "more": 1}).status_code == 422
+
+
+# --- a zero-amount MPP proof (issue 30.17) -------------------------------------------------
+
+
+def _mpp_credential(response: Any, spt: str = "spt_test_quote") -> str:
+    from svc.pay import mpp
+
+    [challenge] = mpp.parse_challenges(response.headers.get_list("www-authenticate"))
+    return mpp.credential(challenge, spt)
+
+
+def test_the_quote_402_offers_mpp_for_zero_and_takes_its_credential(
+    client: TestClient,
+) -> None:
+    body = {"goal": "Renew my books #ready"}
+    first = client.post(QUOTE, json=body)
+    assert first.status_code == 402 and "payment-required" in first.headers  # x402 too
+    from svc.pay import mpp
+
+    [challenge] = mpp.parse_challenges(first.headers.get_list("www-authenticate"))
+    assert challenge.amount_cents == 0 and challenge.method == "stripe"
+    paid = client.post(QUOTE, json=body, headers={"authorization": _mpp_credential(first)})
+    assert paid.status_code == 200, paid.text
+    assert paid.json()["status"] == "ready"
+    books = client.get("/_sandbox/books").json()
+    assert books["charges"] == [] and books["settlement_failures"] == []
+
+
+def test_a_bad_mpp_credential_on_the_quote_is_refused(client: TestClient) -> None:
+    body = {"goal": "x"}
+    first = client.post(QUOTE, json=body)
+    good = _mpp_credential(first)
+    other_body = client.post(QUOTE, json={"goal": "y"}, headers={"authorization": good})
+    assert (
+        other_body.status_code == 409 and other_body.json()["error"] == "payment_request_mismatch"
+    )
+    task_402 = client.post("/svc/tasks", json={"task": "t", "email": "a@b.co"})
+    fee = _mpp_credential(task_402)  # made for the 1.50 USD task fee, not for 0
+    assert client.post(QUOTE, json=body, headers={"authorization": fee}).status_code == 409
+    bad_token = _mpp_credential(first, spt="not_a_token")
+    refused = client.post(QUOTE, json=body, headers={"authorization": bad_token})
+    assert refused.status_code == 401 and refused.json()["error"] == "identity_invalid"
+    malformed = client.post(QUOTE, json=body, headers={"authorization": "Payment !!!"})
+    assert malformed.status_code == 400

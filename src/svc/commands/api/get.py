@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from svc.api.discovery import merge, operations
+from svc.api.discovery import collect, operations
 from svc.cli.app import current
 from svc.commands.api.operations import checked_method, client
 from svc.context import AppContext
@@ -45,8 +45,7 @@ def get(
 def run(opts: GetOptions, ctx: AppContext) -> int:
     discovery = client(ctx)
     url = discovery.search_url(q=None, method=opts.method, path=opts.path, page=None)
-    pages = list(discovery.pages(url))
-    doc = merge(pages) if len(pages) > 1 else pages[0].doc
+    doc = collect(discovery.pages(url))  # whole operations: the detail shows each one
     found = operations(doc)
     if not found:
         which = f"{opts.method} {opts.path}" if opts.method else opts.path

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from svc.api.discovery import METHODS, DiscoveryClient, Page, merge, operations
+from svc.api.discovery import METHODS, DiscoveryClient, Page, collect, operations
 from svc.context import AppContext
 from svc.errors import UsageError
 from svc.ui.operations import draw_operations
@@ -25,9 +26,15 @@ def checked_method(method: str | None) -> str | None:
     return method.upper()
 
 
-def show_pages(app_ctx: AppContext, pages: list[Page], *, merged: bool) -> None:
-    """The operations of one page (with a hint when there are more) or of every page."""
-    doc = merge(pages) if merged else pages[0].doc
+def show_pages(app_ctx: AppContext, pages: Iterable[Page], *, merged: bool) -> None:
+    """The operations of one page (with a hint when there are more) or of every page, folded
+    as they come (a table keeps only the summaries; JSON the pages merged)."""
+    first: Page | None = None
+    if merged:
+        doc = collect(pages, slim=not app_ctx.output.json_mode, as_returned=False)
+    else:
+        first = next(iter(pages))
+        doc = first.doc
 
     def draw(out: Output, doc: dict[str, Any]) -> None:
         rows = operations(doc)
@@ -37,8 +44,8 @@ def show_pages(app_ctx: AppContext, pages: list[Page], *, merged: bool) -> None:
             out.note("no operation matches")
 
     app_ctx.output.show(doc, draw)
-    if not merged and pages[0].next_url:
-        app_ctx.output.note(more_hint(pages[0].doc.get("info")))
+    if first is not None and first.next_url:
+        app_ctx.output.note(more_hint(first.doc.get("info")))
 
 
 def more_hint(info: object) -> str:

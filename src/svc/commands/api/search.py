@@ -56,7 +56,7 @@ def run(opts: SearchOptions, ctx: AppContext) -> int:
     discovery = client(ctx)
     url = discovery.search_url(q=opts.query, method=opts.method, path=opts.path, page=opts.page)
     if opts.all_pages:
-        show_pages(ctx, list(discovery.pages(url)), merged=True)
+        show_pages(ctx, discovery.pages(url), merged=True)
     else:
         show_pages(ctx, [discovery.page(url)], merged=False)
     return 0

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import typer
 
-from svc.api.discovery import DiscoveryClient, merge, operations
+from svc.api.discovery import DiscoveryClient, collect, operations
 from svc.cli.app import current
 from svc.context import AppContext
 from svc.errors import UsageError
@@ -33,7 +33,7 @@ def show(slug: str = typer.Argument(..., metavar="SLUG", help="Service slug, e.g
 
 def run(opts: ShowOptions, app_ctx: AppContext) -> int:
     client = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url)
-    pages = list(client.pages(client.service_url(opts.slug), what=f"service {opts.slug}"))
-    doc = merge(pages) if len(pages) > 1 else pages[0].doc
+    pages = client.pages(client.service_url(opts.slug), what=f"service {opts.slug}")
+    doc = collect(pages, slim=not app_ctx.output.json_mode)  # a table needs only summaries
     app_ctx.output.show(doc, lambda out, d: draw_operations(out, operations(d)))
     return 0
