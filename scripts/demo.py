@@ -57,6 +57,10 @@ def run(
 def demo_env(home: Path, base_url: str) -> dict[str, str]:
     """The environment svc runs in: yours without SVC_* and CI, plus the throw-away home."""
     kept = {k: v for k, v in os.environ.items() if not k.startswith("SVC_") and k != "CI"}
+    # A proxy of your network (HTTP_PROXY, ...) has no business with a sandbox on loopback:
+    # svc honours NO_PROXY as curl does, so the demo lists loopback there.
+    for name in ("NO_PROXY", "no_proxy"):
+        kept[name] = ",".join(filter(None, (kept.get(name), "127.0.0.1,localhost,::1")))
     return {
         **kept,
         "SVC_BASE_URL": base_url,

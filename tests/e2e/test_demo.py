@@ -33,6 +33,9 @@ def hostile_env(home: Path, ledger_url: str) -> dict[str, str]:
         "SVC_BASE_URL": "https://pay.example.invalid",
         "SVC_RUNNER": "prod-runner-1",
         "CI": "1",
+        # The company's proxy (unreachable here): the sandbox on loopback must not go through it.
+        "HTTP_PROXY": "http://192.0.2.1:3128",
+        "https_proxy": "http://192.0.2.1:3128",
     }
 
 
