@@ -45,12 +45,14 @@ class Listening:
 
 
 def listen(host: str, port: int) -> Listening:
-    """Bind before serving, so a busy port is our error and port 0 has its number."""
+    """Bind before serving, so a busy port is our error and port 0 has its number (announced
+    at once: the listening socket queues what arrives before uvicorn accepts)."""
     address = loopback_address(host)
     family = socket.AF_INET6 if ":" in address else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.bind((address, port))
+        sock.listen(128)  # from now on a host's first request waits for uvicorn, not refused
     except OSError as exc:
         sock.close()
         raise _bind_error(address, port, exc) from None

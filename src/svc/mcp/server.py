@@ -25,6 +25,7 @@ from svc.mcp.rounds import InputNeeded, Rounds, input_required
 from svc.mcp.schemas import BY_NAME, OUTPUT_SCHEMAS, TOOLS, ToolSpec
 from svc.mcp.state import Call, ContextPool, PollGate
 from svc.mcp.tools import follow, info, reply, submit
+from svc.mcp.versions import VersionGate
 from svc.mcp.wire import AnsweringReader
 from svc.redact import Vault
 from svc.ui.output import Output
@@ -210,6 +211,7 @@ def build_server(pool: ContextPool) -> Server[Any]:
         on_list_resource_templates=handlers.list_templates,
         on_read_resource=handlers.read_resource,
     )
+    server.middleware.append(VersionGate())  # only the versions svc keeps its promises under
     handlers.rounds.install(server)
     return server
 
