@@ -55,7 +55,7 @@ class McpOptions:
 )
 def mcp(
     action: str | None = typer.Argument(
-        None, metavar="[token]", help="token: print the HTTP bearer token (made if missing)."
+        None, metavar="token", help="token: print the HTTP bearer token (made if missing)."
     ),
     http: bool = typer.Option(
         False, "--http", help="Serve Streamable HTTP on loopback instead of stdio."
