@@ -61,7 +61,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "llms": ("svc.commands.llms", "Print the service's agent guide (llms.txt)."),
     "config": ("svc.commands.config", "Read and write the config file's profiles."),
     "doctor": ("svc.commands.doctor", "Check the set-up (config, wallet, service, clock, caps)."),
-    "mcp": ("svc.commands.mcp", "Serve tasks, wallet and policy to an AI agent host (MCP, stdio)."),
+    "mcp": (
+        "svc.commands.mcp",
+        "Serve tasks, wallet and policy to an AI agent host (MCP: stdio, or HTTP on loopback).",
+    ),
     "sandbox": ("svc.commands.sandbox", "Run the local emulator of the whole service."),
     "completion": (
         "svc.commands.completion",

@@ -61,12 +61,21 @@ class Human:
 
     @property
     def reachable(self) -> bool:
-        """Whether the client declared it can show the person a form (elicitation)."""
+        """Whether the client declared it can show the person a form (elicitation) and this
+        channel can carry the question (stateless HTTP has no way back for the answer)."""
         caps = self._session.client_capabilities
-        return caps is not None and caps.elicitation is not None
+        return caps is not None and caps.elicitation is not None and self._session.can_send_request
 
-    async def _ask(self, message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
-        """The accepted form's content, or None (declined, cancelled, or the client failed)."""
+    def resumed(self, kind: str, key: str) -> Any:
+        """A value the question answered in this call was asked about (`svc.mcp.rounds`);
+        elicitation asks within the call, so nothing is ever resumed here."""
+        return None
+
+    async def _ask(
+        self, message: str, schema: dict[str, Any], about: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """The accepted form's content, or None (declined, cancelled, or the client failed).
+        `about` names the question for the 2026-07-28 rounds; elicitation needs no name."""
         if not self.reachable:
             return None
         try:
@@ -79,17 +88,18 @@ class Human:
             return None
         return dict(result.content)
 
-    async def confirm(self, message: str) -> bool:
-        content = await self._ask(message, CONFIRM_SCHEMA)
+    async def confirm(self, message: str, about: dict[str, Any]) -> bool:
+        content = await self._ask(message, CONFIRM_SCHEMA, about)
         return content is not None and content.get("pay") is True
 
-    def confirm_from_thread(self, message: str) -> bool:
+    def confirm_from_thread(self, message: str, about: dict[str, Any]) -> bool:
         """`confirm` from a worker thread started by `anyio.to_thread.run_sync`."""
-        return anyio.from_thread.run(self.confirm, message)
+        return anyio.from_thread.run(self.confirm, message, about)
 
-    async def secret(self, message: str, field: str) -> str | None:
-        """A value the person typed for `field`, or None if they gave none."""
-        content = await self._ask(message, secret_schema(field))
+    async def secret(self, message: str, field: str, task_id: str) -> str | None:
+        """A value the person typed for `field` of the task, or None if they gave none."""
+        about = {"kind": "secret", "task": task_id, "field": field}
+        content = await self._ask(message, secret_schema(field), about)
         value = content.get("value") if content else None
         if not isinstance(value, str) or not value.strip() or len(value) > 4000:
             return None

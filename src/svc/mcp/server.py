@@ -20,11 +20,12 @@ from mcp_types import INVALID_PARAMS
 from svc import __version__, paid_record
 from svc.errors import SvcError, UsageError
 from svc.mcp import resources
-from svc.mcp.human import Human
 from svc.mcp.results import Outcome, bounded, failure, success
+from svc.mcp.rounds import InputNeeded, Rounds, input_required
 from svc.mcp.schemas import BY_NAME, OUTPUT_SCHEMAS, TOOLS, ToolSpec
 from svc.mcp.state import Call, ContextPool, PollGate
 from svc.mcp.tools import follow, info, reply, submit
+from svc.mcp.versions import VersionGate
 from svc.mcp.wire import AnsweringReader
 from svc.redact import Vault
 from svc.ui.output import Output
@@ -102,10 +103,13 @@ class SvcServer:
         self.pool = pool
         self.gate = PollGate(pool.settings.min_poll_interval())
         self.vault = Vault()  # one per process: a secret typed once is kept out for good
+        self.rounds = Rounds()  # 2026-07-28: asks as input-required rounds, sealed state
 
-    def call_for(self, ctx: ServerRequestContext[Any]) -> Call:
+    def call_for(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams | None = None
+    ) -> Call:
         session = ctx.session
-        human = Human(session, ctx.request_id)
+        human = self.rounds.human_for(ctx, params)
         return Call(self.pool, self.gate, human, session.report_progress, self.vault)
 
     async def list_tools(
@@ -132,11 +136,13 @@ class SvcServer:
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        call = self.call_for(ctx)
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        call = self.call_for(ctx, params)
         with paid_record.scoped() as paid:  # each call's own: another call's payment is not its
             try:
                 outcome = await self._dispatch(call, params.name, dict(params.arguments or {}))
+            except InputNeeded as need:  # nothing signed or sent: the person answers first
+                return input_required(need)
             except SvcError as exc:
                 paid.settle(exc)  # a paid call's later failure never reads as nothing charged
                 return failure(exc, call.vault)
@@ -194,7 +200,7 @@ class SvcServer:
 
 def build_server(pool: ContextPool) -> Server[Any]:
     handlers = SvcServer(pool)
-    return Server(
+    server = Server(
         "svc",
         version=__version__,
         title="svc: paid tasks for a person",
@@ -205,6 +211,9 @@ def build_server(pool: ContextPool) -> Server[Any]:
         on_list_resource_templates=handlers.list_templates,
         on_read_resource=handlers.read_resource,
     )
+    server.middleware.append(VersionGate())  # only the versions svc keeps its promises under
+    handlers.rounds.install(server)
+    return server
 
 
 def serve_stdio(app: AppContext) -> int:

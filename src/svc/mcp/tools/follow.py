@@ -71,7 +71,7 @@ async def answer_secret(call: Call, task: TaskDetail, field: str) -> dict[str, A
     can carry it.
     """
 
-    value = await call.human.secret(secret_prompt(task, field), field)
+    value = await call.human.secret(secret_prompt(task, field), field, task.id)
     if value is None:
         return None
     call.vault.add(value)

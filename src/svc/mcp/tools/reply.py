@@ -76,7 +76,7 @@ async def _value_from_person(call: Call, task: TaskDetail, field: str) -> str:
             code="human_needed",
             hint="have the person run, in a terminal: " + reply_command(task.id, field),
         )
-    value = await call.human.secret(secret_prompt(task, field), field)
+    value = await call.human.secret(secret_prompt(task, field), field, task.id)
     if value is None:
         raise HumanNeededError(f"the person gave no {field}; nothing was sent", code="human_needed")
     call.vault.add(value)

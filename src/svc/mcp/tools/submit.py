@@ -36,7 +36,8 @@ def _submit(app: AppContext, human: Human, args: dict[str, Any]) -> Outcome:
     body = _body(app.settings, args)
     rail = str(args.get("pay") or app.settings.pay)
     cap = _cap(app.settings, args.get("max_price_usd"))
-    request_id = args.get("request_id")
+    # The next round of an approval asked under 2026-07-28 resumes the request it named.
+    request_id = args.get("request_id") or human.resumed("pay", "request_id")
     if request_id is None and not args.get("allow_duplicate"):
         _refuse_duplicate(app, body)
     rid = str(request_id or new_request_id())
@@ -106,7 +107,15 @@ def approver(
             f"Limit per call: {for_people(settings.max_price_usd)}. Nothing is signed unless you "
             "tick Pay."
         )
-        return human.confirm_from_thread(message)
+        # The person's "pay" answers this payment only: same request, rail, amount, recipient.
+        about = {
+            "kind": "pay",
+            "request_id": request_id,
+            "rail": rail,
+            "amount_atomic": amount_atomic,
+            "pay_to": pay_to,
+        }
+        return human.confirm_from_thread(message, about)
 
     return approve
 

@@ -1,0 +1,135 @@
+"""What stands before `svc mcp --http`: loopback names only, no foreign page, the token.
+
+Anything on this machine can reach a loopback port, including a web page in the person's
+browser (a form or `fetch` posting to http://127.0.0.1:PORT) and, through DNS rebinding, a
+page whose own host name now resolves to 127.0.0.1. So every request, before the MCP SDK
+reads a byte of it, must:
+
+- name this server in `Host` (127.0.0.1, localhost or [::1], with our port): a rebound name
+  is refused with 421, as the MCP spec asks of local servers;
+- carry no `Origin`, or our own: a page of any other origin is refused with 403 (a browser
+  always sends `Origin` on a cross-origin POST, and on a rebinding attack it is the
+  attacker's);
+- have no query string: a token in a URL ends up in logs, histories and Referer headers, so
+  it is refused (400) even when right, and the person is told to rotate it;
+- carry `Authorization: Bearer <token>`, compared in constant time: else 401.
+
+The refusals are short JSON bodies with no detail an attacker could use.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+from urllib.parse import parse_qsl
+
+from svc.errors import UsageError
+from svc.mcp.http_token import TokenCheck
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def loopback_address(host: str) -> str:
+    """The address to bind: a loopback one, else a usage error (exit 2). `localhost` is taken
+    as 127.0.0.1 rather than looked up: a hosts file may point it elsewhere."""
+    literal = "127.0.0.1" if host == "localhost" else host.strip("[]")
+    try:
+        loopback = ipaddress.ip_address(literal).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        raise UsageError(
+            f"refusing to serve MCP on {host}: svc mcp --http listens on loopback only",
+            hint="use --host 127.0.0.1 (the default) or ::1; a host on another machine should "
+            "run its own svc",
+        )
+    return literal
+
+
+def allowed_hosts(bound: str, port: int) -> frozenset[str]:
+    """Host header values that name this server: the loopback names and the bound address."""
+    names = {*LOOPBACK_NAMES, f"[{bound}]" if ":" in bound else bound}
+    return frozenset(f"{name}:{port}" for name in names)
+
+
+class Guard:
+    """ASGI middleware: Host, Origin, query string and bearer token, in that order."""
+
+    def __init__(
+        self, app: ASGIApp, *, hosts: frozenset[str], token: TokenCheck, warn: Callable[[str], None]
+    ) -> None:
+        self._app = app
+        self._hosts = hosts
+        self._origins = frozenset(f"http://{host}" for host in hosts)
+        self._token = token
+        self._warn = warn
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # lifespan events pass; websockets are never served
+            if scope["type"] == "lifespan":
+                await self._app(scope, receive, send)
+            return
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            status, code, message, extra = refusal
+            await _answer(send, status, code, message, extra)
+            return
+        await self._app(scope, receive, send)
+
+    def _refusal(self, scope: Scope) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
+        headers = _headers(scope)
+        if headers.get("host") not in self._hosts:
+            return 421, "wrong_host", "this server answers only to its loopback address", []
+        origin = headers.get("origin")
+        if origin is not None and origin not in self._origins:
+            return 403, "forbidden_origin", "requests from web pages are refused", []
+        query = scope.get("query_string", b"")
+        if query:
+            self._warn_if_token_in(query)
+            return 400, "query_refused", "no query string: send the token in a header", []
+        if not self._authorized(headers.get("authorization", "")):
+            challenge = [(b"www-authenticate", b'Bearer realm="svc mcp"')]
+            return 401, "unauthorized", "a bearer token is required", challenge
+        return None
+
+    def _authorized(self, header: str) -> bool:
+        scheme, _, presented = header.partition(" ")
+        return scheme.lower() == "bearer" and bool(presented) and self._token.matches(presented)
+
+    def _warn_if_token_in(self, query: bytes) -> None:
+        values = [value for _, value in parse_qsl(query.decode("latin-1"), keep_blank_values=True)]
+        if any(self._token.matches(value) for value in values):
+            self._warn(
+                "a request carried the MCP bearer token in its URL, where logs and histories "
+                "keep it; it was refused. Replace the token: svc mcp token --rotate"
+            )
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    """The request's headers; a header sent twice counts as sent wrong (never the first)."""
+    found: dict[str, str] = {}
+    for raw_name, raw_value in scope.get("headers", []):
+        name = raw_name.decode("latin-1").lower()
+        found[name] = "" if name in found else raw_value.decode("latin-1")
+    return found
+
+
+async def _answer(
+    send: Send, status: int, code: str, message: str, extra: list[tuple[bytes, bytes]]
+) -> None:
+    body = json.dumps({"error": code, "detail": message}).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *extra,
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,134 @@
+"""`svc mcp --http`: the same server over Streamable HTTP, on loopback, behind `Guard`.
+
+Stateless, as the 2026-07-28 protocol has it: every POST is served on its own, and nothing
+is kept between requests but the sealed request state (`svc.mcp.rounds`) and the ledger. A
+2025 client therefore has no back channel here: it cannot be asked, so its payments and
+secrets are refused with the way out (stdio, a 2026-07-28 client, `mcp_preapproved_usd`),
+never paid unasked.
+
+The token is read from the secret store, never from argv or the environment, and printed
+only the once it is made. uvicorn's access log is off: it would print every URL.
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from svc.errors import UsageError
+from svc.mcp import http_token
+from svc.mcp.guard import Guard, allowed_hosts, loopback_address
+from svc.mcp.server import build_server
+from svc.mcp.state import ContextPool
+from svc.ui.output import Output
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+    from svc.context import AppContext
+
+PATH = "/mcp"
+
+
+@dataclass(frozen=True)
+class Listening:
+    sock: socket.socket
+    address: str
+    port: int
+
+    @property
+    def url(self) -> str:
+        shown = f"[{self.address}]" if ":" in self.address else self.address
+        return f"http://{shown}:{self.port}{PATH}"
+
+
+def listen(host: str, port: int) -> Listening:
+    """Bind before serving, so a busy port is our error and port 0 has its number (announced
+    at once: the listening socket queues what arrives before uvicorn accepts)."""
+    address = loopback_address(host)
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.bind((address, port))
+        sock.listen(128)  # from now on a host's first request waits for uvicorn, not refused
+    except OSError as exc:
+        sock.close()
+        raise _bind_error(address, port, exc) from None
+    return Listening(sock, address, sock.getsockname()[1])
+
+
+def _bind_error(address: str, port: int, exc: OSError) -> UsageError:
+    if exc.errno == errno.EADDRINUSE:
+        return UsageError(
+            f"port {port} on {address} is already in use",
+            hint="use --port N for another port (0 picks a free one)",
+        )
+    return UsageError(f"cannot listen on {address}:{port}: {exc.strerror or exc}")
+
+
+def build_app(pool: ContextPool, where: Listening, token: http_token.TokenCheck) -> Any:
+    """The SDK's Streamable HTTP app, stateless, wrapped in the guard."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    server = build_server(pool)
+    hosts = allowed_hosts(where.address, where.port)
+    # The SDK's own rebinding check stays on behind ours, with the same exact lists.
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=sorted(hosts),
+        allowed_origins=sorted(f"http://{host}" for host in hosts),
+    )
+    inner: Starlette = server.streamable_http_app(
+        streamable_http_path=PATH, stateless_http=True, transport_security=security
+    )
+    return Guard(inner, hosts=hosts, token=token, warn=pool.output.warn)
+
+
+def serve_http(app: AppContext, host: str, port: int) -> int:
+    """Serve until interrupted; the CLI's settings, never a prompt."""
+    import uvicorn
+
+    where = listen(host, port)
+    settings = app.settings
+    settings.no_input = True  # a person is reached only through the client
+    store = app.secrets
+    token, made = http_token.ensure(store)
+    announce(app.output, where, token if made else None)
+    pool = ContextPool(settings, Output.for_protocol(), app.config)
+    check = http_token.TokenCheck(lambda: http_token.stored(store))
+    config = uvicorn.Config(
+        build_app(pool, where, check),
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        server_header=False,
+        date_header=False,
+    )
+    app.output.info(
+        f"svc mcp: serving MCP over HTTP at {where.url} "
+        f"(profile {settings.profile}, {settings.base_url}); Ctrl-C stops it"
+    )
+    try:
+        uvicorn.Server(config).run(sockets=[where.sock])
+    finally:
+        pool.close()
+        where.sock.close()
+    return 0
+
+
+def announce(output: Output, where: Listening, new_token: str | None) -> None:
+    """The host's configuration: the URL always, the token only the once it is made."""
+    output.line(f"MCP_URL={where.url}")
+    if new_token is None:
+        output.info(
+            "svc mcp: hosts send the bearer token made earlier (svc mcp token shows it, "
+            "svc mcp token --rotate replaces it)"
+        )
+        return
+    output.line(f"MCP_TOKEN={new_token}")
+    output.info(
+        "svc mcp: a new bearer token was made and is shown this once; give the host the URL "
+        "and the header 'Authorization: Bearer <MCP_TOKEN>'. svc mcp token shows it again."
+    )

@@ -1,0 +1,285 @@
+"""`svc mcp --http` (issue 31.4): Streamable HTTP on loopback behind a bearer token.
+
+The attacks first, as a web page in the person's browser or a rebinding name would make them,
+against the real `svc mcp --http` process: no token, a token in the URL, a foreign Origin, a
+wrong Host, a non-loopback bind. Then the SDK's own client, pinned to 2026-07-28, pays over
+HTTP after the person approves in an input-required round; a 2025 client, which a stateless
+server cannot ask, is refused with nothing paid.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from tests.conftest import SVC, Cli, Sandbox, unique_email
+from tests.e2e.test_mcp import Person, run
+
+pytestmark = pytest.mark.e2e
+
+LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"},
+    },
+}
+HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+
+@dataclass
+class Served:
+    url: str
+    token: str | None  # printed only by the run that made it
+    proc: subprocess.Popen[str]
+    stdout: list[str]
+    stderr: Path
+
+    def post(self, body: Any = INIT, **headers: str) -> httpx.Response:
+        return httpx.post(self.url, json=body, headers={**HEADERS, **headers}, timeout=10)
+
+
+@contextmanager
+def http_server(cli: Cli, *extra: str) -> Iterator[Served]:
+    stderr = cli.home / f"http-stderr-{uuid.uuid4().hex[:8]}.txt"
+    with stderr.open("w") as err:
+        proc = subprocess.Popen(
+            [SVC, "mcp", "--http", "--port", "0", *extra],
+            env=cli.env,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+        )
+    try:
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline().strip()]
+        if not lines[0].startswith("MCP_URL="):
+            pytest.fail(f"no URL: {lines} {stderr.read_text()}")
+        url = lines[0].split("=", 1)[1]
+        token = None
+        if "a new bearer token" in _wait_for(stderr, "serving MCP over HTTP"):
+            lines.append(proc.stdout.readline().strip())
+            token = lines[1].split("=", 1)[1]
+        yield Served(url, token, proc, lines, stderr)
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)  # Ctrl-C
+        code = proc.wait(timeout=15)
+    assert code in (0, 130, 143), code  # 128 + the signal, as every command ends on one
+    assert "Traceback" not in stderr.read_text()
+
+
+def _wait_for(path: Path, text: str) -> str:
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        found = path.read_text()
+        if text in found:
+            return found
+        time.sleep(0.05)
+    pytest.fail(f"server did not start: {path.read_text()}")
+
+
+def token_of(cli: Cli) -> str:
+    return cli.ok("mcp", "token").stdout.strip()
+
+
+def test_a_non_loopback_address_is_refused_before_anything_listens(cli: Cli) -> None:
+    for host in ("0.0.0.0", "::", "192.168.1.10", "example.com", "127.0.0.1.nip.io"):
+        result = cli("mcp", "--http", "--host", host, "--port", "0")
+        assert result.returncode == 2, (host, result.stderr)
+        assert "loopback only" in result.stderr
+    assert "mcp_http_token" not in _secret_file(cli)  # refused before a token was made
+
+
+def _secret_file(cli: Cli) -> str:
+    path = cli.home / "config" / "secrets.json"
+    return path.read_text() if path.exists() else ""
+
+
+def test_a_request_without_the_right_token_gets_401(cli: Cli) -> None:
+    with http_server(cli) as served:
+        assert served.token is not None
+        for headers in (
+            {},
+            {"authorization": "Bearer wrong"},
+            {"authorization": f"Basic {served.token}"},
+            {"authorization": f"Bearer {served.token[:-1]}"},
+            {"authorization": "Bearer"},
+        ):
+            answer = served.post(**headers)
+            assert answer.status_code == 401, (headers, answer.text)
+            assert answer.headers["www-authenticate"].startswith("Bearer")
+            assert "mcp" not in answer.text.lower() or "jsonrpc" not in answer.text
+        twice = httpx.post(
+            served.url,
+            json=INIT,
+            headers=[
+                *HEADERS.items(),
+                ("authorization", f"Bearer {served.token}"),
+                ("authorization", "Bearer other"),
+            ],
+            timeout=10,
+        )
+        assert twice.status_code == 401  # two Authorization headers: neither is believed
+        assert served.post(authorization=f"Bearer {served.token}").status_code == 200
+
+
+def test_a_token_in_the_query_string_is_refused_and_the_person_told(cli: Cli) -> None:
+    with http_server(cli) as served:
+        token = served.token
+        assert token is not None
+        for query in (f"?token={token}", f"?access_token={token}", "?x=1"):
+            answer = httpx.post(served.url + query, json=INIT, headers=HEADERS, timeout=10)
+            assert answer.status_code == 400, answer.text
+        authorized = httpx.post(
+            served.url + "?x=1",
+            json=INIT,
+            headers={**HEADERS, "authorization": f"Bearer {token}"},
+            timeout=10,
+        )
+        assert authorized.status_code == 400  # a URL never carries anything we accept
+        log = served.stderr.read_text()
+        assert "svc mcp token --rotate" in log
+        assert token not in log  # the warning does not repeat it
+
+
+def test_a_web_page_of_another_origin_gets_403(cli: Cli) -> None:
+    with http_server(cli) as served:
+        auth = f"Bearer {served.token}"
+        port = served.url.split(":")[2].split("/")[0]
+        for origin in (
+            "http://evil.example",
+            "null",
+            "http://127.0.0.1:1",
+            f"https://127.0.0.1:{port}",
+            f"http://127.0.0.1.evil.example:{port}",
+        ):
+            answer = served.post(origin=origin, authorization=auth)
+            assert answer.status_code == 403, (origin, answer.text)
+        preflight = httpx.options(
+            served.url,
+            headers={"origin": "http://evil.example", "access-control-request-method": "POST"},
+        )
+        assert preflight.status_code == 403
+        assert "access-control-allow-origin" not in preflight.headers
+        # Without a token, a foreign page learns nothing more than 403 either.
+        assert served.post(origin="http://evil.example").status_code == 403
+        assert served.post(origin=f"http://127.0.0.1:{port}", authorization=auth).is_success
+
+
+def test_a_rebound_host_name_gets_421(cli: Cli) -> None:
+    with http_server(cli) as served:
+        auth = f"Bearer {served.token}"
+        port = served.url.split(":")[2].split("/")[0]
+        for host in ("evil.example", f"evil.example:{port}", "127.0.0.1", "127.0.0.1:1"):
+            answer = served.post(host=host, authorization=auth)
+            assert answer.status_code == 421, (host, answer.text)
+        assert served.post(host=f"localhost:{port}", authorization=auth).is_success
+
+
+def test_the_token_is_printed_once_and_never_in_argv_or_logs(cli: Cli) -> None:
+    with http_server(cli) as first:
+        token = first.token
+        assert token is not None and token.startswith("svcmcp_") and len(token) > 40
+        cmdline = Path(f"/proc/{first.proc.pid}/cmdline").read_bytes()
+        environ = Path(f"/proc/{first.proc.pid}/environ").read_bytes()
+        assert token.encode() not in cmdline and token.encode() not in environ
+        assert first.post(authorization=f"Bearer {token}").status_code == 200
+        assert first.post().status_code == 401
+        assert token not in first.stderr.read_text()
+    with http_server(cli) as second:
+        assert second.token is None  # not printed again
+        assert all(token not in line for line in second.stdout)
+        assert token_of(cli) == token  # shown on request
+        rotated = cli.ok("mcp", "token", "--rotate").stdout.strip()
+        assert rotated != token
+        deadline = time.monotonic() + 10
+        while second.post(authorization=f"Bearer {token}").status_code != 401:
+            assert time.monotonic() < deadline, "the rotated-out token still works"
+            time.sleep(0.2)
+        assert second.post(authorization=f"Bearer {rotated}").status_code == 200
+    assert token not in second.stderr.read_text() and rotated not in second.stderr.read_text()
+
+
+def _client(served: Served, token: str, **kwargs: Any) -> Client:
+    http = httpx2.AsyncClient(headers={"authorization": f"Bearer {token}"}, timeout=30)
+    return Client(streamable_http_client(served.url, http_client=http), **kwargs)
+
+
+def test_the_sdk_client_pays_over_http_after_the_person_approves(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    person = Person(pay=True)
+    with http_server(cli) as served:
+        assert served.token is not None
+
+        async def body() -> None:
+            async with _client(
+                served, served.token or "", mode="2026-07-28", elicitation_callback=person
+            ) as client:
+                tools = {t.name for t in (await client.list_tools()).tools}
+                assert "submit_task" in tools
+                paid = await client.call_tool(
+                    "submit_task", {"task": "Renew my books #complete", "email": unique_email()}
+                )
+                assert not paid.is_error, paid.content
+                doc = paid.structured_content
+                assert isinstance(doc, dict)
+                assert len(sandbox.charges_for(doc["request_id"])) == 1
+                assert len(person.payment_questions()) == 1
+
+        run(body)
+
+
+def test_a_2025_client_which_stateless_http_cannot_ask_pays_nothing(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    person = Person(pay=True)
+    rid = f"req_{uuid.uuid4().hex}"
+    with http_server(cli) as served:
+
+        async def body() -> None:
+            async with _client(
+                served, served.token or "", mode="legacy", elicitation_callback=person
+            ) as client:
+                spend = await client.call_tool("spend", {})
+                assert not spend.is_error
+                refused = await client.call_tool(
+                    "submit_task",
+                    {
+                        "task": "Renew my books #complete",
+                        "email": unique_email(),
+                        "request_id": rid,
+                    },
+                )
+                assert refused.is_error
+                text = refused.content[0].text  # type: ignore[union-attr]
+                assert "payment_not_approved" in text and "cannot ask the person" in text, text
+
+        run(body)
+    assert sandbox.charges_for(rid) == []
+    assert person.asked == []
+
+
+def test_sigterm_stops_the_server_and_frees_the_port(cli: Cli) -> None:
+    with http_server(cli) as served:
+        served.proc.send_signal(signal.SIGTERM)
+        assert served.proc.wait(timeout=15) == 143
+    with pytest.raises(httpx.TransportError):
+        served.post()
