@@ -76,10 +76,17 @@ SWITCH_FLAGS: dict[str, str] = {
 }
 # Flags after which stdout carries JSON (errors then also go to stdout as a JSON document).
 JSON_FLAGS = ("--json", "--jq", "--template")
+# Flags whose stdout is what a program made of the answer: a failure leaves it empty (issue
+# 30.1), or `id=$(svc submit ... --jq .id)` would take the error object for an id.
+SHAPING_FLAGS = ("--jq", "--template")
 
 
 def json_flag_given(argv: list[str]) -> bool:
     return any(arg.partition("=")[0] in JSON_FLAGS for arg in argv)
+
+
+def shaping_flag_given(argv: list[str]) -> bool:
+    return any(arg.partition("=")[0] in SHAPING_FLAGS for arg in argv)
 
 
 def split_json_fields(argv: list[str], commands: set[str] | frozenset[str]) -> list[str]:
