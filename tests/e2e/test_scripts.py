@@ -45,3 +45,19 @@ def test_a_usage_error_under_jq_leaves_stdout_empty(cli: Cli) -> None:
     result = cli("poll", "--jq", ".state")
     assert result.returncode == 2 and result.stdout == ""
     assert "Missing argument" in result.stderr
+
+
+# --- 2. svc tasks says when it cut the list ------------------------------------------------
+
+
+def test_a_cut_list_says_so_and_all_lists_everything(cli: Cli, sandbox: Sandbox) -> None:
+    for n in range(4):
+        refused_submit(cli)  # four rows, nothing paid, nothing sent
+    cut = cli.ok("tasks", "--limit", "3", "--jq", "length")
+    assert cut.stdout.strip() == "3"
+    assert "showing 3 of 4 (--limit N, --all)" in cut.stderr
+    for flags in (["--all"], ["--limit", "0"], ["--limit", "4"]):
+        whole = cli.ok("tasks", *flags, "--jq", "length")
+        assert whole.stdout.strip() == "4" and "showing" not in whole.stderr, flags
+    narrowed = cli.ok("tasks", "--since", "1h", "--limit", "2", "--json")
+    assert len(narrowed.json()) == 2 and "showing 2 of 4" in narrowed.stderr

@@ -214,6 +214,17 @@ def test_task_states_recent_tasks_and_order(ledger: LedgerStore) -> None:
     assert [r.request_id for r in ledger.recent_same_task(body, 0.0)] == ["req_2"]
 
 
+def test_submissions_are_counted_without_reading_them(ledger: LedgerStore) -> None:
+    assert ledger.count_submissions() == 0
+    journaled(ledger, "req_1")
+    middle = time.time()
+    time.sleep(0.01)
+    journaled(ledger, "req_2")
+    journaled(ledger, "req_3")
+    assert ledger.count_submissions() == 3
+    assert ledger.count_submissions(since=middle) == 2
+
+
 def test_pins_and_confirmed_hosts_hold_for_every_later_reader(where: str) -> None:
     first, second = opened(where, "runner-a"), opened(where, "runner-b")
     try:

@@ -26,6 +26,8 @@ _DURATION = re.compile(r"([0-9]{1,6})([mhdw])", re.ASCII)
 
 @app.command(
     help="List the tasks submitted from here (on a shared ledger, by the fleet), newest first.\n\n"
+    "The newest 50 are shown unless --limit N or --all says otherwise; a cut list says so on "
+    "stderr (showing 50 of 351). "
     "The service has no list call; the ledger remembers every submission, its request id, "
     "payment and last known state. --refresh polls the live ones first (free calls, a few at "
     "a time, only for this base URL; a row that cannot be read is marked and the others go "
@@ -38,11 +40,14 @@ _DURATION = re.compile(r"([0-9]{1,6})([mhdw])", re.ASCII)
     "  svc tasks\n"
     "  svc tasks --refresh --state blocked_on_user\n"
     "  svc tasks --since 2h --state completed,failed\n"
-    "  svc tasks --json | jq -r '.[] | select(.state==\"blocked_on_user\") | .task_id'\n"
+    "  svc tasks --all --json | jq -r '.[] | select(.state==\"blocked_on_user\") | .task_id'\n"
     "  svc tasks --runner ci-7"
 )
 def tasks(
-    limit: int = typer.Option(50, "--limit", "-n", min=1, metavar="N", help="At most N rows."),
+    limit: int = typer.Option(
+        50, "--limit", "-n", min=0, metavar="N", help="At most N rows, newest first (0: all)."
+    ),
+    every: bool = typer.Option(False, "--all", help="Every row (the same as --limit 0)."),
     state: list[str] | None = typer.Option(
         None,
         "--state",
@@ -65,7 +70,7 @@ def tasks(
     ),
 ) -> None:
     opts = TasksOptions(
-        limit=limit,
+        limit=0 if every else limit,
         states=parse_states(state or []),
         since=parse_since(since),
         refresh=refresh,
@@ -78,6 +83,8 @@ def run(opts: TasksOptions, ctx: AppContext) -> int:
     """Show the listing; a failed refresh of some rows is a warning, not a failure."""
     listing = collect(opts, ctx)
     ctx.output.show(listing.documents(), lambda out, _: views.task_list(out, listing))
+    if listing.cut:  # on stderr, whatever the mode: `--jq length` must not pass for "all"
+        ctx.output.note(f"showing {len(listing.rows)} of {listing.total} (--limit N, --all)")
     if listing.errors:
         first = next(iter(listing.errors.values()))
         count = plural(len(listing.errors), "task")

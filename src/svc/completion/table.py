@@ -421,10 +421,13 @@ TABLE: dict[str, Any] = {'args': [],
               'tasks': {'args': [],
                         'help': 'List the tasks submitted from here (a shared ledger: the '
                                 "fleet's).",
-                        'options': [{'help': 'At most N rows.',
+                        'options': [{'help': 'At most N rows, newest first (0: all).',
                                      'kind': 'text',
                                      'names': ['--limit', '-n'],
                                      'value': True},
+                                    {'help': 'Every row (the same as --limit 0).',
+                                     'names': ['--all'],
+                                     'value': False},
                                     {'help': 'Only these states (repeat, or a comma list): '
                                              'pending, blocked_on_user, completed, failed, '
                                              'cancelled.',

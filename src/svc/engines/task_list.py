@@ -29,7 +29,7 @@ TASK_STATES = ("pending", "blocked_on_user", "completed", "failed", "cancelled")
 
 @dataclass(frozen=True)
 class TaskQuery:
-    """Which rows: the newest `limit`, of some states, since a time; refreshed or not."""
+    """Which rows: the newest `limit` (0: all), of some states, since a time; refreshed or not."""
 
     limit: int = 50
     states: tuple[str, ...] = ()  # empty: every state
@@ -44,6 +44,12 @@ class Listing:
     filtered: bool = False  # --state or --since narrowed the rows
     errors: dict[str, str] = field(default_factory=dict)  # request id -> why not refreshed
     now: float = field(default_factory=time.time)
+    total: int = 0  # the rows that matched before `limit` cut them
+
+    @property
+    def cut(self) -> bool:
+        """The limit left rows out (`svc tasks` says so: a script must not take 50 for all)."""
+        return self.total > len(self.rows)
 
     def documents(self) -> list[dict[str, Any]]:
         docs = []
@@ -60,18 +66,24 @@ def collect(opts: TaskQuery, app: AppContext) -> Listing:
     ledger = app.ledger_to_read()
     if ledger is None:
         return Listing([], filtered)  # nothing submitted from here: no ledger is made to say so
-    unbounded = bool(opts.states) or opts.refresh or opts.runner is not None
-    rows = ledger.submissions(limit=None if unbounded else opts.limit)
+    limit = opts.limit or None
+    unbounded = limit is None or bool(opts.states) or opts.refresh or opts.runner is not None
+    rows = ledger.submissions(limit=None if unbounded else limit)
+    # The newest `limit` rows came back: how many there are is one count, not a read of all.
+    total = (
+        None if unbounded or len(rows) < opts.limit else ledger.count_submissions(since=opts.since)
+    )
     if opts.runner is not None:
         rows = [r for r in rows if r.runner == opts.runner]
     if opts.since is not None:
         rows = [r for r in rows if r.created_at >= opts.since]
     listing = Listing(rows, filtered)
     if opts.refresh:
-        refresh(app, listing, rows if opts.states else rows[: opts.limit])
+        refresh(app, listing, rows if opts.states else rows[:limit])
     if opts.states:
         listing.rows = [r for r in rows if r.state in opts.states]
-    listing.rows = listing.rows[: opts.limit]
+    listing.total = len(listing.rows) if total is None else total
+    listing.rows = listing.rows[:limit]
     return listing
 
 

@@ -89,6 +89,9 @@ class Ledger:
     def submissions(self, *, limit: int | None = None) -> list[Submission]:
         return self._rows.newest_first(limit=limit)
 
+    def count_submissions(self, *, since: float | None = None) -> int:
+        return self._rows.count(since=since)
+
     def recent_same_task(self, body: dict[str, Any], since: float) -> list[Submission]:
         return self._rows.recent_same_task(body, since)
 

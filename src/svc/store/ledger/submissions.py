@@ -27,6 +27,13 @@ class Submissions:
             sql += f" LIMIT {int(limit)}"
         return [Submission(**dict(row)) for row in self.db.execute(sql)]
 
+    def count(self, *, since: float | None = None) -> int:
+        """How many rows (created at or after `since`): what a cut list is a part of."""
+        row = self.db.execute(
+            "SELECT COUNT(*) AS n FROM submissions WHERE created_at >= ?", (since or 0.0,)
+        ).fetchone()
+        return int(row["n"])
+
     def recent_same_task(self, body: dict[str, Any], since: float) -> list[Submission]:
         """Submissions of this very body (task and e-mail) created since `since`, newest first."""
         rows = self.db.execute(
