@@ -61,3 +61,64 @@ def test_a_cut_list_says_so_and_all_lists_everything(cli: Cli, sandbox: Sandbox)
         assert whole.stdout.strip() == "4" and "showing" not in whole.stderr, flags
     narrowed = cli.ok("tasks", "--since", "1h", "--limit", "2", "--json")
     assert len(narrowed.json()) == 2 and "showing 2 of 4" in narrowed.stderr
+
+
+# --- 4. tasks the service no longer knows --------------------------------------------------
+
+
+def test_watch_all_marks_a_task_the_service_forgot_and_watches_the_rest(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    done = cli.ok("submit", "Still known #complete", "--email", unique_email()).json()["id"]
+    forgot = cli.ok("submit", "Forgotten #complete", "--email", unique_email()).json()["id"]
+    sandbox.advance(30)
+    # What a restarted sandbox answers for a task it no longer has.
+    sandbox.faults({"kind": "status", "status": 404, "path": f"/svc/tasks/{forgot}", "count": 50})
+    result = cli("watch", "--all", "--no-input", "--interval", "0.2", "--json")
+    assert result.returncode == 0, result.stderr
+    named = [line for line in result.stderr.splitlines() if forgot in line]
+    assert len(named) == 1 and "marked gone" in named[0], result.stderr  # one warning
+    lines = result.lines()
+    assert {"id": forgot, "state": "gone"} in lines
+    assert [line["state"] for line in lines if line["id"] == done][-1] == "completed"
+    states = {row["task_id"]: row["state"] for row in cli.ok("tasks", "--json").json()}
+    assert states == {done: "completed", forgot: "gone"}
+    again = cli("watch", "--all", "--no-input", "--interval", "0.2")
+    assert again.returncode == 0 and forgot not in again.stderr  # gone: not live any more
+    assert cli("watch", forgot, "--no-input").returncode == 7  # a typed id stays not found
+    assert forgot in cli.ok("tasks", "--state", "gone", "--json").stdout
+
+
+def test_prune_and_forget_remove_notes_and_never_money_without_force(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    refused, _ = refused_submit(cli)
+    paid = cli.ok("submit", "Paid and gone #complete", "--email", unique_email()).json()["id"]
+    sandbox.faults({"kind": "status", "status": 404, "path": f"/svc/tasks/{paid}", "count": 50})
+    cli.ok("tasks", "--refresh")  # a 404 marks it gone here too
+    assert cli.ok("tasks", "--state", "gone", "--jq", ".[].task_id").stdout.strip() == paid
+
+    kept = cli("tasks", "prune", "--gone", "--refused", "--json")
+    assert kept.returncode == 0, kept.stderr
+    assert [r["request_id"] for r in kept.json()["forgotten"]] == [refused]
+    assert [r["task_id"] for r in kept.json()["kept"]] == [paid]
+
+    refusal = cli("tasks", "forget", paid)
+    assert refusal.returncode == 2 and "paid 1.50 USD by x402" in refusal.stderr
+    assert refusal.stdout == "" or refusal.json()["error"] == "ledger_row_is_money"
+    assert paid in cli.ok("tasks", "--json").stdout  # nothing removed
+
+    forced = cli("tasks", "forget", paid, "--force", "--json")
+    assert forced.returncode == 0, forced.stderr
+    assert f"forgetting task {paid}" in forced.stderr and "paid 1.50 USD" in forced.stderr
+    assert cli.ok("tasks", "--json").json() == []
+    assert cli.ok("spend", "--json").json()["cap"]["exposed_today_usd"] == "1.500000"
+    missing = cli("tasks", "forget", "task_0000000000000000")
+    assert missing.returncode == 7 and "nothing was removed" in missing.stderr
+
+
+def test_tasks_alone_still_lists(cli: Cli, sandbox: Sandbox) -> None:
+    refused_submit(cli)
+    assert len(cli.ok("tasks").json()) == 1  # piped: the JSON list, as the contract says
+    assert "forget" in cli.ok("tasks", "--help").stdout
+    assert cli("tasks", "prune").returncode == 2  # say which rows

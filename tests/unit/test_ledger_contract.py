@@ -225,6 +225,22 @@ def test_submissions_are_counted_without_reading_them(ledger: LedgerStore) -> No
     assert ledger.count_submissions(since=middle) == 2
 
 
+def test_a_forgotten_row_leaves_the_cap_its_record(ledger: LedgerStore) -> None:
+    """`svc tasks forget --force` removes the row `svc spend` reads; what was signed today
+    still counts against the cap (the authorizations stay)."""
+    signed(ledger, "req_paid")
+    accepted(ledger, "req_paid", "task_paid")
+    journaled(ledger, "req_note")
+    ledger.set_task_state("task_paid", "gone")
+    rows = {r.request_id: r for r in ledger.submissions()}
+    assert rows["req_paid"].money and not rows["req_note"].money
+    assert rows["req_paid"].state == "gone"
+    ledger.forget("req_paid")
+    ledger.forget("req_note")
+    assert ledger.submissions() == [] and ledger.count_submissions() == 0
+    assert ledger.exposure(0.0) == 1_500_000
+
+
 def test_pins_and_confirmed_hosts_hold_for_every_later_reader(where: str) -> None:
     first, second = opened(where, "runner-a"), opened(where, "runner-b")
     try:

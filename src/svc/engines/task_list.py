@@ -3,7 +3,7 @@
 The service has no list call, so the ledger is the list. `--refresh` polls the rows whose last
 known state is live (a final state never changes), only for this base URL (a task id is never
 sent to a service other than the one that issued it), a few at a time; a poll that fails marks
-its row and the others go on.
+its row and the others go on, and a task the service answers 404 for is marked `gone`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from svc.api.models import FINAL_STATES
 from svc.context import AppContext
-from svc.errors import SvcError
+from svc.errors import NotFoundError, SvcError
+from svc.store.ledger.rows import GONE
 
 if TYPE_CHECKING:
     from httpx import Auth
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
     from svc.store.ledger import Submission
 
 REFRESH_THREADS = 8  # free GETs, but a real host should not see a burst
-TASK_STATES = ("pending", "blocked_on_user", "completed", "failed", "cancelled")
+# The service's states, and the ledger's own `gone` (the service answered 404 for the task).
+TASK_STATES = ("pending", "blocked_on_user", "completed", "failed", "cancelled", GONE)
 
 
 @dataclass(frozen=True)
@@ -110,9 +112,12 @@ def refresh(app: AppContext, listing: Listing, rows: list[Submission]) -> None:
 
 
 def _poll(tasks: TaskClient, auth: Auth | None, task_id: str) -> tuple[str | None, str | None]:
-    """(the task's state now, None) or (None, why it could not be read)."""
+    """(the task's state now, None) or (None, why it could not be read); a task the service
+    no longer knows (404) is `gone`, which a later answer about it overwrites."""
     try:
         task = tasks.poll(task_id, auth=auth)
+    except NotFoundError:
+        return GONE, None
     except SvcError as exc:
         return None, exc.message
     return task.state, None

@@ -106,6 +106,28 @@ def task_list(out: Output, listing: Any) -> None:
     out.table(TASK_LIST_COLUMNS, cells)
 
 
+def forgotten(out: Output, doc: dict[str, Any]) -> None:
+    """`svc tasks forget` / `prune`: what was removed from the ledger, and what stayed."""
+    gone, kept = doc["forgotten"], doc["kept"]
+    if not gone and not kept:
+        out.note("no row to remove")
+        return
+    for row in gone:
+        out.line("forgot {what}", what=_row_label(row))
+    if kept:
+        ids = ", ".join(_row_label(row) for row in kept)
+        out.note(
+            f"kept {plural(len(kept), 'row')} that paid or may have (--force removes them): "
+            "{ids}",
+            ids=ids,
+        )
+
+
+def _row_label(row: dict[str, Any]) -> str:
+    task = row.get("task_id")
+    return f"task {task} (request {row['request_id']})" if task else f"request {row['request_id']}"
+
+
 # --- payments --------------------------------------------------------------------------
 
 

@@ -204,6 +204,10 @@ class LedgerStore(Protocol):
     # --- what the service said about a task since -------------------------------------------
     def set_task_state(self, task_id: str, state: str) -> None: ...
 
+    def forget(self, request_id: str) -> None:
+        """Remove a submission's row; the authorizations (the cap's record) stay."""
+        ...
+
     # --- pinned recipients and confirmed link hosts, per origin -----------------------------
     def pinned_recipient(self, origin: str, network: str, asset: str) -> str | None: ...
 

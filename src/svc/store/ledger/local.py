@@ -308,6 +308,12 @@ class Ledger:
     def set_task_state(self, task_id: str, state: str) -> None:
         self._rows.set_task_state(task_id, state)
 
+    def forget(self, request_id: str) -> None:
+        """Remove a submission's row (`svc tasks forget`, `prune`). Its authorizations stay:
+        they are what the daily cap and `svc spend`'s outstanding list count."""
+        with self._db.write():
+            self._rows.delete(request_id)
+
     # --- recipients pinned on first use, and hosts confirmed for links, per origin -----------
 
     def pinned_recipient(self, origin: str, network: str, asset: str) -> str | None:

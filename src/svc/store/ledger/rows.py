@@ -41,6 +41,11 @@ class AuthState(StrEnum):
     VOID = "void"  # proven void (MPP, card: the spec's codes); no longer counts
 
 
+# A task state of the ledger's own, never the service's: the service answered 404 for the
+# task (it no longer knows it: a sandbox restarted, or it belongs to another agent). A later
+# answer about the task writes its real state over it.
+GONE = "gone"
+
 # Statuses of ledgers written before the lifecycle had names of its own.
 LEGACY_STATUS = {"prepared": "journaled", "paying": "sent", "reserving": "journaled"}
 
@@ -95,6 +100,13 @@ class Submission:
     def paid_for(self) -> bool:
         """An amount was signed for it and the proof is kept (what `svc tasks` shows as paid)."""
         return bool(self.amount_atomic) and self.has_proof
+
+    @property
+    def money(self) -> bool:
+        """Money moved, or may have, for it: an amount was signed or a card page started, or a
+        proof's outcome is unknown. Such a row is the record of a charge (`svc spend`)."""
+        in_flight = (PayState.SIGNED, PayState.SENT, PayState.UNKNOWN, PayState.AWAITING_CARD)
+        return bool(self.amount_atomic) or self.has_proof or self.status in in_flight
 
     def public_dict(self) -> dict[str, Any]:
         """The row as shown to users: everything but the proof and the body."""

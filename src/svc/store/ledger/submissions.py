@@ -74,6 +74,9 @@ class Submissions:
             (*fields.values(), request_id),
         )
 
+    def delete(self, request_id: str) -> None:
+        self.db.execute("DELETE FROM submissions WHERE request_id = ?", (request_id,))
+
     def set_task_state(self, task_id: str, state: str) -> None:
         self.db.execute(
             "UPDATE submissions SET state = ?, updated_at = ? WHERE task_id = ?",
