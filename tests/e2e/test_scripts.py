@@ -5,6 +5,7 @@ sandbox."""
 
 from __future__ import annotations
 
+import re
 import uuid
 
 import pytest
@@ -122,3 +123,40 @@ def test_tasks_alone_still_lists(cli: Cli, sandbox: Sandbox) -> None:
     assert len(cli.ok("tasks").json()) == 1  # piped: the JSON list, as the contract says
     assert "forget" in cli.ok("tasks", "--help").stdout
     assert cli("tasks", "prune").returncode == 2  # say which rows
+
+
+# --- 5. refused submits in the list, ids that are not ids, ISO times -----------------------
+
+
+def test_a_refused_submit_says_why_in_the_list(cli: Cli, sandbox: Sandbox) -> None:
+    rid, _ = refused_submit(cli)
+    (row,) = cli.ok("tasks", "--json").json()
+    assert row["request_id"] == rid and row["task_id"] is None and row["state"] is None
+    assert row["status"] == "rejected"
+    assert row["status_reason"] == "refused: price 1.50 USD is above the limit 1.00 USD"
+    shown = cli.ok("tasks", "--template", "{% for t in items %}{{ t.status_reason }}{% endfor %}")
+    assert shown.stdout.startswith("refused: price 1.50 USD")
+
+
+@pytest.mark.parametrize("command", [["poll"], ["watch"], ["reply", "--message", "hi"]])
+@pytest.mark.parametrize("word", ["null", "None", "undefined"])
+def test_an_id_that_is_a_placeholder_is_refused_before_anything_is_sent(
+    bare_cli: Cli, command: list[str], word: str
+) -> None:
+    """`svc poll null` (jq's answer for a missing `.id`) never reaches the service: the bare
+    home has no service at all, so an attempt would be exit 9."""
+    result = bare_cli(command[0], word, *command[1:])
+    assert result.returncode == 2, result.stderr
+    assert f"invalid ID '{word}'" in result.stderr
+    assert "hint: " in result.stderr and "svc tasks" in result.stderr
+
+
+def test_ledger_times_are_iso_8601_like_the_services(cli: Cli, sandbox: Sandbox) -> None:
+    cli.ok("submit", "Timed #complete", "--email", unique_email())
+    refused_submit(cli)
+    stamp = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"
+    for row in cli.ok("tasks", "--json").json():
+        assert re.match(stamp, row["created_at"]) and re.match(stamp, row["updated_at"]), row
+    spend = cli.ok("spend", "--json").json()
+    for line in spend["outstanding"]:
+        assert re.match(stamp, line["signed_at"]), line

@@ -259,7 +259,7 @@ def test_pins_and_confirmed_hosts_hold_for_every_later_reader(where: str) -> Non
 
 def test_the_engine_describes_itself(ledger: LedgerStore) -> None:
     info = ledger.describe()
-    assert info.schema_version == 3 and info.runner == "runner-a" and not info.missing_rights
+    assert info.schema_version == 4 and info.runner == "runner-a" and not info.missing_rights
     assert ledger.integrity() == "ok"
 
 

@@ -6,9 +6,11 @@ text it prints is cleaned by `Output`'s methods or `svc.ui.render`.
 
 from __future__ import annotations
 
+import time
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from svc.numbers import instant
 from svc.origin import TrustedURL
 from svc.ui.guide import show_markdown, status_words
 from svc.ui.render import STATE_STYLES, event_line
@@ -96,6 +98,8 @@ def task_list(out: Output, listing: Any) -> None:
         paid = usd_atomic(row.amount_atomic) if row.paid_for else "-"
         rail = (row.method or "-") if row.paid_for else "-"
         state = state_cell(row.state)
+        if not row.task_id and row.status_reason:  # never `-  -`: say why there is no task
+            state = Styled(row.status_reason, "yellow")
         if row.request_id in listing.errors:
             state = Styled(f"{row.state or '-'} (not refreshed)", "yellow")
         preview = clean(row.task_preview, 60, single_line=True)
@@ -218,15 +222,21 @@ def cap_line(out: Output, cap: dict[str, Any]) -> None:
     )
 
 
+def _relative(stamp: object, now: float) -> str:
+    when = instant(stamp)
+    return "-" if when is None else ago(when, now)
+
+
 def outstanding(out: Output, doc: dict[str, Any]) -> None:
     """Signed authorizations not known spent, void or expired: money that may still leave."""
+    now = time.time()  # JSON keeps the ISO times; a person reads them relative, as in tasks
     rows = [
         [
-            item["signed_at"],
+            _relative(item["signed_at"], now),
             item["rail"],
             usd(item["amount_usd"]),
             item["status"],
-            item["valid_until"] or "until spent or void",
+            _relative(item["valid_until"], now) if item["valid_until"] else "until spent or void",
             item["request_id"],
         ]
         for item in doc["outstanding"]

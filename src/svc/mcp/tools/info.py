@@ -48,7 +48,8 @@ def _list(app: AppContext, args: dict[str, Any]) -> Outcome:
     rows = listing.rows
     docs = [row.public_dict() for row in rows]
     lines = [
-        f"{row.task_id or '-'} {row.state or '-'} ({row.status}, request {row.request_id})"
+        f"{row.task_id or '-'} {row.state or row.status_reason or '-'}"
+        f" ({row.status}, request {row.request_id})"
         for row in rows
     ]
     cut = f" (the newest of {listing.total}: raise `limit` for more)" if listing.cut else ""

@@ -154,8 +154,14 @@ class LedgerStore(Protocol):
         usage_error: str | None,
     ) -> None: ...
 
-    def mark_rejected(self, request_id: str, error: str, http_status: int | None = None) -> None:
-        """Refused before any proof went out: nothing was charged."""
+    def mark_rejected(
+        self,
+        request_id: str,
+        error: str,
+        http_status: int | None = None,
+        detail: str | None = None,
+    ) -> None:
+        """Refused before any proof went out: nothing was charged. `detail`: why, in words."""
         ...
 
     def mark_refused(self, request_id: str, error: str, http_status: int | None = None) -> None:

@@ -28,6 +28,8 @@ from svc.store.ledger.rows import EXPOSED, Authorization, AuthState, CardState, 
 from svc.store.ledger.sqlite import Database
 from svc.store.ledger.submissions import Submissions
 
+DETAIL_LIMIT = 300  # characters of a refusal's words kept in a row
+
 
 class Ledger:
     """The rows of every submission; every status change is one of the named transitions.
@@ -219,9 +221,21 @@ class Ledger:
             )
             self._cards.set_status(request_id, CardState.USED)
 
-    def mark_rejected(self, request_id: str, error: str, http_status: int | None = None) -> None:
-        """Refused before any proof went out: nothing was charged."""
-        self._rows.set(request_id, status=PayState.REJECTED, error=error, http_status=http_status)
+    def mark_rejected(
+        self,
+        request_id: str,
+        error: str,
+        http_status: int | None = None,
+        detail: str | None = None,
+    ) -> None:
+        """Refused before any proof went out: nothing was charged. `detail`: why, in words."""
+        self._rows.set(
+            request_id,
+            status=PayState.REJECTED,
+            error=error,
+            http_status=http_status,
+            error_detail=None if detail is None else detail[:DETAIL_LIMIT],
+        )
 
     def mark_refused(self, request_id: str, error: str, http_status: int | None = None) -> None:
         """A proof was refused without the spec's word that it is void: keep it for resends."""

@@ -105,10 +105,11 @@ MIGRATIONS: dict[tuple[str, str], str] = {
     ("submissions", "proof_fp"): "TEXT",  # the live proof's fingerprint (MPP's is a secret)
     ("submissions", "runner"): "TEXT",  # who journaled it (fleet mode: one ledger, many)
     ("authorizations", "runner"): "TEXT",  # who holds it
+    ("submissions", "error_detail"): "TEXT",  # why it was refused, in words (`svc tasks`)
 }
 
 # The schema's version, as `svc doctor` reports it (both engines keep the same number).
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def ledger_path() -> Path:
