@@ -160,3 +160,27 @@ def test_ledger_times_are_iso_8601_like_the_services(cli: Cli, sandbox: Sandbox)
     spend = cli.ok("spend", "--json").json()
     for line in spend["outstanding"]:
         assert re.match(stamp, line["signed_at"]), line
+
+
+# --- 3. gh's `--json FIELD` ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["poll", "task_8f2c41d09b7e6a13", "--json", "state"], "state"),
+        (["poll", "--json", "state", "task_8f2c41d09b7e6a13"], "state"),
+        (["submit", "--json", "id", "Book it", "--email", "a@example.com", "x"], "id"),
+        (["tasks", "--json", "task_id"], "task_id"),
+        (["spend", "--json", "total_usd"], "total_usd"),
+    ],
+)
+def test_a_lone_json_field_gets_the_equals_hint(bare_cli: Cli, args: list[str], field: str) -> None:
+    result = bare_cli(*args)
+    assert result.returncode == 2, result.stderr
+    assert f"hint: one field needs '=': --json={field}" in result.stderr
+
+
+def test_no_field_hint_for_a_word_that_is_not_a_field(bare_cli: Cli) -> None:
+    result = bare_cli("poll", "task_8f2c41d09b7e6a13", "--json", "nonsense")
+    assert result.returncode == 2 and "one field needs" not in result.stderr
