@@ -1,8 +1,13 @@
 """`make demo`: a complete paid task against a local sandbox, through the real `svc` executable.
 
-Starts the sandbox on a free loopback port, uses a throw-away home (your own config, ledger and
-keyring are never touched), then: wallet -> submit (x402) -> watch -> answer the 2FA ask ->
-watch to the result -> what was spent. Every command is printed before it runs.
+Starts the sandbox on a free loopback port (it asks for Base Sepolia test USDC: no live money),
+uses a throw-away home (your own config, ledger and keyring are never touched), then: wallet ->
+submit (x402) -> watch -> answer the 2FA ask -> watch to the result -> what was spent. Every
+command is printed before it runs.
+
+Nothing from your shell reaches svc here: every `SVC_*` variable (a wallet key, a fleet ledger,
+a cap, a profile) and `CI` are dropped, so the demo pays with its own new wallet into its own
+SQLite ledger, whatever is set where it is started.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from svc_sandbox.server import SandboxProcess
 
@@ -48,19 +54,39 @@ def run(
     return proc.stdout or ""
 
 
+def demo_env(home: Path, base_url: str) -> dict[str, str]:
+    """The environment svc runs in: yours without SVC_* and CI, plus the throw-away home."""
+    kept = {k: v for k, v in os.environ.items() if not k.startswith("SVC_") and k != "CI"}
+    return {
+        **kept,
+        "SVC_BASE_URL": base_url,
+        "SVC_CONFIG_DIR": str(home / "config"),
+        "SVC_DATA_DIR": str(home / "data"),
+        "SVC_KEYRING": "file",
+    }
+
+
+def paid_by(env: dict[str, str]) -> str:
+    """The one payer of the demo's ledger, checked to be the wallet the demo created."""
+
+    def quiet(*args: str) -> Any:
+        done = subprocess.run([SVC, *args], env=env, capture_output=True, text=True, check=True)
+        return json.loads(done.stdout)
+
+    wallet, spend = quiet("wallet", "address", "--json"), quiet("spend", "--json")
+    payers = {task["payer"] for task in spend["tasks"]}
+    if payers != {wallet["address"]}:
+        sys.exit(f"demo: paid by {sorted(payers)}, not the demo's wallet {wallet['address']}")
+    return str(wallet["address"])
+
+
 def main() -> None:
     with (
         tempfile.TemporaryDirectory(prefix="svc-demo-") as home,
         SandboxProcess(clock_speed=5.0) as sandbox,
     ):
-        env = {
-            **os.environ,
-            "SVC_BASE_URL": sandbox.url,
-            "SVC_CONFIG_DIR": str(Path(home) / "config"),
-            "SVC_DATA_DIR": str(Path(home) / "data"),
-            "SVC_KEYRING": "file",
-        }
-        print(f"sandbox running at {sandbox.url} (no money moves)")
+        env = demo_env(Path(home), sandbox.url)
+        print(f"sandbox running at {sandbox.url} (Base Sepolia test USDC: no money moves)")
         run(["wallet", "create"], env)
         task = json.loads(
             run(
@@ -86,7 +112,8 @@ def main() -> None:
         run(["watch", task_id], env)
         run(["poll", task_id], env)
         run(["spend"], env)
-        print("\ndemo: the task completed and was paid once.")
+        payer = paid_by(env)
+        print(f"\ndemo: the task completed and was paid once, by the demo's own wallet {payer}.")
 
 
 if __name__ == "__main__":

@@ -93,12 +93,29 @@ def pg_url(pg_cluster: Cluster) -> str:
     return pg_cluster.create_database("svc_" + uuid.uuid4().hex[:12])
 
 
+@pytest.fixture(scope="session")
+def mainnet_server() -> Iterator[Sandbox]:
+    """A sandbox whose 402 offers Base mainnet USDC, exactly as production does (for fidelity
+    tests against the official SDKs); the default one offers the test network."""
+    with SandboxProcess(clock_speed=1.0, network="mainnet") as proc, httpx.Client(timeout=10) as c:
+        yield Sandbox(proc.url, c)
+
+
+def _restored(server: Sandbox) -> Iterator[Sandbox]:
+    default = server.admin("GET", "/config")
+    yield server
+    server.clear_faults()
+    server.configure(**default)
+
+
 @pytest.fixture
 def sandbox(sandbox_server: Sandbox) -> Iterator[Sandbox]:
-    default = sandbox_server.admin("GET", "/config")
-    yield sandbox_server
-    sandbox_server.clear_faults()
-    sandbox_server.configure(**default)
+    yield from _restored(sandbox_server)
+
+
+@pytest.fixture
+def mainnet_sandbox(mainnet_server: Sandbox) -> Iterator[Sandbox]:
+    yield from _restored(mainnet_server)
 
 
 @dataclass

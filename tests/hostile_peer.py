@@ -67,14 +67,20 @@ class PeerConfig:
     slow_seconds: float = 2.0
     card_complete: bool = True  # what statusUrl reports
     task_state: str = "pending"
+    # The amount each rail's offer states, as wire text (None: the honest 1.50 USD): a test
+    # serves fullwidth digits or `1_0.5` here to see that it is refused, never paid.
+    x402_amount: str | None = None
+    mpp_amount: str | None = None
+    card_amount: str | None = None
 
     def accepts_entry(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"scheme": "exact", "asset": USDC, "payTo": self.pay_to}
+        amount = str(PRICE_ATOMIC) if self.x402_amount is None else self.x402_amount
         if self.version == 1:
-            entry.update(network=self.network or "base", maxAmountRequired=str(PRICE_ATOMIC))
+            entry.update(network=self.network or "base", maxAmountRequired=amount)
             entry.update(resource="/svc/tasks", description="Task fee", mimeType="application/json")
         else:
-            entry.update(network=self.network or "eip155:8453", amount=str(PRICE_ATOMIC))
+            entry.update(network=self.network or "eip155:8453", amount=amount)
         entry.update(maxTimeoutSeconds=self.max_timeout, extra=dict(USDC_DOMAIN))
         return entry
 
@@ -305,9 +311,9 @@ def _b64(doc: Any, urlsafe: bool = False) -> str:
     return base64.b64encode(raw).decode()
 
 
-def mpp_challenge(realm: str) -> str:
+def mpp_challenge(realm: str, amount: str | None = None) -> str:
     request = {
-        "amount": str(PRICE_CENTS),
+        "amount": str(PRICE_CENTS) if amount is None else amount,
         "currency": "usd",
         "methodDetails": {"networkId": "peer", "paymentMethodTypes": ["card"]},
     }
@@ -324,10 +330,11 @@ def challenge(peer: HostilePeer, code: str | None = "payment_required", **extra:
     pid = "pay_" + secrets.token_hex(8)
     body: dict[str, Any] = {} if code is None else {"error": code}
     body.update(extra)
-    body["payment"] = {"id": pid, "amountUsd": "1.500000", "currency": "USD"}
+    amount_usd = "1.500000" if cfg.card_amount is None else cfg.card_amount
+    body["payment"] = {"id": pid, "amountUsd": amount_usd, "currency": "USD"}
     base = f"{peer.url}/svc/payments/{pid}"
     body["card"] = {"payUrl": f"{base}/pay", "statusUrl": f"{base}/status"}
-    headers = {"WWW-Authenticate": mpp_challenge(cfg.realm)}
+    headers = {"WWW-Authenticate": mpp_challenge(cfg.realm, cfg.mpp_amount)}
     if cfg.version == 1:
         body.update(x402Version=1, accepts=[cfg.accepts_entry()])
     else:

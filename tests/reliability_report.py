@@ -39,6 +39,7 @@ PARTS = (
     "secrets",
     "payment_safety",
     "money_safety",
+    "signals",
 )
 
 
@@ -170,6 +171,22 @@ def render(parts: dict[str, list[dict[str, Any]]], soak: str) -> str:
         )
     lines += [
         "",
+        "## Every terminating signal is a Ctrl-C (issue 29.3)",
+        "",
+        "The paid submit gets SIGTERM (a CI cancel, `timeout`, systemd, Kubernetes), SIGHUP (a",
+        "closed terminal) or SIGINT at each step (`SVC_TEST_CRASH_SIGNAL` at `SVC_TEST_CRASH_AT`);",
+        "then the command its last lines name is run. Exit 128 + n; one charge in all.",
+        "",
+        "| signal | at | exit | way back named | resume exit | charges | pass |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in parts["signals"]:
+        lines.append(
+            f"| {row['signal']} | {row['step']} | {row['exit']} | {row['way_back']} "
+            f"| {row['resumed']} | {row['charges']} | {_ok(row)} |"
+        )
+    lines += [
+        "",
         "## Ledger under concurrent writers",
         "",
         "| writers | submissions | readers | integrity_check | rows found | charges | pass |",
@@ -258,7 +275,8 @@ def problems(text: str) -> list[str]:
     body = text.split(SOAK_BEGIN, maxsplit=1)[0]
     rows = [cells for cells in _tables(body) if cells[-1] in ("pass", "FAIL")]
     found += [f"failed row: {' | '.join(cells)}" for cells in rows if cells[-1] != "pass"]
-    if len(rows) < 96 + 10 + 7 + 6 + 7 + 20:  # matrix, crashes, payments, hostile, fuzz, money
+    if len(rows) < 96 + 10 + 7 + 6 + 7 + 20 + 15:  # matrix, crashes, payments, hostile, fuzz,
+        # money, signals
         found.append(f"only {len(rows)} rows")
     counts_ = {cells[0]: cells[1] for cells in _tables(text) if len(cells) == 2}
     for name, want in (("double charges", "0"), ("secrets leaked", "0")):

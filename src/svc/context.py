@@ -6,13 +6,14 @@ store (and through it keyring) are created on first use, so `svc --help` and `sv
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from svc.errors import LedgerUnavailableError
 from svc.origin import TrustedURL, configured, host_of
-from svc.settings import Settings
+from svc.settings import Settings, usd_amount
 from svc.ui.output import Output
 from svc.ui.terminal import error_line
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from svc.api.tasks import TaskClient
     from svc.identity.bearer import BearerAuth
     from svc.identity.session import IdentitySession
+    from svc.pay.daily_cap import DailyCap
     from svc.pay.policy import PaymentPolicy
     from svc.store.config import ConfigFile
     from svc.store.ledger import LedgerStore
@@ -57,6 +59,10 @@ class AppContext:
         self._ledger: LedgerStore | None = None
         self._ledger_lost = False  # the fleet ledger failed a cache write: no more tries
         self._told_unwritable = False  # a ledger opened to read only was said to be so
+        # The daily cap in effect, resolved once per process (shared with with_overrides()
+        # siblings: a batch's workers obey, and are told, one value).
+        self._cap: list[DailyCap] = []
+        self._cap_lock = threading.Lock()
 
     @property
     def config(self) -> ConfigFile:
@@ -81,6 +87,7 @@ class AppContext:
         child.payment_approver = self.payment_approver
         child._http, child._tasks = self.http, self.tasks
         child._secrets = secrets if secrets is not None else self.secrets
+        child._cap, child._cap_lock = self._cap, self._cap_lock
         return child
 
     @property
@@ -144,6 +151,21 @@ class AppContext:
             self.output.warn(f"showing what the ledger holds; {why}")
         return ledger
 
+    def daily_cap(self, *, tell: bool = True) -> DailyCap:
+        """The daily cap this process obeys: on a fleet the value in the fleet's ledger, if it
+        has one, else this runner's own. Read once per process; `tell` warns (once) a runner
+        whose own value the fleet's overrules (doctor shows it as a finding instead)."""
+        with self._cap_lock:
+            if not self._cap:
+                from svc.pay.daily_cap import resolve_cap
+
+                fleet = self.ledger if self.settings.ledger_url else None
+                self._cap.append(resolve_cap(self.settings, fleet))
+                overruled = self._cap[0].overruled()
+                if tell and overruled:
+                    self.output.warn(overruled)
+            return self._cap[0]
+
     @property
     def secrets(self) -> SecretStore:
         if self._secrets is None:
@@ -155,8 +177,8 @@ class AppContext:
     def policy(
         self, *, max_price_usd: object = None, trust_recipient: bool = False
     ) -> PaymentPolicy:
-        from decimal import Decimal
 
+        from svc.pay.chains import TEST_TERMS
         from svc.pay.journal import RecipientPins
         from svc.pay.policy import PaymentPolicy
         from svc.ui.prompts import confirm_new_recipient
@@ -168,8 +190,8 @@ class AppContext:
                 return False
             return confirm_new_recipient(self.output, old, new)
 
-        cap = (
-            Decimal(str(max_price_usd))
+        cap = (  # a cap from a flag, a batch option or an MCP argument: the one parser
+            usd_amount("--max-price", max_price_usd)
             if max_price_usd is not None
             else self.settings.max_price_usd
         )
@@ -183,6 +205,8 @@ class AppContext:
             allowed_rails=self.settings.allowed_rails,
             max_validity_seconds=self.settings.max_validity_seconds,
             approve_payment=self.payment_approver,
+            # the local sandbox asks for test money: from loopback only, with no setting
+            test_terms=TEST_TERMS if self.settings.is_loopback else (),
         )
 
     @cached_property

@@ -1,4 +1,11 @@
-"""Money in one place: exact conversions between USD text/Decimal and atomic token units.
+"""Money in one place: the one reader of amounts, and exact USD <-> atomic conversions.
+
+Every amount svc is given (an x402 `amount`, an MPP `request.amount`, a card `amountUsd`, the
+svc-billing header, quote and manifest prices, approval amounts, the person's caps) is read by
+`parse_usd` or `parse_atomic` (issue 29.6): ASCII digits and at most one dot, at most
+MAX_AMOUNT_CHARS characters, whole numbers only where the wire says atomic units. `int()`,
+`float()` and `Decimal()` would read fullwidth or Arabic-Indic digits as ASCII ones and
+`1_0.5` as 10.5, so nothing else in svc turns outside text into money.
 
 USDC has 6 decimals; amounts are never floats and never rounded (a rounding would pay a
 different sum than the one the user agreed to). Used by the payment rails, the policy, the
@@ -12,21 +19,76 @@ from decimal import Context, Decimal
 from typing import Final
 
 __all__ = [
+    "MAX_AMOUNT_CHARS",
     "UINT256_MAX",
     "AmountError",
     "atomic_for_people",
     "atomic_to_usd",
     "for_people",
+    "parse_atomic",
+    "parse_usd",
     "usd_to_atomic",
 ]
 
 UINT256_MAX: Final = 2**256 - 1
-# ASCII digits only: Decimal() would accept Arabic-Indic digits and underscores.
-_USD = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+", re.ASCII)
+# 10**40 µUSD is far beyond any price; longer text is not an amount (and is never echoed whole).
+MAX_AMOUNT_CHARS: Final = 40
+# ASCII digits only, checked before any conversion: Decimal() and int() would accept every
+# Unicode decimal digit and underscores; str.isdigit() is true for superscripts.
+_PLAIN_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]+)?", re.ASCII)
+_PLAIN_INTEGER = re.compile(r"[0-9]+", re.ASCII)
+_MAX_BITS: Final = 140  # an int wider than this has more than MAX_AMOUNT_CHARS digits
+_USD_SHAPE: Final = "a plain USD amount (ASCII digits, one dot at most)"
+_ATOMIC_SHAPE: Final = "a whole number of units in ASCII digits"
 
 
 class AmountError(ValueError):
-    """A USD or atomic amount is malformed, negative, too precise or too large (one sentence)."""
+    """A USD or atomic amount is malformed, negative, too precise or too large (one sentence);
+    `field` names where it came from when a reader knows it."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def parse_usd(value: object, field: str) -> Decimal:
+    """The USD amount in `value`, exactly: text of ASCII digits with at most one dot, or a JSON
+    number spelt that way (`1.5`); anything else is an AmountError naming `field`."""
+    return Decimal(_plain_text(value, field, _PLAIN_DECIMAL, _USD_SHAPE))
+
+
+def parse_atomic(value: object, field: str) -> int:
+    """A whole number of atomic units (µUSD, token base units, cents): ASCII digits only, as
+    text or a JSON integer; anything else is an AmountError naming `field`."""
+    if isinstance(value, float):
+        raise AmountError(f"{field} is not {_ATOMIC_SHAPE}: {value!r}", field)
+    return int(_plain_text(value, field, _PLAIN_INTEGER, _ATOMIC_SHAPE))
+
+
+def _plain_text(value: object, field: str, shape: re.Pattern[str], expected: str) -> str:
+    """The text of an amount after the one check every amount passes."""
+    if isinstance(value, bool) or value is None:
+        raise AmountError(f"{field} is missing or not a number", field)
+    if isinstance(value, int):
+        if value.bit_length() > _MAX_BITS:  # str() of a huge int costs, or raises
+            raise AmountError(f"{field} is too large to be an amount", field)
+        text = str(value)
+    elif isinstance(value, float):
+        text = repr(value)  # a JSON number, by its shortest spelling: `1e-07` is refused
+    elif isinstance(value, str):
+        text = value
+    else:
+        raise AmountError(f"{field} is missing or not a number", field)
+    if len(text) > MAX_AMOUNT_CHARS:
+        raise AmountError(f"{field} is longer than {MAX_AMOUNT_CHARS} characters", field)
+    if not shape.fullmatch(text):
+        raise AmountError(f"{field} is not {expected}: {shown(text)}", field)
+    return text
+
+
+def shown(text: str) -> str:
+    """What a refusal quotes of an amount: its start, escaped (repr), never all of it."""
+    return repr(text[:16]) + ("…" if len(text) > 16 else "")
 
 
 def usd_to_atomic(usd: Decimal | str, decimals: int = 6) -> int:
@@ -34,14 +96,7 @@ def usd_to_atomic(usd: Decimal | str, decimals: int = 6) -> int:
     if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 77:
         raise AmountError("decimals must be an integer from 0 to 77.")
     if isinstance(usd, str):
-        text = usd.strip()
-        if len(text) > 100:
-            raise AmountError("the USD amount is too long.")
-        if text.startswith("-") and _USD.fullmatch(text[1:]):
-            raise AmountError("the USD amount is negative.")
-        if not _USD.fullmatch(text):
-            raise AmountError(f"{text[:32]!r} is not a plain decimal USD amount.")
-        value = Decimal(text)
+        value = parse_usd(usd, "the USD amount")
     elif isinstance(usd, Decimal):
         value = usd
     else:
@@ -79,11 +134,12 @@ CENT: Final = Decimal("0.01")
 def for_people(usd: Decimal) -> str:
     """`1.50 USD`: two decimals when that is exact, else every digit it has (`0.000001 USD`):
     money shown to a person is never rounded into a different sum."""
+    exact = Context(prec=300)  # the default 28 digits would round a long amount
     try:
-        cents = usd.quantize(CENT)
+        cents = usd.quantize(CENT, context=exact)
     except ArithmeticError:  # too large to quantize: all its digits
-        return f"{usd.normalize():f} USD"
-    return f"{cents if cents == usd else usd.normalize():f} USD"
+        return f"{usd.normalize(exact):f} USD"
+    return f"{cents if cents == usd else usd.normalize(exact):f} USD"
 
 
 def atomic_for_people(atomic: int, decimals: int = 6) -> str:

@@ -11,12 +11,17 @@ from typing import Any
 
 from svc import origin
 from svc.errors import UsageError
+from svc.money import AmountError, parse_usd
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8402"  # the local sandbox: never a paid service by accident
 BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 DEFAULT_NETWORKS = ("eip155:8453",)
 DEFAULT_ASSETS = (BASE_USDC,)
 DEFAULT_MAX_PRICE = Decimal("1.50")
+# A fresh home pays at most this much a day (ten tasks at 1.50 USD): a runaway loop or batch
+# stops there. `none` removes the cap, on purpose only.
+DEFAULT_DAILY_CAP = Decimal("15.00")
+NO_CAP = "none"
 DEFAULT_PROFILE = "default"
 REAL_HOST_MIN_INTERVAL = 15.0  # the spec's poll interval: 15-60 s while a task is live
 LOOPBACK_INTERVAL = 1.0
@@ -45,7 +50,7 @@ class Settings:
     notify: bool = False  # watch: bell/OSC and a desktop notification at asks and ends
     # Payments beyond x402 (issue 4): rails, daily cap, MPP method preference, SPT source.
     allowed_rails: tuple[str, ...] = ("x402", "mpp", "card")
-    daily_cap_usd: Decimal | None = None
+    daily_cap_usd: Decimal | None = DEFAULT_DAILY_CAP  # None: `none`, no cap on purpose
     mpp_methods: tuple[str, ...] = ("stripe",)
     spt_file: str | None = None
     spt_command: str | None = None
@@ -109,18 +114,38 @@ def refuse_cleartext(label: str, url: str, cleartext_ok: bool) -> None:
 
 
 def usd_amount(label: str, raw: object) -> Decimal:
-    """A finite, non-negative USD amount (a price cap or a budget), or one clear usage error.
+    """A plain, non-negative USD amount (a price cap or a budget), or one clear usage error.
 
-    Every source of a cap (flag, environment, config file, `svc config set`) goes through here:
-    a NaN or negative cap would otherwise reach the payment policy and fail there.
+    Every source of a cap (flag, environment, config file, `svc config set`, an MCP tool's
+    argument) goes through here, and so through the one amount parser: a NaN or negative cap
+    would otherwise reach the payment policy and fail there, and `1_0` or fullwidth digits
+    would be read as a cap the person never typed. Only the ASCII whitespace a shell or an
+    editor leaves around a value is forgiven.
     """
+    value = raw.strip(" \t\r\n") if isinstance(raw, str) else raw
+    if isinstance(value, Decimal) and value.is_finite() and not value.is_signed():
+        return value  # already a number (a setting read before)
     try:
-        value = Decimal(str(raw).strip())
-    except ArithmeticError:
-        raise UsageError(f"{label} must be a USD amount like 1.50, got {raw!r}") from None
-    if not value.is_finite() or value < 0:
-        raise UsageError(f"{label} must be a non-negative USD amount, got {raw!r}")
-    return value
+        return parse_usd(value, label)
+    except AmountError:
+        text = str(value).strip().lower().lstrip("+")
+        number_like = text.startswith("-") or text in _NOT_FINITE
+        kind = "a non-negative USD amount" if number_like else "a USD amount like 1.50"
+        raise UsageError(f"{label} must be {kind}, got {raw!r}", hint=_PLAIN_HINT) from None
+
+
+_NOT_FINITE = frozenset({"nan", "snan", "inf", "infinity"})
+_PLAIN_HINT = "an amount is ASCII digits with at most one dot, such as 1.50 or 20"
+
+
+def daily_cap(label: str, raw: object) -> Decimal | None:
+    """The daily cap: a USD amount, or `none` (no cap, said on purpose; None)."""
+    if str(raw).strip().lower() == NO_CAP:
+        return None
+    try:
+        return usd_amount(label, raw)
+    except UsageError as error:
+        raise UsageError(error.message, hint="or none: no daily cap, on purpose") from None
 
 
 def positive_seconds(label: str, raw: object) -> float:
@@ -253,7 +278,7 @@ def _payment_settings(s: Settings, pick: _Picker) -> None:
         s.allowed_rails = tuple(rails)
     cap = pick("daily_cap_usd", None, "SVC_DAILY_CAP")
     if cap is not None:
-        s.daily_cap_usd = usd_amount(s.labelled("daily_cap_usd"), cap)
+        s.daily_cap_usd = daily_cap(s.labelled("daily_cap_usd"), cap)
     methods = pick("mpp_methods", None, None)
     if methods:
         s.mpp_methods = tuple(methods)

@@ -1,4 +1,5 @@
-"""`python -m svc_sandbox serve [--host] [--port] [--clock-speed] [--quiet] [--allow-remote]`."""
+"""`python -m svc_sandbox serve [--host] [--port] [--clock-speed] [--quiet] [--allow-remote]
+[--network testnet|mainnet]`."""
 
 from __future__ import annotations
 
@@ -16,6 +17,12 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--clock-speed", type=float, default=1.0, help="sandbox seconds per second")
     serve.add_argument("--quiet", action="store_true", help="no access log")
     serve.add_argument("--allow-remote", action="store_true", help="allow a non-loopback host")
+    serve.add_argument(
+        "--network",
+        choices=("testnet", "mainnet"),
+        default="testnet",
+        help="what the 402 asks for: Base Sepolia USDC (default) or Base mainnet USDC",
+    )
     args = parser.parse_args(argv)
 
     from svc_sandbox.server import is_loopback
@@ -26,7 +33,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.clock_speed <= 0:
         parser.error("--clock-speed must be > 0")
     with contextlib.suppress(KeyboardInterrupt):
-        run(args.host, args.port, args.clock_speed, args.quiet, allow_remote=args.allow_remote)
+        run(
+            args.host,
+            args.port,
+            args.clock_speed,
+            args.quiet,
+            allow_remote=args.allow_remote,
+            network=args.network,
+        )
     return 0
 
 

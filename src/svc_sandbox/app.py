@@ -9,6 +9,7 @@ from svc_sandbox.errors import SandboxError, handle_http_error, handle_sandbox_e
 from svc_sandbox.faults.middleware import FaultMiddleware
 from svc_sandbox.routes import admin, advisor, card, discovery, identity, tasks
 from svc_sandbox.state import requestlog
+from svc_sandbox.state.config import DEFAULT_NETWORK
 from svc_sandbox.state.sandbox import SandboxState
 
 # Every surface the sandbox serves, in one list. Add identity, advisor, discovery and the
@@ -26,7 +27,8 @@ ROUTERS: list[APIRouter] = [
 ]
 
 
-def create_app(state: SandboxState | None = None) -> FastAPI:
+def create_app(state: SandboxState | None = None, *, network: str = DEFAULT_NETWORK) -> FastAPI:
+    """The whole service; `network` ("testnet", "mainnet") is what a new state offers."""
     app = FastAPI(
         title="svc sandbox",
         summary="Local emulator of the paid task-execution service",
@@ -35,7 +37,7 @@ def create_app(state: SandboxState | None = None) -> FastAPI:
         # own full description (test controls included) stays available for /docs.
         openapi_url="/_sandbox/openapi.json",
     )
-    app.state.sandbox = state or SandboxState()
+    app.state.sandbox = state or SandboxState(network=network)
     for router in ROUTERS:
         app.include_router(router)
     app.add_exception_handler(SandboxError, handle_sandbox_error)

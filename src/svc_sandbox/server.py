@@ -24,6 +24,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from svc_sandbox.app import create_app
 from svc_sandbox.faults import middleware
 from svc_sandbox.state.clock import SandboxClock
+from svc_sandbox.state.config import DEFAULT_NETWORK
 from svc_sandbox.state.sandbox import SandboxState
 
 URL_LINE_PREFIX = "SANDBOX_URL="
@@ -110,8 +111,9 @@ def build_server(
     clock_speed: float = 1.0,
     quiet: bool = False,
     announce: bool = True,
+    network: str = DEFAULT_NETWORK,
 ) -> _AnnouncingServer:
-    state = state or SandboxState(SandboxClock(speed=clock_speed))
+    state = state or SandboxState(SandboxClock(speed=clock_speed), network)
     config = uvicorn.Config(
         create_app(state),
         http=DroppableH11Protocol,
@@ -129,22 +131,37 @@ def serve(
     port: int = 8402,
     clock_speed: float = 1.0,
     quiet: bool = False,
+    *,
     allow_remote: bool = False,
+    network: str = DEFAULT_NETWORK,
 ) -> None:
     """Serve until interrupted; prints `SANDBOX_URL=http://HOST:PORT` once accepting."""
-    serve_socket(bind_socket(host, port, allow_remote=allow_remote), clock_speed, quiet)
+    sock = bind_socket(host, port, allow_remote=allow_remote)
+    serve_socket(sock, clock_speed, quiet, network)
 
 
-def serve_socket(sock: socket.socket, clock_speed: float = 1.0, quiet: bool = False) -> None:
+def serve_socket(
+    sock: socket.socket,
+    clock_speed: float = 1.0,
+    quiet: bool = False,
+    network: str = DEFAULT_NETWORK,
+) -> None:
     """Serve on a socket the caller bound (so it can report a busy port in its own words)."""
-    build_server(sock, clock_speed=clock_speed, quiet=quiet).run(sockets=[sock])
+    server = build_server(sock, clock_speed=clock_speed, quiet=quiet, network=network)
+    server.run(sockets=[sock])
 
 
 class SandboxThread:
     """The sandbox on an ephemeral loopback port in a background thread (shares `state`)."""
 
-    def __init__(self, state: SandboxState | None = None, *, quiet: bool = True) -> None:
-        self.state = state or SandboxState()
+    def __init__(
+        self,
+        state: SandboxState | None = None,
+        *,
+        quiet: bool = True,
+        network: str = DEFAULT_NETWORK,
+    ) -> None:
+        self.state = state or SandboxState(network=network)
         self._sock = bind_socket("127.0.0.1", 0)
         self.url = socket_url(self._sock)
         self._server = build_server(self._sock, state=self.state, quiet=quiet, announce=False)
@@ -173,12 +190,16 @@ class SandboxThread:
 
 
 class SandboxProcess:
-    """`python -m svc_sandbox serve --port 0` as a subprocess; `.url` once it is up."""
+    """`python -m svc_sandbox serve --port 0` as a subprocess; `.url` once it is up.
+
+    `network="mainnet"` offers Base and Base USDC, exactly as production does (fidelity tests);
+    the default is the test network."""
 
     def __init__(
         self,
         *,
         clock_speed: float = 1.0,
+        network: str = DEFAULT_NETWORK,
         quiet: bool = True,
         extra_args: list[str] | None = None,
         env: dict[str, str] | None = None,
@@ -194,6 +215,8 @@ class SandboxProcess:
             "0",
             "--clock-speed",
             str(clock_speed),
+            "--network",
+            network,
         ]
         if quiet:
             self.args.append("--quiet")

@@ -94,7 +94,7 @@ def test_quote_body_carries_every_flag(cli: Cli, sandbox: Sandbox) -> None:
 
 def test_policy_refuses_a_non_zero_advisor_price(cli: Cli, sandbox: Sandbox) -> None:
     # A quote must never sign more than 0, whatever the wallet or the config allow.
-    sandbox.configure(network="eip155:84532")  # a network the policy does not allow
+    sandbox.configure(network="eip155:1")  # a network the policy does not allow
     result = cli("quote", "Renew my books")
     assert result.returncode == 5
     assert "refusing to pay" in result.stderr

@@ -36,7 +36,7 @@ def test_a_working_setup_passes_and_names_what_it_found(cli: Cli, sandbox: Sandb
     assert checks["secrets"]["status"] == "warn"  # SVC_KEYRING=file in the tests
     money = checks["money"]["detail"]
     assert "1.50 USD spent or authorized today" in money and "3.00 USD left" in money
-    assert "eip155:8453 0x" in money  # the recipient pinned by the payment
+    assert "eip155:84532 0x" in money  # the recipient pinned by the payment (test network)
     assert TEST_KEY[2:] not in result.stdout + result.stderr
 
 

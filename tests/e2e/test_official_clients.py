@@ -75,9 +75,10 @@ def test_the_official_x402_v2_client_pays_through_the_readme_adapter(sandbox: Sa
     _one_charge(sandbox, headers["svc-request-id"], "x402", paid.json()["id"])
 
 
-def test_the_official_x402_v1_client_pays_as_it_is(sandbox: Sandbox) -> None:
+def test_the_official_x402_v1_client_pays_as_it_is(mainnet_sandbox: Sandbox) -> None:
     """A v1 challenge (the sandbox's x402_version=1): the v1 client's X-PAYMENT is the spec's
-    header already; its replay carries the v1 receipt."""
+    header already; its replay carries the v1 receipt. On production terms (Base mainnet)."""
+    sandbox = mainnet_sandbox
     sandbox.configure(x402_version=1)
     account = Account.create()
     url = f"{sandbox.url}/svc/tasks"
@@ -96,7 +97,9 @@ def test_the_official_x402_v1_client_pays_as_it_is(sandbox: Sandbox) -> None:
     _one_charge(sandbox, headers["svc-request-id"], "x402", paid.json()["id"])
 
 
-def test_the_official_x402_sdk_pays_for_a_task(sandbox: Sandbox) -> None:
+def test_the_official_x402_sdk_pays_for_a_task(mainnet_sandbox: Sandbox) -> None:
+    """On production terms (a mainnet sandbox): what the SDK signs for the real service."""
+    sandbox = mainnet_sandbox
     account = Account.create()
     url = f"{sandbox.url}/svc/tasks"
     body, headers = _submission()

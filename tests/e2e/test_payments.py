@@ -339,8 +339,9 @@ def test_price_cap_refuses_every_rail_before_paying(
 
 def test_network_and_asset_refusals_sign_nothing(cli: Cli, sandbox: Sandbox) -> None:
     before = sandbox.books()
-    sandbox.configure(network="eip155:84532")
+    sandbox.configure(network="eip155:1")
     assert submit(cli, "x402", rid()).returncode == 5
+    # Half of the test pair beside a mainnet half: Base mainnet with Sepolia USDC's address.
     sandbox.configure(network="eip155:8453", asset="0x036CbD53842c5426634e7929541eC2318f3dCF7e")
     result = submit(cli, "x402", rid())
     assert result.returncode == 5 and "asset" in result.stderr

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import SVC, Cli, Sandbox, unique_email, unique_request_id
+from tests.reliability_report import record
 
 from svc.testing_hooks import SUBMIT_STEPS
 
@@ -35,18 +36,41 @@ def test_each_signal_at_each_step_names_the_way_back_and_pays_once(
         task = f"Signal {name} at {step} #complete"
         env = {"SVC_TEST_CRASH_AT": step, "SVC_TEST_CRASH_SIGNAL": name}
         hit = cli("submit", task, "--email", email, "--request-id", rid, env=env)
-        assert hit.returncode == 128 + getattr(signal, f"SIG{name}"), (name, hit.stderr)
-        assert "interrupted" in hit.stderr, hit.stderr
-        way_back = hit.stderr.split("without paying again: ", 1)[1].splitlines()[0]
+        way_back = _way_back(hit.stderr)
+        resumed = cli(*shlex.split(way_back)[1:]) if way_back else None
+        charges = len(sandbox.charges_for(rid))
+        expected = f"svc submit --request-id {rid} --email {email} {shlex.quote(task)}"
         if step == "response_recorded":  # accepted and recorded: the task is named
-            assert way_back.startswith("svc watch task_"), hit.stderr
-            continue
-        assert way_back == (f"svc submit --request-id {rid} --email {email} {shlex.quote(task)}"), (
-            hit.stderr
+            expected = f"svc watch {sandbox.charges_for(rid)[0]['task_id']}"
+        passed = (
+            hit.returncode == 128 + getattr(signal, f"SIG{name}")
+            and "interrupted" in hit.stderr
+            and way_back == expected
+            and resumed is not None
+            and resumed.returncode == 0
+            and charges == 1
         )
-        resumed = cli(*shlex.split(way_back)[1:])
-        assert resumed.returncode == 0, resumed.stderr
-        assert len(sandbox.charges_for(rid)) == 1, (name, step)
+        record(
+            "signals",
+            f"{SUBMIT_STEPS.index(step)}-{step}-{name}",
+            {
+                "signal": f"SIG{name}",
+                "step": step,
+                "exit": hit.returncode,
+                "way_back": way_back.split(" --email")[0] if way_back else "none",
+                "resumed": resumed.returncode if resumed else "-",
+                "charges": charges,
+                "passed": passed,
+            },
+            expected=len(SUBMIT_STEPS) * len(SIGNALS),
+        )
+        assert passed, (name, step, hit.returncode, hit.stderr, way_back, charges)
+
+
+def _way_back(stderr: str) -> str:
+    """The command the interrupted submit's last lines name."""
+    _, found, rest = stderr.partition("without paying again: ")
+    return rest.splitlines()[0] if found else ""
 
 
 def _mcp_server(cli: Cli, hup: object) -> subprocess.Popen[str]:
@@ -89,7 +113,7 @@ def test_sigterm_during_a_batch_names_the_command_that_resumes_it(
     sandbox.faults(slow)
     proc = subprocess.Popen(
         [SVC, "submit", "--from", "-", "--concurrency", "2"],
-        env=cli.env,
+        env={**cli.env, "SVC_DAILY_CAP": "none"},  # 40 tasks: more than the default cap
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -110,7 +134,7 @@ def test_sigterm_during_a_batch_names_the_command_that_resumes_it(
     spooled = shlex.split(command)[3]
     assert Path(spooled).is_file() and Path(spooled).stat().st_mode & 0o777 == 0o600
     sandbox.clear_faults()
-    resumed = cli(*shlex.split(command)[1:])
+    resumed = cli(*shlex.split(command)[1:], env={"SVC_DAILY_CAP": "none"})
     assert resumed.returncode == 0, resumed.stderr
     outcomes = [doc["outcome"] for doc in resumed.lines()]
     assert len(outcomes) == 40

@@ -216,7 +216,8 @@ def remote_sandbox() -> Iterator[str]:
     address = _address_of_this_machine()
     if address is None:
         pytest.skip("this machine has no non-loopback address")
-    extra = ["--host", address, "--allow-remote"]
+    # Production terms: from another origin than loopback, test money is refused (29.7).
+    extra = ["--host", address, "--allow-remote", "--network", "mainnet"]
     with SandboxProcess(extra_args=extra) as proc:
         yield proc.url
 

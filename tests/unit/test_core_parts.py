@@ -349,7 +349,7 @@ def test_file_secret_store_is_private_and_refuses_loose_permissions(tmp_path: Pa
         FileBackend(link).get("wallet_key")
 
 
-@pytest.mark.parametrize("raw", ["1.50", " 2 ", "0", 1.5, "1e2"])
+@pytest.mark.parametrize("raw", ["1.50", " 2 ", "0", 1.5, 20])
 def test_usd_amount_accepts_finite_non_negative_amounts(raw: object) -> None:
     assert usd_amount("cap", raw) == Decimal(str(raw).strip())
 
@@ -358,6 +358,8 @@ def test_usd_amount_accepts_finite_non_negative_amounts(raw: object) -> None:
     ("raw", "message"),
     [
         ("much", "cap must be a USD amount like 1.50, got 'much'"),
+        ("1e2", "cap must be a USD amount like 1.50, got '1e2'"),  # issue 29.6: no exponent
+        ("1_0", "cap must be a USD amount like 1.50, got '1_0'"),
         (True, "cap must be a USD amount like 1.50, got True"),
         ("nan", "cap must be a non-negative USD amount, got 'nan'"),
         ("-Infinity", "cap must be a non-negative USD amount, got '-Infinity'"),

@@ -259,7 +259,11 @@ def test_pins_and_confirmed_hosts_hold_for_every_later_reader(where: str) -> Non
 
 def test_the_engine_describes_itself(ledger: LedgerStore) -> None:
     info = ledger.describe()
-    assert info.schema_version == 4 and info.runner == "runner-a" and not info.missing_rights
+    assert (
+        info.schema_version == SCHEMA_VERSION
+        and info.runner == "runner-a"
+        and not info.missing_rights
+    )
     assert ledger.integrity() == "ok"
 
 
@@ -383,3 +387,70 @@ def test_another_runners_mpp_credential_is_neither_resent_nor_resigned(where: st
     finally:
         for ledger, _ in runners.values():
             ledger.close()
+
+
+def test_a_fleet_setting_is_one_value_for_every_runner(where: str) -> None:
+    """The fleet's daily cap (issue 29.8): written by one runner, read by every other."""
+    first, second = opened(where, "runner-a"), opened(where, "runner-b")
+    try:
+        assert first.fleet_setting("daily_cap_usd") is None
+        first.set_fleet_setting("daily_cap_usd", "90")
+        assert second.fleet_setting("daily_cap_usd") == "90"
+        second.set_fleet_setting("daily_cap_usd", "none")  # no cap, on purpose
+        assert first.fleet_setting("daily_cap_usd") == "none"
+        first.set_fleet_setting("daily_cap_usd", None)  # each runner's own again
+        assert second.fleet_setting("daily_cap_usd") is None
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_ledger_of_schema_3_gains_the_settings_table_on_open(where: str) -> None:
+    """A fleet (or file) ledger written before the settings table: the next open adds it and
+    moves the version up, on both engines."""
+    opened(where).close()
+    if where.startswith("postgresql"):
+        import psycopg
+
+        with psycopg.connect(where, autocommit=True) as conn:
+            conn.execute("DROP TABLE settings")
+            conn.execute("UPDATE svc_schema SET version = 3")
+    else:
+        import sqlite3
+
+        with sqlite3.connect(where) as db:
+            db.execute("DROP TABLE settings")
+            db.execute("PRAGMA user_version = 3")
+    store = opened(where, "runner-new")
+    try:
+        assert store.describe().schema_version == SCHEMA_VERSION == 5
+        store.set_fleet_setting("daily_cap_usd", "6")
+        assert store.fleet_setting("daily_cap_usd") == "6"
+    finally:
+        store.close()
+
+
+def test_a_ledger_of_schema_4_gains_the_refusal_words_on_open(where: str) -> None:
+    """Schema 5 (issue 30.5): a ledger without `error_detail` gets it on the next open, on both
+    engines, and a refused submit keeps its words."""
+    opened(where).close()
+    if where.startswith("postgresql"):
+        import psycopg
+
+        with psycopg.connect(where, autocommit=True) as conn:
+            conn.execute("ALTER TABLE submissions DROP COLUMN error_detail")
+            conn.execute("UPDATE svc_schema SET version = 4")
+    else:
+        import sqlite3
+
+        with sqlite3.connect(where) as db:
+            db.execute("ALTER TABLE submissions DROP COLUMN error_detail")
+            db.execute("PRAGMA user_version = 4")
+    store = opened(where, "runner-new")
+    try:
+        assert store.describe().schema_version == SCHEMA_VERSION == 5
+        journaled(store, "req_1")
+        store.mark_rejected("req_1", "policy_refused", None, "refusing to pay: too dear")
+        assert (store.get("req_1") or pytest.fail()).status_reason == "refused: too dear"
+    finally:
+        store.close()

@@ -41,8 +41,9 @@ def _answer(handler: Any) -> dict[str, Any]:
 
 
 def test_each_mcp_call_has_its_own_paid_record() -> None:
+    before = paid_record.current().requests()
     paid = _answer(_paid_then_failed)
     unpaid = _answer(_failed)
     assert paid["exit_code"] == 1 and "task_mcp_1" in paid["hint"]
     assert unpaid["exit_code"] == 2 and "task_mcp_1" not in json.dumps(unpaid)
-    assert paid_record.current().requests() == []  # nothing leaked into the process's record
+    assert paid_record.current().requests() == before  # nothing leaked into the process's

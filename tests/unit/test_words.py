@@ -26,10 +26,14 @@ def test_money_has_two_decimals_when_exact_and_every_digit_otherwise(
     assert usd(amount) == shown
 
 
-@pytest.mark.parametrize("hostile", ["1e999999", "1e-999999", "NaN", "-Infinity", "9" * 40])
+@pytest.mark.parametrize("hostile", ["1e999999", "1e-999999", "NaN", "-Infinity", "9" * 41])
 def test_a_hostile_amount_is_shown_cut_and_never_as_a_million_digits(hostile: str) -> None:
     shown = usd(hostile)
-    assert len(shown) <= 40 and shown.endswith(" USD")
+    assert len(shown) <= 60 and shown.startswith("an unreadable amount")  # issue 29.6
+
+
+def test_the_longest_plain_amount_is_shown_whole_not_rounded() -> None:
+    assert usd("9" * 40) == "9" * 40 + ".00 USD"  # 40 characters: the parser's bound
 
 
 def test_an_amount_carrying_escapes_is_inert() -> None:

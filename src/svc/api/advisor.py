@@ -78,7 +78,9 @@ class AdvisorClient:
 
 
 def quote_shape(doc: Any) -> dict[str, Any]:
-    """The quote response, checked for the four fields the spec requires."""
+    """The quote response, checked for the four fields the spec requires. Its `priceUsd` is
+    shown through the one amount parser (views.quote): a malformed one is shown unreadable,
+    since a free quote moves no money and its guide is still worth reading."""
     if not isinstance(doc, dict) or not all(isinstance(doc.get(k), str) for k in QUOTE_FIELDS):
         raise ProtocolError("quote: the server's answer is not a quote object")
     return doc

@@ -15,7 +15,7 @@ from svc.api import headers
 from svc.api.http import json_body
 from svc.api.ids import is_id
 from svc.errors import ProtocolError
-from svc.money import AmountError, atomic_to_usd, usd_to_atomic
+from svc.money import AmountError, atomic_to_usd, parse_usd, usd_to_atomic
 
 if TYPE_CHECKING:
     import httpx
@@ -81,7 +81,7 @@ class Billing:
         """The amount in µUSD, or None when absent or not a plain decimal USD amount (a
         hostile header is not money: no NaN, exponent, sign or sub-µUSD digits)."""
         try:
-            return usd_to_atomic(self.fields.get("amount_usd", ""))
+            return usd_to_atomic(parse_usd(self.fields.get("amount_usd"), "amount_usd"))
         except AmountError:
             return None
 

@@ -18,7 +18,7 @@ from svc.api.http import Http, expect_json
 from svc.api.ids import path_segment
 from svc.api.status import error_from_response
 from svc.errors import ProtocolError
-from svc.money import AmountError, atomic_to_usd, usd_to_atomic
+from svc.money import AmountError, atomic_to_usd, parse_usd, usd_to_atomic
 from svc.origin import configured
 
 METHODS = ("get", "put", "post", "delete", "patch", "options", "head", "trace")
@@ -160,11 +160,8 @@ def task_price(manifest: Any) -> Decimal | None:
     candidates += [p for p in manifest.get("prices") or [] if isinstance(p, dict)]
     for rate in candidates:
         if rate.get("service") == "tasks" and rate.get("meter") == "task":
-            price = rate.get("priceUsd")
-            if isinstance(price, bool) or not isinstance(price, str | int | float):
-                continue
-            try:  # strict: `1e999999`, `NaN` or Arabic-Indic digits are not a price
-                return atomic_to_usd(usd_to_atomic(str(price)))
+            try:  # the one amount parser: `1e999999`, `NaN`, `1_0`, non-ASCII digits: no price
+                return atomic_to_usd(usd_to_atomic(parse_usd(rate.get("priceUsd"), "priceUsd")))
             except AmountError:
                 continue
     return None

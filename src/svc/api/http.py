@@ -181,7 +181,7 @@ class CappedTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         response = self.inner.handle_request(request)
         declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self.limit:
+        if declared.isascii() and declared.isdigit() and int(declared) > self.limit:
             response.close()
             raise ResponseTooLargeError(request.url, self.limit)
         coding = _content_coding(response, request.url)

@@ -40,7 +40,9 @@ class Question(_Response):
 
 
 class InfoRequest(_Response):
-    amount_usd: float | str | None = None
+    # Kept as the server sent it (a float | str union turned `true` into 1.0): the one
+    # amount parser reads it where it is shown (svc.ui.words.usd).
+    amount_usd: object = None
     merchant_name: str | None = None
     payment_status: str | None = None
     payment_error: str | None = None

@@ -101,7 +101,9 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("SVC_MAX_PRICE", "most paid per call in USD without asking (--max-price; default 1.50)"),
     (
         "SVC_DAILY_CAP",
-        "most paid or authorized per day in USD across all processes (config daily_cap_usd)",
+        "most paid or authorized per day in USD across all processes, default 15.00; none: no "
+        "cap, on purpose (config daily_cap_usd; on a fleet the value set with `svc config set "
+        "daily_cap_usd N --fleet` wins)",
     ),
     (
         "SVC_MAX_VALIDITY",

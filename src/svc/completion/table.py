@@ -68,10 +68,20 @@ TABLE: dict[str, Any] = {'args': [],
                                       'set': {'args': [{'kind': 'text', 'many': False},
                                                        {'kind': 'text', 'many': False}],
                                               'help': 'Set KEY to VALUE in the profile.',
-                                              'options': []},
+                                              'options': [{'help': 'Write daily_cap_usd into the '
+                                                                   "fleet's shared ledger "
+                                                                   '(ledger_url): every runner '
+                                                                   'obeys that one value, '
+                                                                   'whatever its own.',
+                                                           'names': ['--fleet'],
+                                                           'value': False}]},
                                       'unset': {'args': [{'kind': 'text', 'many': False}],
                                                 'help': 'Remove KEY from the profile.',
-                                                'options': []}},
+                                                'options': [{'help': 'Remove daily_cap_usd from '
+                                                                     "the fleet's shared ledger: "
+                                                                     "each runner's own applies.",
+                                                             'names': ['--fleet'],
+                                                             'value': False}]}},
                          'help': "Read and write the config file's profiles.",
                          'options': []},
               'doctor': {'args': [],
@@ -329,7 +339,14 @@ TABLE: dict[str, Any] = {'args': [],
                                                                       'address too (the sandbox '
                                                                       'has no authentication).',
                                                               'names': ['--allow-remote'],
-                                                              'value': False}]},
+                                                              'value': False},
+                                                             {'choices': ['testnet', 'mainnet'],
+                                                              'help': 'What the 402 asks for: '
+                                                                      'Base Sepolia test USDC '
+                                                                      '(default) or Base mainnet '
+                                                                      'USDC.',
+                                                              'names': ['--network'],
+                                                              'value': True}]},
                                        'tags': {'args': [],
                                                 'help': "List the scenario tags a task's text may "
                                                         'carry, and what each does.',

@@ -20,8 +20,9 @@ from svc.api.http import expect_status, tls_context
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
 from svc.identity.store import has_credential
-from svc.money import atomic_for_people, for_people, usd_to_atomic
+from svc.money import atomic_for_people, for_people
 from svc.origin import is_cleartext, is_loopback_host, origin_of
+from svc.pay.daily_cap import FLEET, shown
 from svc.pay.wallet import load_signer
 from svc.settings import refuse_cleartext
 from svc.store.ledger import cap_day_start, ledger_path
@@ -190,25 +191,30 @@ def identity_check(app: AppContext) -> Finding:
 
 
 def money_check(app: AppContext) -> Finding:
-    """Pinned recipients for this origin and what is left of today's cap."""
+    """Pinned recipients for this origin and what is left of today's cap; a warning when
+    nothing caps what is paid in a day (`daily_cap_usd = none`)."""
+    cap = app.daily_cap(tell=False)
     if not app.has_ledger():
-        return _ok("money", "nothing paid from this machine yet; no recipient pinned")
-    origin = origin_of(app.settings.base_url)
-    pins = app.ledger.pinned_recipients(origin)
-    exposed = app.ledger.exposure(cap_day_start())
-    cap = app.settings.daily_cap_usd
-    left = (
-        f"daily cap {for_people(cap)}, "
-        f"{atomic_for_people(max(0, usd_to_atomic(cap) - exposed))} left"
-        if cap is not None
-        else "no daily cap"
-    )
-    pinned = ", ".join(f"{network} {pay_to}" for network, pay_to in pins) or "none"
-    return _ok(
-        "money",
-        f"{atomic_for_people(exposed)} spent or authorized today; {left}; "
-        f"recipients pinned for {origin}: {pinned}",
-    )
+        paid, exposed = "nothing paid from this machine yet; no recipient pinned", 0
+    else:
+        origin = origin_of(app.settings.base_url)
+        exposed = app.ledger.exposure(cap_day_start())
+        pins = app.ledger.pinned_recipients(origin)
+        pinned = ", ".join(f"{network} {pay_to}" for network, pay_to in pins) or "none"
+        paid = (
+            f"{atomic_for_people(exposed)} spent or authorized today; "
+            f"recipients pinned for {origin}: {pinned}"
+        )
+    if cap.atomic is None:
+        return _warn(
+            "money",
+            f"no daily cap ({cap.source}): nothing limits what is paid in a day; {paid}",
+            "svc config set daily_cap_usd 15" + (" --fleet" if cap.source == FLEET else ""),
+        )
+    left = atomic_for_people(max(0, cap.atomic - exposed))
+    detail = f"daily cap {shown(cap.usd)} ({cap.source}), {left} left; {paid}"
+    overruled = cap.overruled()
+    return _warn("money", f"{detail}; {overruled}") if overruled else _ok("money", detail)
 
 
 def ledger_check(app: AppContext) -> Finding:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc.context import AppContext
 from svc.errors import SvcError
+from svc.money import parse_usd
 from svc.pay.policy import PolicyRefusal
 from svc.ui.words import usd
 
@@ -38,7 +39,7 @@ def listed_price(app: AppContext) -> tuple[str, str]:
 def dry_run(app: AppContext, body: dict[str, Any], method: str, cap: Decimal) -> int:
     """Show what would be sent and paid; a price above the cap is the policy's exit code."""
     listed, source = listed_price(app)
-    within = Decimal(listed) <= cap
+    within = parse_usd(listed, "the listed price") <= cap
     doc = {
         "dry_run": True,
         "request": {"method": "POST", "path": "/svc/tasks", "body": body},

@@ -17,7 +17,7 @@ from svc.api.http import expect_status
 from svc.api.status import json_or_none
 from svc.api.tasks import TASKS_PATH
 from svc.context import AppContext
-from svc.errors import SvcError
+from svc.errors import PaymentError, SvcError
 from svc.money import atomic_to_usd
 from svc.pay import card, mpp
 from svc.pay.offer import Offer, card_offer, mpp_offer, x402_offers
@@ -39,7 +39,7 @@ def probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None)
         offers["x402_error"] = str(exc)
     accepts = x402_offers(x402.accepts) if x402 else []
     challenges = mpp.parse_challenges(response.headers.get_list(MPP_CHALLENGE))
-    card_terms = card.parse_offer(json_or_none(response.content), app.base, app.trusts_link_host)
+    card_terms = _card_terms(app, response, offers)
     offers |= {
         "x402": [_x402_view(o) for o in accepts],
         "mpp": [_mpp_view(c) for c in challenges],
@@ -47,7 +47,8 @@ def probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None)
     }
     policy = app.policy(max_price_usd=cap)
     policy.confirm_new_recipient = None  # read-only: a changed recipient is reported, not asked
-    offered = Offered(accepts, challenges, card_offer(card_terms) if card_terms else None)
+    card_terms_offer = card_offer(card_terms) if card_terms else None
+    offered = Offered(accepts, challenges, card_terms_offer, offers.get("card_error"))
     return {
         "probe": True,
         "request": {"method": "POST", "path": TASKS_PATH, "body": body},
@@ -65,6 +66,16 @@ def _unpaid_402(app: AppContext, body: dict[str, Any]) -> httpx.Response:
     return expect_status(response, "probe", ok=(402,))
 
 
+def _card_terms(app: AppContext, response: httpx.Response, offers: dict[str, Any]) -> Any:
+    """The card offer, or None; an unreadable amount is shown as `card_error`, like an
+    unreadable x402 challenge, so the other rails' offers are still shown."""
+    try:
+        return card.parse_offer(json_or_none(response.content), app.base, app.trusts_link_host)
+    except PaymentError as exc:
+        offers["card_error"] = exc.message
+        return None
+
+
 def _x402_view(offer: Offer) -> dict[str, Any]:
     return {
         "network": offer.network,  # a v1 name shown as the chain it is
@@ -80,13 +91,21 @@ def _mpp_view(challenge: Any) -> dict[str, Any]:
     return {
         "method": challenge.method,
         "intent": challenge.intent,
-        "amount_usd": str(atomic_to_usd(challenge.amount_atomic)) if challenge.request else None,
+        "amount_usd": _mpp_amount(challenge),
         "currency": challenge.currency,
         "realm": challenge.realm,
         "expires": challenge.expires,
         "usable": why_not is None,
         "why_not": why_not,
     }
+
+
+def _mpp_amount(challenge: Any) -> str | None:
+    """The challenge's price, or None when it is not a plain amount (`why_not` names it)."""
+    try:
+        return str(atomic_to_usd(challenge.amount_atomic))
+    except mpp.MppError:
+        return None
 
 
 def _card_view(offer: Any) -> dict[str, Any]:
@@ -105,6 +124,7 @@ class Offered:
     x402: list[Offer]
     mpp_challenges: list[Any]
     card: Offer | None
+    card_error: str | None = None  # why the card block could not be read (its amount)
 
 
 def _verdict(policy: PaymentPolicy, rail: str, offered: Offered, app: AppContext) -> dict[str, Any]:
@@ -127,7 +147,9 @@ def _offers_for(rail: str, offered: Offered, app: AppContext) -> list[Offer]:
     if rail == "mpp":
         return [mpp_offer(mpp.choose(offered.mpp_challenges, app.settings.mpp_methods))]
     if offered.card is None:
-        raise PolicyRefusal("the service offers no card payment for this call")
+        raise PolicyRefusal(
+            offered.card_error or "the service offers no card payment for this call"
+        )
     return [offered.card]
 
 

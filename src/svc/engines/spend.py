@@ -6,7 +6,6 @@ from typing import Any
 
 from svc.context import AppContext
 from svc.errors import UsageError
-from svc.money import usd_to_atomic
 from svc.store.spend import day_start, load_spend
 
 
@@ -20,6 +19,8 @@ def spend_document(
         day_start(since)
     except ValueError:
         raise UsageError(f"{name} must be a date like 2026-11-01, got {since!r}") from None
-    cap = app.settings.daily_cap_usd
+    cap = app.daily_cap()  # on a fleet: the fleet's one value
     ledger = app.ledger_to_read()
-    return load_spend(ledger, since, runner, None if cap is None else usd_to_atomic(cap))
+    doc = load_spend(ledger, since, runner, cap.atomic)
+    doc["cap"]["source"] = cap.source
+    return doc

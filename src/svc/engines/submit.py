@@ -36,7 +36,7 @@ from svc.errors import (
     SvcError,
     UnavailableError,
 )
-from svc.money import atomic_for_people, usd_to_atomic
+from svc.money import atomic_for_people
 from svc.origin import TrustedURL
 from svc.pay.errors import Action, classify, to_error
 from svc.pay.journal import PayState, RequestJournal, open_journal
@@ -107,10 +107,7 @@ def journal_for(
 ) -> RequestJournal:
     """The request's journal (written now, or found again for a resume)."""
     rid = validate_request_id(request_id) if request_id else new_request_id()
-    cap = app.settings.daily_cap_usd
-    cap_atomic = None
-    if cap is not None:
-        cap_atomic = usd_to_atomic(cap)
+    cap_atomic = app.daily_cap().atomic  # on a fleet: the fleet's one value
     return open_journal(
         app.ledger,
         lambda: app.secrets,

@@ -18,13 +18,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from svc.api import headers
 from svc.api.http import expect_json
 from svc.errors import HumanNeededError, PaymentError, ProtocolError
-from svc.money import usd_to_atomic
+from svc.money import AmountError, parse_atomic, parse_usd, usd_to_atomic
 from svc.origin import HostTrust, TrustedURL, from_server
 
 if TYPE_CHECKING:
@@ -35,6 +34,7 @@ PAYMENT_ID_HEADER = headers.PAYMENT_ID
 COMPLETE = frozenset({"paid", "complete", "completed", "succeeded", "success"})
 DEAD = frozenset({"failed", "canceled", "cancelled", "expired", "released", "refunded"})
 DEFAULT_WAIT_SECONDS = 15 * 60.0
+AMOUNT_FIELD = "the 402's payment.amountUsd"
 
 
 @dataclass(frozen=True)
@@ -65,18 +65,28 @@ def parse_offer(body: Any, served_by: TrustedURL, trusts: HostTrust) -> CardOffe
     currency = str(payment.get("currency", "USD")).upper()
     if currency != "USD":
         raise PaymentError(f"the card payment is in {currency}, not USD", code="bad_currency")
+    return CardOffer(str(pid), _amount(payment.get("amountUsd")), pay, status)
+
+
+def _amount(value: object, saved: bool = False) -> int:
+    """µUSD of the offer's `amountUsd` (or of the ledger's saved row), by the one amount
+    parser (Decimal() would read `1_0.5` as 10.5): a malformed one refuses the payment before
+    anything is started."""
     try:
-        amount = usd_to_atomic(Decimal(str(payment.get("amountUsd"))))
-    except (InvalidOperation, ValueError, ArithmeticError):
-        raise ProtocolError("the 402's payment.amountUsd is not a USD amount") from None
-    return CardOffer(str(pid), amount, pay, status)
+        if saved:
+            return parse_atomic(value, "the saved card payment's amount")
+        return usd_to_atomic(parse_usd(value, AMOUNT_FIELD))
+    except AmountError as exc:
+        raise PaymentError(
+            f"refusing to pay: {str(exc).rstrip('.')}; nothing was paid", code="malformed_amount"
+        ) from None
 
 
 def saved_offer(saved: dict[str, Any], served_by: TrustedURL, trusts: HostTrust) -> CardOffer:
     """A card payment kept in the ledger, its URLs gated again (the file may be old or edited)."""
     return CardOffer(
         str(saved["payment_id"]),
-        int(saved["amount_atomic"]),
+        _amount(saved["amount_atomic"], saved=True),
         from_server(saved["pay_url"], served_by, "the saved card payment's payUrl", trusts),
         from_server(saved["status_url"], served_by, "the saved card payment's statusUrl", trusts),
     )

@@ -24,3 +24,11 @@ def caip2(network: str) -> str:
     (a near miss such as `eip155:8453 ` stays a different, refused, network)."""
     name = str(network)
     return V1_NAMES.get(name, name)
+
+
+# The sandbox's test network (Base Sepolia) and its USDC: money that is worth nothing. The
+# policy accepts this pair from a loopback origin with no setting (the local sandbox), and from
+# any other origin only when allowed_networks and allowed_assets name it.
+TEST_NETWORK = "eip155:84532"
+SEPOLIA_USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
+TEST_TERMS = ((TEST_NETWORK, SEPOLIA_USDC),)

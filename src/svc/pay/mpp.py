@@ -26,10 +26,12 @@ from typing import Any
 
 from svc.api import headers
 from svc.errors import PaymentError
+from svc.money import AmountError, parse_atomic
 
 SUPPORTED_METHODS = ("stripe",)  # methods we can pay with a shared payment token
 CREDENTIAL_HEADERS = (headers.AUTHORIZATION, headers.MPP_CREDENTIAL_ALT)  # never any other header
 USD_CENTS_TO_ATOMIC = 10_000  # 1 cent = 10,000 micro-USD (the ledger's unit)
+AMOUNT_FIELD = "the MPP challenge's request.amount"
 _PARAM = re.compile(r'\s*([A-Za-z_][\w-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))\s*')
 _TOKEN = re.compile(r"\s*([A-Za-z0-9!#$%&'*+.^_`|~-]+)")
 
@@ -56,10 +58,12 @@ class MppChallenge:
 
     @property
     def amount_cents(self) -> int:
-        raw = self.request.get("amount")
-        if not isinstance(raw, str) or not raw.isdigit():
-            raise MppError("the challenge's amount is not a whole number of base units")
-        return int(raw)
+        """The decoded request's `amount` in base units (cents), by the one amount parser:
+        `isdigit()` and `int()` would take fullwidth and Arabic-Indic digits as 150."""
+        try:
+            return parse_atomic(self.request.get("amount"), AMOUNT_FIELD)
+        except AmountError as exc:
+            raise MppError(str(exc)) from None
 
     @property
     def amount_atomic(self) -> int:
@@ -209,7 +213,9 @@ def choose(challenges: Sequence[MppChallenge], preference: Sequence[str]) -> Mpp
                 hint="try another rail with --pay x402 or --pay card",
             )
         reasons = "; ".join(f"{c.method}: {why_unusable(c)}" for c in challenges)
-        raise PaymentError(f"no MPP challenge can be paid ({reasons})", code="no_mpp_challenge")
+        raise PaymentError(
+            f"no MPP challenge can be paid ({reasons}); nothing was paid", code="no_mpp_challenge"
+        )
     rank = {name: i for i, name in enumerate(preference)}
     return sorted(usable, key=lambda c: rank.get(c.method, len(rank)))[0]
 

@@ -59,6 +59,9 @@ class PaymentPolicy:
     # Asked last, after every other check passed and before the cap is held or anything is
     # signed: (rail, amount in µUSD, recipient) -> True to pay. None: no one to ask.
     approve_payment: Callable[[str, int, str], bool] | None = None
+    # (network, asset) pairs accepted beside the allowed lists, each as a pair: the test
+    # network for a loopback origin (AppContext.policy), never one half beside a mainnet half.
+    test_terms: Sequence[tuple[str, str]] = ()
 
     def holding_against(self, budget: DailyBudget | None) -> PaymentPolicy:
         """This policy for one request: every hold it takes goes to that request's budget
@@ -132,14 +135,22 @@ class PaymentPolicy:
     def _x402_problem(self, offer: Offer) -> str | None:
         if offer.scheme != "exact":
             return f"scheme {offer.scheme!r} is not supported (only 'exact')"
+        problem = None if self._is_test_money(offer) else self._terms_problem(offer)
+        if problem is None and offer.amount_atomic > self.max_atomic:
+            return self._above_limit(offer.amount_atomic)
+        return problem
+
+    def _terms_problem(self, offer: Offer) -> str | None:
         allowed_networks = [caip2(n) for n in self.allowed_networks]
         if offer.network not in allowed_networks:
             return f"network {offer.network} is not allowed ({', '.join(allowed_networks)})"
         if offer.asset.lower() not in {a.lower() for a in self.allowed_assets}:
             return f"asset {offer.asset} is not an allowed asset"
-        if offer.amount_atomic > self.max_atomic:
-            return self._above_limit(offer.amount_atomic)
         return None
+
+    def _is_test_money(self, offer: Offer) -> bool:
+        pair = (offer.network, offer.asset.lower())
+        return any(pair == (network, asset.lower()) for network, asset in self.test_terms)
 
     def _above_limit(self, amount_atomic: int) -> str:
         return (

@@ -166,7 +166,10 @@ def _x402_challenge(response: httpx.Response) -> X402Challenge:
     try:
         challenge = parse_challenge(response.headers, response.content)
     except X402Error as exc:
-        raise PaymentError(f"cannot read the 402 payment challenge: {exc}") from None
+        reason = str(exc).rstrip(".")
+        raise PaymentError(
+            f"cannot read the 402 payment challenge: {reason}; nothing was paid"
+        ) from None
     if challenge is None:
         raise PaymentError(
             "the service asked for payment (402) but offered no x402 challenge",

@@ -33,6 +33,7 @@ from typing import Any, Final
 from svc.api.headers import X402_CHALLENGE, X402_RECEIPT, X402_V1_RECEIPT
 from svc.api.jsonsafe import load_json
 from svc.money import UINT256_MAX as _UINT256_MAX
+from svc.money import AmountError, parse_atomic
 from svc.pay.chains import caip2
 
 __all__ = [
@@ -66,7 +67,6 @@ VALID_AFTER_SLACK_SECONDS: Final = 600
 # Order of the secp256k1 group: a private key is an integer in [1, n-1].
 _SECP256K1_N: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 
-_DIGITS = re.compile(r"[0-9]{1,78}", re.ASCII)
 _CAIP2_EVM = re.compile(r"eip155:([1-9][0-9]{0,18})", re.ASCII)
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}", re.ASCII)
 _NONCE = re.compile(r"0x[0-9a-fA-F]{64}", re.ASCII)
@@ -173,18 +173,9 @@ def _required_str(entry: Mapping[str, Any], key: str) -> str:
 
 
 def _atomic_amount(value: object, key: str) -> int:
-    """An atomic amount: a decimal-digit string (or a JSON integer), 0 <= n < 2**256."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    elif isinstance(value, str) and _DIGITS.fullmatch(value):
-        number = int(value)
-    else:
-        raise X402Error(
-            f"an x402 accepts entry has no valid '{key}' (expected a non-negative integer string)."
-        )
-    if not 0 <= number <= _UINT256_MAX:
-        raise X402Error(f"an x402 accepts entry has an out-of-range '{key}'.")
-    return number
+    """An atomic amount, read by svc.money's one parser: ASCII digits as a string (or a JSON
+    integer), 0 <= n < 2**256."""
+    return _uint256(value, f"the x402 accepts entry's '{key}'")
 
 
 def _timeout(value: object) -> int:
@@ -358,11 +349,13 @@ def build_authorization(
 
 
 def _uint256(value: object, what: str) -> int:
-    if not isinstance(value, str) or not _DIGITS.fullmatch(value):
-        raise X402Error(f"the authorization's {what} is not a decimal integer string.")
-    number = int(value)
+    """A uint256 of the wire (an amount, a time), through the one amount parser."""
+    try:
+        number = parse_atomic(value, what)
+    except AmountError as exc:
+        raise X402Error(f"{exc}.") from None
     if number > _UINT256_MAX:
-        raise X402Error(f"the authorization's {what} is out of range.")
+        raise X402Error(f"{what} is out of range.")
     return number
 
 
@@ -399,12 +392,20 @@ def typed_data(
         "message": {
             "from": _address(authorization.get("from"), "the authorization's from"),
             "to": _address(authorization.get("to"), "the authorization's to"),
-            "value": _uint256(authorization.get("value"), "value"),
-            "validAfter": _uint256(authorization.get("validAfter"), "validAfter"),
-            "validBefore": _uint256(authorization.get("validBefore"), "validBefore"),
+            "value": _signed(authorization, "value"),
+            "validAfter": _signed(authorization, "validAfter"),
+            "validBefore": _signed(authorization, "validBefore"),
             "nonce": nonce,
         },
     }
+
+
+def _signed(authorization: Mapping[str, str], key: str) -> int:
+    """An authorization's number: the decimal string we built (a JSON int is not ours)."""
+    value = authorization.get(key)
+    if not isinstance(value, str):
+        raise X402Error(f"the authorization's {key} is not a decimal integer string.")
+    return _uint256(value, f"the authorization's {key}")
 
 
 def _private_key_bytes(private_key_hex: object) -> bytes:

@@ -24,6 +24,8 @@ from svc import origin
 from svc.errors import UsageError
 from svc.settings import (
     DEFAULT_PROFILE,
+    NO_CAP,
+    daily_cap,
     ledger_url,
     positive_seconds,
     refuse_cleartext,
@@ -38,7 +40,7 @@ from svc.suggest import did_you_mean
 @dataclass(frozen=True)
 class ConfigKey:
     name: str
-    kind: str  # "url" | "str" | "usd" | "list" | "choice" | "seconds"
+    kind: str  # "url" | "str" | "usd" | "cap" | "list" | "choice" | "seconds"
     help: str
     choices: tuple[str, ...] = ()
 
@@ -68,7 +70,12 @@ KEYS: dict[str, ConfigKey] = {
             ("true", "false"),
         ),
         ConfigKey("allowed_rails", "list", "payment rails allowed: x402, mpp, card (comma list)"),
-        ConfigKey("daily_cap_usd", "usd", "most paid per day across all processes (unset: no cap)"),
+        ConfigKey(
+            "daily_cap_usd",
+            "cap",
+            "most paid per day across all processes (default 15.00; none: no cap; "
+            "--fleet: the fleet ledger's one value)",
+        ),
         ConfigKey("mpp_methods", "list", "MPP methods in order of preference (default stripe)"),
         ConfigKey("spt_file", "str", "file holding a shared payment token for MPP (mode 0600)"),
         ConfigKey("spt_command", "str", "command printing a fresh shared payment token for MPP"),
@@ -113,6 +120,8 @@ def _coerce(key: ConfigKey, raw: str) -> Any:
     if key.kind == "usd":
         usd_amount(key.name, raw)
         return raw
+    if key.kind == "cap":
+        return raw if daily_cap(key.name, raw) is not None else NO_CAP
     if key.kind == "list":
         return [part.strip() for part in raw.split(",") if part.strip()]
     if key.kind == "choice" and raw not in key.choices:

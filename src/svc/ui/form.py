@@ -45,7 +45,7 @@ def pick(answer: str, options: list[str]) -> str | None:
     when it names none. The option's own spelling is returned, never the typed one."""
     if answer in options:
         return answer
-    if answer.isdigit() and 1 <= int(answer) <= len(options):
+    if answer.isascii() and answer.isdigit() and 1 <= int(answer) <= len(options):
         return options[int(answer) - 1]
     same = [option for option in options if option.casefold() == answer.casefold()]
     return same[0] if len(same) == 1 else None
@@ -69,6 +69,6 @@ def review(rows: list[Row]) -> Literal["send", "cancel"] | int:
             if len(rows) == 1:
                 return 0
             answer = prompts.ask_text(f"edit which answer (1-{len(rows)})").strip()
-        if answer.isdigit() and 1 <= int(answer) <= len(rows):
+        if answer.isascii() and answer.isdigit() and 1 <= int(answer) <= len(rows):
             return int(answer) - 1
         prompts.say(f"answer y to send, n to cancel, or e (or a number 1-{len(rows)}) to edit")

@@ -7,9 +7,9 @@ text it prints is cleaned by `Output`'s methods or `svc.ui.render`.
 from __future__ import annotations
 
 import time
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from svc.money import parse_usd
 from svc.numbers import instant
 from svc.origin import TrustedURL
 from svc.ui.guide import show_markdown, status_words
@@ -176,7 +176,7 @@ def spend(out: Output, doc: dict[str, Any]) -> None:
             item["task_id"] or "-",
             item["rail"] or "-",
             usd(item["amount_usd"]),
-            usd(item["refunded_usd"]) if Decimal(item["refunded_usd"]) else "",
+            usd(item["refunded_usd"]) if parse_usd(item["refunded_usd"], "refunded_usd") else "",
             item["request_id"],
         ]
         for item in doc["tasks"]
@@ -211,7 +211,8 @@ def cap_line(out: Output, cap: dict[str, Any]) -> None:
     holders = ", ".join(f"{name} {usd(amount)}" for name, amount in cap["by_runner"].items())
     template = "today: {exposed} exposed"
     if cap.get("daily_cap_usd"):
-        template += " of the daily cap {cap}"
+        fleet = cap.get("source") == "fleet ledger"
+        template += " of the fleet's daily cap {cap}" if fleet else " of the daily cap {cap}"
     if holders:
         template += " ({held})"
     out.line(

@@ -7,30 +7,39 @@ text on a terminal or stderr. Money is never rounded away: two decimals when tha
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
-from svc.money import atomic_for_people, for_people
+from svc.money import (
+    MAX_AMOUNT_CHARS,
+    AmountError,
+    atomic_for_people,
+    for_people,
+    parse_usd,
+    shown,
+)
 from svc.ui.sanitize import clean
-
-MAX_DIGITS = 30  # beyond this many digits either side of the point, an amount is not money
 
 
 def usd(amount: object) -> str:
     """`1.50 USD`; an int is taken as dollars (use `usd_atomic` for µUSD). An amount with
-    more decimals keeps them all (a form must never show a sum other than the one asked);
-    anything that is not a finite number is shown cleaned, as it came."""
+    more decimals keeps them all (a form must never show a sum other than the one asked).
+    Text from a server is read by the one amount parser: anything that is not a plain amount
+    (`1_0.5`, fullwidth or superscript digits, NaN, an exponent) is shown as unreadable, its
+    text quoted and cut, never as a sum a person could take for the real one."""
     if amount is None:
         return "-"
-
-    raw = f"{clean(str(amount), 30, single_line=True)} USD"
+    if isinstance(amount, Decimal) and _bounded(amount):
+        return for_people(amount)  # already a number (svc's own: a Billing, a setting)
     try:
-        value = Decimal(str(amount).strip())
-    except (InvalidOperation, ValueError):
-        return raw
-    if not value.is_finite() or not -MAX_DIGITS <= value.adjusted() <= MAX_DIGITS:
-        return raw  # `1e999999` would print a million digits: shown as it came, cut
+        return for_people(parse_usd(amount, "the amount"))
+    except AmountError:
+        text = amount if isinstance(amount, str) else str(amount)
+        return f"an unreadable amount ({clean(shown(text), 40, single_line=True)})"
 
-    return for_people(value)
+
+def _bounded(amount: Decimal) -> bool:
+    """A finite Decimal short enough to print (`1E+999999` would be a million digits)."""
+    return amount.is_finite() and -MAX_AMOUNT_CHARS <= amount.adjusted() <= MAX_AMOUNT_CHARS
 
 
 def usd_atomic(atomic: int | None) -> str:

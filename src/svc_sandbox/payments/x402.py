@@ -17,9 +17,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from svc_sandbox.errors import SandboxError
-from svc_sandbox.state.config import SandboxConfig
+from svc_sandbox.state.config import BASE_USDC, SEPOLIA_USDC, SandboxConfig
 
+# A token's EIP-712 domain is the contract's own: a signature made for another name recovers to
+# another address on chain. Base USDC is "USD Coin", Base Sepolia USDC is "USDC".
 USDC_DOMAIN = {"name": "USD Coin", "version": "2"}
+TOKEN_DOMAINS = {
+    BASE_USDC.lower(): USDC_DOMAIN,
+    SEPOLIA_USDC.lower(): {"name": "USDC", "version": "2"},
+}
 MAX_TIMEOUT_SECONDS = 300
 VALID_BEFORE_MARGIN_SECONDS = 6  # settlement must land before validBefore
 CHAIN_IDS = {"eip155:8453": 8453, "eip155:84532": 84532, "base": 8453, "base-sepolia": 84532}
@@ -103,6 +109,11 @@ def unb64json(text: str) -> Any:
 # --- challenges --------------------------------------------------------------------------
 
 
+def token_domain(asset: str) -> dict[str, str]:
+    """The EIP-712 domain of a token contract (an unknown one: Base USDC's)."""
+    return dict(TOKEN_DOMAINS.get(asset.lower(), USDC_DOMAIN))
+
+
 def accepts_entry(config: SandboxConfig, amount_atomic: int) -> dict[str, Any]:
     return {
         "scheme": "exact",
@@ -111,7 +122,7 @@ def accepts_entry(config: SandboxConfig, amount_atomic: int) -> dict[str, Any]:
         "asset": config.asset,
         "payTo": config.pay_to,
         "maxTimeoutSeconds": MAX_TIMEOUT_SECONDS,
-        "extra": dict(USDC_DOMAIN),
+        "extra": token_domain(config.asset),
     }
 
 
@@ -129,7 +140,7 @@ def v1_accepts_entry(
         "payTo": config.pay_to,
         "maxTimeoutSeconds": MAX_TIMEOUT_SECONDS,
         "asset": config.asset,
-        "extra": dict(USDC_DOMAIN),
+        "extra": token_domain(config.asset),
     }
 
 
@@ -244,8 +255,8 @@ def _decode_proof(header: str, config: SandboxConfig) -> Proof:
             asset=config.asset,  # v1 proofs do not echo the terms: the asset is ours
             pay_to=None,
             amount=None,
-            domain_name=USDC_DOMAIN["name"],
-            domain_version=USDC_DOMAIN["version"],
+            domain_name=token_domain(config.asset)["name"],
+            domain_version=token_domain(config.asset)["version"],
             signature=signature,
             authorization=authorization,
         )
@@ -275,6 +286,7 @@ def _v2_proof(data: dict[str, Any], signature: str, authorization: Authorization
         raise _bad("accepted (the chosen accepts entry) is missing")
     extra = accepted.get("extra") if isinstance(accepted.get("extra"), dict) else {}
     assert isinstance(extra, dict)
+    domain = token_domain(_text(accepted, "asset"))
     return Proof(
         version=2,
         scheme=_text(accepted, "scheme"),
@@ -282,8 +294,8 @@ def _v2_proof(data: dict[str, Any], signature: str, authorization: Authorization
         asset=_text(accepted, "asset"),
         pay_to=accepted.get("payTo") if isinstance(accepted.get("payTo"), str) else None,
         amount=accepted.get("amount") if isinstance(accepted.get("amount"), str) else None,
-        domain_name=str(extra.get("name", USDC_DOMAIN["name"])),
-        domain_version=str(extra.get("version", USDC_DOMAIN["version"])),
+        domain_name=str(extra.get("name", domain["name"])),
+        domain_version=str(extra.get("version", domain["version"])),
         signature=signature,
         authorization=authorization,
     )
@@ -346,7 +358,8 @@ def verify_signature(proof: Proof) -> str:
                 "detail": "the payment signature does not recover to authorization.from",
             },
         )
-    if (proof.domain_name, proof.domain_version) != (USDC_DOMAIN["name"], USDC_DOMAIN["version"]):
+    domain = token_domain(proof.asset)
+    if (proof.domain_name, proof.domain_version) != (domain["name"], domain["version"]):
         # The token contract only knows its own domain: on chain this signature would
         # recover to another address, whatever the echoed `extra` claims.
         raise PaymentError(
@@ -355,7 +368,7 @@ def verify_signature(proof: Proof) -> str:
                 "error": "identity_invalid",
                 "detail": f"signed for EIP-712 domain {proof.domain_name!r} version "
                 f"{proof.domain_version!r}; the token's domain is "
-                f"{USDC_DOMAIN['name']!r} version {USDC_DOMAIN['version']!r}",
+                f"{domain['name']!r} version {domain['version']!r}",
             },
         )
     return proof.authorization.from_

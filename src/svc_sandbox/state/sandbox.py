@@ -13,7 +13,7 @@ from svc_sandbox.faults.queue import Fault, FaultQueue
 from svc_sandbox.identity.platform import IdentityPlatform
 from svc_sandbox.payments.store import PaymentStore
 from svc_sandbox.state.clock import SandboxClock
-from svc_sandbox.state.config import SandboxConfig
+from svc_sandbox.state.config import DEFAULT_NETWORK, SandboxConfig
 from svc_sandbox.state.records import Task, iso, new_id
 
 DEFAULT_BALANCE_ATOMIC = 1_000_000_000  # 1,000 USDC for any address the sandbox has not seen
@@ -58,14 +58,15 @@ class _Books:
 
 
 class SandboxState:
-    def __init__(self, clock: SandboxClock | None = None) -> None:
+    def __init__(self, clock: SandboxClock | None = None, network: str = DEFAULT_NETWORK) -> None:
         self.clock = clock or SandboxClock()
+        self.network = network  # "testnet" | "mainnet": what a reset offers again
         self.identity = IdentityPlatform()  # keys live as long as the process
         self._lock = threading.Lock()
         self._reset_locked()
 
     def _reset_locked(self) -> None:
-        self.config = SandboxConfig()
+        self.config = SandboxConfig.on(self.network)
         self._tasks: dict[str, Task] = {}
         self._requests: dict[str, tuple[str, str]] = {}  # request id -> (payer, task id)
         self._books = _Books()

@@ -12,6 +12,8 @@ from typing import Any
 from eth_account.signers.local import LocalAccount
 
 BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
+# The sandbox's default terms: Base Sepolia and its USDC, whose EIP-712 name is "USDC".
+SEPOLIA_USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
 DEFAULT_PAY_TO = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
 
 TEST_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
@@ -24,10 +26,10 @@ def sign_proof(
     *,
     value: int = PRICE,
     to: str = DEFAULT_PAY_TO,
-    network: str = "eip155:8453",
+    network: str = "eip155:84532",
     chain_id: int | None = None,
-    asset: str = BASE_USDC,
-    name: str = "USD Coin",
+    asset: str = SEPOLIA_USDC,
+    name: str = "USDC",
     version: str = "2",
     valid_after: int | None = None,
     valid_before: int | None = None,
@@ -46,7 +48,15 @@ def sign_proof(
         "validBefore": str(now + 300 if valid_before is None else valid_before),
         "nonce": nonce or "0x" + secrets.token_hex(32),
     }
-    chain = chain_id or {"eip155:8453": 8453, "base": 8453, "eip155:84532": 84532}[network]
+    chain = (
+        chain_id
+        or {
+            "eip155:8453": 8453,
+            "base": 8453,
+            "eip155:84532": 84532,
+            "base-sepolia": 84532,
+        }[network]
+    )
     typed = {
         "types": {
             "EIP712Domain": [

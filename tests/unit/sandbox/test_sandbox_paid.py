@@ -148,7 +148,7 @@ def test_receipts_parse_with_the_official_sdk(
 ) -> None:
     from x402.http.utils import decode_payment_response_header
 
-    network = "base" if version == 1 else "eip155:8453"
+    network = "base-sepolia" if version == 1 else "eip155:84532"  # the sandbox's test network
     ours, other = ("X-PAYMENT-RESPONSE", "PAYMENT-RESPONSE")[:: 1 if version == 1 else -1]
     ok = submit(x402_version=version, network=network, request_id=f"req-r-ok-{version}")
     assert ok.status_code == 202, ok.text

@@ -14,8 +14,9 @@ from fastapi.testclient import TestClient
 from sandbox_proofs import BODY, PRICE, TEST_KEY, b64json, sign_proof
 from tests.x402_sdk import sdk_evm_helpers
 
+from svc_sandbox.app import create_app
 from svc_sandbox.payments import x402
-from svc_sandbox.state.config import BASE_USDC, DEFAULT_PAY_TO
+from svc_sandbox.state.config import BASE_USDC, DEFAULT_PAY_TO, SEPOLIA_USDC
 from svc_sandbox.state.sandbox import SandboxState
 
 VECTOR_SIGNATURE = (
@@ -83,12 +84,12 @@ def test_unpaid_submit_gets_v2_challenge(client: TestClient) -> None:
     assert required["accepts"] == [
         {
             "scheme": "exact",
-            "network": "eip155:8453",
+            "network": "eip155:84532",  # Base Sepolia: test money by default
             "amount": "1500000",
-            "asset": BASE_USDC,
+            "asset": SEPOLIA_USDC,
             "payTo": DEFAULT_PAY_TO,
             "maxTimeoutSeconds": 300,
-            "extra": {"name": "USD Coin", "version": "2"},
+            "extra": {"name": "USDC", "version": "2"},  # Sepolia USDC's own EIP-712 name
         }
     ]
     assert client.get("/_sandbox/books").json()["charges"] == []
@@ -102,16 +103,16 @@ def test_v1_config_puts_the_challenge_in_the_body(client: TestClient) -> None:
     body = response.json()
     assert body["x402Version"] == 1
     (entry,) = body["accepts"]
-    assert entry["network"] == "base"
+    assert entry["network"] == "base-sepolia"
     assert entry["maxAmountRequired"] == "1500000"
     assert entry["payTo"] == DEFAULT_PAY_TO
     assert entry["resource"].endswith("/svc/tasks")
-    assert entry["extra"] == {"name": "USD Coin", "version": "2"}
+    assert entry["extra"] == {"name": "USDC", "version": "2"}
     assert {"description", "mimeType", "maxTimeoutSeconds", "asset"} <= set(entry)
 
 
 def test_v1_proof_is_accepted(submit: Any, payer: Any) -> None:
-    response = submit(x402_version=1, network="base")
+    response = submit(x402_version=1, network="base-sepolia")
     assert response.status_code == 202, response.text
     # v1 names its receipt header X-PAYMENT-RESPONSE; v2's name is not sent beside it
     assert b64json(response.headers["X-PAYMENT-RESPONSE"])["success"] is True
@@ -152,7 +153,7 @@ def test_signed_payment_is_charged_once(
     receipt = b64json(response.headers["PAYMENT-RESPONSE"])
     assert receipt["success"] is True
     assert receipt["payer"] == payer.address
-    assert receipt["network"] == "eip155:8453"
+    assert receipt["network"] == "eip155:84532"
     assert receipt["transaction"].startswith("0x") and len(receipt["transaction"]) == 66
     billing = response.headers["svc-billing"]
     assert billing.startswith("status=charged; method=x402; amount_usd=1.500000; payment_id=pay_")
@@ -218,8 +219,8 @@ NOW = int(time.time())
 SETTLEMENT_CASES = {
     "invalid_amount": lambda c, p: {"value": PRICE - 1},
     "invalid_recipient": lambda c, p: {"to": "0x" + "11" * 20},
-    "invalid_asset": lambda c, p: {"asset": "0x036CbD53842c5426634e7929541eC2318f3dCF7e"},
-    "invalid_network": lambda c, p: {"network": "eip155:84532"},
+    "invalid_asset": lambda c, p: {"asset": BASE_USDC, "name": "USD Coin"},
+    "invalid_network": lambda c, p: {"network": "eip155:8453"},
     "authorization_expired": lambda c, p: {"valid_after": NOW - 900, "valid_before": NOW - 1},
     "authorization_not_yet_valid": lambda c, p: {"valid_after": NOW + 3600},
     "insufficient_funds": _insufficient,
@@ -252,7 +253,7 @@ def test_each_settlement_reason(client: TestClient, submit: Any, payer: Any, rea
 
 
 def test_wrong_domain_name_is_identity_invalid(client: TestClient, payer: Any) -> None:
-    proof = sign_proof(payer, name="USDC", accepted_overrides={"extra": {"name": "USD Coin"}})
+    proof = sign_proof(payer, name="USD Coin", accepted_overrides={"extra": {"name": "USDC"}})
     response = client.post("/svc/tasks", json=BODY, headers={"x-payment": proof})
     assert response.status_code == 401
     assert response.json()["error"] == "identity_invalid"
@@ -327,15 +328,16 @@ def test_require_agent_makes_free_calls_ask_for_a_zero_proof(
     assert response.status_code == 402
     assert b64json(response.headers["PAYMENT-REQUIRED"])["accepts"][0]["amount"] == "0"
     assert client.get(url, headers={"x-payment": sign_proof(payer, value=0)}).status_code == 200
-    bad = client.get(url, headers={"x-payment": sign_proof(payer, value=0, name="USDC")})
+    bad = client.get(url, headers={"x-payment": sign_proof(payer, value=0, name="USD Coin")})
     assert bad.status_code == 401
     assert client.get("/_sandbox/books").json()["charges"][0]["task_id"] == task["id"]
     assert len(client.get("/_sandbox/books").json()["charges"]) == 1
 
 
-def test_official_sdk_agrees_with_the_sandbox(client: TestClient, payer: Any) -> None:
-    """Peer check: a signature over the official x402 SDK's digest settles in the sandbox."""
-    with sdk_evm_helpers() as sdk:
+def test_official_sdk_agrees_with_the_sandbox(payer: Any) -> None:
+    """Peer check: a signature over the official x402 SDK's digest settles in the sandbox, on
+    the production terms (a mainnet sandbox: Base, Base USDC, "USD Coin")."""
+    with sdk_evm_helpers() as sdk, TestClient(create_app(network="mainnet")) as client:
         _check_sdk_against_sandbox(client, payer, sdk)
 
 
@@ -379,6 +381,8 @@ def _check_sdk_against_sandbox(client: TestClient, payer: Any, sdk: Any) -> None
             nonce=authorization.nonce,
         )
 
-    header = sign_proof(payer, tamper=use_sdk_signature)
+    header = sign_proof(
+        payer, network="eip155:8453", asset=BASE_USDC, name="USD Coin", tamper=use_sdk_signature
+    )
     response = client.post("/svc/tasks", json=BODY, headers={"x-payment": header})
     assert response.status_code == 202, response.text

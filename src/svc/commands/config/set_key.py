@@ -9,6 +9,9 @@ import typer
 from svc.cli.app import current
 from svc.commands.config.values import as_written, report_change
 from svc.context import AppContext
+from svc.pay.daily_cap import set_for_fleet
+from svc.store.config import KEYS, unknown_key
+from svc.store.ledger.postgres import redacted
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -17,6 +20,7 @@ app = typer.Typer(rich_markup_mode=None)
 class SetOptions:
     key: str
     value: str
+    fleet: bool = False  # into the fleet's ledger (daily_cap_usd): every runner obeys it
 
 
 @app.command(
@@ -26,15 +30,26 @@ class SetOptions:
     "profile is --profile, else SVC_PROFILE, else default.\n\n"
     "\b\nExamples:\n"
     "  svc config set base_url http://127.0.0.1:8402\n"
-    "  svc config set max_price_usd 2.00 --profile work",
+    "  svc config set max_price_usd 2.00 --profile work\n"
+    "  svc config set daily_cap_usd none\n"
+    "  svc config set daily_cap_usd 90 --fleet",
 )
 def set_(
-    key: str = typer.Argument(..., metavar="KEY"), value: str = typer.Argument(..., metavar="VALUE")
+    key: str = typer.Argument(..., metavar="KEY"),
+    value: str = typer.Argument(..., metavar="VALUE"),
+    fleet: bool = typer.Option(
+        False,
+        "--fleet",
+        help="Write daily_cap_usd into the fleet's shared ledger (ledger_url): every runner "
+        "obeys that one value, whatever its own.",
+    ),
 ) -> None:
-    raise typer.Exit(run(SetOptions(key, value), current()))
+    raise typer.Exit(run(SetOptions(key, value, fleet), current()))
 
 
 def run(opts: SetOptions, app_ctx: AppContext) -> int:
+    if opts.fleet:
+        return fleet_change(app_ctx, opts.key, opts.value)
     profile = app_ctx.settings.profile
     cleartext_ok = app_ctx.settings.allow_insecure_http
     stored = as_written(
@@ -43,4 +58,19 @@ def run(opts: SetOptions, app_ctx: AppContext) -> int:
     # As the person would write it (`1.5`, `600`, `true`), never Python's repr ('1.5', 600.0).
     app_ctx.output.note(f"{opts.key} = {stored} in profile {profile}")
     report_change(app_ctx, opts.key, stored)
+    return 0
+
+
+def fleet_change(app_ctx: AppContext, key: str, value: str | None) -> int:
+    """`--fleet` (set or unset): the value every runner of the fleet's ledger obeys."""
+    if key not in KEYS:
+        raise unknown_key(key)
+    stored = set_for_fleet(app_ctx.settings, lambda: app_ctx.ledger, key, value)
+    where = redacted(app_ctx.settings.ledger_url or "")
+    if stored is None:
+        app_ctx.output.note(f"{key} removed from the fleet ledger at {where}")
+    else:
+        app_ctx.output.note(f"{key} = {stored} for every runner of the fleet ledger at {where}")
+    if app_ctx.settings.json_output:
+        app_ctx.output.emit_json({"fleet": True, "key": key, "value": stored})
     return 0

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
+from svc.commands.config.set_key import fleet_change
 from svc.commands.config.values import report_change
 from svc.context import AppContext
 from svc.errors import UsageError
@@ -17,18 +18,28 @@ app = typer.Typer(rich_markup_mode=None)
 @dataclass(frozen=True)
 class UnsetOptions:
     key: str
+    fleet: bool = False  # from the fleet's ledger: each runner's own value applies again
 
 
 @app.command(
     help="Remove KEY from the profile.\n\n"
     "The setting falls back to the environment or its default; exits 2 if KEY was not set.\n\n"
-    "\b\nExample:\n  svc config unset max_price_usd"
+    "\b\nExamples:\n  svc config unset max_price_usd\n  svc config unset daily_cap_usd --fleet"
 )
-def unset(key: str = typer.Argument(..., metavar="KEY")) -> None:
-    raise typer.Exit(run(UnsetOptions(key), current()))
+def unset(
+    key: str = typer.Argument(..., metavar="KEY"),
+    fleet: bool = typer.Option(
+        False,
+        "--fleet",
+        help="Remove daily_cap_usd from the fleet's shared ledger: each runner's own applies.",
+    ),
+) -> None:
+    raise typer.Exit(run(UnsetOptions(key, fleet), current()))
 
 
 def run(opts: UnsetOptions, app_ctx: AppContext) -> int:
+    if opts.fleet:
+        return fleet_change(app_ctx, opts.key, None)
     profile = app_ctx.settings.profile
     if not app_ctx.config.unset(profile, opts.key):
         raise UsageError(f"{opts.key} is not set in profile {profile}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from svc.context import AppContext
+from svc.settings import NO_CAP
 from svc.store.ledger.postgres import redacted
 
 
@@ -23,6 +24,8 @@ def shown(key: str, value: object) -> str | None:
     """A setting as `config get`/`list` show it: as written, a URL's password masked (the
     environment may hold one: SVC_LEDGER_URL)."""
     written = as_written(value)
+    if key == "daily_cap_usd" and value is None:
+        return NO_CAP  # removed on purpose: not "-", which reads as never set
     if key == "ledger_url" and written is not None:
         return redacted(written)
     return written

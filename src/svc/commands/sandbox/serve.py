@@ -22,15 +22,23 @@ class ServeOptions:
     clock_speed: float = 1.0  # sandbox seconds per real second
     quiet: bool = False
     allow_remote: bool = False
+    network: str = "testnet"  # what the 402 asks for; mainnet: the production offer
+
+
+NETWORKS = ("testnet", "mainnet")
 
 
 @app.command(
     help="Serve the sandbox on loopback until interrupted.\n\n"
     "Scenario tags in the task text choose what a task does: " + tag_list() + " "
     "(svc sandbox tags explains each).\n\n"
+    "Its 402 asks for Base Sepolia test USDC (eip155:84532), which svc pays from loopback with "
+    "no setting: nothing signed against it can move mainnet funds. --network mainnet offers "
+    "Base mainnet USDC exactly as the service does (for fidelity tests).\n\n"
     "\b\nExamples:\n"
     "  svc sandbox serve\n"
-    "  svc sandbox serve --port 0 --clock-speed 10"
+    "  svc sandbox serve --port 0 --clock-speed 10\n"
+    "  svc sandbox serve --network mainnet"
 )
 def serve(
     host: str = typer.Option(
@@ -51,8 +59,14 @@ def serve(
         "--allow-remote",
         help="Listen on a non-loopback address too (the sandbox has no authentication).",
     ),
+    network: str = typer.Option(
+        "testnet",
+        "--network",
+        metavar="testnet|mainnet",
+        help="What the 402 asks for: Base Sepolia test USDC (default) or Base mainnet USDC.",
+    ),
 ) -> None:
-    opts = ServeOptions(host, port, clock_speed, quiet, allow_remote)
+    opts = ServeOptions(host, port, clock_speed, quiet, allow_remote, network)
     raise typer.Exit(run(opts, current()))
 
 
@@ -65,6 +79,8 @@ def run(opts: ServeOptions, app_ctx: AppContext) -> int:
             f"the sandbox is not installed ({exc.name}): pip install 'svc-cli[sandbox]'"
         ) from None
     host, port = opts.host, opts.port
+    if opts.network not in NETWORKS:
+        raise UsageError(f"--network must be testnet or mainnet, got {opts.network!r}")
     if not is_loopback(host) and not opts.allow_remote:
         raise UsageError(
             f"refusing to listen on {host}: the sandbox has no authentication",
@@ -77,16 +93,18 @@ def run(opts: ServeOptions, app_ctx: AppContext) -> int:
     if opts.allow_remote and not is_loopback(host):
         app_ctx.output.warn(f"listening on {host}:{port}: anyone who can reach it may use it")
     if not opts.quiet:
-        _banner(app_ctx, sock)
-    serve_forever(sock, clock_speed=opts.clock_speed, quiet=opts.quiet)
+        _banner(app_ctx, sock, opts.network)
+    serve_forever(sock, clock_speed=opts.clock_speed, quiet=opts.quiet, network=opts.network)
     return 0
 
 
-def _banner(app_ctx: AppContext, sock: object) -> None:
+def _banner(app_ctx: AppContext, sock: object, network: str) -> None:
     """What to try next, on stderr (stdout carries only the SANDBOX_URL= line scripts read)."""
     from svc_sandbox.server import socket_url
 
     url = socket_url(sock)  # type: ignore[arg-type]
+    if network == "mainnet":
+        app_ctx.output.info("sandbox: its 402 offers Base mainnet USDC, as the service does")
     for line in (
         f"sandbox: no money moves. In another shell: export SVC_BASE_URL={url}",
         "  svc wallet create                     a test key; sandbox wallets start funded",

@@ -23,7 +23,7 @@ from svc.mcp.results import Outcome
 from svc.mcp.state import Call
 from svc.money import atomic_for_people, for_people, usd_to_atomic
 from svc.pay.policy import PolicyRefusal
-from svc.settings import Settings
+from svc.settings import Settings, usd_amount
 from svc.ui.sanitize import clean
 from svc.ui.words import usd
 
@@ -65,7 +65,7 @@ def _cap(settings: Settings, raw: object) -> Decimal | None:
     """The agent may lower the profile's per-call cap, never raise it."""
     if raw is None:
         return None
-    return min(Decimal(str(raw)), settings.max_price_usd)
+    return min(usd_amount("max_price_usd", raw), settings.max_price_usd)
 
 
 def _refuse_duplicate(app: AppContext, body: dict[str, Any]) -> None:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from svc.store.ledger.authorizations import Authorizations, LiveAuth
 from svc.store.ledger.cards import Cards
 from svc.store.ledger.database import Database as DatabaseLike
+from svc.store.ledger.fleet_settings import FleetSettings
 from svc.store.ledger.interface import LedgerInfo, LedgerStore, RequestLocks
 from svc.store.ledger.locks import request_lock
 from svc.store.ledger.pins import Pins
@@ -58,6 +59,7 @@ class Ledger:
         self._auths = Authorizations(db, runner)
         self._cards = Cards(db)
         self._pins = Pins(db)
+        self._settings = FleetSettings(db, runner)
 
     def close(self) -> None:
         self._db.close()
@@ -345,6 +347,14 @@ class Ledger:
 
     def confirm_link_host(self, origin: str, host: str) -> None:
         self._pins.confirm_link_host(origin, host)
+
+    # --- settings the fleet shares (the daily cap's one value) -----------------------------
+
+    def fleet_setting(self, name: str) -> str | None:
+        return self._settings.get(name)
+
+    def set_fleet_setting(self, name: str, value: str | None) -> None:
+        self._settings.set(name, value)
 
 
 if TYPE_CHECKING:  # mypy checks here that the SQLite engine provides the whole interface

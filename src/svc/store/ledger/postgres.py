@@ -57,6 +57,8 @@ SCHEMA = (
 # The tables the ledger needs, and what it does to them (for `svc doctor`'s rights check).
 TABLES = ("submissions", "recipients", "link_hosts", "card_payments", "authorizations")
 RIGHTS = ("SELECT", "INSERT", "UPDATE", "DELETE")
+# Tables every runner reads and only the fleet's administrator writes (the shared daily cap).
+READ_TABLES = ("settings",)
 
 
 class Row(tuple[Any, ...]):
@@ -205,8 +207,9 @@ class PgDatabase:
     def missing_rights(self) -> list[str]:
         """`table: RIGHT` for every right the ledger needs and this role lacks."""
         missing = []
-        for table in TABLES:
-            for right in RIGHTS:
+        needs = [(t, RIGHTS) for t in TABLES] + [(t, ("SELECT",)) for t in READ_TABLES]
+        for table, rights in needs:
+            for right in rights:
                 row = self.execute("SELECT has_table_privilege(?, ?)", (table, right)).fetchone()
                 if not row[0]:
                     missing.append(f"{table}: {right}")

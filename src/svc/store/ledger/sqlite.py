@@ -93,10 +93,18 @@ CREATE TABLE IF NOT EXISTS authorizations (
 );
 CREATE INDEX IF NOT EXISTS authorizations_request ON authorizations(request_id);
 CREATE INDEX IF NOT EXISTS authorizations_signed ON authorizations(signed_at);
+CREATE TABLE IF NOT EXISTS settings (
+    name       TEXT PRIMARY KEY,
+    value      TEXT NOT NULL,
+    updated_at REAL NOT NULL,
+    runner     TEXT
+);
 """
 
 # Columns added after the first release; added to older ledgers on open (ALTER is guarded),
 # on both engines (postgres.py adds them too): a new column goes here, and SCHEMA_VERSION up.
+# A new table goes in SCHEMA (CREATE TABLE IF NOT EXISTS runs on every open of an older
+# ledger, and on PostgreSQL whenever its version is behind), and SCHEMA_VERSION up.
 MIGRATIONS: dict[tuple[str, str], str] = {
     ("submissions", "receipt"): "TEXT",  # the rail's receipt (Payment-Receipt, PAYMENT-RESPONSE)
     ("submissions", "usage_error"): "TEXT",  # svc-usage-error: served but not billed
@@ -109,7 +117,9 @@ MIGRATIONS: dict[tuple[str, str], str] = {
 }
 
 # The schema's version, as `svc doctor` reports it (both engines keep the same number).
-SCHEMA_VERSION = 4
+# 4: the `settings` table (a fleet's shared daily cap, issue 29.8).
+# 5: submissions.error_detail (a refusal's words for `svc tasks`, issue 30.5).
+SCHEMA_VERSION = 5
 
 
 def ledger_path() -> Path:

@@ -1,0 +1,88 @@
+"""The daily cap this process obeys, and where its value came from (issue 29.8).
+
+A runner's own value comes from its settings (flag > environment > profile > the default of
+15.00 USD; `none` removes it). On a fleet (`ledger_url`), a value set in the fleet's ledger
+(`svc config set daily_cap_usd 90 --fleet`) wins for every runner: one cap, not one per
+runner. Until the fleet has one, each runner's own value applies, as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from svc.errors import UsageError
+from svc.money import for_people, usd_to_atomic
+from svc.settings import NO_CAP, Settings, daily_cap
+
+if TYPE_CHECKING:
+    from svc.store.ledger import LedgerStore
+
+CAP_KEY = "daily_cap_usd"
+FLEET = "fleet ledger"  # the source of a value read from the fleet's ledger
+
+
+@dataclass(frozen=True)
+class DailyCap:
+    usd: Decimal | None  # None: no cap (`none`, said on purpose)
+    source: str  # FLEET, or where the runner's own value came from ("default", "env ...")
+    own: Decimal | None  # this runner's own value
+    own_source: str
+
+    @property
+    def atomic(self) -> int | None:
+        return None if self.usd is None else usd_to_atomic(self.usd)
+
+    def overruled(self) -> str | None:
+        """One line for a runner whose own value (set, not the default) the fleet's overrules."""
+        if self.source != FLEET or self.own_source == "default" or self.own == self.usd:
+            return None
+        return (
+            f"the fleet's daily cap is {shown(self.usd)} (in the fleet ledger); this runner's "
+            f"daily_cap_usd {shown(self.own)} ({self.own_source}) is not used"
+        )
+
+
+def shown(cap: Decimal | None) -> str:
+    return NO_CAP if cap is None else for_people(cap)
+
+
+def resolve_cap(settings: Settings, fleet: LedgerStore | None) -> DailyCap:
+    """The cap in effect: the fleet ledger's value if `fleet` (a shared ledger) has one, else
+    the runner's own. A fleet value that does not read as a cap refuses to pay (exit 2)."""
+    own, own_source = settings.daily_cap_usd, settings.sources.get(CAP_KEY, "default")
+    stored = fleet.fleet_setting(CAP_KEY) if fleet is not None else None
+    if stored is None:
+        return DailyCap(own, own_source, own, own_source)
+    return DailyCap(daily_cap(f"the fleet ledger's {CAP_KEY}", stored), FLEET, own, own_source)
+
+
+FLEET_KEYS = (CAP_KEY,)  # the settings a fleet's ledger may hold for every runner
+
+
+def set_for_fleet(
+    settings: Settings, ledger: Callable[[], LedgerStore], key: str, raw: str | None
+) -> str | None:
+    """Write `key`'s value into the fleet's ledger for every runner, checked as the config
+    file checks it (None removes it: each runner's own value applies again). Returns the
+    value as stored (`90`, `none`)."""
+    if key not in FLEET_KEYS:
+        raise UsageError(f"--fleet sets {', '.join(FLEET_KEYS)} only, not {key}")
+    if not settings.ledger_url:
+        raise UsageError(
+            "--fleet writes the fleet's shared ledger, and ledger_url is not set",
+            hint="set ledger_url (or SVC_LEDGER_URL) to the fleet's postgresql:// URL, or "
+            "drop --fleet to set this machine's own value",
+        )
+    value = None if raw is None else _as_stored(key, raw)
+    fleet = ledger()
+    if value is None and fleet.fleet_setting(key) is None:
+        raise UsageError(f"{key} is not set in the fleet ledger")
+    fleet.set_fleet_setting(key, value)
+    return value
+
+
+def _as_stored(key: str, raw: str) -> str:
+    return NO_CAP if daily_cap(key, raw) is None else raw.strip()
