@@ -66,6 +66,16 @@ def http_date(text: str | None) -> float | None:
     return stamp if math.isfinite(stamp) else None
 
 
+def iso(timestamp: float | None) -> str | None:
+    """A POSIX timestamp as the service writes date-times: RFC 3339 in UTC with a `Z` and
+    milliseconds (`2026-11-26T05:20:44.768Z`), so svc's own times (the ledger's) read and sort
+    like every service object's."""
+    if timestamp is None:
+        return None
+    moment = datetime.fromtimestamp(timestamp, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def instant(stamp: object) -> float | None:
     """An ISO-8601 timestamp (`expires_at`, `updated_at`) as a POSIX timestamp, UTC when it
     names no zone; None when it is not one (or lies outside what a datetime can hold)."""

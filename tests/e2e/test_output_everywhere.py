@@ -24,6 +24,9 @@ JSON_FORM: dict[str, list[str]] = {
     "watch": ["watch", "{task}"],
     "reply": [],  # shaped like poll's answer: tests/e2e/test_output_flags.py
     "tasks": ["tasks"],
+    "tasks forget": [],  # removes rows: tests/e2e/test_scripts.py shapes its answer
+    "tasks prune": ["tasks", "prune", "--gone"],
+    "services": ["services"],
     "spend": ["spend"],
     "pay card": [],  # a card submit first: tests/e2e/test_paid_output.py shapes its answer
     "wallet create": [],  # would replace the test wallet
@@ -64,7 +67,8 @@ def leaf_commands() -> list[str]:
 
     def walk(command: Any, ctx: Context, path: list[str]) -> None:
         names = command.list_commands(ctx) if hasattr(command, "list_commands") else []
-        if not names:
+        # A group whose own callback runs (`svc tasks`, `svc services`) is a command too.
+        if not names or (path and getattr(command, "invoke_without_command", False)):
             found.append(" ".join(path))
         for name in names:
             sub = command.get_command(ctx, name)

@@ -72,3 +72,23 @@ def test_the_ci_recipe_leaves_a_task_id(cli: Cli, sandbox: Sandbox) -> None:
     )
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.strip().startswith("task_"), ran.stdout
+
+
+def test_the_ci_recipe_stops_with_the_submits_own_exit_code(cli: Cli, sandbox: Sandbox) -> None:
+    """The failing case (issue 30.1): a refused submit leaves `$id` empty and the script ends
+    with the submit's exit code (5), never going on with an error object as an id."""
+    block = next(b for b in sh_blocks() if "SVC_WALLET_KEY" in b)
+    lines = block.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("id=$(svc submit"))
+    ran = bash(
+        cli,
+        "\n".join([lines[start], "echo went on with id=$id"]),
+        SVC_WALLET_KEY=TEST_KEY,
+        SVC_MAX_PRICE="1.00",  # the price is 1.50 USD: the policy refuses it
+        TASK="Recipe from CI #complete",
+        EMAIL=unique_email(),
+        CI="1",
+    )
+    assert ran.returncode == 5, (ran.stdout, ran.stderr)
+    assert ran.stdout == "", ran.stdout
+    assert "svc: refusing to pay" in ran.stderr

@@ -30,7 +30,7 @@ def leaves() -> Iterator[tuple[list[str], Any]]:
 
     def walk(path: list[str], command: Any) -> Iterator[tuple[list[str], Any]]:
         names = command.list_commands(ctx) if hasattr(command, "list_commands") else []
-        if command.callback is not None and (not names or path == ["services"]):
+        if command.callback is not None and (not names or path in (["services"], ["tasks"])):
             yield path, command
         for name in names:
             yield from walk([*path, name], command.get_command(ctx, name))

@@ -5,10 +5,20 @@ rule never swallows a command name, an id or a task text."""
 from __future__ import annotations
 
 import pytest
+from tests.unit.test_ledger_rows_for_people import row
 
+from svc.api.models import TaskDetail
 from svc.cli.fastpath import parse_poll
-from svc.cli.globals import GLOBALS, split_json_fields
+from svc.cli.globals import (
+    GLOBALS,
+    LEDGER_ROW_FIELDS,
+    SPEND_FIELDS,
+    TASK_FIELDS,
+    lone_json_field,
+    split_json_fields,
+)
 from svc.completion.table import TABLE
+from svc.store.spend import load_spend
 
 COMMANDS = frozenset({"poll", "tasks", "submit"})
 
@@ -51,3 +61,28 @@ def test_the_completion_table_offers_every_visible_global() -> None:
     declared = {flag for option in GLOBALS if not option.hidden for flag in option.flags}
     assert declared <= offered
     assert "--json-fields" not in offered  # hidden: only `--json=F` spells it
+
+
+def test_the_field_tables_of_the_json_hint_are_the_outputs_fields() -> None:
+    """`--json state` gets `hint: one field needs '='` from these tables (issue 30.3): they
+    must name what the outputs really carry."""
+    assert set(TaskDetail.model_fields) == TASK_FIELDS
+    assert set(row("journaled").public_dict()) | {"refresh_error"} == LEDGER_ROW_FIELDS
+    assert set(load_spend(None, None)) == SPEND_FIELDS
+
+
+@pytest.mark.parametrize(
+    ("argv", "command", "field"),
+    [
+        (["poll", "task_1", "--json", "state"], "poll", "state"),
+        (["--json", "state", "poll", "task_1"], "poll", "state"),
+        (["poll", "--json=state", "task_1"], "poll", None),
+        (["poll", "--json", "task_1"], "poll", None),
+        (["tasks", "--json", "state"], "tasks", "state"),
+        (["quote", "--json", "state"], "quote", None),
+    ],
+)
+def test_a_lone_json_field_is_found_only_where_it_is_one(
+    argv: list[str], command: str, field: str | None
+) -> None:
+    assert lone_json_field(argv, command) == field

@@ -214,6 +214,33 @@ def test_task_states_recent_tasks_and_order(ledger: LedgerStore) -> None:
     assert [r.request_id for r in ledger.recent_same_task(body, 0.0)] == ["req_2"]
 
 
+def test_submissions_are_counted_without_reading_them(ledger: LedgerStore) -> None:
+    assert ledger.count_submissions() == 0
+    journaled(ledger, "req_1")
+    middle = time.time()
+    time.sleep(0.01)
+    journaled(ledger, "req_2")
+    journaled(ledger, "req_3")
+    assert ledger.count_submissions() == 3
+    assert ledger.count_submissions(since=middle) == 2
+
+
+def test_a_forgotten_row_leaves_the_cap_its_record(ledger: LedgerStore) -> None:
+    """`svc tasks forget --force` removes the row `svc spend` reads; what was signed today
+    still counts against the cap (the authorizations stay)."""
+    signed(ledger, "req_paid")
+    accepted(ledger, "req_paid", "task_paid")
+    journaled(ledger, "req_note")
+    ledger.set_task_state("task_paid", "gone")
+    rows = {r.request_id: r for r in ledger.submissions()}
+    assert rows["req_paid"].money and not rows["req_note"].money
+    assert rows["req_paid"].state == "gone"
+    ledger.forget("req_paid")
+    ledger.forget("req_note")
+    assert ledger.submissions() == [] and ledger.count_submissions() == 0
+    assert ledger.exposure(0.0) == 1_500_000
+
+
 def test_pins_and_confirmed_hosts_hold_for_every_later_reader(where: str) -> None:
     first, second = opened(where, "runner-a"), opened(where, "runner-b")
     try:
@@ -396,8 +423,34 @@ def test_a_ledger_of_schema_3_gains_the_settings_table_on_open(where: str) -> No
             db.execute("PRAGMA user_version = 3")
     store = opened(where, "runner-new")
     try:
-        assert store.describe().schema_version == SCHEMA_VERSION == 4
+        assert store.describe().schema_version == SCHEMA_VERSION == 5
         store.set_fleet_setting("daily_cap_usd", "6")
         assert store.fleet_setting("daily_cap_usd") == "6"
+    finally:
+        store.close()
+
+
+def test_a_ledger_of_schema_4_gains_the_refusal_words_on_open(where: str) -> None:
+    """Schema 5 (issue 30.5): a ledger without `error_detail` gets it on the next open, on both
+    engines, and a refused submit keeps its words."""
+    opened(where).close()
+    if where.startswith("postgresql"):
+        import psycopg
+
+        with psycopg.connect(where, autocommit=True) as conn:
+            conn.execute("ALTER TABLE submissions DROP COLUMN error_detail")
+            conn.execute("UPDATE svc_schema SET version = 4")
+    else:
+        import sqlite3
+
+        with sqlite3.connect(where) as db:
+            db.execute("ALTER TABLE submissions DROP COLUMN error_detail")
+            db.execute("PRAGMA user_version = 4")
+    store = opened(where, "runner-new")
+    try:
+        assert store.describe().schema_version == SCHEMA_VERSION == 5
+        journaled(store, "req_1")
+        store.mark_rejected("req_1", "policy_refused", None, "refusing to pay: too dear")
+        assert (store.get("req_1") or pytest.fail()).status_reason == "refused: too dear"
     finally:
         store.close()

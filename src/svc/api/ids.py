@@ -3,8 +3,8 @@
 An id is put into a path segment (`/svc/tasks/{id}`) or a header (`svc-request-id`). Percent-
 encoding keeps `/`, `?` and `#` inside the segment, but not `.` and `..`: URL normalisation
 (httpx's included) turns `/svc/tasks/..` into `/svc/`, a request to another resource. So an id
-is a short run of letters, digits and `-_.:`, never `.` or `..`, and anything else is refused
-(exit 2) before a byte is sent.
+is a short run of letters, digits and `-_.:`, never `.` or `..` nor a word a script prints for
+a missing value (`null`), and anything else is refused (exit 2) before a byte is sent.
 """
 
 from __future__ import annotations
@@ -33,8 +33,22 @@ def _shown(value: str) -> str:
     return ascii(value[:40] + ("..." if len(value) > 40 else ""))
 
 
+# What a script prints for a missing value (jq's `null`, Python's `None`, JavaScript's
+# `undefined`): `svc poll "$(... --jq .id)"` after a refused submit must not ask the service
+# for a task called "null" (issue 30.5). No service names a task so.
+PLACEHOLDERS = frozenset({"null", "none", "nil", "undefined", "nan", "true", "false"})
+
+
 def task_id_arg(value: str, name: str = "ID") -> str:
     """A task id as given by the user (or the ledger), or UsageError naming the argument."""
+    if value.lower() in PLACEHOLDERS:
+        raise UsageError(
+            f"invalid {name} {_shown(value)}: that is what a script prints for a missing "
+            "value, not a task id; nothing was sent",
+            code="invalid_task_id",
+            hint="the command that should have given the id did not: a refused submit has "
+            "none (`svc tasks` says why), and `svc submit ... --jq .id || exit $?` stops there",
+        )
     if not is_id(value):
         raise UsageError(
             f"invalid {name} {_shown(value)}: a task id is 1-{TASK_ID_MAX} {ID_RULE}, "

@@ -21,7 +21,7 @@ from typer._click.globals import get_current_context
 from typer.core import TyperGroup
 
 from svc import __version__
-from svc.cli.globals import GLOBALS, KEYS, split_json_fields
+from svc.cli.globals import GLOBALS, KEYS, lone_json_field, split_json_fields
 from svc.cli.runtime import build_context, run_guarded
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
@@ -295,12 +295,27 @@ def usage_error(error: click.ClickException, args: list[str]) -> SvcError:
     if command == "svc":  # some errors carry the root context: name the command typed
         command = " ".join(["svc", *[a for a in args if a in COMMANDS][:1]])
     usage = isinstance(error, ClickUsageError)  # else a file Click could not open, say
+    hint = f"see '{command} --help'" if usage else None
+    field = _lone_field(message, args, command)
+    if field is not None:
+        hint = f"one field needs '=': --json={field} ({hint})"
     return SvcError(
         " ".join(message.split()),
         code="usage_error" if usage else "error",
-        hint=f"see '{command} --help'" if usage else None,
+        hint=hint,
         exit_code=ExitCode.USAGE if usage else ExitCode.ERROR,
     )
+
+
+# Click's words when an argument is missing or one too many: what `--json state` causes when
+# `state` was meant as the field list (it was taken as the argument, or as one more).
+_ARGUMENT_ERRORS = ("Missing argument", "Got unexpected extra argument", "No such command")
+
+
+def _lone_field(message: str, args: list[str], command: str) -> str | None:
+    if not message.startswith(_ARGUMENT_ERRORS):
+        return None
+    return lone_json_field(args, command.removeprefix("svc ").split(" ")[0])
 
 
 def main(argv: list[str] | None = None) -> int:

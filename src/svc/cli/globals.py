@@ -76,10 +76,17 @@ SWITCH_FLAGS: dict[str, str] = {
 }
 # Flags after which stdout carries JSON (errors then also go to stdout as a JSON document).
 JSON_FLAGS = ("--json", "--jq", "--template")
+# Flags whose stdout is what a program made of the answer: a failure leaves it empty (issue
+# 30.1), or `id=$(svc submit ... --jq .id)` would take the error object for an id.
+SHAPING_FLAGS = ("--jq", "--template")
 
 
 def json_flag_given(argv: list[str]) -> bool:
     return any(arg.partition("=")[0] in JSON_FLAGS for arg in argv)
+
+
+def shaping_flag_given(argv: list[str]) -> bool:
+    return any(arg.partition("=")[0] in SHAPING_FLAGS for arg in argv)
 
 
 def split_json_fields(argv: list[str], commands: set[str] | frozenset[str]) -> list[str]:
@@ -108,3 +115,92 @@ def _is_field_list(token: str, commands: set[str] | frozenset[str]) -> bool:
     if "," not in token or token in commands:
         return False
     return all(part.isidentifier() for part in token.split(","))
+
+
+# The top-level fields of the commands whose output people pick fields of (issue 30.3): gh's
+# `--json state` habit. A usage error where such a word follows `--json` says that one field
+# needs the `=` form. Kept here as plain data (no import on the error path); a test holds
+# them to the task detail model, the ledger row and the spend report.
+TASK_FIELDS = frozenset(
+    [
+        "id",
+        "state",
+        "goal",
+        "flow",
+        "error",
+        "result",
+        "reason",
+        "created_at",
+        "updated_at",
+        "completed_at",
+        "webhook_url",
+        "max_budget_usd",
+        "info_request",
+        "events",
+    ]
+)
+LEDGER_ROW_FIELDS = frozenset(
+    [
+        "request_id",
+        "base_url",
+        "email",
+        "task_preview",
+        "method",
+        "status",
+        "amount_atomic",
+        "pay_to",
+        "payer",
+        "network",
+        "asset",
+        "task_id",
+        "state",
+        "http_status",
+        "billing",
+        "error",
+        "created_at",
+        "updated_at",
+        "usage_error",
+        "refunded_atomic",
+        "origin",
+        "runner",
+        "has_proof",
+        "status_reason",
+        "refresh_error",
+    ]
+)
+SPEND_FIELDS = frozenset(
+    [
+        "total_usd",
+        "paid_usd",
+        "refunded_usd",
+        "paid_count",
+        "refund_count",
+        "by_day",
+        "by_rail",
+        "by_method",
+        "tasks",
+        "outstanding_usd",
+        "outstanding",
+        "unknown_outcome",
+        "awaiting_card",
+        "cap",
+    ]
+)
+OUTPUT_FIELDS: dict[str, frozenset[str]] = {
+    "submit": TASK_FIELDS,
+    "poll": TASK_FIELDS,
+    "watch": TASK_FIELDS,
+    "reply": TASK_FIELDS,
+    "tasks": LEDGER_ROW_FIELDS,
+    "spend": SPEND_FIELDS,
+}
+
+
+def lone_json_field(argv: list[str], command: str) -> str | None:
+    """The word after a bare `--json` when it is a field of `command`'s output (`svc poll ID
+    --json state`): what a gh user meant as `--json=state`."""
+    fields = OUTPUT_FIELDS.get(command, frozenset())
+    for i, flag in enumerate(argv[:-1]):  # no itertools: this module imports nothing
+        if flag == "--json" and argv[i + 1] in fields:
+            return argv[i + 1]
+    return None

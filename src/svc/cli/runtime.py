@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from svc import paid_record, redact
-from svc.cli.globals import json_flag_given
+from svc.cli.globals import json_flag_given, shaping_flag_given
 from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
 from svc.ui import terminal
@@ -120,6 +120,11 @@ def settle(code: int) -> int:
 
 
 def json_requested(argv: list[str]) -> bool:
+    """Whether a failure's JSON error object goes to stdout: in JSON mode (`--json`, a pipe),
+    never with `--jq` or `--template`, whose stdout stays empty on a failure (the contract):
+    the line on stderr and the exit code say it."""
+    if shaping_flag_given(argv):
+        return False
     return json_flag_given(argv) or not stdout_is_tty()
 
 

@@ -52,7 +52,9 @@ class WatchOptions:
     "SVC_TASK_PREVIOUS_STATE and SVC_TASK_ASK (none, plain, structured, payment) in the "
     "environment; it runs beside the polls, bounded by --exec-timeout, and a failure is a "
     "warning on stderr that never changes the exit code.\n\n"
-    "Thousands of tasks can be watched at once (--all: every live task in the ledger): polls "
+    "Thousands of tasks can be watched at once (--all: every live task in the ledger; one the "
+    "service no longer knows, 404, is marked gone with a warning and the others are watched; "
+    "with --json its line is {id, state: gone}): polls "
     "are spread over the interval with jitter, on real hosts unchanged tasks back off towards "
     "60 s, and a terminal shows counts per state instead of every event.\n\n"
     "\b\nExamples:\n"
@@ -105,12 +107,20 @@ def watch(
 def run(opts: WatchOptions, app: AppContext) -> int:
     """Watch the tasks the options name; returns the exit code (raises the contract's errors)."""
     ids = list(opts.task_ids)
+    from_ledger: list[str] = []
     if opts.all_live:
-        ids += live_task_ids(app)
+        from_ledger = live_task_ids(app)
+        ids += from_ledger
         if not ids:
             app.output.note("no live task in the ledger for " + app.settings.base_url)
             return 0
     elif not ids:
         raise UsageError("missing ID: give task ids, or --all for every live task in the ledger")
-    following = Following(opts.interval, opts.notify, opts.exec_command, opts.exec_timeout)
+    following = Following(
+        opts.interval,
+        opts.notify,
+        opts.exec_command,
+        opts.exec_timeout,
+        from_ledger=frozenset(from_ledger) - set(opts.task_ids),
+    )
     return Watch(app, list(dict.fromkeys(ids)), following).follow()

@@ -458,15 +458,42 @@ TABLE: dict[str, Any] = {'args': [],
                                       'names': ['--yes', '-y'],
                                       'value': False}]},
               'tasks': {'args': [],
+                        'commands': {'forget': {'args': [{'kind': 'task_id', 'many': True}],
+                                                'help': 'Remove rows from the ledger, named by '
+                                                        'task id or request id.',
+                                                'options': [{'help': 'Remove rows that paid too '
+                                                                     '(each is named with what it '
+                                                                     'paid).',
+                                                             'names': ['--force'],
+                                                             'value': False}]},
+                                     'prune': {'args': [],
+                                               'help': 'Remove the rows of tasks the service no '
+                                                       'longer knows, or of refused submits.',
+                                               'options': [{'help': 'Tasks the service no longer '
+                                                                    'knows (404).',
+                                                            'names': ['--gone'],
+                                                            'value': False},
+                                                           {'help': 'Submits refused before '
+                                                                    'anything was paid.',
+                                                            'names': ['--refused'],
+                                                            'value': False},
+                                                           {'help': 'Remove rows that paid too '
+                                                                    '(each is named with what it '
+                                                                    'paid).',
+                                                            'names': ['--force'],
+                                                            'value': False}]}},
                         'help': 'List the tasks submitted from here (a shared ledger: the '
                                 "fleet's).",
-                        'options': [{'help': 'At most N rows.',
+                        'options': [{'help': 'At most N rows, newest first (0: all).',
                                      'kind': 'text',
                                      'names': ['--limit', '-n'],
                                      'value': True},
+                                    {'help': 'Every row (the same as --limit 0).',
+                                     'names': ['--all'],
+                                     'value': False},
                                     {'help': 'Only these states (repeat, or a comma list): '
                                              'pending, blocked_on_user, completed, failed, '
-                                             'cancelled.',
+                                             'cancelled, gone.',
                                      'kind': 'text',
                                      'names': ['--state', '-s'],
                                      'value': True},

@@ -269,14 +269,14 @@ class _Run:
         except (UnavailableError, ProtocolError) as exc:  # no answer, or an unreadable one
             if auth.carried_proof:
                 raise _answer_lost(journal, self.body, exc.message) from None
-            journal.rejected(exc.code)
+            journal.rejected(exc.code, detail=exc.message)
             exc.hint = "nothing was charged" + (f"; {exc.hint}" if exc.hint else "")
             raise
         except HumanNeededError:  # a card page waits for a person: the row says so already
             raise
         except SvcError as exc:  # policy refusal, no wallet or token: before any signature
             if not auth.carried_proof:
-                journal.rejected(exc.code)
+                journal.rejected(exc.code, detail=exc.message)
             raise
 
     def _accepted(self, answer: SubmitAnswer) -> SubmitResult:
@@ -288,7 +288,7 @@ class _Run:
             # the task; a resume with the same request id gets the original task back.
             if self.auth.carried_proof:
                 raise _answer_lost(journal, self.body, exc.message) from None
-            journal.rejected(exc.code)
+            journal.rejected(exc.code, detail=exc.message)
             raise
         _record_accepted(app, journal, task, answer, self.body)
         crash_point("response_recorded")
@@ -318,7 +318,7 @@ class _Run:
         if not self.auth.carried_proof:
             error = to_error(status, answer.content, decision)
             error.hint = error.hint or "nothing was charged"
-            journal.rejected(error.code, status)
+            journal.rejected(error.code, status, error.message)
             raise error
         if journal.row().status == PayState.VOID:  # the table's retries are spent
             raise to_error(status, answer.content, decision)

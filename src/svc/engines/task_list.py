@@ -3,7 +3,7 @@
 The service has no list call, so the ledger is the list. `--refresh` polls the rows whose last
 known state is live (a final state never changes), only for this base URL (a task id is never
 sent to a service other than the one that issued it), a few at a time; a poll that fails marks
-its row and the others go on.
+its row and the others go on, and a task the service answers 404 for is marked `gone`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from svc.api.models import FINAL_STATES
 from svc.context import AppContext
-from svc.errors import SvcError
+from svc.errors import NotFoundError, SvcError
+from svc.store.ledger.rows import GONE
 
 if TYPE_CHECKING:
     from httpx import Auth
@@ -24,12 +25,13 @@ if TYPE_CHECKING:
     from svc.store.ledger import Submission
 
 REFRESH_THREADS = 8  # free GETs, but a real host should not see a burst
-TASK_STATES = ("pending", "blocked_on_user", "completed", "failed", "cancelled")
+# The service's states, and the ledger's own `gone` (the service answered 404 for the task).
+TASK_STATES = ("pending", "blocked_on_user", "completed", "failed", "cancelled", GONE)
 
 
 @dataclass(frozen=True)
 class TaskQuery:
-    """Which rows: the newest `limit`, of some states, since a time; refreshed or not."""
+    """Which rows: the newest `limit` (0: all), of some states, since a time; refreshed or not."""
 
     limit: int = 50
     states: tuple[str, ...] = ()  # empty: every state
@@ -44,6 +46,12 @@ class Listing:
     filtered: bool = False  # --state or --since narrowed the rows
     errors: dict[str, str] = field(default_factory=dict)  # request id -> why not refreshed
     now: float = field(default_factory=time.time)
+    total: int = 0  # the rows that matched before `limit` cut them
+
+    @property
+    def cut(self) -> bool:
+        """The limit left rows out (`svc tasks` says so: a script must not take 50 for all)."""
+        return self.total > len(self.rows)
 
     def documents(self) -> list[dict[str, Any]]:
         docs = []
@@ -60,18 +68,24 @@ def collect(opts: TaskQuery, app: AppContext) -> Listing:
     ledger = app.ledger_to_read()
     if ledger is None:
         return Listing([], filtered)  # nothing submitted from here: no ledger is made to say so
-    unbounded = bool(opts.states) or opts.refresh or opts.runner is not None
-    rows = ledger.submissions(limit=None if unbounded else opts.limit)
+    limit = opts.limit or None
+    unbounded = limit is None or bool(opts.states) or opts.refresh or opts.runner is not None
+    rows = ledger.submissions(limit=None if unbounded else limit)
+    # The newest `limit` rows came back: how many there are is one count, not a read of all.
+    total = (
+        None if unbounded or len(rows) < opts.limit else ledger.count_submissions(since=opts.since)
+    )
     if opts.runner is not None:
         rows = [r for r in rows if r.runner == opts.runner]
     if opts.since is not None:
         rows = [r for r in rows if r.created_at >= opts.since]
     listing = Listing(rows, filtered)
     if opts.refresh:
-        refresh(app, listing, rows if opts.states else rows[: opts.limit])
+        refresh(app, listing, rows if opts.states else rows[:limit])
     if opts.states:
         listing.rows = [r for r in rows if r.state in opts.states]
-    listing.rows = listing.rows[: opts.limit]
+    listing.total = len(listing.rows) if total is None else total
+    listing.rows = listing.rows[:limit]
     return listing
 
 
@@ -98,9 +112,12 @@ def refresh(app: AppContext, listing: Listing, rows: list[Submission]) -> None:
 
 
 def _poll(tasks: TaskClient, auth: Auth | None, task_id: str) -> tuple[str | None, str | None]:
-    """(the task's state now, None) or (None, why it could not be read)."""
+    """(the task's state now, None) or (None, why it could not be read); a task the service
+    no longer knows (404) is `gone`, which a later answer about it overwrites."""
     try:
         task = tasks.poll(task_id, auth=auth)
+    except NotFoundError:
+        return GONE, None
     except SvcError as exc:
         return None, exc.message
     return task.state, None

@@ -26,7 +26,8 @@ from svc.engines.watch_parts import (
     ledger_states,
 )
 from svc.engines.watch_prompt import LEAVE, FormSession
-from svc.errors import ConflictError, HumanNeededError, TaskEndedError
+from svc.errors import ConflictError, HumanNeededError, NotFoundError, TaskEndedError
+from svc.store.ledger.rows import GONE
 from svc.ui import views
 from svc.ui.notify import Notifier
 
@@ -51,6 +52,9 @@ class Following:
     notify: bool = False
     exec_command: str | None = None
     exec_timeout: float = 30.0
+    # Ids taken from the ledger (`--all`): one the service no longer knows (404) is marked
+    # gone and skipped, and the others are watched; an id the person typed stays exit 7.
+    from_ledger: frozenset[str] = frozenset()
 
 
 class Watch:
@@ -71,6 +75,7 @@ class Watch:
         self.notifier = _notifier(opts)
         self.known: dict[str, str | None] = {}
         self.status: Status | None = None
+        self.from_ledger = opts.from_ledger
 
     def follow(self) -> int:
         """Watch until all are final or wait on a human; returns the exit code."""
@@ -121,6 +126,9 @@ class Watch:
             status.refresh()
 
     def _take(self, tid: str, task: dict[str, Any] | None, error: BaseException | None) -> None:
+        if isinstance(error, NotFoundError) and tid in self.from_ledger:
+            self._gone(tid)
+            return
         if error is not None:
             raise error
         assert task is not None
@@ -134,6 +142,22 @@ class Watch:
             self._observe(task, previous)
         self.states[tid] = state
         self._route(tid, task, state, changed)
+
+    def _gone(self, tid: str) -> None:
+        """A task the ledger listed as live that the service no longer knows (a sandbox that
+        restarted forgets its tasks): marked in the ledger, named once, and not polled again;
+        the others are watched as before (issue 30.4)."""
+        self.schedule.drop(tid)
+        self.seen[tid].state = GONE
+        if self.known.get(tid) != GONE:
+            self.app.remember_state(tid, GONE)
+        self.known[tid] = GONE
+        self.app.output.warn(
+            f"task {tid} is unknown to the service (404), so it is marked gone in the ledger "
+            f"and not watched; `svc tasks forget {tid}` removes it"
+        )
+        if self.app.output.json_mode:
+            self.app.output.emit_line({"id": tid, "state": GONE})
 
     def _observe(self, task: dict[str, Any], previous: str | None) -> None:
         state = str(task["state"])

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc.engines.asks import left_text
 from svc.settings import positive_seconds
+from svc.store.ledger.rows import GONE
 from svc.ui.words import plural
 
 if TYPE_CHECKING:
@@ -31,7 +32,8 @@ class Seen:
 
 
 def live_task_ids(app: AppContext) -> list[str]:
-    """Task ids the ledger knows for this base URL whose last known state is not final."""
+    """Task ids the ledger knows for this base URL whose last known state is not final (nor
+    gone: the service said it no longer knows them)."""
     if not app.has_ledger():
         return []
     base = app.settings.base_url
@@ -39,7 +41,7 @@ def live_task_ids(app: AppContext) -> list[str]:
     return [
         str(row.task_id)
         for row in reversed(rows)  # oldest first
-        if row.task_id and row.base_url == base and row.state not in FINAL
+        if row.task_id and row.base_url == base and row.state not in (*FINAL, GONE)
     ]
 
 

@@ -211,12 +211,15 @@ class RequestJournal:
         )
         self._forget_secret()
 
-    def rejected(self, code: str, http_status: int | None = None) -> None:
-        """Refused, or failed, before any proof went out: nothing was charged."""
+    def rejected(
+        self, code: str, http_status: int | None = None, detail: str | None = None
+    ) -> None:
+        """Refused, or failed, before any proof went out: nothing was charged (`detail`: why,
+        in words, for `svc tasks`)."""
         self.ledger.release_reservation(self.request_id)
         row = self.row()
         if row.status != PayState.AWAITING_CARD and not row.has_proof:
-            self.ledger.mark_rejected(self.request_id, code, http_status)
+            self.ledger.mark_rejected(self.request_id, code, http_status, detail)
 
     def refused(self, code: str, http_status: int | None = None) -> None:
         """A proof was refused without proof that it is void: it is kept for the resend."""

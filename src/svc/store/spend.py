@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from svc.money import atomic_to_usd
+from svc.numbers import iso
 from svc.store.ledger import (
     ACCEPTED,
     AWAITING_CARD,
@@ -33,12 +34,6 @@ def _usd(atomic: int) -> str:
 
 def _day(row: Submission) -> str:
     return datetime.fromtimestamp(row.created_at).strftime("%Y-%m-%d")
-
-
-def _iso(timestamp: float | None) -> str | None:
-    if timestamp is None:
-        return None
-    return datetime.fromtimestamp(timestamp).isoformat(timespec="seconds")
 
 
 def day_start(since: str | None) -> float:
@@ -97,8 +92,8 @@ def outstanding(auths: list[Authorization], now: float) -> list[dict[str, Any]]:
             "origin": a.origin,
             "pay_to": a.pay_to,
             "network": a.network,
-            "signed_at": _iso(a.signed_at),
-            "valid_until": _iso(a.valid_before),
+            "signed_at": iso(a.signed_at),
+            "valid_until": iso(a.valid_before),
             "runner": a.runner,
         }
         for a in auths

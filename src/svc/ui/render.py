@@ -17,6 +17,7 @@ STATE_STYLES = {
     "completed": "bold green",
     "failed": "bold red",
     "cancelled": "red",
+    "gone": "dim",  # the ledger's own: the service no longer knows the task
 }
 
 

@@ -6,9 +6,11 @@ text it prints is cleaned by `Output`'s methods or `svc.ui.render`.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from svc.money import parse_usd
+from svc.numbers import instant
 from svc.origin import TrustedURL
 from svc.ui.guide import show_markdown, status_words
 from svc.ui.render import STATE_STYLES, event_line
@@ -96,6 +98,8 @@ def task_list(out: Output, listing: Any) -> None:
         paid = usd_atomic(row.amount_atomic) if row.paid_for else "-"
         rail = (row.method or "-") if row.paid_for else "-"
         state = state_cell(row.state)
+        if not row.task_id and row.status_reason:  # never `-  -`: say why there is no task
+            state = Styled(row.status_reason, "yellow")
         if row.request_id in listing.errors:
             state = Styled(f"{row.state or '-'} (not refreshed)", "yellow")
         preview = clean(row.task_preview, 60, single_line=True)
@@ -104,6 +108,28 @@ def task_list(out: Output, listing: Any) -> None:
             [created, row.task_id or "-", state, paid, rail, row.status, row.request_id, preview]
         )
     out.table(TASK_LIST_COLUMNS, cells)
+
+
+def forgotten(out: Output, doc: dict[str, Any]) -> None:
+    """`svc tasks forget` / `prune`: what was removed from the ledger, and what stayed."""
+    gone, kept = doc["forgotten"], doc["kept"]
+    if not gone and not kept:
+        out.note("no row to remove")
+        return
+    for row in gone:
+        out.line("forgot {what}", what=_row_label(row))
+    if kept:
+        ids = ", ".join(_row_label(row) for row in kept)
+        out.note(
+            f"kept {plural(len(kept), 'row')} that paid or may have (--force removes them): "
+            "{ids}",
+            ids=ids,
+        )
+
+
+def _row_label(row: dict[str, Any]) -> str:
+    task = row.get("task_id")
+    return f"task {task} (request {row['request_id']})" if task else f"request {row['request_id']}"
 
 
 # --- payments --------------------------------------------------------------------------
@@ -197,15 +223,21 @@ def cap_line(out: Output, cap: dict[str, Any]) -> None:
     )
 
 
+def _relative(stamp: object, now: float) -> str:
+    when = instant(stamp)
+    return "-" if when is None else ago(when, now)
+
+
 def outstanding(out: Output, doc: dict[str, Any]) -> None:
     """Signed authorizations not known spent, void or expired: money that may still leave."""
+    now = time.time()  # JSON keeps the ISO times; a person reads them relative, as in tasks
     rows = [
         [
-            item["signed_at"],
+            _relative(item["signed_at"], now),
             item["rail"],
             usd(item["amount_usd"]),
             item["status"],
-            item["valid_until"] or "until spent or void",
+            _relative(item["valid_until"], now) if item["valid_until"] else "until spent or void",
             item["request_id"],
         ]
         for item in doc["outstanding"]

@@ -44,13 +44,16 @@ def _guide(app: AppContext, args: dict[str, Any]) -> Outcome:
 
 
 def _list(app: AppContext, args: dict[str, Any]) -> Outcome:
-    rows = collect(TaskQuery(limit=int(args.get("limit", 50))), app).rows
+    listing = collect(TaskQuery(limit=int(args.get("limit", 50))), app)
+    rows = listing.rows
     docs = [row.public_dict() for row in rows]
     lines = [
-        f"{row.task_id or '-'} {row.state or '-'} ({row.status}, request {row.request_id})"
+        f"{row.task_id or '-'} {row.state or row.status_reason or '-'}"
+        f" ({row.status}, request {row.request_id})"
         for row in rows
     ]
-    text = f"{plural(len(rows), 'task')} in the ledger, newest first.\n" + "\n".join(lines)
+    cut = f" (the newest of {listing.total}: raise `limit` for more)" if listing.cut else ""
+    text = f"{plural(len(rows), 'task')} in the ledger, newest first{cut}.\n" + "\n".join(lines)
     return Outcome({"tasks": docs}, text)
 
 

@@ -69,6 +69,10 @@ class LedgerStore(Protocol):
 
     def submissions(self, *, limit: int | None = None) -> list[Submission]: ...
 
+    def count_submissions(self, *, since: float | None = None) -> int:
+        """How many submissions (created at or after `since`), without reading them."""
+        ...
+
     def recent_same_task(self, body: dict[str, Any], since: float) -> list[Submission]: ...
 
     def authorizations(self, *, since: float = 0.0) -> list[Authorization]: ...
@@ -150,8 +154,14 @@ class LedgerStore(Protocol):
         usage_error: str | None,
     ) -> None: ...
 
-    def mark_rejected(self, request_id: str, error: str, http_status: int | None = None) -> None:
-        """Refused before any proof went out: nothing was charged."""
+    def mark_rejected(
+        self,
+        request_id: str,
+        error: str,
+        http_status: int | None = None,
+        detail: str | None = None,
+    ) -> None:
+        """Refused before any proof went out: nothing was charged. `detail`: why, in words."""
         ...
 
     def mark_refused(self, request_id: str, error: str, http_status: int | None = None) -> None:
@@ -199,6 +209,10 @@ class LedgerStore(Protocol):
 
     # --- what the service said about a task since -------------------------------------------
     def set_task_state(self, task_id: str, state: str) -> None: ...
+
+    def forget(self, request_id: str) -> None:
+        """Remove a submission's row; the authorizations (the cap's record) stay."""
+        ...
 
     # --- pinned recipients and confirmed link hosts, per origin -----------------------------
     def pinned_recipient(self, origin: str, network: str, asset: str) -> str | None: ...

@@ -29,6 +29,8 @@ from svc.store.ledger.rows import EXPOSED, Authorization, AuthState, CardState, 
 from svc.store.ledger.sqlite import Database
 from svc.store.ledger.submissions import Submissions
 
+DETAIL_LIMIT = 300  # characters of a refusal's words kept in a row
+
 
 class Ledger:
     """The rows of every submission; every status change is one of the named transitions.
@@ -90,6 +92,9 @@ class Ledger:
 
     def submissions(self, *, limit: int | None = None) -> list[Submission]:
         return self._rows.newest_first(limit=limit)
+
+    def count_submissions(self, *, since: float | None = None) -> int:
+        return self._rows.count(since=since)
 
     def recent_same_task(self, body: dict[str, Any], since: float) -> list[Submission]:
         return self._rows.recent_same_task(body, since)
@@ -218,9 +223,21 @@ class Ledger:
             )
             self._cards.set_status(request_id, CardState.USED)
 
-    def mark_rejected(self, request_id: str, error: str, http_status: int | None = None) -> None:
-        """Refused before any proof went out: nothing was charged."""
-        self._rows.set(request_id, status=PayState.REJECTED, error=error, http_status=http_status)
+    def mark_rejected(
+        self,
+        request_id: str,
+        error: str,
+        http_status: int | None = None,
+        detail: str | None = None,
+    ) -> None:
+        """Refused before any proof went out: nothing was charged. `detail`: why, in words."""
+        self._rows.set(
+            request_id,
+            status=PayState.REJECTED,
+            error=error,
+            http_status=http_status,
+            error_detail=None if detail is None else detail[:DETAIL_LIMIT],
+        )
 
     def mark_refused(self, request_id: str, error: str, http_status: int | None = None) -> None:
         """A proof was refused without the spec's word that it is void: keep it for resends."""
@@ -306,6 +323,12 @@ class Ledger:
 
     def set_task_state(self, task_id: str, state: str) -> None:
         self._rows.set_task_state(task_id, state)
+
+    def forget(self, request_id: str) -> None:
+        """Remove a submission's row (`svc tasks forget`, `prune`). Its authorizations stay:
+        they are what the daily cap and `svc spend`'s outstanding list count."""
+        with self._db.write():
+            self._rows.delete(request_id)
 
     # --- recipients pinned on first use, and hosts confirmed for links, per origin -----------
 

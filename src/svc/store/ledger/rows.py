@@ -7,6 +7,8 @@ from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Any
 
+from svc.numbers import iso
+
 
 class PayState(StrEnum):
     """Where a paid request is in its life. Only the named Ledger transitions set these."""
@@ -40,6 +42,11 @@ class AuthState(StrEnum):
     REFUSED = "refused"  # the server refused it; an x402 one can still be settled until expiry
     VOID = "void"  # proven void (MPP, card: the spec's codes); no longer counts
 
+
+# A task state of the ledger's own, never the service's: the service answered 404 for the
+# task (it no longer knows it: a sandbox restarted, or it belongs to another agent). A later
+# answer about the task writes its real state over it.
+GONE = "gone"
 
 # Statuses of ledgers written before the lifecycle had names of its own.
 LEGACY_STATUS = {"prepared": "journaled", "paying": "sent", "reserving": "journaled"}
@@ -81,6 +88,7 @@ class Submission:
     origin: str | None = None
     proof_fp: str | None = None
     runner: str | None = None  # the runner that journaled it (its host name by default)
+    error_detail: str | None = None  # the refusal's words (`error` is its code)
 
     @property
     def has_proof(self) -> bool:
@@ -96,12 +104,60 @@ class Submission:
         """An amount was signed for it and the proof is kept (what `svc tasks` shows as paid)."""
         return bool(self.amount_atomic) and self.has_proof
 
+    @property
+    def money(self) -> bool:
+        """Money moved, or may have, for it: an amount was signed or a card page started, or a
+        proof's outcome is unknown. Such a row is the record of a charge (`svc spend`)."""
+        in_flight = (PayState.SIGNED, PayState.SENT, PayState.UNKNOWN, PayState.AWAITING_CARD)
+        return bool(self.amount_atomic) or self.has_proof or self.status in in_flight
+
+    @property
+    def status_reason(self) -> str | None:
+        """Why a row has no task, in words (`svc tasks` shows it where the state would be);
+        None when it has a task."""
+        if self.task_id:
+            return None
+        words = _STATUS_WORDS.get(self.status, "no task")
+        why = _short(self.error_detail) or self.error
+        if self.status == PayState.REJECTED and str(self.error or "").endswith("unavailable"):
+            words = "not sent"  # no answer came back, and nothing was paid
+        if self.status in (PayState.UNKNOWN, PayState.AWAITING_CARD) or not why:
+            return words
+        return f"{words}: {why}"
+
     def public_dict(self) -> dict[str, Any]:
-        """The row as shown to users: everything but the proof and the body."""
-        hidden = ("proof", "body", "receipt", "proof_fp")
+        """The row as shown to users: everything but the proof and the body; times as the
+        service writes them (ISO 8601, UTC), and why a row has no task."""
+        hidden = ("proof", "body", "receipt", "proof_fp", "error_detail")
         doc = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in hidden}
+        doc["created_at"], doc["updated_at"] = iso(self.created_at), iso(self.updated_at)
         doc["has_proof"] = self.has_proof
+        doc["status_reason"] = self.status_reason
         return doc
+
+
+# What a row without a task is, by its status (`Submission.status_reason`).
+_STATUS_WORDS: dict[str, str] = {
+    PayState.REJECTED: "refused",
+    PayState.REFUSED: "payment refused",
+    PayState.VOID: "payment void",
+    PayState.UNKNOWN: "outcome unknown: `svc submit --request-id` resumes it",
+    PayState.AWAITING_CARD: "waits for a card payment: `svc pay card`",
+    PayState.JOURNALED: "interrupted before an answer",
+    PayState.CHALLENGED: "interrupted before an answer",
+    PayState.SIGNED: "interrupted before an answer",
+    PayState.SENT: "interrupted before an answer",
+}
+
+
+def _short(detail: str | None) -> str | None:
+    """A refusal's words without the lead they all share (`refusing to pay: ...`)."""
+    if not detail:
+        return None
+    for lead in ("refusing to pay by card: ", "refusing to pay: "):
+        if detail.startswith(lead):
+            return detail[len(lead) :]
+    return detail
 
 
 @dataclass

@@ -113,11 +113,13 @@ MIGRATIONS: dict[tuple[str, str], str] = {
     ("submissions", "proof_fp"): "TEXT",  # the live proof's fingerprint (MPP's is a secret)
     ("submissions", "runner"): "TEXT",  # who journaled it (fleet mode: one ledger, many)
     ("authorizations", "runner"): "TEXT",  # who holds it
+    ("submissions", "error_detail"): "TEXT",  # why it was refused, in words (`svc tasks`)
 }
 
 # The schema's version, as `svc doctor` reports it (both engines keep the same number).
 # 4: the `settings` table (a fleet's shared daily cap, issue 29.8).
-SCHEMA_VERSION = 4
+# 5: submissions.error_detail (a refusal's words for `svc tasks`, issue 30.5).
+SCHEMA_VERSION = 5
 
 
 def ledger_path() -> Path:

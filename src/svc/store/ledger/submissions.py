@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import fields
 from typing import Any
 
 from svc.store.ledger.database import Database
 from svc.store.ledger.rows import PayState, Submission
+
+_COLUMNS = frozenset(f.name for f in fields(Submission))
+
+
+def _read(row: Any) -> Submission:
+    """A row as a Submission, leaving out a column a newer svc added (a shared ledger that
+    another runner migrated first must not break this one's `svc tasks`)."""
+    return Submission(**{k: v for k, v in dict(row).items() if k in _COLUMNS})
 
 
 class Submissions:
@@ -19,13 +28,20 @@ class Submissions:
         row = self.db.execute(
             "SELECT * FROM submissions WHERE request_id = ?", (request_id,)
         ).fetchone()
-        return Submission(**dict(row)) if row else None
+        return _read(row) if row else None
 
     def newest_first(self, *, limit: int | None = None) -> list[Submission]:
         sql = "SELECT * FROM submissions ORDER BY created_at DESC"
         if limit:
             sql += f" LIMIT {int(limit)}"
-        return [Submission(**dict(row)) for row in self.db.execute(sql)]
+        return [_read(row) for row in self.db.execute(sql)]
+
+    def count(self, *, since: float | None = None) -> int:
+        """How many rows (created at or after `since`): what a cut list is a part of."""
+        row = self.db.execute(
+            "SELECT COUNT(*) AS n FROM submissions WHERE created_at >= ?", (since or 0.0,)
+        ).fetchone()
+        return int(row["n"])
 
     def recent_same_task(self, body: dict[str, Any], since: float) -> list[Submission]:
         """Submissions of this very body (task and e-mail) created since `since`, newest first."""
@@ -33,7 +49,7 @@ class Submissions:
             "SELECT * FROM submissions WHERE body = ? AND created_at >= ? ORDER BY created_at DESC",
             (json.dumps(body), since),
         )
-        return [Submission(**dict(row)) for row in rows]
+        return [_read(row) for row in rows]
 
     def add(
         self, request_id: str, origin: str, email: str, body: dict[str, Any], base_url: str
@@ -66,6 +82,9 @@ class Submissions:
             f"UPDATE submissions SET {cols} WHERE request_id = ?",  # noqa: S608 - names are ours
             (*fields.values(), request_id),
         )
+
+    def delete(self, request_id: str) -> None:
+        self.db.execute("DELETE FROM submissions WHERE request_id = ?", (request_id,))
 
     def set_task_state(self, task_id: str, state: str) -> None:
         self.db.execute(

@@ -1,4 +1,9 @@
-"""`svc tasks`: the ledger's submissions, filtered (`svc.engines.task_list` collects them)."""
+"""`svc tasks`: the ledger's submissions, filtered (`svc.engines.task_list` collects them);
+`svc tasks forget ID...` and `svc tasks prune --gone`: rows that are not money, removed.
+
+The group's own callback is the listing, as `svc services` is: `svc tasks` alone (and with its
+flags) lists as it always did, and the two members load only when one runs.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ import time
 
 import typer
 
-from svc.cli.app import current
+from svc.cli.app import current, lazy_group, with_globals
 from svc.context import AppContext
 from svc.engines.task_list import TASK_STATES, TaskQuery, collect
 from svc.errors import UsageError
@@ -15,7 +20,18 @@ from svc.suggest import did_you_mean
 from svc.ui import views
 from svc.ui.words import plural
 
-app = typer.Typer(rich_markup_mode=None)
+MEMBERS = {
+    "forget": (
+        "svc.commands.tasks.forget",
+        "Remove rows from the ledger by task or request id (never a charge without --force).",
+    ),
+    "prune": (
+        "svc.commands.tasks.prune",
+        "Remove the rows of tasks the service no longer knows (--gone) or refused (--refused).",
+    ),
+}
+
+app = typer.Typer(cls=lazy_group(MEMBERS), rich_markup_mode=None)
 
 # The command's options are the engine's query: which rows, refreshed or not.
 TasksOptions = TaskQuery
@@ -24,13 +40,19 @@ _UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _DURATION = re.compile(r"([0-9]{1,6})([mhdw])", re.ASCII)
 
 
-@app.command(
-    help="List the tasks submitted from here (on a shared ledger, by the fleet), newest first.\n\n"
+HELP = (
+    "List the tasks submitted from here (on a shared ledger, by the fleet), newest first.\n\n"
+    "`svc tasks forget ID...` and `svc tasks prune --gone` remove rows that are not money. "
+    "The newest 50 are shown unless --limit N or --all says otherwise; a cut list says so on "
+    "stderr (showing 50 of 351). "
     "The service has no list call; the ledger remembers every submission, its request id, "
     "payment and last known state. --refresh polls the live ones first (free calls, a few at "
     "a time, only for this base URL; a row that cannot be read is marked and the others go "
-    "on). Ids are shown whole so they can be copied; times are relative on a terminal, and "
-    "JSON keeps the exact values. Rows with status 'unknown' are paid submissions whose "
+    "on). State 'gone' is the ledger's own: the service answered 404 for the task (a sandbox "
+    "restarted, or another agent's task). A submit refused before anything was paid has no "
+    "task id: the state column says why (refused: price 1.50 USD is above the limit 1.00 "
+    "USD), and JSON keeps task_id null beside status and status_reason. Ids are shown whole so they can be copied; times "
+    "are relative on a terminal, and JSON keeps the exact values. Rows with status 'unknown' are paid submissions whose "
     "answer was lost: resume them with `svc submit --request-id ID` and the same task. On a "
     "shared ledger (ledger_url) the list is the fleet's, each row naming its runner; "
     "--runner NAME keeps one runner's.\n\n"
@@ -38,18 +60,25 @@ _DURATION = re.compile(r"([0-9]{1,6})([mhdw])", re.ASCII)
     "  svc tasks\n"
     "  svc tasks --refresh --state blocked_on_user\n"
     "  svc tasks --since 2h --state completed,failed\n"
-    "  svc tasks --json | jq -r '.[] | select(.state==\"blocked_on_user\") | .task_id'\n"
-    "  svc tasks --runner ci-7"
+    "  svc tasks --all --json | jq -r '.[] | select(.state==\"blocked_on_user\") | .task_id'\n"
+    "  svc tasks --runner ci-7\n"
+    "  svc tasks prune --gone"
 )
+
+
 def tasks(
-    limit: int = typer.Option(50, "--limit", "-n", min=1, metavar="N", help="At most N rows."),
+    ctx: typer.Context,
+    limit: int = typer.Option(
+        50, "--limit", "-n", min=0, metavar="N", help="At most N rows, newest first (0: all)."
+    ),
+    every: bool = typer.Option(False, "--all", help="Every row (the same as --limit 0)."),
     state: list[str] | None = typer.Option(
         None,
         "--state",
         "-s",
         metavar="STATE",
         help="Only these states (repeat, or a comma list): pending, blocked_on_user, "
-        "completed, failed, cancelled.",
+        "completed, failed, cancelled, gone.",
     ),
     since: str | None = typer.Option(
         None,
@@ -65,19 +94,22 @@ def tasks(
     ),
 ) -> None:
     opts = TasksOptions(
-        limit=limit,
+        limit=0 if every else limit,
         states=parse_states(state or []),
         since=parse_since(since),
         refresh=refresh,
         runner=runner,
     )
-    raise typer.Exit(run(opts, current()))
+    if ctx.invoked_subcommand is None:
+        raise typer.Exit(run(opts, current()))
 
 
 def run(opts: TasksOptions, ctx: AppContext) -> int:
     """Show the listing; a failed refresh of some rows is a warning, not a failure."""
     listing = collect(opts, ctx)
     ctx.output.show(listing.documents(), lambda out, _: views.task_list(out, listing))
+    if listing.cut:  # on stderr, whatever the mode: `--jq length` must not pass for "all"
+        ctx.output.note(f"showing {len(listing.rows)} of {listing.total} (--limit N, --all)")
     if listing.errors:
         first = next(iter(listing.errors.values()))
         count = plural(len(listing.errors), "task")
@@ -113,3 +145,6 @@ def parse_since(text: str | None, now: float | None = None) -> float | None:
             f"--since: {value[:40]!r} is not a duration or a date",
             hint="e.g. --since 30m, 2h, 3d, 1w or 2026-11-01",
         ) from None
+
+
+app.callback(invoke_without_command=True, help=HELP)(with_globals(tasks))

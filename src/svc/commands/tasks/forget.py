@@ -1,0 +1,48 @@
+"""`svc tasks forget ID...`: remove rows from the ledger (`svc.engines.forget` finds them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import typer
+
+from svc.cli.app import current
+from svc.commands.tasks.views import remove
+from svc.context import AppContext
+from svc.engines.forget import named, refuse_money
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class ForgetOptions:
+    ids: list[str]
+    force: bool = False
+
+
+@app.command(
+    help="Remove rows from the ledger, named by task id or request id.\n\n"
+    "A row that is not money (nothing was signed or paid for it: a refused submit, a task "
+    "the service no longer knows) goes at once. A row that paid, or may have, is what `svc "
+    "spend` reads: it is refused (exit 2, nothing removed) unless --force, and then each is "
+    "named with what it paid before it goes. The daily cap keeps counting what was paid "
+    "today either way. An id the ledger does not hold is exit 7 and nothing is removed.\n\n"
+    "\b\nExamples:\n"
+    "  svc tasks forget task_8f2c41d09b7e6a13\n"
+    "  svc tasks forget req_3b0c9a1e5d7f4e21a8c6b2d4f0e1a3c5"
+)
+def forget(
+    ids: list[str] = typer.Argument(..., metavar="ID...", help="Task ids or request ids."),
+    force: bool = typer.Option(
+        False, "--force", help="Remove rows that paid too (each is named with what it paid)."
+    ),
+) -> None:
+    raise typer.Exit(run(ForgetOptions(ids, force), current()))
+
+
+def run(opts: ForgetOptions, ctx: AppContext) -> int:
+    found = named(ctx, list(dict.fromkeys(opts.ids)))
+    if found.money and not opts.force:
+        raise refuse_money(found.money)
+    remove(ctx, found, opts.force)
+    return 0

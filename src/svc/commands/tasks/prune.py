@@ -1,0 +1,51 @@
+"""`svc tasks prune --gone|--refused`: remove the rows of tasks the service no longer knows, or
+of submits refused before anything was paid (`svc.engines.forget` picks them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import typer
+
+from svc.cli.app import current
+from svc.commands.tasks.views import remove
+from svc.context import AppContext
+from svc.engines.forget import matching
+
+app = typer.Typer(rich_markup_mode=None)
+
+
+@dataclass(frozen=True)
+class PruneOptions:
+    gone: bool = False
+    refused: bool = False
+    force: bool = False
+
+
+@app.command(
+    help="Remove the rows of tasks the service no longer knows, or of refused submits.\n\n"
+    "--gone: tasks the service answered 404 for (`svc watch --all` and `svc tasks --refresh` "
+    "mark them gone: a sandbox restarted, or the task belongs to another agent). --refused: "
+    "submits refused before anything was signed or paid (over the price limit, say). A row "
+    "that paid, or may have, is kept and named unless --force, which names what each paid "
+    "before removing it.\n\n"
+    "\b\nExamples:\n"
+    "  svc tasks prune --gone\n"
+    "  svc tasks prune --gone --refused --json"
+)
+def prune(
+    gone: bool = typer.Option(False, "--gone", help="Tasks the service no longer knows (404)."),
+    refused: bool = typer.Option(
+        False, "--refused", help="Submits refused before anything was paid."
+    ),
+    force: bool = typer.Option(
+        False, "--force", help="Remove rows that paid too (each is named with what it paid)."
+    ),
+) -> None:
+    raise typer.Exit(run(PruneOptions(gone, refused, force), current()))
+
+
+def run(opts: PruneOptions, ctx: AppContext) -> int:
+    found = matching(ctx, gone=opts.gone, refused=opts.refused)
+    remove(ctx, found, opts.force)
+    return 0

@@ -1,0 +1,17 @@
+"""What `svc tasks forget` and `svc tasks prune` share: money named before it goes, then the
+rows removed and kept, drawn (`svc.ui.views.forgotten`) or as JSON."""
+
+from __future__ import annotations
+
+from svc.context import AppContext
+from svc.engines.forget import Forgetting, label, what_it_paid
+from svc.ui import views
+
+
+def remove(ctx: AppContext, found: Forgetting, force: bool) -> None:
+    """Say what each money row paid (with --force), remove, and show what went and stayed."""
+    if force:
+        for row in found.money:
+            ctx.output.warn(f"forgetting {label(row)}, which {what_it_paid(row)}")
+    found.remove(force)
+    ctx.output.show(found.document(), views.forgotten)
