@@ -15,7 +15,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -102,20 +101,30 @@ def claim_link(cli: Cli, *extra: str) -> str:
 
 
 def claim_with_person(
-    cli: Cli, *, confirm_after: float = 0.0, extra: tuple[str, ...] = ()
+    cli: Cli, *, confirm_late: bool = False, extra: tuple[str, ...] = ()
 ) -> Result:
-    """Run the whole ceremony: link (exit 6), the person signs in, `claim --code` finishes."""
+    """Run the whole ceremony: link (exit 6), the person signs in, `claim --code` finishes.
+
+    `confirm_late`: the person confirms only once `claim --code` says it is waiting for them
+    (a ready marker, not a timer: under load a timer fired before the first poll)."""
     person = Person(claim_link(cli, *extra))
     code = person.sign_in()
-    if confirm_after <= 0:
+    if not confirm_late:
         person.confirm()
         return cli("identity", "claim", "--code", code, *extra)
-    timer = threading.Timer(confirm_after, person.confirm)
-    timer.start()
-    try:
-        return cli("identity", "claim", "--code", code, *extra)
-    finally:
-        timer.join()
+    args = [SVC, "identity", "claim", "--code", code, *extra]
+    proc = subprocess.Popen(
+        args, env=cli.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stderr is not None
+    seen = []
+    for line in proc.stderr:  # the ready marker, then the person confirms
+        seen.append(line)
+        if "waiting for the person to confirm" in line:
+            person.confirm()
+            break
+    out, rest = proc.communicate(timeout=60)
+    return Result(args, proc.returncode, out, "".join(seen) + rest)
 
 
 # --- registration ------------------------------------------------------------------------------
@@ -255,7 +264,7 @@ def test_claim_ceremony_as_a_person(cli: Cli, sandbox: Sandbox) -> None:
     assert reg["pending_claim"] and not reg["has_assertion"]
     assert "svc identity claim" in cli("identity", "register", "--email", email, "--force").stderr
     reg = cli.ok("identity", "status").json()
-    done = claim_with_person(cli, confirm_after=1.5)  # `claim --code` waits for the confirmation
+    done = claim_with_person(cli, confirm_late=True)  # `claim --code` waits for the confirmation
     assert done.returncode == 0, done.stderr
     assert "waiting for the person to confirm" in done.stderr
     doc = done.json()

@@ -19,7 +19,9 @@ from tests.conftest import SVC, Cli, Sandbox, unique_email
 pytestmark = pytest.mark.e2e
 
 COUNT = 50
-INTERVAL = 1.0  # long enough that a loaded 2-core machine cannot squeeze the spread of first polls below half of it
+# Long enough that a loaded 2-core machine cannot squeeze the spread of the first polls below
+# a quarter of it (at 1.0 s and half, a run with seven other processes busy measured 0.448 s).
+INTERVAL = 2.0
 
 
 def _times(sandbox: Sandbox, task_id: str) -> list[float]:
@@ -53,7 +55,7 @@ def test_watch_all_follows_50_tasks_within_their_interval(
         text=True,
     )
     try:
-        time.sleep(2.0)
+        time.sleep(INTERVAL + 1.0)  # every task polled once before any completes
         assert watcher.poll() is None
         sandbox.advance(30)  # every #complete task completes 20 s after creation
         out, err = watcher.communicate(timeout=30)
@@ -76,7 +78,7 @@ def test_watch_all_follows_50_tasks_within_their_interval(
         assert min(gaps) >= INTERVAL, (task_id, min(gaps))
         firsts.append(times[0])
     # The first polls are spread over the interval, not fired together.
-    assert max(firsts) - min(firsts) >= INTERVAL / 2
+    assert max(firsts) - min(firsts) >= INTERVAL / 4  # fired together: a few dozen ms
 
 
 def test_watch_many_with_no_input_stops_on_asks_with_exit_6(cli: Cli, sandbox: Sandbox) -> None:
