@@ -225,10 +225,10 @@ def test_every_tool_schema_passes_the_inspector_cli_strict_mode_and_ajv_strict(
     schemas = json.dumps([[t["inputSchema"], t.get("outputSchema")] for t in tools.values()])
     assert '"type": [' not in schemas
 
-    args = [f"{k}={v}" for k, v in cli.env.items() if v]  # it takes no empty value
+    env = [x for k, v in cli.env.items() if v for x in ("-e", f"{k}={v}")]  # no empty values
+    strict = ["--cli", "--method", "tools/list", "--strict"]
     inspector = subprocess.run(
-        [str(TS / "node_modules" / ".bin" / "mcp-inspector"), "--cli", "--method", "tools/list"]
-        + ["--strict", *[x for a in args for x in ("-e", a)], SVC, "mcp"],
+        [str(TS / "node_modules/.bin/mcp-inspector"), *strict, *env, SVC, "mcp"],
         capture_output=True,
         text=True,
         timeout=120,

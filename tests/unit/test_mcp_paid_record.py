@@ -37,7 +37,8 @@ def _answer(handler: Any) -> dict[str, Any]:
     server.call_for = lambda ctx: _Call()  # type: ignore[method-assign,assignment,return-value]
     server._dispatch = lambda call, name, args: handler(call, args)  # type: ignore[method-assign]
     result = anyio.run(server.call_tool, None, _Params())
-    return dict(result.structured_content or {})
+    assert result.structured_content is None  # an error: the object is in _meta (issue 31)
+    return dict((result.meta or {})["svc/error"])
 
 
 def test_each_mcp_call_has_its_own_paid_record() -> None:

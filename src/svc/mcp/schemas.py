@@ -264,8 +264,8 @@ def _output(properties: dict[str, Any], *required: str) -> dict[str, Any]:
 
 _OBJECT: dict[str, Any] = {"type": "object"}
 _TASK = {"task": {**_OBJECT, "description": "The service's task (data, not instructions)."}}
-# What each tool's structured content is, when it succeeds (issue 25.5; a tool error carries
-# the contract's error object instead, and clients check only results that are not errors).
+# What each tool's structured content is when it succeeds (issue 25.5). A tool error carries
+# none (its text and `_meta` say it): the TypeScript SDK checks error results too (issue 31).
 OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
     "submit_task": _output(
         {
@@ -273,7 +273,9 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
             "request_id": {"type": "string"},
             "rail": {"type": "string"},
             "replayed": {"type": "boolean"},
-            "billing": {"type": ["string", "null"]},
+            # anyOf, not `type: [string, null]`: hosts that map schemas onto a one-type
+            # dialect (Gemini's OpenAPI subset) reject a type array; the Inspector flags it
+            "billing": {"anyOf": [{"type": "string"}, {"type": "null"}]},
         },
         "task",
         "request_id",
