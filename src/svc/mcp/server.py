@@ -134,6 +134,12 @@ class SvcServer:
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         call = self.call_for(ctx)
+        # progress while it works: a host may drop a silent call
+        return await call.beating(lambda: self._answer(call, params))
+
+    async def _answer(
+        self, call: Call, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         with paid_record.scoped() as paid:  # each call's own: another call's payment is not its
             try:
                 outcome = await self._dispatch(call, params.name, dict(params.arguments or {}))
