@@ -375,3 +375,19 @@ def test_svc_logs_to_the_client_at_the_level_it_sets(cli: Cli, sandbox: Sandbox)
     assert len([log for log in infos if "billing: charged" in str(log["data"])]) == 1
     assert all(log["logger"] == "svc" for log in report["logs"])
     assert report["stderr"].count("billing: charged") == 2
+
+
+def test_a_warning_svc_gives_mid_call_reaches_the_client_as_a_log_message(
+    cli: Cli, sandbox: Sandbox, pg_url: str
+) -> None:
+    """A real warning, at the default level: on a fleet whose ledger caps the day at 6.00
+    USD, this runner's own 30.00 is not used, and the paying call says so (issue 29.8)."""
+    fleet = {"SVC_LEDGER_URL": pg_url, "SVC_RUNNER": "agent-1"}
+    cli.ok("config", "set", "daily_cap_usd", "6", "--fleet", env=fleet)
+    steps = [call("submit_task", task="Capped #complete", email=unique_email())]
+    report = drive(cli, sandbox, steps, env={**fleet, **PREAPPROVED, "SVC_DAILY_CAP": "30"})
+    assert task_of(report["steps"][0])["state"] == "pending"
+    [warning] = [log for log in report["logs"] if log["level"] == "warning"]
+    assert "the fleet's daily cap is 6.00 USD" in warning["data"], warning
+    assert "daily_cap_usd 30.00 USD" in warning["data"]
+    assert [log["level"] for log in report["logs"]] == ["warning"]  # no info before setLevel

@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types import INVALID_PARAMS
 
 from svc import __version__, paid_record
 from svc.errors import SvcError, UsageError
 from svc.mcp import resources
 from svc.mcp.human import Human
+from svc.mcp.log import ClientLog
 from svc.mcp.results import Outcome, bounded, failure, success
 from svc.mcp.schemas import BY_NAME, OUTPUT_SCHEMAS, TOOLS, ToolSpec
 from svc.mcp.state import Call, ContextPool, PollGate
@@ -102,6 +103,7 @@ class SvcServer:
         self.pool = pool
         self.gate = PollGate(pool.settings.min_poll_interval())
         self.vault = Vault()  # one per process: a secret typed once is kept out for good
+        self.log = ClientLog()  # the level the client set; svc's warnings go to it
 
     def call_for(self, ctx: ServerRequestContext[Any]) -> Call:
         session = ctx.session
@@ -134,8 +136,9 @@ class SvcServer:
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         call = self.call_for(ctx)
-        # progress while it works: a host may drop a silent call
-        return await call.beating(lambda: self._answer(call, params))
+        with self.log.during(ctx, call.vault):  # svc's warnings meanwhile go to this client
+            # progress while it works: a host may drop a silent call
+            return await call.beating(lambda: self._answer(call, params))
 
     async def _answer(
         self, call: Call, params: types.CallToolRequestParams
@@ -199,7 +202,15 @@ class SvcServer:
 
 
 def build_server(pool: ContextPool) -> Server[Any]:
+    import warnings
+
     handlers = SvcServer(pool)
+    with warnings.catch_warnings():  # logging is deprecated only from 2026-07-28 on
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        return _server(handlers)
+
+
+def _server(handlers: SvcServer) -> Server[Any]:
     return Server(
         "svc",
         version=__version__,
@@ -210,6 +221,7 @@ def build_server(pool: ContextPool) -> Server[Any]:
         on_list_resources=handlers.list_resources,
         on_list_resource_templates=handlers.list_templates,
         on_read_resource=handlers.read_resource,
+        on_set_logging_level=handlers.log.set_level,
     )
 
 
@@ -220,7 +232,7 @@ def serve_stdio(app: AppContext) -> int:
 
     settings = app.settings
     settings.no_input = True  # no terminal here: a person is reached only through the client
-    output = Output.for_protocol()
+    output = Output.for_protocol(relay=ClientLog.relay)
     pool = ContextPool(settings, output, app.config)
     server = build_server(pool)
 
