@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+TS_STAMP := tests/ts/node_modules/.installed
 
 .PHONY: demo test lint typecheck bench clean tools docs soak reliability
 
@@ -16,7 +17,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
 
-test: $(STAMP) tools
+test: $(STAMP) tools $(TS_STAMP)
 	$(BIN)/ruff check src tests tools
 	$(BIN)/ruff format --check src tests tools
 	$(BIN)/mypy
@@ -28,15 +29,21 @@ reliability: $(STAMP)
 	$(BIN)/python -m tests.reliability_report --publish
 
 # Tests pipe svc into the real jq, load the completion scripts in real bash, zsh and fish,
-# render the man pages with man-db, and run the fleet ledger on a throw-away PostgreSQL server,
-# as users do: install whatever is missing (Debian/Ubuntu). initdb is not on PATH: its
-# directory is checked instead.
-TOOLS := jq:jq zsh:zsh fish:fish man:man-db
+# render the man pages with man-db, run the fleet ledger on a throw-away PostgreSQL server and
+# drive `svc mcp` with the official TypeScript MCP client on Node, as users do: install
+# whatever is missing (Debian/Ubuntu). initdb is not on PATH: its directory is checked instead.
+TOOLS := jq:jq zsh:zsh fish:fish man:man-db node:nodejs npm:npm
 tools:
 	@missing=""; for pair in $(TOOLS); do command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair#*:}"; done; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
-	if [ -n "$$missing" ]; then echo "installing$$missing from Debian: the tests pipe svc into jq, load its completions in zsh and fish, render its man pages and start PostgreSQL"; \
+	if [ -n "$$missing" ]; then echo "installing$$missing from Debian: the tests pipe svc into jq, load its completions in zsh and fish, render its man pages, start PostgreSQL and run the MCP TypeScript client on Node"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
+
+# The MCP TypeScript SDK client and the MCP Inspector CLI at the versions the lockfile pins
+# (tests/e2e/test_mcp_typescript.py drives `svc mcp` with them); again only when it changes.
+$(TS_STAMP): tests/ts/package-lock.json | tools
+	npm ci --prefix tests/ts --no-audit --no-fund --loglevel=error
+	touch $(TS_STAMP)
 
 # man/ (one page per command) and completions/ (bash, zsh, fish) from the command definitions,
 # plus the static completion table; commit the result (a test fails while they are stale).

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import re
+import shlex
+import subprocess
 import threading
 import uuid
 from collections.abc import Iterator
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import TEST_ADDRESS, TEST_KEY, Cli, Sandbox, unique_email
+from tests.conftest import SVC, TEST_ADDRESS, TEST_KEY, Cli, Result, Sandbox, unique_email
 
 pytestmark = pytest.mark.e2e
 
@@ -127,6 +130,28 @@ def test_mcp_says_what_a_host_runs_and_warns_when_the_model_may_type_secrets(
     assert mcp["status"] == "warn" and "up to 1.50 USD run without asking" in mcp["detail"]
     assert mcp["fix"] == "svc config unset mcp_allow_model_secrets"
     assert result.returncode == 0  # a warning is not a failure
+
+
+def test_mcp_host_command_is_absolute_even_when_svc_was_found_by_a_relative_path(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    """Issue 31.5: with `.venv/bin` on PATH as a relative entry, doctor printed `bin/svc mcp`,
+    which a host (started elsewhere) cannot run; the command is absolute and pasteable."""
+    venv = Path(SVC).parents[1]
+    proc = subprocess.run(
+        [SVC, "doctor", "--json"],
+        cwd=venv,
+        env={**cli.env, "PATH": "bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    detail = _checks(Result([SVC], proc.returncode, proc.stdout, proc.stderr))["mcp"]["detail"]
+    command = detail.split("a host runs `", 1)[1].split("`", 1)[0]
+    words = shlex.split(command)
+    assert words[1:] == ["mcp"], command
+    assert Path(words[0]).is_absolute() and Path(words[0]).samefile(SVC), command
 
 
 def test_doctor_diagnoses_a_broken_config_file_instead_of_failing_with_it(cli: Cli) -> None:

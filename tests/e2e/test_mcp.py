@@ -97,9 +97,12 @@ def task_of(result: types.CallToolResult) -> dict[str, Any]:
 
 
 def error_of(result: types.CallToolResult) -> dict[str, Any]:
+    """The contract's error object, which an error result carries in `_meta` (issue 31: no
+    structured content, which clients check against the tool's output schema)."""
     assert result.is_error, result.structured_content
-    assert isinstance(result.structured_content, dict)
-    return dict(result.structured_content)
+    assert result.structured_content is None
+    assert result.meta is not None and isinstance(result.meta["svc/error"], dict)
+    return dict(result.meta["svc/error"])
 
 
 def ledger_rows(cli: Cli) -> list[dict[str, Any]]:

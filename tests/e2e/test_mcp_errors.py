@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from tests.conftest import SVC, Cli, _base_env
 from tests.e2e.test_hostile_answers import REASON_FIXES
-from tests.e2e.test_mcp import run, served
+from tests.e2e.test_mcp import error_of, run, served
 from tests.hostile_answers import AnswersPeer, Busy
 
 pytestmark = pytest.mark.e2e
@@ -34,7 +34,7 @@ def test_an_invalid_token_tool_error_names_its_reason_and_fix(
         async with served(cli) as (session, _):
             result = await session.call_tool("get_task", {"task_id": "task_mine"})
             assert result.is_error
-            docs.append(result.structured_content)
+            docs.append(error_of(result))
 
     run(body_)
     [doc] = docs

@@ -5,6 +5,7 @@ next call, which paid nothing, keeps its own code."""
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -22,6 +23,9 @@ class _Params:
 class _Call:
     vault = mcp_server.Vault()
 
+    async def beating(self, work: Callable[[], Awaitable[Any]]) -> Any:
+        return await work()
+
 
 async def _paid_then_failed(call: object, args: dict[str, Any]) -> Any:
     paid_record.current().accepted("req_mcp_paid_1", "task_mcp_1")
@@ -34,10 +38,12 @@ async def _failed(call: object, args: dict[str, Any]) -> Any:
 
 def _answer(handler: Any) -> dict[str, Any]:
     server = mcp_server.SvcServer.__new__(mcp_server.SvcServer)
+    server.log = mcp_server.ClientLog()
     server.call_for = lambda ctx: _Call()  # type: ignore[method-assign,assignment,return-value]
     server._dispatch = lambda call, name, args: handler(call, args)  # type: ignore[method-assign]
     result = anyio.run(server.call_tool, None, _Params())
-    return dict(result.structured_content or {})
+    assert result.structured_content is None  # an error: the object is in _meta (issue 31)
+    return dict((result.meta or {})["svc/error"])
 
 
 def test_each_mcp_call_has_its_own_paid_record() -> None:

@@ -124,7 +124,7 @@ def test_a_secret_cut_by_the_length_bound_leaves_no_part_of_itself() -> None:
     assert "739" not in text.text  # type: ignore[union-attr]
     error = SvcError("y" * 996 + code + " tail", code="conflict")
     failed = failure(error, vault)
-    assert "739" not in str(failed.structured_content)
+    assert "739" not in str(failed.meta)
     assert "739" not in failed.content[0].text  # type: ignore[union-attr]
 
 

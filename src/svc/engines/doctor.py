@@ -266,6 +266,18 @@ def notify_check(app: AppContext) -> Finding:
     return _ok("notify", f"{setting}; desktop notifications by {notifier}, plus the terminal bell")
 
 
+def host_command(found: str, profile: str) -> str:
+    """What a host's config can hold as is: a host starts `svc mcp` from its own directory,
+    so a path relative to ours (`.venv/bin/svc`) would not be found there."""
+    import os
+    import shlex
+
+    words = [os.path.abspath(found), "mcp"]
+    if profile != "default":
+        words += ["--profile", profile]
+    return shlex.join(words)
+
+
 def mcp_check(app: AppContext) -> Finding:
     """What an AI agent host gets from `svc mcp`, without importing the MCP SDK (slow)."""
     import importlib.util
@@ -279,13 +291,13 @@ def mcp_check(app: AppContext) -> Finding:
             "reinstall svc-cli (it depends on mcp)",
         )
     s = app.settings
-    command = shutil.which("svc") or sys.argv[0]
+    command = host_command(shutil.which("svc") or sys.argv[0], s.profile)
     limit = (
         f"paid calls up to {for_people(s.mcp_preapproved_usd)} run without asking"
         if s.mcp_preapproved_usd is not None
         else "every paid call is confirmed by the person"
     )
-    detail = f"a host runs `{command} mcp` (stdio); {limit}"
+    detail = f"a host runs `{command}` (stdio); {limit}"
     if s.mcp_allow_model_secrets:
         return _warn(
             "mcp",

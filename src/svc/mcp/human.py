@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.from_thread
+import mcp_types as types
+from mcp.shared.message import ServerMessageMetadata
 
 from svc.ui.terminal import error_line
 
@@ -24,6 +26,9 @@ if TYPE_CHECKING:
 # A question nobody answers must not hold the request's journal lock for ever: after this
 # long it reads as "no" (nothing is signed) and the agent may ask again.
 ANSWER_TIMEOUT = 600.0
+# The first protocol version whose elicitation requests carry `mode` (url mode came with it);
+# an older client may refuse a field its schema does not have. Versions are ISO dates.
+MODE_SINCE = "2025-11-25"
 
 CONFIRM_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -80,13 +85,26 @@ class Human:
             return None
         try:
             with anyio.fail_after(ANSWER_TIMEOUT):
-                result = await self._session.elicit_form(message, schema, self._related)
+                result = await self._elicit(message, schema)
         except Exception as exc:  # a client error must read as "no", never crash the call
             error_line(f"svc mcp: the client could not ask the person ({type(exc).__name__})")
             return None
         if result.action != "accept" or result.content is None:
             return None
         return dict(result.content)
+
+    async def _elicit(self, message: str, schema: dict[str, Any]) -> types.ElicitResult:
+        """A form request in the words of the negotiated version: `mode` only from 2025-11-25."""
+        if self._session.protocol_version >= MODE_SINCE:
+            return await self._session.elicit_form(message, schema, self._related)
+        # The SDK's model always sets mode="form"; a None is left out when it is sent.
+        fields: dict[str, Any] = {"message": message, "requested_schema": schema, "mode": None}
+        params = types.ElicitRequestFormParams.model_construct(**fields)
+        return await self._session.send_request(
+            types.ElicitRequest(params=params),
+            types.ElicitResult,
+            metadata=ServerMessageMetadata(related_request_id=self._related),
+        )
 
     async def confirm(self, message: str, about: dict[str, Any]) -> bool:
         content = await self._ask(message, CONFIRM_SCHEMA, about)

@@ -1,4 +1,5 @@
-"""Tool results: the service's JSON as structured content, a short text, or a tool error.
+"""Tool results: the service's JSON as structured content and a short text, or a tool error
+(text only, the error object in `_meta`).
 
 Every result passes through the server's `Vault`, which replaces any secret the person typed
 during the life of the process: even if a server folds a 2FA code into the task's goal and
@@ -63,14 +64,24 @@ def error_doc(error: SvcError, vault: Vault) -> dict[str, Any]:
     return vault.scrub(doc)  # type: ignore[no-any-return]
 
 
+ERROR_META = "svc/error"  # where a program finds the error object in an error result
+
+
 def failure(error: SvcError, vault: Vault) -> types.CallToolResult:
+    """A tool error: the text says code, detail, reason and hint, for the model.
+
+    No structured content: a tool's outputSchema describes its results, and the TypeScript
+    SDK 1.x (most hosts) checks structured content against it on error results too, throwing
+    -32602 so the model never sees the error. The spec lets an error result go without it, and
+    the SDK accepts that. The contract's error object (`svc --json`'s) rides in `_meta` for
+    programs.
+    """
     doc = error_doc(error, vault)
-    text = f"error {doc['error']}: {doc['detail']}"
-    if "hint" in doc:
-        text += f"\nhint: {doc['hint']}"
+    lines = [f"error {doc['error']}: {doc['detail']}"]
+    lines += [f"{key}: {doc[key]}" for key in ("reason", "hint") if key in doc]
     return types.CallToolResult(
-        content=[types.TextContent(text=text)],
-        structured_content=doc,
+        content=[types.TextContent(text="\n".join(lines))],
+        meta={ERROR_META: doc},
         is_error=True,
     )
 

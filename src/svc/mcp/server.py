@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types import INVALID_PARAMS
 
 from svc import __version__, paid_record
 from svc.errors import SvcError, UsageError
 from svc.mcp import resources
+from svc.mcp.log import ClientLog
 from svc.mcp.results import Outcome, bounded, failure, success
 from svc.mcp.rounds import InputNeeded, Rounds, input_required
 from svc.mcp.schemas import BY_NAME, OUTPUT_SCHEMAS, TOOLS, ToolSpec
@@ -104,6 +105,7 @@ class SvcServer:
         self.gate = PollGate(pool.settings.min_poll_interval())
         self.vault = Vault()  # one per process: a secret typed once is kept out for good
         self.rounds = Rounds()  # 2026-07-28: asks as input-required rounds, sealed state
+        self.log = ClientLog()  # the level the client set; svc's warnings go to it
 
     def call_for(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams | None = None
@@ -138,6 +140,13 @@ class SvcServer:
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
         call = self.call_for(ctx, params)
+        with self.log.during(ctx, call.vault):  # svc's warnings meanwhile go to this client
+            # progress while it works: a host may drop a silent call
+            return await call.beating(lambda: self._answer(call, params))
+
+    async def _answer(
+        self, call: Call, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         with paid_record.scoped() as paid:  # each call's own: another call's payment is not its
             try:
                 outcome = await self._dispatch(call, params.name, dict(params.arguments or {}))
@@ -199,8 +208,19 @@ class SvcServer:
 
 
 def build_server(pool: ContextPool) -> Server[Any]:
+    import warnings
+
     handlers = SvcServer(pool)
-    server = Server(
+    with warnings.catch_warnings():  # logging is deprecated only from 2026-07-28 on
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        server = _server(handlers)
+    server.middleware.append(VersionGate())  # only the versions svc keeps its promises under
+    handlers.rounds.install(server)
+    return server
+
+
+def _server(handlers: SvcServer) -> Server[Any]:
+    return Server(
         "svc",
         version=__version__,
         title="svc: paid tasks for a person",
@@ -210,10 +230,8 @@ def build_server(pool: ContextPool) -> Server[Any]:
         on_list_resources=handlers.list_resources,
         on_list_resource_templates=handlers.list_templates,
         on_read_resource=handlers.read_resource,
+        on_set_logging_level=handlers.log.set_level,
     )
-    server.middleware.append(VersionGate())  # only the versions svc keeps its promises under
-    handlers.rounds.install(server)
-    return server
 
 
 def serve_stdio(app: AppContext) -> int:
@@ -223,7 +241,7 @@ def serve_stdio(app: AppContext) -> int:
 
     settings = app.settings
     settings.no_input = True  # no terminal here: a person is reached only through the client
-    output = Output.for_protocol()
+    output = Output.for_protocol(relay=ClientLog.relay)
     pool = ContextPool(settings, output, app.config)
     server = build_server(pool)
 

@@ -12,9 +12,10 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import anyio
 import anyio.to_thread
 
 from svc.context import AppContext
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 REMEMBERED_TASKS = 10_000  # poll times kept; the oldest are forgotten first
+# While a call works (a wait between polls, a person typing a code), progress goes out this
+# often: a host that resets its request timeout on progress keeps the call alive.
+BEAT_SECONDS = 5.0
 
 
 class ContextPool:
@@ -96,15 +100,49 @@ class Call:
     human: Human
     report: Callable[[float, float | None, str | None], Awaitable[None]]
     vault: Vault  # the server's: what the person typed stays out of every later output too
+    started: float = field(default_factory=time.monotonic)
+    status: str = "working"  # what the beat says: the latest progress message
+    total: float | None = None
+    _sent: float = 0.0
 
     @property
     def settings(self) -> Settings:
         return self.pool.settings
 
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
     async def run(self, work: Callable[[AppContext], T]) -> T:
         """`work(app)` in a worker thread with that thread's context."""
         return await anyio.to_thread.run_sync(lambda: work(self.pool.get()))
 
-    async def progress(self, done: float, total: float | None, message: str) -> None:
+    async def progress(self, message: str, total: float | None = None) -> None:
+        """Seconds since the call began, as the spec asks: a value that only ever grows."""
+        self.status, self.total = message, total
+        done = max(round(self.elapsed(), 3), self._sent + 0.001)
+        self._sent = done
         with contextlib.suppress(Exception):  # progress is best effort, never a failure
             await self.report(done, total, self.vault.scrub(message))
+
+    async def beating(self, work: Callable[[], Awaitable[T]]) -> T:
+        """`await work()` with progress every BEAT_SECONDS meanwhile, repeating the latest
+        status. What `work` raises is raised as it was, not inside an exception group."""
+
+        async def beat() -> None:
+            while True:
+                await anyio.sleep(BEAT_SECONDS)
+                await self.progress(self.status, self.total)
+
+        failed: list[Exception] = []
+        done: list[T] = []
+        async with anyio.create_task_group() as group:
+            group.start_soon(beat)
+            try:
+                done.append(await work())
+            except Exception as exc:  # re-raised outside the group, which would wrap it
+                failed.append(exc)
+            finally:
+                group.cancel_scope.cancel()
+        if failed:
+            raise failed[0]
+        return done[0]

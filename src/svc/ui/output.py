@@ -62,12 +62,17 @@ class Output:
         self._console: Console | None = None
         self._err_console: Console | None = None
         self._paid_task: str | None = None  # inside `after_payment`: the task that was paid
+        # Also handed each warning and note, as (level, text): `svc mcp` relays them to the
+        # client as log messages (the terminal is not the person's there)
+        self.relay: Callable[[str, str], None] | None = None
 
     @classmethod
-    def for_protocol(cls) -> Output:
+    def for_protocol(cls, relay: Callable[[str, str], None] | None = None) -> Output:
         """For a process whose stdout is a protocol channel (`svc mcp`): every word of ours
         goes to stderr, so nothing a flow prints can corrupt the channel."""
-        return cls(json_mode=True, stdout=sys.stderr, stderr=sys.stderr)
+        output = cls(json_mode=True, stdout=sys.stderr, stderr=sys.stderr)
+        output.relay = relay
+        return output
 
     @classmethod
     def sibling(cls: type[T], other: Output, *, json_mode: bool) -> T:
@@ -204,6 +209,8 @@ class Output:
         terminal.write(self._err, redact.scrub(_message(message, values)) + "\n")
 
     def note(self, message: str, style: str = "dim", **values: object) -> None:
+        if self.relay is not None:
+            self.relay("info", redact.scrub(_message(message, values)))
         if self.stderr_tty:
             text = _text(_message(message, values), style if self.color else "")
             self.draw(text, err=True, soft_wrap=True)
@@ -211,7 +218,10 @@ class Output:
             self.info(message, **values)
 
     def warn(self, message: str, **values: object) -> None:
-        self.info("warning: " + _message(message, values, limit=500))
+        text = _message(message, values, limit=500)
+        self.info("warning: " + text)
+        if self.relay is not None:
+            self.relay("warning", redact.scrub(text))
 
     def picture(self, text: str) -> None:
         """Block art of ours (a QR code) on stderr; cleaned like any text, kept whole."""

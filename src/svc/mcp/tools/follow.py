@@ -3,7 +3,6 @@ answered by the person through elicitation."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import anyio
@@ -14,7 +13,7 @@ from svc.engines.reply import ReplyFlags, body_from_flags
 from svc.errors import ProtocolError
 from svc.mcp.asks import describe, secret_field, secret_prompt
 from svc.mcp.results import Outcome
-from svc.mcp.schemas import DEFAULT_WAIT_SECONDS
+from svc.mcp.schemas import WAIT_BUDGET_SECONDS
 from svc.mcp.state import Call
 
 
@@ -81,10 +80,11 @@ async def answer_secret(call: Call, task: TaskDetail, field: str) -> dict[str, A
 
 async def wait_for_task(call: Call, args: dict[str, Any]) -> Outcome:
     task_id = str(args["task_id"])
-    timeout = float(args.get("timeout_seconds", DEFAULT_WAIT_SECONDS))
+    # One call never outlasts the clients' request timeouts (60 s in the TypeScript SDK, and
+    # its progress does not reset it): the model is told to call again instead.
+    timeout = min(float(args.get("timeout_seconds", WAIT_BUDGET_SECONDS)), WAIT_BUDGET_SECONDS)
     settings = call.settings
     interval = max(settings.default_poll_interval(), settings.min_poll_interval())
-    start = time.monotonic()
     wait = call.gate.wait_time(task_id)
     if wait > timeout:
         return await get_task(call, {"task_id": task_id})
@@ -96,19 +96,21 @@ async def wait_for_task(call: Call, args: dict[str, Any]) -> Outcome:
         model = detail(task)
         if model.is_final or model.state == "blocked_on_user":
             field = _secret_to_ask(call, model)
+            if field:
+                await call.progress(f"task {task_id} waits for the person's {field}", timeout)
             answered = await answer_secret(call, model, field) if field else None
             if answered is None:
                 gave = f" The person gave no {field} when asked." if field else ""
                 return Outcome({"task": task}, describe(model, can_ask=call.human.reachable) + gave)
             task, model = answered, detail(answered)
-        elapsed = time.monotonic() - start
+        elapsed = call.elapsed()
         if elapsed + interval > timeout:  # no poll sooner than the interval, even the last one
             return Outcome(
                 {"task": task},
                 f"{describe(model, can_ask=call.human.reachable)} Still waiting after "
                 f"{elapsed:.0f} s: call wait_for_task again to go on.",
             )
-        await call.progress(elapsed, timeout, f"task {task_id} is {model.state} ({polls} polls)")
+        await call.progress(f"task {task_id} is {model.state} ({polls} polls)", timeout)
         await anyio.sleep(interval)
 
 
