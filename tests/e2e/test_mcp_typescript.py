@@ -52,6 +52,7 @@ def drive(
     protocol: str | None = None,
     elicitation: bool = True,
     timeout: float = 240,
+    http: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Run the TypeScript client on `steps` against a fresh `svc mcp`; its report."""
     plan = {
@@ -63,6 +64,7 @@ def drive(
         "elicitation": elicitation,
         "person": person or {},
         "steps": steps,
+        "http": http,
     }
     proc = subprocess.run(
         [node(), str(TS / "drive.mjs")],
@@ -391,3 +393,33 @@ def test_a_warning_svc_gives_mid_call_reaches_the_client_as_a_log_message(
     assert "the fleet's daily cap is 6.00 USD" in warning["data"], warning
     assert "daily_cap_usd 30.00 USD" in warning["data"]
     assert [log["level"] for log in report["logs"]] == ["warning"]  # no info before setLevel
+
+
+# --- 4. the TypeScript client over Streamable HTTP ------------------------------------------
+
+
+def test_the_typescript_client_pays_and_finishes_a_task_over_http(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    """`svc mcp --http` with its bearer token: the TypeScript SDK's own HTTP transport pays
+    (stateless HTTP cannot carry a 2025 client's form, so the person pre-approved 1.50 USD)
+    and follows the task to its end; the first call without the token got 401."""
+    from tests.e2e.test_mcp_http import http_server, token_of
+
+    rid = f"req_{uuid.uuid4().hex}"
+    steps = [
+        call("submit_task", task="Over HTTP #complete", email=unique_email(), request_id=rid),
+        {"advance": 30},
+        call("wait_for_task", task_id="$task", timeout_seconds=20),
+    ]
+    paying = Cli(cli.home, {**cli.env, **PREAPPROVED})
+    with http_server(paying) as served:
+        token = served.token or token_of(paying)
+        assert served.post().status_code == 401  # no token: nothing served
+        report = drive(cli, sandbox, steps, http={"url": served.url, "token": token})
+    assert report["negotiated"] == "2025-11-25" and report["stderr"] == ""  # HTTP, not stdio
+    submitted, _, waited = report["steps"]
+    assert "Paid 1.50 USD" in text_of(result_of(submitted)), text_of(result_of(submitted))
+    assert task_of(waited)["state"] == "completed", text_of(result_of(waited))
+    assert len(sandbox.charges_for(rid)) == 1
+    assert token not in json.dumps(report)

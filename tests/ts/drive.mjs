@@ -11,6 +11,8 @@
 //   elicitation             false: a client that declares no elicitation capability
 //   person                  how the person answers the server's forms: {pay, code,
 //                           advanceAfterAnswer}
+//   http                    optional {url, token}: Streamable HTTP to a running `svc mcp
+//                           --http` with that bearer token, instead of starting one on stdio
 //   steps                   a list of {tool, args} | {advance: seconds} | {setLevel: level}
 //                           | {listTools: true} | {strictSchemas: true}; an argument "$task"
 //                           is the id of the last task a step returned
@@ -22,6 +24,7 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
@@ -54,6 +57,19 @@ class RecordingTransport extends StdioClientTransport {
 
   setProtocolVersion(version) {
     this.negotiated = version;
+  }
+}
+
+/** The HTTP transport, recording the protocol version agreed as the stdio one does. */
+class RecordingHttpTransport extends StreamableHTTPClientTransport {
+  constructor(url, token) {
+    super(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+    this.negotiated = null;
+  }
+
+  setProtocolVersion(version) {
+    this.negotiated = version;
+    super.setProtocolVersion?.(version);
   }
 }
 
@@ -121,10 +137,12 @@ async function main() {
     report.logs.push(notification.params);
   });
 
-  const transport = new RecordingTransport(
-    { command: plan.command, args: plan.args, env: plan.env, stderr: "pipe" },
-    plan.protocol,
-  );
+  const transport = plan.http
+    ? new RecordingHttpTransport(plan.http.url, plan.http.token)
+    : new RecordingTransport(
+        { command: plan.command, args: plan.args, env: plan.env, stderr: "pipe" },
+        plan.protocol,
+      );
   transport.stderr?.on("data", (chunk) => {
     report.stderr += chunk.toString("utf8");
   });

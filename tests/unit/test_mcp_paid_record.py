@@ -39,7 +39,7 @@ async def _failed(call: object, args: dict[str, Any]) -> Any:
 def _answer(handler: Any) -> dict[str, Any]:
     server = mcp_server.SvcServer.__new__(mcp_server.SvcServer)
     server.log = mcp_server.ClientLog()
-    server.call_for = lambda ctx: _Call()  # type: ignore[method-assign,assignment,return-value]
+    server.call_for = lambda ctx, params=None: _Call()  # type: ignore[method-assign,assignment,return-value]
     server._dispatch = lambda call, name, args: handler(call, args)  # type: ignore[method-assign]
     result = anyio.run(server.call_tool, None, _Params())
     assert result.structured_content is None  # an error: the object is in _meta (issue 31)
