@@ -104,13 +104,15 @@ def test_notify_names_the_desktop_notifier_or_says_terminal_only(
     fake.chmod(0o755)
     with_notifier = _checks(cli("doctor", "--json", env={"PATH": str(bin_dir)}))["notify"]
     assert with_notifier["status"] == "ok" and str(fake) in with_notifier["detail"]
-    assert "--notify is off by default (default)" in with_notifier["detail"]
+    assert "--notify is off unless asked (built-in default)" in with_notifier["detail"]
     cli.ok("config", "set", "notify", "true")
     empty = tmp_path / "empty"
     empty.mkdir()
     without = _checks(cli("doctor", "--json", env={"PATH": str(empty)}))["notify"]
     assert without["status"] == "warn" and "terminal only" in without["detail"]
-    assert "--notify is on by default (profile default)" in without["detail"]
+    assert (
+        "--notify is on unless --no-notify (the config file, profile default)" in without["detail"]
+    )
     assert "notify-send" in without["fix"]
 
 

@@ -28,7 +28,7 @@ from svc.store.ledger import cap_day_start, ledger_path
 from svc.store.ledger.sqlite import SCHEMA_VERSION
 from svc.store.secrets import FileBackend
 from svc.ui.notify import desktop_notifier
-from svc.ui.words import plural
+from svc.ui.words import plural, source
 
 MAX_SKEW_SECONDS = 30.0  # x402 windows are minutes long; more skew than this is worth a warning
 
@@ -73,7 +73,7 @@ def profile_check(app: AppContext) -> Finding:
     s = app.settings
     return _ok(
         "profile",
-        f"{s.profile}; base URL {s.base_url} ({s.sources.get('base_url', 'default')}); "
+        f"{s.profile}; base URL {s.base_url} ({source(s.sources.get('base_url'))}); "
         f"max price {for_people(s.max_price_usd)}; pay {s.pay}",
     )
 
@@ -248,8 +248,8 @@ def notify_check(app: AppContext) -> Finding:
     """How `svc watch --notify` would reach the person here."""
 
     s = app.settings
-    default = "on" if s.notify else "off"
-    setting = f"--notify is {default} by default ({s.sources.get('notify', 'default')})"
+    default = "on unless --no-notify" if s.notify else "off unless asked"
+    setting = f"--notify is {default} ({source(s.sources.get('notify'))})"
     notifier = desktop_notifier()
     if notifier is None:
         return _warn(
