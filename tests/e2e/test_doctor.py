@@ -11,7 +11,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from tests.conftest import TEST_ADDRESS, TEST_KEY, Cli, Sandbox, unique_email
+from tests.conftest import (
+    TEST_ADDRESS,
+    TEST_KEY,
+    Cli,
+    Sandbox,
+    _base_env,
+    home_with_wallet,
+    unique_email,
+)
+
+from svc_sandbox.server import SandboxProcess
 
 pytestmark = pytest.mark.e2e
 
@@ -145,3 +155,28 @@ def test_doctor_diagnoses_a_broken_config_file_instead_of_failing_with_it(cli: C
     assert f"{config}:2:" in found["config"]["detail"]
     assert "built-in defaults" in found["config"]["fix"]
     assert found["profile"]["status"] == "ok"  # the other checks still ran
+
+
+def test_doctor_checks_a_stored_credential_live_and_says_the_way_out(
+    tmp_path: Any, wallet_home: Any
+) -> None:
+    """Issue 30.6: after the sandbox forgot its identities every call failed with
+    invalid_refresh_token (exit 4) while doctor said `ok identity`. It now makes the token
+    exchange, as the next command would, and fails with the code and both ways out."""
+    import httpx
+
+    home = home_with_wallet(tmp_path, wallet_home)
+    with SandboxProcess() as proc:
+        cli = Cli(home, {**_base_env(home), "SVC_BASE_URL": proc.url})
+        assertion = cli.ok("sandbox", "mint-id-jag", "--email", unique_email()).stdout.strip()
+        cli.ok("identity", "register", "--assertion-file", "-", input=assertion)
+        identity = _checks(cli.ok("doctor", "--json"))["identity"]
+        assert identity["status"] == "ok" and "token exchange" in identity["detail"], identity
+        httpx.post(f"{proc.url}/_sandbox/reset", timeout=10).raise_for_status()
+        result = cli("doctor", "--json")
+    assert result.returncode == 4, result.stderr
+    identity = _checks(result)["identity"]
+    assert identity["status"] == "fail" and identity["exit_code"] == 4, identity
+    assert "invalid_refresh_token" in identity["detail"], identity
+    assert "svc identity register --force" in identity["fix"], identity
+    assert "svc identity logout" in identity["fix"] and "pay-as-you-go" in identity["fix"]

@@ -18,7 +18,7 @@ from svc.api import proxies
 from svc.api.headers import DATE
 from svc.api.http import expect_status, tls_context
 from svc.context import AppContext
-from svc.errors import ExitCode, SvcError
+from svc.errors import AuthError, ExitCode, SvcError
 from svc.identity.store import has_credential
 from svc.money import atomic_for_people, for_people, usd_to_atomic
 from svc.origin import is_cleartext, is_loopback_host, origin_of
@@ -177,16 +177,35 @@ def _skew(date: str | None, sent: float) -> float | None:
 
 
 def identity_check(app: AppContext) -> Finding:
+    """Discovery, and for a stored credential the one live call every bearer needs: the token
+    exchange (refreshing, as the next command would, when the assertion was revoked). A
+    marker file only says a credential was stored, not that the platform still knows it."""
     endpoints = app.identity.platform.endpoints()
-    stored = has_credential(app.settings.auth_base)
     detail = f"{app.settings.auth_base} lists {len(endpoints)} endpoints"
-    if not stored:
+    if not has_credential(app.settings.auth_base):
         return _warn(
             "identity",
             detail + "; no agent credential stored (pay-as-you-go needs none)",
             "svc identity register",
         )
-    return _ok("identity", detail + "; an agent credential is stored")
+    try:
+        app.identity.exchange()
+    except AuthError as refused:
+        code = f" ({refused.code})" if refused.code else ""
+        return Finding(
+            "identity",
+            "fail",
+            f"{detail}; the stored agent credential is refused{code}: {refused.message}",
+            IDENTITY_WAY_OUT,
+            int(refused.exit_code),
+        )
+    return _ok("identity", detail + "; the stored agent credential passes the token exchange")
+
+
+IDENTITY_WAY_OUT = (
+    "svc identity register --force (a new credential), or svc identity logout to go back to "
+    "pay-as-you-go"
+)
 
 
 def money_check(app: AppContext) -> Finding:
