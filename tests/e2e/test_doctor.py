@@ -180,3 +180,23 @@ def test_doctor_checks_a_stored_credential_live_and_says_the_way_out(
     assert "invalid_refresh_token" in identity["detail"], identity
     assert "svc identity register --force" in identity["fix"], identity
     assert "svc identity logout" in identity["fix"] and "pay-as-you-go" in identity["fix"]
+
+
+def test_the_keyring_fallback_is_said_once_when_the_file_is_made_and_by_doctor(
+    bare_cli: Cli,
+) -> None:
+    """Issue 30.8: without an OS keyring every command that read a secret warned (the tour
+    showed it twice); now the file store says it once, when it is created, and doctor."""
+    env = {
+        k: v
+        for k, v in bare_cli.env.items()
+        if k not in ("SVC_KEYRING", "DBUS_SESSION_BUS_ADDRESS")
+    }
+    person = Cli(bare_cli.home, env)
+    created = person.ok("wallet", "create")
+    assert created.stderr.count("no usable OS keyring") == 1, created.stderr
+    assert str(bare_cli.home / "config" / "secrets.json") in created.stderr
+    for args in (["wallet", "address"], ["identity", "status"], ["wallet", "create", "--force"]):
+        assert "keyring" not in person.ok(*args).stderr, args
+    secrets = _checks(person("doctor", "--json"))["secrets"]
+    assert secrets["status"] == "warn" and "no usable OS keyring" in secrets["detail"]

@@ -88,7 +88,8 @@ def secrets_check(app: AppContext) -> Finding:
             if os.environ.get("SVC_KEYRING", "").lower() == "file"
             else "no usable OS keyring here"
         )
-        return _warn("secrets", f"a 0600 file, {backend.path} ({why})")
+        fix = None if "SVC_KEYRING" in why else "SVC_KEYRING=file says the file is meant"
+        return _warn("secrets", f"a 0600 file, {backend.path} ({why})", fix)
     return _ok("secrets", "the OS keyring")
 
 
