@@ -128,6 +128,15 @@ class LedgerUnavailableError(UnavailableError):
     default_code = "ledger_unavailable"
 
 
+def ledger_read_hint(command: str) -> str:
+    """A read of a fleet ledger that is down: the next step, and no word of payment (the
+    paying commands' hint says nothing was paid; a read asked for nothing to be)."""
+    return (
+        f"{command} reads the fleet ledger: check ledger_url (SVC_LEDGER_URL) and that the "
+        f"database is up, then run {command} again"
+    )
+
+
 class LedgerDiskError(LedgerUnavailableError):
     """The local ledger file cannot be written (a full or read-only disk, an I/O error): exit
     9 like a lost fleet ledger, and for the same reason nothing is paid without its journal.
