@@ -48,6 +48,7 @@ class SvcError(Exception):
         body: Any = None,
         exit_code: ExitCode | None = None,
         json_report: bool = True,
+        data: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -60,6 +61,9 @@ class SvcError(Exception):
             self.exit_code = exit_code
         # False when stdout already carries the answer (a task whose state sets the exit code).
         self.json_report = json_report
+        # What a script acts on, as fields of the JSON error (a card page's link, issue 30.14),
+        # never only inside the prose of `detail`.
+        self.data = data or {}
 
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -73,7 +77,7 @@ class SvcError(Exception):
             doc["reason"] = self.reason
         if self.hint:
             doc["hint"] = self.hint
-        return doc
+        return {**self.data, **doc}  # the contract's own fields win
 
 
 class UsageError(SvcError):
@@ -126,6 +130,15 @@ class LedgerUnavailableError(UnavailableError):
     """The fleet ledger (PostgreSQL) cannot be reached: nothing is paid without its journal."""
 
     default_code = "ledger_unavailable"
+
+
+def ledger_read_hint(command: str) -> str:
+    """A read of a fleet ledger that is down: the next step, and no word of payment (the
+    paying commands' hint says nothing was paid; a read asked for nothing to be)."""
+    return (
+        f"{command} reads the fleet ledger: check ledger_url (SVC_LEDGER_URL) and that the "
+        f"database is up, then run {command} again"
+    )
 
 
 class LedgerDiskError(LedgerUnavailableError):

@@ -14,7 +14,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import SVC, TEST_ADDRESS, TEST_KEY, Cli, Result, Sandbox, unique_email
+from tests.conftest import (
+    SVC,
+    TEST_ADDRESS,
+    TEST_KEY,
+    Cli,
+    Result,
+    Sandbox,
+    _base_env,
+    home_with_wallet,
+    unique_email,
+)
+
+from svc_sandbox.server import SandboxProcess
 
 pytestmark = pytest.mark.e2e
 
@@ -107,13 +119,15 @@ def test_notify_names_the_desktop_notifier_or_says_terminal_only(
     fake.chmod(0o755)
     with_notifier = _checks(cli("doctor", "--json", env={"PATH": str(bin_dir)}))["notify"]
     assert with_notifier["status"] == "ok" and str(fake) in with_notifier["detail"]
-    assert "--notify is off by default (default)" in with_notifier["detail"]
+    assert "--notify is off unless asked (built-in default)" in with_notifier["detail"]
     cli.ok("config", "set", "notify", "true")
     empty = tmp_path / "empty"
     empty.mkdir()
     without = _checks(cli("doctor", "--json", env={"PATH": str(empty)}))["notify"]
     assert without["status"] == "warn" and "terminal only" in without["detail"]
-    assert "--notify is on by default (profile default)" in without["detail"]
+    assert (
+        "--notify is on unless --no-notify (the config file, profile default)" in without["detail"]
+    )
     assert "notify-send" in without["fix"]
 
 
@@ -168,3 +182,48 @@ def test_doctor_diagnoses_a_broken_config_file_instead_of_failing_with_it(cli: C
     assert f"{config}:2:" in found["config"]["detail"]
     assert "built-in defaults" in found["config"]["fix"]
     assert found["profile"]["status"] == "ok"  # the other checks still ran
+
+
+def test_doctor_checks_a_stored_credential_live_and_says_the_way_out(
+    tmp_path: Any, wallet_home: Any
+) -> None:
+    """Issue 30.6: after the sandbox forgot its identities every call failed with
+    invalid_refresh_token (exit 4) while doctor said `ok identity`. It now makes the token
+    exchange, as the next command would, and fails with the code and both ways out."""
+    import httpx
+
+    home = home_with_wallet(tmp_path, wallet_home)
+    with SandboxProcess() as proc:
+        cli = Cli(home, {**_base_env(home), "SVC_BASE_URL": proc.url})
+        assertion = cli.ok("sandbox", "mint-id-jag", "--email", unique_email()).stdout.strip()
+        cli.ok("identity", "register", "--assertion-file", "-", input=assertion)
+        identity = _checks(cli.ok("doctor", "--json"))["identity"]
+        assert identity["status"] == "ok" and "token exchange" in identity["detail"], identity
+        httpx.post(f"{proc.url}/_sandbox/reset", timeout=10).raise_for_status()
+        result = cli("doctor", "--json")
+    assert result.returncode == 4, result.stderr
+    identity = _checks(result)["identity"]
+    assert identity["status"] == "fail" and identity["exit_code"] == 4, identity
+    assert "invalid_refresh_token" in identity["detail"], identity
+    assert "svc identity register --force" in identity["fix"], identity
+    assert "svc identity logout" in identity["fix"] and "pay-as-you-go" in identity["fix"]
+
+
+def test_the_keyring_fallback_is_said_once_when_the_file_is_made_and_by_doctor(
+    bare_cli: Cli,
+) -> None:
+    """Issue 30.8: without an OS keyring every command that read a secret warned (the tour
+    showed it twice); now the file store says it once, when it is created, and doctor."""
+    env = {
+        k: v
+        for k, v in bare_cli.env.items()
+        if k not in ("SVC_KEYRING", "DBUS_SESSION_BUS_ADDRESS")
+    }
+    person = Cli(bare_cli.home, env)
+    created = person.ok("wallet", "create")
+    assert created.stderr.count("no usable OS keyring") == 1, created.stderr
+    assert str(bare_cli.home / "config" / "secrets.json") in created.stderr
+    for args in (["wallet", "address"], ["identity", "status"], ["wallet", "create", "--force"]):
+        assert "keyring" not in person.ok(*args).stderr, args
+    secrets = _checks(person("doctor", "--json"))["secrets"]
+    assert secrets["status"] == "warn" and "no usable OS keyring" in secrets["detail"]

@@ -144,6 +144,57 @@ def test_anonymous_registration_is_reused_unless_forced(cli: Cli, sandbox: Sandb
     assert agent(sandbox, forced["id"])["type"] == "anonymous"
 
 
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        (["--anonymous"], ["--email", "EMAIL"]),
+        (["--anonymous"], ["--assertion-file", "-"]),
+        (["--email", "EMAIL"], ["--anonymous"]),
+        (["--email", "EMAIL"], ["--email", "OTHER"]),
+    ],
+)
+def test_register_never_silently_keeps_a_credential_it_was_not_asked_for(
+    cli: Cli, sandbox: Sandbox, first: list[str], then: list[str]
+) -> None:
+    """Issue 30.7: with a credential stored, a registration of another kind or for another
+    input was exit 0 with `reused: true`, the given input thrown away. Unattended it is exit 2
+    naming --force, and nothing changes."""
+    email, other = unique_email(), unique_email()
+    words = {"EMAIL": email, "OTHER": other}
+    stored = cli.ok("identity", "register", *[words.get(a, a) for a in first]).json()
+    stdin = mint(sandbox, other) if "--assertion-file" in then else None
+    result = cli("identity", "register", *[words.get(a, a) for a in then], input=stdin)
+    fails(result, 2, "--force")
+    assert "reused" not in result.stdout
+    assert cli.ok("identity", "status").json()["id"] == stored["id"]
+    if stdin is not None:  # the ID-JAG was not spent: --force registers with it
+        forced = cli.ok("identity", "register", "--force", "--assertion-file", "-", input=stdin)
+        assert forced.json()["email"] == other and forced.json()["reused"] is False
+
+
+def test_register_asks_on_a_terminal_before_replacing(cli: Cli, sandbox: Sandbox) -> None:
+    stored = cli.ok("identity", "register", "--anonymous").json()
+    email = unique_email()
+    env = {k: v for k, v in cli.env.items() if k != "CI"}
+    child = pexpect.spawn(
+        SVC, ["identity", "register", "--email", email], env=env, encoding="utf-8", timeout=30
+    )
+    child.expect(r"Replace it with .* for " + re.escape(email) + r"\? \(y/N\)")
+    child.sendline("y")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    status = cli.ok("identity", "status").json()
+    assert status["id"] != stored["id"] and status["email"] == email
+
+
+def test_register_with_the_same_input_reuses_the_stored_credential(cli: Cli) -> None:
+    email = unique_email()
+    first = cli.ok("identity", "register", "--email", email).json()
+    again = cli.ok("identity", "register", "--email", email.upper()).json()
+    assert again["reused"] is True and again["id"] == first["id"]
+
+
 def test_id_jag_registration_is_born_claimed(cli: Cli, sandbox: Sandbox) -> None:
     email = unique_email()
     assertion = cli.ok("sandbox", "mint-id-jag", "--email", email).stdout.strip()

@@ -124,6 +124,26 @@ def test_card_noninteractive_exits_6_then_pay_card_resumes(cli: Cli, sandbox: Sa
     assert spend["by_rail"]["card"]["paid_usd"] == "1.500000"
 
 
+def test_a_card_payment_waiting_for_a_person_carries_its_link_as_data(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    """Issue 30.14: the link was only inside `detail`; and the page's payment id and the
+    billing line's payment id were two different ids."""
+    r = rid()
+    first = submit(cli, "card", r)
+    assert first.returncode == 6
+    doc = first.json()
+    assert doc["request_id"] == r and doc["pay_url"] == card_link(cli, r)
+    assert doc["status_url"].startswith(sandbox.url) and doc["status_url"].endswith("/status")
+    payment_id = doc["payment_id"]
+    assert payment_id in doc["pay_url"]  # the page names the same payment
+    assert payment_id in httpx.get(doc["pay_url"]).text
+    assert "paid" in press_pay(doc["pay_url"])
+    done = cli.ok("pay", "card", r, "--json")
+    assert f"by card (payment {payment_id})" in done.stderr, done.stderr  # the billing line
+    assert sandbox.charges_for(r)[0]["id"] == payment_id  # one id for one payment
+
+
 def test_card_is_not_offered_below_50_cents(cli: Cli, sandbox: Sandbox) -> None:
     sandbox.configure(price_atomic=400_000)
     r = rid()

@@ -114,16 +114,17 @@ def test_an_ask_that_expired_on_the_server_is_exit_8_and_says_so(
 def test_declining_a_payment_in_the_form_needs_a_second_yes(cli: Cli, sandbox: Sandbox) -> None:
     task_id = blocked(cli, sandbox, "Buy the flight #approval")
     child = spawn(cli, "reply", task_id)
-    child.expect(r"Keep the payment of 42.50 USD to Example Air\?")
-    child.sendline("n")
+    # Issue 30.11: the words `svc watch` uses; Enter never reads as "approve".
+    child.expect("Enter: leave it to the approval app, d: decline")
+    child.sendline("d")
     child.expect("Decline the payment of 42.50 USD to Example Air for good")
     child.sendline("")  # the default is no: nothing declined
     finish(child)
     assert replies(sandbox, task_id) == []
     assert cli.ok("poll", task_id).json()["state"] == "blocked_on_user"
     child = spawn(cli, "reply", task_id)
-    child.expect(r"Keep the payment")
-    child.sendline("n")
+    child.expect("d: decline")
+    child.sendline("d")
     child.expect("for good")
     child.sendline("y")
     assert finish(child) == 0, child.before
@@ -135,8 +136,8 @@ def test_keeping_a_payment_in_the_form_leaves_it_to_the_app_and_is_not_an_error(
 ) -> None:
     task_id = blocked(cli, sandbox, "Buy the flight #approval")
     child = spawn(cli, "reply", task_id)
-    child.expect(r"Keep the payment of 42.50 USD to Example Air\?")
-    child.sendline("")  # the default: keep it, the user approves it in their app
+    child.expect("Enter: leave it to the approval app, d: decline")
+    child.sendline("")  # the default: leave it, the user approves it in their app
     child.expect("left to the approval app")
     child.expect(f"svc watch {task_id}")
     assert finish(child) == 0, child.before  # not exit 2 "nothing to reply"
@@ -147,7 +148,7 @@ def test_keeping_a_payment_in_the_form_leaves_it_to_the_app_and_is_not_an_error(
 def test_keeping_a_payment_under_json_reports_the_outcome(cli: Cli, sandbox: Sandbox) -> None:
     task_id = blocked(cli, sandbox, "Buy the flight #approval")
     child = spawn(cli, "--json", "reply", task_id)
-    child.expect(r"Keep the payment")
+    child.expect("d: decline")
     child.sendline("")
     child.expect('"outcome": ?"left_to_approval_app"')
     assert finish(child) == 0, child.before
@@ -226,7 +227,7 @@ def test_a_payment_ask_shows_its_note_merchant_and_amount_first(cli: Cli, sandbo
     child = spawn(cli, "reply", task_id)
     child.expect("Approve the payment of 42.50 USD to Example Air in your payment-approval app")
     child.expect("Payment: 42.50 USD to Example Air")
-    child.expect(r"Keep the payment of 42.50 USD to Example Air\?")
+    child.expect("Enter: leave it to the approval app, d: decline")
     child.sendline("")
     assert finish(child) == 0, child.before
     assert replies(sandbox, task_id) == []

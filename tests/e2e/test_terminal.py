@@ -73,8 +73,8 @@ def test_payment_ask_form_can_decline(cli: Cli, sandbox: Sandbox) -> None:
     task_id = submit(cli, "Buy the tickets #decline")
     sandbox.advance(11)
     child = spawn(cli, "reply", task_id)
-    child.expect(r"Keep the payment of 42.50 USD to Example Air\?")
-    child.sendline("n")
+    child.expect("Enter: leave it to the approval app, d: decline")
+    child.sendline("d")
     child.expect("for good")  # a decline is final: it asks a second time
     child.sendline("y")
     child.expect(pexpect.EOF)

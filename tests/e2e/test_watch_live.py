@@ -35,7 +35,7 @@ def test_approval_left_to_the_app_ends_at_0_after_the_sandbox_approves(
     sandbox.advance(11)
     child = spawn(cli, "watch", task_id, "--interval", "0.2")
     child.expect(r"42.50 USD to Example Air")
-    child.expect(r"approved by the user in their payment-approval app · \d+m\d\ds left")
+    child.expect(r"\(in the user's app\) · \d+m\d\ds left")
     child.expect("Enter: leave it to the approval app, d: decline")
     child.sendline("")  # the default: leave it to the app
     child.expect("left to the approval app")

@@ -4,6 +4,8 @@ rule never swallows a command name, an id or a task text."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from tests.unit.test_ledger_rows_for_people import row
 
@@ -86,3 +88,32 @@ def test_a_lone_json_field_is_found_only_where_it_is_one(
     argv: list[str], command: str, field: str | None
 ) -> None:
     assert lone_json_field(argv, command) == field
+
+
+@pytest.mark.parametrize(
+    ("path", "hidden", "shown"),
+    [
+        (
+            ["sandbox", "serve"],
+            ("--json", "--jq", "--template", "--base-url", "--auth-base", "--no-pager"),
+            ("--host", "--port", "--quiet"),
+        ),
+        (["mcp"], ("--json", "--jq", "--template", "--no-pager"), ("--profile", "--base-url")),
+        (["poll"], (), ("--json", "--jq", "--template", "--base-url", "--auth-base")),
+    ],
+)
+def test_help_lists_only_the_globals_a_command_honours(
+    path: list[str], hidden: tuple[str, ...], shown: tuple[str, ...]
+) -> None:
+    """Issue 30.13: `svc sandbox serve --help` and `svc mcp --help` listed output flags they
+    refuse and base URLs they ignore."""
+    from click.testing import CliRunner
+    from typer.main import get_command
+
+    from svc.cli.app import app
+
+    result = CliRunner().invoke(get_command(app), [*path, "--help"], prog_name="svc")
+    assert result.exit_code == 0, result.output
+    listed = set(re.findall(r"(?<![\w-])--?[a-z][\w-]*", result.output))
+    assert not listed & set(hidden), listed & set(hidden)
+    assert set(shown) <= listed

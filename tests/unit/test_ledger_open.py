@@ -8,6 +8,8 @@ import sqlite3
 import threading
 from pathlib import Path
 
+import pytest
+
 from svc.store.ledger import Ledger
 
 THREADS = 10
@@ -36,3 +38,22 @@ def test_concurrent_opens_of_a_fresh_ledger_all_succeed(tmp_path: Path) -> None:
     assert errors == []
     mode = sqlite3.connect(tmp_path / "ledger-0.sqlite3").execute("PRAGMA journal_mode")
     assert mode.fetchone()[0] == "wal"
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql:///postgres", "postgresql:///postgres"),  # was `postgresql:/postgres`
+        ("postgresql:///svc?host=/run/pg&user=me", "postgresql:///svc?host=/run/pg&user=me"),
+        ("postgresql://me:s3cret@db:5432/svc", "postgresql://me:***@db:5432/svc"),
+        ("postgresql://db/svc?password=s3cret&x=1", "postgresql://db/svc?password=***&x=1"),
+        ("postgres://me:p@ss@db/svc#frag", "postgres://me:***@db/svc#frag"),
+    ],
+)
+def test_the_ledger_url_is_shown_as_configured_with_its_password_masked(
+    url: str, shown: str
+) -> None:
+    """Issue 30.6: doctor's ledger line printed `postgresql:/postgres`."""
+    from svc.store.ledger.postgres import redacted
+
+    assert redacted(url) == shown

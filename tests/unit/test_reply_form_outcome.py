@@ -30,22 +30,32 @@ def _payment_task() -> TaskDetail:
     )
 
 
-def _answers(monkeypatch: pytest.MonkeyPatch, *answers: bool) -> list[str]:
+def _answers(monkeypatch: pytest.MonkeyPatch, *answers: str | bool) -> list[str]:
+    """Typed lines (str) and yes/no answers (bool), in the order they are asked."""
     asked: list[str] = []
     queue = list(answers)
 
     def confirm(text: str, default: bool = False) -> bool:
         asked.append(text)
-        return queue.pop(0)
+        answer = queue.pop(0)
+        assert isinstance(answer, bool), text
+        return answer
+
+    def ask_text(text: str, default: str | None = None) -> str:
+        asked.append(text)
+        answer = queue.pop(0)
+        assert isinstance(answer, str), text
+        return answer
 
     monkeypatch.setattr(prompts, "confirm", confirm)
+    monkeypatch.setattr(prompts, "ask_text", ask_text)
     monkeypatch.setattr(prompts, "say", lambda *a, **k: None)
     return asked
 
 
 def test_keeping_the_payment_is_left_to_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
     task = _payment_task()
-    _answers(monkeypatch, True)
+    _answers(monkeypatch, "")  # Enter: leave it to the approval app
     with pytest.raises(LeftToApprovalApp) as caught:
         body_from_form(task)
     assert caught.value.task_id == "task_1"
@@ -53,7 +63,8 @@ def test_keeping_the_payment_is_left_to_the_app(monkeypatch: pytest.MonkeyPatch)
 
 def test_a_decline_needs_the_second_yes(monkeypatch: pytest.MonkeyPatch) -> None:
     task = _payment_task()
-    asked = _answers(monkeypatch, False, True)
+    asked = _answers(monkeypatch, "d", True)
     body: dict[str, Any] = body_from_form(task)
+    assert asked[0] == "Enter: leave it to the approval app, d: decline"  # as `svc watch` asks
     assert len(asked) == 2 and "for good" in asked[1]
     assert body["info"]["payment_approved"] is False

@@ -194,6 +194,9 @@ def test_keeping_a_payment_sends_nothing_and_reports_it(
     assert sent.bodies == []
     assert json.loads(out.getvalue())["outcome"] == "left_to_approval_app"
     assert "Payment: 42.50 USD to Example Air" in person.screen
+    # Issue 30.11: the words `svc watch` asks with; never a `(Y/n)` that reads as "approve".
+    assert "Enter: leave it to the approval app, d: decline: " in person.screen
+    assert "Keep the payment" not in person.screen and "(Y/n)" not in person.screen
 
 
 # --- hostile server text, without the sandbox (its #hostile keeps options plain) -------------
@@ -295,8 +298,9 @@ def test_an_expired_approval_is_sent_again_on_one_yes_without_a_review(
     person = Person(monkeypatch, "y")
     assert run(ReplyOptions("task_1"), app) == 0  # type: ignore[arg-type]
     assert [b["info"] for b in app.tasks.sent] == [{"field_values": {}, "payment_approved": True}]
-    assert "The approval of 1.50 USD to Example Air expired. Send it again? (y/N): " in (
-        person.screen
+    assert (
+        "The approval of 1.50 USD to Example Air expired. Send it to the approval app again? (y/N): "
+        in (person.screen)
     )
     assert "Review:" not in person.screen
 
@@ -306,7 +310,7 @@ def test_a_payment_decision_beside_typed_answers_is_in_the_review_and_can_be_edi
 ) -> None:
     app = FakeApp(payment_task("pending_approval", ["phone"]), no_input=False)
     # phone; keep the payment (Enter); at the review edit the 2nd (the payment): decline, yes
-    person = Person(monkeypatch, "5550100", "", "e", "2", "n", "y", "")
+    person = Person(monkeypatch, "5550100", "", "e", "2", "d", "y", "")
     assert run(ReplyOptions("task_1"), app) == 0  # type: ignore[arg-type]
     assert "  2) payment: leave it to the approval app" in person.screen
     assert "  2) payment: DECLINE (the task fails)" in person.screen

@@ -159,3 +159,38 @@ def test_osascript_gets_the_text_as_an_argument_never_as_code(
     assert (program, flag) == ("/usr/bin/osascript", "-e")
     assert "pwned" not in code and code.startswith("on run argv")
     assert text.endswith(attack)  # shown as it reads: AppleScript never parses it
+
+
+def test_an_answer_sent_closes_its_prompt_for_good(
+    cli: Cli, sandbox: Sandbox, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 30.11: after a decline was sent, a poll sent before it came back still waiting
+    on the same ask, and the watch drew the stale panel and opened the prompt again."""
+    from types import SimpleNamespace
+
+    from svc.api.models import TaskDetail
+    from svc.engines.reply import ReplyFlags, body_from_flags
+    from svc.engines.watch import Following, Watch
+    from svc.engines.watch_parts import Status
+
+    task_id = submit(cli, "Decline me #approval")
+    sandbox.advance(11)
+    isolate_home(home / "person", monkeypatch, person=True)
+    app, _, _ = captured(sandbox.url, person=True)
+    watch = Watch(app, [task_id], Following(interval=0.2))
+    watch.status = Status(app, watch.seen)
+    stale = app.tasks.poll(task_id).raw  # in flight when the answer is sent
+    watch._take(task_id, stale, None)
+    assert watch.form is not None  # the prompt a person answers
+    watch.form.withdraw()
+    decline = body_from_flags(TaskDetail.model_validate(stale), ReplyFlags(payment_approved=False))
+    done = SimpleNamespace(task_id=task_id, task=stale, body=decline, error=None)
+    done.done = SimpleNamespace(is_set=lambda: True)
+    watch.form = done  # type: ignore[assignment]
+    watch._check_form()  # sends the decline
+    watch._take(task_id, stale, None)  # the poll sent before it answers now
+    assert watch.form is None, "the answered prompt was opened again"
+    watch._take(task_id, app.tasks.poll(task_id).raw, None)
+    assert watch.finals[task_id]["error"] == "payment_rejected"
+    watch.status.stop()
+    app.close()

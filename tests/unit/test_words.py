@@ -63,3 +63,14 @@ def test_the_billing_line_in_words() -> None:
     assert billing("status=replayed; amount_usd=1.500000") == "already paid, not charged again"
     assert billing("status=refunded; amount_usd=NaN") == "refunded"  # not money: left out
     assert billing("junk") == "billed"
+
+
+def test_catalog_prices_and_server_times_read_as_people_read_them() -> None:
+    """Issue 30.10: `1.500000` became `1.50 USD`; a claim link's time kept its case."""
+    from svc.ui.words import price, source, when
+
+    assert price("1.500000") == "1.50 USD" and price("0") == "free" and price(None) == ""
+    stamp = "2026-11-26T05:20:44.768Z"
+    assert when(stamp, now=1795670444.768 - 600) == f"{stamp} (in 10 min)"
+    assert when("soon") == "soon"
+    assert source("default") == "built-in default" and source("env SVC_NOTIFY").endswith("NOTIFY")

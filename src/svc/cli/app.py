@@ -74,19 +74,21 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _global_parameters() -> list[Any]:
-    """The global options as keyword parameters, from the one declaration in cli/globals.py."""
+def _global_parameters(ignored: frozenset[str] = frozenset()) -> list[Any]:
+    """The global options as keyword parameters, from the one declaration in cli/globals.py;
+    those in `ignored` (a command refuses or ignores them) are accepted but not listed."""
     import inspect
 
     params = []
     for option in GLOBALS:
+        hidden = option.hidden or option.key in ignored
         if option.takes_value:
             default = typer.Option(
-                None, *option.flags, metavar=option.metavar, help=option.help, hidden=option.hidden
+                None, *option.flags, metavar=option.metavar, help=option.help, hidden=hidden
             )
             annotation: Any = str | None
         else:
-            default = typer.Option(False, *option.flags, help=option.help, hidden=option.hidden)
+            default = typer.Option(False, *option.flags, help=option.help, hidden=hidden)
             annotation = bool
         params.append(
             inspect.Parameter(
@@ -112,7 +114,7 @@ def with_globals(func: Callable[..., Any]) -> Callable[..., Any]:
     params = [
         p.replace(annotation=hints.get(p.name, p.annotation)) for p in signature.parameters.values()
     ]
-    globals_ = _global_parameters()
+    globals_ = _global_parameters(IGNORED_GLOBALS.get(_command_path(func), frozenset()))
     params += globals_
 
     @functools.wraps(func)
@@ -140,10 +142,32 @@ def with_globals(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+OUTPUT_FLAGS = ("json_output", "json_fields", "jq", "template")
+_NOT_A_CLIENT = frozenset(OUTPUT_FLAGS) | {
+    "base_url",
+    "auth_base",
+    "profile",
+    "no_pager",
+    "no_input",
+    "verbose",
+}
+# Global options a command refuses (the output flags) or ignores (a server calls no service):
+# accepted, so a shared alias or environment still works, but never listed in its help
+# (issue 30.13). `svc mcp` calls the service: its base URLs, profile and trace apply.
+IGNORED_GLOBALS: dict[tuple[str, ...], frozenset[str]] = {
+    ("mcp",): frozenset(OUTPUT_FLAGS) | {"no_pager"},
+    ("sandbox", "serve"): _NOT_A_CLIENT,
+    ("completion", "show"): _NOT_A_CLIENT,
+}
 # Commands with no JSON form: a server, a protocol channel, a shell script. An output flag
 # there is refused, never silently ignored (issue 22.2).
-NO_JSON_FORM = (["mcp"], ["sandbox", "serve"], ["completion", "show"])
-OUTPUT_FLAGS = ("json_output", "json_fields", "jq", "template")
+NO_JSON_FORM = [list(path) for path in IGNORED_GLOBALS]
+
+
+def _command_path(func: Callable[..., Any]) -> tuple[str, ...]:
+    """`svc sandbox serve` from its module, svc.commands.sandbox.serve (one module a command)."""
+    module = func.__module__.removeprefix("svc.commands.")
+    return tuple(part.replace("_", "-") for part in module.split("."))
 
 
 def _refuse_output_flags(path: list[str], flags: dict[str, Any]) -> None:

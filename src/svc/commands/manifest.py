@@ -12,6 +12,7 @@ from svc.cli.app import current
 from svc.context import AppContext
 from svc.errors import ProtocolError
 from svc.ui.tables import Column
+from svc.ui.words import price
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
@@ -26,7 +27,7 @@ class ManifestOptions:
 
 # (section, title, columns as (heading, key)); a rate's keys may sit on the row or in `rates`.
 SECTIONS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
-    ("services", "Services", (("SLUG", "slug"), ("NAME", "name"), ("PRICE USD", "priceUsd"))),
+    ("services", "Services", (("SLUG", "slug"), ("NAME", "name"), ("PRICE", "priceUsd"))),
     (
         "meters",
         "Meters",
@@ -49,11 +50,11 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
             ("METER", "meter"),
             ("UNIT", "unit"),
             ("UNIT SIZE", "unitSize"),
-            ("PRICE USD", "priceUsd"),
+            ("PRICE", "priceUsd"),
             ("FREE UNITS", "freeUnits"),
         ),
     ),
-    ("prices", "Prices", (("OPERATION", "operation"), ("PRICE USD", "priceUsd"))),
+    ("prices", "Prices", (("OPERATION", "operation"), ("PRICE", "priceUsd"))),
 )
 
 
@@ -81,8 +82,8 @@ def _tables(out: Output, doc: dict[str, Any]) -> None:
         if rows:
             if shown:
                 out.line()
-            headings = [Column(heading, fold=True) for heading, _ in columns]
-            cells = [[_cell(row.get(k)) for _, k in columns] for row in _flatten(key, rows)]
+            headings = [_column(heading) for heading, _ in columns]
+            cells = [[_cell(k, row.get(k)) for _, k in columns] for row in _flatten(key, rows)]
             out.table(headings, cells, title=title, lines=True)
             shown += 1
     if not shown:
@@ -100,5 +101,16 @@ def _flatten(section: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return flat
 
 
-def _cell(value: Any) -> object:
+def _column(heading: str) -> Column:
+    """Prices are whole (`1.50 USD`, never `1.50000` over `0`); other cells wrap at words."""
+    return (
+        Column(heading, right=True, whole=True)
+        if heading == "PRICE"
+        else Column(heading, fold=True)
+    )
+
+
+def _cell(key: str, value: Any) -> object:
+    if key == "priceUsd":
+        return price(value)
     return "" if value is None else value

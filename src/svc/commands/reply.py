@@ -117,7 +117,11 @@ def run(opts: ReplyOptions, app: AppContext) -> int:
     except LeftToApprovalApp:
         _left_to_app(app, opts.task_id)
         return 0
-    answered = app.tasks.reply(opts.task_id, body, auth=app.free_call_auth())
+    try:
+        answered = app.tasks.reply(opts.task_id, body, auth=app.free_call_auth())
+    except ConflictError as refused:  # 409 (not waiting on it) or 410 (the ask expired)
+        refused.hint = refused.hint or _after_refusal(opts.task_id, body)
+        raise
     app.remember(answered)  # the ledger's last known state, if there is a ledger
     if not app.output.json_mode:
         app.output.note(
@@ -126,6 +130,16 @@ def run(opts: ReplyOptions, app: AppContext) -> int:
 
     app.output.show(answered.raw, views.task)
     return 0
+
+
+def _after_refusal(task_id: str, body: dict[str, Any]) -> str:
+    """The next step when the task no longer takes this answer (issue 30.12: none was said)."""
+    shown = f"svc poll {task_id} shows what the task does now"
+    if body.get("info", {}).get("payment_approved") is not None:
+        return (
+            f"{shown}; an expired approval is sent again with svc reply {task_id} --approve-payment"
+        )
+    return f"{shown}; answer its new ask with svc reply {task_id}"
 
 
 def _body(opts: ReplyOptions, app: AppContext, detail: dict[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import typer
 from svc.cli.app import current
 from svc.context import AppContext
 from svc.engines.spend import spend_document
+from svc.errors import LedgerDiskError, LedgerUnavailableError, ledger_read_hint
 from svc.ui import views
 from svc.ui.words import counted
 
@@ -49,7 +50,12 @@ def spend(
 
 
 def run(opts: SpendOptions, ctx: AppContext) -> int:
-    doc = spend_document(ctx, opts.since, runner=opts.runner)
+    try:
+        doc = spend_document(ctx, opts.since, runner=opts.runner)
+    except LedgerUnavailableError as error:
+        if not isinstance(error, LedgerDiskError):  # a local file's own hint names the disk
+            error.hint = ledger_read_hint("svc spend")
+        raise
     ctx.output.show(doc, views.spend)  # ledger rows are outside text: ui cleans every cell
     if ctx.output.json_mode:
         return 0

@@ -16,8 +16,9 @@ from svc.cli.app import current
 from svc.context import AppContext
 from svc.engines.watch import Following, Watch
 from svc.engines.watch_parts import live_task_ids
-from svc.errors import UsageError
+from svc.errors import Interrupted, UsageError
 from svc.settings import positive_seconds
+from svc.ui.terminal import interrupted_line
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -123,4 +124,10 @@ def run(opts: WatchOptions, app: AppContext) -> int:
         opts.exec_timeout,
         from_ledger=frozenset(from_ledger) - set(opts.task_ids),
     )
-    return Watch(app, list(dict.fromkeys(ids)), following).follow()
+    try:
+        return Watch(app, list(dict.fromkeys(ids)), following).follow()
+    except KeyboardInterrupt:  # nothing is lost: say the command that follows them again
+        again = " ".join(["svc watch", *(["--all"] if opts.all_live else []), *opts.task_ids])
+        raise Interrupted(
+            interrupted_line().removeprefix("svc: "), hint=f"follow again with: {again}"
+        ) from None

@@ -134,7 +134,8 @@ TABLE: dict[str, Any] = {'args': [],
                                                     'options': []},
                                         'register': {'args': [],
                                                      'help': 'Register an agent credential, or '
-                                                             'reuse the stored one.',
+                                                             'reuse the stored one when it is the '
+                                                             'one...',
                                                      'options': [{'help': 'Anonymous credential, '
                                                                           'no e-mail.',
                                                                   'names': ['--anonymous'],
@@ -150,7 +151,8 @@ TABLE: dict[str, Any] = {'args': [],
                                                                   'names': ['--assertion-file'],
                                                                   'value': True},
                                                                  {'help': 'Replace a stored '
-                                                                          'credential.',
+                                                                          'credential of another '
+                                                                          'kind or person.',
                                                                   'names': ['--force'],
                                                                   'value': False}]},
                                         'status': {'args': [],

@@ -20,7 +20,7 @@ from svc.errors import AuthError, HumanNeededError
 from svc.identity.session import IdentitySession, credential_from
 from svc.identity.store import Credential
 from svc.origin import TrustedURL, from_server
-from svc.ui import views
+from svc.ui import views, words
 from svc.ui.prompts import ask_text
 from svc.ui.sanitize import clean
 
@@ -122,10 +122,9 @@ class ClaimCeremony:
     def _expiries(self, link_expires: str) -> str:
         """The two times a person meets, named apart (issue 22.6: register showed the claim's,
         claim the link's, both as "expires"): this link, and the claim it belongs to."""
-        link = clean(link_expires, 40, single_line=True) or "no time given"
         claim = self.credential.claim_expires_at
-        again = f"; a new link can be asked until {clean(claim, 40, single_line=True)}"
-        return f"this link expires at {link}" + (again if claim else "")
+        again = f"; a new link can be asked until {words.when(claim)}"
+        return f"this link expires at {words.when(link_expires)}" + (again if claim else "")
 
     def _action_required(self, uri: TrustedURL, expires: str) -> None:
         next_step = "svc identity claim --code CODE"
@@ -160,7 +159,8 @@ class ClaimCeremony:
         who = clean(self.login_hint, 254, single_line=True)
         out.info(f"! Claim this agent credential for {who}")
         out.info(f"  Open: {clean(str(uri), 2000, single_line=True)}")
-        out.info(f"  {self._expiries(expires).capitalize()}.")
+        expiries = self._expiries(expires)
+        out.info(f"  {expiries[:1].upper()}{expiries[1:]}.")  # the times keep their case
         views.show_qr(out, uri, error="m", border=1)
         out.info("  Sign in there, confirm, then type the code the page shows.")
         if self.open_browser and out.stderr_tty and not views.graphical_session():

@@ -18,7 +18,7 @@ from svc.api import proxies
 from svc.api.headers import DATE
 from svc.api.http import expect_status, tls_context
 from svc.context import AppContext
-from svc.errors import ExitCode, SvcError
+from svc.errors import AuthError, ExitCode, SvcError
 from svc.identity.store import has_credential
 from svc.money import atomic_for_people, for_people
 from svc.origin import is_cleartext, is_loopback_host, origin_of
@@ -29,7 +29,7 @@ from svc.store.ledger import cap_day_start, ledger_path
 from svc.store.ledger.sqlite import SCHEMA_VERSION
 from svc.store.secrets import FileBackend
 from svc.ui.notify import desktop_notifier
-from svc.ui.words import plural
+from svc.ui.words import plural, source
 
 MAX_SKEW_SECONDS = 30.0  # x402 windows are minutes long; more skew than this is worth a warning
 
@@ -74,7 +74,7 @@ def profile_check(app: AppContext) -> Finding:
     s = app.settings
     return _ok(
         "profile",
-        f"{s.profile}; base URL {s.base_url} ({s.sources.get('base_url', 'default')}); "
+        f"{s.profile}; base URL {s.base_url} ({source(s.sources.get('base_url'))}); "
         f"max price {for_people(s.max_price_usd)}; pay {s.pay}",
     )
 
@@ -89,7 +89,8 @@ def secrets_check(app: AppContext) -> Finding:
             if os.environ.get("SVC_KEYRING", "").lower() == "file"
             else "no usable OS keyring here"
         )
-        return _warn("secrets", f"a 0600 file, {backend.path} ({why})")
+        fix = None if "SVC_KEYRING" in why else "SVC_KEYRING=file says the file is meant"
+        return _warn("secrets", f"a 0600 file, {backend.path} ({why})", fix)
     return _ok("secrets", "the OS keyring")
 
 
@@ -178,16 +179,35 @@ def _skew(date: str | None, sent: float) -> float | None:
 
 
 def identity_check(app: AppContext) -> Finding:
+    """Discovery, and for a stored credential the one live call every bearer needs: the token
+    exchange (refreshing, as the next command would, when the assertion was revoked). A
+    marker file only says a credential was stored, not that the platform still knows it."""
     endpoints = app.identity.platform.endpoints()
-    stored = has_credential(app.settings.auth_base)
     detail = f"{app.settings.auth_base} lists {len(endpoints)} endpoints"
-    if not stored:
+    if not has_credential(app.settings.auth_base):
         return _warn(
             "identity",
             detail + "; no agent credential stored (pay-as-you-go needs none)",
             "svc identity register",
         )
-    return _ok("identity", detail + "; an agent credential is stored")
+    try:
+        app.identity.exchange()
+    except AuthError as refused:
+        code = f" ({refused.code})" if refused.code else ""
+        return Finding(
+            "identity",
+            "fail",
+            f"{detail}; the stored agent credential is refused{code}: {refused.message}",
+            IDENTITY_WAY_OUT,
+            int(refused.exit_code),
+        )
+    return _ok("identity", detail + "; the stored agent credential passes the token exchange")
+
+
+IDENTITY_WAY_OUT = (
+    "svc identity register --force (a new credential), or svc identity logout to go back to "
+    "pay-as-you-go"
+)
 
 
 def money_check(app: AppContext) -> Finding:
@@ -254,8 +274,8 @@ def notify_check(app: AppContext) -> Finding:
     """How `svc watch --notify` would reach the person here."""
 
     s = app.settings
-    default = "on" if s.notify else "off"
-    setting = f"--notify is {default} by default ({s.sources.get('notify', 'default')})"
+    default = "on unless --no-notify" if s.notify else "off unless asked"
+    setting = f"--notify is {default} ({source(s.sources.get('notify'))})"
     notifier = desktop_notifier()
     if notifier is None:
         return _warn(

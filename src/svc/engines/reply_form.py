@@ -101,21 +101,12 @@ def _asker(label: str, *, hidden: bool = False) -> Callable[[], str]:
 
 
 def _payment_choice(ask: InfoRequest) -> str:
+    """The payment decision, asked as `svc watch` asks it (ui/form.py)."""
     amount = "" if ask.amount_usd is None else f" of {words.usd(ask.amount_usd)}"
     merchant = clean(ask.merchant_name or "the merchant", 100, single_line=True)
     if ask.payment_status == "approval_expired":
-        again = prompts.confirm(f"The approval{amount} to {merchant} expired. Send it again?")
-        return RESEND if again else LEAVE
-    keep = prompts.confirm(
-        f"Keep the payment{amount} to {merchant}? (the user approves it in their app)",
-        default=True,
-    )
-    if not keep and prompts.confirm(
-        f"Decline the payment{amount} to {merchant} for good? The task will fail",
-        default=False,
-    ):
-        return DECLINE
-    return LEAVE
+        return RESEND if form.resend_expired_approval(amount, merchant) else LEAVE
+    return DECLINE if form.decline_payment(amount, merchant) else LEAVE
 
 
 def _plain(task: TaskDetail) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import shlex
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -153,21 +154,46 @@ def _already_accepted(app: AppContext, task_id: str, request_id: str, rail: str)
     return SubmitResult(task, request_id, billing=None, replayed=True, rail=rail)
 
 
+# The next step for a payment the rail could not make: each rail pays from its own source
+# (issue 30.12: an MPP decline said "fund the wallet", and MPP has no wallet).
+RAIL_HINTS = {
+    ("settlement_failed", "x402"): "fund the wallet (svc wallet address shows it), then retry",
+    ("settlement_failed", "mpp"): "use another shared payment token (SVC_SPT, spt_file or "
+    "spt_command) or another rail (--pay), then retry",
+    ("settlement_failed", "card"): "pay with another card on the payment page, then retry",
+}
+
+
+def _announcer(note: Callable[[str], None]) -> Callable[[str], None]:
+    """`paying 1.50 USD ...` for the first payment of a request; a second (a fresh challenge
+    after a refusal) says `again`, so two alike lines never read as two charges."""
+    said = [0]
+
+    def announce(line: str) -> None:
+        said[0] += 1
+        if said[0] > 1:
+            line = (
+                line.replace("paying ", "paying again ", 1) + " (the refused one was not charged)"
+            )
+        note(line)
+
+    return announce
+
+
 def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: RequestJournal) -> Rail:
+    announce = _announcer(app.output.note)
     if rail == "mpp":
         source = SptSource(
             lambda: app.secrets.get("spt"),
             file=app.settings.spt_file,
             command=app.settings.spt_command,
         )
-        return MppRail(policy, source.token, app.settings.mpp_methods, on_pay=app.output.note)
+        return MppRail(policy, source.token, app.settings.mpp_methods, on_pay=announce)
     if rail == "card":
         return CardRail(policy, card_checkout(app), journal)
 
     def on_pay(offer: Offer) -> None:
-        app.output.note(
-            f"paying {atomic_for_people(offer.amount_atomic)} with x402 to {offer.pay_to}"
-        )
+        announce(f"paying {atomic_for_people(offer.amount_atomic)} with x402 to {offer.pay_to}")
 
     return X402Rail(policy, lambda: load_signer(app.secrets), PROOF_HEADERS["task"], on_pay)
 
@@ -321,7 +347,9 @@ class _Run:
             journal.rejected(error.code, status, error.message)
             raise error
         if journal.row().status == PayState.VOID:  # the table's retries are spent
-            raise to_error(status, answer.content, decision)
+            error = to_error(status, answer.content, decision)
+            error.hint = RAIL_HINTS.get((error.code, self.rail), error.hint)
+            raise error
         not_processed = answer.rate_limited or (
             decision is not None and decision.action is Action.RETRY_UNCHANGED
         )

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from svc.engines.asks import left_text, plain_payload, summarize
+from svc.engines.asks import AskSummary, left_text, plain_payload, summarize
 from svc.engines.hooks import Change, ExecHooks
 from svc.engines.schedule import PollSchedule
 from svc.engines.watch_parts import (
@@ -70,6 +70,9 @@ class Watch:
         self.finals: dict[str, dict[str, Any]] = {}
         self.blocked: dict[str, dict[str, Any]] = {}
         self.left_to_app: set[str] = set()  # payments the person leaves to the approval app
+        # ask sent an answer -> (that ask, the events seen then): a poll sent before the answer
+        # still shows it, and must not open its prompt again (issue 30.11)
+        self.answered: dict[str, tuple[object, int]] = {}
         self.form: FormSession | None = None
         self.hooks = _hooks(app, opts)
         self.notifier = _notifier(opts)
@@ -181,6 +184,7 @@ class Watch:
             return
         self.status.countdowns.pop(tid, None)
         self.left_to_app.discard(tid)
+        self.answered.pop(tid, None)
         self._close_form(tid, f"task {tid} is {state} now, so the answer is no longer needed")
         if state in FINAL:
             self.finals[tid] = task
@@ -201,13 +205,19 @@ class Watch:
             if changed and _ask_of(form.task) != _ask_of(task):
                 self._close_form(tid, f"the ask of task {tid} changed; asking again")
             return
-        if form is not None or tid in self.left_to_app:
+        if form is not None or tid in self.left_to_app or self._sent_already(tid, task):
             return
 
         views.task_panel(self.app.output, task, err=True)
-        approver = ", approved by the user in their payment-approval app"
-        who = approver if summary.kind == "payment" else ""
-        self.form = FormSession(task, f"task {tid} {summary.what}{who} · {left_text(left)}")
+        self.form = FormSession(task, f"task {tid} {summary.what} · {left_text(left)}")
+
+    def _sent_already(self, tid: str, task: dict[str, Any]) -> bool:
+        """The ask was answered and this poll shows it still (sent before the answer, or read
+        before the service moved on): its prompt stays closed. A new ask opens one."""
+        sent = self.answered.get(tid)
+        events = task.get("events")
+        count = len(events) if isinstance(events, list) else 0
+        return sent is not None and sent[0] == _ask_of(task) and count <= sent[1]
 
     def _check_form(self) -> None:
         """A form that finished: raise its error, or send its answer."""
@@ -223,9 +233,9 @@ class Watch:
             self.left_to_app.add(tid)
             self.app.output.note(f"left to the approval app; watching task {tid} for it")
         elif isinstance(form.body, dict):
-            self._send(tid, form.body)
+            self._send(tid, form.body, form.task)
 
-    def _send(self, tid: str, body: dict[str, Any]) -> None:
+    def _send(self, tid: str, body: dict[str, Any], asked: dict[str, Any]) -> None:
         if _blank(body):
             # Never sent: the service would refuse it (422) and the person can simply retype.
             self.app.output.warn("an empty answer is not sent; asking again")
@@ -240,6 +250,7 @@ class Watch:
             self.app.output.note(
                 "answer sent; task {id} is now {state}", id=tid, state=answered.state
             )
+        self.answered[tid] = (_ask_of(asked), self.seen[tid].events)  # closed for good
         self.seen[tid].state = None  # show the effect on the next poll
 
     def _close_form(self, tid: str, why: str) -> None:
@@ -264,7 +275,8 @@ class Watch:
         if self.app.output.json_mode:
             self.app.output.emit_line(task)
         elif len(self.seen) <= MANY:
-            views.events(self.app.output, tid, events[seen.events :])
+            many = len(self.seen) > 1  # one task's lines need no id on each
+            views.events(self.app.output, task, events[seen.events :], with_id=many)
         seen.state, seen.events = str(task.get("state")), len(events)
         seen.updated = task.get("updated_at")
         return True
@@ -292,6 +304,8 @@ def _stopped_at_asks(app: AppContext, blocked: dict[str, dict[str, Any]]) -> Hum
     if app.output.json_mode:
         for tid, summary in summaries.items():
             app.output.emit_line({"id": tid, "state": "blocked_on_user", **summary.as_json()})
+    if len(summaries) > FEW_ASKS:
+        return _many_stopped(summaries)
     ids = " ".join(blocked)
     asks = [f"{s.what}, {left_text(s.seconds_left)}" for s in summaries.values()]
     if len(summaries) == 1:
@@ -304,6 +318,29 @@ def _stopped_at_asks(app: AppContext, blocked: dict[str, dict[str, Any]]) -> Hum
         "" if all(s.kind == "payment" for s in summaries.values()) else f", then `svc watch {ids}`"
     )
     return HumanNeededError(message, hint="; ".join(steps) + then, json_report=False)
+
+
+FEW_ASKS = 3  # above this many waiting tasks, the stop message counts them (issue 30.9)
+
+
+def _many_stopped(summaries: dict[str, AskSummary]) -> HumanNeededError:
+    """A count, the first few answers and where the rest are listed: 60 ids on one line were
+    cut with `…` in the middle of an id."""
+    first = list(summaries.values())[:FEW_ASKS]
+    soonest = min(
+        (s.seconds_left for s in summaries.values() if s.seconds_left is not None), default=None
+    )
+    message = f"{len(summaries)} tasks wait on the user and prompting is off"
+    if soonest is not None and soonest <= 0:
+        message += "; an ask has expired"
+    elif soonest is not None:
+        message += f"; the first ask expires in {left_text(soonest).removesuffix(' left')}"
+    rest = len(summaries) - len(first)
+    listed = "`svc tasks --state blocked_on_user` lists them"
+    asked = "on a terminal `svc watch --all` asks each in turn"
+    hint = "; ".join([f"`{s.reply_command}`" for s in first] + [f"and {rest} more: {listed}"])
+    hint += f"; {asked}"
+    return HumanNeededError(message, hint=hint, json_report=False)
 
 
 def _blank(body: dict[str, Any]) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from svc.ui import prompts, words
+from svc.ui import form, prompts, words
 from svc.ui.sanitize import clean
 
 LEAVE = "leave"  # the person leaves a payment to the approval app: nothing to send
@@ -59,22 +59,17 @@ class FormSession:
         return body_from_form(detail)
 
     def _payment(self, detail: Any) -> dict[str, Any] | str:
+        """The payment decision, asked as `svc reply` asks it (ui/form.py)."""
         from svc.engines.reply import ReplyFlags, body_from_flags
 
         ask = detail.info_request
-        amount = words.usd(ask.amount_usd)
+        amount = "" if ask.amount_usd is None else f" of {words.usd(ask.amount_usd)}"
         merchant = clean(ask.merchant_name or "the merchant", 100, single_line=True)
         if ask.payment_status == "approval_expired":
-            if prompts.confirm(f"The approval for {amount} to {merchant} expired. Ask again?"):
+            if form.resend_expired_approval(amount, merchant):
                 return body_from_flags(detail, ReplyFlags(payment_approved=True))
             return LEAVE
         prompts.say(self.waiting_line)
-        choice = prompts.ask_text("Enter: leave it to the approval app, d: decline").strip()
-        if choice.lower() not in ("d", "decline"):
-            return LEAVE
-        if prompts.confirm(
-            f"Decline the payment of {amount} to {merchant} for good? The task will fail",
-            default=False,
-        ):
+        if form.decline_payment(amount, merchant):
             return body_from_flags(detail, ReplyFlags(payment_approved=False))
         return LEAVE

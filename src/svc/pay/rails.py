@@ -325,6 +325,12 @@ def settle_card(
                 f"a person must pay {amount} by card on the payment page: {link}",
                 code="card_payment_pending",
                 hint=f"then resume without paying twice: svc pay card {journal.request_id}",
+                data={
+                    "pay_url": str(link),  # the page a person opens (payUrl's checkout)
+                    "status_url": str(offer.status_url),
+                    "request_id": journal.request_id,
+                    "payment_id": offer.payment_id,  # the id the page and the billing name
+                },
             )
         checkout.wait(offer)
     journal.card_complete()

@@ -2,7 +2,8 @@
 
 Secrets (wallet key, identity assertion, refresh token, shared payment token) live only here.
 On headless Linux there is no Secret Service: we detect that without touching D-Bus and fall
-back to the file at once, with a warning, instead of hanging or prompting for a keyring password.
+back to the file at once, instead of hanging or prompting for a keyring password, and say so
+once: when the file is created (and in `svc doctor`).
 `SVC_KEYRING=file` forces the file store; environment variables (`SVC_WALLET_KEY`, `SVC_SPT`)
 override stored values for CI and are never written anywhere.
 """
@@ -175,7 +176,8 @@ class SecretStore:
         warn: Callable[[str], None] | None = None,
     ) -> None:
         self._backend = backend
-        self._warn = warn  # told once when secrets fall back to the file
+        self._warn = warn  # told when the file store is created for want of a keyring
+        self._fallback = False  # the file was chosen because no keyring works here
 
     @property
     def backend(self) -> SecretBackend:
@@ -184,13 +186,21 @@ class SecretStore:
             chosen: SecretBackend | None = None if forced == "file" else _usable_keyring()
             if chosen is None:
                 chosen = FileBackend()
-                if self._warn is not None and forced != "file":
-                    self._warn(
-                        f"no usable OS keyring; secrets are kept in {chosen.path} "
-                        "(mode 0600). Set SVC_KEYRING=file to silence this."
-                    )
+                self._fallback = forced != "file"
             self._backend = chosen
         return self._backend
+
+    def _tell_fallback(self, backend: SecretBackend) -> None:
+        """Said once, by the write that creates the file (issue 30.8): a command that only
+        reads a secret has nothing new to say, and `svc doctor` says it whenever asked."""
+        told = self._warn
+        if not self._fallback or told is None or not isinstance(backend, FileBackend):
+            return
+        if not backend.path.exists():
+            told(
+                f"no usable OS keyring; secrets are kept in {backend.path} "
+                "(mode 0600). Set SVC_KEYRING=file to say that is meant."
+            )
 
     def get(self, key: str) -> str | None:
         env = ENV_OVERRIDES.get(key)
@@ -205,7 +215,9 @@ class SecretStore:
         return self.backend.name
 
     def set(self, key: str, value: str) -> None:
-        self.backend.set(key, value)
+        backend = self.backend
+        self._tell_fallback(backend)
+        backend.set(key, value)
 
     def delete(self, key: str) -> bool:
         return self.backend.delete(key)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from svc.ui.fit import fit
+from svc.ui.sanitize import clean
 from svc.ui.words import plural
 
 if TYPE_CHECKING:
@@ -16,12 +18,22 @@ MARKS = {"ok": ("ok", "green"), "warn": ("warn", "yellow"), "fail": ("FAIL", "bo
 
 
 def show_findings(output: Output, findings: list[dict[str, Any]]) -> None:
-    rows = []
+    """`ok    config    detail`, the detail and its fix wrapped between words under the
+    detail's column: a path or a URL is never split (a table cut or folded them, issue 30.9)."""
+    from rich.text import Text
+
+    width = output.width
     for item in findings:
-        mark = MARKS.get(str(item["status"]), ("?", ""))[0]
-        detail = str(item["detail"]) + (f"\n-> {item['fix']}" if item.get("fix") else "")
-        rows.append([mark, item["check"], detail])
-    output.table(("", "check", "finding"), rows)
+        mark, style = MARKS.get(str(item["status"]), ("?", ""))
+        head = f"{mark:<4}  {clean(item['check'], 12, single_line=True):<8}  "
+        pad = " " * len(head)
+        lines = [head + clean(item["detail"], 2000, single_line=True)]
+        if item.get("fix"):
+            lines.append(f"{pad}-> {clean(item['fix'], 500, single_line=True)}")
+        text = Text("\n".join(fit(line, width, pad) for line in lines))  # spacing kept
+        if output.color:
+            text.stylize(style, 0, len(mark))
+        output.draw(text, soft_wrap=True)
     failed = sum(1 for f in findings if f["status"] == "fail")
     warned = sum(1 for f in findings if f["status"] == "warn")
     if failed:

@@ -72,3 +72,26 @@ def review(rows: list[Row]) -> Literal["send", "cancel"] | int:
         if answer.isascii() and answer.isdigit() and 1 <= int(answer) <= len(rows):
             return int(answer) - 1
         prompts.say(f"answer y to send, n to cancel, or e (or a number 1-{len(rows)}) to edit")
+
+
+# One wording for one decision (issue 30.11): `svc watch` and `svc reply` ask a pending payment
+# approval the same way. Enter never reads as "approve": approval happens only in the user's
+# own payment-approval app, so the default sends nothing.
+LEAVE_OR_DECLINE: Final = "Enter: leave it to the approval app, d: decline"
+
+
+def decline_payment(amount: str, merchant: str) -> bool:
+    """Whether the person declines a payment waiting for approval: `d`, then a second yes."""
+    choice = prompts.ask_text(LEAVE_OR_DECLINE).strip().lower()
+    if choice not in ("d", "decline"):
+        return False
+    return prompts.confirm(
+        f"Decline the payment{amount} to {merchant} for good? The task will fail", default=False
+    )
+
+
+def resend_expired_approval(amount: str, merchant: str) -> bool:
+    """Whether to send an expired approval request to the user's app again."""
+    return prompts.confirm(
+        f"The approval{amount} to {merchant} expired. Send it to the approval app again?"
+    )

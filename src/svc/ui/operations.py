@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from svc.ui.sanitize import clean
+from svc.ui.words import price as price_words
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -30,14 +31,14 @@ def operations_table(rows: list[tuple[str, str, dict[str, Any]]]) -> RenderableT
     table.add_column("METHOD", no_wrap=True)
     table.add_column("PATH", overflow="fold")
     table.add_column("SUMMARY", overflow="fold")
-    table.add_column("PRICE USD", justify="right", no_wrap=True)
+    table.add_column("PRICE", justify="right", no_wrap=True)
     for method, path, op in rows:
         price = payment_price(op)
         table.add_row(
             method,
             clean(path, 300, single_line=True),
             clean(op.get("summary", ""), 200, single_line=True),
-            clean(price, 20) if price is not None else "",
+            price_words(price) if price is not None else "",
         )
     return table
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from svc import redact
 from svc.ui import terminal
+from svc.ui.fit import columns, fit
 from svc.ui.sanitize import FORMAT_CHARACTERS, clean
 
 if TYPE_CHECKING:
@@ -80,6 +81,11 @@ class Output:
         return cls(  # type: ignore[call-arg]
             json_mode=json_mode, stdout=other._out, stderr=other._err, shape=other.shape
         )
+
+    @property
+    def width(self) -> int | None:
+        """Columns of the terminal stdout draws on; None when it is not one (no wrapping)."""
+        return self._console_for(False).width if self.stdout_tty else None
 
     @property
     def color(self) -> bool:
@@ -206,13 +212,15 @@ class Output:
     def info(self, message: str, **values: object) -> None:
         """A diagnostic line on stderr. `values` fill `{name}`s in the message, each cut to
         one bounded line; the whole message is cleaned either way."""
-        terminal.write(self._err, redact.scrub(_message(message, values)) + "\n")
+        text = redact.scrub(_message(message, values))
+        terminal.write(self._err, fit(text, columns(self._err)) + "\n")
 
     def note(self, message: str, style: str = "dim", **values: object) -> None:
         if self.relay is not None:
             self.relay("info", redact.scrub(_message(message, values)))
         if self.stderr_tty:
-            text = _text(_message(message, values), style if self.color else "")
+            width = self._console_for(True).width
+            text = _text(fit(_message(message, values), width), style if self.color else "")
             self.draw(text, err=True, soft_wrap=True)
         else:
             self.info(message, **values)
@@ -234,8 +242,12 @@ class Output:
     # --- human output on stdout ----------------------------------------------------------
 
     def line(self, message: str = "", style: str = "", **values: object) -> None:
-        """A line of human output on stdout (the answer of a command on a terminal)."""
-        self.draw(_text(_message(message, values), style if self.color else ""), soft_wrap=True)
+        """A line of human output on stdout (the answer of a command on a terminal), wrapped
+        between words to the terminal's width: never inside a path, an id or a URL."""
+        text = _message(message, values)
+        if self.stdout_tty:
+            text = fit(text, self._console_for(False).width, indent="")
+        self.draw(_text(text, style if self.color else ""), soft_wrap=True)
 
     def document(self, text: str, limit: int = DOCUMENT_LIMIT) -> None:
         """A whole text (a guide, llms.txt, a script): exactly as given into a pipe or file

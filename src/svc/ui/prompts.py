@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from svc.errors import HumanNeededError
 from svc.ui import terminal
+from svc.ui.fit import columns, fit
 from svc.ui.sanitize import clean
 
 if TYPE_CHECKING:
@@ -135,8 +136,9 @@ def confirm(prompt: str, default: bool = False) -> bool:
 
 
 def say(message: str) -> None:
-    """A line of a form (the task's message, a retry hint) on stderr, cleaned."""
-    terminal.write(sys.stderr, clean(message, 500) + "\n")
+    """A line of a form (the task's message, a retry hint) on stderr, cleaned, and wrapped
+    between words on a terminal."""
+    terminal.write(sys.stderr, fit(clean(message, 500), columns(sys.stderr)) + "\n")
 
 
 def confirm_new_recipient(output: Output, old: str, new: str) -> bool:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from svc import numbers
 from svc.ui.sanitize import clean
-from svc.ui.words import usd
+from svc.ui.words import ago, usd
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -113,12 +114,27 @@ def ask_text(ask: dict[str, Any]) -> Any:
     return Text(clean("\n".join(lines), 3000))
 
 
-def event_line(task_id: str, event: dict[str, Any]) -> Any:
+def server_now(task: dict[str, Any]) -> float:
+    """Now on the server's clock, as well as we know it: ours, or the task's newest stamp when
+    that is ahead (a sandbox clock can be), so an event is never `in 3 min`."""
+    import time
+
+    return max(time.time(), numbers.instant(task.get("updated_at")) or 0.0)
+
+
+def event_line(event: dict[str, Any], now: float, task_id: str | None = None) -> Any:
+    """`  3 min ago  state_changed pending → blocked_on_user  message`: the time as `svc
+    tasks` shows it (JSON keeps the stamp), the task id only when several tasks share the
+    screen (issue 30.9: it was repeated on every line of one task's events)."""
     from rich.text import Text
 
+    stamp = event.get("created_at", "")
+    then = numbers.instant(stamp)
+    when = ago(then, now) if then is not None else clean(stamp, 40, single_line=True)
     text = Text()
-    text.append(clean(event.get("created_at", ""), 40, single_line=True) + " ", style="dim")
-    text.append(clean(task_id, 60, single_line=True) + " ", style="cyan")
+    text.append(f"{when:>12}  ", style="dim")
+    if task_id is not None:
+        text.append(clean(task_id, 60, single_line=True) + " ", style="cyan")
     text.append(clean(event.get("type", "event"), 40, single_line=True))
     if event.get("from_state") or event.get("to_state"):
         text.append(" ")

@@ -29,6 +29,7 @@ class Column(NamedTuple):
 
 CELL_LIMIT = 300
 MIN_READABLE = 10  # a column narrower than this is noise, not information
+LONG_WORD = 24  # a word longer than this may be folded in a wrapping column (a sentence's URL)
 PADDING = 2  # rich's cell padding between columns
 
 
@@ -69,7 +70,8 @@ def build_table(
     widths = [
         max((len(row[i]) for row in cells if i < len(row)), default=0) for i in range(len(specs))
     ]
-    kept = _fitting(specs, widths, width) if width else list(range(len(specs)))
+    words = [_longest_word(cells, i) for i in range(len(specs))]
+    kept = _fitting(specs, widths, words, width) if width else list(range(len(specs)))
     for index in kept:
         spec = specs[index]
         table.add_column(
@@ -77,24 +79,43 @@ def build_table(
             overflow="fold" if spec.fold else "ellipsis",
             justify="right" if spec.right else "left",
             no_wrap=spec.whole,
-            min_width=max(widths[index], len(spec.heading)) if spec.whole else None,
+            # Headings are never cut (`refund…`, issue 30.9): a column that cannot show its
+            # heading is left out by `_fitting` instead.
+            min_width=_min_width(spec, widths[index], words[index]),
         )
     for row in cells:
         table.add_row(*(row[index] for index in kept if index < len(row)))
     return table
 
 
-def _fitting(specs: Sequence[Column], widths: list[int], width: int) -> list[int]:
+def _min_width(spec: Column, width: int, word: int) -> int:
+    """Whole columns at their widest; a wrapping one at its heading and its longest word (up
+    to LONG_WORD), so it wraps between words instead of folding one (`#complet` / `e`); a
+    heading wraps between its words too, never inside one (`refund…`)."""
+    heading = max((len(part) for part in spec.heading.split()), default=0)  # wraps at spaces
+    if spec.whole:
+        return max(width, heading)
+    return max(heading, min(word, LONG_WORD) if spec.fold else 0)
+
+
+def _longest_word(cells: list[list[Any]], index: int) -> int:
+    return max(
+        (len(word) for row in cells if index < len(row) for word in row[index].plain.split()),
+        default=0,
+    )
+
+
+def _fitting(specs: Sequence[Column], widths: list[int], words: list[int], width: int) -> list[int]:
     """The columns to show in `width`: whole ones at full width, others at a readable
     minimum; the droppable ones go first, highest `drop` first, until the rest fit."""
     need = [
-        (w if spec.whole else min(w, max(MIN_READABLE, len(spec.heading)))) + PADDING
-        for spec, w in zip(specs, widths, strict=True)
+        max(_min_width(spec, w, word), min(w, MIN_READABLE)) + PADDING
+        for spec, w, word in zip(specs, widths, words, strict=True)
     ]
     kept = list(range(len(specs)))
     droppable = sorted((i for i, s in enumerate(specs) if s.drop), key=lambda i: -specs[i].drop)
     for index in droppable:
-        if sum(need[i] for i in kept) <= width:
+        if sum(need[i] for i in kept) - PADDING <= width:  # no padding at the edges
             break
         kept.remove(index)
     return kept

@@ -86,10 +86,12 @@ def write_out(text: str) -> None:
 
 
 def error_line(message: str, limit: int = 1000) -> None:
-    """One inert line on stderr: for code that runs without an `Output` (crash handler, tools)."""
+    """One inert line on stderr: for code that runs without an `Output` (crash handler, tools);
+    on a terminal it is wrapped between words, never inside an id or a command."""
+    from svc.ui.fit import columns, fit
     from svc.ui.sanitize import clean
 
-    write(sys.stderr, clean(message, limit, single_line=True) + "\n")
+    write(sys.stderr, fit(clean(message, limit, single_line=True), columns(sys.stderr)) + "\n")
 
 
 _interrupts: list[float] = []  # when each Ctrl-C arrived (noted before the KeyboardInterrupt)

@@ -13,7 +13,7 @@ from svc.money import parse_usd
 from svc.numbers import instant
 from svc.origin import TrustedURL
 from svc.ui.guide import show_markdown, status_words
-from svc.ui.render import STATE_STYLES, event_line
+from svc.ui.render import STATE_STYLES, event_line, server_now
 from svc.ui.render import task_panel as panel
 from svc.ui.sanitize import clean
 from svc.ui.tables import Column, Styled
@@ -47,10 +47,13 @@ def state_cell(state: object) -> Styled:
 # --- tasks -----------------------------------------------------------------------------
 
 
-def events(out: Output, task_id: str, items: list[Any]) -> None:
+def events(out: Output, task: dict[str, Any], items: list[Any], *, with_id: bool = False) -> None:
+    """Event lines of `task`; `with_id` when other tasks' lines share the screen."""
+    now = server_now(task)
+    task_id = str(task.get("id")) if with_id else None
     for event in items:
         if isinstance(event, dict):
-            out.draw(event_line(task_id, event))
+            out.draw(event_line(event, now, task_id))
 
 
 def task_panel(out: Output, task: dict[str, Any], *, err: bool = False) -> None:
@@ -61,7 +64,7 @@ def task(out: Output, doc: dict[str, Any]) -> None:
     """The last events, then the task's panel."""
     items = doc.get("events")
     if isinstance(items, list) and items:
-        events(out, str(doc.get("id")), items[-RECENT_EVENTS:])
+        events(out, doc, items[-RECENT_EVENTS:])
     task_panel(out, doc)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from svc import numbers
 from svc.money import (
     MAX_AMOUNT_CHARS,
     AmountError,
@@ -42,6 +43,19 @@ def _bounded(amount: Decimal) -> bool:
     return amount.is_finite() and -MAX_AMOUNT_CHARS <= amount.adjusted() <= MAX_AMOUNT_CHARS
 
 
+def price(amount: object) -> str:
+    """A catalog price: `free` for zero, else `1.50 USD` (the manifest's and the services'
+    `priceUsd` is a 6-decimal string, `1.500000`, which no other line of svc shows)."""
+    if amount is None or amount == "":
+        return ""
+    try:
+        if parse_usd(amount, "the price") == 0:
+            return "free"
+    except AmountError:
+        pass  # shown as unreadable by usd()
+    return usd(amount)
+
+
 def usd_atomic(atomic: int | None) -> str:
     """µUSD (the ledger's unit) as `1.50 USD`."""
     if atomic is None:
@@ -71,6 +85,29 @@ def ago(then: float, now: float) -> str:
         return "just now"
     span = _span(abs(seconds))
     return f"{span} ago" if seconds > 0 else f"in {span}"
+
+
+def when(stamp: object, now: float | None = None) -> str:
+    """An instant a server gave, for people: `2026-11-26T05:20:44.768Z (in 10 min)`, the
+    stamp as it came (cleaned, its case kept); only the stamp when it is not one."""
+    import time
+
+    shown = clean(stamp, 40, single_line=True)
+    then = numbers.instant(stamp)
+    if then is None:
+        return shown or "no time given"
+    return f"{shown} ({ago(then, time.time() if now is None else now)})"
+
+
+def source(where: str | None) -> str:
+    """Where a setting's value came from (`Settings.sources`), for people."""
+    if not where or where == "default":
+        return "built-in default"
+    if where.startswith("env "):
+        return "environment " + where.removeprefix("env ")
+    if where.startswith("profile "):
+        return "the config file, profile " + where.removeprefix("profile ")
+    return where  # `flag`
 
 
 def _span(seconds: float) -> str:

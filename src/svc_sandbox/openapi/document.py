@@ -58,7 +58,7 @@ _TASK_RESPONSES: dict[tuple[str, str], tuple[str, str, tuple[str, ...]]] = {
 _TASK_TEXT = {
     ("/svc/tasks", "post"): (
         "submitTask",
-        "Submit a task (1.500000 USD, paid per call)",
+        "Submit a task (1.50 USD, paid per call)",
         "Runs a natural-language task for the end user. Pay the 402 with x402 (proof in "
         "header x-payment); a retried request with the same svc-request-id returns the "
         "original task and is never charged twice.",

@@ -179,7 +179,9 @@ class SandboxState:
                     return Settlement("failed", reason=refused)
             now = self.clock.now()
             booked: dict[str, Any] = {
-                "id": new_id("pay"),
+                # A card charge is its card payment (single use): one id on the page, in
+                # svc-payment-id and in svc-billing. Other rails get a charge id of their own.
+                "id": charge.book["reference"] if charge.method == "card" else new_id("pay"),
                 "request_id": charge.request_id,
                 "task_id": None,
                 "method": charge.method,

@@ -14,6 +14,7 @@ from svc.context import AppContext
 from svc.errors import AuthError, UsageError
 from svc.identity.idjag import check_id_jag
 from svc.identity.store import Credential
+from svc.ui.prompts import confirm
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -27,11 +28,14 @@ class RegisterOptions:
 
 
 @app.command(
-    help="Register an agent credential, or reuse the stored one.\n\n"
+    help="Register an agent credential, or reuse the stored one when it is the one asked for.\n\n"
     "--anonymous: an immediate credential, no e-mail (claim optional; unclaimed ones expire "
     "after a few days). --email: service_auth, a person must claim it (svc identity claim). "
     "--assertion-file: an ID-JAG from a trusted identity provider (born claimed); '-' reads "
     "stdin.\n\n"
+    "With a credential stored, the same kind for the same person reuses it; another kind or "
+    "person is asked about on a terminal, and refused otherwise (exit 2): --force replaces "
+    "it.\n\n"
     "\b\nExamples:\n"
     "  svc identity register --anonymous\n"
     "  svc identity register --email me@example.com && svc identity claim\n"
@@ -45,7 +49,9 @@ def register(
     assertion_file: str | None = typer.Option(
         None, "--assertion-file", metavar="PATH|-", help="ID-JAG file ('-' for stdin)."
     ),
-    force: bool = typer.Option(False, "--force", help="Replace a stored credential."),
+    force: bool = typer.Option(
+        False, "--force", help="Replace a stored credential of another kind or person."
+    ),
 ) -> None:
     opts = RegisterOptions(anonymous, email, assertion_file, force)
     raise typer.Exit(run(opts, current()))
@@ -57,18 +63,60 @@ def run(opts: RegisterOptions, ctx: AppContext) -> int:
         raise UsageError(
             "choose exactly one of --anonymous, --email EMAIL or --assertion-file PATH|-"
         )
+    body = _registration_body(opts)  # read and checked first: a bad input is exit 2 anyway
     existing = ctx.identity.credential()
     if existing is not None and not opts.force:
-        doc = status_doc(ctx, existing, reused=True)
-        ctx.output.note("an agent credential is already stored; reusing it (--force replaces it)")
-        show(ctx, doc, "Reusing the stored agent credential.")
-        return 0
-    cred = _register(ctx, _registration_body(opts), opts.email)
+        if _asks_for(existing, body):
+            unsent = " (the given assertion was not sent)" if "assertion" in body else ""
+            ctx.output.note(f"this agent credential is already stored; reusing it{unsent}")
+            show(
+                ctx, status_doc(ctx, existing, reused=True), "Reusing the stored agent credential."
+            )
+            return 0
+        _confirm_replace(ctx, existing, body)
+    cred = _register(ctx, body, opts.email)
     show(ctx, status_doc(ctx, cred, reused=False), "Registered an agent credential.")
     step = next_step(cred)
     if step:
         ctx.output.note(step)
     return 0
+
+
+def _asks_for(stored: Credential, body: dict[str, Any]) -> bool:
+    """Whether the registration asked for is the stored one: the same kind, for the same
+    person (an ID-JAG names its person in its `email` claim)."""
+    if body["type"] != stored.type:
+        return False
+    if body["type"] == "anonymous":
+        return True
+    wanted = body.get("login_hint") or _id_jag_email(body) or ""
+    return wanted.casefold() == (stored.email or "").casefold() != ""
+
+
+def _confirm_replace(ctx: AppContext, stored: Credential, body: dict[str, Any]) -> None:
+    """Another kind or another person than the stored credential: asked on a terminal,
+    exit 2 naming --force otherwise (as `svc wallet create`): never reused in silence."""
+    have = _described(stored.type, stored.email)
+    wanted = _described(body["type"], body.get("login_hint") or _id_jag_email(body))
+    if not ctx.settings.no_input and confirm(f"{have} is stored. Replace it with {wanted}?"):
+        return
+    raise UsageError(
+        f"{have} is stored; {wanted} was not registered",
+        hint="--force replaces the stored credential (svc identity logout forgets it)",
+    )
+
+
+def _described(kind: str, email: str | None) -> str:
+    words = {"anonymous": "an anonymous credential", "service_auth": "an e-mail credential"}
+    what = words.get(kind, "an ID-JAG credential" if kind == "identity_assertion" else kind)
+    return f"{what} for {email}" if email and kind != "anonymous" else what
+
+
+def _id_jag_email(body: dict[str, Any]) -> str | None:
+    if body["type"] != "identity_assertion":
+        return None
+    email = check_id_jag(str(body["assertion"]), now=0).get("email")
+    return str(email) if email else None
 
 
 def _registration_body(opts: RegisterOptions) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from svc.cli.app import current, lazy_group, with_globals
 from svc.context import AppContext
 from svc.ui.output import Output
 from svc.ui.tables import Column
+from svc.ui.words import price
 
 MEMBERS = {
     "show": (
@@ -49,9 +50,18 @@ def _table(out: Output, doc: Any) -> None:
     if not rows:
         out.note("the service lists no services")
         return
-    keys = ("slug", "name", "priceUsd", "description")
-    columns = [Column(name, fold=True) for name in ("SLUG", "NAME", "PRICE USD", "DESCRIPTION")]
-    out.table(columns, [[entry.get(key, "") for key in keys] for entry in rows], lines=True)
+    columns = [Column("SLUG", fold=True), Column("NAME", fold=True)]
+    columns += [Column("PRICE", right=True, whole=True), Column("DESCRIPTION", fold=True)]
+    cells = [
+        [
+            entry.get("slug", ""),
+            entry.get("name", ""),
+            price(entry.get("priceUsd")),
+            entry.get("description", ""),
+        ]
+        for entry in rows
+    ]
+    out.table(columns, cells, lines=True)
 
 
 def _services(doc: Any) -> list[dict[str, Any]]:

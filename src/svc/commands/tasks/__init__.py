@@ -15,7 +15,7 @@ import typer
 from svc.cli.app import current, lazy_group, with_globals
 from svc.context import AppContext
 from svc.engines.task_list import TASK_STATES, TaskQuery, collect
-from svc.errors import UsageError
+from svc.errors import LedgerDiskError, LedgerUnavailableError, UsageError, ledger_read_hint
 from svc.suggest import did_you_mean
 from svc.ui import views
 from svc.ui.words import plural
@@ -106,7 +106,12 @@ def tasks(
 
 def run(opts: TasksOptions, ctx: AppContext) -> int:
     """Show the listing; a failed refresh of some rows is a warning, not a failure."""
-    listing = collect(opts, ctx)
+    try:
+        listing = collect(opts, ctx)
+    except LedgerUnavailableError as error:
+        if not isinstance(error, LedgerDiskError):  # a local file's own hint names the disk
+            error.hint = ledger_read_hint("svc tasks")
+        raise
     ctx.output.show(listing.documents(), lambda out, _: views.task_list(out, listing))
     if listing.cut:  # on stderr, whatever the mode: `--jq length` must not pass for "all"
         ctx.output.note(f"showing {len(listing.rows)} of {listing.total} (--limit N, --all)")

@@ -86,17 +86,25 @@ def _row_factory(cursor: Any) -> Callable[[Sequence[Any]], Row]:
 
 
 def redacted(url: str) -> str:
-    """The URL without its password (userinfo or `?password=`), for messages and doctor."""
-    from urllib.parse import urlsplit, urlunsplit
+    """The URL as configured, its password masked (userinfo or `?password=`), for messages
+    and doctor. Edited in place: urlunsplit drops an empty host, so `postgresql:///postgres`
+    came out `postgresql:/postgres` (issue 30.6)."""
+    from urllib.parse import urlsplit
 
     parts = urlsplit(url)
-    names = "|".join(LEDGER_SECRET_PARAMS)
-    query = re.sub(rf"((?:^|&)(?:{names})=)[^&]*", r"\1***", parts.query)
-    netloc = parts.netloc
+    shown = url
     if parts.password is not None:
-        host = netloc.rsplit("@", 1)[-1]
-        netloc = f"{parts.username or ''}:***@{host}"
-    return urlunsplit(parts._replace(netloc=netloc, query=query))
+        start = url.index("//") + 2  # a password needs a netloc, which follows `//`
+        at = parts.netloc.rindex("@")
+        user = parts.netloc[:at].split(":", 1)[0]
+        shown = f"{url[:start]}{user}:***{url[start + at :]}"
+    head, mark, rest = shown.partition("?")
+    if not mark:
+        return shown
+    query, hash_mark, fragment = rest.partition("#")
+    names = "|".join(LEDGER_SECRET_PARAMS)
+    query = re.sub(rf"((?:^|&)(?:{names})=)[^&]*", r"\1***", query)
+    return f"{head}?{query}{hash_mark}{fragment}"
 
 
 def scrubbed(text: str, url: str) -> str:
