@@ -32,7 +32,9 @@ def test_claim_link_times_keep_their_case(cli: Cli) -> None:
     shown = " ".join((child.before or "").split())
     child.sendintr()
     child.expect(pexpect.EOF)
-    found = re.search(r"This link expires at (\S+) \(in \d+ min\)", shown)
+    found = re.search(
+        r"This link expires at (\S+) \(in [^)]+\)", shown
+    )  # the sandbox clock may run ahead
     assert found, shown
     assert "T" in found[1] and found[1].endswith("Z"), shown  # never `...t05:20:44.768z`
 

@@ -272,7 +272,7 @@ def _render(task: dict[str, Any], ask: dict[str, Any], event: dict[str, Any]) ->
     console.print(task_panel({**task, "state": "blocked_on_user", "info_request": ask}))
     console.print(task_panel({**task, "state": "blocked_on_user", "events": [event, 3, None]}))
     console.print(ask_text(ask))
-    console.print(event_line(str(task.get("id")), event))
+    console.print(event_line(event, 0.0, str(task.get("id"))))
     screen = buffer.getvalue()
     for bad in ("\x1b]", "\x07", "\u202e", "\x9b"):
         assert bad not in screen

@@ -10,6 +10,8 @@ import typer
 from svc.cli.app import current
 from svc.context import AppContext
 from svc.errors import UsageError
+from svc.mcp import http_token
+from svc.mcp.guard import loopback_address
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -100,14 +102,10 @@ def _check(opts: McpOptions) -> None:
         if serving:
             raise UsageError("--host and --port go with --http")
     if opts.http:
-        from svc.mcp.guard import loopback_address
-
         loopback_address(opts.host)  # before anything else: exit 2, nothing bound
 
 
 def show_token(ctx: AppContext, rotate: bool) -> int:
-    from svc.mcp import http_token
-
     store = ctx.secrets
     if rotate:
         ctx.output.line(http_token.rotate(store))

@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl
 
+from svc.api.headers import AUTHORIZATION
 from svc.errors import UsageError
 from svc.mcp.http_token import TokenCheck
 
@@ -95,7 +96,7 @@ class Guard:
         if query:
             self._warn_if_token_in(query)
             return 400, "query_refused", "no query string: send the token in a header", []
-        if not self._authorized(headers.get("authorization", "")):
+        if not self._authorized(headers.get(AUTHORIZATION.lower(), "")):
             challenge = [(b"www-authenticate", b'Bearer realm="svc mcp"')]
             return 401, "unauthorized", "a bearer token is required", challenge
         return None
