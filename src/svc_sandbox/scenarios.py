@@ -22,6 +22,7 @@ SCENARIOS = (
     "slow",
     "2fa",
     "questions",
+    "questions-secret",
     "approval",
     "decline",
     "approval-expire",
@@ -53,6 +54,13 @@ QUESTIONS = {
         {"key": "seat_preference", "question": "Window or aisle?", "options": ["window", "aisle"]}
     ],
     "note": "We need a few details to finish your booking.",
+}
+# `#questions-secret`: a structured ask one of whose keys is a secret (a card PIN), so a client
+# must take the plain keys from the agent and the secret one from the person, in one reply.
+QUESTIONS_SECRET = {
+    "requested_fields": ["shipping_address", "card_pin"],
+    "questions": [],
+    "note": "We need the delivery address and the card's PIN to finish your order.",
 }
 PAYMENT_ASK = {
     "amount_usd": 42.5,
@@ -133,6 +141,7 @@ _FIRST_STEP = {
     "cancel": ("cancel", WORK),
     "2fa": ("ask_2fa", ASK_AFTER),
     "questions": ("ask_questions", ASK_AFTER),
+    "questions-secret": ("ask_questions", ASK_AFTER),
     "ask-expire": ("ask_questions", ASK_AFTER),
     "approval": ("ask_payment", ASK_AFTER),
     "decline": ("ask_payment", ASK_AFTER),
@@ -400,9 +409,10 @@ def _step_ask_2fa(task: Task, at: datetime) -> None:
 
 def _step_ask_questions(task: Task, at: datetime) -> None:
     lifetime = SHORT_ASK_LIFETIME if task.scenario == "ask-expire" else ASK_LIFETIME
-    task.info_request = {**copy.deepcopy(QUESTIONS), "created_at": at, "expires_at": at + lifetime}
+    asked = QUESTIONS_SECRET if task.scenario == "questions-secret" else QUESTIONS
+    task.info_request = {**copy.deepcopy(asked), "created_at": at, "expires_at": at + lifetime}
     if is_hostile(task.goal):
-        task.info_request["note"] = _text(task, QUESTIONS["note"])  # type: ignore[arg-type]
+        task.info_request["note"] = _text(task, str(asked["note"]))
         for question in task.info_request["questions"]:
             question["question"] = _text(task, question["question"])
     _transition(task, "blocked_on_user", at)

@@ -17,7 +17,8 @@ from svc.settings import resolve
 
 
 @pytest.mark.parametrize(
-    "name", ["sms_code", "password", "otp", "2fa", "bank-PIN", "verification code", "cvv"]
+    "name",
+    ["sms_code", "password", "otp", "2fa", "bank-PIN", "verification code", "cvv", "card_pin"],
 )
 def test_secret_looking_fields(name: str) -> None:
     assert looks_secret(name)
@@ -139,3 +140,38 @@ def test_submit_task_names_an_argument_it_does_not_have() -> None:
         check_arguments(BY_NAME["submit_task"], {"task": "t", "emial": "a@b.co"})
     assert caught.value.code == "invalid_arguments"
     assert "'emial' was unexpected" in caught.value.message
+
+
+def test_a_round_keeps_the_earlier_answers_of_its_call_until_all_are_in() -> None:
+    """Two secrets in one call under 2026-07-28: the second round's state carries the first
+    answer, and the third call answers both without asking again."""
+    import json
+    from types import SimpleNamespace
+    from typing import Any
+
+    import anyio
+    import mcp_types as types
+
+    from svc.mcp.rounds import InputNeeded, RoundHuman, input_required
+
+    caps = types.ClientCapabilities(elicitation=types.ElicitationCapability())
+    session: Any = SimpleNamespace(client_capabilities=caps)
+    first = {"kind": "secret", "task": "t", "field": "a"}
+
+    def typed(value: str) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"value": value})
+
+    async def both(human: RoundHuman) -> tuple[str | None, str | None]:
+        return await human.secret("a?", "a", "t"), await human.secret("b?", "b", "t")
+
+    with pytest.raises(InputNeeded) as asked:
+        anyio.run(both, RoundHuman(session, 1, None, None))
+    assert asked.value.about == first and asked.value.kept == []
+    with pytest.raises(InputNeeded) as asked:
+        anyio.run(both, RoundHuman(session, 1, first, typed("1111")))
+    second = asked.value.about
+    assert second["field"] == "b" and asked.value.kept == [(first, {"value": "1111"})]
+    state = json.loads(input_required(asked.value).request_state or "")
+    kept = [(about, content) for about, content in state["kept"]]  # sealed on the way out
+    human = RoundHuman(session, 1, second, typed("2222"), kept)
+    assert anyio.run(both, human) == ("1111", "2222")

@@ -147,4 +147,10 @@ def body_from_flags(task: TaskDetail, flags: ReplyFlags) -> dict[str, Any]:
         if not ask.is_payment_ask:
             raise UsageError("this ask is not about a payment: drop --approve/--decline-payment")
         info["payment_approved"] = flags.payment_approved
-    return build(ReplyBody, "reply", info=info).model_dump(exclude_none=True)
+    if flags.sensitive:
+        # `sensitive` is the reply's, not a key's: the service keeps every value of it apart
+        # (encrypted, purged, redacted), so every one is a secret to what this process shows.
+        for value in flags.sets.values():
+            redact.told(value)
+    reply = build(ReplyBody, "reply", info=info, sensitive=flags.sensitive or None)
+    return reply.model_dump(exclude_none=True)

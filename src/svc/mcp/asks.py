@@ -38,6 +38,13 @@ def secret_field(task: TaskDetail) -> str | None:
     return field if plain.get("sensitive") is True or looks_secret(field) else None
 
 
+def secret_keys(task: TaskDetail) -> list[str]:
+    """The keys of a structured ask that want a secret (a PIN, a password), in the ask's order.
+    A structured ask has no per-key `sensitive` flag, so the name decides."""
+    ask = task.info_request
+    return [key for key in ask.required_keys() if looks_secret(key)] if ask else []
+
+
 def reply_command(task_id: str, field: str) -> str:
     """What the person runs in a terminal to give the secret without the agent seeing it."""
     return (
@@ -47,7 +54,8 @@ def reply_command(task_id: str, field: str) -> str:
 
 def secret_prompt(task: TaskDetail, field: str) -> str:
     plain = task.plain_ask() or {}
-    asked = clean(plain.get("message") or f"The task asks for {field}.", 500)
+    note = task.info_request.note if task.info_request else None  # a structured ask's words
+    asked = clean(plain.get("message") or note or f"The task asks for {field}.", 500)
     return (
         f"{asked}\n\nTask {clean(task.id, 80, single_line=True)} needs {field}. It goes straight "
         "to the service, marked sensitive; the AI agent never sees it."
@@ -78,6 +86,9 @@ def describe(task: TaskDetail, *, can_ask: bool) -> str:
     keys = ask.required_keys()
     if keys:
         parts.append("Answer with reply_to_task field_values for exactly: " + ", ".join(keys) + ".")
+    hidden = secret_keys(task)
+    if hidden:
+        parts.append(_secret_keys_how(task, hidden, can_ask))
     if ask.is_payment_ask:
         parts.append(
             f"Payment ask: {usd(ask.amount_usd)} to merchant "
@@ -87,6 +98,21 @@ def describe(task: TaskDetail, *, can_ask: bool) -> str:
             "decline it (decline_payment) or re-send an expired approval (approve_payment)."
         )
     return " ".join(parts)
+
+
+def _secret_keys_how(task: TaskDetail, hidden: list[str], can_ask: bool) -> str:
+    names = ", ".join(from_service(key, 64) for key in hidden)
+    if can_ask:
+        return (
+            f"Secrets, for the person to give and never you: {names}. Leave them out of "
+            'field_values (or give them "") and send the others: the person is asked for them '
+            "directly when you reply. Never ask for them in the chat."
+        )
+    return (
+        f"Secrets, for the person to give and never you: {names}. This MCP client cannot ask "
+        "the person directly. Do not ask for them in the chat: have the person answer the "
+        f"whole ask in a terminal: svc reply {shlex.quote(task.id)}"
+    )
 
 
 def _plain(task: TaskDetail, can_ask: bool) -> str:

@@ -13,8 +13,12 @@ replayed round is refused exactly like a tampered one (and a replayed payment ro
 its request id paid in the ledger anyway).
 
 A state names what was asked ("pay 1.50 USD by x402 to 0x.. for request R", "sms_code of task
-T"), never an answer: an answer counts only for the very question its state names, and a secret
-is never written into one.
+T"): an answer counts only for the very question its state names. One call may need several
+answers (a structured ask with two secret keys): they come one round after another, and the
+answers of the earlier rounds ride in the next state, sealed, until all are in and the call
+goes through. A kept answer is readable by this process alone, only for the tool and the
+exact arguments it was asked for, and only until the state expires; nothing else is kept
+between rounds (the 2026-07-28 server holds no session).
 """
 
 from __future__ import annotations
@@ -41,6 +45,9 @@ if TYPE_CHECKING:
     from mcp.server.session import ServerSession
     from mcp_types import RequestId
 
+# (what was asked, the accepted form's content): an answer of an earlier round of one call.
+Kept = tuple[dict[str, Any], dict[str, Any]]
+
 ANSWER_KEY = "person"  # the one input request of a round: what the person answers
 STATE_VERSION = 1
 AUDIENCE = "svc-mcp"  # a state minted by another server under the same key is not ours
@@ -57,13 +64,20 @@ class InputNeeded(SvcError):
 
     default_code = "input_required"
 
-    def __init__(self, question: str, schema: dict[str, Any], about: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        question: str,
+        schema: dict[str, Any],
+        about: dict[str, Any],
+        kept: list[Kept] | None = None,
+    ) -> None:
         super().__init__(
             "the person has to answer first", hint="nothing was signed, paid or sent yet"
         )
         self.question = question
         self.schema = schema
         self.about = about
+        self.kept = kept or []  # the earlier rounds' answers of this call, for the next state
 
 
 def refused_state() -> MCPError:
@@ -106,10 +120,12 @@ class RoundHuman(Human):
         related_request_id: RequestId | None,
         asked: dict[str, Any] | None,
         answer: types.ElicitResult | None,
+        kept: list[Kept] | None = None,
     ) -> None:
         super().__init__(session, related_request_id)
         self._asked = asked
         self._answer = answer
+        self._kept = list(kept or [])
 
     @property
     def reachable(self) -> bool:
@@ -127,12 +143,17 @@ class RoundHuman(Human):
     ) -> dict[str, Any] | None:
         if not self.reachable:
             return None
+        for kept_about, content in self._kept:  # answered in an earlier round of this call
+            if kept_about == about:
+                return dict(content)
         if self._asked != about or self._answer is None:
-            raise InputNeeded(message, schema, about)
+            raise InputNeeded(message, schema, about, self._kept)
         answer, self._answer = self._answer, None  # one answer answers one question
         if answer.action != "accept" or answer.content is None:
             return None
-        return dict(answer.content)
+        content = dict(answer.content)
+        self._kept.append((about, content))  # a later question of this call ends a round too
+        return content
 
 
 class Rounds:
@@ -151,31 +172,39 @@ class Rounds:
     ) -> Human:
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             return Human(ctx.session, ctx.request_id)  # a back channel: elicitation
-        asked = self._asked(params.request_state if params is not None else None)
+        asked, kept = self._asked(params.request_state if params is not None else None)
         responses = (params.input_responses if params is not None else None) or {}
         answer = responses.get(ANSWER_KEY)
         found = answer if isinstance(answer, types.ElicitResult) else None
-        return RoundHuman(ctx.session, ctx.request_id, asked, found)
+        return RoundHuman(ctx.session, ctx.request_id, asked, found, kept)
 
-    def _asked(self, state: str | None) -> dict[str, Any] | None:
-        """What the last round asked; the boundary has verified the seal, this the nonce."""
+    def _asked(self, state: str | None) -> tuple[dict[str, Any] | None, list[Kept]]:
+        """What the last round asked and the answers kept from the rounds before it; the
+        boundary has verified the seal, this the nonce and the shape."""
         if state is None:
-            return None
+            return None, []
         try:
             doc = json.loads(state)
             about, nonce = doc["about"], doc["nonce"]
+            kept = [(dict(a), dict(c)) for a, c in doc.get("kept", [])]
         except (ValueError, KeyError, TypeError):
             raise refused_state() from None
         if doc.get("v") != STATE_VERSION or not isinstance(about, dict):
             raise refused_state()
         if not isinstance(nonce, str) or not self.spent.spend(nonce):
             raise refused_state()
-        return about
+        return about, kept
 
 
 def input_required(need: InputNeeded) -> types.InputRequiredResult:
     """The round that asks: the form for the person and the state naming the question."""
-    state = {"v": STATE_VERSION, "about": need.about, "nonce": secrets.token_urlsafe(18)}
+    state: dict[str, Any] = {
+        "v": STATE_VERSION,
+        "about": need.about,
+        "nonce": secrets.token_urlsafe(18),
+    }
+    if need.kept:  # sealed by the boundary on the way out, like the rest of the state
+        state["kept"] = [[about, content] for about, content in need.kept]
     question = types.ElicitRequest(
         params=types.ElicitRequestFormParams(message=need.question, requested_schema=need.schema)
     )

@@ -137,7 +137,8 @@ REPLY = ToolSpec(
     "requested_fields and question keys, and for a payment ask decline_payment (ends the task "
     "failed, payment_rejected) or approve_payment (only re-sends an expired approval to the "
     "person's app; approval itself happens in that app). Secrets (2FA codes, passwords): give "
-    "the field WITHOUT a value and the person is asked directly; a secret value from you is "
+    "the field WITHOUT a value and the person is asked directly; in field_values, leave the "
+    'secret keys out (or give them "") and send the others. A secret value from you is '
     "refused.",
     {
         "task_id": TASK_ID,
@@ -166,9 +167,13 @@ REPLY = ToolSpec(
         },
         "field_values": {
             "type": "object",
-            "additionalProperties": {"type": "string", "minLength": 1, "maxLength": 4000},
+            # No minLength: "" names a secret key for the person to answer; an empty plain
+            # key is refused by the reply flow, naming the key.
+            "additionalProperties": {"type": "string", "maxLength": 4000},
             "maxProperties": 100,
-            "description": "Answers to a structured ask: requested field or question key -> value.",
+            "description": "Answers to a structured ask: requested field or question key -> "
+            "value. Leave out the keys that want a secret (a PIN, a password), or give them "
+            '"": the person is asked for them directly.',
         },
         "approve_payment": {
             "type": "boolean",

@@ -50,6 +50,8 @@ def when(text: str) -> datetime:
         ("#approval", "approval"),
         ("#unknown then #2FA", "2fa"),
         ("#slow #fail", "slow"),
+        ("Buy shoes #questions-secret", "questions-secret"),
+        ("#questions #questions-secret", "questions"),
     ],
 )
 def test_scenario_tag_selection(text: str, tag: str) -> None:
@@ -230,6 +232,31 @@ def test_sensitive_structured_answers_are_not_folded(
     advance(client, 20)
     poll(client, task["id"])
     assert internals(client, task["id"])["sensitive_values_stored"] == 0
+
+
+def test_questions_secret_asks_for_an_address_and_a_pin(
+    client: TestClient, new_task: TaskFactory
+) -> None:
+    """`#questions-secret`: a structured ask whose keys include a secret; answered as one
+    sensitive reply, the PIN is kept apart and never folded into the goal."""
+    task = new_task("Buy shoes #questions-secret")
+    advance(client, 10)
+    ask = poll(client, task["id"])["info_request"]
+    assert ask["requested_fields"] == ["shipping_address", "card_pin"]
+    assert ask["questions"] == [] and ask["note"]
+    assert when(ask["expires_at"]) - when(ask["created_at"]) == timedelta(minutes=15)
+    values = {"shipping_address": "1 Main St", "card_pin": "4321"}
+    assert (
+        reply(client, task["id"], {"info": {"field_values": {"card_pin": "4321"}}}).status_code
+        == 422
+    )
+    answered = reply(client, task["id"], {"info": {"field_values": values}, "sensitive": True})
+    assert answered.status_code == 200
+    assert "4321" not in answered.text
+    assert internals(client, task["id"])["sensitive_values_stored"] == 2
+    advance(client, 20)
+    done = poll(client, task["id"])
+    assert done["state"] == "completed" and "4321" not in str(done)
 
 
 def test_ask_expire(client: TestClient, new_task: TaskFactory) -> None:

@@ -15,6 +15,7 @@ TASK_TAGS: tuple[tuple[str, str], ...] = (
     ("#cancel", "is cancelled by the service"),
     ("#2fa", "asks for a 6-digit code (a secret field): svc reply ID"),
     ("#questions", "asks for address, phone and window/aisle: svc reply ID"),
+    ("#questions-secret", "asks for an address and a card PIN (a secret key): svc reply ID"),
     ("#ask-expire", "asks questions that expire after 60 s"),
     ("#approval", "asks to approve 42.50 USD: svc sandbox approve ID"),
     ("#decline", "asks to approve a payment, for declining it"),

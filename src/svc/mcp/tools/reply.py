@@ -1,8 +1,10 @@
 """`reply_to_task`: the CLI's reply flow (`svc.engines.reply`), with secrets kept from the model.
 
 A secret (a field the ask marks sensitive, a field flagged sensitive, or one whose name reads
-like a password or a code) is asked of the person through elicitation and never taken from the
-model, unless the profile sets `mcp_allow_model_secrets`.
+like a password or a code) is asked of the person (elicitation, or a 2026-07-28 round) and
+never taken from the model, unless the profile sets `mcp_allow_model_secrets`. A structured
+ask mixes both: the model gives the plain keys, leaves the secret ones out, and the person is
+asked for each of those before the one reply, marked sensitive, carries them all.
 """
 
 from __future__ import annotations
@@ -10,9 +12,16 @@ from __future__ import annotations
 from typing import Any
 
 from svc.api.models import TaskDetail
-from svc.engines.reply import ReplyFlags, body_from_flags
+from svc.engines.reply import ReplyFlags, body_from_flags, check_field_values
 from svc.errors import HumanNeededError, SvcError, UsageError
-from svc.mcp.asks import describe, looks_secret, reply_command, secret_field, secret_prompt
+from svc.mcp.asks import (
+    describe,
+    looks_secret,
+    reply_command,
+    secret_field,
+    secret_keys,
+    secret_prompt,
+)
 from svc.mcp.results import Outcome
 from svc.mcp.state import Call
 from svc.mcp.tools.follow import detail, poll, send_reply
@@ -83,19 +92,63 @@ async def _value_from_person(call: Call, task: TaskDetail, field: str) -> str:
     return value
 
 
-async def _complete(call: Call, task: TaskDetail, flags: ReplyFlags) -> None:
-    """Fill in the secret (from the person) or refuse one from the model."""
-    allowed = call.settings.mcp_allow_model_secrets
-    secret_keys = [key for key in flags.sets if looks_secret(key)]
-    if secret_keys and not allowed:
+def _model_set_secrets(call: Call, task: TaskDetail, flags: ReplyFlags) -> None:
+    """Refuse a secret value the model put in field_values (a key named with no value is a
+    request to ask the person, not a value); vault one the profile allows."""
+    given = [key for key, value in flags.sets.items() if looks_secret(key) and value]
+    if given and not call.settings.mcp_allow_model_secrets:
+        how = (
+            f"leave {', '.join(given)} out of field_values: the person is asked directly"
+            if call.human.reachable
+            else f"have the person answer it in a terminal: svc reply {task.id}"
+        )
         raise UsageError(
-            f"refused: field_values carries a secret ({', '.join(secret_keys)}) from the model "
+            f"refused: field_values carries a secret ({', '.join(given)}) from the model "
             "(nothing was sent)",
             code="secret_from_model",
-            hint=f"have the person answer it in a terminal: svc reply {task.id}",
+            hint=how,
         )
-    for key in secret_keys:  # allowed from the model, still a secret to every later answer
+    for key in given:  # allowed from the model, still a secret to every later answer
         call.vault.add(str(flags.sets[key]))
+        flags.sensitive = True
+
+
+async def _complete_structured(call: Call, task: TaskDetail, flags: ReplyFlags) -> None:
+    """Ask the person for each secret key the model left out, once the rest is known to fit
+    the ask: a wrong address must not cost the person a typed PIN that is then thrown away."""
+    missing = [key for key in secret_keys(task) if not flags.sets.get(key)]
+    if not missing or task.state != "blocked_on_user" or flags.field or flags.message:
+        return  # nothing to ask, or the reply flow refuses the reply as it stands
+    ask = task.info_request
+    assert ask is not None
+    check_field_values(ask, {**flags.sets, **dict.fromkeys(missing, "asked")})
+    names = ", ".join(missing)
+    if not call.human.reachable:
+        raise HumanNeededError(
+            f"{names}: a secret, and this MCP client cannot ask the person for it; "
+            "nothing was sent",
+            code="human_needed",
+            hint=f"have the person answer the whole ask in a terminal: svc reply {task.id}",
+        )
+    for key in missing:  # one after another: under 2026-07-28 each is a round of its own
+        await call.progress(f"task {task.id} waits for the person's {key}")
+        value = await call.human.secret(secret_prompt(task, key), key, task.id)
+        if value is None:
+            raise HumanNeededError(
+                f"the person gave no {key}; nothing was sent", code="human_needed"
+            )
+        call.vault.add(value)
+        flags.sets[key] = value
+    flags.sensitive = True  # the reply's flag: the service keeps every value of it apart
+
+
+async def _complete(call: Call, task: TaskDetail, flags: ReplyFlags) -> None:
+    """Fill in the secrets (from the person) or refuse ones from the model."""
+    allowed = call.settings.mcp_allow_model_secrets
+    _model_set_secrets(call, task, flags)
+    if task.info_request is not None:
+        await _complete_structured(call, task, flags)
+        return
     if not _wants_secret(task, flags):
         if flags.field is not None and flags.value is None:
             raise UsageError(f"field {flags.field} needs a value")
