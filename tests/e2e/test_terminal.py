@@ -115,3 +115,29 @@ def test_ctrl_c_during_watch_exits_130_and_says_how_to_resume(cli: Cli) -> None:
     child.close()
     assert child.exitstatus == 130
     assert "interrupted" in (child.before or "")
+
+
+def test_reply_form_hides_a_secret_key_of_a_structured_ask(cli: Cli, sandbox: Sandbox) -> None:
+    """`svc reply` on a structured ask with a PIN among its keys: the PIN is typed hidden,
+    shown hidden at the review, and the reply goes out sensitive (the wire has no per-key
+    flag), so the service keeps it apart and nothing svc prints shows it."""
+    import io
+
+    task_id = submit(cli, "Ship it, with my PIN #questions-secret")
+    sandbox.advance(11)
+    child = spawn(cli, "reply", task_id)
+    child.logfile_read = screen = io.StringIO()
+    child.expect("shipping_address")
+    child.sendline("1 Main St")
+    child.expect(r"card_pin \(hidden\):")
+    child.sendline("4321")
+    child.expect(r"card_pin: \(hidden\)")  # the review
+    child.expect(r"Send this answer\?")
+    child.sendline("")
+    child.expect("answer sent")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, screen.getvalue()
+    assert "4321" not in screen.getvalue()
+    sent = [e for e in cli.ok("poll", task_id).json()["events"] if e["type"] == "reply_received"]
+    assert sent and sent[-1]["payload"]["sensitive"] is True

@@ -7,6 +7,7 @@ cleaned for the terminal; the values a person types are never part of it.
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -15,6 +16,19 @@ from typing import Any
 from svc import numbers
 from svc.ui.sanitize import clean
 from svc.ui.words import usd
+
+# A key whose name reads like a secret (sms_code, password, card_pin, ...) is one, whatever the
+# ask says: the terminal form hides it and marks the reply sensitive, and svc mcp asks the
+# person for it instead of taking it from the model.
+_SECRET_NAME = re.compile(
+    r"(^|[_\-\s])(otp|totp|2fa|mfa|pin|cvv|cvc|password|passwd|passcode|passphrase|secret|token)"
+    r"($|[_\-\s])|(sms|verification|auth|security|login|one[_\-]?time|access)[_\-\s]?code",
+    re.IGNORECASE,
+)
+
+
+def looks_secret(name: str) -> bool:
+    return bool(_SECRET_NAME.search(name))
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from svc.api.models import InfoRequest, Question, TaskDetail
+from svc.engines.asks import looks_secret
 from svc.engines.reply import (
     LeftToApprovalApp,
     ReplyCancelled,
@@ -56,7 +57,10 @@ def body_from_form(task: TaskDetail) -> dict[str, Any]:
         if payment.value == LEAVE and not answers:
             raise LeftToApprovalApp(task.id)
     _review(task.id, answers, payment)
-    flags = ReplyFlags(sets={a.key: a.value for a in answers})
+    # The wire has no per-key flag: one secret answer makes the whole reply sensitive.
+    flags = ReplyFlags(
+        sets={a.key: a.value for a in answers}, sensitive=any(a.secret for a in answers)
+    )
     if payment is not None and payment.value != LEAVE:
         flags.payment_approved = payment.value == RESEND
     return body_from_flags(task, flags)
@@ -72,13 +76,20 @@ def _header(ask: InfoRequest) -> list[str]:
 
 
 def _structured(ask: InfoRequest) -> list[_Answer]:
-    answers = [_Answer(n, _asker(clean(n, 64, single_line=True))) for n in ask.requested_fields]
+    answers = [_field(n) for n in ask.requested_fields]
     asked = set(ask.requested_fields)
     for question in ask.questions:
         if question.key not in asked:
             asked.add(question.key)
             answers.append(_Answer(question.key, _question_asker(question)))
     return answers
+
+
+def _field(name: str) -> _Answer:
+    """A requested field, typed hidden when its name reads like a secret (a PIN, a password)."""
+    hidden = looks_secret(name)
+    label = clean(name, 64, single_line=True) + (" (hidden)" if hidden else "")
+    return _Answer(name, _asker(label, hidden=hidden), secret=hidden)
 
 
 def _question_asker(question: Question) -> Callable[[], str]:

@@ -8,23 +8,13 @@ too, so a model cannot send a 2FA code by leaving the flag out.
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from typing import Any
 
 from svc.api.models import TaskDetail
+from svc.engines.asks import looks_secret
 from svc.ui.sanitize import clean
 from svc.ui.words import usd
-
-_SECRET_NAME = re.compile(
-    r"(^|[_\-\s])(otp|totp|2fa|mfa|pin|cvv|cvc|password|passwd|passcode|passphrase|secret|token)"
-    r"($|[_\-\s])|(sms|verification|auth|security|login|one[_\-]?time|access)[_\-\s]?code",
-    re.IGNORECASE,
-)
-
-
-def looks_secret(name: str) -> bool:
-    return bool(_SECRET_NAME.search(name))
 
 
 def secret_field(task: TaskDetail) -> str | None:

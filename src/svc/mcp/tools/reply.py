@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from svc.api.models import TaskDetail
+from svc.engines.asks import looks_secret
 from svc.engines.reply import ReplyFlags, body_from_flags, check_field_values
 from svc.errors import HumanNeededError, SvcError, UsageError
 from svc.mcp.asks import (
     describe,
-    looks_secret,
     reply_command,
     secret_field,
     secret_keys,
