@@ -19,6 +19,7 @@ After a charge, the process's paid record turns 2, 5 and 9 into 1 (`svc.paid_rec
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import queue
 import threading
@@ -373,9 +374,26 @@ def _work(
                 _submit_line(ctx, line, reporter, options)
             except BrokenPipeError:  # the reader of the results went away: the lines go on
                 silence_stdout()
+            except BaseException as exc:  # its result could not be written: a plain one
+                _plain_result(reporter, line, exc)
     finally:
         if ctx.ledger_is_open():
             ctx.ledger.close()
+
+
+def _plain_result(reporter: Reporter, line: Line, exc: BaseException) -> None:
+    """The line's result when writing its own failed: every line sent keeps its result line
+    (and its count in the summary), whatever broke on the way out."""
+    doc = {
+        "line": line.number,
+        "request_id": line.request_id,
+        "outcome": "error",
+        "error": "internal_error",
+        "detail": f"the result could not be written: {type(exc).__name__}: {str(exc)[:200]}",
+        "exit_code": int(ExitCode.ERROR),
+    }
+    with contextlib.suppress(Exception):
+        reporter.result(doc, int(ExitCode.ERROR))
 
 
 def _submit_line(ctx: AppContext, line: Line, reporter: Reporter, options: Options) -> None:

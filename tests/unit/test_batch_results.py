@@ -1,0 +1,53 @@
+"""Every line a batch sent keeps its result line (issue 29.2), even when writing that result
+failed the first time (a loaded fleet run once ended with 119 of 120 lines accounted)."""
+
+from __future__ import annotations
+
+import io
+import json
+import queue
+import threading
+
+from svc.engines.batch import Reporter, _work
+from svc.engines.batch_file import Line
+from svc.ui.output import Output
+
+
+class _FlakyOutput(Output):
+    """An output whose first NDJSON line fails, as a broken reporter would."""
+
+    failed = False
+
+    def emit_line(self, doc: object) -> None:
+        if not self.failed:
+            self.failed = True
+            raise RuntimeError("could not write")
+        super().emit_line(doc)
+
+
+def test_a_line_whose_result_failed_to_be_written_still_gets_one(monkeypatch: object) -> None:
+    out = io.StringIO()
+    reporter = Reporter(_FlakyOutput(json_mode=True, stdout=out, stderr=io.StringIO()))
+    jobs: queue.Queue[Line | None] = queue.Queue()
+    for number in (1, 2):
+        jobs.put(Line(number, {"task": "t", "email": "a@example.com"}, f"req_result_{number}x"))
+    jobs.put(None)
+
+    import svc.engines.batch as batch
+
+    def fake_submit(ctx: object, line: Line, rep: Reporter, options: object) -> None:
+        rep.result({"line": line.number, "request_id": line.request_id, "outcome": "accepted"})
+
+    monkeypatch.setattr(batch, "_submit_line", fake_submit)  # type: ignore[attr-defined]
+    monkeypatch.setattr(batch, "_worker_context", lambda parent, secrets: _NoLedger())  # type: ignore[attr-defined]
+    worker = threading.Thread(target=_work, args=(None, None, jobs, reporter, None))
+    worker.start()
+    worker.join(10)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert sorted(doc["line"] for doc in lines) == [1, 2]
+    assert {doc["outcome"] for doc in lines} == {"accepted", "error"}
+
+
+class _NoLedger:
+    def ledger_is_open(self) -> bool:
+        return False
