@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from svc.ui.terminal import let_a_person_interrupt
+from svc.ui.terminal import let_a_person_interrupt, settle_streams
 
 
 def main() -> None:
@@ -20,6 +20,7 @@ def main() -> None:
         from svc.cli.app import main as run
 
         code = run()
+    settle_streams()  # a hung-up terminal must not make Python's last flush exit 120
     sys.exit(code)
 
 

@@ -149,3 +149,22 @@ def test_sigterm_during_a_batch_names_the_command_that_resumes_it(
     assert "already_accepted" in outcomes  # what the first run paid is not sent again
     request_ids = [doc["request_id"] for doc in resumed.lines()]
     assert all(len(sandbox.charges_for(r)) == 1 for r in request_ids)
+
+
+def test_a_terminal_that_hangs_up_ends_a_watch_with_129_not_a_crash(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    """Closing the terminal sends SIGHUP, and then every write to it fails (EIO): the last
+    lines cannot be read by anyone, but the exit still says what happened (129), where the
+    failed write of 'interrupted' used to end it as an internal error (exit 1)."""
+    import os
+
+    import pexpect
+
+    submitted = cli.ok("submit", "Slow #slow", "--email", unique_email()).json()
+    env = {k: v for k, v in cli.env.items() if k != "CI"}
+    child = pexpect.spawn(SVC, ["watch", submitted["id"]], env=env, encoding="utf-8", timeout=20)
+    child.expect("created")  # the ready marker: the watch is drawing
+    os.close(child.child_fd)  # the terminal goes away
+    _, status = os.waitpid(child.pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 128 + signal.SIGHUP, status

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from typing import ClassVar, TextIO
 
 _lock = _thread.RLock()
+_EIO = 5  # errno.EIO: the terminal is gone (POSIX; no import on `svc --version`)
 
 
 class _Door:
@@ -64,8 +65,15 @@ def write(stream: TextIO, text: str) -> None:
         if held_for_prompt():
             _door.held.append((stream, text))
             return
-        stream.write(text)
-        stream.flush()
+        try:
+            stream.write(text)
+            stream.flush()
+        except OSError as exc:
+            # A terminal that hung up (SIGHUP, then EIO on every write) or a full disk under a
+            # redirected stderr must not turn the exit into a crash: what nobody can read is
+            # dropped. Data on stdout keeps its other failures (a closed pipe, ENOSPC).
+            if stream is not sys.stderr and exc.errno != _EIO:
+                raise
 
 
 def held_for_prompt() -> bool:
@@ -160,6 +168,20 @@ def raise_if_interrupted() -> None:
     """A Ctrl-C already received ends the command before it waits for a person."""
     if _interrupts:
         raise KeyboardInterrupt
+
+
+def settle_streams() -> None:
+    """Flush both streams before the process exits. One that takes nothing any more (a
+    terminal that hung up, a reader gone) is pointed at /dev/null first, so Python's own last
+    flush cannot turn the exit code into 120."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # ValueError: already closed
+            try:  # noqa: SIM105 - contextlib is not loaded on `svc --version`
+                os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+            except (OSError, ValueError):
+                pass  # nothing more to save: the exit code is still ours
 
 
 def silence_stdout() -> None:
