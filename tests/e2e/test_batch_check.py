@@ -156,3 +156,40 @@ def test_on_a_terminal_the_batch_asks_before_the_first_payment(
     unasked.expect(pexpect.EOF)
     unasked.close()
     assert unasked.exitstatus == 0 and "Pay up to" not in (unasked.before or "")
+
+
+def test_batch_flags_outside_a_batch_are_refused(cli: Cli, sandbox: Sandbox) -> None:
+    for flag in ("--skip-bad-lines", "--yes"):
+        refused = cli("submit", "One #complete", "--email", unique_email(), flag)
+        assert refused.returncode == 2, refused.stderr
+        assert f"svc: {flag} applies only to a batch (--from FILE)" in refused.stderr
+
+
+def _no_file_writes() -> None:
+    """The child's disk is full: every write to a file fails (EFBIG, as ENOSPC would)."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+
+def test_stdin_that_cannot_be_spooled_is_exit_9_and_pays_nothing(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    email = unique_email()
+    text = json.dumps({"task": "spool full #complete", "email": email}) + "\n"
+    proc = subprocess.run(
+        [SVC, "submit", "--from", "-"],
+        input=text,
+        env=cli.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=_no_file_writes,
+        check=False,
+    )
+    assert proc.returncode == 9, proc.stderr
+    assert "cannot keep the batch from standard input in" in proc.stderr
+    assert "nothing was sent" in proc.stderr and "Traceback" not in proc.stderr
+    assert sandbox.charges_for(derive_request_id("spool full #complete", email, 1)) == []
