@@ -8,10 +8,13 @@ prints passes `scrub` on its way out: JSON, `--jq`/`--template` output, NDJSON l
 messages (ui/output.py), notifications and the JSON on an `--exec` hook's stdin. `svc mcp`
 keeps its own `Vault` for the life of the server: what the person typed never reaches the model.
 
-The vault holds no secret in the clear: only keyed digests (BLAKE2b under a per-process random
-key), grouped by length. Scrubbing a text hashes each window of each length held and replaces
-the windows that match. A memory dump or a stray repr shows digests, not codes. An empty vault
-costs one truth test per value: a process told nothing in secret pays nothing.
+The secrets are found with `str.find` (overlaps merged): a 16 MB answer is scrubbed in
+milliseconds, where hashing every window of it took seconds a megabyte (a hostile server could
+stall every print), and a lone surrogate in server text cannot make it fail (nothing is
+encoded). A secret shorter than `MIN_INSIDE` characters is redacted only where it is a whole
+value: a one-character or two-digit answer must not blank every number. The secrets are held
+by an object whose repr says only how many it holds, so a stray repr or log of the vault shows
+no code. An empty vault costs one truth test per value.
 """
 
 from __future__ import annotations
@@ -20,33 +23,48 @@ import threading
 from typing import Any
 
 REDACTED = "[redacted]"
-_DIGEST_SIZE = 16
+MIN_INSIDE = 4  # shorter secrets are redacted where they are a whole value, not inside text
+
+
+class _Held:
+    """The secrets, their pattern (built on first use) and the whole values; its repr shows
+    none of them."""
+
+    def __init__(self, secrets: frozenset[str] = frozenset()) -> None:
+        self.whole = secrets
+        self.inside = tuple(s for s in secrets if len(s) >= MIN_INSIDE)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where each secret stands in `text`, overlaps included (str.find: C speed)."""
+        found = []
+        for secret in self.inside:
+            at = text.find(secret)
+            while at >= 0:
+                found.append((at, at + len(secret)))
+                at = text.find(secret, at + 1)
+        return found
+
+    def __repr__(self) -> str:
+        return f"<{len(self.whole)} secret(s), not shown>"
 
 
 class Vault:
     def __init__(self) -> None:
-        self._key = b""  # drawn when the first secret is added: every start builds a vault
-        self._by_length: dict[int, set[bytes]] = {}
+        self._held = _Held()  # replaced whole on each add: readers never see it half-built
         self._lock = threading.Lock()  # tool calls run their flows in worker threads
 
     def __bool__(self) -> bool:
-        return bool(self._by_length)
+        return bool(self._held.whole)
 
-    def _digest(self, text: str) -> bytes:
-        import hashlib  # off the start-up path: an empty vault never hashes
-
-        return hashlib.blake2b(text.encode(), key=self._key, digest_size=_DIGEST_SIZE).digest()
+    def __repr__(self) -> str:
+        return f"<Vault: {self._held!r}>"
 
     def add(self, value: str) -> None:
         """Keep `value` from every later output (surrounding spaces are not part of it)."""
         value = value.strip()
         if value:
             with self._lock:
-                if not self._key:
-                    import secrets
-
-                    self._key = secrets.token_bytes(32)
-                self._by_length.setdefault(len(value), set()).add(self._digest(value))
+                self._held = _Held(self._held.whole | {value})
 
     def scrub(self, value: Any) -> Any:
         """`value` with every secret replaced, at any depth (keys of objects too)."""
@@ -64,20 +82,15 @@ class Vault:
         return value
 
     def _scrub_text(self, text: str) -> str:
-        with self._lock:
-            held = sorted(self._by_length.items(), reverse=True)  # longest first
-        spans: list[tuple[int, int]] = []
-        for length, digests in held:
-            for start in range(len(text) - length + 1):
-                if self._digest(text[start : start + length]) in digests:
-                    spans.append((start, start + length))
-        if not spans:
-            return text
-        return _replace(text, spans)
+        held = self._held
+        if text.strip() in held.whole:
+            return REDACTED
+        spans = held.spans(text)
+        return _replace(text, spans) if spans else text
 
 
 def _replace(text: str, spans: list[tuple[int, int]]) -> str:
-    """`text` with each (merged) span replaced by REDACTED."""
+    """`text` with each span replaced by REDACTED; overlapping or touching spans merge."""
     merged: list[list[int]] = []
     for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:

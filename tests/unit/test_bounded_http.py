@@ -313,3 +313,20 @@ def test_path_segments_are_percent_encoded_and_never_dot_segments() -> None:
     for bad in ("", ".", ".."):
         with pytest.raises(UsageError):
             path_segment(bad, "SLUG")
+
+
+def test_the_trace_redacts_every_proof_and_credential_header() -> None:
+    """Review of 29.5: an MPP credential a challenge asked for in Payment-Authorization was
+    printed whole by -v; the trace now redacts exactly what the cleartext guard treats as a
+    proof or a credential, plus cookies and receipts."""
+    import httpx
+
+    from svc.api.http import REDACTED_HEADERS, Http
+
+    secret = "Payment eyJzcHQiOiJzcHRfdGVzdF9zZWNyZXQifQ"
+    names = ["Payment-Authorization", "Authorization", "x-payment", "Payment-Signature"]
+    names += ["svc-agent-authorization", "svc-payment-id", "Cookie", "Set-Cookie"]
+    headers = httpx.Headers([(name, secret) for name in names] + [("Accept", "ok")])
+    shown = Http._headers(Http.__new__(Http), headers)
+    assert secret not in shown and "accept: ok" in shown
+    assert "payment-authorization" in REDACTED_HEADERS

@@ -175,3 +175,24 @@ def test_a_round_keeps_the_earlier_answers_of_its_call_until_all_are_in() -> Non
     kept = [(about, content) for about, content in state["kept"]]  # sealed on the way out
     human = RoundHuman(session, 1, second, typed("2222"), kept)
     assert anyio.run(both, human) == ("1111", "2222")
+
+
+def test_the_vault_survives_hostile_text_fast_and_keeps_short_answers_whole_values() -> None:
+    """Review of 29.10: a lone surrogate in server text made the scrub raise (it encoded each
+    window), a 16 MB answer took seconds a megabyte, and a one-character secret would have
+    blanked every text holding that character."""
+    import time
+
+    from svc.api.jsonsafe import load_json
+
+    vault = Vault()
+    for secret in ("918273", "7", "hunter2"):
+        vault.add(secret)
+    hostile = load_json(b'{"goal": "pin 918273 \\ud800 done"}')
+    assert vault.scrub(hostile) == {"goal": f"pin {REDACTED} \ud800 done"}
+    big = "x" * (16 << 20) + "918273"
+    started = time.process_time()
+    assert vault.scrub(big).endswith(REDACTED)
+    assert time.process_time() - started < 2.0
+    assert vault.scrub("version 1.7, 17 items") == "version 1.7, 17 items"
+    assert vault.scrub(" 7 ") == REDACTED and vault.scrub(7) == REDACTED  # a whole value

@@ -40,18 +40,14 @@ from svc.errors import ProtocolError, SvcError, UnavailableError, UntrustedURLEr
 from svc.origin import TrustedURL, is_cleartext, is_loopback_host
 
 USER_AGENT = f"svc/{__version__} (+python-httpx)"
-REDACTED_HEADERS = frozenset(
-    {
-        "authorization",
-        "x-payment",
-        "payment-signature",
-        "svc-agent-authorization",
-        "svc-payment-id",
-        "cookie",
-        "set-cookie",
-        "payment-receipt",
-    }
+PAYMENT_HEADERS = frozenset(
+    {X402_TASK_PROOF, X402_ADVISOR_PROOF.lower(), MPP_CREDENTIAL_ALT.lower(), PAYMENT_ID}
 )
+CREDENTIAL_HEADERS = frozenset({AUTHORIZATION.lower(), AGENT_AUTHORIZATION, "cookie"})
+# What -v never prints: every header that carries a proof or a credential (one list with the
+# cleartext guard's: an MPP credential a challenge asked for in Payment-Authorization was
+# printed whole), and the receipts and cookies a server sets.
+REDACTED_HEADERS = PAYMENT_HEADERS | CREDENTIAL_HEADERS | {"set-cookie", "payment-receipt"}
 MAX_RETRY_AFTER = 60.0
 # Seconds for each read and for a whole answer (connect, headers and body); SVC_TIMEOUT
 # overrides (tests use a short one).
@@ -339,12 +335,6 @@ class ProxyRouter(httpx.BaseTransport):
     def close(self) -> None:
         for transport in (self.direct, *self.via.values()):
             transport.close()
-
-
-PAYMENT_HEADERS = frozenset(
-    {X402_TASK_PROOF, X402_ADVISOR_PROOF.lower(), MPP_CREDENTIAL_ALT.lower(), PAYMENT_ID}
-)
-CREDENTIAL_HEADERS = frozenset({AUTHORIZATION.lower(), AGENT_AUTHORIZATION, "cookie"})
 
 
 class CleartextGuard:
