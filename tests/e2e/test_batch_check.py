@@ -193,3 +193,20 @@ def test_stdin_that_cannot_be_spooled_is_exit_9_and_pays_nothing(
     assert "cannot keep the batch from standard input in" in proc.stderr
     assert "nothing was sent" in proc.stderr and "Traceback" not in proc.stderr
     assert sandbox.charges_for(derive_request_id("spool full #complete", email, 1)) == []
+
+
+def test_a_batch_from_a_pipe_is_copied_once_and_paid(cli: Cli, sandbox: Sandbox) -> None:
+    """`--from <(gen)` is a pipe: the check pass drained it, and the send pass found nothing
+    (before: exit 0, '0 submitted', nothing paid). Anything not a regular file is copied first."""
+    email = unique_email()
+    lines = [json.dumps({"task": f"piped {i} #complete", "email": email}) for i in range(2)]
+    script = f"svc submit --from <(printf '%s\\n' {' '.join(repr(x) for x in lines)})"
+    env = {**cli.env, "PATH": str(Path(SVC).parent) + ":" + cli.env.get("PATH", "")}
+    ran = subprocess.run(
+        ["bash", "-c", script], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert [doc["outcome"] for doc in map(json.loads, ran.stdout.splitlines())] == ["accepted"] * 2
+    for i in range(2):
+        assert len(sandbox.charges_for(derive_request_id(f"piped {i} #complete", email, 1))) == 1
+    assert not list((cli.home / "data").glob("batch-stdin-*"))  # the copy is gone

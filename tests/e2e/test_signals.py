@@ -109,11 +109,14 @@ def test_sighup_ends_a_server_as_ctrl_c_does_unless_nohup_ignored_it(cli: Cli) -
     assert kept.wait(timeout=30) == 0
 
 
+@pytest.mark.parametrize("count", [40, 4], ids=["while-feeding", "while-finishing"])
 def test_sigterm_during_a_batch_names_the_command_that_resumes_it(
-    cli: Cli, sandbox: Sandbox, tmp_path: Path
+    cli: Cli, sandbox: Sandbox, tmp_path: Path, count: int
 ) -> None:
+    """40 lines: the signal comes while lines are still queued; 4 lines (all queued at once):
+    while the last ones finish, where it used to lose the resume command and the stdin copy."""
     email = unique_email()
-    lines = [f'{{"task": "term batch {i} #complete", "email": "{email}"}}' for i in range(40)]
+    lines = [f'{{"task": "term batch {i} #complete", "email": "{email}"}}' for i in range(count)]
     source = tmp_path / "b.jsonl"
     source.write_text("\n".join(lines) + "\n")
     slow = {"kind": "delay", "seconds": 0.3, "method": "POST", "path": "/svc/tasks", "count": 200}
@@ -144,7 +147,7 @@ def test_sigterm_during_a_batch_names_the_command_that_resumes_it(
     resumed = cli(*shlex.split(command)[1:], env={"SVC_DAILY_CAP": "none"})
     assert resumed.returncode == 0, resumed.stderr
     outcomes = [doc["outcome"] for doc in resumed.lines()]
-    assert len(outcomes) == 40
+    assert len(outcomes) == count
     assert set(outcomes) <= {"accepted", "replayed", "already_accepted"}
     assert "already_accepted" in outcomes  # what the first run paid is not sent again
     request_ids = [doc["request_id"] for doc in resumed.lines()]

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from svc.context import AppContext
-from svc.engines.batch_file import BatchSource, Line, check, parse_lines
+from svc.engines.batch_file import BatchSource, Line, bad_line, check, parse_lines
 from svc.engines.submit import submit
 from svc.errors import ExitCode, Interrupted, LedgerUnavailableError, SvcError, UsageError
 from svc.store.ledger import PayState, Submission
@@ -233,7 +233,8 @@ def run_batch(app: AppContext, path: str, options: Options) -> int:
             raise UsageError("not submitted: nothing was sent or paid", code="cancelled")
         reporter.start(checked.good + len(checked.bad))
         with source.open() as stream:
-            return _Sending(app, options, reporter, checked.bad_numbers())(stream, source)
+            sending = _Sending(app, options, reporter, checked.bad_numbers(), checked.good)
+            return sending(stream, source)
     finally:
         source.close()
 
@@ -269,6 +270,7 @@ class _Sending:
     options: Options
     reporter: Reporter
     reported: set[int]  # bad lines the first pass reported already
+    checked: int  # good lines the first pass found: never more are sent
 
     def __call__(self, stream: IO[bytes], source: BatchSource) -> int:
         """Every good line to a worker; the exit code of the lines sent."""
@@ -287,6 +289,7 @@ class _Sending:
             worker.start()
         try:
             self.reporter.total(self._feed(stream, jobs))  # the bad lines and the good ones
+            _stop(workers, jobs, grace=None, drain=False)  # a signal here is one too
         except KeyboardInterrupt:  # the journal is consistent; the same command resumes it
             source.keep()
             _stop(workers, jobs, grace=INTERRUPT_GRACE_SECONDS)
@@ -296,16 +299,19 @@ class _Sending:
             _stop(workers, jobs, grace=None)
             self.reporter.close()
             raise
-        _stop(workers, jobs, grace=None, drain=False)
         self.reporter.close()
         sent = self.reporter.summary.codes
         return int(ExitCode.USAGE) if not sent and self.reported else worst(sent)
 
     def _feed(self, stream: IO[bytes], jobs: queue.Queue[Line | None]) -> int:
         """Queue each line for a worker; a line the ledger knows as accepted is not sent."""
-        total = 0
-        for item in parse_lines(stream, self.options.default_email):
+        total = good = 0
+        for parsed in parse_lines(stream, self.options.default_email):
             total += 1
+            good += isinstance(parsed, Line)
+            item = parsed
+            if isinstance(parsed, Line) and good > self.checked:  # appended since the check
+                item = bad_line(parsed.number, "added after the file was checked; not sent")
             if not isinstance(item, Line):  # the file changed since it was checked
                 if item.body["line"] not in self.reported:
                     self.reporter.invalid(item)

@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -199,6 +200,20 @@ def check(stream: IO[bytes], default_email: str | None) -> Checked:
     return checked
 
 
+def _open_batch(path: str | Path, given: str) -> IO[bytes]:
+    try:
+        return open(path, "rb")
+    except OSError as exc:
+        raise UsageError(f"cannot read the batch file: {given}: {exc.strerror or exc}") from None
+
+
+def _regular_file(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True  # let the open say why, in one line
+
+
 class BatchSource:
     """A batch file that can be read twice: the file itself, or standard input copied first
     to a private (0600) file in the data directory. `keep()` leaves that copy in place (an
@@ -207,17 +222,29 @@ class BatchSource:
     def __init__(self, path: str) -> None:
         self.given = path
         self._spooled: Path | None = None
-        self.path = Path(path) if path != "-" else self._spool(sys.stdin.buffer)
+        if path == "-":
+            self.path = self._spool(sys.stdin.buffer)
+        elif _regular_file(path):
+            self.path = Path(path)
+        else:  # a pipe (`--from <(gen)`, a FIFO) reads once: the check would drain it
+            with _open_batch(path, path) as stream:
+                self.path = self._spool(stream)
 
-    def _spool(self, stdin: IO[bytes]) -> Path:
+    def _spool(self, source: IO[bytes]) -> Path:
+        name = None
         try:
             folder = ensure_private_dir(data_dir())
             fd, name = tempfile.mkstemp(prefix="batch-stdin-", suffix=".jsonl", dir=folder)
             with os.fdopen(fd, "wb") as copy:
-                shutil.copyfileobj(stdin, copy, CHUNK)
-        except OSError as exc:
+                shutil.copyfileobj(source, copy, CHUNK)
+        except BaseException as exc:  # a full disk, a Ctrl-C on a slow pipe: no copy left
+            if name is not None:
+                Path(name).unlink(missing_ok=True)
+            if not isinstance(exc, OSError):
+                raise
+            what = "standard input" if self.given == "-" else self.given
             raise SvcError(
-                f"cannot keep the batch from standard input in {data_dir()}: "
+                f"cannot keep the batch from {what} in {data_dir()}: "
                 f"{exc.strerror or exc}; nothing was sent",
                 code="data_dir_unwritable",
                 exit_code=ExitCode.UNAVAILABLE,
@@ -226,13 +253,8 @@ class BatchSource:
         return self._spooled
 
     def open(self) -> IO[bytes]:
-        """The file from its start (each pass reads it anew)."""
-        try:
-            return open(self.path, "rb")
-        except OSError as exc:
-            raise UsageError(
-                f"cannot read the batch file: {self.given}: {exc.strerror or exc}"
-            ) from None
+        """The file (or its copy) from its start: each pass reads it anew."""
+        return _open_batch(self.path, self.given)
 
     def keep(self) -> None:
         self._spooled = None

@@ -282,8 +282,8 @@ class Database:
         if durable:
             self.execute("PRAGMA synchronous = FULL")
         try:
-            self.execute("BEGIN IMMEDIATE")
-            try:
+            try:  # BEGIN inside: a signal right after it still rolls the transaction back
+                self.execute("BEGIN IMMEDIATE")
                 yield
                 self.execute("COMMIT")
             except BaseException:
