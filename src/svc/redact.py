@@ -33,6 +33,8 @@ class _Held:
     def __init__(self, secrets: frozenset[str] = frozenset()) -> None:
         self.whole = secrets
         self.inside = tuple(s for s in secrets if len(s) >= MIN_INSIDE)
+        # A code folded back as a JSON number loses its leading zeros (0192 -> 192).
+        self.numbers = {s.lstrip("0") or "0" for s in secrets if s.isascii() and s.isdigit()}
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Where each secret stands in `text`, overlaps included (str.find: C speed)."""
@@ -78,7 +80,8 @@ class Vault:
             return [self.scrub(v) for v in value]
         if isinstance(value, int | float) and not isinstance(value, bool):
             shown = str(value)  # a code folded back as a JSON number is the code all the same
-            return REDACTED if self._scrub_text(shown) != shown else value
+            hidden = shown in self._held.numbers or self._scrub_text(shown) != shown
+            return REDACTED if hidden else value
         return value
 
     def _scrub_text(self, text: str) -> str:

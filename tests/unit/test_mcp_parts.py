@@ -196,3 +196,12 @@ def test_the_vault_survives_hostile_text_fast_and_keeps_short_answers_whole_valu
     assert time.process_time() - started < 2.0
     assert vault.scrub("version 1.7, 17 items") == "version 1.7, 17 items"
     assert vault.scrub(" 7 ") == REDACTED and vault.scrub(7) == REDACTED  # a whole value
+
+
+def test_a_code_with_leading_zeros_folded_back_as_a_number_is_redacted() -> None:
+    """`0192291243` comes back as the JSON number 192291243 (one run in ten of the folding
+    test drew such a code, and the number was printed)."""
+    vault = Vault()
+    vault.add("0192291243")
+    assert vault.scrub({"code": 192291243}) == {"code": REDACTED}
+    assert vault.scrub(19229124) == 19229124
