@@ -29,6 +29,7 @@ GROUP = {
     "testing_hooks": "core",
     "paid_record": "core",
     "redact": "core",
+    "replies": "core",
 }
 
 
