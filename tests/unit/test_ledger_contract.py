@@ -235,10 +235,29 @@ def test_a_forgotten_row_leaves_the_cap_its_record(ledger: LedgerStore) -> None:
     rows = {r.request_id: r for r in ledger.submissions()}
     assert rows["req_paid"].money and not rows["req_note"].money
     assert rows["req_paid"].state == "gone"
-    ledger.forget("req_paid")
-    ledger.forget("req_note")
+    assert ledger.forget("req_paid") is False  # money stays unless asked for by name
+    assert ledger.forget("req_paid", money_too=True) is True
+    assert ledger.forget("req_note") is True
     assert ledger.submissions() == [] and ledger.count_submissions() == 0
     assert ledger.exposure(0.0) == 1_500_000
+
+
+def test_a_row_that_became_money_since_it_was_read_is_not_forgotten(where: str) -> None:
+    """`svc tasks forget` reads a journaled row (a note), another runner signs a payment for
+    it, then the forget arrives: the row is decided on as it is now, under the request's lock,
+    and stays (it is the record of a signature)."""
+    reader, payer = opened(where, "runner-a"), opened(where, "runner-b")
+    try:
+        journaled(reader, "req_race")
+        seen = reader.get("req_race")
+        assert seen is not None and not seen.money
+        signed(payer, "req_race")
+        assert reader.forget("req_race") is False
+        row = reader.get("req_race")
+        assert row is not None and row.money
+    finally:
+        reader.close()
+        payer.close()
 
 
 def test_pins_and_confirmed_hosts_hold_for_every_later_reader(where: str) -> None:

@@ -40,8 +40,10 @@ class Forgetting:
             if row.money and not force:
                 self.kept.append(row)
                 continue
-            self.ledger.forget(row.request_id)
-            self.removed.append(row)
+            if self.ledger.forget(row.request_id, money_too=force):
+                self.removed.append(row)
+            else:  # another run made it money since it was read: it stays, as money does
+                self.kept.append(row)
 
     def document(self) -> dict[str, Any]:
         return {

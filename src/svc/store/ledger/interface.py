@@ -210,8 +210,10 @@ class LedgerStore(Protocol):
     # --- what the service said about a task since -------------------------------------------
     def set_task_state(self, task_id: str, state: str) -> None: ...
 
-    def forget(self, request_id: str) -> None:
-        """Remove a submission's row; the authorizations (the cap's record) stay."""
+    def forget(self, request_id: str, *, money_too: bool = False) -> bool:
+        """Remove a submission's row, deciding under the request's lock on the row as it is
+        then: one that is money (or became money since the caller looked) stays unless
+        `money_too`. True if it was removed. The authorizations (the cap's record) stay."""
         ...
 
     # --- pinned recipients and confirmed link hosts, per origin -----------------------------

@@ -324,11 +324,19 @@ class Ledger:
     def set_task_state(self, task_id: str, state: str) -> None:
         self._rows.set_task_state(task_id, state)
 
-    def forget(self, request_id: str) -> None:
+    def forget(self, request_id: str, *, money_too: bool = False) -> bool:
         """Remove a submission's row (`svc tasks forget`, `prune`). Its authorizations stay:
-        they are what the daily cap and `svc spend`'s outstanding list count."""
-        with self._db.write():
+        they are what the daily cap and `svc spend`'s outstanding list count.
+
+        The decision is taken under the request lock, so a run paying for this very request
+        in another process is waited for, never cut under: what the caller read earlier may
+        have become money since (a journaled row signed, sent, accepted)."""
+        with self.request_lock(request_id), self._db.write():
+            row = self._rows.get(request_id)
+            if row is None or (row.money and not money_too):
+                return False
             self._rows.delete(request_id)
+            return True
 
     # --- recipients pinned on first use, and hosts confirmed for links, per origin -----------
 
