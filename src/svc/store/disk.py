@@ -30,6 +30,8 @@ _BY_ERRNO = {
 }
 _BY_SQLITE = {"SQLITE_FULL": DISK_FULL, "SQLITE_READONLY": READ_ONLY}
 FREE_SPACE_FLOOR = 64 * 1024  # bytes: below this a write of a page or two fails
+BUSY_SECONDS = 30  # the ledger's busy_timeout: how long a write waits for another's lock
+BUSY_CODES = ("SQLITE_BUSY", "SQLITE_LOCKED")  # another writer, not the disk
 
 
 def cause(path: Path, exc: BaseException) -> str:
@@ -42,6 +44,10 @@ def cause(path: Path, exc: BaseException) -> str:
         if name.startswith(prefix):
             return said
     return _from_file_system(path) or f"an I/O error ({_words(exc)})"
+
+
+def _busy(exc: BaseException) -> bool:
+    return str(getattr(exc, "sqlite_errorname", "") or "").startswith(BUSY_CODES)
 
 
 def _from_file_system(path: Path) -> str | None:
@@ -57,9 +63,25 @@ def _from_file_system(path: Path) -> str | None:
         return READ_ONLY
     if fs.f_bavail * fs.f_frsize < FREE_SPACE_FLOOR:
         return DISK_FULL
-    if resource.getrlimit(resource.RLIMIT_FSIZE)[0] != resource.RLIM_INFINITY:
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if limit != resource.RLIM_INFINITY and _reaches(path, limit):
         return SIZE_LIMIT
     return None
+
+
+def _reaches(path: Path, limit: int) -> bool:
+    """A file of the ledger's (the file, its WAL or its rollback journal; one not there yet
+    counts as empty) is within a write of the size limit: only then is the limit the cause,
+    not merely set."""
+    names = (path.name, path.name + "-wal", path.name + "-journal")
+    return max(_size(path.with_name(name)) for name in names) + FREE_SPACE_FLOOR >= limit
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -77,6 +99,14 @@ def _words(exc: BaseException) -> str:
 
 def ledger_unwritable(path: Path, exc: BaseException) -> LedgerDiskError:
     """The journal cannot be written: exit 9, and nothing was paid (it is written first)."""
+    if _busy(exc):
+        return LedgerDiskError(
+            f"the ledger at {path} is busy: another svc process held its write lock for "
+            f"{BUSY_SECONDS} s",
+            code="ledger_busy",
+            hint="nothing was paid; run the same command again when the other run is done "
+            "(a journaled request resumes without paying twice)",
+        )
     return LedgerDiskError(
         f"cannot write the ledger at {path}: {cause(path, exc)}",
         hint="nothing was paid; free some space or make the data directory writable "
