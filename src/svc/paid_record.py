@@ -34,6 +34,7 @@ OUTCOME_UNKNOWN = 10
 class PaidRequest:
     request_id: str
     task_id: str | None  # None: the outcome is unknown (it may have been charged)
+    earlier: bool = False  # paid by an earlier run; this one resumed it and paid nothing
 
 
 class PaidRecord:
@@ -42,10 +43,17 @@ class PaidRecord:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._paid: dict[str, str | None] = {}
+        self._earlier: set[str] = set()
 
-    def accepted(self, request_id: str, task_id: str) -> None:
+    def accepted(self, request_id: str, task_id: str, *, earlier: bool = False) -> None:
+        """A request accepted as `task_id`: by this run, or (`earlier`) found so on a resume.
+        Either way it is money, and no later failure may read as nothing charged."""
         with self._lock:
             self._paid[request_id] = task_id
+            if earlier:
+                self._earlier.add(request_id)
+            else:
+                self._earlier.discard(request_id)
 
     def unknown(self, request_id: str) -> None:
         with self._lock:
@@ -58,7 +66,9 @@ class PaidRecord:
 
     def requests(self) -> list[PaidRequest]:
         with self._lock:
-            return [PaidRequest(rid, task) for rid, task in self._paid.items()]
+            return [
+                PaidRequest(rid, task, rid in self._earlier) for rid, task in self._paid.items()
+            ]
 
     def final_code(self, code: int) -> int:
         """`code`, unless it would read as "nothing was charged" after a charge: then 10 if
@@ -71,13 +81,19 @@ class PaidRecord:
     def explain(self, code: int, final: int) -> str:
         """The line that says why `code` became `final` and how to follow what was paid."""
         paid = self.requests()
-        tasks = [p.task_id for p in paid if p.task_id]
+        now = [p.task_id for p in paid if p.task_id and not p.earlier]
+        before = [p.task_id for p in paid if p.task_id and p.earlier]
         unknown = [p.request_id for p in paid if p.task_id is None]
         parts = []
-        if tasks:
-            shown = ", ".join(tasks[:3]) + (f" and {len(tasks) - 3} more" if len(tasks) > 3 else "")
-            follow = f"svc watch {tasks[0]}" if len(tasks) == 1 else "svc watch --all"
-            parts.append(f"this run paid for task {shown} ({follow} follows it, paying nothing)")
+        if now:
+            parts.append(
+                f"this run paid for task {_some(now)} ({_follow(now)} follows it, paying nothing)"
+            )
+        if before:
+            parts.append(
+                f"task {_some(before)} was paid for by an earlier run of the same request "
+                f"({_follow(before)} follows it, paying nothing)"
+            )
         if unknown:
             parts.append(
                 f"the outcome of request {unknown[0]}"
@@ -98,8 +114,23 @@ class PaidRecord:
         error.hint = f"{error.hint}; {why}" if error.hint else why
         return why
 
-    def as_json(self) -> list[dict[str, str | None]]:
-        return [{"request_id": p.request_id, "task_id": p.task_id} for p in self.requests()]
+    def as_json(self) -> list[dict[str, str | bool | None]]:
+        return [_as_json(p) for p in self.requests()]
+
+
+def _as_json(paid: PaidRequest) -> dict[str, str | bool | None]:
+    doc: dict[str, str | bool | None] = {"request_id": paid.request_id, "task_id": paid.task_id}
+    if paid.earlier:
+        doc["earlier"] = True  # paid by an earlier run of the request; this one paid nothing
+    return doc
+
+
+def _some(tasks: list[str]) -> str:
+    return ", ".join(tasks[:3]) + (f" and {len(tasks) - 3} more" if len(tasks) > 3 else "")
+
+
+def _follow(tasks: list[str]) -> str:
+    return f"svc watch {tasks[0]}" if len(tasks) == 1 else "svc watch --all"
 
 
 _PROCESS = PaidRecord()

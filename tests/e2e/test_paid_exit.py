@@ -36,6 +36,24 @@ def test_submit_wait_whose_polls_then_fail_is_not_exit_2(cli: Cli, sandbox: Sand
     assert error["paid"] == [{"request_id": rid, "task_id": task_id}]
 
 
+def test_a_resumed_paid_request_that_then_fails_says_an_earlier_run_paid(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    """A resume finds the request accepted: nothing is paid now, yet the task is money, so a
+    later failure is still not 'nothing charged', and the words say which run paid."""
+    rid, email = unique_request_id(), unique_email()
+    cli.ok("submit", "Slow one #slow", "--email", email, "--request-id", rid)
+    task_id = sandbox.charges_for(rid)[0]["task_id"]
+    sandbox.faults({"kind": "status", "status": 400, "method": "GET", "path": "/svc/tasks/"})
+    result = cli("submit", "Slow one #slow", "--email", email, "--request-id", rid, "--wait")
+    assert len(sandbox.charges_for(rid)) == 1
+    assert result.returncode == 1, result.stderr
+    assert f"task {task_id} was paid for by an earlier run" in result.stderr
+    assert "this run paid" not in result.stderr and "exit 1, not 2" in result.stderr
+    error = result.lines()[-1]
+    assert error["paid"] == [{"request_id": rid, "task_id": task_id, "earlier": True}]
+
+
 def test_a_bad_interval_is_refused_before_anything_is_paid(cli: Cli, sandbox: Sandbox) -> None:
     rid = unique_request_id()
     result = cli(

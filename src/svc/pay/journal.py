@@ -227,7 +227,7 @@ class RequestJournal:
 
     def found_accepted(self, task_id: str) -> None:
         """A resume found the request accepted already: the task is this run's outcome too."""
-        paid_record.current().accepted(self.request_id, task_id)
+        paid_record.current().accepted(self.request_id, task_id, earlier=True)
 
     def unknown(self, why: str, http_status: int | None = None) -> None:
         paid_record.current().unknown(self.request_id)
