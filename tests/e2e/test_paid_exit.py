@@ -92,12 +92,14 @@ def test_cancelling_the_review_inside_submit_wait_is_not_exit_2(cli: Cli, sandbo
         dimensions=(50, 160),
     )
     sandbox.advance(11)
-    while True:  # answer every question, then cancel at the review
-        index = child.expect([r"Send this answer\?", r":\s*$", r"\)\s*$"], timeout=30)
-        if index == 0:
-            child.sendline("n")
-            break
+    # Each of the form's own prompts, in order, then the review. (A loose `\)\s*$` once matched
+    # the `billing: ... (payment pay_...)` line: a "1" typed before the form opened answered
+    # the first question and the last "n" edited a row instead of cancelling.)
+    for prompt in (r"shipping_address: $", r"phone: $", r"\(window/aisle\): $"):
+        child.expect(prompt, timeout=30)
         child.sendline("1")
+    child.expect(r"Send this answer\? \(Y: send, e: edit, n: cancel\): $", timeout=30)
+    child.sendline("n")
     child.expect(pexpect.EOF, timeout=30)
     child.close()
     screen = child.before or ""
