@@ -23,7 +23,7 @@ from svc.store.ledger.cards import Cards
 from svc.store.ledger.database import Database as DatabaseLike
 from svc.store.ledger.fleet_settings import FleetSettings
 from svc.store.ledger.interface import LedgerInfo, LedgerStore, RequestLocks
-from svc.store.ledger.locks import request_lock
+from svc.store.ledger.locks import request_lock, sweep_stale
 from svc.store.ledger.pins import Pins
 from svc.store.ledger.rows import EXPOSED, Authorization, AuthState, CardState, PayState, Submission
 from svc.store.ledger.sqlite import Database
@@ -41,6 +41,8 @@ class Ledger:
     def __init__(self, path: Path | None = None, *, runner: str | None = None) -> None:
         db = Database(path)
         folder = db.path.parent / "locks"
+        if db.unwritable is None:
+            sweep_stale(folder)  # what versions before issue 34 left, once
         self._open(db, lambda rid, wait: request_lock(folder, rid, wait), runner)
         self.path: Path | None = db.path
 

@@ -88,22 +88,97 @@ def wait_until_free(
 def _lock_file(
     folder: Path, request_id: str, on_wait: Callable[[str], None] | None
 ) -> Callable[[], None]:
-    try:  # a full or read-only disk: the journal cannot be kept, so nothing is paid
-        folder.mkdir(mode=0o700, exist_ok=True)
-        fd = os.open(folder / f"{_key(request_id)}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError as exc:
-        raise ledger_unwritable(folder, exc) from None
+    """Take the request's lock file; the release removes it, so `locks/` holds a file only
+    while a request is being handled (issue 34: 5,004 files after one batch, never removed).
+
+    Removing a lock file is safe only with a check on the other side: a waiter may have opened
+    the file before its holder removed it, and then wins the flock of a file nobody else can
+    see. So a lock counts only if the path still names the very file locked; otherwise the
+    waiter opens the path again (a new file, or the next holder's) and tries once more."""
+    path = folder / f"{_key(request_id)}.lock"
+    fd = [_open_lock(folder, path)]
 
     def try_once() -> bool:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
+        while True:
+            try:
+                fcntl.flock(fd[0], fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+            if _names(path, fd[0]):
+                return True
+            os.close(fd[0])  # its holder removed it as it let go: that file is no lock now
+            fd[0] = -1
+            fd[0] = _open_lock(folder, path)
 
     try:
         wait_until_free(request_id, on_wait, try_once)
     except BaseException:
-        os.close(fd)
+        if fd[0] >= 0:
+            os.close(fd[0])
         raise
-    return lambda: os.close(fd)  # closing the descriptor drops the flock
+
+    def release() -> None:
+        _release(path, fd[0])
+
+    return release
+
+
+def _open_lock(folder: Path, path: Path) -> int:
+    try:  # a full or read-only disk: the journal cannot be kept, so nothing is paid
+        folder.mkdir(mode=0o700, exist_ok=True)
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise ledger_unwritable(folder, exc) from None
+
+
+def _names(path: Path, fd: int) -> bool:
+    """The path still names the open file `fd` (not removed, not replaced)."""
+    try:
+        on_disk = path.stat()
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (on_disk.st_dev, on_disk.st_ino) == (held.st_dev, held.st_ino)
+
+
+def _release(path: Path, fd: int) -> bool:
+    """Remove the file while it is still locked, then close (which drops the flock). False if
+    it could not be removed (a read-only disk keeps it; the lock is dropped all the same)."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+STALE_LOCKS_WORTH_A_SWEEP = 256  # files: below this the sweep costs more than it saves
+
+
+def sweep_stale(folder: Path) -> int:
+    """Remove the lock files nobody holds (left by versions that kept one per request id for
+    ever); each is taken first, so a file in use is never touched. How many were removed."""
+    try:
+        names = [entry.name for entry in os.scandir(folder) if entry.name.endswith(".lock")]
+    except OSError:
+        return 0
+    if len(names) < STALE_LOCKS_WORTH_A_SWEEP:
+        return 0
+    removed = 0
+    for name in names:
+        path = folder / name
+        try:
+            fd = os.open(path, os.O_RDWR)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        if _names(path, fd):
+            removed += _release(path, fd)
+        else:
+            os.close(fd)
+    return removed
