@@ -16,10 +16,14 @@ import httpx
 import pytest
 from tests.loopback import Loopback, bomb, nested, send, trickle
 
-from svc.api.http import DeadlineTransport, Http, ResponseTooLargeError, RetryPolicy
+from svc.api.capped import ResponseTooLargeError
+from svc.api.http import Http
 from svc.api.ids import is_id, path_segment, request_id_arg, task_id_arg
 from svc.api.jsonsafe import MAX_JSON_DEPTH, JsonTooDeepError, load_json, nesting_exceeds
+from svc.api.retry import RetryPolicy
 from svc.api.status import error_from_response
+from svc.api.trace import REDACTED_HEADERS, Tracer
+from svc.api.transport import DeadlineTransport
 from svc.errors import ExitCode, ProtocolError, UnavailableError, UsageError
 from svc.origin import TrustedURL, configured
 from svc.pay.errors import error_code
@@ -319,14 +323,16 @@ def test_the_trace_redacts_every_proof_and_credential_header() -> None:
     """Review of 29.5: an MPP credential a challenge asked for in Payment-Authorization was
     printed whole by -v; the trace now redacts exactly what the cleartext guard treats as a
     proof or a credential, plus cookies and receipts."""
-    import httpx
-
-    from svc.api.http import REDACTED_HEADERS, Http
-
     secret = "Payment eyJzcHQiOiJzcHRfdGVzdF9zZWNyZXQifQ"
     names = ["Payment-Authorization", "Authorization", "x-payment", "Payment-Signature"]
     names += ["svc-agent-authorization", "svc-payment-id", "Cookie", "Set-Cookie"]
     headers = httpx.Headers([(name, secret) for name in names] + [("Accept", "ok")])
-    shown = Http._headers(Http.__new__(Http), headers)
-    assert secret not in shown and "accept: ok" in shown
+    lines: list[str] = []
+    tracer = Tracer(lines.append)  # as -v prints a request and its answer
+    request = httpx.Request("POST", "https://svc.test/svc/tasks", headers=headers)
+    tracer.request(request)
+    tracer.response(httpx.Response(402, headers=headers, request=request))
+    shown = "\n".join(lines)
+    assert len(lines) == 2 and shown.count("accept: ok") == 2
+    assert secret not in shown and shown.count("[redacted]") == 2 * len(names)
     assert "payment-authorization" in REDACTED_HEADERS

@@ -1,7 +1,7 @@
 """The client raises (issue 23.3): what an HTTP status means is decided in `svc/api/` only.
 
 Above it, code gets a typed answer or the typed error of the status (`api/status.py`,
-`api/http.expect_status`, `SubmitAnswer.rate_limited`, ...), never a raw status to compare: a
+`api/response.expect_status`, `SubmitAnswer.rate_limited`, ...), never a raw status to compare: a
 comparison written twice is a meaning that can drift.
 """
 

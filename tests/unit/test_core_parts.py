@@ -13,8 +13,10 @@ import pytest
 from pytest_httpx import HTTPXMock
 from tests.fakes import MemoryPins
 
-from svc.api.http import Http, RetryPolicy, expect_json, expect_status
+from svc.api.http import Http
 from svc.api.models import InfoRequest, QuoteRequest, TaskDetail, TaskSubmission
+from svc.api.response import expect_json, expect_status
+from svc.api.retry import RetryPolicy
 from svc.api.status import error_from_response
 from svc.engines.reply import ReplyFlags, body_from_flags, check_field_values
 from svc.errors import ExitCode, ProtocolError, SvcError, UsageError

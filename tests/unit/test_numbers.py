@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from svc import numbers
 from svc.api.answers import Billing
 from svc.api.discovery import task_price
-from svc.api.http import RetryPolicy, retry_after_seconds
+from svc.api.retry import RetryPolicy, retry_after_seconds
 from svc.engines.asks import seconds_left
 from svc.money import AmountError, usd_to_atomic
 from svc.pay.x402 import X402Error, parse_challenge

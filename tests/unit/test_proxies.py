@@ -9,7 +9,9 @@ import httpx
 import pytest
 
 from svc.api import proxies
-from svc.api.http import CleartextGuard, Http, ProxyRouter, tls_context
+from svc.api.cleartext import CleartextGuard
+from svc.api.http import Http
+from svc.api.transport import ProxyRouter, tls_context
 from svc.errors import ExitCode, UntrustedURLError, UsageError
 
 PROXY = "http://proxy.corp:3128"

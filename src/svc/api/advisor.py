@@ -8,7 +8,8 @@ from typing import Any
 import httpx
 
 from svc.api.headers import CONTENT_TYPE
-from svc.api.http import Http, expect_json, parse_json
+from svc.api.http import Http
+from svc.api.response import expect_json, parse_json
 from svc.api.status import error_from_response
 from svc.errors import AdvisorUnavailableError, ProtocolError
 from svc.origin import HostTrust, configured, from_server

@@ -12,8 +12,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from svc.api import headers
-from svc.api.http import json_body
 from svc.api.ids import is_id
+from svc.api.response import json_body
 from svc.errors import ProtocolError
 from svc.money import AmountError, atomic_to_usd, parse_usd, usd_to_atomic
 

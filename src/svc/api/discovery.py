@@ -19,8 +19,9 @@ from typing import Any
 import httpx
 
 from svc.api.headers import CONTENT_TYPE
-from svc.api.http import Http, expect_json
+from svc.api.http import Http
 from svc.api.ids import path_segment
+from svc.api.response import expect_json
 from svc.api.status import error_from_response
 from svc.errors import ProtocolError
 from svc.money import AmountError, atomic_to_usd, parse_usd, usd_to_atomic

@@ -31,3 +31,11 @@ X402_ADVISOR_PROOF = "Payment-Signature"  # and advisor proofs here
 MPP_CHALLENGE = "WWW-Authenticate"
 MPP_CREDENTIAL_ALT = "Payment-Authorization"  # the only header besides Authorization
 MPP_RECEIPT = "Payment-Receipt"
+
+# The headers that carry money or a credential, lowercased as httpx yields them: what the
+# cleartext guard refuses to send in the clear and what `-v` never prints (one list for both:
+# an MPP credential a challenge asked for in Payment-Authorization was once printed whole).
+PAYMENT_HEADERS = frozenset(
+    {X402_TASK_PROOF, X402_ADVISOR_PROOF.lower(), MPP_CREDENTIAL_ALT.lower(), PAYMENT_ID}
+)
+CREDENTIAL_HEADERS = frozenset({AUTHORIZATION.lower(), AGENT_AUTHORIZATION, "cookie"})

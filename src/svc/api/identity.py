@@ -15,7 +15,8 @@ from typing import Any
 
 import httpx
 
-from svc.api.http import Http, parse_json
+from svc.api.http import Http
+from svc.api.response import parse_json
 from svc.api.status import error_from_response
 from svc.errors import REGISTER_AGAIN, AuthError, ProtocolError, SvcError, UntrustedURLError
 from svc.origin import TrustedURL, configured, on_origin, origin_if_valid

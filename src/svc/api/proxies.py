@@ -2,7 +2,7 @@
 
 svc hands httpx its own transport (the size cap and the whole-answer deadline), and httpx then
 ignores the proxy variables (`allow_env_proxies = trust_env and transport is None`), so they
-are read here and the transport routes each request itself (api/http.ProxyRouter):
+are read here and the transport routes each request itself (api/transport.ProxyRouter):
 
 - `https://` URLs: `https_proxy`, else `HTTPS_PROXY`, else `all_proxy`/`ALL_PROXY`;
   `http://` URLs: `http_proxy`, else `HTTP_PROXY` (not under CGI, where a request's `Proxy:`

@@ -8,8 +8,9 @@ import httpx
 
 from svc.api import headers
 from svc.api.answers import SubmitAnswer, Task, require_task_shape
-from svc.api.http import Http, expect_json
+from svc.api.http import Http
 from svc.api.ids import path_segment, task_id_arg
+from svc.api.response import expect_json
 from svc.errors import WrongTaskError
 from svc.origin import TrustedURL, configured
 

@@ -16,7 +16,8 @@ from typing import Any
 from svc import numbers
 from svc.api import proxies
 from svc.api.headers import DATE
-from svc.api.http import expect_status, tls_context
+from svc.api.response import expect_status
+from svc.api.transport import tls_context
 from svc.context import AppContext
 from svc.errors import AuthError, ExitCode, SvcError
 from svc.identity.store import has_credential

@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from svc.api.headers import MPP_CHALLENGE
-from svc.api.http import expect_status
+from svc.api.response import expect_status
 from svc.api.status import json_or_none
 from svc.api.tasks import TASKS_PATH
 from svc.context import AppContext

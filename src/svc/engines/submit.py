@@ -40,6 +40,7 @@ from svc.errors import (
 )
 from svc.money import atomic_for_people
 from svc.origin import TrustedURL
+from svc.pay.card import CardCheckout
 from svc.pay.errors import Action, classify, to_error
 from svc.pay.journal import PayState, RequestJournal, open_journal
 from svc.pay.mpp import SptSource
@@ -199,8 +200,6 @@ def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: Reques
 
 
 def card_checkout(app: AppContext, *, open_browser: bool = True) -> Any:
-    from svc.pay.card import CardCheckout
-
     def show_page(link: TrustedURL) -> None:
         views.show_qr(app.output, link)
         if open_browser and not views.open_browser(link):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from svc.api import headers
-from svc.api.http import expect_json
+from svc.api.response import expect_json
 from svc.errors import HumanNeededError, PaymentError, ProtocolError
 from svc.money import AmountError, parse_atomic, parse_usd, usd_to_atomic
 from svc.origin import HostTrust, TrustedURL, from_server

@@ -23,6 +23,7 @@ from svc.api.status import is_payment_challenge
 from svc.errors import HumanNeededError, PaymentError
 from svc.money import atomic_for_people
 from svc.pay import mpp
+from svc.pay.card import PAYMENT_ID_HEADER
 from svc.pay.offer import Offer, Paid, card_offer, mpp_offer, x402_offers
 from svc.pay.policy import PaymentPolicy
 from svc.pay.x402 import (
@@ -285,8 +286,6 @@ class CardRail:
         return paid
 
     def attach(self, request: httpx.Request, proof: str) -> None:
-        from svc.pay.card import PAYMENT_ID_HEADER
-
         request.headers[PAYMENT_ID_HEADER] = proof
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from svc.api.http import expect_json
+from svc.api.response import expect_json
 from svc.context import AppContext
 from svc.errors import UsageError
 from svc.origin import configured

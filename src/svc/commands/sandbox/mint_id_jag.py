@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 
 import typer
 
-from svc.api.http import expect_json
+from svc.api.response import expect_json
 from svc.cli.app import current
 from svc.context import AppContext
 from svc.errors import UsageError

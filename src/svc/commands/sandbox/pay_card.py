@@ -7,8 +7,8 @@ from typing import Any
 
 import typer
 
-from svc.api.http import expect_status
 from svc.api.ids import request_id_arg
+from svc.api.response import expect_status
 from svc.cli.app import current
 from svc.context import AppContext
 from svc.errors import NotFoundError, SvcError, UsageError

@@ -1,0 +1,92 @@
+"""The cleartext guard: no payment or credential leaves this machine over plain http unless the
+person allowed it (issue 29.4). The client installs `CleartextGuard.check` as a request hook."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
+
+from svc.api.headers import AUTHORIZATION, CREDENTIAL_HEADERS, PAYMENT_HEADERS
+from svc.api.proxies import Proxy
+from svc.errors import SvcError, UntrustedURLError, UsageError
+from svc.origin import is_cleartext, is_loopback_host
+
+
+class CleartextGuard:
+    """No payment or credential leaves this machine in cleartext unless the person allowed it
+    (allow_insecure_http), and then each says so (issue 29.4). Checked on every request as it
+    leaves (an httpx request hook runs after the auth flow added its proof), so a discovered
+    endpoint, a next-page link or a card URL is held to the rule like the base URL: http://
+    to another host, or http:// to any host through a proxy on another host."""
+
+    def __init__(
+        self,
+        route: Callable[[str], Proxy | None],
+        allowed: bool,
+        warn: Callable[[str], None] | None,
+    ) -> None:
+        self.route = route
+        self.allowed = allowed
+        self.warn = warn
+        self._warned: set[str] = set()
+
+    def check(self, request: httpx.Request) -> None:
+        url = str(request.url)
+        proxy = self.route(url)
+        clear = is_cleartext(url) or (
+            request.url.scheme == "http" and proxy is not None and not is_loopback_host(proxy.host)
+        )
+        paying = _has_any(request, PAYMENT_HEADERS) or _mpp_credential(request)
+        if not clear or not (paying or _has_any(request, CREDENTIAL_HEADERS) or _has_body(request)):
+            return
+        host = request.url.host
+        if not self.allowed:
+            raise _cleartext_refusal(host, proxy)
+        if paying:
+            self._say(
+                f"paying over cleartext http to {host}: anyone on the path can read or change it"
+            )
+        elif host not in self._warned:  # a credential on every poll of a watch: once a host
+            self._warned.add(host)
+            self._say(
+                f"sending credentials and data over cleartext http to {host}: "
+                "anyone on the path can read or change them"
+            )
+
+    def _say(self, text: str) -> None:
+        if self.warn is not None:
+            self.warn(text)
+
+
+def _has_any(request: httpx.Request, names: frozenset[str]) -> bool:
+    return any(name.lower() in names for name in request.headers)
+
+
+def _mpp_credential(request: httpx.Request) -> bool:
+    return bool(request.headers.get(AUTHORIZATION, "").lower().startswith("payment "))
+
+
+def _has_body(request: httpx.Request) -> bool:
+    try:
+        return bool(request.content)
+    except httpx.RequestNotRead:  # a streamed body: something is being sent
+        return True
+
+
+def _cleartext_refusal(host: str, proxy: Proxy | None) -> SvcError:
+    if is_loopback_host(host) and proxy is not None:  # the proxy takes it off this machine
+        return UsageError(
+            f"{host} would be reached through the proxy {proxy.shown()} ({proxy.variable}) "
+            "over plain http: a payment or credential would leave this machine in cleartext; "
+            "nothing was sent",
+            code="cleartext_url",
+            hint=f"list it in NO_PROXY (NO_PROXY={host},localhost), or use https://",
+        )
+    return UntrustedURLError(
+        f"refused to send a payment or credential over plain http:// to {host}; "
+        "nothing was sent there",
+        code="cleartext_url",
+        hint="use https://; only for a server you trust on a network you trust: "
+        "allow_insecure_http = true (SVC_ALLOW_INSECURE_HTTP=1)",
+    )
