@@ -32,10 +32,10 @@ from svc.ui import views
 from svc.ui.notify import Notifier
 
 if TYPE_CHECKING:
-    from svc.context import AppContext
     from svc.engines.hooks import ExecHooks
     from svc.engines.schedule import PollSchedule
     from svc.engines.watch_prompt import FormSession
+    from svc.ui.face import FaceContext
     from svc.ui.notify import Notifier
 
 MAX_COALESCE = 0.25  # seconds a due poll may wait to join others (of a 15-60 s interval)
@@ -60,7 +60,7 @@ class Following:
 class Watch:
     """One watch: the schedule, what was seen, the open form and the observers."""
 
-    def __init__(self, app: AppContext, task_ids: list[str], opts: Following) -> None:
+    def __init__(self, app: FaceContext, task_ids: list[str], opts: Following) -> None:
         self.app = app
         every = effective_interval(app, opts.interval)
         self.schedule: PollSchedule = PollSchedule(task_ids, every)
@@ -296,7 +296,7 @@ class Watch:
         return 0
 
 
-def _stopped_at_asks(app: AppContext, blocked: dict[str, dict[str, Any]]) -> HumanNeededError:
+def _stopped_at_asks(app: FaceContext, blocked: dict[str, dict[str, Any]]) -> HumanNeededError:
     """Exit 6 that says how to answer: the reply command and the time left (and, with --json,
     one stop line per task carrying the same)."""
 
@@ -354,7 +354,7 @@ def _ask_of(task: dict[str, Any]) -> object:
     return (task.get("info_request"), plain_payload(task))
 
 
-def _hooks(app: AppContext, opts: Following) -> ExecHooks | None:
+def _hooks(app: FaceContext, opts: Following) -> ExecHooks | None:
     if not opts.exec_command:
         return None
 
@@ -368,7 +368,7 @@ def _notifier(opts: Following) -> Notifier | None:
     return Notifier()
 
 
-def follow(app: AppContext, task_ids: list[str], interval: float | None) -> int:
+def follow(app: FaceContext, task_ids: list[str], interval: float | None) -> int:
     """`submit --wait`: watch the one new task with the person's `notify` setting."""
     opts = Following(interval=interval, notify=app.settings.notify)
     return Watch(app, list(dict.fromkeys(task_ids)), opts).follow()

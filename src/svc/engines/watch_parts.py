@@ -14,7 +14,7 @@ from svc.store.ledger.rows import GONE
 from svc.ui.words import plural
 
 if TYPE_CHECKING:
-    from svc.context import AppContext
+    from svc.ui.face import FaceContext
     from svc.ui.output import Progress
 
 FINAL = ("completed", "failed", "cancelled")
@@ -31,7 +31,7 @@ class Seen:
         self.updated: Any = None
 
 
-def live_task_ids(app: AppContext) -> list[str]:
+def live_task_ids(app: FaceContext) -> list[str]:
     """Task ids the ledger knows for this base URL whose last known state is not final (nor
     gone: the service said it no longer knows them)."""
     if not app.has_ledger():
@@ -45,7 +45,7 @@ def live_task_ids(app: AppContext) -> list[str]:
     ]
 
 
-def ledger_states(app: AppContext) -> dict[str, str | None]:
+def ledger_states(app: FaceContext) -> dict[str, str | None]:
     """Task id -> the state the ledger already has (one read instead of a write per task)."""
     return app.task_state_cache(
         lambda ledger: {str(row.task_id): row.state for row in ledger.submissions() if row.task_id},
@@ -53,7 +53,7 @@ def ledger_states(app: AppContext) -> dict[str, str | None]:
     )
 
 
-def effective_interval(app: AppContext, requested: float | None) -> float:
+def effective_interval(app: FaceContext, requested: float | None) -> float:
     settings = app.settings
     if requested is None:
         value = settings.default_poll_interval()  # checked where the settings were resolved
@@ -74,7 +74,7 @@ class Pollers:
     Daemon threads: an interrupted watch exits at once instead of waiting on requests.
     """
 
-    def __init__(self, app: AppContext, size: int) -> None:
+    def __init__(self, app: FaceContext, size: int) -> None:
         self.app = app
         self.size = size
         self.jobs: queue.SimpleQueue[str] = queue.SimpleQueue()
@@ -115,7 +115,7 @@ class Status:
 
     MIN_REFRESH = 0.25  # seconds between redraws
 
-    def __init__(self, app: AppContext, seen: dict[str, Seen]) -> None:
+    def __init__(self, app: FaceContext, seen: dict[str, Seen]) -> None:
         self._app = app
         self._seen = seen
         self._status: Progress | None = None
