@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from svc.errors import LedgerUnavailableError
 from svc.origin import TrustedURL, configured
 from svc.report import Reporter
 from svc.settings import Settings, usd_amount
@@ -28,9 +27,6 @@ from svc.settings import Settings, usd_amount
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    import httpx
-
-    from svc.api.answers import Task
     from svc.api.http import Http
     from svc.api.tasks import TaskClient
     from svc.identity.bearer import BearerAuth
@@ -43,7 +39,6 @@ if TYPE_CHECKING:
     from svc.store.secrets import SecretStore
 
 
-T = TypeVar("T")
 P = TypeVar("P")
 
 
@@ -83,7 +78,8 @@ class AppContext:
         self._tasks: TaskClient | None = None
         self._secrets: SecretStore | None = None
         self._ledger: LedgerStore | None = None
-        self._ledger_lost = False  # the fleet ledger failed a cache write: no more tries
+        # The fleet ledger failed a task-state cache write (engines/task_state): no more tries.
+        self.task_states_lost = False
         self._told_unwritable = False  # a ledger opened to read only was said to be so
         # The daily cap in effect, resolved once per process (shared with with_overrides()
         # siblings: a batch's workers obey, and are told, one value).
@@ -218,8 +214,8 @@ class AppContext:
         def confirm(old: str, new: str) -> bool:
             return trust_recipient or (ask is not None and ask(old, new))
 
-        cap = (  # a cap from a flag, a batch option or an MCP argument: the one parser
-            usd_amount("--max-price", max_price_usd)
+        cap = (  # a cap the face parsed (flag, MCP argument) or a library caller's: one parser
+            usd_amount("max_price_usd", max_price_usd)
             if max_price_usd is not None
             else self.settings.max_price_usd
         )
@@ -274,55 +270,6 @@ class AppContext:
         from svc.identity.bearer import BearerAuth
 
         return BearerAuth(self.identity)
-
-    def with_bearer(self, payment: httpx.Auth | None) -> httpx.Auth | None:
-        """`payment` with the agent bearer placed on every request it sends (if one exists)."""
-        if self.bearer is None:
-            return payment
-        from svc.api.agent_auth import AgentAuth
-
-        return AgentAuth(self.bearer, payment)
-
-    def zero_amount_auth(self, kind: str = "task") -> httpx.Auth:
-        """Answers a 402 asking for a zero-amount agent proof; never signs anything above 0.
-
-        `kind` picks the proof header (task operations and the advisor differ).
-        """
-        from svc.pay.rails import PROOF_HEADERS, MemoryJournal, PaidAuth, X402Rail
-        from svc.pay.wallet import load_signer
-
-        call = "the quote" if kind == "advisor" else "this call"
-        rail = X402Rail(
-            self.policy(max_price_usd=0),
-            lambda: load_signer(self.secrets, call),
-            PROOF_HEADERS[kind],
-        )
-        return PaidAuth(rail, MemoryJournal())
-
-    def free_call_auth(self) -> httpx.Auth | None:
-        """Free task calls: the agent bearer, and a zero-amount proof if the service asks."""
-        return self.with_bearer(self.zero_amount_auth("task"))
-
-    def remember(self, task: Task) -> None:
-        """Keep the ledger's last known state fresh, if this machine has a ledger at all."""
-        self.remember_state(task.id, task.state)
-
-    def remember_state(self, task_id: str, state: str) -> None:
-        self.task_state_cache(lambda ledger: ledger.set_task_state(task_id, state), None)
-
-    def task_state_cache(self, use: Callable[[LedgerStore], T], default: T) -> T:
-        """`use(ledger)` for the task states the ledger keeps, a cache of what the service
-        answered: without a ledger, or with a fleet ledger that cannot be reached (warned
-        once), `default`. A lost cache never costs the command that got the answer (a reply
-        sent, a paid task followed): the service's answer stands."""
-        if self._ledger_lost or not self.has_ledger():
-            return default
-        try:
-            return use(self.ledger)
-        except LedgerUnavailableError as exc:
-            self._ledger_lost = True  # no new attempt (a connect may wait for its timeout)
-            self.report.warn(f"the task states are not recorded: {exc.message}")
-            return default
 
     def close(self) -> None:
         if self._http is not None:

@@ -16,6 +16,8 @@ import typer
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
 from svc.engines.asks import left_text, summarize
+from svc.engines.auth import free_call_auth
+from svc.engines.task_state import remember
 from svc.errors import ConflictError, ProtocolError, UsageError
 from svc.ui import views
 from svc.ui.face import FaceContext
@@ -111,18 +113,18 @@ def run(opts: ReplyOptions, app: FaceContext) -> int:
     """Send the answer and show the task; returns the exit code."""
     from svc.engines.reply import LeftToApprovalApp
 
-    detail = app.tasks.poll(opts.task_id, auth=app.free_call_auth())
+    detail = app.tasks.poll(opts.task_id, auth=free_call_auth(app))
     try:
         body = _body(opts, app, detail.raw)
     except LeftToApprovalApp:
         _left_to_app(app, opts.task_id)
         return 0
     try:
-        answered = app.tasks.reply(opts.task_id, body, auth=app.free_call_auth())
+        answered = app.tasks.reply(opts.task_id, body, auth=free_call_auth(app))
     except ConflictError as refused:  # 409 (not waiting on it) or 410 (the ask expired)
         refused.hint = refused.hint or _after_refusal(opts.task_id, body)
         raise
-    app.remember(answered)  # the ledger's last known state, if there is a ledger
+    remember(app, answered)  # the ledger's last known state, if there is a ledger
     if not app.output.json_mode:
         app.output.note(
             "answer sent; task {id} is now {state}", id=opts.task_id, state=answered.state

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from svc.engines.auth import free_call_auth
+from svc.engines.task_state import remember
 from svc.errors import ExitCode
 from svc.ui import views
 from svc.ui.face import FaceContext
@@ -28,8 +30,8 @@ def show_task(app: FaceContext, task: dict[str, Any]) -> None:
 
 def poll_once(app: FaceContext, task_id: str, exit_status: bool) -> int:
     """One GET of the task, shown; the exit code (the state's with --exit-status, else 0)."""
-    task = app.tasks.poll(task_id, auth=app.free_call_auth())
-    app.remember(task)
+    task = app.tasks.poll(task_id, auth=free_call_auth(app))
+    remember(app, task)
     show_task(app, task.raw)
     if not app.output.json_mode:  # a person at a terminal: what to run next
         next_steps(app.output, task.raw)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from svc import words
 from svc.api.ids import request_id_arg
 from svc.context import AppContext
+from svc.engines.auth import free_call_auth, with_bearer
 from svc.engines.validate import only_submission_fields
 from svc.errors import (
     HumanNeededError,
@@ -149,7 +150,7 @@ def submit(
 def _already_accepted(app: AppContext, task_id: str, request_id: str, rail: str) -> SubmitResult:
     """A resume of an accepted request: its task, read for free, and nothing is sent to pay
     (the proof, an MPP credential above all, was forgotten once the outcome was known)."""
-    detail = app.tasks.poll(task_id, app.free_call_auth())
+    detail = app.tasks.poll(task_id, free_call_auth(app))
     task = detail.without_events()  # the task object of a submit
     return SubmitResult(task, request_id, billing=None, replayed=True, rail=rail)
 
@@ -159,7 +160,7 @@ def _already_accepted(app: AppContext, task_id: str, request_id: str, rail: str)
 RAIL_HINTS = {
     ("settlement_failed", "x402"): "fund the wallet (svc wallet address shows it), then retry",
     ("settlement_failed", "mpp"): "use another shared payment token (SVC_SPT, spt_file or "
-    "spt_command) or another rail (--pay), then retry",
+    "spt_command) or another rail, then retry",
     ("settlement_failed", "card"): "pay with another card on the payment page, then retry",
 }
 
@@ -289,7 +290,7 @@ class _Run:
     def _send(self) -> SubmitAnswer:
         journal, auth = self.journal, self.auth
         try:
-            return self.app.tasks.submit(self.body, journal.request_id, self.app.with_bearer(auth))
+            return self.app.tasks.submit(self.body, journal.request_id, with_bearer(self.app, auth))
         except LedgerUnavailableError:
             # The journal could not mark the send, so the request did not leave: the row keeps
             # its state (a journaled proof is re-sent by a resume) and the error's hint already

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from svc.engines.asks import AskSummary, left_text, plain_payload, summarize
+from svc.engines.auth import free_call_auth
 from svc.engines.hooks import Change, ExecHooks
 from svc.engines.schedule import PollSchedule
+from svc.engines.task_state import remember_state
 from svc.engines.watch_parts import (
     FINAL,
     Pollers,
@@ -140,7 +142,7 @@ class Watch:
         changed = self._show_changes(tid, task, self.seen[tid])
         if changed:
             if self.known.get(tid) != state:
-                self.app.remember_state(tid, state)  # durable: only when behind
+                remember_state(self.app, tid, state)  # durable: only when behind
             self.known[tid] = state
             self._observe(task, previous)
         self.states[tid] = state
@@ -153,7 +155,7 @@ class Watch:
         self.schedule.drop(tid)
         self.seen[tid].state = GONE
         if self.known.get(tid) != GONE:
-            self.app.remember_state(tid, GONE)
+            remember_state(self.app, tid, GONE)
         self.known[tid] = GONE
         self.app.output.warn(
             f"task {tid} is unknown to the service (404), so it is marked gone in the ledger "
@@ -241,7 +243,7 @@ class Watch:
             self.app.output.warn("an empty answer is not sent; asking again")
             return  # the task still waits: the next poll opens the form again
         try:
-            answered = self.app.tasks.reply(tid, body, auth=self.app.free_call_auth())
+            answered = self.app.tasks.reply(tid, body, auth=free_call_auth(self.app))
         except ConflictError as exc:
             # Answered elsewhere or expired between the Enter and the send: the watch goes on
             # and the next poll shows what the task does now.

@@ -9,6 +9,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from svc.engines.asks import left_text
+from svc.engines.auth import free_call_auth
+from svc.engines.task_state import task_state_cache
 from svc.settings import positive_seconds
 from svc.store.ledger.rows import GONE
 from svc.ui.words import plural
@@ -47,7 +49,8 @@ def live_task_ids(app: FaceContext) -> list[str]:
 
 def ledger_states(app: FaceContext) -> dict[str, str | None]:
     """Task id -> the state the ledger already has (one read instead of a write per task)."""
-    return app.task_state_cache(
+    return task_state_cache(
+        app,
         lambda ledger: {str(row.task_id): row.state for row in ledger.submissions() if row.task_id},
         {},
     )
@@ -102,7 +105,7 @@ class Pollers:
         while True:
             task_id = self.jobs.get()
             try:
-                task = self.app.tasks.poll(task_id, auth=self.app.free_call_auth())
+                task = self.app.tasks.poll(task_id, auth=free_call_auth(self.app))
             except BaseException as exc:  # handed to the main thread, which raises it
                 self.results.put((task_id, None, exc))
             else:
