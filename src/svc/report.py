@@ -9,8 +9,10 @@ terminal, so the engines need not import `svc.ui`.
 
 from __future__ import annotations
 
-import logging
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    import logging
 
 
 class Status(Protocol):
@@ -38,7 +40,7 @@ class Reporter(Protocol):
     def progress(self, message: str, *, piped_lines: bool = False) -> Status: ...
 
 
-LOGGER = logging.getLogger("svc")
+LOGGER_NAME = "svc"
 
 
 class _LogStatus:
@@ -59,8 +61,10 @@ class LogReporter:
     """A Reporter for a library caller: notes and traces at DEBUG, diagnostics at INFO,
     warnings at WARNING, on the `svc` logger (the program's logging set-up decides the rest)."""
 
-    def __init__(self, logger: logging.Logger = LOGGER) -> None:
-        self._logger = logger
+    def __init__(self, logger: logging.Logger | None = None) -> None:
+        import logging  # only a library caller's process pays for it, never `svc --help`
+
+        self._logger = logger or logging.getLogger(LOGGER_NAME)
 
     def note(self, message: str) -> None:
         self._logger.debug("%s", message)

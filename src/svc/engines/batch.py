@@ -130,10 +130,10 @@ class Summary:
 class BatchSink(Protocol):
     """The face's side of a batch: the result of each line as it comes, from any thread."""
 
-    def start(self, total: int) -> None:
-        """The file is checked (and the most it can cost confirmed): `total` lines to go."""
+    def start(self, total: int, summary: Summary) -> None:
+        """The file is checked (and the most it can cost confirmed): `total` lines in all."""
 
-    def total(self, count: int) -> None:
+    def total(self, count: int, summary: Summary) -> None:
         """The lines the second pass found (the file may have changed since the check)."""
 
     def result(self, result: LineResult, summary: Summary) -> None:
@@ -224,7 +224,7 @@ def run_batch(app: AppContext, path: str, options: Options, sink: BatchSink) -> 
             return results.summary
         if checked.good and options.confirm is not None and not options.confirm(checked.good):
             raise UsageError("not submitted: nothing was sent or paid", code="cancelled")
-        sink.start(checked.good + len(checked.bad))
+        sink.start(checked.good + len(checked.bad), results.summary)
         results.summary.started = time.monotonic()
         with source.open() as stream:
             sending = _Sending(app, options, results, checked.bad_numbers(), checked.good)
@@ -272,7 +272,8 @@ class _Sending:
         for worker in workers:
             worker.start()
         try:
-            self.results.sink.total(self._feed(stream, jobs))  # the bad lines and the good ones
+            found = self._feed(stream, jobs)  # the bad lines and the good ones
+            self.results.sink.total(found, self.results.summary)
             _stop(workers, jobs, grace=None, drain=False)  # a signal here is one too
         except KeyboardInterrupt:  # the journal is consistent; the same command resumes it
             source.keep()

@@ -27,17 +27,17 @@ class BatchLines:
         self._progress: Any = None
         self._total: int | None = None
 
-    def start(self, total: int) -> None:
+    def start(self, total: int, summary: Summary) -> None:
         """The progress bar on a terminal, once the file is checked (and the most confirmed)."""
         self._total = total
         if self.output.stderr_tty:
             self._progress = self.output.progress("submitting")
-            self._progress.count("submitting", 0, total)
+            self._progress.count("submitting", summary.done, total)
 
-    def total(self, count: int) -> None:
+    def total(self, count: int, summary: Summary) -> None:
         self._total = count
         if self._progress is not None:
-            self._progress.count("submitting", 0, count)
+            self._progress.count("submitting", summary.done, count)
 
     def result(self, result: LineResult, summary: Summary) -> None:
         try:

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from svc.context import AppContext, FacePrompts
 from svc.origin import TrustedURL
-from svc.ui import prompts
 from svc.ui.output import Output
 
 if TYPE_CHECKING:
@@ -32,14 +31,20 @@ class FaceContext(AppContext):
 def terminal_prompts(output: Output) -> FacePrompts:
     """The questions and pages of a person at a terminal, drawn through `output`."""
 
+    # Every start builds one (`svc --help` too): the prompts and the QR drawing are imported
+    # when first asked (tests/unit/test_imports.py counts this module with the context).
     def confirm_recipient(old: str, new: str) -> bool:
+        from svc.ui import prompts
+
         return prompts.confirm_new_recipient(output, old, new)
 
     def confirm_link_host(served_by: str, host: str, what: str) -> bool:
+        from svc.ui import prompts
+
         return prompts.confirm_link_host(output, served_by, host, what)
 
     def show_card_page(link: TrustedURL, open_browser: bool) -> None:
-        from svc.ui import views  # the QR code's drawing (rich) only when a page is shown
+        from svc.ui import views
 
         views.show_qr(output, link)
         if open_browser and not views.open_browser(link):
