@@ -120,3 +120,17 @@ def test_the_engines_reporter_is_the_faces_output(app: AppContext) -> None:
     assert face.report is face.output
     face.report.warn("the ledger is read-only")
     assert err.getvalue() == "warning: the ledger is read-only\n"
+
+
+def test_a_library_hears_the_engines_through_logging(caplog: pytest.LogCaptureFixture) -> None:
+    reporter = LogReporter()
+    with caplog.at_level("DEBUG", logger="svc"):
+        reporter.note("paying 1.50 USD with x402")
+        reporter.warn("the ledger is read-only")
+        reporter.progress("waiting for the card payment").done("card payment complete")
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("DEBUG", "paying 1.50 USD with x402"),
+        ("WARNING", "the ledger is read-only"),
+        ("DEBUG", "waiting for the card payment"),
+        ("INFO", "card payment complete"),
+    ]
