@@ -1,4 +1,4 @@
-"""In-process test scaffolding (issue 17.1): an isolated home, an `AppContext` against the
+"""In-process test scaffolding (issue 17.1): an isolated home, an `FaceContext` against the
 sandbox whose output is captured, and a whole task object to vary. One place, so the `run`
 tests of submit, reply and watch build their world the same way."""
 
@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from svc.context import AppContext
 from svc.settings import resolve
+from svc.ui.face import FaceContext
 from svc.ui.output import Output
 
 
@@ -27,13 +27,15 @@ def isolate_home(home: Path, monkeypatch: pytest.MonkeyPatch, *, person: bool = 
     return home
 
 
-def captured(base_url: str, *, person: bool = False) -> tuple[AppContext, io.StringIO, io.StringIO]:
-    """An AppContext in JSON mode whose stdout and stderr are kept; `person`: prompts allowed."""
+def captured(
+    base_url: str, *, person: bool = False
+) -> tuple[FaceContext, io.StringIO, io.StringIO]:
+    """An FaceContext in JSON mode whose stdout and stderr are kept; `person`: prompts allowed."""
     out, err = io.StringIO(), io.StringIO()
     settings = resolve(
         base_url=base_url, json_output=True, no_input=not person, stdin_is_tty=person
     )
-    return AppContext(settings, Output(json_mode=True, stdout=out, stderr=err)), out, err
+    return FaceContext(settings, Output(json_mode=True, stdout=out, stderr=err)), out, err
 
 
 def task_doc(**changes: Any) -> dict[str, Any]:

@@ -30,6 +30,9 @@ GROUP = {
     "paid_record": "core",
     "redact": "core",
     "replies": "core",
+    "report": "core",
+    "sanitize": "core",
+    "words": "core",
 }
 
 

@@ -1,53 +1,74 @@
-"""The small factory every command gets: settings, IO streams and lazily built services.
+"""The small factory every engine gets: settings, the engines' narrator and lazily built parts.
 
-Nothing heavy is built until a command asks for it: the HTTP client, the ledger and the secret
+Nothing heavy is built until an engine asks for it: the HTTP client, the ledger and the secret
 store (and through it keyring) are created on first use, so `svc --help` and `svc poll` stay fast.
+It knows no face: what it says goes to a `svc.report.Reporter`, and what it would ask a person
+(a changed payment recipient, a link on another host) is a callback the face passes in
+(`FacePrompts`); without one the answer is no. The CLI and `svc mcp` build the subclass
+`svc.ui.face.FaceContext`, which adds the Output they draw with.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from svc.errors import LedgerUnavailableError
-from svc.origin import TrustedURL, configured, host_of
+from svc.origin import TrustedURL, configured
+from svc.report import Reporter
 from svc.settings import Settings, usd_amount
-from svc.ui.output import Output
-from svc.ui.terminal import error_line
 
 # Every command, `svc --help` and the poll fast path included, builds one of these: what its
 # members need (the ledger and sqlite3, the config file, the secret store, the payment policy,
-# the prompts) is imported when a member is first built (tests/unit/test_imports.py exempts
+# the link trust) is imported when a member is first built (tests/unit/test_imports.py exempts
 # this module, and tests/e2e/test_lazy_imports.py keeps --help free of them).
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    import httpx
-
-    from svc.api.answers import Task
     from svc.api.http import Http
     from svc.api.tasks import TaskClient
     from svc.identity.bearer import BearerAuth
     from svc.identity.session import IdentitySession
     from svc.pay.daily_cap import DailyCap
+    from svc.pay.journal import LinkHosts
     from svc.pay.policy import PaymentPolicy
     from svc.store.config import ConfigFile
     from svc.store.ledger import LedgerStore
     from svc.store.secrets import SecretStore
 
 
-T = TypeVar("T")
+P = TypeVar("P")
+
+
+@dataclass(frozen=True)
+class FacePrompts:
+    """What an engine may need to ask or show a person, as the face does it. None: this face
+    cannot (a library without a person, a batch worker): the answer is no. With
+    `--no-input` the context never asks, whatever the face passed."""
+
+    # (pinned recipient, new recipient) -> pay the new one and pin it?
+    confirm_recipient: Callable[[str, str], bool] | None = None
+    # (host that sent the link, the link's host, what the link is) -> trust that host?
+    confirm_link_host: Callable[[str, str, str], bool] | None = None
+    # a card payment's hosted page, for a person to pay on (QR code, browser); `open_browser`
+    # False: show it only
+    show_card_page: Callable[[TrustedURL, bool], None] | None = None
 
 
 class AppContext:
     def __init__(
-        self, settings: Settings, output: Output, config: ConfigFile | None = None
+        self,
+        settings: Settings,
+        report: Reporter,
+        config: ConfigFile | None = None,
+        *,
+        prompts: FacePrompts | None = None,
     ) -> None:
         self.settings = settings
-        self.output = output
+        self.report = report
+        self.prompts = prompts or FacePrompts()
         self._config = config
         # Asked before any paid call is signed (PaymentPolicy.approve_payment); `svc mcp` sets it
         # to ask the human through the MCP client. None: the policy's limits alone decide.
@@ -57,7 +78,8 @@ class AppContext:
         self._tasks: TaskClient | None = None
         self._secrets: SecretStore | None = None
         self._ledger: LedgerStore | None = None
-        self._ledger_lost = False  # the fleet ledger failed a cache write: no more tries
+        # The fleet ledger failed a task-state cache write (engines/task_state): no more tries.
+        self.task_states_lost = False
         self._told_unwritable = False  # a ledger opened to read only was said to be so
         # The daily cap in effect, resolved once per process (shared with with_overrides()
         # siblings: a batch's workers obey, and are told, one value).
@@ -75,15 +97,20 @@ class AppContext:
     def with_overrides(
         self,
         *,
-        output: Output | None = None,
+        report: Reporter | None = None,
         secrets: SecretStore | None = None,
         **settings: Any,
     ) -> AppContext:
         """A sibling context with `settings` fields replaced that shares this one's HTTP pool,
-        task client and secret store (or `secrets`), but never its ledger: each context (each
-        worker thread) opens its own SQLite link.
+        task client, secret store (or `secrets`) and prompts, but never its ledger: each context
+        (each worker thread) opens its own SQLite link.
         """
-        child = AppContext(replace(self.settings, **settings), output or self.output, self._config)
+        child = AppContext(
+            replace(self.settings, **settings),
+            report or self.report,
+            self._config,
+            prompts=self.prompts,
+        )
         child.payment_approver = self.payment_approver
         child._http, child._tasks = self.http, self.tasks
         child._secrets = secrets if secrets is not None else self.secrets
@@ -96,8 +123,8 @@ class AppContext:
             from svc.api.http import Http
 
             self._http = Http(
-                trace=self.output.trace if self.settings.verbose else None,
-                warn=self.output.warn,
+                trace=self.report.trace if self.settings.verbose else None,
+                warn=self.report.warn,
                 cleartext_ok=self.settings.allow_insecure_http,
             )
         return self._http
@@ -148,7 +175,7 @@ class AppContext:
         why = ledger.unwritable()
         if why is not None and not self._told_unwritable:
             self._told_unwritable = True
-            self.output.warn(f"showing what the ledger holds; {why}")
+            self.report.warn(f"showing what the ledger holds; {why}")
         return ledger
 
     def daily_cap(self, *, tell: bool = True) -> DailyCap:
@@ -163,7 +190,7 @@ class AppContext:
                 self._cap.append(resolve_cap(self.settings, fleet))
                 overruled = self._cap[0].overruled()
                 if tell and overruled:
-                    self.output.warn(overruled)
+                    self.report.warn(overruled)
             return self._cap[0]
 
     @property
@@ -171,7 +198,7 @@ class AppContext:
         if self._secrets is None:
             from svc.store.secrets import SecretStore
 
-            self._secrets = SecretStore(warn=lambda text: error_line(f"warning: {text}"))
+            self._secrets = SecretStore(warn=self.report.warn)
         return self._secrets
 
     def policy(
@@ -181,17 +208,14 @@ class AppContext:
         from svc.pay.chains import TEST_TERMS
         from svc.pay.journal import RecipientPins
         from svc.pay.policy import PaymentPolicy
-        from svc.ui.prompts import confirm_new_recipient
+
+        ask = self._prompt(self.prompts.confirm_recipient)
 
         def confirm(old: str, new: str) -> bool:
-            if trust_recipient:
-                return True
-            if self.settings.no_input:
-                return False
-            return confirm_new_recipient(self.output, old, new)
+            return trust_recipient or (ask is not None and ask(old, new))
 
-        cap = (  # a cap from a flag, a batch option or an MCP argument: the one parser
-            usd_amount("--max-price", max_price_usd)
+        cap = (  # a cap the face parsed (flag, MCP argument) or a library caller's: one parser
+            usd_amount("max_price_usd", max_price_usd)
             if max_price_usd is not None
             else self.settings.max_price_usd
         )
@@ -222,20 +246,19 @@ class AppContext:
             lambda endpoints: IdentityPlatform(self.http, auth_base, endpoints, resource=resource),
         )
 
-    def trusts_link_host(self, origin: str, host: str, what: str) -> bool:
-        """The origin gate's question for a link on another host (svc.origin.HostTrust): yes
-        if the person confirmed `host` for `origin` before; else ask them once on a terminal
-        and pin the answer; never without one."""
-        if self.has_ledger() and self.ledger.link_host_confirmed(origin, host):
-            return True
-        if self.settings.no_input:
-            return False
-        from svc.ui.prompts import confirm_link_host
+    @cached_property
+    def trusts_link_host(self) -> LinkHosts:
+        """The origin gate's question for a link on another host (svc.origin.HostTrust),
+        answered by the hosts pinned beside the recipients, or the face's prompt."""
+        from svc.pay.journal import LinkHosts
 
-        if not confirm_link_host(self.output, host_of(origin), host, what):
-            return False
-        self.ledger.confirm_link_host(origin, host)
-        return True
+        return LinkHosts(
+            lambda: self.ledger, self.has_ledger, self._prompt(self.prompts.confirm_link_host)
+        )
+
+    def _prompt(self, ask: P | None) -> P | None:
+        """The face's prompt, unless the person said `--no-input`: then nobody is asked."""
+        return None if self.settings.no_input else ask
 
     @cached_property
     def bearer(self) -> BearerAuth | None:
@@ -247,55 +270,6 @@ class AppContext:
         from svc.identity.bearer import BearerAuth
 
         return BearerAuth(self.identity)
-
-    def with_bearer(self, payment: httpx.Auth | None) -> httpx.Auth | None:
-        """`payment` with the agent bearer placed on every request it sends (if one exists)."""
-        if self.bearer is None:
-            return payment
-        from svc.api.agent_auth import AgentAuth
-
-        return AgentAuth(self.bearer, payment)
-
-    def zero_amount_auth(self, kind: str = "task") -> httpx.Auth:
-        """Answers a 402 asking for a zero-amount agent proof; never signs anything above 0.
-
-        `kind` picks the proof header (task operations and the advisor differ).
-        """
-        from svc.pay.rails import PROOF_HEADERS, MemoryJournal, PaidAuth, X402Rail
-        from svc.pay.wallet import load_signer
-
-        call = "the quote" if kind == "advisor" else "this call"
-        rail = X402Rail(
-            self.policy(max_price_usd=0),
-            lambda: load_signer(self.secrets, call),
-            PROOF_HEADERS[kind],
-        )
-        return PaidAuth(rail, MemoryJournal())
-
-    def free_call_auth(self) -> httpx.Auth | None:
-        """Free task calls: the agent bearer, and a zero-amount proof if the service asks."""
-        return self.with_bearer(self.zero_amount_auth("task"))
-
-    def remember(self, task: Task) -> None:
-        """Keep the ledger's last known state fresh, if this machine has a ledger at all."""
-        self.remember_state(task.id, task.state)
-
-    def remember_state(self, task_id: str, state: str) -> None:
-        self.task_state_cache(lambda ledger: ledger.set_task_state(task_id, state), None)
-
-    def task_state_cache(self, use: Callable[[LedgerStore], T], default: T) -> T:
-        """`use(ledger)` for the task states the ledger keeps, a cache of what the service
-        answered: without a ledger, or with a fleet ledger that cannot be reached (warned
-        once), `default`. A lost cache never costs the command that got the answer (a reply
-        sent, a paid task followed): the service's answer stands."""
-        if self._ledger_lost or not self.has_ledger():
-            return default
-        try:
-            return use(self.ledger)
-        except LedgerUnavailableError as exc:
-            self._ledger_lost = True  # no new attempt (a connect may wait for its timeout)
-            self.output.warn(f"the task states are not recorded: {exc.message}")
-            return default
 
     def close(self) -> None:
         if self._http is not None:

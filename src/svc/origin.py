@@ -38,7 +38,7 @@ _ASCII_HOST = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0
 _GATE = object()
 
 # Asked when a server's link is on a host other than its own: (origin, host, what) -> trusted?
-# The implementation (AppContext.trusts_link_host) checks the pins, may ask the person and pin.
+# The implementation (svc.pay.journal.LinkHosts) checks the pins, may ask the person and pin.
 HostTrust = Callable[[str, str, str], bool]
 
 

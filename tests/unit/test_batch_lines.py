@@ -5,9 +5,9 @@ from __future__ import annotations
 import io
 import json
 
-from svc.engines.batch import worst
+from svc.engines.batch import LineResult, Summary
 from svc.engines.batch_file import Line, derive_request_id, parse_lines
-from svc.errors import SvcError
+from svc.errors import ExitCode, SvcError
 
 
 def parse(text: str, email: str | None = None) -> list[Line | SvcError]:
@@ -67,10 +67,26 @@ def test_non_utf8_line() -> None:
     assert isinstance(found[0], SvcError) and found[0].message == "line 1: not UTF-8 text"
 
 
-def test_worst_exit_code_order() -> None:
-    assert worst([]) == 0
-    assert worst([0, 2]) == 2
-    assert worst([2, 1, 0]) == 1
-    assert worst([9, 5, 2]) == 5
-    assert worst([5, 10, 9]) == 10
-    assert worst([9, 4, 7]) == 9
+def _worst(codes: list[int]) -> int | None:
+    """The exit code of the worst failure a summary finds over lines failing with `codes`."""
+    summary = Summary()
+    summary.count(LineResult(0, "accepted", {}))
+    for number, code in enumerate(codes, 1):
+        error = SvcError("failed", exit_code=ExitCode(code))
+        summary.count(LineResult(number, "error", {}, error))
+    return None if summary.worst is None else int(summary.worst.exit_code)
+
+
+def test_the_worst_outcome_follows_the_order_of_seriousness() -> None:
+    assert _worst([]) is None  # nothing failed: no worst outcome
+    assert _worst([2]) == 2
+    assert _worst([2, 1]) == 1
+    assert _worst([9, 5, 2]) == 5
+    assert _worst([5, 10, 9]) == 10
+    assert _worst([9, 4, 7]) == 9
+
+
+def test_a_bad_line_is_counted_but_never_the_worst_outcome() -> None:
+    summary = Summary()
+    summary.count(LineResult(3, "invalid", {}, SvcError("bad", exit_code=ExitCode.USAGE)))
+    assert (summary.bad, summary.sent, summary.worst, summary.bad_lines) == (1, 0, None, [3])

@@ -8,8 +8,9 @@ import json
 import queue
 import threading
 
-from svc.engines.batch import Reporter, _work
+from svc.engines.batch import _Results, _work
 from svc.engines.batch_file import Line
+from svc.ui.batch import BatchLines
 from svc.ui.output import Output
 
 
@@ -27,7 +28,7 @@ class _FlakyOutput(Output):
 
 def test_a_line_whose_result_failed_to_be_written_still_gets_one(monkeypatch: object) -> None:
     out = io.StringIO()
-    reporter = Reporter(_FlakyOutput(json_mode=True, stdout=out, stderr=io.StringIO()))
+    results = _Results(BatchLines(_FlakyOutput(json_mode=True, stdout=out, stderr=io.StringIO())))
     jobs: queue.Queue[Line | None] = queue.Queue()
     for number in (1, 2):
         jobs.put(Line(number, {"task": "t", "email": "a@example.com"}, f"req_result_{number}x"))
@@ -35,12 +36,12 @@ def test_a_line_whose_result_failed_to_be_written_still_gets_one(monkeypatch: ob
 
     import svc.engines.batch as batch
 
-    def fake_submit(ctx: object, line: Line, rep: Reporter, options: object) -> None:
-        rep.result({"line": line.number, "request_id": line.request_id, "outcome": "accepted"})
+    def fake_submit(ctx: object, line: Line, res: _Results, options: object) -> None:
+        res.add({"line": line.number, "request_id": line.request_id, "outcome": "accepted"})
 
     monkeypatch.setattr(batch, "_submit_line", fake_submit)  # type: ignore[attr-defined]
     monkeypatch.setattr(batch, "_worker_context", lambda parent, secrets: _NoLedger())  # type: ignore[attr-defined]
-    worker = threading.Thread(target=_work, args=(None, None, jobs, reporter, None))
+    worker = threading.Thread(target=_work, args=(None, None, jobs, results, None))
     worker.start()
     worker.join(10)
     lines = [json.loads(line) for line in out.getvalue().splitlines()]

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import io
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from svc.context import AppContext
+from svc.context import AppContext, FacePrompts
+from svc.report import LogReporter
 from svc.settings import resolve
+from svc.ui.face import FaceContext
 from svc.ui.output import Output
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -63,3 +66,71 @@ def test_no_instance_dict_access_in_src() -> None:
         if pattern.search(line)
     ]
     assert offenders == []
+
+
+# --- the face's prompts (issue 32): callbacks, never a terminal of the context's own ---------
+
+
+def _with_prompts(app: AppContext, prompts: FacePrompts, *, no_input: bool = False) -> AppContext:
+    return AppContext(replace(app.settings, no_input=no_input), LogReporter(), prompts=prompts)
+
+
+def test_a_link_host_is_asked_once_through_the_face_and_pinned(app: AppContext) -> None:
+    asked: list[tuple[str, str, str]] = []
+
+    def confirm(served_by: str, host: str, what: str) -> bool:
+        asked.append((served_by, host, what))
+        return True
+
+    face = _with_prompts(app, FacePrompts(confirm_link_host=confirm))
+    origin = "http://127.0.0.1:9"
+    assert face.trusts_link_host(origin, "pay.example.com", "the card page")
+    assert asked == [("127.0.0.1:9", "pay.example.com", "the card page")]
+    # pinned in the ledger: a second context (a new process) does not ask again
+    later = _with_prompts(app, FacePrompts(confirm_link_host=confirm))
+    assert later.trusts_link_host(origin, "pay.example.com", "the card page")
+    assert len(asked) == 1
+    assert later.trusts_link_host(origin, "other.example.com", "x")  # another host: asked
+    assert len(asked) == 2
+    face.close()
+    later.close()
+
+
+def test_without_a_prompt_or_with_no_input_nobody_is_asked_and_the_answer_is_no(
+    app: AppContext,
+) -> None:
+    def never(*args: str) -> bool:
+        raise AssertionError("asked with --no-input")
+
+    library = _with_prompts(app, FacePrompts())  # a face with no person at hand
+    assert not library.trusts_link_host("http://127.0.0.1:9", "pay.example.com", "page")
+    unattended = _with_prompts(app, FacePrompts(never, never), no_input=True)
+    assert not unattended.trusts_link_host("http://127.0.0.1:9", "pay.example.com", "page")
+    assert not library.has_ledger()  # asking created no ledger
+    policy = unattended.policy()
+    assert policy.confirm_new_recipient is not None
+    assert not policy.confirm_new_recipient("0xold", "0xnew")
+    trusting = unattended.policy(trust_recipient=True).confirm_new_recipient
+    assert trusting is not None and trusting("0xold", "0xnew")  # the batch's, the flag's
+
+
+def test_the_engines_reporter_is_the_faces_output(app: AppContext) -> None:
+    err = io.StringIO()
+    face = FaceContext(app.settings, Output(stdout=io.StringIO(), stderr=err))
+    assert face.report is face.output
+    face.report.warn("the ledger is read-only")
+    assert err.getvalue() == "warning: the ledger is read-only\n"
+
+
+def test_a_library_hears_the_engines_through_logging(caplog: pytest.LogCaptureFixture) -> None:
+    reporter = LogReporter()
+    with caplog.at_level("DEBUG", logger="svc"):
+        reporter.note("paying 1.50 USD with x402")
+        reporter.warn("the ledger is read-only")
+        reporter.progress("waiting for the card payment").done("card payment complete")
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("DEBUG", "paying 1.50 USD with x402"),
+        ("WARNING", "the ledger is read-only"),
+        ("DEBUG", "waiting for the card payment"),
+        ("INFO", "card payment complete"),
+    ]

@@ -226,14 +226,17 @@ class FakeApp:
         self.output = Output(json_mode=True, stdout=self.out, stderr=self.err)
         self.settings = type("S", (), {"no_input": no_input})()
 
-    def free_call_auth(self) -> None:
+    # What engines.auth and engines.task_state read: no credential, no ledger, and a policy
+    # that is never asked (the fake tasks never answer 402).
+    bearer = None
+    secrets = None
+    task_states_lost = False
+
+    def policy(self, **limits: object) -> None:
         return None
 
     def has_ledger(self) -> bool:
         return False
-
-    def remember(self, task: Task) -> None:
-        return None  # no ledger here
 
 
 def hostile_task() -> dict[str, Any]:

@@ -7,7 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from svc.ui.words import ago, billing, counted, plural, usd, usd_atomic
+from svc.api.answers import Billing
+from svc.words import ago, billing, counted, plural, usd, usd_atomic
 
 
 @pytest.mark.parametrize(
@@ -59,10 +60,11 @@ def test_times_are_relative(seconds: float, shown: str) -> None:
 
 def test_the_billing_line_in_words() -> None:
     raw = "status=charged; method=x402; amount_usd=1.500000; payment_id=pay_1"
-    assert billing(raw) == "charged 1.50 USD by x402 (payment pay_1)"
-    assert billing("status=replayed; amount_usd=1.500000") == "already paid, not charged again"
-    assert billing("status=refunded; amount_usd=NaN") == "refunded"  # not money: left out
-    assert billing("junk") == "billed"
+    assert billing(Billing.parse(raw)) == "charged 1.50 USD by x402 (payment pay_1)"
+    replayed = Billing.parse("status=replayed; amount_usd=1.500000")
+    assert billing(replayed) == "already paid, not charged again"
+    assert billing(Billing.parse("status=refunded; amount_usd=NaN")) == "refunded"  # not money
+    assert billing(Billing.parse("junk")) == "billed"
 
 
 def test_catalog_prices_and_server_times_read_as_people_read_them() -> None:

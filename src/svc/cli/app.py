@@ -23,10 +23,10 @@ from typer.core import TyperGroup
 from svc import __version__
 from svc.cli.globals import GLOBALS, KEYS, lone_json_field, split_json_fields
 from svc.cli.runtime import build_context, run_guarded
-from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
 from svc.errors import UsageError as SvcUsageError
 from svc.suggest import did_you_mean
+from svc.ui.face import FaceContext
 from svc.ui.terminal import error_line, interrupt_exit_code, interrupted_line
 
 # name -> (module, one-line summary). The summary is shown by `svc --help` without importing.
@@ -194,10 +194,10 @@ def _wrap_commands(typer_app: typer.Typer) -> typer.Typer:
     return typer_app
 
 
-def current() -> AppContext:
-    """The app context of the running command."""
+def current() -> FaceContext:
+    """The app context of the running command (the CLI's: with its Output)."""
     obj = get_current_context().obj
-    if not isinstance(obj, AppContext):  # pragma: no cover - a wiring bug
+    if not isinstance(obj, FaceContext):  # pragma: no cover - a wiring bug
         raise RuntimeError("command ran without an app context")
     return obj
 

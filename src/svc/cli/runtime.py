@@ -13,9 +13,9 @@ from typing import Any
 
 from svc import paid_record, redact
 from svc.cli.globals import json_flag_given, shaping_flag_given
-from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
 from svc.ui import terminal
+from svc.ui.face import FaceContext
 from svc.ui.output import Output
 from svc.ui.sanitize import clean
 from svc.ui.terminal import error_line, silence_stdout, stdout_is_tty
@@ -27,7 +27,7 @@ def build_context(
     creates_profile: bool = False,
     needs_config: bool = True,
     repairing: bool = False,
-) -> AppContext:
+) -> FaceContext:
     """The app context from the global flags (flag > environment > profile > default).
 
     `creates_profile`: the command writes the profile (`config set`), so it may not exist yet.
@@ -53,7 +53,7 @@ def build_context(
         profile_values=_profile_values(config, profile, creates_profile, needs_config),
         repairing=repairing,
     )
-    return AppContext(settings, _output(flags, settings.json_output), config)
+    return FaceContext(settings, _output(flags, settings.json_output), config)
 
 
 def _output(flags: dict[str, Any], json_output: bool) -> Any:

@@ -8,9 +8,10 @@ from typing import Any
 import typer
 
 from svc.cli.app import current
-from svc.context import AppContext
-from svc.engines.doctor import exit_code, run_checks
+from svc.engines.doctor import first_failure, run_checks
 from svc.ui.doctor import show_findings
+from svc.ui.face import FaceContext
+from svc.ui.notify import desktop_notifier
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -38,9 +39,10 @@ def doctor() -> None:
     raise typer.Exit(run(DoctorOptions(), current()))
 
 
-def run(opts: DoctorOptions, app_ctx: AppContext) -> int:
-    findings = run_checks(app_ctx)
-    code = exit_code(findings)
+def run(opts: DoctorOptions, app_ctx: FaceContext) -> int:
+    findings = run_checks(app_ctx, desktop_notifier=desktop_notifier)
+    failed = first_failure(findings)
+    code = failed.exit_code if failed else 0
     checks = [f.as_dict() for f in findings]
     doc: dict[str, Any] = {"ok": code == 0, "exit_code": code, "checks": checks}
     app_ctx.output.show(doc, lambda out, d: show_findings(out, d["checks"]))

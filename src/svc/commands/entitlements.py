@@ -7,9 +7,9 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.context import AppContext
 from svc.errors import AuthError
 from svc.ui import views
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -29,7 +29,7 @@ def entitlements() -> None:
     raise typer.Exit(run(EntitlementsOptions(), current()))
 
 
-def run(opts: EntitlementsOptions, app_ctx: AppContext) -> int:
+def run(opts: EntitlementsOptions, app_ctx: FaceContext) -> int:
     bearer = app_ctx.bearer
     if bearer is None or app_ctx.identity.access_token() is None:
         raise AuthError(

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.context import AppContext
 from svc.engines.advisor import guide as fetch_guide
 from svc.engines.advisor import guide_document
+from svc.ui.face import FaceContext
 from svc.ui.guide import show_markdown
 
 app = typer.Typer(rich_markup_mode=None)
@@ -34,12 +34,12 @@ def guide(
     raise typer.Exit(run(GuideOptions(goal), current()))
 
 
-def run(opts: GuideOptions, ctx: AppContext) -> int:
+def run(opts: GuideOptions, ctx: FaceContext) -> int:
     show_guide(ctx, opts.goal)
     return 0
 
 
-def show_guide(app_ctx: AppContext, goal: str, *, as_json: bool | None = None) -> None:
+def show_guide(app_ctx: FaceContext, goal: str, *, as_json: bool | None = None) -> None:
     """JSON with --json (or `as_json`), raw Markdown when piped, rendered on a terminal."""
     result = fetch_guide(app_ctx, goal)
     output = app_ctx.output

@@ -9,8 +9,8 @@ import typer
 
 from svc.cli.app import COMMANDS, current
 from svc.cli.help_topics import ENVIRONMENT, EXIT_CODES, FILES, OUTPUT, TOPICS, render
-from svc.context import AppContext
 from svc.errors import UsageError
+from svc.ui.face import FaceContext
 
 
 class Topic(enum.StrEnum):
@@ -57,7 +57,7 @@ def show_topic(
     raise typer.Exit(run(HelpOptions(topic), current()))
 
 
-def run(opts: HelpOptions, app_ctx: AppContext) -> int:
+def run(opts: HelpOptions, app_ctx: FaceContext) -> int:
     if opts.topic is not None and opts.topic not in set(Topic):
         _command_help(app_ctx, opts.topic)
     elif app_ctx.settings.json_output:  # when asked (an output flag asks): `| grep` is text
@@ -89,7 +89,7 @@ def _topic_json(topic: Topic | None) -> list[dict[str, object]]:
     return [{key: name, "meaning": text} for name, text in rows]
 
 
-def _command_help(app_ctx: AppContext, name: str) -> None:
+def _command_help(app_ctx: FaceContext, name: str) -> None:
     """`svc help submit` = `svc submit --help`; anything else is a usage error naming both."""
 
     if name not in COMMANDS:

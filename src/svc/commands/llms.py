@@ -8,7 +8,7 @@ import typer
 
 from svc.api.discovery import DiscoveryClient
 from svc.cli.app import current
-from svc.context import AppContext
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -29,7 +29,7 @@ def llms(
     raise typer.Exit(run(LlmsOptions(full), current()))
 
 
-def run(opts: LlmsOptions, app_ctx: AppContext) -> int:
+def run(opts: LlmsOptions, app_ctx: FaceContext) -> int:
     path = "/llms-full.txt" if opts.full else "/llms.txt"
     client = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url)
     text, content_type = client.text(path, what=path.lstrip("/"))

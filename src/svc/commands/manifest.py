@@ -9,8 +9,8 @@ import typer
 
 from svc.api.discovery import DiscoveryClient
 from svc.cli.app import current
-from svc.context import AppContext
 from svc.errors import ProtocolError
+from svc.ui.face import FaceContext
 from svc.ui.tables import Column
 from svc.ui.words import price
 
@@ -67,7 +67,7 @@ def manifest() -> None:
     raise typer.Exit(run(ManifestOptions(), current()))
 
 
-def run(opts: ManifestOptions, app_ctx: AppContext) -> int:
+def run(opts: ManifestOptions, app_ctx: FaceContext) -> int:
     doc = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url).manifest()
     if not app_ctx.output.json_mode and not isinstance(doc, dict):
         raise ProtocolError("manifest: the server's answer is not an object")

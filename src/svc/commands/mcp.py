@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.context import AppContext
 from svc.errors import UsageError
 from svc.mcp import http_token
 from svc.mcp.guard import loopback_address
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -75,7 +75,7 @@ def mcp(
     raise typer.Exit(run(McpOptions(action, http, host, port, rotate), current()))
 
 
-def run(opts: McpOptions, ctx: AppContext) -> int:
+def run(opts: McpOptions, ctx: FaceContext) -> int:
     _check(opts)
     if opts.action == "token":
         return show_token(ctx, opts.rotate)
@@ -105,7 +105,7 @@ def _check(opts: McpOptions) -> None:
         loopback_address(opts.host)  # before anything else: exit 2, nothing bound
 
 
-def show_token(ctx: AppContext, rotate: bool) -> int:
+def show_token(ctx: FaceContext, rotate: bool) -> int:
     store = ctx.secrets
     if rotate:
         ctx.output.line(http_token.rotate(store))

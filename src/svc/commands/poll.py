@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.context import AppContext
 from svc.engines.poll import poll_once
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -39,5 +39,5 @@ def poll(
     raise typer.Exit(run(PollOptions(task_id, exit_status), current()))
 
 
-def run(opts: PollOptions, ctx: AppContext) -> int:
+def run(opts: PollOptions, ctx: FaceContext) -> int:
     return poll_once(ctx, opts.task_id, opts.exit_status)

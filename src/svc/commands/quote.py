@@ -10,10 +10,10 @@ import typer
 from svc.api.models import QuoteRequest
 from svc.cli.app import current
 from svc.commands.guide import show_guide
-from svc.context import AppContext
 from svc.engines import advisor
 from svc.errors import UsageError
 from svc.ui import views
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -109,7 +109,7 @@ def quote(
     raise typer.Exit(run(QuoteOptions(request, pay), current()))
 
 
-def run(opts: QuoteOptions, ctx: AppContext) -> int:
+def run(opts: QuoteOptions, ctx: FaceContext) -> int:
     doc = advisor.quote(ctx, opts.request.model_dump(exclude_none=True), opts.rail)
     if doc is None:  # the advisor is unavailable (503): the spec's answer is the guide
         ctx.output.warn("the advisor is unavailable (503); showing the wallet-free guide instead")

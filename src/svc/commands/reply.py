@@ -1,7 +1,7 @@
 """`svc reply ID`: answer a task's ask.
 
 The Typer function only parses into `ReplyOptions`; `run` does the rest against the
-`AppContext` it is handed, so it can be tested in-process: fetch the task, build the answer
+`FaceContext` it is handed, so it can be tested in-process: fetch the task, build the answer
 (from the flags, checked against the ask, or from the form), send it, show it.
 """
 
@@ -15,10 +15,12 @@ import typer
 
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
-from svc.context import AppContext
 from svc.engines.asks import left_text, summarize
+from svc.engines.auth import free_call_auth
+from svc.engines.task_state import remember
 from svc.errors import ConflictError, ProtocolError, UsageError
 from svc.ui import views
+from svc.ui.face import FaceContext
 from svc.ui.prompts import ask_hidden
 
 if TYPE_CHECKING:
@@ -107,22 +109,22 @@ def reply(
     raise typer.Exit(run(opts, current()))
 
 
-def run(opts: ReplyOptions, app: AppContext) -> int:
+def run(opts: ReplyOptions, app: FaceContext) -> int:
     """Send the answer and show the task; returns the exit code."""
     from svc.engines.reply import LeftToApprovalApp
 
-    detail = app.tasks.poll(opts.task_id, auth=app.free_call_auth())
+    detail = app.tasks.poll(opts.task_id, auth=free_call_auth(app))
     try:
         body = _body(opts, app, detail.raw)
     except LeftToApprovalApp:
         _left_to_app(app, opts.task_id)
         return 0
     try:
-        answered = app.tasks.reply(opts.task_id, body, auth=app.free_call_auth())
+        answered = app.tasks.reply(opts.task_id, body, auth=free_call_auth(app))
     except ConflictError as refused:  # 409 (not waiting on it) or 410 (the ask expired)
         refused.hint = refused.hint or _after_refusal(opts.task_id, body)
         raise
-    app.remember(answered)  # the ledger's last known state, if there is a ledger
+    remember(app, answered)  # the ledger's last known state, if there is a ledger
     if not app.output.json_mode:
         app.output.note(
             "answer sent; task {id} is now {state}", id=opts.task_id, state=answered.state
@@ -142,7 +144,7 @@ def _after_refusal(task_id: str, body: dict[str, Any]) -> str:
     return f"{shown}; answer its new ask with svc reply {task_id}"
 
 
-def _body(opts: ReplyOptions, app: AppContext, detail: dict[str, Any]) -> dict[str, Any]:
+def _body(opts: ReplyOptions, app: FaceContext, detail: dict[str, Any]) -> dict[str, Any]:
     """The checked reply body: from the flags, or from the form when none was given."""
     from svc.engines.reply import ReplyFlags, body_from_flags
     from svc.engines.reply_form import body_from_form
@@ -174,7 +176,7 @@ def _body(opts: ReplyOptions, app: AppContext, detail: dict[str, Any]) -> dict[s
     return body_from_flags(task, flags)
 
 
-def check_time_left(app: AppContext, detail: dict[str, Any], after_form: bool = False) -> None:
+def check_time_left(app: FaceContext, detail: dict[str, Any], after_form: bool = False) -> None:
     """Before the form: the time left (a warning when short). After it: an ask that expired
     meanwhile is exit 8, and nothing is sent (the service would refuse it with a 410)."""
 
@@ -197,7 +199,7 @@ def check_time_left(app: AppContext, detail: dict[str, Any], after_form: bool = 
         app.output.note(f"this ask expires at {expires} ({left_text(left)})")
 
 
-def _left_to_app(app: AppContext, task_id: str) -> None:
+def _left_to_app(app: FaceContext, task_id: str) -> None:
     """Keeping a payment sends nothing: the user approves it in their app. Not an error (exit
     0); the note says how to wait for the approval."""
     if app.output.json_mode:

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.context import AppContext
 from svc.engines.spend import spend_document
 from svc.errors import LedgerDiskError, LedgerUnavailableError, ledger_read_hint
 from svc.ui import views
+from svc.ui.face import FaceContext
 from svc.ui.words import counted
 
 app = typer.Typer(rich_markup_mode=None)
@@ -49,7 +49,7 @@ def spend(
     raise typer.Exit(run(SpendOptions(since, runner), current()))
 
 
-def run(opts: SpendOptions, ctx: AppContext) -> int:
+def run(opts: SpendOptions, ctx: FaceContext) -> int:
     try:
         doc = spend_document(ctx, opts.since, runner=opts.runner)
     except LedgerUnavailableError as error:

@@ -1,7 +1,7 @@
 """`svc submit`: one paid task (or, with --from, every line of a file), its dry run and probe.
 
 The Typer function only parses into `SubmitOptions` (the task text read, the rail and cap
-checked); `run` does the rest against the `AppContext` it is handed, so it can be tested
+checked); `run` does the rest against the `FaceContext` it is handed, so it can be tested
 in-process. The paid submission itself is `svc.engines.submit.submit`, the batch
 `svc.engines.batch.run_batch`; this module is the command around them: the duplicate check,
 --dry-run, --probe, --wait and what is shown.
@@ -21,10 +21,10 @@ import typer
 from svc import paid_record
 from svc.cli.app import current
 from svc.cli.inputs import open_binary_source, payment_flags, read_text_source
-from svc.context import AppContext
-from svc.engines.batch import MAX_CONCURRENCY, run_batch
+from svc.engines import dry_run
+from svc.engines.batch import MAX_CONCURRENCY, line_ranges, run_batch
 from svc.engines.batch import Options as BatchOptions
-from svc.engines.dry_run import dry_run
+from svc.engines.batch import Summary as BatchSummary
 from svc.engines.submit import (
     SubmitResult,
     new_request_id,
@@ -34,12 +34,16 @@ from svc.engines.submit import (
 from svc.engines.submit import submit as submit_paid
 from svc.engines.validate import task_body
 from svc.engines.watch import follow
-from svc.errors import Interrupted, UsageError
+from svc.errors import ExitCode, Interrupted, SvcError, UsageError
 from svc.money import for_people
 from svc.settings import positive_seconds
 from svc.ui import views
+from svc.ui.batch import BatchLines
+from svc.ui.face import FaceContext
 from svc.ui.hints import next_steps
+from svc.ui.output import Output
 from svc.ui.prompts import confirm
+from svc.words import plural
 
 
 @dataclass(frozen=True)
@@ -191,19 +195,21 @@ def _refuse_without_batch(given: dict[str, bool]) -> None:
         raise UsageError(f"{flags[0]} applies only to a batch (--from FILE)")
 
 
-def run(opts: SubmitOptions, app: AppContext) -> int:
+def run(opts: SubmitOptions, app: FaceContext) -> int:
     """Submit (or dry-run, or probe) the task, or the batch; returns the exit code."""
     if opts.batch_file is not None:
         return _run_batch(opts, app, opts.batch_file)
     body = request_body(opts, app)
     if opts.probe:
-        from svc.engines.probe import show_probe
+        from svc.engines import probe
 
-        show_probe(app, body, opts.rail, opts.max_price_usd)
-        return 0
+        doc = probe.probe(app, body, opts.rail, opts.max_price_usd)
+        return _shown(app, doc, views.probe, probe.refusal)
     if opts.dry_run:
         cap = opts.max_price_usd
-        return dry_run(app, body, opts.rail, cap if cap is not None else app.settings.max_price_usd)
+        cap = cap if cap is not None else app.settings.max_price_usd
+        doc = dry_run.dry_run(app, body, opts.rail, cap)
+        return _shown(app, doc, views.dry_run, dry_run.refusal)
     result = _pay(opts, app, body)
     task_id = str(result.task["id"])
     try:
@@ -216,7 +222,21 @@ def run(opts: SubmitOptions, app: AppContext) -> int:
         ) from None
 
 
-def _run_batch(opts: SubmitOptions, app: AppContext, path: str) -> int:
+def _shown(
+    app: FaceContext,
+    doc: dict[str, Any],
+    view: Callable[[Output, dict[str, Any]], None],
+    refusal: Callable[[dict[str, Any]], SvcError | None],
+) -> int:
+    """A probe or a dry run shown; then the policy's refusal, if it would refuse, is the exit."""
+    app.output.show(doc, view)
+    refused = refusal(doc)
+    if refused is not None:
+        raise refused
+    return 0
+
+
+def _run_batch(opts: SubmitOptions, app: FaceContext, path: str) -> int:
     """Submit every line of PATH, each paid once, after checking the file whole."""
     if not 1 <= opts.concurrency <= MAX_CONCURRENCY:
         raise UsageError(f"--concurrency must be between 1 and {MAX_CONCURRENCY}")
@@ -232,10 +252,25 @@ def _run_batch(opts: SubmitOptions, app: AppContext, path: str) -> int:
         confirm=None if opts.yes else _batch_confirmation(app, opts),
         resume=_batch_resume(opts),
     )
-    return run_batch(app, path, options)
+    summary = run_batch(app, path, options, BatchLines(app.output))
+    return _batch_exit(app, summary, opts.skip_bad_lines)
 
 
-def _batch_confirmation(app: AppContext, opts: SubmitOptions) -> Callable[[int], bool] | None:
+def _batch_exit(app: FaceContext, summary: BatchSummary, skipping: bool) -> int:
+    """The batch's exit code: 2 when bad lines held it back (nothing was sent or paid), else
+    the worst outcome of the lines sent (0 when none failed)."""
+    if not summary.held:
+        return int(summary.worst.exit_code) if summary.worst is not None else 0
+    if not skipping:
+        app.output.info(
+            f"svc: nothing was sent or paid: {plural(summary.bad, 'bad line')} "
+            f"({line_ranges(summary.bad_lines)}); fix them, or pass "
+            "--skip-bad-lines to pay for the good ones"
+        )
+    return int(ExitCode.USAGE)
+
+
+def _batch_confirmation(app: FaceContext, opts: SubmitOptions) -> Callable[[int], bool] | None:
     """On a terminal, the most a batch can cost is confirmed before the first payment (a
     300-line file paid 450 USD in 4 seconds); a script is bounded by the caps alone."""
     if app.settings.no_input or not app.output.stderr_tty:
@@ -263,7 +298,7 @@ def _batch_resume(opts: SubmitOptions) -> str:
     return " ".join(parts)
 
 
-def _paid(app: AppContext, opts: SubmitOptions, result: SubmitResult, task_id: str) -> int:
+def _paid(app: FaceContext, opts: SubmitOptions, result: SubmitResult, task_id: str) -> int:
     """What follows a paid (or replayed) submit: the notes, then the task or its watch."""
     if result.replayed:
         app.output.note(f"request {result.request_id} was already accepted: not charged again")
@@ -276,7 +311,7 @@ def _paid(app: AppContext, opts: SubmitOptions, result: SubmitResult, task_id: s
     return 0
 
 
-def request_body(opts: SubmitOptions, app: AppContext) -> dict[str, Any]:
+def request_body(opts: SubmitOptions, app: FaceContext) -> dict[str, Any]:
     """The checked request body: the task text and the end user's address."""
     address = opts.email or app.settings.email
     if not address:
@@ -284,7 +319,7 @@ def request_body(opts: SubmitOptions, app: AppContext) -> dict[str, Any]:
     return task_body(opts.text or "", address)
 
 
-def _pay(opts: SubmitOptions, app: AppContext, body: dict[str, Any]) -> SubmitResult:
+def _pay(opts: SubmitOptions, app: FaceContext, body: dict[str, Any]) -> SubmitResult:
     if opts.request_id is None:
         check_duplicate(app, body)
     rid = opts.request_id or new_request_id()
@@ -310,7 +345,7 @@ def _pay(opts: SubmitOptions, app: AppContext, body: dict[str, Any]) -> SubmitRe
         ) from None
 
 
-def check_duplicate(app: AppContext, body: dict[str, Any]) -> None:
+def check_duplicate(app: FaceContext, body: dict[str, Any]) -> None:
     """The same task for the same person a moment ago is likely an accident: ask on a
     terminal, warn in a script (which goes on: it may mean it)."""
     earlier = recent_duplicate(app, body)

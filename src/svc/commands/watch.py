@@ -13,11 +13,11 @@ import typer
 
 from svc.api.ids import task_id_arg
 from svc.cli.app import current
-from svc.context import AppContext
 from svc.engines.watch import Following, Watch
 from svc.engines.watch_parts import live_task_ids
 from svc.errors import Interrupted, UsageError
 from svc.settings import positive_seconds
+from svc.ui.face import FaceContext
 from svc.ui.terminal import interrupted_line
 
 app = typer.Typer(rich_markup_mode=None)
@@ -105,7 +105,7 @@ def watch(
     raise typer.Exit(run(opts, app_ctx))
 
 
-def run(opts: WatchOptions, app: AppContext) -> int:
+def run(opts: WatchOptions, app: FaceContext) -> int:
     """Watch the tasks the options name; returns the exit code (raises the contract's errors)."""
     ids = list(opts.task_ids)
     from_ledger: list[str] = []

@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from svc import numbers
-from svc.ui.sanitize import clean
-from svc.ui.words import usd
+from svc.sanitize import clean
+from svc.words import usd
 
 # A key whose name reads like a secret (sms_code, password, card_pin, ...) is one, whatever the
 # ask says: the terminal form hides it and marks the reply sensitive, and svc mcp asks the

@@ -11,10 +11,13 @@
   connection (SQLite WAL serialises writers across connections, as between processes). A
   failure in one line's worker never ends the others: every line sent has its result line.
 
-Exit code: the most serious outcome over the lines sent, in this order:
-10 (outcome unknown) > 5 (payment) > 6 (human needed) > 9 (unavailable) > 4 (auth) >
-8 (conflict) > 7 (not found) > 1 (other error) > 0; 2 when nothing was sent for bad lines.
-After a charge, the process's paid record turns 2, 5 and 9 into 1 (`svc.paid_record`).
+The engine draws nothing: each line's result goes to the face's `BatchSink` as it comes
+(the CLI prints result lines and a progress bar), and `run_batch` returns a `Summary`: the
+counts, and the worst outcome as data: the most serious error of the lines sent, in this order
+of their exit codes: 10 (outcome unknown) > 5 (payment) > 6 (human needed) > 9 (unavailable) >
+4 (auth) > 8 (conflict) > 7 (not found) > 1 (other error); `held` when nothing was sent for bad
+lines. The CLI exits with the worst's code (2 when held, 0 when nothing failed); after a charge,
+the process's paid record turns 2, 5 and 9 into 1 (`svc.paid_record`).
 """
 
 from __future__ import annotations
@@ -26,17 +29,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, Any, Protocol, cast
 
 from svc.context import AppContext
 from svc.engines.batch_file import BatchSource, Line, bad_line, check, parse_lines
 from svc.engines.submit import submit
 from svc.errors import ExitCode, Interrupted, LedgerUnavailableError, SvcError, UsageError
+from svc.report import QuietReporter
 from svc.store.ledger import PayState, Submission
-from svc.ui.output import Output
-from svc.ui.sanitize import clean
-from svc.ui.terminal import silence_stdout
-from svc.ui.words import plural
 
 if TYPE_CHECKING:
     from svc.store.secrets import SecretStore
@@ -58,10 +58,10 @@ SEVERITY = (
 )
 
 
-def worst(codes: list[int]) -> int:
-    """The most serious exit code of a batch (see the module doc for the order)."""
-    rank = {int(code): i for i, code in enumerate(SEVERITY)}
-    return min(codes, key=lambda c: rank.get(c, rank[int(ExitCode.ERROR)]), default=0)
+def _rank(error: SvcError) -> int:
+    """Where an error stands in the order of seriousness (see the module doc); lower: worse."""
+    rank = {code: i for i, code in enumerate(SEVERITY)}
+    return rank.get(error.exit_code, rank[ExitCode.ERROR])
 
 
 @dataclass
@@ -77,6 +77,17 @@ class Options:
     resume: str = "svc submit --from FILE"  # the command that resumes an interrupted batch
 
 
+@dataclass(frozen=True)
+class LineResult:
+    """One line's result: `doc` is its result line (what `--json` prints), `error` why it
+    failed (its code and exit code), None when it was accepted, replayed or skipped."""
+
+    line: int
+    outcome: str  # accepted | replayed | already_accepted | invalid | error
+    doc: dict[str, Any]
+    error: SvcError | None = None
+
+
 @dataclass
 class Summary:
     accepted: int = 0
@@ -84,96 +95,74 @@ class Summary:
     skipped: int = 0
     failed: int = 0
     bad: int = 0
-    codes: list[int] = field(default_factory=list)
+    worst: SvcError | None = None  # the most serious failure of a line sent
+    held: bool = False  # bad lines, and so nothing was sent or paid
+    bad_lines: list[int] = field(default_factory=list)  # their numbers, in the file's order
     started: float = field(default_factory=time.monotonic)
 
     @property
     def done(self) -> int:
         return self.accepted + self.replayed + self.skipped + self.failed + self.bad
 
+    @property
+    def sent(self) -> int:
+        """Lines with an outcome (a bad line was never sent: it has none)."""
+        return self.done - self.bad
 
-class Reporter:
-    """Result lines (NDJSON on stdout in JSON mode), failures on stderr, a progress bar.
+    def count(self, result: LineResult) -> None:
+        if result.outcome == "accepted":
+            self.accepted += 1
+        elif result.outcome == "replayed":
+            self.replayed += 1
+        elif result.outcome == "already_accepted":
+            self.skipped += 1
+        elif result.outcome == "invalid":
+            self.bad += 1
+            self.bad_lines.append(result.line)
+        else:
+            self.failed += 1
+        error = result.error
+        worse = error is not None and (self.worst is None or _rank(error) < _rank(self.worst))
+        if result.outcome != "invalid" and worse:
+            self.worst = error
 
-    On a terminal only failures and the summary are printed (`svc tasks` lists the rest).
-    """
 
-    def __init__(self, output: Output) -> None:
-        self.output = output
+class BatchSink(Protocol):
+    """The face's side of a batch: the result of each line as it comes, from any thread."""
+
+    def start(self, total: int, summary: Summary) -> None:
+        """The file is checked (and the most it can cost confirmed): `total` lines in all."""
+
+    def total(self, count: int, summary: Summary) -> None:
+        """The lines the second pass found (the file may have changed since the check)."""
+
+    def result(self, result: LineResult, summary: Summary) -> None:
+        """One line's result (`summary` already counts it)."""
+
+    def finish(self, summary: Summary) -> None:
+        """No more results: every line sent has had its result."""
+
+
+class _Results:
+    """Counts each result and hands it to the sink, one at a time (workers race)."""
+
+    def __init__(self, sink: BatchSink) -> None:
+        self.sink = sink
         self.summary = Summary()
         self._lock = threading.Lock()
-        self._progress: Any = None
-        self._total: int | None = None
 
-    def start(self, total: int) -> None:
-        """The progress bar on a terminal, once the file is checked (and the most confirmed)."""
-        self._total = total
-        self.summary.started = time.monotonic()
-        if self.output.stderr_tty:
-            self._progress = self.output.progress("submitting")
-            self._progress.count("submitting", self.summary.done, total)
-
-    def total(self, count: int) -> None:
-        self._total = count
-        if self._progress is not None:
-            self._progress.count("submitting", self.summary.done, count)
-
-    def result(self, doc: dict[str, Any], exit_code: int = 0) -> None:
+    def add(self, doc: dict[str, Any], error: SvcError | None = None) -> None:
+        result = LineResult(int(doc["line"]), str(doc["outcome"]), doc, error)
         with self._lock:
-            s = self.summary
-            status = doc["outcome"]
-            if status == "accepted":
-                s.accepted += 1
-            elif status == "replayed":
-                s.replayed += 1
-            elif status == "already_accepted":
-                s.skipped += 1
-            elif status == "invalid":
-                s.bad += 1
-            else:
-                s.failed += 1
-            if status != "invalid":  # a bad line was never sent: its 2 is not an outcome
-                s.codes.append(exit_code)
-            if self.output.json_mode and status in ("accepted", "replayed"):
-                paid = str(doc.get("task_id"))
-                with self.output.after_payment(paid):  # a paid line's output cannot undo it
-                    self.output.emit_line(doc)
-            elif self.output.json_mode:
-                self.output.emit_line(doc)
-            if status == "error":
-                self._say(f"svc: line {doc['line']}: {doc['detail']}")
-            elif status == "invalid":
-                self._say(f"svc: {doc['detail']}")
-            if self._progress is not None:
-                failed = s.failed + s.bad
-                note = f"{failed} failed" if failed else ""
-                self._progress.count("submitting", s.done, self._total, note)
+            self.summary.count(result)
+            self.sink.result(result, self.summary)
 
     def invalid(self, error: SvcError) -> None:
         """A bad line (never sent), named by its number."""
-        self.result({"line": error.body["line"], "outcome": "invalid", **error.to_json()}, 2)
+        self.add({"line": error.body["line"], "outcome": "invalid", **error.to_json()})
 
-    def _say(self, text: str) -> None:
-        self.output.info(clean(text, 600, single_line=True))  # clears the progress line first
-
-    def close(self) -> None:
-        if self._progress is not None:
-            self._progress.stop()
-        s = self.summary
-        elapsed = max(time.monotonic() - s.started, 1e-6)
-        sent = s.accepted + s.replayed
-        self.output.info(
-            f"batch: {sent} submitted ({s.accepted} paid, {s.replayed} replayed), "
-            f"{s.skipped} already accepted, {s.failed} failed, {plural(s.bad, 'bad line')} "
-            f"in {elapsed:.1f}s ({sent / elapsed:.1f} tasks/s)"
-        )
-
-
-class _QuietOutput(Output):
-    """A worker's output: per-task notes (paying..., request id...) would drown the summary."""
-
-    def note(self, message: str, style: str = "dim", **values: object) -> None:
-        pass
+    def finish(self) -> None:
+        self.sink.finish(self.summary)
 
 
 class _SharedSecrets:
@@ -198,12 +187,13 @@ def _worker_context(parent: AppContext, secrets: _SharedSecrets) -> AppContext:
     """A context for one worker thread: shared HTTP pool and secrets, its own ledger link.
 
     Prompting is off in workers (several threads cannot share a terminal): a changed payment
-    recipient is refused unless --trust-recipient was given.
+    recipient is refused unless the batch trusts it. Per-task notes (paying..., request id...)
+    would drown the batch's own lines: a worker's reporter drops them.
     """
-    output = _QuietOutput.sibling(parent.output, json_mode=True)
     # _SharedSecrets is read-only duck typing of SecretStore: workers only ever read secrets.
     shared = cast("SecretStore", secrets)
-    return parent.with_overrides(output=output, secrets=shared, no_input=True)
+    quiet = QuietReporter(parent.report)
+    return parent.with_overrides(report=quiet, secrets=shared, no_input=True)
 
 
 def _accepted_row(app: AppContext, request_id: str) -> Submission | None:
@@ -216,41 +206,35 @@ def _accepted_row(app: AppContext, request_id: str) -> Submission | None:
     return row if row is not None and row.task_id and row.status == PayState.ACCEPTED else None
 
 
-def run_batch(app: AppContext, path: str, options: Options) -> int:
-    """Check the file whole, then submit every good line; the batch's exit code."""
+def run_batch(app: AppContext, path: str, options: Options, sink: BatchSink) -> Summary:
+    """Check the file whole, then submit every good line; what happened, line by line to
+    `sink` and in sum. Bad lines hold the whole file back (`Summary.held`) unless
+    `options.skip_bad_lines`."""
     if not 1 <= options.concurrency <= MAX_CONCURRENCY:
-        raise UsageError(f"--concurrency must be between 1 and {MAX_CONCURRENCY}")
+        raise UsageError(f"the concurrency must be between 1 and {MAX_CONCURRENCY}")
     source = BatchSource(path)
     try:
         with source.open() as stream:
             checked = check(stream, options.default_email)
-        reporter = Reporter(app.output)
-        if checked.bad:
-            _report_bad(reporter, checked.bad, options.skip_bad_lines)
-            if not options.skip_bad_lines or not checked.good:
-                return int(ExitCode.USAGE)
+        results = _Results(sink)
+        for error in checked.bad:
+            results.invalid(error)
+        if checked.bad and (not options.skip_bad_lines or not checked.good):
+            results.summary.held = True
+            return results.summary
         if checked.good and options.confirm is not None and not options.confirm(checked.good):
             raise UsageError("not submitted: nothing was sent or paid", code="cancelled")
-        reporter.start(checked.good + len(checked.bad))
+        sink.start(checked.good + len(checked.bad), results.summary)
+        results.summary.started = time.monotonic()
         with source.open() as stream:
-            sending = _Sending(app, options, reporter, checked.bad_numbers(), checked.good)
-            return sending(stream, source)
+            sending = _Sending(app, options, results, checked.bad_numbers(), checked.good)
+            sending(stream, source)
+        return results.summary
     finally:
         source.close()
 
 
-def _report_bad(reporter: Reporter, bad: list[UsageError], skipping: bool) -> None:
-    for error in bad:
-        reporter.invalid(error)
-    if not skipping:
-        reporter.output.info(
-            f"svc: nothing was sent or paid: {plural(len(bad), 'bad line')} "
-            f"({_numbers(error.body['line'] for error in bad)}); fix them, or pass "
-            "--skip-bad-lines to pay for the good ones"
-        )
-
-
-def _numbers(numbers: Any) -> str:
+def line_ranges(numbers: Any) -> str:
     """`3, 7-9, 12`: line numbers as ranges."""
     ranges: list[list[int]] = []
     for number in sorted(numbers):
@@ -268,16 +252,16 @@ class _Sending:
 
     app: AppContext
     options: Options
-    reporter: Reporter
+    results: _Results
     reported: set[int]  # bad lines the first pass reported already
     checked: int  # good lines the first pass found: never more are sent
 
-    def __call__(self, stream: IO[bytes], source: BatchSource) -> int:
-        """Every good line to a worker; the exit code of the lines sent."""
+    def __call__(self, stream: IO[bytes], source: BatchSource) -> None:
+        """Every good line to a worker; each one's result to the results."""
         secrets = _SharedSecrets(self.app.secrets)
         self.app.tasks  # noqa: B018 - build the shared pool before the workers race for it
         jobs: queue.Queue[Line | None] = queue.Queue(maxsize=self.options.concurrency * 2)
-        args = (self.app, secrets, jobs, self.reporter, self.options)
+        args = (self.app, secrets, jobs, self.results, self.options)
         # Each worker runs in a copy of this context: what it pays is this run's record.
         workers = [
             threading.Thread(
@@ -288,20 +272,21 @@ class _Sending:
         for worker in workers:
             worker.start()
         try:
-            self.reporter.total(self._feed(stream, jobs))  # the bad lines and the good ones
+            found = self._feed(stream, jobs)  # the bad lines and the good ones
+            self.results.sink.total(found, self.results.summary)
             _stop(workers, jobs, grace=None, drain=False)  # a signal here is one too
         except KeyboardInterrupt:  # the journal is consistent; the same command resumes it
             source.keep()
             _stop(workers, jobs, grace=INTERRUPT_GRACE_SECONDS)
-            self.reporter.close()
-            raise _interrupted(self.reporter, source, self.options) from None
+            self.results.finish()
+            raise _interrupted(self.results.summary, source, self.options) from None
         except BaseException:  # lines in flight still get their result lines
             _stop(workers, jobs, grace=None)
-            self.reporter.close()
+            self.results.finish()
             raise
-        self.reporter.close()
-        sent = self.reporter.summary.codes
-        return int(ExitCode.USAGE) if not sent and self.reported else worst(sent)
+        self.results.finish()
+        if not self.results.summary.sent and self.reported:
+            self.results.summary.held = True  # every good line turned bad since the check
 
     def _feed(self, stream: IO[bytes], jobs: queue.Queue[Line | None]) -> int:
         """Queue each line for a worker; a line the ledger knows as accepted is not sent."""
@@ -314,13 +299,13 @@ class _Sending:
                 item = bad_line(parsed.number, "added after the file was checked; not sent")
             if not isinstance(item, Line):  # the file changed since it was checked
                 if item.body["line"] not in self.reported:
-                    self.reporter.invalid(item)
+                    self.results.invalid(item)
                 continue
             row = _accepted_row(self.app, item.request_id)
             if row is None:
                 jobs.put(item)
                 continue
-            self.reporter.result(
+            self.results.add(
                 {
                     "line": item.number,
                     "request_id": item.request_id,
@@ -354,11 +339,10 @@ def _stop(
         worker.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
 
 
-def _interrupted(reporter: Reporter, source: BatchSource, options: Options) -> Interrupted:
+def _interrupted(s: Summary, source: BatchSource, options: Options) -> Interrupted:
     import shlex
 
     command = options.resume.replace("FILE", shlex.quote(str(source.path)))
-    s = reporter.summary
     return Interrupted(
         f"interrupted: {s.accepted + s.replayed} lines were submitted, the others not yet or "
         "in flight",
@@ -370,39 +354,38 @@ def _work(
     parent: AppContext,
     secrets: _SharedSecrets,
     jobs: queue.Queue[Line | None],
-    reporter: Reporter,
+    results: _Results,
     options: Options,
 ) -> None:
     ctx = _worker_context(parent, secrets)
     try:
         while (line := jobs.get()) is not None:
             try:
-                _submit_line(ctx, line, reporter, options)
-            except BrokenPipeError:  # the reader of the results went away: the lines go on
-                silence_stdout()
+                _submit_line(ctx, line, results, options)
             except BaseException as exc:  # its result could not be written: a plain one
-                _plain_result(reporter, line, exc)
+                _plain_result(results, line, exc)
     finally:
         if ctx.ledger_is_open():
             ctx.ledger.close()
 
 
-def _plain_result(reporter: Reporter, line: Line, exc: BaseException) -> None:
+def _plain_result(results: _Results, line: Line, exc: BaseException) -> None:
     """The line's result when writing its own failed: every line sent keeps its result line
     (and its count in the summary), whatever broke on the way out."""
+    detail = f"the result could not be written: {type(exc).__name__}: {str(exc)[:200]}"
     doc = {
         "line": line.number,
         "request_id": line.request_id,
         "outcome": "error",
         "error": "internal_error",
-        "detail": f"the result could not be written: {type(exc).__name__}: {str(exc)[:200]}",
+        "detail": detail,
         "exit_code": int(ExitCode.ERROR),
     }
     with contextlib.suppress(Exception):
-        reporter.result(doc, int(ExitCode.ERROR))
+        results.add(doc, SvcError(detail, code="internal_error"))
 
 
-def _submit_line(ctx: AppContext, line: Line, reporter: Reporter, options: Options) -> None:
+def _submit_line(ctx: AppContext, line: Line, results: _Results, options: Options) -> None:
     """One line's submission and its one result line, whatever happens in it."""
     base = {"line": line.number, "request_id": line.request_id}
     try:
@@ -415,20 +398,21 @@ def _submit_line(ctx: AppContext, line: Line, reporter: Reporter, options: Optio
             rail=options.rail,
         )
     except SvcError as exc:
-        reporter.result({**base, "outcome": "error", **exc.to_json()}, int(exc.exit_code))
+        results.add({**base, "outcome": "error", **exc.to_json()}, exc)
     except BaseException as exc:  # one line's bug must not end the others nor lose its line
-        reporter.result(
+        detail = f"{type(exc).__name__}: {str(exc)[:300]}"
+        results.add(
             {
                 **base,
                 "outcome": "error",
                 "error": "internal_error",
-                "detail": f"{type(exc).__name__}: {str(exc)[:300]}",
+                "detail": detail,
                 "exit_code": int(ExitCode.ERROR),
             },
-            int(ExitCode.ERROR),
+            SvcError(detail, code="internal_error"),
         )
     else:
-        reporter.result(
+        results.add(
             {
                 **base,
                 "outcome": "replayed" if result.replayed else "accepted",

@@ -1,8 +1,10 @@
 """The claim ceremony: a link for a person, their code, completion, and an immediate re-exchange.
 
-1. Mint a claim attempt; show its link (stderr, QR code, browser on a terminal). Without a
-   terminal (or with --no-input) print an `action_required` object and stop with exit 6.
-2. Read the code the page shows after the person signed in (or take `--code`).
+1. Mint a claim attempt; the face shows its link to a person (`ClaimPerson.code_for`: stderr,
+   QR code, browser on a terminal) and reads the code the page shows after they signed in.
+   Without a person (`--no-input`, or a face that has none) the face states what is required
+   (`ClaimPerson.unattended`: an `action_required` object) and the ceremony stops (exit 6).
+2. Or take the code given (`--code`).
 3. Complete: wait while the person has not confirmed (`claim_not_confirmed`); on
    `user_code_expired` mint a fresh link (a person is needed again).
 4. The claimed identity is delivered once: it is stored before anything else, then exchanged
@@ -13,18 +15,61 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
+from svc import words
 from svc.context import AppContext
 from svc.errors import AuthError, HumanNeededError
 from svc.identity.session import IdentitySession, credential_from
 from svc.identity.store import Credential
 from svc.origin import TrustedURL, from_server
-from svc.ui import views, words
-from svc.ui.prompts import ask_text
-from svc.ui.sanitize import clean
 
 MAX_WAIT_INTERVAL = 5.0
+NEXT_STEP = "svc identity claim --code CODE"
+
+
+@dataclass(frozen=True)
+class ClaimLink:
+    """A claim link for a person, with the two times they meet and who signs in."""
+
+    uri: TrustedURL
+    login_hint: str
+    expires_at: str  # the link's (the attempt's)
+    claim_expires_at: str | None  # the claim's: a new link can be asked until then
+
+    def expiries(self) -> str:
+        """The two times a person meets, named apart (issue 22.6: register showed the claim's,
+        claim the link's, both as "expires"): this link, and the claim it belongs to."""
+        again = f"; a new link can be asked until {words.when(self.claim_expires_at)}"
+        shown = f"this link expires at {words.when(self.expires_at)}"
+        return shown + (again if self.claim_expires_at else "")
+
+    def action_required(self) -> dict[str, Any]:
+        """What a program is told when no person is at hand: open, sign in, then the code."""
+        return {
+            "action_required": "claim",
+            "verification_uri": str(self.uri),
+            "expires_at": self.expires_at,  # the link's (the attempt's), as before
+            "link_expires_at": self.expires_at,
+            "claim_expires_at": self.claim_expires_at,
+            "login_hint": self.login_hint,
+            "instructions": f"Open the link, sign in as {self.login_hint} and confirm; then "
+            f"run `{NEXT_STEP}` with the code the page shows.",
+            "next": NEXT_STEP,
+        }
+
+
+class ClaimPerson(Protocol):
+    """How a face reaches the person who claims."""
+
+    def code_for(self, link: ClaimLink) -> str:
+        """Show the link; the code the page showed once they signed in (never empty)."""
+        ...
+
+    def unattended(self, link: ClaimLink) -> None:
+        """No person at hand: state what is required (the ceremony then stops, exit 6)."""
+        ...
 
 
 class ClaimCeremony:
@@ -35,7 +80,7 @@ class ClaimCeremony:
         credential: Credential,
         login_hint: str,
         *,
-        open_browser: bool = True,
+        person: ClaimPerson | None = None,
         timeout: float = 600.0,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -43,13 +88,9 @@ class ClaimCeremony:
         self.session = session
         self.credential = credential
         self.login_hint = login_hint
-        self.open_browser = open_browser
+        self.person = person  # None: nobody to show a link to (unattended)
         self.timeout = timeout
         self.sleep = sleep
-
-    @property
-    def interactive(self) -> bool:
-        return not self.app.settings.no_input
 
     def run(self, code: str | None) -> Credential:
         if code is None:
@@ -69,12 +110,12 @@ class ClaimCeremony:
                             hint="confirm on the page, then run: svc identity claim --code CODE",
                         ) from None
                     if not waiting_noted:
-                        self.app.output.note("waiting for the person to confirm on the page…")
+                        self.app.report.note("waiting for the person to confirm on the page…")
                         waiting_noted = True
                     self.sleep(min(MAX_WAIT_INTERVAL, self.app.settings.default_poll_interval()))
                     continue
                 if exc.code == "user_code_expired":
-                    self.app.output.note("that claim link expired; minting a fresh one")
+                    self.app.report.note("that claim link expired; minting a fresh one")
                     code = self._new_link_and_code()
                     continue
                 raise
@@ -109,63 +150,22 @@ class ClaimCeremony:
         uri = from_server(
             raw, self.session.platform.base, "the claim link", self.app.trusts_link_host
         )
-        expires = str(link.get("expires_at") or "")
-        if not self.interactive:
-            self._action_required(uri, expires)
-        self._present(uri, expires)
-
-        code = ""
-        while not code.strip():
-            code = ask_text("Code shown on the page after signing in")
-        return code.strip()
-
-    def _expiries(self, link_expires: str) -> str:
-        """The two times a person meets, named apart (issue 22.6: register showed the claim's,
-        claim the link's, both as "expires"): this link, and the claim it belongs to."""
-        claim = self.credential.claim_expires_at
-        again = f"; a new link can be asked until {words.when(claim)}"
-        return f"this link expires at {words.when(link_expires)}" + (again if claim else "")
-
-    def _action_required(self, uri: TrustedURL, expires: str) -> None:
-        next_step = "svc identity claim --code CODE"
-        doc = {
-            "action_required": "claim",
-            "verification_uri": str(uri),
-            "expires_at": expires,  # the link's (the attempt's), as before
-            "link_expires_at": expires,
-            "claim_expires_at": self.credential.claim_expires_at,
-            "login_hint": self.login_hint,
-            "instructions": f"Open the link, sign in as {self.login_hint} and confirm; then "
-            f"run `{next_step}` with the code the page shows.",
-            "next": next_step,
-        }
-        output = self.app.output
-        if output.json_mode:
-            output.emit_json(doc)
-        else:
-            output.info(
-                f"Open {clean(str(uri), 2000, single_line=True)} and sign in as "
-                f"{clean(self.login_hint, 254, single_line=True)} ({self._expiries(expires)})"
-            )
-        raise HumanNeededError(
-            "a person must open the claim link, sign in and read the code",
-            code="action_required",
-            hint=f"then run: {next_step}",
-            json_report=False,
+        shown = ClaimLink(
+            uri,
+            self.login_hint,
+            str(link.get("expires_at") or ""),
+            self.credential.claim_expires_at,
         )
-
-    def _present(self, uri: TrustedURL, expires: str) -> None:
-        out = self.app.output
-        who = clean(self.login_hint, 254, single_line=True)
-        out.info(f"! Claim this agent credential for {who}")
-        out.info(f"  Open: {clean(str(uri), 2000, single_line=True)}")
-        expiries = self._expiries(expires)
-        out.info(f"  {expiries[:1].upper()}{expiries[1:]}.")  # the times keep their case
-        views.show_qr(out, uri, error="m", border=1)
-        out.info("  Sign in there, confirm, then type the code the page shows.")
-        if self.open_browser and out.stderr_tty and not views.graphical_session():
-            out.info(f"  ({views.NO_BROWSER}, or scan the code)")
-        elif self.open_browser and out.stderr_tty:
-            ask_text("Press Enter to open the link in your browser")
-            if not views.open_browser(uri):
-                out.info("  (could not open a browser: open the link yourself)")
+        person = self.person
+        if person is None or self.app.settings.no_input:
+            if person is not None:
+                person.unattended(shown)
+            raise HumanNeededError(
+                "a person must open the claim link, sign in and read the code",
+                code="action_required",
+                hint=f"open {shown.uri}, sign in as {shown.login_hint}, then run: {NEXT_STEP}"
+                if person is None  # no face said where: the link is in the error
+                else f"then run: {NEXT_STEP}",
+                json_report=False,
+            )
+        return person.code_for(shown).strip()

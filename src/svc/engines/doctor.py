@@ -3,7 +3,8 @@
 Each check returns a `Finding`: ok, warn (works, but worth knowing) or fail (a command that
 needs it will fail), with one line of detail and, when something is to be done, the command
 that does it. Checks never pay, never sign, never print secrets, and one failing check does
-not stop the others. The exit code is the contract's code of the first failing check.
+not stop the others. The first failing check (`first_failure`) carries the contract's code the
+face exits with.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import partial
 from typing import Any
 
 from svc import numbers
@@ -29,8 +31,7 @@ from svc.settings import refuse_cleartext
 from svc.store.ledger import cap_day_start, ledger_path
 from svc.store.ledger.sqlite import SCHEMA_VERSION
 from svc.store.secrets import FileBackend
-from svc.ui.notify import desktop_notifier
-from svc.ui.words import plural, source
+from svc.words import plural, source
 
 MAX_SKEW_SECONDS = 30.0  # x402 windows are minutes long; more skew than this is worth a warning
 
@@ -271,20 +272,21 @@ _RIGHTS_FIX = "grant SELECT, INSERT, UPDATE, DELETE on the ledger's tables to th
 _DISK_FIX = "free some space or make the data directory writable (SVC_DATA_DIR moves it)"
 
 
-def notify_check(app: AppContext) -> Finding:
-    """How `svc watch --notify` would reach the person here."""
+def notify_check(app: AppContext, notifier: Callable[[], str | None]) -> Finding:
+    """How `svc watch --notify` would reach the person here (`notifier`: the face's lookup of
+    its desktop notifier, a path or None)."""
 
     s = app.settings
     default = "on unless --no-notify" if s.notify else "off unless asked"
     setting = f"--notify is {default} ({source(s.sources.get('notify'))})"
-    notifier = desktop_notifier()
-    if notifier is None:
+    found = notifier()
+    if found is None:
         return _warn(
             "notify",
             f"{setting}; no notify-send or osascript on PATH: --notify rings the terminal only",
             "install notify-send (libnotify) for desktop notifications",
         )
-    return _ok("notify", f"{setting}; desktop notifications by {notifier}, plus the terminal bell")
+    return _ok("notify", f"{setting}; desktop notifications by {found}, plus the terminal bell")
 
 
 def host_command(found: str, profile: str) -> str:
@@ -328,7 +330,7 @@ def mcp_check(app: AppContext) -> Finding:
     return _ok("mcp", detail + "; secrets only from the person")
 
 
-CHECKS: tuple[tuple[str, Callable[[AppContext], Finding]], ...] = (
+CHECKS: tuple[tuple[str, Callable[..., Finding]], ...] = (
     ("config", config_check),
     ("profile", profile_check),
     ("secrets", secrets_check),
@@ -343,9 +345,18 @@ CHECKS: tuple[tuple[str, Callable[[AppContext], Finding]], ...] = (
 )
 
 
-def run_checks(app: AppContext) -> list[Finding]:
+def run_checks(
+    app: AppContext, *, desktop_notifier: Callable[[], str | None] | None = None
+) -> list[Finding]:
+    """Every check, in order. `desktop_notifier`: how the face would notify a person (the
+    CLI's `--notify`); a face without one (a library) has no notify check."""
     findings = []
-    for name, check in CHECKS:
+    for name, listed in CHECKS:
+        check = listed
+        if listed is notify_check:
+            if desktop_notifier is None:
+                continue
+            check = partial(notify_check, notifier=desktop_notifier)
         try:
             findings.append(check(app))
         except SvcError as error:
@@ -355,6 +366,6 @@ def run_checks(app: AppContext) -> list[Finding]:
     return findings
 
 
-def exit_code(findings: list[Finding]) -> int:
-    failed = [f.exit_code for f in findings if f.status == "fail"]
-    return failed[0] if failed else int(ExitCode.OK)
+def first_failure(findings: list[Finding]) -> Finding | None:
+    """The failing check whose code the face exits with, None when nothing failed."""
+    return next((f for f in findings if f.status == "fail"), None)

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from svc.context import AppContext
 from svc.errors import SvcError
 from svc.money import parse_usd
 from svc.pay.policy import PolicyRefusal
-from svc.ui.words import usd
-
-if TYPE_CHECKING:
-    from svc.ui.output import Output
 
 
 def listed_price(app: AppContext) -> tuple[str, str]:
@@ -23,21 +19,21 @@ def listed_price(app: AppContext) -> tuple[str, str]:
     try:
         manifest = DiscoveryClient(app.http, app.settings.base_url).manifest()
     except SvcError as exc:
-        app.output.warn(
+        app.report.warn(
             f"could not read the manifest ({exc.message}); assuming the spec's {TASK_PRICE_USD} USD"
         )
         return TASK_PRICE_USD, "spec"
     price = task_price(manifest)
     if price is None:
-        app.output.warn(
+        app.report.warn(
             f"the manifest lists no price for tasks/task; assuming the spec's {TASK_PRICE_USD} USD"
         )
         return TASK_PRICE_USD, "spec"
     return f"{price:.6f}", "manifest"
 
 
-def dry_run(app: AppContext, body: dict[str, Any], method: str, cap: Decimal) -> int:
-    """Show what would be sent and paid; a price above the cap is the policy's exit code."""
+def dry_run(app: AppContext, body: dict[str, Any], method: str, cap: Decimal) -> dict[str, Any]:
+    """What would be sent and paid, and whether the policy allows it (`refusal` says why not)."""
     listed, source = listed_price(app)
     within = parse_usd(listed, "the listed price") <= cap
     doc = {
@@ -49,21 +45,14 @@ def dry_run(app: AppContext, body: dict[str, Any], method: str, cap: Decimal) ->
         "max_price_usd": str(cap),
         "within_policy": within,
     }
-    app.output.show(doc, _draw_dry_run)
-    if not within:
-        raise PolicyRefusal(f"the price {listed} USD is above the limit {cap} USD")
-    return 0
+    return doc
 
 
-def _draw_dry_run(out: Output, doc: dict[str, Any]) -> None:
-    out.line(
-        "Would submit a {size}-character task for {email} and pay {price} by {pay} "
-        "({verdict} your limit of {cap}; price from the {source}). The task was not sent.",
-        size=len(doc["request"]["body"]["task"]),
-        email=doc["request"]["body"]["email"],
-        price=usd(doc["price_usd"]),  # `1.50 USD` for people; the JSON keeps 1.500000
-        pay=doc["pay"],
-        verdict="within" if doc["within_policy"] else "ABOVE",
-        cap=usd(doc["max_price_usd"]),
-        source=doc["price_source"],
+def refusal(doc: dict[str, Any]) -> PolicyRefusal | None:
+    """The policy's refusal of a dry run's price (raised by the face once it has shown the
+    dry run), None when the price is within the limit."""
+    if doc["within_policy"]:
+        return None
+    return PolicyRefusal(
+        f"the price {doc['price_usd']} USD is above the limit {doc['max_price_usd']} USD"
     )

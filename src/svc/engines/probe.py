@@ -23,7 +23,6 @@ from svc.pay import card, mpp
 from svc.pay.offer import Offer, card_offer, mpp_offer, x402_offers
 from svc.pay.policy import PaymentPolicy, PolicyRefusal
 from svc.pay.x402 import X402Error, parse_challenge
-from svc.ui import views
 
 if TYPE_CHECKING:
     import httpx
@@ -162,9 +161,10 @@ def _would_pay(offer: Offer) -> dict[str, Any]:
     return out
 
 
-def show_probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None) -> None:
-    doc = probe(app, body, rail, cap)
+def refusal(doc: dict[str, Any]) -> PolicyRefusal | None:
+    """The policy's refusal of a probe's offer (raised by the face once it has shown the
+    probe: the JSON answer is the probe, not an error object), None when it would pay."""
     verdict = doc["would_pay"]
-    app.output.show(doc, views.probe)
-    if not verdict["within_policy"]:
-        raise PolicyRefusal(str(verdict["refusal"]), json_report=False)
+    if verdict["within_policy"]:
+        return None
+    return PolicyRefusal(str(verdict["refusal"]), json_report=False)

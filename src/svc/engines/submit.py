@@ -25,8 +25,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from svc import words
 from svc.api.ids import request_id_arg
 from svc.context import AppContext
+from svc.engines.auth import free_call_auth, with_bearer
 from svc.engines.validate import only_submission_fields
 from svc.errors import (
     HumanNeededError,
@@ -48,7 +50,6 @@ from svc.pay.offer import Offer
 from svc.pay.rails import PROOF_HEADERS, CardRail, MppRail, PaidAuth, X402Rail, settle_card
 from svc.pay.wallet import load_signer
 from svc.testing_hooks import crash_point
-from svc.ui import views, words
 
 if TYPE_CHECKING:
     from svc.api.answers import SubmitAnswer, Task
@@ -134,7 +135,7 @@ def submit(
     policy = app.policy(max_price_usd=max_price_usd, trust_recipient=trust_recipient)
     policy.check_rail(rail)  # before anything is sent
     journal = journal_for(app, body, request_id, rail)
-    with journal.hold(on_wait=app.output.note):
+    with journal.hold(on_wait=app.report.note):
         crash_point("ledger_written")
         row = journal.row()
         if row.method and row.method != rail and row.has_proof:
@@ -150,7 +151,7 @@ def submit(
 def _already_accepted(app: AppContext, task_id: str, request_id: str, rail: str) -> SubmitResult:
     """A resume of an accepted request: its task, read for free, and nothing is sent to pay
     (the proof, an MPP credential above all, was forgotten once the outcome was known)."""
-    detail = app.tasks.poll(task_id, app.free_call_auth())
+    detail = app.tasks.poll(task_id, free_call_auth(app))
     task = detail.without_events()  # the task object of a submit
     return SubmitResult(task, request_id, billing=None, replayed=True, rail=rail)
 
@@ -160,7 +161,7 @@ def _already_accepted(app: AppContext, task_id: str, request_id: str, rail: str)
 RAIL_HINTS = {
     ("settlement_failed", "x402"): "fund the wallet (svc wallet address shows it), then retry",
     ("settlement_failed", "mpp"): "use another shared payment token (SVC_SPT, spt_file or "
-    "spt_command) or another rail (--pay), then retry",
+    "spt_command) or another rail, then retry",
     ("settlement_failed", "card"): "pay with another card on the payment page, then retry",
 }
 
@@ -182,7 +183,7 @@ def _announcer(note: Callable[[str], None]) -> Callable[[str], None]:
 
 
 def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: RequestJournal) -> Rail:
-    announce = _announcer(app.output.note)
+    announce = _announcer(app.report.note)
     if rail == "mpp":
         source = SptSource(
             lambda: app.secrets.get("spt"),
@@ -200,18 +201,21 @@ def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: Reques
 
 
 def card_checkout(app: AppContext, *, open_browser: bool = True) -> Any:
+    """The card rail's checkout; its page is shown to a person the face's way (QR code,
+    browser), and only where the face can show one."""
+    show_card_page = app.prompts.show_card_page
+
     def show_page(link: TrustedURL) -> None:
-        views.show_qr(app.output, link)
-        if open_browser and not views.open_browser(link):
-            app.output.info(f"({views.NO_BROWSER}, or scan the code)")
+        if show_card_page is not None:
+            show_card_page(link, open_browser)
 
     return CardCheckout(
         app.http,
-        app.output,
+        app.report,
         base=app.base,
         trusts=app.trusts_link_host,
         interactive=not app.settings.no_input,
-        show_page=show_page,
+        show_page=show_page if show_card_page is not None else None,
     )
 
 
@@ -253,7 +257,7 @@ class _Run:
         if action is Action.RETRY_UNCHANGED and tries.provider < MAX_PROVIDER_RETRIES:
             wait = self.app.http.retry.delay(tries.provider)
             tries.provider += 1
-            self.app.output.note(f"the payment provider is unavailable; retrying in {wait:.1f} s")
+            self.app.report.note(f"the payment provider is unavailable; retrying in {wait:.1f} s")
             self.app.http.sleep(wait)
             return True
         if action in (Action.FRESH_CHALLENGE, Action.START_OVER) and self.auth.carried_proof:
@@ -265,7 +269,7 @@ class _Run:
                 return False
             tries.fresh += fresh
             tries.start_over += not fresh
-            self.app.output.note(
+            self.app.report.note(
                 f"the payment was refused ({code}); nothing was charged. "
                 "Paying a fresh challenge once"
                 if fresh
@@ -285,7 +289,7 @@ class _Run:
     def _send(self) -> SubmitAnswer:
         journal, auth = self.journal, self.auth
         try:
-            return self.app.tasks.submit(self.body, journal.request_id, self.app.with_bearer(auth))
+            return self.app.tasks.submit(self.body, journal.request_id, with_bearer(self.app, auth))
         except LedgerUnavailableError:
             # The journal could not mark the send, so the request did not leave: the row keeps
             # its state (a journaled proof is re-sent by a resume) and the error's hint already
@@ -318,9 +322,9 @@ class _Run:
         _record_accepted(app, journal, task, answer, self.body)
         crash_point("response_recorded")
         if answer.billing:
-            app.output.note(f"billing: {words.billing(answer.billing.raw)}")
+            app.report.note(f"billing: {words.billing(answer.billing)}")
         if answer.usage_error:
-            app.output.warn(
+            app.report.warn(
                 f"the service could not bill this call's usage ({answer.usage_error}); "
                 "the task was accepted and is not re-sent"
             )
@@ -392,7 +396,7 @@ def _record_accepted(
     try:
         journal.accepted(task, answer)
     except LedgerUnavailableError as exc:
-        app.output.warn(
+        app.report.warn(
             f"task {task.id} was accepted, but the ledger could not record it ({exc.message}); "
             "to record it without paying again, once the ledger is back: "
             + resume_command(journal.request_id, body)
@@ -452,7 +456,7 @@ def pay_card(app: AppContext, request_id: str | None, *, open_browser: bool) -> 
         raise NotFoundError(f"request {rid} is not in the ledger")
     body = json.loads(row.body)
     journal = journal_for(app, body, rid, "card")  # refuses another origin, sends nothing
-    with journal.hold(on_wait=app.output.note):
+    with journal.hold(on_wait=app.report.note):
         if journal.row().status != PayState.ACCEPTED:
             finish_card(app, journal, open_browser=open_browser)
         return submit(app, body, request_id=rid, rail="card")
@@ -463,7 +467,7 @@ def _note_billing(app: AppContext, journal: RequestJournal, answer: SubmitAnswer
     billing = answer.billing
     if billing is None:
         return
-    app.output.note(f"billing: {words.billing(billing.raw)}")
+    app.report.note(f"billing: {words.billing(billing)}")
     if billing.status != "refunded":
         journal.note_billing(billing.raw)
         return

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from svc.api.models import FINAL_STATES
 from svc.context import AppContext
+from svc.engines.auth import free_call_auth
+from svc.engines.task_state import remember_state
 from svc.errors import NotFoundError, SvcError
 from svc.store.ledger.rows import GONE
 
@@ -100,7 +102,7 @@ def refresh(app: AppContext, listing: Listing, rows: list[Submission]) -> None:
     ]
     if not live:
         return
-    tasks, auth = app.tasks, app.free_call_auth()  # built here: the workers only send
+    tasks, auth = app.tasks, free_call_auth(app)  # built here: the workers only send
     with ThreadPoolExecutor(max_workers=min(REFRESH_THREADS, len(live))) as pool:
         answers = list(pool.map(lambda row: _poll(tasks, auth, str(row.task_id)), live))
     for row, (state, error) in zip(live, answers, strict=True):
@@ -108,7 +110,7 @@ def refresh(app: AppContext, listing: Listing, rows: list[Submission]) -> None:
             listing.errors[row.request_id] = f"{row.task_id}: {error}"
         elif state != row.state:
             row.state = state
-            app.remember_state(str(row.task_id), str(state))
+            remember_state(app, str(row.task_id), str(state))
 
 
 def _poll(tasks: TaskClient, auth: Auth | None, task_id: str) -> tuple[str | None, str | None]:

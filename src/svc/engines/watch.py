@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from svc.engines.asks import AskSummary, left_text, plain_payload, summarize
+from svc.engines.auth import free_call_auth
 from svc.engines.hooks import Change, ExecHooks
 from svc.engines.schedule import PollSchedule
+from svc.engines.task_state import remember_state
 from svc.engines.watch_parts import (
     FINAL,
     Pollers,
@@ -32,10 +34,10 @@ from svc.ui import views
 from svc.ui.notify import Notifier
 
 if TYPE_CHECKING:
-    from svc.context import AppContext
     from svc.engines.hooks import ExecHooks
     from svc.engines.schedule import PollSchedule
     from svc.engines.watch_prompt import FormSession
+    from svc.ui.face import FaceContext
     from svc.ui.notify import Notifier
 
 MAX_COALESCE = 0.25  # seconds a due poll may wait to join others (of a 15-60 s interval)
@@ -60,7 +62,7 @@ class Following:
 class Watch:
     """One watch: the schedule, what was seen, the open form and the observers."""
 
-    def __init__(self, app: AppContext, task_ids: list[str], opts: Following) -> None:
+    def __init__(self, app: FaceContext, task_ids: list[str], opts: Following) -> None:
         self.app = app
         every = effective_interval(app, opts.interval)
         self.schedule: PollSchedule = PollSchedule(task_ids, every)
@@ -140,7 +142,7 @@ class Watch:
         changed = self._show_changes(tid, task, self.seen[tid])
         if changed:
             if self.known.get(tid) != state:
-                self.app.remember_state(tid, state)  # durable: only when behind
+                remember_state(self.app, tid, state)  # durable: only when behind
             self.known[tid] = state
             self._observe(task, previous)
         self.states[tid] = state
@@ -153,7 +155,7 @@ class Watch:
         self.schedule.drop(tid)
         self.seen[tid].state = GONE
         if self.known.get(tid) != GONE:
-            self.app.remember_state(tid, GONE)
+            remember_state(self.app, tid, GONE)
         self.known[tid] = GONE
         self.app.output.warn(
             f"task {tid} is unknown to the service (404), so it is marked gone in the ledger "
@@ -241,7 +243,7 @@ class Watch:
             self.app.output.warn("an empty answer is not sent; asking again")
             return  # the task still waits: the next poll opens the form again
         try:
-            answered = self.app.tasks.reply(tid, body, auth=self.app.free_call_auth())
+            answered = self.app.tasks.reply(tid, body, auth=free_call_auth(self.app))
         except ConflictError as exc:
             # Answered elsewhere or expired between the Enter and the send: the watch goes on
             # and the next poll shows what the task does now.
@@ -296,7 +298,7 @@ class Watch:
         return 0
 
 
-def _stopped_at_asks(app: AppContext, blocked: dict[str, dict[str, Any]]) -> HumanNeededError:
+def _stopped_at_asks(app: FaceContext, blocked: dict[str, dict[str, Any]]) -> HumanNeededError:
     """Exit 6 that says how to answer: the reply command and the time left (and, with --json,
     one stop line per task carrying the same)."""
 
@@ -354,7 +356,7 @@ def _ask_of(task: dict[str, Any]) -> object:
     return (task.get("info_request"), plain_payload(task))
 
 
-def _hooks(app: AppContext, opts: Following) -> ExecHooks | None:
+def _hooks(app: FaceContext, opts: Following) -> ExecHooks | None:
     if not opts.exec_command:
         return None
 
@@ -368,7 +370,7 @@ def _notifier(opts: Following) -> Notifier | None:
     return Notifier()
 
 
-def follow(app: AppContext, task_ids: list[str], interval: float | None) -> int:
+def follow(app: FaceContext, task_ids: list[str], interval: float | None) -> int:
     """`submit --wait`: watch the one new task with the person's `notify` setting."""
     opts = Following(interval=interval, notify=app.settings.notify)
     return Watch(app, list(dict.fromkeys(task_ids)), opts).follow()

@@ -9,12 +9,14 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from svc.engines.asks import left_text
+from svc.engines.auth import free_call_auth
+from svc.engines.task_state import task_state_cache
 from svc.settings import positive_seconds
 from svc.store.ledger.rows import GONE
 from svc.ui.words import plural
 
 if TYPE_CHECKING:
-    from svc.context import AppContext
+    from svc.ui.face import FaceContext
     from svc.ui.output import Progress
 
 FINAL = ("completed", "failed", "cancelled")
@@ -31,7 +33,7 @@ class Seen:
         self.updated: Any = None
 
 
-def live_task_ids(app: AppContext) -> list[str]:
+def live_task_ids(app: FaceContext) -> list[str]:
     """Task ids the ledger knows for this base URL whose last known state is not final (nor
     gone: the service said it no longer knows them)."""
     if not app.has_ledger():
@@ -45,15 +47,16 @@ def live_task_ids(app: AppContext) -> list[str]:
     ]
 
 
-def ledger_states(app: AppContext) -> dict[str, str | None]:
+def ledger_states(app: FaceContext) -> dict[str, str | None]:
     """Task id -> the state the ledger already has (one read instead of a write per task)."""
-    return app.task_state_cache(
+    return task_state_cache(
+        app,
         lambda ledger: {str(row.task_id): row.state for row in ledger.submissions() if row.task_id},
         {},
     )
 
 
-def effective_interval(app: AppContext, requested: float | None) -> float:
+def effective_interval(app: FaceContext, requested: float | None) -> float:
     settings = app.settings
     if requested is None:
         value = settings.default_poll_interval()  # checked where the settings were resolved
@@ -74,7 +77,7 @@ class Pollers:
     Daemon threads: an interrupted watch exits at once instead of waiting on requests.
     """
 
-    def __init__(self, app: AppContext, size: int) -> None:
+    def __init__(self, app: FaceContext, size: int) -> None:
         self.app = app
         self.size = size
         self.jobs: queue.SimpleQueue[str] = queue.SimpleQueue()
@@ -102,7 +105,7 @@ class Pollers:
         while True:
             task_id = self.jobs.get()
             try:
-                task = self.app.tasks.poll(task_id, auth=self.app.free_call_auth())
+                task = self.app.tasks.poll(task_id, auth=free_call_auth(self.app))
             except BaseException as exc:  # handed to the main thread, which raises it
                 self.results.put((task_id, None, exc))
             else:
@@ -115,7 +118,7 @@ class Status:
 
     MIN_REFRESH = 0.25  # seconds between redraws
 
-    def __init__(self, app: AppContext, seen: dict[str, Seen]) -> None:
+    def __init__(self, app: FaceContext, seen: dict[str, Seen]) -> None:
         self._app = app
         self._seen = seen
         self._status: Progress | None = None

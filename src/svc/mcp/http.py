@@ -27,7 +27,7 @@ from svc.ui.output import Output
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
-    from svc.context import AppContext
+    from svc.ui.face import FaceContext
 
 PATH = "/mcp"
 
@@ -86,7 +86,7 @@ def build_app(pool: ContextPool, where: Listening, token: http_token.TokenCheck)
     return Guard(inner, hosts=hosts, token=token, warn=pool.output.warn)
 
 
-def serve_http(app: AppContext, host: str, port: int) -> int:
+def serve_http(app: FaceContext, host: str, port: int) -> int:
     """Serve until interrupted; the CLI's settings, never a prompt."""
     import uvicorn
 

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 import anyio.to_thread
 
-from svc.context import AppContext
 from svc.redact import Vault
+from svc.ui.face import FaceContext
 
 if TYPE_CHECKING:
     from svc.mcp.human import Human
@@ -41,13 +41,13 @@ class ContextPool:
         self.config = config
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._all: list[AppContext] = []
+        self._all: list[FaceContext] = []
 
-    def get(self) -> AppContext:
+    def get(self) -> FaceContext:
         """This thread's context (settings and config are shared, connections are not)."""
-        app: AppContext | None = getattr(self._local, "app", None)
+        app: FaceContext | None = getattr(self._local, "app", None)
         if app is None:
-            app = AppContext(self.settings, self.output, self.config)
+            app = FaceContext(self.settings, self.output, self.config)
             self._local.app = app
             with self._lock:
                 self._all.append(app)
@@ -112,7 +112,7 @@ class Call:
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
-    async def run(self, work: Callable[[AppContext], T]) -> T:
+    async def run(self, work: Callable[[FaceContext], T]) -> T:
         """`work(app)` in a worker thread with that thread's context."""
         return await anyio.to_thread.run_sync(lambda: work(self.pool.get()))
 

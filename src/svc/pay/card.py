@@ -28,7 +28,7 @@ from svc.origin import HostTrust, TrustedURL, from_server
 
 if TYPE_CHECKING:
     from svc.api.http import Http
-    from svc.ui.output import Output
+    from svc.report import Reporter
 
 PAYMENT_ID_HEADER = headers.PAYMENT_ID
 COMPLETE = frozenset({"paid", "complete", "completed", "succeeded", "success"})
@@ -122,7 +122,7 @@ class CardCheckout:
     def __init__(
         self,
         http: Http,
-        output: Output,
+        report: Reporter,
         *,
         base: TrustedURL,
         trusts: HostTrust,
@@ -133,7 +133,7 @@ class CardCheckout:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.http = http
-        self.output = output
+        self.report = report
         self.base = base  # the origin that sends the 402s: card URLs must be on it (or trusted)
         self.trusts = trusts
         self.interactive = interactive
@@ -170,16 +170,14 @@ class CardCheckout:
         return payment_state(doc)
 
     def show(self, link: TrustedURL, amount_usd: str) -> None:
-        self.output.info(
-            "Pay {amount} by card on this page: {link}", amount=amount_usd, link=str(link)
-        )
+        self.report.info(f"Pay {amount_usd} by card on this page: {link}")
         if self.interactive and self.show_page is not None:
             self.show_page(link)
 
     def wait(self, offer: CardOffer) -> None:
         """Poll statusUrl until complete; raises if it dies or the wait runs out."""
         deadline = time.monotonic() + self.wait_seconds
-        progress = self.output.progress("waiting for the card payment", piped_lines=True)
+        progress = self.report.progress("waiting for the card payment", piped_lines=True)
         try:
             while True:
                 state = self.status(offer)

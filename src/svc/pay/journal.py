@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from svc import paid_record
 from svc.errors import OtherRunnerHoldsProofError, OutcomeUnknownError, UsageError
 from svc.money import atomic_for_people as usd
-from svc.origin import TrustedURL, origin_of
+from svc.origin import TrustedURL, host_of, origin_of
 from svc.pay.policy import PolicyRefusal
 from svc.store.ledger import CardState, LedgerStore, PayState, Submission, cap_day_start
 
@@ -303,3 +303,27 @@ class RecipientPins:
 
     def pin(self, network: str, asset: str, pay_to: str) -> None:
         self._ledger().pin_recipient(self.origin, network, asset, pay_to)
+
+
+class LinkHosts:
+    """Hosts the person trusted for a server's links (svc.origin.HostTrust), pinned per origin
+    beside the recipients: yes if `host` was confirmed for `origin` before; else the face's
+    `confirm` asks once and the answer is pinned; never without one (None: nobody to ask)."""
+
+    def __init__(
+        self,
+        ledger: Callable[[], LedgerStore],
+        has_ledger: Callable[[], bool],
+        confirm: Callable[[str, str, str], bool] | None,
+    ) -> None:
+        self._ledger = ledger
+        self._has_ledger = has_ledger  # a reader need not create a ledger to find no pin
+        self._confirm = confirm
+
+    def __call__(self, origin: str, host: str, what: str) -> bool:
+        if self._has_ledger() and self._ledger().link_host_confirmed(origin, host):
+            return True
+        if self._confirm is None or not self._confirm(host_of(origin), host, what):
+            return False
+        self._ledger().confirm_link_host(origin, host)
+        return True

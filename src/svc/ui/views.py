@@ -168,6 +168,21 @@ def probe(out: Output, doc: dict[str, Any]) -> None:
         )
 
 
+def dry_run(out: Output, doc: dict[str, Any]) -> None:
+    """`submit --dry-run`: what would be sent and paid, against the person's limit."""
+    out.line(
+        "Would submit a {size}-character task for {email} and pay {price} by {pay} "
+        "({verdict} your limit of {cap}; price from the {source}). The task was not sent.",
+        size=len(doc["request"]["body"]["task"]),
+        email=doc["request"]["body"]["email"],
+        price=usd(doc["price_usd"]),  # `1.50 USD` for people; the JSON keeps 1.500000
+        pay=doc["pay"],
+        verdict="within" if doc["within_policy"] else "ABOVE",
+        cap=usd(doc["max_price_usd"]),
+        source=doc["price_source"],
+    )
+
+
 def spend(out: Output, doc: dict[str, Any]) -> None:
     """`svc spend`: the paid tasks, then totals by day and by rail (ledger rows are outside
     text: a task id from a 202 is stored as it came). Amounts as people read them; JSON keeps

@@ -10,8 +10,8 @@ import typer
 from svc.api.discovery import collect, operations
 from svc.cli.app import current
 from svc.commands.api.operations import checked_method, client
-from svc.context import AppContext
 from svc.errors import NotFoundError
+from svc.ui.face import FaceContext
 from svc.ui.operations import draw_operation
 from svc.ui.output import Output
 
@@ -42,7 +42,7 @@ def get(
     raise typer.Exit(run(GetOptions(path, checked_method(method)), current()))
 
 
-def run(opts: GetOptions, ctx: AppContext) -> int:
+def run(opts: GetOptions, ctx: FaceContext) -> int:
     discovery = client(ctx)
     url = discovery.search_url(q=None, method=opts.method, path=opts.path, page=None)
     doc = collect(discovery.pages(url))  # whole operations: the detail shows each one

@@ -6,13 +6,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from svc.api.discovery import METHODS, DiscoveryClient, Page, collect, operations
-from svc.context import AppContext
 from svc.errors import UsageError
+from svc.ui.face import FaceContext
 from svc.ui.operations import draw_operations
 from svc.ui.output import Output
 
 
-def client(app_ctx: AppContext) -> DiscoveryClient:
+def client(app_ctx: FaceContext) -> DiscoveryClient:
     return DiscoveryClient(app_ctx.http, app_ctx.settings.base_url)
 
 
@@ -26,7 +26,7 @@ def checked_method(method: str | None) -> str | None:
     return method.upper()
 
 
-def show_pages(app_ctx: AppContext, pages: Iterable[Page], *, merged: bool) -> None:
+def show_pages(app_ctx: FaceContext, pages: Iterable[Page], *, merged: bool) -> None:
     """The operations of one page (with a hint when there are more) or of every page, folded
     as they come (a table keeps only the summaries; JSON the pages merged)."""
     first: Page | None = None

@@ -8,8 +8,8 @@ import typer
 
 from svc.cli.app import current
 from svc.commands.api.operations import checked_method, client, show_pages
-from svc.context import AppContext
 from svc.errors import UsageError
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -52,7 +52,7 @@ def search(
     raise typer.Exit(run(opts, current()))
 
 
-def run(opts: SearchOptions, ctx: AppContext) -> int:
+def run(opts: SearchOptions, ctx: FaceContext) -> int:
     discovery = client(ctx)
     url = discovery.search_url(q=opts.query, method=opts.method, path=opts.path, page=opts.page)
     if opts.all_pages:

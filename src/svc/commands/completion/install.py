@@ -14,8 +14,8 @@ from svc.commands.completion.scripts import (
     install_path,
     script_path,
 )
-from svc.context import AppContext
 from svc.errors import SvcError
+from svc.ui.face import FaceContext
 from svc.ui.output import Output
 
 app = typer.Typer(rich_markup_mode=None)
@@ -40,7 +40,7 @@ def install(shell: Shell | None = SHELL_ARG) -> None:
     raise typer.Exit(run(InstallOptions(chosen_shell(shell)), current()))
 
 
-def run(opts: InstallOptions, app_ctx: AppContext) -> int:
+def run(opts: InstallOptions, app_ctx: FaceContext) -> int:
     text = script_path(opts.shell).read_text(encoding="utf-8")
     target, hint = install_path(opts.shell)
     try:

@@ -8,7 +8,7 @@ import typer
 
 from svc.cli.app import current
 from svc.commands.completion.scripts import SHELL_ARG, Shell, chosen_shell, script_path
-from svc.context import AppContext
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -31,6 +31,6 @@ def show(shell: Shell | None = SHELL_ARG) -> None:
     raise typer.Exit(run(ShowOptions(chosen_shell(shell)), current()))
 
 
-def run(opts: ShowOptions, app_ctx: AppContext) -> int:
+def run(opts: ShowOptions, app_ctx: FaceContext) -> int:
     app_ctx.output.document(script_path(opts.shell).read_text(encoding="utf-8"))
     return 0

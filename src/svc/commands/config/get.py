@@ -8,8 +8,8 @@ import typer
 
 from svc.cli.app import current
 from svc.commands.config.values import for_people, shown
-from svc.context import AppContext
 from svc.store.config import KEYS, unknown_key
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -29,7 +29,7 @@ def get(key: str = typer.Argument(..., metavar="KEY")) -> None:
     raise typer.Exit(run(GetOptions(key), current()))
 
 
-def run(opts: GetOptions, app_ctx: AppContext) -> int:
+def run(opts: GetOptions, app_ctx: FaceContext) -> int:
     if opts.key not in KEYS:
         raise unknown_key(opts.key)
     doc = {

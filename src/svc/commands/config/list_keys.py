@@ -9,8 +9,8 @@ import typer
 
 from svc.cli.app import current
 from svc.commands.config.values import for_people, shown
-from svc.context import AppContext
 from svc.store.config import KEYS
+from svc.ui.face import FaceContext
 from svc.ui.output import Output
 from svc.ui.tables import Column
 
@@ -32,7 +32,7 @@ def list_() -> None:
     raise typer.Exit(run(ListOptions(), current()))
 
 
-def run(opts: ListOptions, app_ctx: AppContext) -> int:
+def run(opts: ListOptions, app_ctx: FaceContext) -> int:
     rows = [
         {
             "key": key,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.context import AppContext
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -26,7 +26,7 @@ def path() -> None:
     raise typer.Exit(run(PathOptions(), current()))
 
 
-def run(opts: PathOptions, app_ctx: AppContext) -> int:
+def run(opts: PathOptions, app_ctx: FaceContext) -> int:
     if app_ctx.settings.json_output:  # when asked: `$(svc config path)` stays the bare path
         app_ctx.output.emit_json({"path": str(app_ctx.config.path)})
     else:

@@ -8,10 +8,10 @@ import typer
 
 from svc.cli.app import current
 from svc.commands.config.values import as_written, report_change
-from svc.context import AppContext
 from svc.pay.daily_cap import set_for_fleet
 from svc.store.config import KEYS, unknown_key
 from svc.store.ledger.postgres import redacted
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -47,7 +47,7 @@ def set_(
     raise typer.Exit(run(SetOptions(key, value, fleet), current()))
 
 
-def run(opts: SetOptions, app_ctx: AppContext) -> int:
+def run(opts: SetOptions, app_ctx: FaceContext) -> int:
     if opts.fleet:
         return fleet_change(app_ctx, opts.key, opts.value)
     profile = app_ctx.settings.profile
@@ -61,7 +61,7 @@ def run(opts: SetOptions, app_ctx: AppContext) -> int:
     return 0
 
 
-def fleet_change(app_ctx: AppContext, key: str, value: str | None) -> int:
+def fleet_change(app_ctx: FaceContext, key: str, value: str | None) -> int:
     """`--fleet` (set or unset): the value every runner of the fleet's ledger obeys."""
     if key not in KEYS:
         raise unknown_key(key)

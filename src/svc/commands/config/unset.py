@@ -9,8 +9,8 @@ import typer
 from svc.cli.app import current
 from svc.commands.config.set_key import fleet_change
 from svc.commands.config.values import report_change
-from svc.context import AppContext
 from svc.errors import UsageError
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -37,7 +37,7 @@ def unset(
     raise typer.Exit(run(UnsetOptions(key, fleet), current()))
 
 
-def run(opts: UnsetOptions, app_ctx: AppContext) -> int:
+def run(opts: UnsetOptions, app_ctx: FaceContext) -> int:
     if opts.fleet:
         return fleet_change(app_ctx, opts.key, None)
     profile = app_ctx.settings.profile

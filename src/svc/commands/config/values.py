@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from svc.context import AppContext
 from svc.settings import NO_CAP
 from svc.store.ledger.postgres import redacted
+from svc.ui.face import FaceContext
 
 
 def as_written(value: object) -> str | None:
@@ -35,7 +35,7 @@ def for_people(value: str | None) -> str | None:
     return {"true": "yes", "false": "no"}.get(value or "", value)
 
 
-def report_change(app_ctx: AppContext, key: str, value: str | None) -> None:
+def report_change(app_ctx: FaceContext, key: str, value: str | None) -> None:
     """With --json (or an output flag), what the profile now holds for the key."""
     if app_ctx.settings.json_output:
         app_ctx.output.emit_json({"profile": app_ctx.settings.profile, "key": key, "value": value})

@@ -9,10 +9,11 @@ import typer
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
 from svc.commands.identity.views import show, status_doc
-from svc.context import AppContext
 from svc.engines.claim import ClaimCeremony
 from svc.errors import AuthError, UsageError
 from svc.identity.store import Credential
+from svc.ui.claim import TerminalClaim
+from svc.ui.face import FaceContext
 from svc.ui.prompts import ask_text
 
 app = typer.Typer(rich_markup_mode=None)
@@ -54,21 +55,20 @@ def claim(
     raise typer.Exit(run(opts, current()))
 
 
-def run(opts: ClaimOptions, ctx: AppContext) -> int:
+def run(opts: ClaimOptions, ctx: FaceContext) -> int:
     cred = _claimable(ctx)
     if cred is None:
         return 0
     hint = (opts.email or "").strip() or cred.email or _ask_email(ctx)
     code = read_text_source("-", "the code").strip() if opts.code == "-" else opts.code
-    ceremony = ClaimCeremony(
-        ctx, ctx.identity, cred, hint, open_browser=opts.open_browser, timeout=opts.timeout
-    )
+    person = TerminalClaim(ctx.output, open_browser=opts.open_browser)
+    ceremony = ClaimCeremony(ctx, ctx.identity, cred, hint, person=person, timeout=opts.timeout)
     claimed = ceremony.run(code.strip() if code else None)
     show(ctx, status_doc(ctx, claimed), f"Claimed for {claimed.email}.")
     return 0
 
 
-def _claimable(ctx: AppContext) -> Credential | None:
+def _claimable(ctx: FaceContext) -> Credential | None:
     """The stored credential that still needs a claim (None: already claimed, shown)."""
     cred = ctx.identity.credential()
     if cred is None:
@@ -89,7 +89,7 @@ def _claimable(ctx: AppContext) -> Credential | None:
     return cred
 
 
-def _ask_email(ctx: AppContext) -> str:
+def _ask_email(ctx: FaceContext) -> str:
     if ctx.settings.no_input:
         raise UsageError("--email EMAIL is needed: who is claiming this anonymous credential?")
     return ask_text("E-mail address of the person claiming").strip()

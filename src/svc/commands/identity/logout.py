@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.context import AppContext
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -26,7 +26,7 @@ def logout() -> None:
     raise typer.Exit(run(LogoutOptions(), current()))
 
 
-def run(opts: LogoutOptions, ctx: AppContext) -> int:
+def run(opts: LogoutOptions, ctx: FaceContext) -> int:
     removed = ctx.identity.forget()
     doc = {"logged_out": removed, "auth_base": ctx.settings.auth_base}
     said = "Forgot the agent credential." if removed else "No agent credential was stored."

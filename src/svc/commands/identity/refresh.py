@@ -8,8 +8,8 @@ import typer
 
 from svc.cli.app import current
 from svc.commands.identity.views import show, status_doc
-from svc.context import AppContext
 from svc.errors import AuthError
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -28,7 +28,7 @@ def refresh() -> None:
     raise typer.Exit(run(RefreshOptions(), current()))
 
 
-def run(opts: RefreshOptions, ctx: AppContext) -> int:
+def run(opts: RefreshOptions, ctx: FaceContext) -> int:
     session = ctx.identity
     if session.credential() is None:
         raise AuthError(

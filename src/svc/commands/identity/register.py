@@ -10,10 +10,10 @@ import typer
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
 from svc.commands.identity.views import next_step, show, status_doc
-from svc.context import AppContext
 from svc.errors import AuthError, UsageError
 from svc.identity.idjag import check_id_jag
 from svc.identity.store import Credential
+from svc.ui.face import FaceContext
 from svc.ui.prompts import confirm
 
 app = typer.Typer(rich_markup_mode=None)
@@ -57,7 +57,7 @@ def register(
     raise typer.Exit(run(opts, current()))
 
 
-def run(opts: RegisterOptions, ctx: AppContext) -> int:
+def run(opts: RegisterOptions, ctx: FaceContext) -> int:
     chosen = [flag for flag in (opts.anonymous, opts.email, opts.assertion_file) if flag]
     if len(chosen) != 1:
         raise UsageError(
@@ -93,7 +93,7 @@ def _asks_for(stored: Credential, body: dict[str, Any]) -> bool:
     return wanted.casefold() == (stored.email or "").casefold() != ""
 
 
-def _confirm_replace(ctx: AppContext, stored: Credential, body: dict[str, Any]) -> None:
+def _confirm_replace(ctx: FaceContext, stored: Credential, body: dict[str, Any]) -> None:
     """Another kind or another person than the stored credential: asked on a terminal,
     exit 2 naming --force otherwise (as `svc wallet create`): never reused in silence."""
     have = _described(stored.type, stored.email)
@@ -136,7 +136,7 @@ def _registration_body(opts: RegisterOptions) -> dict[str, Any]:
     }
 
 
-def _register(ctx: AppContext, body: dict[str, Any], email: str | None) -> Credential:
+def _register(ctx: FaceContext, body: dict[str, Any], email: str | None) -> Credential:
     from svc.identity.session import credential_from
 
     session = ctx.identity
@@ -154,7 +154,7 @@ def _register(ctx: AppContext, body: dict[str, Any], email: str | None) -> Crede
     return cred
 
 
-def _keep_pending_claim(ctx: AppContext, body: dict[str, Any], sent: dict[str, Any]) -> None:
+def _keep_pending_claim(ctx: FaceContext, body: dict[str, Any], sent: dict[str, Any]) -> None:
     """interaction_required: keep the claim it carries so `svc identity claim` can finish."""
     from svc.identity.session import credential_from
 

@@ -8,7 +8,7 @@ import typer
 
 from svc.cli.app import current
 from svc.commands.identity.views import next_step, show, status_doc
-from svc.context import AppContext
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -27,7 +27,7 @@ def status() -> None:
     raise typer.Exit(run(StatusOptions(), current()))
 
 
-def run(opts: StatusOptions, ctx: AppContext) -> int:
+def run(opts: StatusOptions, ctx: FaceContext) -> int:
     cred = ctx.identity.credential()
     if cred is None:
         show(ctx, status_doc(ctx, None), "No agent credential is stored.")

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from svc.context import AppContext
 from svc.identity.store import Credential
+from svc.ui.face import FaceContext
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
 
 
-def status_doc(app_ctx: AppContext, cred: Credential | None, **extra: Any) -> dict[str, Any]:
+def status_doc(app_ctx: FaceContext, cred: Credential | None, **extra: Any) -> dict[str, Any]:
     """What may be shown about a credential: never a secret."""
     doc: dict[str, Any] = {"registered": cred is not None, "auth_base": app_ctx.settings.auth_base}
     if cred is not None:
@@ -35,7 +35,7 @@ def status_doc(app_ctx: AppContext, cred: Credential | None, **extra: Any) -> di
     return doc
 
 
-def show(app_ctx: AppContext, doc: dict[str, Any], headline: str) -> None:
+def show(app_ctx: FaceContext, doc: dict[str, Any], headline: str) -> None:
     def render(out: Output, doc: dict[str, Any]) -> None:
         out.line(headline)
         out.pairs((k, v) for k, v in doc.items() if v is not None and k != "registered")

@@ -8,8 +8,8 @@ import typer
 
 from svc.api.ids import request_id_arg
 from svc.cli.app import current
-from svc.context import AppContext
 from svc.engines.poll import show_task
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -42,7 +42,7 @@ def card(
     raise typer.Exit(run(CardOptions(request_id, open_browser=not no_browser), current()))
 
 
-def run(opts: CardOptions, app_ctx: AppContext) -> int:
+def run(opts: CardOptions, app_ctx: FaceContext) -> int:
     from svc.engines.submit import pay_card
 
     result = pay_card(app_ctx, opts.request_id, open_browser=opts.open_browser)

@@ -9,7 +9,7 @@ import typer
 from svc.api.ids import path_segment, task_id_arg
 from svc.cli.app import current
 from svc.commands.sandbox.admin import admin_post
-from svc.context import AppContext
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -29,7 +29,7 @@ def approve(task_id: str = typer.Argument(..., metavar="ID", help="The task.")) 
     raise typer.Exit(run(ApproveOptions(task_id_arg(task_id)), current()))
 
 
-def run(opts: ApproveOptions, app_ctx: AppContext) -> int:
+def run(opts: ApproveOptions, app_ctx: FaceContext) -> int:
     segment = path_segment(opts.task_id, "ID")
     url = f"{app_ctx.settings.base_url}/_sandbox/tasks/{segment}/approve"
     doc = admin_post(app_ctx, url, "sandbox approve")

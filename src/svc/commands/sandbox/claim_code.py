@@ -9,8 +9,8 @@ import typer
 from svc.api.ids import task_id_arg
 from svc.cli.app import current
 from svc.commands.sandbox.admin import admin_post
-from svc.context import AppContext
 from svc.errors import UsageError
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -37,7 +37,7 @@ def claim_code(
     raise typer.Exit(run(ClaimCodeOptions(checked), current()))
 
 
-def run(opts: ClaimCodeOptions, app_ctx: AppContext) -> int:
+def run(opts: ClaimCodeOptions, app_ctx: FaceContext) -> int:
     url = app_ctx.settings.base_url + "/_sandbox/identity/claim-code"
     if opts.attempt is not None:
         url += "?attempt_id=" + opts.attempt

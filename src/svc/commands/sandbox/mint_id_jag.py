@@ -8,8 +8,8 @@ import typer
 
 from svc.api.response import expect_json
 from svc.cli.app import current
-from svc.context import AppContext
 from svc.errors import UsageError
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -59,7 +59,7 @@ def mint_id_jag(
     raise typer.Exit(run(opts, current()))
 
 
-def run(opts: MintOptions, app_ctx: AppContext) -> int:
+def run(opts: MintOptions, app_ctx: FaceContext) -> int:
     url = app_ctx.base.join("/_sandbox/identity/id-jag")
     response = app_ctx.http.send(
         "POST", url, what="mint-id-jag", json_body=asdict(opts), resend_safe=True

@@ -10,8 +10,8 @@ import typer
 from svc.api.ids import request_id_arg
 from svc.api.response import expect_status
 from svc.cli.app import current
-from svc.context import AppContext
 from svc.errors import NotFoundError, SvcError, UsageError
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -42,7 +42,7 @@ def pay_card_page(
     raise typer.Exit(run(PayCardOptions(rid, decline), current()))
 
 
-def run(opts: PayCardOptions, app_ctx: AppContext) -> int:
+def run(opts: PayCardOptions, app_ctx: FaceContext) -> int:
     saved = _waiting_payment(app_ctx, opts.request_id)
     # The page is the sandbox's own: on the base URL's origin, or not pressed at all.
     page = saved.get("checkout_url") or saved.get("pay_url")
@@ -65,7 +65,7 @@ def run(opts: PayCardOptions, app_ctx: AppContext) -> int:
     return 0
 
 
-def _waiting_payment(app_ctx: AppContext, rid: str | None) -> dict[str, Any]:
+def _waiting_payment(app_ctx: FaceContext, rid: str | None) -> dict[str, Any]:
     saved = app_ctx.ledger.card_payment(rid) if app_ctx.has_ledger() else None
     if not saved or not (saved.get("checkout_url") or saved.get("pay_url")):
         raise NotFoundError(
@@ -75,7 +75,7 @@ def _waiting_payment(app_ctx: AppContext, rid: str | None) -> dict[str, Any]:
     return saved
 
 
-def _report(app_ctx: AppContext, rid: str, decline: bool) -> None:
+def _report(app_ctx: FaceContext, rid: str, decline: bool) -> None:
     if app_ctx.output.json_mode:
         app_ctx.output.emit_json({"request_id": rid, "pressed": "decline" if decline else "pay"})
         return

@@ -9,8 +9,8 @@ import typer
 
 from svc.cli.app import current
 from svc.commands.sandbox.scenario_tags import tag_list
-from svc.context import AppContext
 from svc.errors import UsageError
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -70,7 +70,7 @@ def serve(
     raise typer.Exit(run(opts, current()))
 
 
-def run(opts: ServeOptions, app_ctx: AppContext) -> int:
+def run(opts: ServeOptions, app_ctx: FaceContext) -> int:
     try:
         from svc_sandbox.server import bind_socket, is_loopback
         from svc_sandbox.server import serve_socket as serve_forever
@@ -98,7 +98,7 @@ def run(opts: ServeOptions, app_ctx: AppContext) -> int:
     return 0
 
 
-def _banner(app_ctx: AppContext, sock: object, network: str) -> None:
+def _banner(app_ctx: FaceContext, sock: object, network: str) -> None:
     """What to try next, on stderr (stdout carries only the SANDBOX_URL= line scripts read)."""
     from svc_sandbox.server import socket_url
 

@@ -8,7 +8,7 @@ import typer
 
 from svc.cli.app import current
 from svc.commands.sandbox.scenario_tags import CODE_FAULTS, QUOTE_TAGS, TASK_TAGS, cheat_sheet
-from svc.context import AppContext
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -28,7 +28,7 @@ def tags() -> None:
     raise typer.Exit(run(TagsOptions(), current()))
 
 
-def run(opts: TagsOptions, app_ctx: AppContext) -> int:
+def run(opts: TagsOptions, app_ctx: FaceContext) -> int:
     output = app_ctx.output
     if app_ctx.settings.json_output:  # only when asked, like help topics: `| grep` is text
         tasks = [{"tag": tag, "effect": what} for tag, what in TASK_TAGS]

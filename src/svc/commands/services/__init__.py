@@ -13,7 +13,7 @@ import typer
 
 from svc.api.discovery import DiscoveryClient
 from svc.cli.app import current, lazy_group, with_globals
-from svc.context import AppContext
+from svc.ui.face import FaceContext
 from svc.ui.output import Output
 from svc.ui.tables import Column
 from svc.ui.words import price
@@ -39,7 +39,7 @@ def services(ctx: typer.Context) -> None:
         raise typer.Exit(run(ServicesOptions(), current()))
 
 
-def run(opts: ServicesOptions, app_ctx: AppContext) -> int:
+def run(opts: ServicesOptions, app_ctx: FaceContext) -> int:
     doc = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url).services()
     app_ctx.output.show(doc, _table)
     return 0

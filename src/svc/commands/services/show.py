@@ -8,8 +8,8 @@ import typer
 
 from svc.api.discovery import DiscoveryClient, collect, operations
 from svc.cli.app import current
-from svc.context import AppContext
 from svc.errors import UsageError
+from svc.ui.face import FaceContext
 from svc.ui.operations import draw_operations
 
 app = typer.Typer(rich_markup_mode=None)
@@ -31,7 +31,7 @@ def show(slug: str = typer.Argument(..., metavar="SLUG", help="Service slug, e.g
     raise typer.Exit(run(ShowOptions(slug), current()))
 
 
-def run(opts: ShowOptions, app_ctx: AppContext) -> int:
+def run(opts: ShowOptions, app_ctx: FaceContext) -> int:
     client = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url)
     pages = client.pages(client.service_url(opts.slug), what=f"service {opts.slug}")
     doc = collect(pages, slim=not app_ctx.output.json_mode)  # a table needs only summaries

@@ -13,11 +13,11 @@ import time
 import typer
 
 from svc.cli.app import current, lazy_group, with_globals
-from svc.context import AppContext
 from svc.engines.task_list import TASK_STATES, TaskQuery, collect
 from svc.errors import LedgerDiskError, LedgerUnavailableError, UsageError, ledger_read_hint
 from svc.suggest import did_you_mean
 from svc.ui import views
+from svc.ui.face import FaceContext
 from svc.ui.words import plural
 
 MEMBERS = {
@@ -104,7 +104,7 @@ def tasks(
         raise typer.Exit(run(opts, current()))
 
 
-def run(opts: TasksOptions, ctx: AppContext) -> int:
+def run(opts: TasksOptions, ctx: FaceContext) -> int:
     """Show the listing; a failed refresh of some rows is a warning, not a failure."""
     try:
         listing = collect(opts, ctx)

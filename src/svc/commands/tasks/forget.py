@@ -8,8 +8,8 @@ import typer
 
 from svc.cli.app import current
 from svc.commands.tasks.views import remove
-from svc.context import AppContext
 from svc.engines.forget import named, refuse_money
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -40,7 +40,7 @@ def forget(
     raise typer.Exit(run(ForgetOptions(ids, force), current()))
 
 
-def run(opts: ForgetOptions, ctx: AppContext) -> int:
+def run(opts: ForgetOptions, ctx: FaceContext) -> int:
     found = named(ctx, list(dict.fromkeys(opts.ids)))
     if found.money and not opts.force:
         raise refuse_money(found.money)

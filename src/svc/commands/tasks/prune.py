@@ -9,8 +9,8 @@ import typer
 
 from svc.cli.app import current
 from svc.commands.tasks.views import remove
-from svc.context import AppContext
 from svc.engines.forget import matching
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -45,7 +45,7 @@ def prune(
     raise typer.Exit(run(PruneOptions(gone, refused, force), current()))
 
 
-def run(opts: PruneOptions, ctx: AppContext) -> int:
+def run(opts: PruneOptions, ctx: FaceContext) -> int:
     found = matching(ctx, gone=opts.gone, refused=opts.refused)
     remove(ctx, found, opts.force)
     return 0

@@ -3,12 +3,12 @@ rows removed and kept, drawn (`svc.ui.views.forgotten`) or as JSON."""
 
 from __future__ import annotations
 
-from svc.context import AppContext
 from svc.engines.forget import Forgetting, label, what_it_paid
 from svc.ui import views
+from svc.ui.face import FaceContext
 
 
-def remove(ctx: AppContext, found: Forgetting, force: bool) -> None:
+def remove(ctx: FaceContext, found: Forgetting, force: bool) -> None:
     """Say what each money row paid (with --force), remove, and show what went and stayed."""
     if force:
         for row in found.money:

@@ -8,8 +8,8 @@ import typer
 
 from svc.cli.app import current
 from svc.commands.wallet.views import show_address
-from svc.context import AppContext
 from svc.pay.wallet import WALLET_SECRET, load_signer
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -28,7 +28,7 @@ def address() -> None:
     raise typer.Exit(run(AddressOptions(), current()))
 
 
-def run(opts: AddressOptions, app_ctx: AppContext) -> int:
+def run(opts: AddressOptions, app_ctx: FaceContext) -> int:
     signer = load_signer(app_ctx.secrets)
     show_address(app_ctx, signer.address, app_ctx.secrets.source(WALLET_SECRET))
     return 0

@@ -8,10 +8,10 @@ import typer
 
 from svc.cli.app import current
 from svc.commands.wallet.views import show_address
-from svc.context import AppContext
 from svc.errors import UsageError
 from svc.pay.wallet import WALLET_SECRET
 from svc.pay.x402 import address_of, generate_private_key
+from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -30,7 +30,7 @@ def create(force: bool = typer.Option(False, "--force", help="Replace an existin
     raise typer.Exit(run(CreateOptions(force), current()))
 
 
-def run(opts: CreateOptions, app_ctx: AppContext) -> int:
+def run(opts: CreateOptions, app_ctx: FaceContext) -> int:
     secrets = app_ctx.secrets
     if secrets.backend.get(WALLET_SECRET) and not opts.force:
         raise UsageError("a wallet key is already stored; use --force to replace it (and lose it)")

@@ -10,10 +10,10 @@ import typer
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
 from svc.commands.wallet.views import show_address
-from svc.context import AppContext
 from svc.errors import UsageError
 from svc.pay.wallet import WALLET_SECRET
 from svc.pay.x402 import X402Error, address_of
+from svc.ui.face import FaceContext
 from svc.ui.prompts import ask_hidden
 
 app = typer.Typer(rich_markup_mode=None)
@@ -43,7 +43,7 @@ def import_key(
     raise typer.Exit(run(ImportOptions(file, force), current()))
 
 
-def run(opts: ImportOptions, app_ctx: AppContext) -> int:
+def run(opts: ImportOptions, app_ctx: FaceContext) -> int:
     key = _read_key(opts.file, app_ctx).strip()
     try:
         address = address_of(key)
@@ -57,7 +57,7 @@ def run(opts: ImportOptions, app_ctx: AppContext) -> int:
     return 0
 
 
-def _read_key(file: str, app_ctx: AppContext) -> str:
+def _read_key(file: str, app_ctx: FaceContext) -> str:
     if file == "-" and not app_ctx.settings.no_input and sys.stdin.isatty():
         return ask_hidden("private key (hex, hidden):")
     return read_text_source(file, "the key")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from svc.context import AppContext
+from svc.ui.face import FaceContext
 from svc.ui.output import Output
 
 
-def show_address(app_ctx: AppContext, address: str, source: str, created: bool = False) -> None:
+def show_address(app_ctx: FaceContext, address: str, source: str, created: bool = False) -> None:
     def draw(out: Output, doc: dict[str, Any]) -> None:
         out.line(doc["address"])
         out.note("key stored in: {source}", source=doc["source"])

@@ -9,7 +9,9 @@ import anyio
 
 from svc.api.models import TaskDetail
 from svc.context import AppContext
+from svc.engines.auth import free_call_auth
 from svc.engines.reply import ReplyFlags, body_from_flags
+from svc.engines.task_state import remember
 from svc.errors import ProtocolError
 from svc.mcp.asks import describe, secret_field, secret_prompt
 from svc.mcp.results import Outcome
@@ -30,8 +32,8 @@ def detail(task: dict[str, Any]) -> TaskDetail:
 
 async def poll(call: Call, task_id: str) -> dict[str, Any]:
     def work(app: AppContext) -> dict[str, Any]:
-        task = app.tasks.poll(task_id, app.free_call_auth())
-        app.remember(task)
+        task = app.tasks.poll(task_id, free_call_auth(app))
+        remember(app, task)
         return task.raw
 
     task = await call.run(work)
@@ -41,8 +43,8 @@ async def poll(call: Call, task_id: str) -> dict[str, Any]:
 
 async def send_reply(call: Call, task_id: str, body: dict[str, Any]) -> dict[str, Any]:
     def work(app: AppContext) -> dict[str, Any]:
-        answered = app.tasks.reply(task_id, body, auth=app.free_call_auth())
-        app.remember(answered)
+        answered = app.tasks.reply(task_id, body, auth=free_call_auth(app))
+        remember(app, answered)
         return answered.raw
 
     return await call.run(work)

@@ -1,0 +1,53 @@
+"""A face's context: the library's AppContext plus the Output this face draws with.
+
+The engines see `AppContext`: settings, lazily built parts, a `Reporter` for what they say and
+`FacePrompts` for what they would ask a person. A face needs more: the CLI's commands show
+documents, tables and JSON through their `Output`, `svc mcp` relays through its own. So the
+faces build this subclass, whose Output is also the engines' Reporter, and whose prompts are
+the terminal's (`svc.ui.prompts`, the QR code and the browser); engines never see the type.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from svc.context import AppContext, FacePrompts
+from svc.origin import TrustedURL
+from svc.ui.output import Output
+
+if TYPE_CHECKING:
+    from svc.settings import Settings
+    from svc.store.config import ConfigFile
+
+
+class FaceContext(AppContext):
+    def __init__(
+        self, settings: Settings, output: Output, config: ConfigFile | None = None
+    ) -> None:
+        super().__init__(settings, output, config, prompts=terminal_prompts(output))
+        self.output = output
+
+
+def terminal_prompts(output: Output) -> FacePrompts:
+    """The questions and pages of a person at a terminal, drawn through `output`."""
+
+    # Every start builds one (`svc --help` too): the prompts and the QR drawing are imported
+    # when first asked (tests/unit/test_imports.py counts this module with the context).
+    def confirm_recipient(old: str, new: str) -> bool:
+        from svc.ui import prompts
+
+        return prompts.confirm_new_recipient(output, old, new)
+
+    def confirm_link_host(served_by: str, host: str, what: str) -> bool:
+        from svc.ui import prompts
+
+        return prompts.confirm_link_host(output, served_by, host, what)
+
+    def show_card_page(link: TrustedURL, open_browser: bool) -> None:
+        from svc.ui import views
+
+        views.show_qr(output, link)
+        if open_browser and not views.open_browser(link):
+            output.info(f"({views.NO_BROWSER}, or scan the code)")
+
+    return FacePrompts(confirm_recipient, confirm_link_host, show_card_page)
