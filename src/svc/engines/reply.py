@@ -2,8 +2,9 @@
 
 Every face ends here: the CLI's flags and form, `svc mcp`'s arguments and a Python program
 each build an `Answer`, and `body_for` checks it and returns the body the service takes. Its
-errors name the answer's parts (a message, a value, field values, a payment decision) and
-carry the facts as fields, so each face words them its own way (`ReplyMismatch`).
+errors name the answer's kinds (Message, Value, Secret, Fields, Approve, Decline), never a
+flag or an argument, and carry the facts as fields, so each face words them its own way
+(`ReplyMismatch`). A secret's value is never part of one.
 """
 
 from __future__ import annotations
@@ -119,8 +120,8 @@ def _plain_body(task: TaskDetail, answer: Answer) -> dict[str, Any]:
         return build(ReplyBody, "reply", message=answer.text).model_dump(exclude_none=True)
     if not isinstance(answer, Value | Secret):
         raise ReplyMismatch(
-            "this task waits on a plain ask: answer with a message or the asked field's "
-            "value (not field values or a payment decision)",
+            "this task waits on a plain ask: answer with a Message, a Value or a Secret "
+            "(not Fields, Approve or Decline)",
             problem="wrong_kind",
             ask="plain",
             given=_given(answer).kind,
@@ -129,7 +130,8 @@ def _plain_body(task: TaskDetail, answer: Answer) -> dict[str, Any]:
     field = answer.field if answer.field is not None else plain.get("field")
     if not isinstance(field, str) or not field:
         raise ReplyMismatch(
-            "this plain ask names no field: answer with a message, or name the field",
+            "this plain ask names no key: answer with a Message, or name the key the Value "
+            "or Secret answers",
             problem="no_field",
             ask="plain",
             given=_given(answer).kind,
@@ -147,8 +149,8 @@ def _structured_body(ask: InfoRequest, answer: Given) -> dict[str, Any]:
     """A structured ask takes exactly its keys' values, and a payment ask a decision."""
     if answer.kind in ("message", "value") or (answer.kind == "secret" and not answer.values):
         raise ReplyMismatch(
-            "this task carries a structured ask: answer with field values (and approve or "
-            "decline for a payment)",
+            "this task carries a structured ask: answer with Fields (Approve or Decline for a "
+            "payment), or a Secret naming its key",
             problem="wrong_kind",
             ask="structured",
             given=answer.kind,
@@ -158,7 +160,7 @@ def _structured_body(ask: InfoRequest, answer: Given) -> dict[str, Any]:
     if answer.payment is not None:
         if not ask.is_payment_ask:
             raise ReplyMismatch(
-                "this ask is not about a payment: answer without approving or declining",
+                "this ask is not about a payment: answer with Fields, not Approve or Decline",
                 problem="not_payment",
                 ask="structured",
                 given=answer.kind,
@@ -191,7 +193,7 @@ def check_field_values(
     if extra:
         problems.append("not asked for: " + ", ".join(extra))
     if empty:
-        problems.append("empty value for " + ", ".join(empty))
+        problems.append("empty answer for " + ", ".join(empty))
     if problems:
         raise ReplyMismatch(
             f"the answer does not match the ask ({'; '.join(problems)}); it asks for: "
