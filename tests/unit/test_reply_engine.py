@@ -158,7 +158,7 @@ def test_field_values_that_do_not_match_the_keys_say_which() -> None:
     assert error.empty == ("phone",)
     assert error.message == (
         "the answer does not match the ask (missing shipping_address, seat; not asked for: "
-        "colour; empty answer for phone); it asks for: shipping_address, phone, seat"
+        "colour; empty value for phone); it asks for: shipping_address, phone, seat"
     )
 
 
@@ -246,6 +246,7 @@ def every_error() -> list[tuple[str, SvcError]]:
         ("structured, keyless secret", structured(["pin"]), Secret(SECRET)),
         ("structured, wrong key", structured(["pin"]), Secret(SECRET, "pine")),
         ("structured, extra key", structured(["pin"]), Fields({"pin": "1", "x": SECRET}, True)),
+        ("structured, empty key", structured(["pin", "x"]), Fields({"pin": " ", "x": SECRET})),
         ("secret outside the options", structured([], [SEAT]), Secret(SECRET, "seat")),
         ("fields outside the options", structured([], [SEAT]), Fields({"seat": SECRET}, True)),
         ("not a payment", structured(["pin"]), Decline({"pin": SECRET}, sensitive=True)),
@@ -269,17 +270,24 @@ def test_every_error_is_covered_and_typed() -> None:
 
 
 def test_no_error_speaks_a_faces_words() -> None:
-    """No flag (`--...`) and no argument of the `reply_to_task` tool as a word. The one error
-    that is not the engine's own, the spec's length check, names the wire's member (`value`),
-    which the tool's argument mirrors: it is held to the flag rule only."""
+    """No flag (`--...`) in any error, and no argument of the `reply_to_task` tool: none of its
+    compound names (field_values, approve_payment, ...) anywhere, and none at all in the
+    errors that say what to answer with (the kind mismatches), where a face's vocabulary
+    would leak. Elsewhere `value` and `message` are plain words ("empty value for phone", the
+    spec's length check naming the wire's `value`), as the CLI has always said them."""
     arguments = set(BY_NAME["reply_to_task"].input_schema["properties"])
     assert {"field_values", "approve_payment", "message", "value"} <= arguments
-    pattern = re.compile(r"\b(" + "|".join(sorted(arguments)) + r")\b")
+    compound = re.compile(r"\b(" + "|".join(a for a in sorted(arguments) if "_" in a) + r")\b")
+    any_name = re.compile(r"\b(" + "|".join(sorted(arguments)) + r")\b")
+    instructions = 0
     for name, error in every_error():
         words = " ".join(filter(None, (error.message, error.hint)))
         assert "--" not in words, (name, words)
-        if error.code != "validation_error":
-            assert not pattern.search(words), (name, words)
+        assert not compound.search(words), (name, words)
+        if isinstance(error, ReplyMismatch) and error.problem not in ("fields", "option"):
+            instructions += 1
+            assert not any_name.search(words), (name, words)
+    assert instructions == 7  # every kind mismatch above was checked against every name
 
 
 def test_a_secret_never_appears_in_an_error() -> None:

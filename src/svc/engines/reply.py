@@ -193,7 +193,7 @@ def check_field_values(
     if extra:
         problems.append("not asked for: " + ", ".join(extra))
     if empty:
-        problems.append("empty answer for " + ", ".join(empty))
+        problems.append("empty value for " + ", ".join(empty))
     if problems:
         raise ReplyMismatch(
             f"the answer does not match the ask ({'; '.join(problems)}); it asks for: "
