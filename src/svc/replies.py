@@ -55,16 +55,20 @@ class Fields:
 
 @dataclass(frozen=True)
 class Approve:
-    """Approve the payment a task asks about (with its other questions' values, if any)."""
+    """Approve the payment a task asks about (with its other questions' values, if any);
+    `sensitive` marks every value secret, as for `Fields`."""
 
     values: Mapping[str, str] = field(default_factory=dict, repr=False)
+    sensitive: bool = False
 
 
 @dataclass(frozen=True)
 class Decline:
-    """Decline the payment a task asks about (with its other questions' values, if any)."""
+    """Decline the payment a task asks about (with its other questions' values, if any);
+    `sensitive` marks every value secret, as for `Fields`."""
 
     values: Mapping[str, str] = field(default_factory=dict, repr=False)
+    sensitive: bool = False
 
 
 Answer = Message | Value | Secret | Fields | Approve | Decline

@@ -18,12 +18,13 @@ from svc.api.models import InfoRequest, QuoteRequest, TaskDetail, TaskSubmission
 from svc.api.response import expect_json, expect_status
 from svc.api.retry import RetryPolicy
 from svc.api.status import error_from_response
-from svc.engines.reply import ReplyFlags, body_from_flags, check_field_values
+from svc.engines.reply import body_for, check_field_values
 from svc.errors import ExitCode, ProtocolError, SvcError, UsageError
 from svc.origin import TrustedURL, configured
 from svc.pay.offer import Offer, x402_offers
 from svc.pay.policy import PaymentPolicy, PolicyRefusal
 from svc.pay.x402 import PaymentRequirements
+from svc.replies import Value
 from svc.settings import positive_seconds, usd_amount
 from svc.store.ledger import ACCEPTED, Ledger, PayState
 from svc.store.secrets import FileBackend, SecretFileError
@@ -121,7 +122,7 @@ def test_plain_ask_reply_marks_the_value_sensitive_when_the_ask_says_so() -> Non
             ],
         }
     )
-    body = body_from_flags(task, ReplyFlags(field="sms_code", value="123456"))
+    body = body_for(task, Value("123456", "sms_code"))
     assert body == {"field": "sms_code", "value": "123456", "sensitive": True}
 
 

@@ -453,7 +453,7 @@ def test_no_module_but_money_turns_anything_into_a_decimal() -> None:
 @pytest.mark.parametrize("amount", [True, "1_0.5", "１５０", "NaN", "1e2"])
 def test_the_reply_form_shows_a_hostile_approval_amount_unreadable(amount: object) -> None:
     from svc.api.models import InfoRequest
-    from svc.engines.reply_form import _header
+    from svc.ui.reply_form import _header
 
     ask = InfoRequest.model_validate({"amount_usd": amount, "merchant_name": "Shop"})
     [line] = _header(ask)  # a bool was coerced to 1.0 and shown as 1.00 USD

@@ -23,10 +23,10 @@ from svc.commands.reply import ReplyOptions, run
 from svc.commands.submit import SubmitOptions
 from svc.commands.submit import run as submit
 from svc.context import AppContext
-from svc.engines.reply import ReplyCancelled
 from svc.errors import ConflictError, ExitCode, UsageError
 from svc.ui import prompts
 from svc.ui.output import Output
+from svc.ui.reply_form import ReplyCancelled
 
 ESC_BEL_BIDI = ("\x1b", "\x07", "\x9b", "\u202e", "\u2066", "\x00", "\x08")
 

@@ -169,9 +169,10 @@ def test_an_answer_sent_closes_its_prompt_for_good(
     from types import SimpleNamespace
 
     from svc.api.models import TaskDetail
-    from svc.engines.reply import ReplyFlags, body_from_flags
+    from svc.engines.reply import body_for
     from svc.engines.watch import Following, Watch
     from svc.engines.watch_parts import Status
+    from svc.replies import Decline
 
     task_id = submit(cli, "Decline me #approval")
     sandbox.advance(11)
@@ -183,7 +184,7 @@ def test_an_answer_sent_closes_its_prompt_for_good(
     watch._take(task_id, stale, None)
     assert watch.form is not None  # the prompt a person answers
     watch.form.withdraw()
-    decline = body_from_flags(TaskDetail.model_validate(stale), ReplyFlags(payment_approved=False))
+    decline = body_for(TaskDetail.model_validate(stale), Decline())
     done = SimpleNamespace(task_id=task_id, task=stale, body=decline, error=None)
     done.done = SimpleNamespace(is_set=lambda: True)
     watch.form = done  # type: ignore[assignment]

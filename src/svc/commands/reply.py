@@ -1,30 +1,33 @@
 """`svc reply ID`: answer a task's ask.
 
 The Typer function only parses into `ReplyOptions`; `run` does the rest against the
-`FaceContext` it is handed, so it can be tested in-process: fetch the task, build the answer
-(from the flags, checked against the ask, or from the form), send it, show it.
+`FaceContext` it is handed, so it can be tested in-process: fetch the task, build the neutral
+answer (`svc.replies`, from the flags or the form), have the reply engine check it against the
+ask (`body_for`), send it, show it. The engine's mismatches name the answer's parts; this face
+words them as the flags that give those parts.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 
+from svc.api.models import TaskDetail
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
-from svc.engines.asks import left_text, summarize
+from svc.engines.asks import left_text, looks_secret, summarize
 from svc.engines.auth import free_call_auth
+from svc.engines.reply import ReplyMismatch, body_for, question_options
 from svc.engines.task_state import remember
 from svc.errors import ConflictError, ProtocolError, UsageError
+from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value
 from svc.ui import views
 from svc.ui.face import FaceContext
 from svc.ui.prompts import ask_hidden
-
-if TYPE_CHECKING:
-    from svc.api.models import TaskDetail
+from svc.ui.reply_form import AskReading, LeftToApprovalApp, answer_from_form
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -44,6 +47,16 @@ class ReplyOptions:
     sensitive: bool = False
     sets: dict[str, str] = dataclass_field(default_factory=dict)
     payment_approved: bool | None = None
+
+    @property
+    def empty(self) -> bool:
+        """No answer flag given: the form asks (or, with prompting off, exit 2)."""
+        return (
+            self.message is None
+            and self.field is None
+            and not self.sets
+            and self.payment_approved is None
+        )
 
 
 @app.command(
@@ -90,12 +103,11 @@ def reply(
         help="Decline the charge: the task ends failed (payment_rejected).",
     ),
 ) -> None:
-    from svc.engines.reply import parse_sets
-
     if approve and decline:
         raise UsageError("--approve-payment and --decline-payment exclude each other")
     if value_file is not None and field is None:
         raise UsageError("--value-file goes with --field")
+    _one_kind(message, field, sets, approve or decline)
     value = None if value_file is None else read_text_source(value_file, "the value")
     opts = ReplyOptions(
         task_id=task_id,
@@ -109,10 +121,34 @@ def reply(
     raise typer.Exit(run(opts, current()))
 
 
+def parse_sets(pairs: list[str]) -> dict[str, str]:
+    """`--set KEY=VALUE` pairs as field values; a key given twice is a mistake, not a merge."""
+    values: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--set takes KEY=VALUE, got {pair!r}")
+        if key in values:
+            raise UsageError(f"--set {key} given twice")
+        values[key] = value
+    return values
+
+
+def _one_kind(message: str | None, field: str | None, sets: list[str], payment: bool) -> None:
+    """One answer is one kind: a message, a field's value, or field values (with a payment
+    decision). A plain ask takes the first two, a structured ask the last."""
+    if message is not None and field is not None:
+        raise UsageError("--message and --field exclude each other")
+    if (message is not None or field is not None) and (sets or payment):
+        given = "--message" if message is not None else "--field"
+        raise UsageError(
+            f"{given} (a plain ask's answer) and --set or a payment flag (a structured "
+            "ask's) exclude each other"
+        )
+
+
 def run(opts: ReplyOptions, app: FaceContext) -> int:
     """Send the answer and show the task; returns the exit code."""
-    from svc.engines.reply import LeftToApprovalApp
-
     detail = app.tasks.poll(opts.task_id, auth=free_call_auth(app))
     try:
         body = _body(opts, app, detail.raw)
@@ -146,34 +182,59 @@ def _after_refusal(task_id: str, body: dict[str, Any]) -> str:
 
 def _body(opts: ReplyOptions, app: FaceContext, detail: dict[str, Any]) -> dict[str, Any]:
     """The checked reply body: from the flags, or from the form when none was given."""
-    from svc.engines.reply import ReplyFlags, body_from_flags
-    from svc.engines.reply_form import body_from_form
-
     task = task_detail(detail)
-    flags = ReplyFlags(
-        message=opts.message,
-        field=opts.field,
-        value=opts.value,
-        sensitive=opts.sensitive,
-        sets=dict(opts.sets),
-        payment_approved=opts.payment_approved,
-    )
-    if flags.empty:
+    if opts.empty:
         if app.settings.no_input:
             raise UsageError(
                 "nothing to reply: give --message, --field, --set or a payment flag "
                 "(prompting is off)"
             )
         check_time_left(app, detail)
-        body = body_from_form(task)
+        answer = answer_from_form(task, AskReading(looks_secret, question_options))
+        body = _checked(task, answer)
         check_time_left(app, detail, after_form=True)
         return body
-    if flags.field is not None and flags.value is None:
+    return _checked(task, _answer(opts, app))
+
+
+def _answer(opts: ReplyOptions, app: FaceContext) -> Answer:
+    """The flags as a neutral answer (one kind, as the Typer function made sure); a --field
+    with no --value-file is asked for, hidden."""
+    if opts.payment_approved is not None:
+        decision = Approve if opts.payment_approved else Decline
+        return decision(dict(opts.sets), sensitive=opts.sensitive)
+    if opts.field is None:
+        if opts.message is not None:
+            return Message(opts.message)
+        return Fields(dict(opts.sets), sensitive=opts.sensitive)
+    value = opts.value
+    if value is None:
         if app.settings.no_input:
             raise UsageError("--field needs --value-file PATH|- when prompting is off")
+        value = ask_hidden(f"value for {opts.field} (hidden):")
+    return Secret(value, opts.field) if opts.sensitive else Value(value, opts.field)
 
-        flags.value = ask_hidden(f"value for {flags.field} (hidden):")
-    return body_from_flags(task, flags)
+
+# The engine's mismatches that name an answer's part, in the flags that give it.
+FLAG_WORDS = {
+    ("wrong_kind", "plain"): "this task waits on a plain ask: answer with --message, or "
+    "--field with --value-file (no --set or payment flags)",
+    ("wrong_kind", "structured"): "this task carries a structured ask: answer with --set "
+    "KEY=VALUE (and --approve-payment/--decline-payment for a payment)",
+    ("not_payment", "structured"): "this ask is not about a payment: drop "
+    "--approve/--decline-payment",
+}
+
+
+def _checked(task: TaskDetail, answer: Answer) -> dict[str, Any]:
+    """`body_for`, its mismatches worded in flags (the others name no flag already)."""
+    try:
+        return body_for(task, answer)
+    except ReplyMismatch as mismatch:
+        worded = FLAG_WORDS.get((mismatch.problem, mismatch.ask))
+        if worded is not None:
+            mismatch.reword(worded)
+        raise
 
 
 def check_time_left(app: FaceContext, detail: dict[str, Any], after_form: bool = False) -> None:
@@ -216,8 +277,6 @@ def task_detail(detail: dict[str, object]) -> TaskDetail:
     """The polled task as a model; a shape the spec does not allow is the server's fault (exit
     1, one line), not an internal error."""
     from pydantic import ValidationError
-
-    from svc.api.models import TaskDetail
 
     try:
         return TaskDetail.model_validate(detail)

@@ -1,78 +1,192 @@
-"""Building a reply body: from flags (checked against the task's ask) or an interactive form."""
+"""The reply body for a neutral answer (`svc.replies`), checked against the task's ask.
+
+Every face ends here: the CLI's flags and form, `svc mcp`'s arguments and a Python program
+each build an `Answer`, and `body_for` checks it and returns the body the service takes. Its
+errors name the answer's kinds (Message, Value, Secret, Fields, Approve, Decline), never a
+flag or an argument, and carry the facts as fields, so each face words them its own way
+(`ReplyMismatch`). A secret's value is never part of one.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from dataclasses import field as dataclass_field
-from typing import Any
+from typing import Any, Final, Literal
 
 from svc import redact
 from svc.api.models import InfoRequest, Question, ReplyBody, TaskDetail
 from svc.engines.validate import build
 from svc.errors import ConflictError, UsageError
+from svc.replies import Answer, Approve, Fields, Message, Secret, Value
 from svc.ui.sanitize import clean
 
+AskKind = Literal["plain", "structured"]
+Problem = Literal["wrong_kind", "no_field", "not_payment", "fields", "option"]
 
-@dataclass
-class ReplyFlags:
-    message: str | None = None
-    field: str | None = None
-    value: str | None = None
-    sensitive: bool = False
-    sets: dict[str, str] = dataclass_field(default_factory=dict)
-    payment_approved: bool | None = None
+# What a value outside a question's options shows of a secret answer: never the value.
+HIDDEN: Final = "(hidden)"
+
+
+@dataclass(frozen=True)
+class Given:
+    """What an answer carries, in no face's words: its kind and its values by key."""
+
+    kind: Literal["message", "value", "secret", "fields", "approve", "decline"]
+    values: Mapping[str, str]
+    sensitive: bool
 
     @property
-    def empty(self) -> bool:
-        return (
-            self.message is None
-            and self.field is None
-            and not self.sets
-            and self.payment_approved is None
+    def payment(self) -> bool | None:
+        """The payment decision: True (approve), False (decline), None (none given)."""
+        return {"approve": True, "decline": False}.get(self.kind)
+
+
+class ReplyMismatch(UsageError):
+    """The answer does not fit the ask (exit 2, nothing sent). `problem` says how; the other
+    fields are the facts a face words: the ask's kind, the answer's kind, the keys asked,
+    missing, not asked for or empty, and for a value outside a question's options its key and
+    the options. The message is the library's own wording; the CLI and `svc mcp` replace the
+    ones that would name a flag or an argument."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        problem: Problem,
+        ask: AskKind,
+        given: str,
+        code: str | None = None,
+        asked: tuple[str, ...] = (),
+        missing: tuple[str, ...] = (),
+        extra: tuple[str, ...] = (),
+        empty: tuple[str, ...] = (),
+        key: str | None = None,
+        options: tuple[str, ...] = (),
+    ) -> None:
+        super().__init__(message, code=code)
+        self.problem = problem
+        self.ask = ask
+        self.given = given
+        self.asked = asked
+        self.missing = missing
+        self.extra = extra
+        self.empty = empty
+        self.key = key
+        self.options = options
+
+    def reword(self, message: str) -> ReplyMismatch:
+        """The same mismatch in a face's words (its flags, its arguments)."""
+        self.message = message
+        self.args = (message,)
+        return self
+
+
+def body_for(task: TaskDetail, answer: Answer) -> dict[str, Any]:
+    """The body of `POST /tasks/{id}/reply` for `answer`, checked against the task's ask.
+
+    A sensitive value is told to `svc.redact` before the body is returned: the service may
+    fold it into the goal, and nothing this process shows may carry it back."""
+    if task.state != "blocked_on_user":
+        raise ConflictError(
+            f"task {task.id} is {task.state}, not waiting on a reply", code="not_waiting"
         )
+    ask = task.info_request
+    if ask is None:
+        return _plain_body(task, answer)
+    return _structured_body(ask, _given(answer))
 
 
-class ReplyCancelled(UsageError):
-    """The person cancelled at the form's review: nothing is sent (exit 2, as gh does for a
-    cancelled prompt). Under `svc watch` it ends the watch the same way."""
+def _given(answer: Answer) -> Given:
+    """The answer's kind and values, one shape for every kind."""
+    if isinstance(answer, Message):
+        return Given("message", {}, sensitive=False)
+    if isinstance(answer, Value):
+        return Given("value", _one(answer.field, answer.value), sensitive=False)
+    if isinstance(answer, Secret):
+        return Given("secret", _one(answer.field, answer.value), sensitive=True)
+    if isinstance(answer, Fields):
+        return Given("fields", dict(answer.values), sensitive=answer.sensitive)
+    kind: Literal["approve", "decline"] = "approve" if isinstance(answer, Approve) else "decline"
+    return Given(kind, dict(answer.values), sensitive=answer.sensitive)
 
-    default_code = "cancelled"
 
-    def __init__(self, task_id: str) -> None:
-        super().__init__(
-            "reply not sent: cancelled at the review",
-            hint=f"svc reply {task_id} answers it later; svc watch {task_id} follows it",
+def _one(key: str | None, value: str) -> dict[str, str]:
+    return {} if key is None else {key: value}
+
+
+def _plain_body(task: TaskDetail, answer: Answer) -> dict[str, Any]:
+    """A plain ask takes a message, or one field's value (a secret one sent as sensitive)."""
+    if isinstance(answer, Message):
+        return build(ReplyBody, "reply", message=answer.text).model_dump(exclude_none=True)
+    if not isinstance(answer, Value | Secret):
+        raise ReplyMismatch(
+            "this task waits on a plain ask: answer with a Message, a Value or a Secret "
+            "(not Fields, Approve or Decline)",
+            problem="wrong_kind",
+            ask="plain",
+            given=_given(answer).kind,
         )
-        self.task_id = task_id
+    plain = task.plain_ask() or {}
+    field = answer.field if answer.field is not None else plain.get("field")
+    if not isinstance(field, str) or not field:
+        raise ReplyMismatch(
+            "this plain ask names no key: answer with a Message, or name the key the Value "
+            "or Secret answers",
+            problem="no_field",
+            ask="plain",
+            given=_given(answer).kind,
+        )
+    sensitive = isinstance(answer, Secret) or (
+        bool(plain.get("sensitive")) and plain.get("field") == field
+    )
+    if sensitive and answer.value:
+        redact.told(answer.value)  # the service may fold it into the goal: never shown back
+    reply = build(ReplyBody, "reply", field=field, value=answer.value, sensitive=sensitive)
+    return reply.model_dump(exclude_none=True)
 
 
-class LeftToApprovalApp(Exception):
-    """The form's outcome when the person keeps a payment that the user approves in their app:
-    nothing is sent, and that is not a mistake. `svc reply` says so and exits 0; a caller that
-    waits (watch) keeps polling for the approval."""
+def _structured_body(ask: InfoRequest, answer: Given) -> dict[str, Any]:
+    """A structured ask takes exactly its keys' values, and a payment ask a decision."""
+    if answer.kind in ("message", "value") or (answer.kind == "secret" and not answer.values):
+        raise ReplyMismatch(
+            "this task carries a structured ask: answer with Fields (Approve or Decline for a "
+            "payment), or a Secret naming its key",
+            problem="wrong_kind",
+            ask="structured",
+            given=answer.kind,
+        )
+    check_field_values(ask, answer.values, sensitive=answer.sensitive, given=answer.kind)
+    info: dict[str, Any] = {"field_values": dict(answer.values)}
+    if answer.payment is not None:
+        if not ask.is_payment_ask:
+            raise ReplyMismatch(
+                "this ask is not about a payment: answer with Fields, not Approve or Decline",
+                problem="not_payment",
+                ask="structured",
+                given=answer.kind,
+            )
+        info["payment_approved"] = answer.payment
+    if answer.sensitive:
+        # `sensitive` is the reply's, not a key's: the service keeps every value of it apart
+        # (encrypted, purged, redacted), so every one is a secret to what this process shows.
+        for value in answer.values.values():
+            redact.told(value)
+    reply = build(ReplyBody, "reply", info=info, sensitive=answer.sensitive or None)
+    return reply.model_dump(exclude_none=True)
 
-    def __init__(self, task_id: str) -> None:
-        super().__init__(f"task {task_id}: the payment is left to the approval app")
-        self.task_id = task_id
 
-
-def parse_sets(pairs: list[str]) -> dict[str, str]:
-    values: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UsageError(f"--set takes KEY=VALUE, got {pair!r}")
-        if key in values:
-            raise UsageError(f"--set {key} given twice")
-        values[key] = value
-    return values
-
-
-def check_field_values(ask: InfoRequest, values: dict[str, str]) -> None:
+def check_field_values(
+    ask: InfoRequest,
+    values: Mapping[str, str],
+    *,
+    sensitive: bool = False,
+    given: str = "fields",
+) -> None:
+    """Exactly the ask's keys, none empty, each question's value one of its options."""
     required = ask.required_keys()
-    missing = [k for k in required if k not in values]
-    extra = sorted(set(values) - set(required))
-    empty = [k for k, v in values.items() if not v.strip()]
+    missing = tuple(k for k in required if k not in values)
+    extra = tuple(sorted(set(values) - set(required)))
+    empty = tuple(k for k, v in values.items() if not v.strip())
     problems = []
     if missing:
         problems.append("missing " + ", ".join(missing))
@@ -81,76 +195,43 @@ def check_field_values(ask: InfoRequest, values: dict[str, str]) -> None:
     if empty:
         problems.append("empty value for " + ", ".join(empty))
     if problems:
-        asked = ", ".join(required) or "no fields"
-        raise UsageError(
-            f"the answer does not match the ask ({'; '.join(problems)}); it asks for: {asked}",
+        raise ReplyMismatch(
+            f"the answer does not match the ask ({'; '.join(problems)}); it asks for: "
+            f"{', '.join(required) or 'no fields'}",
+            problem="fields",
+            ask="structured",
+            given=given,
             code="field_values_mismatch",
+            asked=tuple(required),
+            missing=missing,
+            extra=extra,
+            empty=empty,
         )
     for question in ask.questions:
-        allowed = question_options(question)
-        value = values.get(question.key)
-        if allowed and value is not None and value not in allowed:
-            raise UsageError(
-                f"{question.key}={clean(value, 80, single_line=True)!r} is not one of the "
-                f"options the question offers: {', '.join(allowed)}",
-                code="field_values_mismatch",
-            )
+        _check_option(question, values.get(question.key), sensitive=sensitive, given=given)
+
+
+def _check_option(question: Question, value: str | None, *, sensitive: bool, given: str) -> None:
+    allowed = question_options(question)
+    if not allowed or value is None or value in allowed:
+        return
+    shown = HIDDEN if sensitive else repr(clean(value, 80, single_line=True))
+    raise ReplyMismatch(
+        f"{question.key}={shown} is not one of the options the question offers: "
+        f"{', '.join(allowed)}",
+        problem="option",
+        ask="structured",
+        given=given,
+        code="field_values_mismatch",
+        key=question.key,
+        options=tuple(allowed),
+    )
 
 
 def question_options(question: Question) -> list[str] | None:
-    """The answers a question offers (`options`), cleaned for the terminal; None if open."""
+    """The answers a question offers (`options`), cleaned as the form shows them (so the
+    option a person picks there is one this check takes); None if the question is open."""
     options = (question.model_extra or {}).get("options")
     if not isinstance(options, list) or not options:
         return None
     return [clean(str(option), 80, single_line=True) for option in options[:50]]
-
-
-def body_from_flags(task: TaskDetail, flags: ReplyFlags) -> dict[str, Any]:
-    if task.state != "blocked_on_user":
-        raise ConflictError(
-            f"task {task.id} is {task.state}, not waiting on a reply", code="not_waiting"
-        )
-    ask = task.info_request
-    if ask is None:
-        if flags.sets or flags.payment_approved is not None:
-            raise UsageError(
-                "this task waits on a plain ask: answer with --message, or --field with "
-                "--value-file (no --set or payment flags)"
-            )
-        if flags.message is None and flags.field is None:
-            raise UsageError("nothing to reply: give --message or --field")
-        if flags.field is not None and flags.value is None:
-            raise UsageError("--field needs a value: --value-file PATH, - for stdin, or a prompt")
-        plain = task.plain_ask() or {}
-        sensitive = flags.sensitive or (
-            bool(plain.get("sensitive")) and plain.get("field") == flags.field
-        )
-        if sensitive and flags.value:
-            redact.told(flags.value)  # the service may fold it into the goal: never shown back
-        reply = build(
-            ReplyBody,
-            "reply",
-            message=flags.message,
-            field=flags.field,
-            value=flags.value,
-            sensitive=sensitive if flags.field is not None else None,
-        )
-        return reply.model_dump(exclude_none=True)
-    if flags.message is not None or flags.field is not None:
-        raise UsageError(
-            "this task carries a structured ask: answer with --set KEY=VALUE "
-            "(and --approve-payment/--decline-payment for a payment)"
-        )
-    check_field_values(ask, flags.sets)
-    info: dict[str, Any] = {"field_values": dict(flags.sets)}
-    if flags.payment_approved is not None:
-        if not ask.is_payment_ask:
-            raise UsageError("this ask is not about a payment: drop --approve/--decline-payment")
-        info["payment_approved"] = flags.payment_approved
-    if flags.sensitive:
-        # `sensitive` is the reply's, not a key's: the service keeps every value of it apart
-        # (encrypted, purged, redacted), so every one is a secret to what this process shows.
-        for value in flags.sets.values():
-            redact.told(value)
-    reply = build(ReplyBody, "reply", info=info, sensitive=flags.sensitive or None)
-    return reply.model_dump(exclude_none=True)

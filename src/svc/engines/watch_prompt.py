@@ -12,6 +12,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from svc.engines.asks import looks_secret
+from svc.replies import Approve, Decline
 from svc.ui import form, prompts, words
 from svc.ui.sanitize import clean
 
@@ -53,23 +55,26 @@ class FormSession:
         ask = detail.info_request
         if ask is not None and ask.is_payment_ask and not ask.required_keys():
             return self._payment(detail)
-        from svc.engines.reply_form import body_from_form
+        from svc.engines.reply import body_for, question_options
+        from svc.ui.reply_form import AskReading, answer_from_form
 
         prompts.say(self.waiting_line)  # what is asked and the time left, before the form
-        return body_from_form(detail)
+        return body_for(
+            detail, answer_from_form(detail, AskReading(looks_secret, question_options))
+        )
 
     def _payment(self, detail: Any) -> dict[str, Any] | str:
         """The payment decision, asked as `svc reply` asks it (ui/form.py)."""
-        from svc.engines.reply import ReplyFlags, body_from_flags
+        from svc.engines.reply import body_for
 
         ask = detail.info_request
         amount = "" if ask.amount_usd is None else f" of {words.usd(ask.amount_usd)}"
         merchant = clean(ask.merchant_name or "the merchant", 100, single_line=True)
         if ask.payment_status == "approval_expired":
             if form.resend_expired_approval(amount, merchant):
-                return body_from_flags(detail, ReplyFlags(payment_approved=True))
+                return body_for(detail, Approve())
             return LEAVE
         prompts.say(self.waiting_line)
         if form.decline_payment(amount, merchant):
-            return body_from_flags(detail, ReplyFlags(payment_approved=False))
+            return body_for(detail, Decline())
         return LEAVE

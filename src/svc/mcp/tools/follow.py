@@ -10,13 +10,14 @@ import anyio
 from svc.api.models import TaskDetail
 from svc.context import AppContext
 from svc.engines.auth import free_call_auth
-from svc.engines.reply import ReplyFlags, body_from_flags
+from svc.engines.reply import body_for
 from svc.engines.task_state import remember
 from svc.errors import ProtocolError
 from svc.mcp.asks import describe, secret_field, secret_prompt
 from svc.mcp.results import Outcome
 from svc.mcp.schemas import WAIT_BUDGET_SECONDS
 from svc.mcp.state import Call
+from svc.replies import Secret
 
 
 def detail(task: dict[str, Any]) -> TaskDetail:
@@ -76,7 +77,7 @@ async def answer_secret(call: Call, task: TaskDetail, field: str) -> dict[str, A
     if value is None:
         return None
     call.vault.add(value)
-    body = body_from_flags(task, ReplyFlags(field=field, value=value, sensitive=True))
+    body = body_for(task, Secret(value, field))
     return await send_reply(call, task.id, body)
 
 

@@ -1,4 +1,9 @@
-"""The interactive reply form: say what is asked, ask for every answer, review, then send.
+"""The interactive reply form: say what is asked, ask for every answer, review, then answer.
+
+The form is a face: it reads the terminal and returns a neutral `svc.replies` answer, which
+goes through the reply engine's `body_for` like any other. How an ask is read (which key is a
+secret, which options a question offers) is the engine's, handed in (`AskReading`), so this
+module stays in its layer and the form picks only options the engine's check takes.
 
 Empty answers, and answers outside a question's options, are asked again here and never sent.
 A question's options are numbered: the number or the text is taken. Typed answers end in a
@@ -12,19 +17,47 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from svc.api.models import InfoRequest, Question, TaskDetail
-from svc.engines.asks import looks_secret
-from svc.engines.reply import (
-    LeftToApprovalApp,
-    ReplyCancelled,
-    ReplyFlags,
-    body_from_flags,
-    question_options,
-)
+from svc.errors import UsageError
+from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value
 from svc.ui import form, prompts, words
 from svc.ui.sanitize import clean
+
+
+@dataclass(frozen=True)
+class AskReading:
+    """How the engine reads an ask: whether a key's name reads like a secret, and the options
+    a question offers (None when open)."""
+
+    is_secret: Callable[[str], bool]
+    options: Callable[[Question], list[str] | None]
+
+
+class ReplyCancelled(UsageError):
+    """The person cancelled at the form's review: nothing is sent (exit 2, as gh does for a
+    cancelled prompt). Under `svc watch` it ends the watch the same way."""
+
+    default_code = "cancelled"
+
+    def __init__(self, task_id: str) -> None:
+        super().__init__(
+            "reply not sent: cancelled at the review",
+            hint=f"svc reply {task_id} answers it later; svc watch {task_id} follows it",
+        )
+        self.task_id = task_id
+
+
+class LeftToApprovalApp(Exception):
+    """The form's outcome when the person keeps a payment that the user approves in their app:
+    nothing is sent, and that is not a mistake. `svc reply` says so and exits 0; a caller that
+    waits (watch) keeps polling for the approval."""
+
+    def __init__(self, task_id: str) -> None:
+        super().__init__(f"task {task_id}: the payment is left to the approval app")
+        self.task_id = task_id
+
 
 # The payment decision, as the review shows it.
 RESEND: Final = "send the approval again"
@@ -33,7 +66,7 @@ LEAVE: Final = "leave it to the approval app"
 
 
 @dataclass
-class _Answer:
+class _Item:
     """One thing the form asks: its key in the reply, how to ask it, and what was answered."""
 
     key: str
@@ -42,28 +75,29 @@ class _Answer:
     value: str = ""
 
 
-def body_from_form(task: TaskDetail) -> dict[str, Any]:
-    """Ask the person at the terminal: a reviewed, checked reply body."""
+def answer_from_form(task: TaskDetail, reading: AskReading) -> Answer:
+    """Ask the person at the terminal: a reviewed answer, for the engine to check."""
     ask = task.info_request
     if ask is None:
         return _plain(task)
     form.header(_header(ask))
-    answers = _structured(ask)
-    for answer in answers:
-        answer.value = answer.ask()
-    payment = _Answer("payment", lambda: _payment_choice(ask)) if ask.is_payment_ask else None
+    items = _structured(ask, reading)
+    for item in items:
+        item.value = item.ask()
+    payment = _Item("payment", lambda: _payment_choice(ask)) if ask.is_payment_ask else None
     if payment is not None:
         payment.value = payment.ask()
-        if payment.value == LEAVE and not answers:
+        if payment.value == LEAVE and not items:
             raise LeftToApprovalApp(task.id)
-    _review(task.id, answers, payment)
+    _review(task.id, items, payment)
+    values = {item.key: item.value for item in items}
     # The wire has no per-key flag: one secret answer makes the whole reply sensitive.
-    flags = ReplyFlags(
-        sets={a.key: a.value for a in answers}, sensitive=any(a.secret for a in answers)
-    )
-    if payment is not None and payment.value != LEAVE:
-        flags.payment_approved = payment.value == RESEND
-    return body_from_flags(task, flags)
+    sensitive = any(item.secret for item in items)
+    if payment is None or payment.value == LEAVE:
+        return Fields(values, sensitive=sensitive)
+    if payment.value == RESEND:
+        return Approve(values, sensitive=sensitive)
+    return Decline(values, sensitive=sensitive)
 
 
 def _header(ask: InfoRequest) -> list[str]:
@@ -75,27 +109,27 @@ def _header(ask: InfoRequest) -> list[str]:
     return lines
 
 
-def _structured(ask: InfoRequest) -> list[_Answer]:
-    answers = [_field(n) for n in ask.requested_fields]
+def _structured(ask: InfoRequest, reading: AskReading) -> list[_Item]:
+    items = [_field(name, reading) for name in ask.requested_fields]
     asked = set(ask.requested_fields)
     for question in ask.questions:
         if question.key not in asked:
             asked.add(question.key)
-            answers.append(_Answer(question.key, _question_asker(question)))
-    return answers
+            items.append(_Item(question.key, _question_asker(question, reading)))
+    return items
 
 
-def _field(name: str) -> _Answer:
+def _field(name: str, reading: AskReading) -> _Item:
     """A requested field, typed hidden when its name reads like a secret (a PIN, a password)."""
-    hidden = looks_secret(name)
+    hidden = reading.is_secret(name)
     label = clean(name, 64, single_line=True) + (" (hidden)" if hidden else "")
-    return _Answer(name, _asker(label, hidden=hidden), secret=hidden)
+    return _Item(name, _asker(label, hidden=hidden), secret=hidden)
 
 
-def _question_asker(question: Question) -> Callable[[], str]:
+def _question_asker(question: Question, reading: AskReading) -> Callable[[], str]:
     extra = question.model_extra or {}
     text = clean(str(extra.get("question") or extra.get("text") or question.key), 200)
-    options = question_options(question)
+    options = reading.options(question)
     if not options:
         return _asker(text)
     label = f"{text} ({'/'.join(options)})"
@@ -120,25 +154,24 @@ def _payment_choice(ask: InfoRequest) -> str:
     return DECLINE if form.decline_payment(amount, merchant) else LEAVE
 
 
-def _plain(task: TaskDetail) -> dict[str, Any]:
+def _plain(task: TaskDetail) -> Answer:
     plain = task.plain_ask() or {}
     prompts.say(str(plain.get("message") or "The task waits for an answer."))
     name = plain.get("field")
     if not name:
-        answer = _Answer("message", _asker("answer"))
-        answer.value = answer.ask()
-        _review(task.id, [answer])
-        return body_from_flags(task, ReplyFlags(message=answer.value))
+        item = _Item("message", _asker("answer"))
+        item.value = item.ask()
+        _review(task.id, [item])
+        return Message(item.value)
     hidden = bool(plain.get("sensitive"))
     label = clean(str(name), 64, single_line=True) + (" (hidden)" if hidden else "")
-    answer = _Answer(str(name), _asker(label, hidden=hidden), secret=hidden)
-    answer.value = answer.ask()
-    _review(task.id, [answer])
-    flags = ReplyFlags(field=str(name), value=answer.value, sensitive=hidden)
-    return body_from_flags(task, flags)
+    item = _Item(str(name), _asker(label, hidden=hidden), secret=hidden)
+    item.value = item.ask()
+    _review(task.id, [item])
+    return Secret(item.value, str(name)) if hidden else Value(item.value, str(name))
 
 
-def _review(task_id: str, typed: list[_Answer], payment: _Answer | None = None) -> None:
+def _review(task_id: str, typed: list[_Item], payment: _Item | None = None) -> None:
     """Typed answers are shown (secrets hidden) until the person sends them or cancels; an
     edit asks that one answer again. A payment decision alone was confirmed already."""
     if not typed:
