@@ -8,8 +8,8 @@ import typer
 
 from svc.api.ids import request_id_arg
 from svc.cli.app import current
+from svc.cli.polled import show_task
 from svc.context import AppContext
-from svc.engines.poll import show_task
 
 app = typer.Typer(rich_markup_mode=None)
 
