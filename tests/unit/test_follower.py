@@ -184,4 +184,8 @@ def test_each_id_is_followed_once_at_the_profiles_interval(sandbox: Sandbox, hom
     assert follower.interval.seconds == app.settings.default_poll_interval()
     assert not follower.interval.raised
     follower.close()  # never started: nothing to stop
+    with Follower(app, []) as idle:  # nothing to follow: a step returns at once, timeout or not
+        started = time.monotonic()
+        assert not idle.following and idle.step(5.0) == [] and list(idle.changes()) == []
+        assert time.monotonic() - started < 2
     app.close()

@@ -103,7 +103,7 @@ class WatchFace:
 
     def _loop(self, status: Status) -> None:
         while self.follower.following:
-            live = self.form is not None or status.countdowns
+            live = self.form is not None or bool(status.countdowns)
             changes = self.follower.step(TICK if live else None)  # a live countdown: redrawn
             self._check_form()
             for change in changes:

@@ -118,11 +118,11 @@ class Follower:
             if due is None:
                 break
             pollers.send(due)
+        if not self.following:
+            return []  # nothing scheduled, nothing in flight: every task is done
         wait = self._idle_wait(pollers, now)
         if timeout is not None:
             wait = timeout if wait is None else min(wait, timeout)
-        if wait is None and not pollers.in_flight:
-            return []  # nothing scheduled, nothing in flight: every task is done
         item = pollers.receive(wait)
         return [] if item is None else self._take(*item)
 
