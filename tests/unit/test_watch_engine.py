@@ -13,9 +13,10 @@ from tests.conftest import Cli, Sandbox, unique_email
 from tests.inproc import captured, isolate_home
 
 from svc.commands.watch import WatchOptions, run
+from svc.commands.watch_hooks import ExecHooks, command_argv
 from svc.context import AppContext
 from svc.engines.asks import summarize
-from svc.engines.hooks import Change, ExecHooks, command_argv
+from svc.engines.changes import TaskChange
 from svc.errors import HumanNeededError, UsageError
 
 
@@ -75,7 +76,7 @@ def test_a_hanging_hook_is_stopped_at_its_bound_and_reported() -> None:
     hooks = ExecHooks("sleep 30", warnings.append, timeout=0.3)
     started = time.monotonic()
     for i in range(3):
-        hooks.submit(Change({"id": f"t{i}", "state": "pending"}, None))
+        hooks.submit(TaskChange(f"t{i}", "state", {"id": f"t{i}", "state": "pending"}))
     hooks.close()
     assert time.monotonic() - started < 5
     assert sorted(warnings) == [
@@ -109,7 +110,7 @@ def test_reply_command_quotes_a_hostile_field_name_for_the_shell() -> None:
 def test_abort_stops_running_hooks_at_once() -> None:
     warnings: list[str] = []
     hooks = ExecHooks("sleep 30", warnings.append, timeout=60)
-    hooks.submit(Change({"id": "t1", "state": "pending"}, None))
+    hooks.submit(TaskChange("t1", "state", {"id": "t1", "state": "pending"}))
     for _ in range(100):  # until the hook runs (the machine may be busy)
         if hooks._running:
             break
@@ -169,29 +170,37 @@ def test_an_answer_sent_closes_its_prompt_for_good(
     from types import SimpleNamespace
 
     from svc.api.models import TaskDetail
+    from svc.commands.watch_face import Following, WatchFace
+    from svc.commands.watch_status import Status
     from svc.engines.reply import body_for
-    from svc.engines.watch import Following, Watch
-    from svc.engines.watch_parts import Status
     from svc.replies import Decline
 
     task_id = submit(cli, "Decline me #approval")
     sandbox.advance(11)
     isolate_home(home / "person", monkeypatch, person=True)
     app, _, _ = captured(sandbox.url, person=True)
-    watch = Watch(app, [task_id], Following(interval=0.2))
-    watch.status = Status(app, watch.seen)
+    face = WatchFace(app, [task_id], Following(interval=0.2))
+    face.follower.start()
+    face.status = Status(app.output, face.states)
+
+    def answered(task: dict[str, object]) -> None:  # one poll's answer, as the loop takes it
+        for change in face.follower._take(task_id, task, None):
+            face._take(change)
+        face._ask_next()
+
     stale = app.tasks.poll(task_id).raw  # in flight when the answer is sent
-    watch._take(task_id, stale, None)
-    assert watch.form is not None  # the prompt a person answers
-    watch.form.withdraw()
+    answered(stale)
+    assert face.form is not None  # the prompt a person answers
+    face.form.withdraw()
     decline = body_for(TaskDetail.model_validate(stale), Decline())
     done = SimpleNamespace(task_id=task_id, task=stale, body=decline, error=None)
     done.done = SimpleNamespace(is_set=lambda: True)
-    watch.form = done  # type: ignore[assignment]
-    watch._check_form()  # sends the decline
-    watch._take(task_id, stale, None)  # the poll sent before it answers now
-    assert watch.form is None, "the answered prompt was opened again"
-    watch._take(task_id, app.tasks.poll(task_id).raw, None)
-    assert watch.finals[task_id]["error"] == "payment_rejected"
-    watch.status.stop()
+    face.form = done  # type: ignore[assignment]
+    face._check_form()  # sends the decline
+    answered(stale)  # the poll sent before it answers now
+    assert face.form is None, "the answered prompt was opened again"
+    answered(app.tasks.poll(task_id).raw)
+    assert face.finals[task_id]["error"] == "payment_rejected"
+    face.status.stop()
+    face.follower.close()
     app.close()

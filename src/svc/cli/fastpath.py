@@ -10,7 +10,7 @@ Python start. Three invocations run often enough in loops and on every TAB that 
 
 Everything else, and any argument list that is not plainly one of these, returns ``None`` and
 runs through the full Typer app. The poll path reuses the same functions as the Typer command
-(`build_context`, `poll_once`, `run_guarded`), so output bytes, errors and exit codes match.
+(`build_context`, `poll_once`, `present`, `run_guarded`), so output bytes, errors and exit codes match.
 """
 
 from __future__ import annotations
@@ -50,10 +50,12 @@ def dispatch(argv: list[str]) -> int | None:
         return None  # a terminal wants rich rendering: the full app does that
 
     def body() -> int:
+        from svc.cli.polled import present
         from svc.cli.runtime import build_context
         from svc.engines.poll import poll_once
 
-        return poll_once(build_context(flags), task_id, exit_status)
+        app = build_context(flags)
+        return present(app, poll_once(app, task_id), exit_status)
 
     from svc.cli.runtime import run_guarded
 

@@ -1,4 +1,5 @@
-"""`svc poll ID`: one GET of a task (its fast path, `svc.cli.fastpath`, runs the same engine)."""
+"""`svc poll ID`: one GET of a task (its fast path, `svc.cli.fastpath`, runs the same engine and
+presents it the same way, `svc.cli.polled`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
+from svc.cli.polled import present
 from svc.engines.poll import poll_once
 from svc.ui.face import FaceContext
 
@@ -40,4 +42,4 @@ def poll(
 
 
 def run(opts: PollOptions, ctx: FaceContext) -> int:
-    return poll_once(ctx, opts.task_id, opts.exit_status)
+    return present(ctx, poll_once(ctx, opts.task_id), opts.exit_status)

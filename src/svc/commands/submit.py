@@ -21,6 +21,7 @@ import typer
 from svc import paid_record
 from svc.cli.app import current
 from svc.cli.inputs import open_binary_source, payment_flags, read_text_source
+from svc.commands.watch_face import follow
 from svc.engines import dry_run
 from svc.engines.batch import MAX_CONCURRENCY, line_ranges, run_batch
 from svc.engines.batch import Options as BatchOptions
@@ -33,7 +34,6 @@ from svc.engines.submit import (
 )
 from svc.engines.submit import submit as submit_paid
 from svc.engines.validate import task_body
-from svc.engines.watch import follow
 from svc.errors import ExitCode, Interrupted, SvcError, UsageError
 from svc.money import for_people
 from svc.settings import positive_seconds

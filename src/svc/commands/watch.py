@@ -1,8 +1,8 @@
 """`svc watch ID...` / `svc watch --all`: follow tasks until they are final, answering asks.
 
-The Typer function only parses into `WatchOptions` (every id checked before any poll); `run`
-picks the tasks and hands them to the watch engine, `svc.engines.watch`, which `submit --wait`
-uses too.
+The Typer function only parses into `WatchOptions` (every id and number checked before any
+poll); `run` picks the tasks and hands them to the watch face (`svc.commands.watch_face`, which
+`submit --wait` uses too), which presents what the follower engine (`svc.engines.watch`) yields.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import typer
 
 from svc.api.ids import task_id_arg
 from svc.cli.app import current
-from svc.engines.watch import Following, Watch
+from svc.commands.watch_face import Following, WatchFace
 from svc.engines.watch_parts import live_task_ids
 from svc.errors import Interrupted, UsageError
 from svc.settings import positive_seconds
@@ -97,7 +97,7 @@ def watch(
     opts = WatchOptions(
         task_ids=[task_id_arg(t) for t in task_ids or []],  # all checked before any poll
         all_live=all_live,
-        interval=interval,
+        interval=None if interval is None else positive_seconds("--interval", interval),
         notify=app_ctx.settings.notify if notify is None else notify,
         exec_command=exec_command,
         exec_timeout=positive_seconds("--exec-timeout", exec_timeout),
@@ -125,7 +125,7 @@ def run(opts: WatchOptions, app: FaceContext) -> int:
         from_ledger=frozenset(from_ledger) - set(opts.task_ids),
     )
     try:
-        return Watch(app, list(dict.fromkeys(ids)), following).follow()
+        return WatchFace(app, list(dict.fromkeys(ids)), following).run()
     except KeyboardInterrupt:  # nothing is lost: say the command that follows them again
         again = " ".join(["svc watch", *(["--all"] if opts.all_live else []), *opts.task_ids])
         raise Interrupted(

@@ -1,376 +1,230 @@
-"""The watch engine: follow tasks until final, showing changes live (`svc watch`).
+"""The follower: follow tasks until each is final, yielding what changes (`TaskChange`).
 
 Many tasks are followed in one process: one HTTP connection pool, a few worker threads that
-only send polls (`Pollers`), and one main thread that owns the schedule
-(`svc.engines.schedule`), the output and the ledger. An answer form runs in its own thread
-(`FormSession`) so polling goes on while it is open. Observers see every change: `--exec`
-hooks (run off this loop, bounded) and `--notify` (when a task starts waiting on the person
-or ends).
+only send polls (`Pollers`), and the thread that follows, which owns the schedule
+(`svc.engines.schedule`: the polling budget, spread and coalesced) and the ledger's cache of
+task states. Nothing here prints, asks or names a flag: `svc watch` and `submit --wait` draw
+the changes, `svc mcp`'s wait_for_task summarises them, a Python program iterates over them.
+
+`follow(...)` is the entry for a caller that only iterates; a face that must also act between
+polls (a countdown, an open form) drives a `Follower` step by step.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from svc.engines.asks import AskSummary, left_text, plain_payload, summarize
-from svc.engines.auth import free_call_auth
-from svc.engines.hooks import Change, ExecHooks
+from svc.engines.changes import ChangeKind, TaskChange
 from svc.engines.schedule import PollSchedule
 from svc.engines.task_state import remember_state
 from svc.engines.watch_parts import (
+    ASKING,
     FINAL,
     Pollers,
+    PollInterval,
     Seen,
-    Status,
-    effective_interval,
+    events_of,
     ledger_states,
+    poll_interval,
 )
-from svc.engines.watch_prompt import LEAVE, FormSession
-from svc.errors import ConflictError, HumanNeededError, NotFoundError, TaskEndedError
+from svc.errors import NotFoundError
 from svc.store.ledger.rows import GONE
-from svc.ui import views
-from svc.ui.notify import Notifier
 
 if TYPE_CHECKING:
-    from svc.engines.hooks import ExecHooks
-    from svc.engines.schedule import PollSchedule
-    from svc.engines.watch_prompt import FormSession
-    from svc.ui.face import FaceContext
-    from svc.ui.notify import Notifier
+    from svc.context import AppContext
 
 MAX_COALESCE = 0.25  # seconds a due poll may wait to join others (of a 15-60 s interval)
 MAX_WORKERS = 8  # concurrent polls in flight; the pool keeps as many connections
-MANY = 20  # above this many tasks a terminal gets a live summary, not a line per event
-TICK = 0.5  # longest idle wait while a countdown or a form is on screen
 
 
-@dataclass(frozen=True)
-class Following:
-    """How to follow: the poll interval, and who hears of a change (notifications, hooks)."""
+class Follower:
+    """Follows tasks by polling them; each `step` sends the polls that are due and returns what
+    one answer showed.
 
-    interval: float | None = None
-    notify: bool = False
-    exec_command: str | None = None
-    exec_timeout: float = 30.0
-    # Ids taken from the ledger (`--all`): one the service no longer knows (404) is marked
-    # gone and skipped, and the others are watched; an id the person typed stays exit 7.
-    from_ledger: frozenset[str] = frozenset()
+    stop_at_ask: a task that waits on the person is yielded (`ask`) and no longer polled;
+    otherwise it is polled on (at the interval) until it moves, for a face that answers it.
+    from_ledger: ids taken from the ledger; one the service no longer knows (404) is yielded
+    `gone`, marked so in the ledger and dropped, while any other id's 404 is raised.
+    """
 
-
-class Watch:
-    """One watch: the schedule, what was seen, the open form and the observers."""
-
-    def __init__(self, app: FaceContext, task_ids: list[str], opts: Following) -> None:
+    def __init__(
+        self,
+        app: AppContext,
+        task_ids: Iterable[str],
+        interval: float | None = None,
+        *,
+        stop_at_ask: bool = True,
+        from_ledger: Iterable[str] = (),
+    ) -> None:
         self.app = app
-        every = effective_interval(app, opts.interval)
-        self.schedule: PollSchedule = PollSchedule(task_ids, every)
-        self.coalesce = min(MAX_COALESCE, every / 60)
-        self.seen = {tid: Seen() for tid in task_ids}
-        self.states: dict[str, str] = {}  # the last state observed (for SVC_TASK_PREVIOUS_STATE)
-        self.finals: dict[str, dict[str, Any]] = {}
-        self.blocked: dict[str, dict[str, Any]] = {}
-        self.left_to_app: set[str] = set()  # payments the person leaves to the approval app
-        # ask sent an answer -> (that ask, the events seen then): a poll sent before the answer
-        # still shows it, and must not open its prompt again (issue 30.11)
-        self.answered: dict[str, tuple[object, int]] = {}
-        self.form: FormSession | None = None
-        self.hooks = _hooks(app, opts)
-        self.notifier = _notifier(opts)
-        self.known: dict[str, str | None] = {}
-        self.status: Status | None = None
-        self.from_ledger = opts.from_ledger
+        self.interval: PollInterval = poll_interval(app.settings, interval)
+        ids = list(dict.fromkeys(task_ids))
+        self.schedule = PollSchedule(ids, self.interval.seconds)
+        self.coalesce = min(MAX_COALESCE, self.interval.seconds / 60)
+        self.stop_at_ask = stop_at_ask
+        self.from_ledger = frozenset(from_ledger)
+        self._seen = {tid: Seen() for tid in ids}
+        self._known: dict[str, str | None] = {}  # the ledger's states: written only when behind
+        self._pollers: Pollers | None = None
 
-    def follow(self) -> int:
-        """Watch until all are final or wait on a human; returns the exit code."""
-        app = self.app
-        app.tasks  # noqa: B018 - build the shared client here, not racing in the workers
-        self.known = ledger_states(app)
-        pollers = Pollers(app, min(MAX_WORKERS, len(self.seen)))
-        self.status = Status(app, self.seen)
-        try:
-            self._loop(pollers, self.status)
-        except BaseException:
-            if self.hooks is not None:
-                self.hooks.abort()  # interrupted: no hook outlives the watch
-            raise
-        finally:
-            if self.form is not None:
-                self.form.withdraw()  # restores the terminal's echo if a hidden prompt was up
-            self.status.stop()
-        if self.hooks is not None:
-            self.hooks.close()  # the last changes' hooks still run (each bounded)
-        if not app.output.json_mode:
-            views.watch_report(app.output, [*self.finals.values(), *self.blocked.values()], MANY)
-        return self._outcome()
+    @property
+    def task_ids(self) -> list[str]:
+        return list(self._seen)
 
-    def _loop(self, pollers: Pollers, status: Status) -> None:
-        while len(self.schedule) or pollers.in_flight:
-            now = time.monotonic()
-            while pollers.in_flight < pollers.size:
-                due = self.schedule.pop_due(now)
-                if due is None:
-                    break
-                pollers.send(due)
-            wait = None
-            nxt = self.schedule.next_due()
-            if nxt is not None and pollers.in_flight < pollers.size:
-                # Idle until a little after the next poll is due, so polls that fall due close
-                # together go out as one small burst: a warm process polls at half the CPU cost
-                # of one woken for each. Only ever later than due, never sooner.
-                wait = max(0.0, nxt - now) + (self.coalesce if not pollers.in_flight else 0.0)
-            if self.form is not None or status.countdowns:
-                wait = TICK if wait is None else min(wait, TICK)  # keep the countdown live
-            if wait is None and not pollers.in_flight:
+    @property
+    def following(self) -> bool:
+        """Whether a poll is scheduled or in flight."""
+        return bool(len(self.schedule)) or self.in_flight > 0
+
+    @property
+    def in_flight(self) -> int:
+        return 0 if self._pollers is None else self._pollers.in_flight
+
+    def next_poll_in(self) -> float | None:
+        """Seconds until the next scheduled poll (None if none is)."""
+        due = self.schedule.next_due()
+        return None if due is None else max(0.0, due - time.monotonic())
+
+    def last_answer(self, task_id: str) -> tuple[dict[str, Any], int] | None:
+        """The task as its last poll answered (changed or not) and how many polls there were;
+        None before the first answer. For a face that reports every poll (svc mcp)."""
+        seen = self._seen[task_id]
+        return None if seen.last is None else (seen.last, seen.polls)
+
+    def renew(self, task_id: str) -> None:
+        """Yield the next answer about this task even if nothing in it moved: after an answer
+        was sent, its effect is shown whatever it is."""
+        self._seen[task_id].renew = True
+
+    def start(self) -> None:
+        """Build the shared HTTP client in this thread (not racing in the pollers) and read the
+        ledger's states once; `step` does it if nobody did."""
+        if self._pollers is None:
+            self.app.tasks  # noqa: B018 - built here, once
+            self._known = ledger_states(self.app)
+            self._pollers = Pollers(self.app, min(MAX_WORKERS, len(self._seen)))
+
+    def step(self, timeout: float | None = None) -> list[TaskChange]:
+        """Send the polls that are due, then wait for one answer (at most `timeout` seconds,
+        None: as long as it takes) and return what it showed (often nothing)."""
+        self.start()
+        pollers = self._pollers
+        assert pollers is not None
+        now = time.monotonic()
+        while pollers.in_flight < pollers.size:
+            due = self.schedule.pop_due(now)
+            if due is None:
                 break
-            item = pollers.receive(wait)
-            self._check_form()
-            if item is not None:
-                self._take(*item)
-            status.refresh()
+            pollers.send(due)
+        if not self.following:
+            return []  # nothing scheduled, nothing in flight: every task is done
+        wait = self._idle_wait(pollers, now)
+        if timeout is not None:
+            wait = timeout if wait is None else min(wait, timeout)
+        item = pollers.receive(wait)
+        return [] if item is None else self._take(*item)
 
-    def _take(self, tid: str, task: dict[str, Any] | None, error: BaseException | None) -> None:
+    def changes(self) -> Iterator[TaskChange]:
+        """Every change, in order, until no task is polled any more."""
+        while self.following:
+            yield from self.step()
+
+    def close(self) -> None:
+        if self._pollers is not None:
+            self._pollers.close()
+
+    def __enter__(self) -> Follower:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _idle_wait(self, pollers: Pollers, now: float) -> float | None:
+        nxt = self.schedule.next_due()
+        if nxt is None or pollers.in_flight >= pollers.size:
+            return None  # an answer comes first
+        # Idle until a little after the next poll is due, so polls that fall due close together
+        # go out as one small burst: a warm process polls at half the CPU cost of one woken for
+        # each. Only ever later than due, never sooner.
+        return max(0.0, nxt - now) + (self.coalesce if not pollers.in_flight else 0.0)
+
+    def _take(
+        self, tid: str, task: dict[str, Any] | None, error: BaseException | None
+    ) -> list[TaskChange]:
         if isinstance(error, NotFoundError) and tid in self.from_ledger:
-            self._gone(tid)
-            return
+            return [self._gone(tid)]
         if error is not None:
             raise error
         assert task is not None
-        previous = self.states.get(tid)
+        seen = self._seen[tid]
+        seen.polls += 1
+        seen.last = task
+        news = self._news(tid, task, seen)
         state = str(task["state"])
-        changed = self._show_changes(tid, task, self.seen[tid])
-        if changed:
-            if self.known.get(tid) != state:
-                remember_state(self.app, tid, state)  # durable: only when behind
-            self.known[tid] = state
-            self._observe(task, previous)
-        self.states[tid] = state
-        self._route(tid, task, state, changed)
+        if news:
+            self._cache_state(tid, state)
+        if state in FINAL or (state == ASKING and self.stop_at_ask):
+            self.schedule.drop(tid)
+        else:  # a live ask is polled at the interval: its prompt's news stays fresh
+            self.schedule.polled(tid, changed=bool(news) or state == ASKING)
+        return news
 
-    def _gone(self, tid: str) -> None:
+    def _news(self, tid: str, task: dict[str, Any], seen: Seen) -> list[TaskChange]:
+        """The poll's new events, then where the task stands; nothing if nothing moved."""
+        events = events_of(task)
+        if not seen.is_news(task, events):
+            return []
+        previous = seen.state
+        news = [
+            TaskChange(tid, "event", task, event=event)
+            for event in events[seen.events :]
+            if isinstance(event, dict)
+        ]
+        state = str(task.get("state"))
+        kind: ChangeKind = "final" if state in FINAL else "ask" if state == ASKING else "state"
+        news.append(TaskChange(tid, kind, task, previous))
+        seen.take(task, events)
+        return news
+
+    def _gone(self, tid: str) -> TaskChange:
         """A task the ledger listed as live that the service no longer knows (a sandbox that
-        restarted forgets its tasks): marked in the ledger, named once, and not polled again;
-        the others are watched as before (issue 30.4)."""
+        restarted forgets its tasks): marked in the ledger and not polled again; the others
+        are followed as before (issue 30.4)."""
         self.schedule.drop(tid)
-        self.seen[tid].state = GONE
-        if self.known.get(tid) != GONE:
-            remember_state(self.app, tid, GONE)
-        self.known[tid] = GONE
-        self.app.output.warn(
-            f"task {tid} is unknown to the service (404), so it is marked gone in the ledger "
-            f"and not watched; `svc tasks forget {tid}` removes it"
-        )
-        if self.app.output.json_mode:
-            self.app.output.emit_line({"id": tid, "state": GONE})
+        seen = self._seen[tid]
+        previous, seen.state = seen.state, GONE
+        self._cache_state(tid, GONE)
+        return TaskChange(tid, "gone", {"id": tid, "state": GONE}, previous)
 
-    def _observe(self, task: dict[str, Any], previous: str | None) -> None:
-        state = str(task["state"])
-        if self.hooks is not None:
-            self.hooks.submit(Change(task, previous))
-        tell = state == "blocked_on_user" or state in FINAL
-        if self.notifier is not None and state != previous and tell:
-            what = summarize(task).what
-            waits = "waits on you: " if state == "blocked_on_user" else ""
-            self.notifier.notify(f"task {task['id']} {waits}{what}")
-
-    def _route(self, tid: str, task: dict[str, Any], state: str, changed: bool) -> None:
-        assert self.status is not None
-        if state == "blocked_on_user" and self.app.settings.no_input:
-            self.blocked[tid] = task
-            self.schedule.drop(tid)
-            return
-        if state == "blocked_on_user":
-            self._waiting(tid, task, changed)
-            self.schedule.polled(tid, changed=True)  # a live ask: keep the prompt's news fresh
-            return
-        self.status.countdowns.pop(tid, None)
-        self.left_to_app.discard(tid)
-        self.answered.pop(tid, None)
-        self._close_form(tid, f"task {tid} is {state} now, so the answer is no longer needed")
-        if state in FINAL:
-            self.finals[tid] = task
-            self.schedule.drop(tid)
-        else:
-            self.schedule.polled(tid, changed=changed)
-
-    def _waiting(self, tid: str, task: dict[str, Any], changed: bool) -> None:
-        """A task waits on the person: keep its countdown, and ask (one form at a time)."""
-
-        assert self.status is not None
-        summary = summarize(task)
-        left = summary.seconds_left
-        deadline = None if left is None else time.monotonic() + left
-        self.status.countdowns[tid] = (summary.what, deadline)
-        form = self.form
-        if form is not None and form.task_id == tid:
-            if changed and _ask_of(form.task) != _ask_of(task):
-                self._close_form(tid, f"the ask of task {tid} changed; asking again")
-            return
-        if form is not None or tid in self.left_to_app or self._sent_already(tid, task):
-            return
-
-        views.task_panel(self.app.output, task, err=True)
-        self.form = FormSession(task, f"task {tid} {summary.what} · {left_text(left)}")
-
-    def _sent_already(self, tid: str, task: dict[str, Any]) -> bool:
-        """The ask was answered and this poll shows it still (sent before the answer, or read
-        before the service moved on): its prompt stays closed. A new ask opens one."""
-        sent = self.answered.get(tid)
-        events = task.get("events")
-        count = len(events) if isinstance(events, list) else 0
-        return sent is not None and sent[0] == _ask_of(task) and count <= sent[1]
-
-    def _check_form(self) -> None:
-        """A form that finished: raise its error, or send its answer."""
-        form = self.form
-        if form is None or not form.done.is_set():
-            return
-        self.form = None
-        if form.error is not None:
-            raise form.error
-
-        tid = form.task_id
-        if form.body == LEAVE:
-            self.left_to_app.add(tid)
-            self.app.output.note(f"left to the approval app; watching task {tid} for it")
-        elif isinstance(form.body, dict):
-            self._send(tid, form.body, form.task)
-
-    def _send(self, tid: str, body: dict[str, Any], asked: dict[str, Any]) -> None:
-        if _blank(body):
-            # Never sent: the service would refuse it (422) and the person can simply retype.
-            self.app.output.warn("an empty answer is not sent; asking again")
-            return  # the task still waits: the next poll opens the form again
-        try:
-            answered = self.app.tasks.reply(tid, body, auth=free_call_auth(self.app))
-        except ConflictError as exc:
-            # Answered elsewhere or expired between the Enter and the send: the watch goes on
-            # and the next poll shows what the task does now.
-            self.app.output.warn(f"answer not taken: {exc.message}")
-        else:
-            self.app.output.note(
-                "answer sent; task {id} is now {state}", id=tid, state=answered.state
-            )
-        self.answered[tid] = (_ask_of(asked), self.seen[tid].events)  # closed for good
-        self.seen[tid].state = None  # show the effect on the next poll
-
-    def _close_form(self, tid: str, why: str) -> None:
-        form = self.form
-        if form is None or form.task_id != tid:
-            return
-        self.form = None  # an answer typed in the same instant is dropped: the ask is gone
-        form.withdraw()
-        self.app.output.warn(f"prompt closed: {why}")
-
-    def _show_changes(self, tid: str, task: dict[str, Any], seen: Seen) -> bool:
-        """Print what changed since the last poll of this task; whether anything did."""
-        events = task.get("events") if isinstance(task.get("events"), list) else []
-        assert isinstance(events, list)
-        changed = (
-            task.get("state") != seen.state
-            or len(events) != seen.events
-            or task.get("updated_at") != seen.updated
-        )
-        if not changed:
-            return False
-        if self.app.output.json_mode:
-            self.app.output.emit_line(task)
-        elif len(self.seen) <= MANY:
-            many = len(self.seen) > 1  # one task's lines need no id on each
-            views.events(self.app.output, task, events[seen.events :], with_id=many)
-        seen.state, seen.events = str(task.get("state")), len(events)
-        seen.updated = task.get("updated_at")
-        return True
-
-    def _outcome(self) -> int:
-        if self.blocked:
-            raise _stopped_at_asks(self.app, self.blocked)
-        failed = {tid: t for tid, t in self.finals.items() if t.get("state") != "completed"}
-        if failed:
-            tid, task = next(iter(failed.items()))
-            why = task.get("error") or task.get("state")
-            reason = f": {task['reason']}" if task.get("reason") else ""
-            more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
-            raise TaskEndedError(
-                f"task {tid} ended {task.get('state')} ({why}){reason}{more}", json_report=False
-            )
-        return 0
+    def _cache_state(self, tid: str, state: str) -> None:
+        if self._known.get(tid) != state:
+            remember_state(self.app, tid, state)  # durable: only when behind
+        self._known[tid] = state
 
 
-def _stopped_at_asks(app: FaceContext, blocked: dict[str, dict[str, Any]]) -> HumanNeededError:
-    """Exit 6 that says how to answer: the reply command and the time left (and, with --json,
-    one stop line per task carrying the same)."""
+def follow(
+    app: AppContext,
+    task_ids: str | Iterable[str],
+    interval: float | None = None,
+    *,
+    stop_at_ask: bool = True,
+    from_ledger: Iterable[str] = (),
+) -> Iterator[TaskChange]:
+    """Follow one task or many until each is final, gone or (with stop_at_ask) waits on the
+    person, yielding every change in order (see `TaskChange`). Polls share one schedule: the
+    interval (default: the profile's), spread, jittered and never under the host's floor.
 
-    summaries = {tid: summarize(task) for tid, task in blocked.items()}
-    if app.output.json_mode:
-        for tid, summary in summaries.items():
-            app.output.emit_line({"id": tid, "state": "blocked_on_user", **summary.as_json()})
-    if len(summaries) > FEW_ASKS:
-        return _many_stopped(summaries)
-    ids = " ".join(blocked)
-    asks = [f"{s.what}, {left_text(s.seconds_left)}" for s in summaries.values()]
-    if len(summaries) == 1:
-        message = f"task {ids} waits on the user and prompting is off: it {asks[0]}"
-    else:
-        each = "; ".join(f"{tid} {ask}" for tid, ask in zip(summaries, asks, strict=True))
-        message = f"{len(summaries)} tasks wait on the user and prompting is off: {each}"
-    steps = [s.next_step() for s in summaries.values()]
-    then = (
-        "" if all(s.kind == "payment" for s in summaries.values()) else f", then `svc watch {ids}`"
-    )
-    return HumanNeededError(message, hint="; ".join(steps) + then, json_report=False)
-
-
-FEW_ASKS = 3  # above this many waiting tasks, the stop message counts them (issue 30.9)
-
-
-def _many_stopped(summaries: dict[str, AskSummary]) -> HumanNeededError:
-    """A count, the first few answers and where the rest are listed: 60 ids on one line were
-    cut with `…` in the middle of an id."""
-    first = list(summaries.values())[:FEW_ASKS]
-    soonest = min(
-        (s.seconds_left for s in summaries.values() if s.seconds_left is not None), default=None
-    )
-    message = f"{len(summaries)} tasks wait on the user and prompting is off"
-    if soonest is not None and soonest <= 0:
-        message += "; an ask has expired"
-    elif soonest is not None:
-        message += f"; the first ask expires in {left_text(soonest).removesuffix(' left')}"
-    rest = len(summaries) - len(first)
-    listed = "`svc tasks --state blocked_on_user` lists them"
-    asked = "on a terminal `svc watch --all` asks each in turn"
-    hint = "; ".join([f"`{s.reply_command}`" for s in first] + [f"and {rest} more: {listed}"])
-    hint += f"; {asked}"
-    return HumanNeededError(message, hint=hint, json_report=False)
-
-
-def _blank(body: dict[str, Any]) -> bool:
-    """A plain answer whose value or message is empty (a structured one is checked by its form)."""
-    return any(key in body and not str(body[key] or "").strip() for key in ("value", "message"))
-
-
-def _ask_of(task: dict[str, Any]) -> object:
-    """What identifies the ask itself (not the task's other news)."""
-
-    return (task.get("info_request"), plain_payload(task))
-
-
-def _hooks(app: FaceContext, opts: Following) -> ExecHooks | None:
-    if not opts.exec_command:
-        return None
-
-    return ExecHooks(opts.exec_command, app.output.warn, opts.exec_timeout)
-
-
-def _notifier(opts: Following) -> Notifier | None:
-    if not opts.notify:
-        return None
-
-    return Notifier()
-
-
-def follow(app: FaceContext, task_ids: list[str], interval: float | None) -> int:
-    """`submit --wait`: watch the one new task with the person's `notify` setting."""
-    opts = Following(interval=interval, notify=app.settings.notify)
-    return Watch(app, list(dict.fromkeys(task_ids)), opts).follow()
+    Raises the contract's errors (a task id the service does not know: NotFoundError, unless
+    it came `from_ledger`). Closing the iterator early stops the polling threads.
+    """
+    ids = [task_ids] if isinstance(task_ids, str) else list(task_ids)
+    with Follower(app, ids, interval, stop_at_ask=stop_at_ask, from_ledger=from_ledger) as one:
+        yield from one.changes()

@@ -1,39 +1,62 @@
-"""The pieces the watch engine (`svc.engines.watch`) is built from: what was seen of a task, the
-poller threads, the interval rule and the live status line."""
+"""The pieces the follower (`svc.engines.watch`) is built from: what was seen of a task, the
+poller threads, the interval rule and the ledger's live tasks."""
 
 from __future__ import annotations
 
 import queue
 import threading
-import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from svc.engines.asks import left_text
 from svc.engines.auth import free_call_auth
 from svc.engines.task_state import task_state_cache
 from svc.settings import positive_seconds
 from svc.store.ledger.rows import GONE
-from svc.ui.words import plural
 
 if TYPE_CHECKING:
-    from svc.ui.face import FaceContext
-    from svc.ui.output import Progress
+    from svc.context import AppContext
+    from svc.settings import Settings
 
 FINAL = ("completed", "failed", "cancelled")
+ASKING = "blocked_on_user"  # the task waits on the person
+REAL_HOST_CEILING = 60.0  # the top of the spec's 15-60 s window
 
 Result = tuple[str, dict[str, Any] | None, BaseException | None]
 
 
 class Seen:
-    __slots__ = ("events", "state", "updated")
+    """What the last poll that showed something new said of one task, and the last answer."""
+
+    __slots__ = ("events", "last", "polls", "renew", "state", "updated")
 
     def __init__(self) -> None:
         self.state: str | None = None
         self.events = 0
         self.updated: Any = None
+        self.polls = 0
+        self.last: dict[str, Any] | None = None  # the task as the last poll answered it
+        self.renew = False  # the next answer is news even if nothing moved (after a reply)
+
+    def is_news(self, task: dict[str, Any], events: list[Any]) -> bool:
+        return (
+            self.renew
+            or task.get("state") != self.state
+            or len(events) != self.events
+            or task.get("updated_at") != self.updated
+        )
+
+    def take(self, task: dict[str, Any], events: list[Any]) -> None:
+        self.state, self.events = str(task.get("state")), len(events)
+        self.updated = task.get("updated_at")
+        self.renew = False
 
 
-def live_task_ids(app: FaceContext) -> list[str]:
+def events_of(task: dict[str, Any]) -> list[Any]:
+    events = task.get("events")
+    return events if isinstance(events, list) else []
+
+
+def live_task_ids(app: AppContext) -> list[str]:
     """Task ids the ledger knows for this base URL whose last known state is not final (nor
     gone: the service said it no longer knows them)."""
     if not app.has_ledger():
@@ -47,7 +70,7 @@ def live_task_ids(app: FaceContext) -> list[str]:
     ]
 
 
-def ledger_states(app: FaceContext) -> dict[str, str | None]:
+def ledger_states(app: AppContext) -> dict[str, str | None]:
     """Task id -> the state the ledger already has (one read instead of a write per task)."""
     return task_state_cache(
         app,
@@ -56,31 +79,46 @@ def ledger_states(app: FaceContext) -> dict[str, str | None]:
     )
 
 
-def effective_interval(app: FaceContext, requested: float | None) -> float:
-    settings = app.settings
+@dataclass(frozen=True)
+class PollInterval:
+    """The seconds between two polls of one task, and what was asked if the floor raised it."""
+
+    seconds: float
+    asked: float
+    floor: float
+
+    @property
+    def raised(self) -> bool:
+        """Asked for more often than this host may be polled (the faces say so)."""
+        return self.asked < self.floor
+
+
+def poll_interval(settings: Settings, requested: float | None) -> PollInterval:
+    """The interval asked for (else the setting's default), never under the host's floor and,
+    on a real host, never over the spec's 60 s."""
     if requested is None:
-        value = settings.default_poll_interval()  # checked where the settings were resolved
+        asked = settings.default_poll_interval()  # checked where the settings were resolved
     else:
-        value = positive_seconds("--interval", requested)
+        asked = positive_seconds("the poll interval", requested)
     floor = settings.min_poll_interval()
-    if value < floor:
-        app.output.warn(
-            f"polling every {value}s is too often for {settings.base_url}; using {floor}s"
-        )
-        value = floor
-    return min(value, 60.0) if not settings.is_loopback else value
+    seconds = max(asked, floor)
+    if not settings.is_loopback:
+        seconds = min(seconds, REAL_HOST_CEILING)
+    return PollInterval(seconds, asked, floor)
 
 
 class Pollers:
     """A few daemon threads sending polls through the one shared HTTP client.
 
     Daemon threads: an interrupted watch exits at once instead of waiting on requests.
+    `close` lets them end when the follower is done (a long-lived `svc mcp` or a Python
+    program follows many times in one process).
     """
 
-    def __init__(self, app: FaceContext, size: int) -> None:
+    def __init__(self, app: AppContext, size: int) -> None:
         self.app = app
         self.size = size
-        self.jobs: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self.jobs: queue.SimpleQueue[str | None] = queue.SimpleQueue()
         self.results: queue.SimpleQueue[Result] = queue.SimpleQueue()
         self.in_flight = 0
         self._threads: list[threading.Thread] = []
@@ -101,58 +139,20 @@ class Pollers:
         self.in_flight -= 1
         return item
 
+    def close(self) -> None:
+        """Let each thread end after the poll it is sending (none is waited for)."""
+        for _ in self._threads:
+            self.jobs.put(None)
+        self._threads = []
+
     def _work(self) -> None:
         while True:
             task_id = self.jobs.get()
+            if task_id is None:
+                return
             try:
                 task = self.app.tasks.poll(task_id, auth=free_call_auth(self.app))
-            except BaseException as exc:  # handed to the main thread, which raises it
+            except BaseException as exc:  # handed to the following thread, which raises it
                 self.results.put((task_id, None, exc))
             else:
                 self.results.put((task_id, task.raw, None))  # the engine works on the JSON
-
-
-class Status:
-    """A live status line on stderr when it is a terminal: counts per state, or the countdown
-    of an ask that waits on the person (its deadline on our monotonic clock)."""
-
-    MIN_REFRESH = 0.25  # seconds between redraws
-
-    def __init__(self, app: FaceContext, seen: dict[str, Seen]) -> None:
-        self._app = app
-        self._seen = seen
-        self._status: Progress | None = None
-        self._drawn = 0.0
-        self.countdowns: dict[str, tuple[str, float | None]] = {}  # id -> (what, deadline)
-        self._start(f"watching {plural(len(seen), 'task')}…")
-
-    def _start(self, message: str) -> None:
-        if self._app.output.stderr_tty and not self._app.output.json_mode:
-            self._status = self._app.output.progress(message)
-
-    def refresh(self) -> None:
-        if self._status is None:
-            self._start("watching…")
-        if self._status is None or time.monotonic() - self._drawn < self.MIN_REFRESH:
-            return
-        self._drawn = time.monotonic()
-        self._status.update(self._countdown() or self._counts())
-
-    def _counts(self) -> str:
-        counts: dict[str, int] = {}
-        for entry in self._seen.values():
-            key = entry.state or "not polled yet"
-            counts[key] = counts.get(key, 0) + 1
-        text = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
-        return f"{plural(len(self._seen), 'task')}: {text}"
-
-    def _countdown(self) -> str | None:
-        for tid, (what, deadline) in self.countdowns.items():
-            left = None if deadline is None else int(max(0.0, deadline - time.monotonic()))
-            return f"task {tid} {what} · {left_text(left)}"
-        return None
-
-    def stop(self) -> None:
-        if self._status is not None:
-            self._status.stop()
-            self._status = None

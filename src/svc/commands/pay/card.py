@@ -8,7 +8,7 @@ import typer
 
 from svc.api.ids import request_id_arg
 from svc.cli.app import current
-from svc.engines.poll import show_task
+from svc.cli.polled import show_task
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)

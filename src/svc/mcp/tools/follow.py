@@ -1,23 +1,29 @@
-"""`get_task` and `wait_for_task`: the CLI's poll, spaced as the spec asks, and secret asks
-answered by the person through elicitation."""
+"""`get_task` and `wait_for_task`: the CLI's poll and its follower engine, spaced as the spec
+asks, and secret asks answered by the person through elicitation."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import anyio
+import anyio.from_thread
 
 from svc.api.models import TaskDetail
-from svc.context import AppContext
 from svc.engines.auth import free_call_auth
+from svc.engines.poll import poll_once
 from svc.engines.reply import body_for
 from svc.engines.task_state import remember
+from svc.engines.watch import Follower
+from svc.engines.watch_parts import poll_interval
 from svc.errors import ProtocolError
 from svc.mcp.asks import describe, secret_field, secret_prompt
 from svc.mcp.results import Outcome
 from svc.mcp.schemas import WAIT_BUDGET_SECONDS
 from svc.mcp.state import Call
 from svc.replies import Secret
+from svc.ui.face import FaceContext
+
+CHECK_SECONDS = 1.0  # the longest a follow waits before it looks whether the call was cancelled
 
 
 def detail(task: dict[str, Any]) -> TaskDetail:
@@ -32,10 +38,8 @@ def detail(task: dict[str, Any]) -> TaskDetail:
 
 
 async def poll(call: Call, task_id: str) -> dict[str, Any]:
-    def work(app: AppContext) -> dict[str, Any]:
-        task = app.tasks.poll(task_id, free_call_auth(app))
-        remember(app, task)
-        return task.raw
+    def work(app: FaceContext) -> dict[str, Any]:
+        return poll_once(app, task_id).raw
 
     task = await call.run(work)
     call.gate.record(task_id, task)
@@ -43,7 +47,7 @@ async def poll(call: Call, task_id: str) -> dict[str, Any]:
 
 
 async def send_reply(call: Call, task_id: str, body: dict[str, Any]) -> dict[str, Any]:
-    def work(app: AppContext) -> dict[str, Any]:
+    def work(app: FaceContext) -> dict[str, Any]:
         answered = app.tasks.reply(task_id, body, auth=free_call_auth(app))
         remember(app, answered)
         return answered.raw
@@ -86,18 +90,16 @@ async def wait_for_task(call: Call, args: dict[str, Any]) -> Outcome:
     # One call never outlasts the clients' request timeouts (60 s in the TypeScript SDK, and
     # its progress does not reset it): the model is told to call again instead.
     timeout = min(float(args.get("timeout_seconds", WAIT_BUDGET_SECONDS)), WAIT_BUDGET_SECONDS)
-    settings = call.settings
-    interval = max(settings.default_poll_interval(), settings.min_poll_interval())
+    interval = poll_interval(call.settings, None).seconds
     wait = call.gate.wait_time(task_id)
     if wait > timeout:
         return await get_task(call, {"task_id": task_id})
     await anyio.sleep(wait)
-    polls = 0
+    waiting = Waiting(call, task_id, timeout)
     while True:
-        task = await poll(call, task_id)
-        polls += 1
+        task, stopped = await call.run(waiting.follow)
         model = detail(task)
-        if model.is_final or model.state == "blocked_on_user":
+        if stopped:  # final, or it waits on the person
             field = _secret_to_ask(call, model)
             if field:
                 await call.progress(f"task {task_id} waits for the person's {field}", timeout)
@@ -107,14 +109,63 @@ async def wait_for_task(call: Call, args: dict[str, Any]) -> Outcome:
                 return Outcome({"task": task}, describe(model, can_ask=call.human.reachable) + gave)
             task, model = answered, detail(answered)
         elapsed = call.elapsed()
-        if elapsed + interval > timeout:  # no poll sooner than the interval, even the last one
+        if not stopped or elapsed + interval > timeout:  # no poll sooner than the interval
             return Outcome(
                 {"task": task},
                 f"{describe(model, can_ask=call.human.reachable)} Still waiting after "
                 f"{elapsed:.0f} s: call wait_for_task again to go on.",
             )
-        await call.progress(f"task {task_id} is {model.state} ({polls} polls)", timeout)
+        await call.progress(f"task {task_id} is {model.state} ({waiting.polls} polls)", timeout)
         await anyio.sleep(interval)
+
+
+class Waiting:
+    """One wait_for_task call's following: the follower engine, run in one worker thread (its
+    ledger writes stay in the thread whose context opened the ledger), each answer recorded
+    in the poll gate and reported as progress."""
+
+    def __init__(self, call: Call, task_id: str, timeout: float) -> None:
+        self.call = call
+        self.task_id = task_id
+        self.timeout = timeout
+        self.polls = 0  # answers this call had, over every follow
+        self._before = 0  # answers before the present follow
+
+    def follow(self, app: FaceContext) -> tuple[dict[str, Any], bool]:
+        """Until the task is final or waits on the person (True), or its next poll would not
+        fit in the call's budget (False); with the task as last answered."""
+        self._before = self.polls
+        with Follower(app, [self.task_id]) as follower:
+            while True:
+                changes = follower.step(CHECK_SECONDS)
+                last = self._record(follower)
+                stop = [c for c in changes if c.kind in ("final", "ask")]
+                if stop:
+                    return stop[-1].task, True
+                anyio.from_thread.check_cancelled()  # the call was cancelled: stop here
+                if last is not None and not self._fits(follower):
+                    return last, False
+
+    def _record(self, follower: Follower) -> dict[str, Any] | None:
+        """The last answer; a new one is checked, recorded in the gate, and, when the task
+        goes on, reported."""
+        answer = follower.last_answer(self.task_id)
+        if answer is None:
+            return None
+        task, count = answer
+        if self._before + count > self.polls:
+            self.polls = self._before + count
+            model = detail(task)  # a shape the spec does not allow ends the call
+            self.call.gate.record(self.task_id, task)
+            if not (model.is_final or model.state == "blocked_on_user") and self._fits(follower):
+                message = f"task {self.task_id} is {model.state} ({self.polls} polls)"
+                anyio.from_thread.run(self.call.progress, message, self.timeout)
+        return task
+
+    def _fits(self, follower: Follower) -> bool:
+        """Whether the next poll goes out within the call's budget."""
+        due = follower.next_poll_in()
+        return due is None or self.call.elapsed() + due <= self.timeout
 
 
 def _secret_to_ask(call: Call, model: TaskDetail) -> str | None:

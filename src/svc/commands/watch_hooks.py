@@ -1,5 +1,8 @@
 """`svc watch --exec CMD`: run the person's command for every observed change, off the poll loop.
 
+A CLI feature, so it sits beside the command (its warnings name the flag); the watch face hands
+it the change that closes each poll with news (`TaskChange`: `state`, `ask` or `final`).
+
 The command line is the person's own (run by /bin/sh, so pipes and `$SVC_TASK_ID` work); server
 text only ever reaches it as data: the task detail JSON on stdin and a few environment
 variables, never interpolated into the command. A few worker threads run the hooks with a time
@@ -17,11 +20,11 @@ import queue
 import signal
 import subprocess
 import threading
-from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 
 from svc import redact
 from svc.engines.asks import ask_kind
+from svc.engines.changes import TaskChange
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -31,18 +34,12 @@ WORKERS = 4  # hooks run at once: enough for --all, few enough not to swamp the 
 STDERR_TAIL = 300  # characters of a failing hook's stderr shown in the warning
 
 
-@dataclass(frozen=True)
-class Change:
-    task: dict[str, Any]
-    previous_state: str | None
-
-
-def hook_env(change: Change) -> dict[str, str]:
+def hook_env(change: TaskChange) -> dict[str, str]:
     task = change.task
     env = dict(os.environ)
     env["SVC_TASK_ID"] = str(task.get("id", ""))
     env["SVC_TASK_STATE"] = str(task.get("state", ""))
-    env["SVC_TASK_PREVIOUS_STATE"] = change.previous_state or ""
+    env["SVC_TASK_PREVIOUS_STATE"] = change.previous or ""
     env["SVC_TASK_ASK"] = ask_kind(task)
     return env
 
@@ -124,13 +121,13 @@ class ExecHooks:
         self.argv = command_argv(command)
         self.timeout = timeout
         self._warn = warn
-        self._jobs: queue.SimpleQueue[Change | None] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[TaskChange | None] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
         self._pending = 0
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen[bytes]] = set()
 
-    def submit(self, change: Change) -> None:
+    def submit(self, change: TaskChange) -> None:
         with self._lock:
             self._pending += 1
             start = len(self._threads) < min(WORKERS, self._pending)
@@ -167,7 +164,7 @@ class ExecHooks:
             with self._lock:
                 self._pending -= 1
 
-    def _run_one(self, change: Change) -> None:
+    def _run_one(self, change: TaskChange) -> None:
         import tempfile
 
         # stderr goes to a file, not a pipe: a chatty hook cannot grow our memory, and only
@@ -181,7 +178,7 @@ class ExecHooks:
         more = f": {tail}" if tail else ""
         self._warn(f"--exec hook for {change.task.get('id')} exited {code}{more}")
 
-    def _spawn(self, change: Change, err: IO[bytes]) -> int | None:
+    def _spawn(self, change: TaskChange, err: IO[bytes]) -> int | None:
         """Run the hook to its end or its bound; its exit code, or None if it was stopped."""
         proc = subprocess.Popen(
             self.argv,
