@@ -11,9 +11,9 @@ from typing import Any
 
 import typer
 
-from svc.api.discovery import DiscoveryClient
 from svc.cli.app import current, lazy_group, with_globals
 from svc.context import AppContext
+from svc.engines.discovery import services as fetch_services
 from svc.ui.output import Output
 from svc.ui.tables import Column
 from svc.ui.words import price
@@ -40,7 +40,7 @@ def services(ctx: typer.Context) -> None:
 
 
 def run(opts: ServicesOptions, app_ctx: AppContext) -> int:
-    doc = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url).services()
+    doc = fetch_services(app_ctx)
     app_ctx.output.show(doc, _table)
     return 0
 
