@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import typer
 
-from svc.api.ids import request_id_arg
 from svc.cli.app import current
 from svc.context import AppContext
+from svc.engines.ids import request_id_arg
 from svc.engines.poll import show_task
 
 app = typer.Typer(rich_markup_mode=None)
