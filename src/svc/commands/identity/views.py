@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from svc.context import AppContext
-from svc.identity.store import Credential
+from svc.engines.identity import Credential, store_name
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
@@ -28,7 +28,7 @@ def status_doc(app_ctx: AppContext, cred: Credential | None, **extra: Any) -> di
                 "assertion_expires_at": cred.assertion_expires_at,
                 "refresh_token_expires_at": cred.refresh_expires_at,
                 "claim_expires_at": cred.claim_expires_at if cred.pending_claim else None,
-                "store": app_ctx.secrets.backend.name,
+                "store": store_name(app_ctx),
             }
         )
     doc.update(extra)
