@@ -11,8 +11,8 @@ from svc.cli.inputs import read_text_source
 from svc.commands.identity.views import show, status_doc
 from svc.context import AppContext
 from svc.engines.claim import ClaimCeremony
+from svc.engines.identity import Credential
 from svc.errors import AuthError, UsageError
-from svc.identity.store import Credential
 from svc.ui.prompts import ask_text
 
 app = typer.Typer(rich_markup_mode=None)
