@@ -42,8 +42,7 @@ def rotate(app: AppContext) -> str:
 
 def check(app: AppContext) -> TokenCheck:
     """The check a server makes of every request, against the token as stored now."""
-    store = app.secrets  # built once here, then read from the server's thread
-    return TokenCheck(lambda: store.get(TOKEN_SECRET) or None)
+    return TokenCheck(lambda: stored(app))
 
 
 class TokenCheck:
