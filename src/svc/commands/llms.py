@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import typer
 
-from svc.api.discovery import DiscoveryClient
 from svc.cli.app import current
+from svc.engines.discovery import llms_text
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
@@ -30,13 +30,10 @@ def llms(
 
 
 def run(opts: LlmsOptions, app_ctx: FaceContext) -> int:
-    path = "/llms-full.txt" if opts.full else "/llms.txt"
-    client = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url)
-    text, content_type = client.text(path, what=path.lstrip("/"))
+    guide = llms_text(app_ctx, full=opts.full)
     output = app_ctx.output
     if app_ctx.settings.json_output:
-        url = app_ctx.settings.base_url + path
-        output.emit_json({"url": url, "content_type": content_type, "text": text})
+        output.emit_json({"url": guide.url, "content_type": guide.content_type, "text": guide.text})
     else:
-        output.document(text)  # exact into a file or pipe, inert on a terminal
+        output.document(guide.text)  # exact into a file or pipe, inert on a terminal
     return 0

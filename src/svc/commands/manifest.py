@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from svc.api.discovery import DiscoveryClient
 from svc.cli.app import current
+from svc.engines.discovery import manifest as fetch_manifest
 from svc.errors import ProtocolError
 from svc.ui.face import FaceContext
 from svc.ui.tables import Column
@@ -68,7 +68,7 @@ def manifest() -> None:
 
 
 def run(opts: ManifestOptions, app_ctx: FaceContext) -> int:
-    doc = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url).manifest()
+    doc = fetch_manifest(app_ctx)
     if not app_ctx.output.json_mode and not isinstance(doc, dict):
         raise ProtocolError("manifest: the server's answer is not an object")
     app_ctx.output.show(doc, _tables)

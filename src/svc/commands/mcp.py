@@ -8,8 +8,8 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
+from svc.engines import mcp_token
 from svc.errors import UsageError
-from svc.mcp import http_token
 from svc.mcp.guard import loopback_address
 from svc.ui.face import FaceContext
 
@@ -106,12 +106,11 @@ def _check(opts: McpOptions) -> None:
 
 
 def show_token(ctx: FaceContext, rotate: bool) -> int:
-    store = ctx.secrets
     if rotate:
-        ctx.output.line(http_token.rotate(store))
+        ctx.output.line(mcp_token.rotate(ctx))
         ctx.output.info("svc mcp: the old token no longer works; give hosts the new one")
         return 0
-    token, made = http_token.ensure(store)
+    token, made = mcp_token.ensure(ctx)
     ctx.output.line(token)
     if made:
         ctx.output.info("svc mcp: a new token was made for svc mcp --http")

@@ -7,10 +7,10 @@ from typing import Any
 
 import typer
 
-from svc.api.models import QuoteRequest
 from svc.cli.app import current
 from svc.commands.guide import show_guide
 from svc.engines import advisor
+from svc.engines.quote_body import QuoteFieldError, quote_body
 from svc.errors import UsageError
 from svc.ui import views
 from svc.ui.face import FaceContext
@@ -22,7 +22,7 @@ app = typer.Typer(rich_markup_mode=None)
 class QuoteOptions:
     """The quote's body, checked against the spec's constraints while parsing."""
 
-    request: QuoteRequest
+    body: dict[str, Any]  # the spec's QuoteRequest, its None fields left out
     rail: str | None = None  # the zero-amount proof's rail (--pay); None: the one you have
 
 
@@ -96,7 +96,7 @@ def quote(
             f"amount), got {pay[:20]!r}",
             code="validation_error",
         )
-    request = _validated(
+    body = _validated(
         goal=goal,
         quantity=quantity,
         budgetUsd=budget,
@@ -106,14 +106,14 @@ def quote(
         humanAvailable=human_available,
         payment=payment,
     )
-    raise typer.Exit(run(QuoteOptions(request, pay), current()))
+    raise typer.Exit(run(QuoteOptions(body, pay), current()))
 
 
 def run(opts: QuoteOptions, ctx: FaceContext) -> int:
-    doc = advisor.quote(ctx, opts.request.model_dump(exclude_none=True), opts.rail)
+    doc = advisor.quote(ctx, opts.body, opts.rail)
     if doc is None:  # the advisor is unavailable (503): the spec's answer is the guide
         ctx.output.warn("the advisor is unavailable (503); showing the wallet-free guide instead")
-        show_guide(ctx, opts.request.goal, as_json=ctx.output.json_mode)
+        show_guide(ctx, opts.body["goal"], as_json=ctx.output.json_mode)
         return 0
     ctx.output.show(doc, views.quote)
     return 0
@@ -132,25 +132,11 @@ FLAGS = {
 }
 
 
-def _validated(**values: Any) -> QuoteRequest:
-    """The quote body checked against the spec's constraints before anything is sent."""
-    from pydantic import ValidationError
-
+def _validated(**values: Any) -> dict[str, Any]:
+    """The quote body checked against the spec's constraints before anything is sent, a
+    refusal naming the flag that set the field."""
     try:
-        return QuoteRequest(**{k: v for k, v in values.items() if v is not None})
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = str(err["loc"][0]) if err["loc"] else "goal"
-        flag = FLAGS.get(field, field)
-        value = err.get("input")
-        if field == "budgetUsd":
-            message = "must be a USD amount like 12.50 (up to 9 integer digits, 6 decimals)"
-        elif field == "payment":
-            message = "must be one of x402, mpp, card"
-        else:
-            message = err["msg"][:1].lower() + err["msg"][1:]
-        if isinstance(value, str) and err["type"].startswith("string_too"):
-            message += f" (got {len(value)} characters)"
-        elif value is not None and not isinstance(value, dict):
-            message += f" (got {value!r})" if len(repr(value)) < 60 else ""
-        raise UsageError(f"invalid {flag}: {message}", code="validation_error") from None
+        return quote_body(values)
+    except QuoteFieldError as exc:
+        flag = FLAGS.get(exc.field, exc.field)
+        raise UsageError(f"invalid {flag}: {exc.problem}", code="validation_error") from None

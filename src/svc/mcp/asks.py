@@ -11,8 +11,8 @@ import json
 import shlex
 from typing import Any
 
-from svc.api.models import TaskDetail
 from svc.engines.asks import looks_secret
+from svc.engines.types import TaskDetail
 from svc.ui.sanitize import clean
 from svc.ui.words import usd
 

@@ -25,9 +25,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl
 
-from svc.api.headers import AUTHORIZATION
+from svc.engines.mcp_token import TokenCheck
 from svc.errors import UsageError
-from svc.mcp.http_token import TokenCheck
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -96,14 +95,10 @@ class Guard:
         if query:
             self._warn_if_token_in(query)
             return 400, "query_refused", "no query string: send the token in a header", []
-        if not self._authorized(headers.get(AUTHORIZATION.lower(), "")):
+        if not self._token.authorizes(headers):
             challenge = [(b"www-authenticate", b'Bearer realm="svc mcp"')]
             return 401, "unauthorized", "a bearer token is required", challenge
         return None
-
-    def _authorized(self, header: str) -> bool:
-        scheme, _, presented = header.partition(" ")
-        return scheme.lower() == "bearer" and bool(presented) and self._token.matches(presented)
 
     def _warn_if_token_in(self, query: bytes) -> None:
         values = [value for _, value in parse_qsl(query.decode("latin-1"), keep_blank_values=True)]

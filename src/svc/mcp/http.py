@@ -17,8 +17,8 @@ import socket
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from svc.engines import mcp_token
 from svc.errors import UsageError
-from svc.mcp import http_token
 from svc.mcp.guard import Guard, allowed_hosts, loopback_address
 from svc.mcp.server import build_server
 from svc.mcp.state import ContextPool
@@ -68,7 +68,7 @@ def _bind_error(address: str, port: int, exc: OSError) -> UsageError:
     return UsageError(f"cannot listen on {address}:{port}: {exc.strerror or exc}")
 
 
-def build_app(pool: ContextPool, where: Listening, token: http_token.TokenCheck) -> Any:
+def build_app(pool: ContextPool, where: Listening, token: mcp_token.TokenCheck) -> Any:
     """The SDK's Streamable HTTP app, stateless, wrapped in the guard."""
     from mcp.server.transport_security import TransportSecuritySettings
 
@@ -93,11 +93,10 @@ def serve_http(app: FaceContext, host: str, port: int) -> int:
     where = listen(host, port)
     settings = app.settings
     settings.no_input = True  # a person is reached only through the client
-    store = app.secrets
-    token, made = http_token.ensure(store)
+    token, made = mcp_token.ensure(app)
     announce(app.output, where, token if made else None)
     pool = ContextPool(settings, Output.for_protocol(), app.config)
-    check = http_token.TokenCheck(lambda: http_token.stored(store))
+    check = mcp_token.check(app)
     config = uvicorn.Config(
         build_app(pool, where, check),
         log_level="warning",

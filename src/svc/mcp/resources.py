@@ -13,6 +13,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from svc.context import AppContext
+from svc.engines.submissions import submitted_tasks
 from svc.errors import SvcError
 from svc.mcp.results import bounded, error_doc, resource_text
 from svc.mcp.state import Call
@@ -32,9 +33,7 @@ RESOURCE_NOT_FOUND = -32002  # the MCP spec's code for an unknown resource
 
 
 def _rows(app: AppContext) -> list[Any]:
-    if not app.has_ledger():  # the local file, or a fleet's shared ledger
-        return []
-    return [row for row in app.ledger.submissions(limit=LISTED) if row.task_id]
+    return submitted_tasks(app, LISTED)
 
 
 async def list_resources(call: Call) -> list[types.Resource]:

@@ -22,9 +22,9 @@ from svc.redact import Vault
 from svc.ui.face import FaceContext
 
 if TYPE_CHECKING:
+    from svc.engines.types import ConfigFile
     from svc.mcp.human import Human
     from svc.settings import Settings
-    from svc.store.config import ConfigFile
     from svc.ui.output import Output
 
 T = TypeVar("T")

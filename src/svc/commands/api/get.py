@@ -7,9 +7,9 @@ from typing import Any
 
 import typer
 
-from svc.api.discovery import collect, operations
 from svc.cli.app import current
-from svc.commands.api.operations import checked_method, client
+from svc.commands.api.operations import checked_method
+from svc.engines.discovery import matching_operations
 from svc.errors import NotFoundError
 from svc.ui.face import FaceContext
 from svc.ui.operations import draw_operation
@@ -43,10 +43,7 @@ def get(
 
 
 def run(opts: GetOptions, ctx: FaceContext) -> int:
-    discovery = client(ctx)
-    url = discovery.search_url(q=None, method=opts.method, path=opts.path, page=None)
-    doc = collect(discovery.pages(url))  # whole operations: the detail shows each one
-    found = operations(doc)
+    doc, found = matching_operations(ctx, opts.path, opts.method)  # whole: the detail shows each
     if not found:
         which = f"{opts.method} {opts.path}" if opts.method else opts.path
         raise NotFoundError(

@@ -1,19 +1,15 @@
-"""What `svc api search` and `svc api get` share: the client, the method check, the pages."""
+"""What `svc api search` and `svc api get` share: the method check, the pages drawn."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
 
-from svc.api.discovery import METHODS, DiscoveryClient, Page, collect, operations
+from svc.engines.discovery import METHODS, Page, collect, operations
 from svc.errors import UsageError
 from svc.ui.face import FaceContext
 from svc.ui.operations import draw_operations
 from svc.ui.output import Output
-
-
-def client(app_ctx: FaceContext) -> DiscoveryClient:
-    return DiscoveryClient(app_ctx.http, app_ctx.settings.base_url)
 
 
 def checked_method(method: str | None) -> str | None:

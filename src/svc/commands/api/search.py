@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.commands.api.operations import checked_method, client, show_pages
+from svc.commands.api.operations import checked_method, show_pages
+from svc.engines.discovery import Search, search_pages
 from svc.errors import UsageError
 from svc.ui.face import FaceContext
 
@@ -53,10 +54,7 @@ def search(
 
 
 def run(opts: SearchOptions, ctx: FaceContext) -> int:
-    discovery = client(ctx)
-    url = discovery.search_url(q=opts.query, method=opts.method, path=opts.path, page=opts.page)
-    if opts.all_pages:
-        show_pages(ctx, discovery.pages(url), merged=True)
-    else:
-        show_pages(ctx, [discovery.page(url)], merged=False)
+    search = Search(opts.query, opts.method, opts.path, opts.page)
+    pages = search_pages(ctx, search, every=opts.all_pages)
+    show_pages(ctx, pages, merged=opts.all_pages)
     return 0

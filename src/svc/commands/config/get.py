@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.commands.config.values import for_people, shown
-from svc.store.config import KEYS, unknown_key
+from svc.commands.config.values import for_people
+from svc.engines.config_edit import setting
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
@@ -30,12 +30,6 @@ def get(key: str = typer.Argument(..., metavar="KEY")) -> None:
 
 
 def run(opts: GetOptions, app_ctx: FaceContext) -> int:
-    if opts.key not in KEYS:
-        raise unknown_key(opts.key)
-    doc = {
-        "key": opts.key,
-        "value": shown(opts.key, getattr(app_ctx.settings, opts.key, None)),
-        "source": app_ctx.settings.sources.get(opts.key, "default"),
-    }
+    doc = setting(app_ctx, opts.key)
     app_ctx.output.show(doc, lambda out, d: out.line(for_people(d["value"]) or ""))
     return 0

@@ -8,8 +8,8 @@ from typing import Any
 import typer
 
 from svc.cli.app import current
-from svc.commands.config.values import for_people, shown
-from svc.store.config import KEYS
+from svc.commands.config.values import for_people
+from svc.engines.config_edit import every_setting
 from svc.ui.face import FaceContext
 from svc.ui.output import Output
 from svc.ui.tables import Column
@@ -33,20 +33,7 @@ def list_() -> None:
 
 
 def run(opts: ListOptions, app_ctx: FaceContext) -> int:
-    rows = [
-        {
-            "key": key,
-            "value": shown(key, getattr(app_ctx.settings, key, None)),
-            "source": app_ctx.settings.sources.get(key, "default"),
-            "help": spec.help,
-        }
-        for key, spec in KEYS.items()
-    ]
-    doc = {
-        "profile": app_ctx.settings.profile,
-        "profiles": app_ctx.config.profiles(),
-        "settings": rows,
-    }
+    doc = every_setting(app_ctx)
     app_ctx.output.show(doc, _settings_table)
     return 0
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
+from svc.engines.config_edit import config_path
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
@@ -27,8 +28,9 @@ def path() -> None:
 
 
 def run(opts: PathOptions, app_ctx: FaceContext) -> int:
+    path = str(config_path(app_ctx))
     if app_ctx.settings.json_output:  # when asked: `$(svc config path)` stays the bare path
-        app_ctx.output.emit_json({"path": str(app_ctx.config.path)})
+        app_ctx.output.emit_json({"path": path})
     else:
-        app_ctx.output.line(str(app_ctx.config.path))
+        app_ctx.output.line(path)
     return 0

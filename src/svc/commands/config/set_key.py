@@ -7,10 +7,8 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.commands.config.values import as_written, report_change
-from svc.pay.daily_cap import set_for_fleet
-from svc.store.config import KEYS, unknown_key
-from svc.store.ledger.postgres import redacted
+from svc.commands.config.values import report_change
+from svc.engines.config_edit import set_fleet_value, set_value
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
@@ -50,27 +48,23 @@ def set_(
 def run(opts: SetOptions, app_ctx: FaceContext) -> int:
     if opts.fleet:
         return fleet_change(app_ctx, opts.key, opts.value)
-    profile = app_ctx.settings.profile
-    cleartext_ok = app_ctx.settings.allow_insecure_http
-    stored = as_written(
-        app_ctx.config.set(profile, opts.key, opts.value, cleartext_ok=cleartext_ok)
-    )
+    stored = set_value(app_ctx, opts.key, opts.value)
     # As the person would write it (`1.5`, `600`, `true`), never Python's repr ('1.5', 600.0).
-    app_ctx.output.note(f"{opts.key} = {stored} in profile {profile}")
+    app_ctx.output.note(f"{opts.key} = {stored} in profile {app_ctx.settings.profile}")
     report_change(app_ctx, opts.key, stored)
     return 0
 
 
 def fleet_change(app_ctx: FaceContext, key: str, value: str | None) -> int:
     """`--fleet` (set or unset): the value every runner of the fleet's ledger obeys."""
-    if key not in KEYS:
-        raise unknown_key(key)
-    stored = set_for_fleet(app_ctx.settings, lambda: app_ctx.ledger, key, value)
-    where = redacted(app_ctx.settings.ledger_url or "")
-    if stored is None:
+    change = set_fleet_value(app_ctx, key, value)
+    where = change.ledger
+    if change.value is None:
         app_ctx.output.note(f"{key} removed from the fleet ledger at {where}")
     else:
-        app_ctx.output.note(f"{key} = {stored} for every runner of the fleet ledger at {where}")
+        app_ctx.output.note(
+            f"{key} = {change.value} for every runner of the fleet ledger at {where}"
+        )
     if app_ctx.settings.json_output:
-        app_ctx.output.emit_json({"fleet": True, "key": key, "value": stored})
+        app_ctx.output.emit_json({"fleet": True, "key": key, "value": change.value})
     return 0

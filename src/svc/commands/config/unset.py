@@ -9,7 +9,7 @@ import typer
 from svc.cli.app import current
 from svc.commands.config.set_key import fleet_change
 from svc.commands.config.values import report_change
-from svc.errors import UsageError
+from svc.engines.config_edit import unset_value
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
@@ -40,8 +40,6 @@ def unset(
 def run(opts: UnsetOptions, app_ctx: FaceContext) -> int:
     if opts.fleet:
         return fleet_change(app_ctx, opts.key, None)
-    profile = app_ctx.settings.profile
-    if not app_ctx.config.unset(profile, opts.key):
-        raise UsageError(f"{opts.key} is not set in profile {profile}")
+    unset_value(app_ctx, opts.key)
     report_change(app_ctx, opts.key, None)
     return 0

@@ -10,8 +10,8 @@ from svc.cli.app import current
 from svc.cli.inputs import read_text_source
 from svc.commands.identity.views import show, status_doc
 from svc.engines.claim import ClaimCeremony
+from svc.engines.identity import Credential
 from svc.errors import AuthError, UsageError
-from svc.identity.store import Credential
 from svc.ui.claim import TerminalClaim
 from svc.ui.face import FaceContext
 from svc.ui.prompts import ask_text

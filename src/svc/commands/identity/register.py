@@ -10,9 +10,9 @@ import typer
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
 from svc.commands.identity.views import next_step, show, status_doc
-from svc.errors import AuthError, UsageError
-from svc.identity.idjag import check_id_jag
-from svc.identity.store import Credential
+from svc.engines.identity import Credential, asks_for, id_jag_body, id_jag_email
+from svc.engines.identity import register as register_credential
+from svc.errors import UsageError
 from svc.ui.face import FaceContext
 from svc.ui.prompts import confirm
 
@@ -66,7 +66,7 @@ def run(opts: RegisterOptions, ctx: FaceContext) -> int:
     body = _registration_body(opts)  # read and checked first: a bad input is exit 2 anyway
     existing = ctx.identity.credential()
     if existing is not None and not opts.force:
-        if _asks_for(existing, body):
+        if asks_for(existing, body):
             unsent = " (the given assertion was not sent)" if "assertion" in body else ""
             ctx.output.note(f"this agent credential is already stored; reusing it{unsent}")
             show(
@@ -74,7 +74,7 @@ def run(opts: RegisterOptions, ctx: FaceContext) -> int:
             )
             return 0
         _confirm_replace(ctx, existing, body)
-    cred = _register(ctx, body, opts.email)
+    cred = register_credential(ctx, body, opts.email)
     show(ctx, status_doc(ctx, cred, reused=False), "Registered an agent credential.")
     step = next_step(cred)
     if step:
@@ -82,22 +82,11 @@ def run(opts: RegisterOptions, ctx: FaceContext) -> int:
     return 0
 
 
-def _asks_for(stored: Credential, body: dict[str, Any]) -> bool:
-    """Whether the registration asked for is the stored one: the same kind, for the same
-    person (an ID-JAG names its person in its `email` claim)."""
-    if body["type"] != stored.type:
-        return False
-    if body["type"] == "anonymous":
-        return True
-    wanted = body.get("login_hint") or _id_jag_email(body) or ""
-    return wanted.casefold() == (stored.email or "").casefold() != ""
-
-
 def _confirm_replace(ctx: FaceContext, stored: Credential, body: dict[str, Any]) -> None:
     """Another kind or another person than the stored credential: asked on a terminal,
     exit 2 naming --force otherwise (as `svc wallet create`): never reused in silence."""
     have = _described(stored.type, stored.email)
-    wanted = _described(body["type"], body.get("login_hint") or _id_jag_email(body))
+    wanted = _described(body["type"], body.get("login_hint") or id_jag_email(body))
     if not ctx.settings.no_input and confirm(f"{have} is stored. Replace it with {wanted}?"):
         return
     raise UsageError(
@@ -112,58 +101,10 @@ def _described(kind: str, email: str | None) -> str:
     return f"{what} for {email}" if email and kind != "anonymous" else what
 
 
-def _id_jag_email(body: dict[str, Any]) -> str | None:
-    if body["type"] != "identity_assertion":
-        return None
-    email = check_id_jag(str(body["assertion"]), now=0).get("email")
-    return str(email) if email else None
-
-
 def _registration_body(opts: RegisterOptions) -> dict[str, Any]:
     if opts.anonymous:
         return {"type": "anonymous"}
     if opts.email is not None:
         return {"type": "service_auth", "login_hint": opts.email.strip()}
-    from svc.api.identity import ID_JAG_TOKEN_TYPE
-
     assert opts.assertion_file is not None
-    assertion = read_text_source(opts.assertion_file, "the assertion").strip()
-    check_id_jag(assertion)
-    return {
-        "type": "identity_assertion",
-        "assertion_type": ID_JAG_TOKEN_TYPE,
-        "assertion": assertion,
-    }
-
-
-def _register(ctx: FaceContext, body: dict[str, Any], email: str | None) -> Credential:
-    from svc.identity.session import credential_from
-
-    session = ctx.identity
-    platform = session.platform
-    try:
-        doc = platform.register(body)
-    except AuthError as exc:
-        if exc.code == "interaction_required" and isinstance(exc.body, dict):
-            _keep_pending_claim(ctx, exc.body, body)
-        raise
-    cred = credential_from(doc, ctx.settings.auth_base, platform.endpoints())
-    if email and not cred.email:
-        cred.email = email.strip()  # the login hint the claim must use
-    session.save(cred, crash_after="register_persisted")
-    return cred
-
-
-def _keep_pending_claim(ctx: FaceContext, body: dict[str, Any], sent: dict[str, Any]) -> None:
-    """interaction_required: keep the claim it carries so `svc identity claim` can finish."""
-    from svc.identity.session import credential_from
-
-    claim = body.get("claim")
-    if not isinstance(claim, dict) or not isinstance(body.get("id"), str):
-        return
-    email = check_id_jag(str(sent["assertion"]), now=0).get("email")
-    session = ctx.identity
-    doc = {"id": body["id"], "type": body.get("type", "identity_assertion"), "claim": claim}
-    cred = credential_from(doc, ctx.settings.auth_base, session.platform.endpoints())
-    cred.email = str(email) if email else None
-    session.save(cred, crash_after="register_persisted")
+    return id_jag_body(read_text_source(opts.assertion_file, "the assertion").strip())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from svc.identity.store import Credential
+from svc.engines.identity import Credential, store_name
 from svc.ui.face import FaceContext
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def status_doc(app_ctx: FaceContext, cred: Credential | None, **extra: Any) -> d
                 "assertion_expires_at": cred.assertion_expires_at,
                 "refresh_token_expires_at": cred.refresh_expires_at,
                 "claim_expires_at": cred.claim_expires_at if cred.pending_claim else None,
-                "store": app_ctx.secrets.backend.name,
+                "store": store_name(app_ctx),
             }
         )
     doc.update(extra)

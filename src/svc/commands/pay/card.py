@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import typer
 
-from svc.api.ids import request_id_arg
 from svc.cli.app import current
 from svc.cli.polled import show_task
+from svc.engines.ids import request_id_arg
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)

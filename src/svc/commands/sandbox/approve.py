@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import typer
 
-from svc.api.ids import path_segment, task_id_arg
 from svc.cli.app import current
-from svc.commands.sandbox.admin import admin_post
+from svc.engines import sandbox_admin
+from svc.engines.ids import task_id_arg
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
@@ -30,9 +30,7 @@ def approve(task_id: str = typer.Argument(..., metavar="ID", help="The task.")) 
 
 
 def run(opts: ApproveOptions, app_ctx: FaceContext) -> int:
-    segment = path_segment(opts.task_id, "ID")
-    url = f"{app_ctx.settings.base_url}/_sandbox/tasks/{segment}/approve"
-    doc = admin_post(app_ctx, url, "sandbox approve")
+    doc = sandbox_admin.approve(app_ctx, opts.task_id)
     if app_ctx.output.json_mode:
         app_ctx.output.emit_json(doc)
     else:

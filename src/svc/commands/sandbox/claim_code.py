@@ -6,10 +6,9 @@ from dataclasses import dataclass
 
 import typer
 
-from svc.api.ids import task_id_arg
 from svc.cli.app import current
-from svc.commands.sandbox.admin import admin_post
-from svc.errors import UsageError
+from svc.engines import sandbox_admin
+from svc.engines.ids import task_id_arg
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
@@ -38,13 +37,7 @@ def claim_code(
 
 
 def run(opts: ClaimCodeOptions, app_ctx: FaceContext) -> int:
-    url = app_ctx.settings.base_url + "/_sandbox/identity/claim-code"
-    if opts.attempt is not None:
-        url += "?attempt_id=" + opts.attempt
-    doc = admin_post(app_ctx, url, "sandbox claim-code")
-    code = doc.get("user_code")
-    if not isinstance(code, str):
-        raise UsageError(f"{app_ctx.settings.base_url} did not give a code: is it a sandbox?")
+    code, doc = sandbox_admin.claim_code(app_ctx, opts.attempt)
     if app_ctx.output.json_mode:
         app_ctx.output.emit_json(doc)
     else:

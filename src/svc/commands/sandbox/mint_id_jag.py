@@ -6,9 +6,8 @@ from dataclasses import asdict, dataclass
 
 import typer
 
-from svc.api.response import expect_json
 from svc.cli.app import current
-from svc.errors import UsageError
+from svc.engines import sandbox_admin
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
@@ -60,14 +59,7 @@ def mint_id_jag(
 
 
 def run(opts: MintOptions, app_ctx: FaceContext) -> int:
-    url = app_ctx.base.join("/_sandbox/identity/id-jag")
-    response = app_ctx.http.send(
-        "POST", url, what="mint-id-jag", json_body=asdict(opts), resend_safe=True
-    )
-    doc = expect_json(response, "mint-id-jag")
-    assertion = doc.get("assertion") if isinstance(doc, dict) else None
-    if not isinstance(assertion, str):
-        raise UsageError(f"{app_ctx.settings.base_url} did not mint an assertion: is it a sandbox?")
+    assertion, doc = sandbox_admin.mint_id_jag(app_ctx, asdict(opts))
     if app_ctx.settings.json_output:  # when asked: piped, it is the bare token `register` reads
         app_ctx.output.emit_json(doc)
     else:

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import typer
 
-from svc.api.ids import request_id_arg
-from svc.api.response import expect_status
 from svc.cli.app import current
-from svc.errors import NotFoundError, SvcError, UsageError
+from svc.engines.ids import request_id_arg
+from svc.engines.sandbox_admin import NoCardPageError, press_card_page
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
@@ -43,36 +41,13 @@ def pay_card_page(
 
 
 def run(opts: PayCardOptions, app_ctx: FaceContext) -> int:
-    saved = _waiting_payment(app_ctx, opts.request_id)
-    # The page is the sandbox's own: on the base URL's origin, or not pressed at all.
-    page = saved.get("checkout_url") or saved.get("pay_url")
-    url = app_ctx.base.derive(str(page), "the card payment page")
-    what = "sandbox pay-card"
-    response = app_ctx.http.send(
-        "POST",
-        url,
-        what=what,
-        json_body={"action": "fail" if opts.decline else "pay"},
-        resend_safe=True,  # pressing twice is the same press
-    )
     try:
-        expect_status(response, what)
-    except SvcError:
-        raise UsageError(
-            f"{app_ctx.settings.base_url} refused the press: is it a sandbox?"
-        ) from None
-    _report(app_ctx, str(saved["request_id"]), opts.decline)
+        rid = press_card_page(app_ctx, opts.request_id, decline=opts.decline)
+    except NoCardPageError as exc:
+        exc.hint = "a card payment starts with `svc submit --pay card`"
+        raise
+    _report(app_ctx, rid, opts.decline)
     return 0
-
-
-def _waiting_payment(app_ctx: FaceContext, rid: str | None) -> dict[str, Any]:
-    saved = app_ctx.ledger.card_payment(rid) if app_ctx.has_ledger() else None
-    if not saved or not (saved.get("checkout_url") or saved.get("pay_url")):
-        raise NotFoundError(
-            f"no card payment page is waiting for {f'request {rid}' if rid else 'any submission'}",
-            hint="a card payment starts with `svc submit --pay card`",
-        )
-    return saved
 
 
 def _report(app_ctx: FaceContext, rid: str, decline: bool) -> None:

@@ -11,8 +11,8 @@ from typing import Any
 
 import typer
 
-from svc.api.discovery import DiscoveryClient
 from svc.cli.app import current, lazy_group, with_globals
+from svc.engines.discovery import services as fetch_services
 from svc.ui.face import FaceContext
 from svc.ui.output import Output
 from svc.ui.tables import Column
@@ -40,7 +40,7 @@ def services(ctx: typer.Context) -> None:
 
 
 def run(opts: ServicesOptions, app_ctx: FaceContext) -> int:
-    doc = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url).services()
+    doc = fetch_services(app_ctx)
     app_ctx.output.show(doc, _table)
     return 0
 

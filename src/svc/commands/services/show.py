@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import typer
 
-from svc.api.discovery import DiscoveryClient, collect, operations
 from svc.cli.app import current
+from svc.engines.discovery import operations, service_operations
 from svc.errors import UsageError
 from svc.ui.face import FaceContext
 from svc.ui.operations import draw_operations
@@ -32,8 +32,7 @@ def show(slug: str = typer.Argument(..., metavar="SLUG", help="Service slug, e.g
 
 
 def run(opts: ShowOptions, app_ctx: FaceContext) -> int:
-    client = DiscoveryClient(app_ctx.http, app_ctx.settings.base_url)
-    pages = client.pages(client.service_url(opts.slug), what=f"service {opts.slug}")
-    doc = collect(pages, slim=not app_ctx.output.json_mode)  # a table needs only summaries
+    # A table needs only the summaries; JSON the description as returned.
+    doc = service_operations(app_ctx, opts.slug, slim=not app_ctx.output.json_mode)
     app_ctx.output.show(doc, lambda out, d: draw_operations(out, operations(d)))
     return 0

@@ -8,7 +8,7 @@ import typer
 
 from svc.cli.app import current
 from svc.commands.wallet.views import show_address
-from svc.pay.wallet import WALLET_SECRET, load_signer
+from svc.engines.wallet import stored_key
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
@@ -29,6 +29,6 @@ def address() -> None:
 
 
 def run(opts: AddressOptions, app_ctx: FaceContext) -> int:
-    signer = load_signer(app_ctx.secrets)
-    show_address(app_ctx, signer.address, app_ctx.secrets.source(WALLET_SECRET))
+    key = stored_key(app_ctx)
+    show_address(app_ctx, key.address, key.source)
     return 0

@@ -8,9 +8,8 @@ import typer
 
 from svc.cli.app import current
 from svc.commands.wallet.views import show_address
+from svc.engines import wallet
 from svc.errors import UsageError
-from svc.pay.wallet import WALLET_SECRET
-from svc.pay.x402 import address_of, generate_private_key
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
@@ -31,10 +30,9 @@ def create(force: bool = typer.Option(False, "--force", help="Replace an existin
 
 
 def run(opts: CreateOptions, app_ctx: FaceContext) -> int:
-    secrets = app_ctx.secrets
-    if secrets.backend.get(WALLET_SECRET) and not opts.force:
-        raise UsageError("a wallet key is already stored; use --force to replace it (and lose it)")
-    key = generate_private_key()
-    secrets.set(WALLET_SECRET, key)
-    show_address(app_ctx, address_of(key), secrets.backend.name, created=True)
+    try:
+        made = wallet.create(app_ctx, replace=opts.force)
+    except wallet.KeyAlreadyStoredError as exc:
+        raise UsageError(f"{exc.message}; use --force to replace it (and lose it)") from None
+    show_address(app_ctx, made.address, made.source, created=True)
     return 0

@@ -10,9 +10,8 @@ import typer
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
 from svc.commands.wallet.views import show_address
+from svc.engines import wallet
 from svc.errors import UsageError
-from svc.pay.wallet import WALLET_SECRET
-from svc.pay.x402 import X402Error, address_of
 from svc.ui.face import FaceContext
 from svc.ui.prompts import ask_hidden
 
@@ -46,14 +45,10 @@ def import_key(
 def run(opts: ImportOptions, app_ctx: FaceContext) -> int:
     key = _read_key(opts.file, app_ctx).strip()
     try:
-        address = address_of(key)
-    except X402Error as exc:
-        raise UsageError(f"not a usable private key: {exc}") from None
-    secrets = app_ctx.secrets
-    if secrets.backend.get(WALLET_SECRET) and not opts.force:
-        raise UsageError("a wallet key is already stored; use --force to replace it")
-    secrets.set(WALLET_SECRET, key if key.startswith("0x") else "0x" + key)
-    show_address(app_ctx, address, secrets.backend.name)
+        stored = wallet.import_key(app_ctx, key, replace=opts.force)
+    except wallet.KeyAlreadyStoredError as exc:
+        raise UsageError(f"{exc.message}; use --force to replace it") from None
+    show_address(app_ctx, stored.address, stored.source)
     return 0
 
 

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from svc.api.answers import parse_billing
 from svc.context import AppContext
+from svc.engines.billing import billing_terms
 from svc.engines.submit import SubmitResult, new_request_id, recent_duplicate, submit
 from svc.engines.validate import task_body
 from svc.errors import UsageError
@@ -143,7 +143,7 @@ def _outcome(result: SubmitResult) -> Outcome:
         "billing": result.billing,
     }
     text = f"Task {task.get('id')} submitted ({task.get('state')}); request id {result.request_id}."
-    billing = parse_billing(result.billing) if result.billing else {}
+    billing = billing_terms(result.billing)
     if result.replayed:
         text += " It was already accepted earlier: not charged again."
     elif billing.get("status") == "charged":

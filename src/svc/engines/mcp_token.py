@@ -11,34 +11,38 @@ from __future__ import annotations
 import hmac
 import secrets
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
 
-if TYPE_CHECKING:
-    from svc.store.secrets import SecretStore
+from svc.api.headers import AUTHORIZATION
+from svc.context import AppContext
 
 TOKEN_SECRET = "mcp_http_token"
 TOKEN_BYTES = 32  # 256 bits: guessing it over loopback is hopeless
 RELOAD_SECONDS = 2.0  # a rotated token takes over a running server within this long
 
 
-def stored(store: SecretStore) -> str | None:
-    token = store.get(TOKEN_SECRET)
+def stored(app: AppContext) -> str | None:
+    token = app.secrets.get(TOKEN_SECRET)
     return token if token else None
 
 
-def ensure(store: SecretStore) -> tuple[str, bool]:
+def ensure(app: AppContext) -> tuple[str, bool]:
     """(the token, whether it was made just now)."""
-    token = stored(store)
+    token = stored(app)
     if token is not None:
         return token, False
-    return rotate(store), True
+    return rotate(app), True
 
 
-def rotate(store: SecretStore) -> str:
+def rotate(app: AppContext) -> str:
     token = "svcmcp_" + secrets.token_urlsafe(TOKEN_BYTES)
-    store.set(TOKEN_SECRET, token)
+    app.secrets.set(TOKEN_SECRET, token)
     return token
+
+
+def check(app: AppContext) -> TokenCheck:
+    """The check a server makes of every request, against the token as stored now."""
+    return TokenCheck(lambda: stored(app))
 
 
 class TokenCheck:
@@ -62,3 +66,9 @@ class TokenCheck:
     def matches(self, presented: str) -> bool:
         token = self.current()
         return token is not None and hmac.compare_digest(presented.encode(), token.encode())
+
+    def authorizes(self, headers: Mapping[str, str]) -> bool:
+        """Whether a request's headers (names in lower case) carry `Authorization: Bearer`
+        with the token."""
+        scheme, _, presented = headers.get(AUTHORIZATION.lower(), "").partition(" ")
+        return scheme.lower() == "bearer" and bool(presented) and self.matches(presented)
