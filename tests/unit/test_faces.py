@@ -13,34 +13,11 @@ from pathlib import Path
 
 from tests.import_graph import _absolute, module_names, package_root, write_package
 
-# Issue 32: modules other engineers are changing in parallel, each fixing its own imports.
-# The integrator empties these after merging; a module listed here that no longer breaks
-# the rule fails the test, so the lists only shrink.
-FACES_NOT_YET = frozenset(
-    {
-        "svc.commands.reply",  # the reply face (TaskDetail)
-        "svc.commands.watch",  # the watch face (task_id_arg: svc.engines.ids has it)
-        "svc.mcp.tools.follow",  # the watch tool (TaskDetail: svc.engines.types has it)
-        "svc.mcp.tools.reply",  # the reply tool (TaskDetail)
-    }
-)
-ENGINES_NOT_YET = frozenset(
-    {
-        "svc.engines.asks",  # words for the watch's stop line and notifications
-        "svc.engines.batch",
-        "svc.engines.claim",
-        "svc.engines.doctor",
-        "svc.engines.dry_run",
-        "svc.engines.poll",
-        "svc.engines.probe",
-        "svc.engines.reply",
-        "svc.engines.reply_form",
-        "svc.engines.submit",
-        "svc.engines.watch",
-        "svc.engines.watch_parts",
-        "svc.engines.watch_prompt",
-    }
-)
+# Modules allowed to break the rule: none. (The lists emptied as issue 32's parts merged; a
+# module that must break it again is named here with the reason, and the test below fails
+# when the reason is gone.)
+FACES_NOT_YET: frozenset[str] = frozenset()
+ENGINES_NOT_YET: frozenset[str] = frozenset()
 
 
 def every_import(package: str, root: Path | None = None) -> dict[str, set[str]]:

@@ -15,13 +15,13 @@ from typing import Any
 
 import typer
 
-from svc.api.models import TaskDetail
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
 from svc.engines.asks import left_text, looks_secret, summarize
 from svc.engines.auth import free_call_auth
 from svc.engines.reply import ReplyMismatch, body_for, question_options
 from svc.engines.task_state import remember
+from svc.engines.types import TaskDetail
 from svc.errors import ConflictError, ProtocolError, UsageError
 from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value
 from svc.ui import views

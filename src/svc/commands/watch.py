@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import typer
 
-from svc.api.ids import task_id_arg
 from svc.cli.app import current
 from svc.commands.watch_face import Following, WatchFace
+from svc.engines.ids import task_id_arg
 from svc.engines.watch_parts import live_task_ids
 from svc.errors import Interrupted, UsageError
 from svc.settings import positive_seconds

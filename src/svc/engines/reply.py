@@ -18,7 +18,7 @@ from svc.api.models import InfoRequest, Question, ReplyBody, TaskDetail
 from svc.engines.validate import build
 from svc.errors import ConflictError, UsageError
 from svc.replies import Answer, Approve, Fields, Message, Secret, Value
-from svc.ui.sanitize import clean
+from svc.sanitize import clean
 
 AskKind = Literal["plain", "structured"]
 Problem = Literal["wrong_kind", "no_field", "not_payment", "fields", "option"]

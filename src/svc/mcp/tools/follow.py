@@ -8,11 +8,11 @@ from typing import Any
 import anyio
 import anyio.from_thread
 
-from svc.api.models import TaskDetail
 from svc.engines.auth import free_call_auth
 from svc.engines.poll import poll_once
 from svc.engines.reply import body_for
 from svc.engines.task_state import remember
+from svc.engines.types import TaskDetail
 from svc.engines.watch import Follower
 from svc.engines.watch_parts import poll_interval
 from svc.errors import ProtocolError

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Any
 
-from svc.api.models import TaskDetail
 from svc.engines.asks import looks_secret
 from svc.engines.reply import ReplyMismatch, body_for, check_field_values
+from svc.engines.types import TaskDetail
 from svc.errors import HumanNeededError, UsageError
 from svc.mcp.asks import (
     describe,
