@@ -23,13 +23,15 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from svc.client._context import Approver
 from svc.client._sync import Client
-from svc.client.types import BatchResult, Task
-from svc.engines.changes import TaskChange
-from svc.replies import Answer
+
+if TYPE_CHECKING:
+    from svc.client._context import Approver
+    from svc.client.types import BatchResult, Task
+    from svc.engines.changes import TaskChange
+    from svc.replies import Answer
 
 T = TypeVar("T")
 DEFAULT_WORKERS = 8

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, PrivateAttr, ValidationError
 
+from svc import redact
 from svc.api.models import InfoRequest, TaskEvent
 from svc.api.models import Task as TaskObject
 from svc.engines.asks import ask_kind, looks_secret, plain_payload
@@ -99,9 +100,11 @@ class Task(TaskObject):
     @classmethod
     def from_service(cls, doc: dict[str, Any], submission: Submission | None = None) -> Task:
         """The service's task as a model; a shape the spec does not allow is the server's
-        fault (ProtocolError), never a pydantic error from deep inside."""
+        fault (ProtocolError), never a pydantic error from deep inside. A secret this
+        process was told is scrubbed out, as from everything the CLI prints: the service may
+        fold an answer into the goal or an event."""
         try:
-            task = cls.model_validate(doc)
+            task = cls.model_validate(redact.scrub(doc))
         except ValidationError as exc:
             where = ".".join(str(p) for p in exc.errors()[0]["loc"]) or "task"
             raise ProtocolError(f"the server's task is not one the spec allows ({where})") from None
