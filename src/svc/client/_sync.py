@@ -31,7 +31,16 @@ if TYPE_CHECKING:
     from typing import Any
 
     from svc.client._context import Approver, LibraryContext
-    from svc.client.types import BatchResult, Task
+    from svc.client.types import (
+        BatchResult,
+        DoctorReport,
+        Guide,
+        IdentityStatus,
+        Quote,
+        Spend,
+        Task,
+        TaskRow,
+    )
     from svc.engines.changes import TaskChange
     from svc.replies import Answer
     from svc.settings import Settings
@@ -71,6 +80,7 @@ class Client:
         args = Arguments(profile, base_url, auth_base, ledger_url, max_price, daily_cap, pay, email)
         self._contexts = open_contexts(args, approve, trust_recipient)
         self.settings: Settings = self._contexts.settings
+        self.identity = Identity(self)
 
     # --- life ---------------------------------------------------------------------------
 
@@ -165,6 +175,48 @@ class Client:
 
         return _work.reply(self._app, task_id, answer)
 
+    def pay_card(self, request_id: str | None = None) -> Task:
+        """Finish a saved card payment and send its request (`svc pay card`): the accepted
+        task. A card page that still waits for a person is HumanNeeded, its link in
+        `error.data`."""
+        from svc.client import _info
+
+        return _info.pay_card(self._app, request_id)
+
+    # --- free calls and the ledger ------------------------------------------------------
+
+    def quote(self, goal: str, **fields: Any) -> Quote:
+        """The advisor's quote for a goal (free; `fields` are the spec's other quote members:
+        quantity, budgetUsd, requirements, payment, ...). AdvisorUnavailable when the advisor
+        is down: `guide(goal)` is then the spec's answer."""
+        from svc.client import _info
+
+        return _info.quote(self._app, goal, fields)
+
+    def guide(self, goal: str) -> Guide:
+        """The wallet-free guide for a goal (free, no wallet needed)."""
+        from svc.client import _info
+
+        return _info.guide(self._app, goal)
+
+    def tasks(self, *, limit: int = 50, refresh: bool = False) -> list[TaskRow]:
+        """This machine's submissions from the ledger, newest first (`svc tasks`)."""
+        from svc.client import _info
+
+        return _info.tasks(self._app, limit, refresh)
+
+    def spend(self, *, since: str | None = None) -> Spend:
+        """What was paid since a YYYY-MM-DD day (all time by default), from the ledger."""
+        from svc.client import _info
+
+        return _info.spend(self._app, since)
+
+    def doctor(self) -> DoctorReport:
+        """Every check `svc doctor` runs; failures are findings, not exceptions."""
+        from svc.client import _info
+
+        return _info.doctor(self._app)
+
     # --- for AsyncClient ----------------------------------------------------------------
 
     def _changes(
@@ -177,3 +229,39 @@ class Client:
     def _release_thread(self) -> None:
         """Close the context of a thread that ends (AsyncClient's watch scheduler)."""
         self._contexts.release()
+
+
+class Identity:
+    """`client.identity`: the agent credential, as `svc identity ...` manages it."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def status(self) -> IdentityStatus:
+        from svc.client import _identity
+
+        return _identity.status(self._client._app)
+
+    def register(self, *, email: str | None = None, force: bool = False) -> IdentityStatus:
+        """Register an e-mail credential (`email`) or an anonymous one; a stored one of the
+        same kind and person is reused, another replaced only with `force`."""
+        from svc.client import _identity
+
+        return _identity.register(self._client._app, email, force)
+
+    def claim(self, *, email: str | None = None, code: str | None = None) -> IdentityStatus:
+        """Claim the credential for a person: without `code`, HumanNeeded carrying the link
+        (`error.data["verification_uri"]`); then again with the code the page shows."""
+        from svc.client import _identity
+
+        return _identity.claim(self._client._app, email, code)
+
+    def refresh(self) -> IdentityStatus:
+        from svc.client import _identity
+
+        return _identity.refresh(self._client._app)
+
+    def logout(self) -> bool:
+        from svc.client import _identity
+
+        return _identity.logout(self._client._app)
