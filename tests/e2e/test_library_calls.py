@@ -141,3 +141,16 @@ def test_a_plain_ask_takes_a_message(home: Path, sandbox: Sandbox) -> None:
         with clock_running(sandbox):
             assert [c.kind for c in client.watch(task.id)][-1] == "ask"
         assert client.reply(task.id, svc.Message("The code is on its way")).state == "pending"
+
+
+def test_a_fleet_ledger_given_as_an_argument_journals_the_payment(
+    home: Path, cli: Cli, sandbox: Sandbox, pg_url: str
+) -> None:
+    with Client(ledger_url=pg_url) as client:
+        task = client.submit("On the fleet #complete", unique_email())
+        spend = client.spend()
+    assert task.submission is not None and spend.paid_count == 1
+    assert spend.cap["source"]  # the fleet's cap section, read from the shared ledger
+    shown = cli.ok("spend", "--json", env={"SVC_LEDGER_URL": pg_url}).json()
+    assert shown["paid_count"] == 1 and shown["paid_usd"] == spend.paid_usd
+    assert not (home / "data" / "ledger.sqlite3").exists()  # nothing went to the local file
