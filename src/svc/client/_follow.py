@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from svc import redact
 from svc.context import AppContext
 from svc.engines.changes import ChangeKind, TaskChange
 from svc.engines.schedule import PollSchedule
@@ -113,6 +114,7 @@ class Follower:
         if error is not None:
             raise error
         assert task is not None
+        task = redact.scrub(task)  # a secret told earlier that the service echoes: never shown
         seen = self.seen[tid]
         previous, state = seen.state, str(task.get("state", ""))
         events = task.get("events") if isinstance(task.get("events"), list) else []
