@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from svc.redact import scrub
+
 if TYPE_CHECKING:
     import logging
 
@@ -48,10 +50,10 @@ class _LogStatus:
         self._logger = logger
 
     def update(self, message: str, *, with_time: bool = False) -> None:
-        self._logger.debug("%s", message)
+        self._logger.debug("%s", scrub(message))
 
     def done(self, message: str) -> None:
-        self._logger.info("%s", message)
+        self._logger.info("%s", scrub(message))
 
     def stop(self) -> None:
         pass
@@ -59,7 +61,8 @@ class _LogStatus:
 
 class LogReporter:
     """A Reporter for a library caller: notes and traces at DEBUG, diagnostics at INFO,
-    warnings at WARNING, on the `svc` logger (the program's logging set-up decides the rest)."""
+    warnings at WARNING, on the `svc` logger (the program's logging set-up decides the rest).
+    Every line is scrubbed of what the process was told in secret, as a face's output is."""
 
     def __init__(self, logger: logging.Logger | None = None) -> None:
         import logging  # only a library caller's process pays for it, never `svc --help`
@@ -67,19 +70,19 @@ class LogReporter:
         self._logger = logger or logging.getLogger(LOGGER_NAME)
 
     def note(self, message: str) -> None:
-        self._logger.debug("%s", message)
+        self._logger.debug("%s", scrub(message))
 
     def info(self, message: str) -> None:
-        self._logger.info("%s", message)
+        self._logger.info("%s", scrub(message))
 
     def warn(self, message: str) -> None:
-        self._logger.warning("%s", message)
+        self._logger.warning("%s", scrub(message))
 
     def trace(self, text: str) -> None:
-        self._logger.debug("%s", text)
+        self._logger.debug("%s", scrub(text))
 
     def progress(self, message: str, *, piped_lines: bool = False) -> Status:
-        self._logger.debug("%s", message)
+        self._logger.debug("%s", scrub(message))
         return _LogStatus(self._logger)
 
 

@@ -1,0 +1,267 @@
+"""`svc.Client`: what the CLI knows, as one importable, typed API over the same engines.
+
+    from svc import Client, Secret
+
+    with Client(max_price="1.50", approve=lambda offer: offer.amount_usd <= 2) as client:
+        task = client.submit("Log in and pay my bill", "ada@example.com")
+        for change in client.watch(task.id):
+            if change.kind == "ask":
+                client.reply(task.id, Secret("123456"))
+
+Money is handled exactly as `svc submit` handles it (engines/submit): the request is
+journaled before its first byte leaves, the policy (price cap, rails, networks, assets, the
+recipient pinned per origin, the daily cap) decides before anything is signed, and a request
+id resumes a submission without paying again. Nothing prompts: a payment is approved by the
+`approve(offer)` callback when one is given, else by the policy's limits alone; svc's notes
+and warnings go to the `logging` logger "svc", scrubbed of the secrets it was told.
+
+This module imports nothing heavy: `from svc import Client` stays as cheap as `import svc`;
+the engines (httpx, pydantic) load when a Client is built (_work.py).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # as in svc/__init__.py: `from svc import Client` loads no typing
+
+if TYPE_CHECKING:
+    import threading
+    from collections.abc import Iterable, Iterator, Mapping
+    from decimal import Decimal
+    from types import TracebackType
+    from typing import Any
+
+    from svc.client._context import Approver, LibraryContext
+    from svc.client.types import (
+        BatchResult,
+        DoctorReport,
+        Guide,
+        IdentityStatus,
+        Quote,
+        Spend,
+        Task,
+        TaskRow,
+    )
+    from svc.engines.changes import TaskChange
+    from svc.replies import Answer
+    from svc.settings import Settings
+
+
+class Client:
+    """A client of the task service with this machine's (or `profile`'s) settings, wallet,
+    secret store, ledger, payment policy and daily cap.
+
+    Arguments stand where the CLI's flags stand: given, they win over the environment, which
+    wins over the profile, which wins over the defaults (`daily_cap="none"` removes the cap,
+    as SVC_DAILY_CAP=none does). `approve(offer) -> bool` is asked before any payment is
+    signed, and about a recipient other than the one pinned for this service; without it
+    the policy's limits alone decide and a changed recipient is refused unless
+    `trust_recipient`. Safe to use from several threads (one app context per thread).
+    Errors are `svc.SvcError`s carrying the contract's `code`, `exit_code` and `hint`.
+    """
+
+    def __init__(
+        self,
+        *,
+        profile: str | None = None,
+        base_url: str | None = None,
+        auth_base: str | None = None,
+        ledger_url: str | None = None,
+        max_price: Decimal | str | None = None,
+        daily_cap: Decimal | str | None = None,
+        pay: str | None = None,
+        email: str | None = None,
+        approve: Approver | None = None,
+        trust_recipient: bool = False,
+    ) -> None:
+        # The engines load here, not when svc is imported (httpx, pydantic: ~0.2 s).
+        from svc.client._context import Arguments
+        from svc.client._work import open_contexts
+
+        args = Arguments(profile, base_url, auth_base, ledger_url, max_price, daily_cap, pay, email)
+        self._contexts = open_contexts(args, approve, trust_recipient)
+        self.settings: Settings = self._contexts.settings
+        self.identity = Identity(self)
+
+    # --- life ---------------------------------------------------------------------------
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the HTTP pools and ledgers this client opened (in every thread)."""
+        self._contexts.close()
+
+    @property
+    def _app(self) -> LibraryContext:
+        """This thread's app context (SQLite links belong to the thread that opened them)."""
+        return self._contexts.get()
+
+    # --- tasks --------------------------------------------------------------------------
+
+    def submit(
+        self,
+        task: str,
+        email: str | None = None,
+        *,
+        request_id: str | None = None,
+        pay: str | None = None,
+        max_price: Decimal | str | None = None,
+        trust_recipient: bool = False,
+        allow_duplicate: bool = False,
+    ) -> Task:
+        """Submit and pay for a task (1.50 USD); the accepted task, `task.submission` saying
+        how it was paid. With the `request_id` of an earlier submission it resumes that one
+        (re-sending its journaled proof, never signing a second): the way back after a crash,
+        a lost answer (OutcomeUnknown) or a cancelled call. Without one, the same task for
+        the same e-mail within the duplicate window is refused (UsageError) unless
+        `allow_duplicate`: paying for it twice is the costly mistake."""
+        from svc.client import _work
+
+        return _work.submit(
+            self._app,
+            task,
+            email,
+            request_id=request_id,
+            pay=pay,
+            max_price=max_price,
+            trust_recipient=trust_recipient,
+            allow_duplicate=allow_duplicate,
+        )
+
+    def submit_many(
+        self, lines: Iterable[Mapping[str, Any]], *, email: str | None = None
+    ) -> Iterator[BatchResult]:
+        """Submit the tasks of a batch file's lines ({"task", "email"?, "request_id"?}), one
+        result per line, in order. Every line is checked before the first is paid (a bad one
+        is a UsageError naming it, nothing sent); a line without a request id gets the one
+        `svc submit --from` derives, so the same lines again pay nothing twice. A line that
+        fails is a result with its error; the others go on."""
+        from svc.client import _work
+
+        return _work.submit_many(self.submit, lines, email or self.settings.email)
+
+    def get(self, task_id: str) -> Task:
+        """The task as the service has it now, with its events (one free poll)."""
+        from svc.client import _work
+
+        return _work.get(self._app, task_id)
+
+    def watch(self, task_id: str, *, interval: float | None = None) -> Iterator[TaskChange]:
+        """The task's changes as they happen, until it is final or asks something (the last
+        change is then `final` or `ask`). Polled as `svc watch` polls: never sooner than the
+        service allows, backing off while nothing changes."""
+        return self.watch_many([task_id], interval=interval)
+
+    def watch_many(
+        self, task_ids: Iterable[str], *, interval: float | None = None
+    ) -> Iterator[TaskChange]:
+        """The changes of many tasks, interleaved as they happen, until each is final or asks
+        something: one scheduler and at most 8 polls in flight, however many tasks."""
+        return self._changes(list(task_ids), interval)
+
+    def reply(self, task_id: str, answer: Answer) -> Task:
+        """Answer the task's ask with a neutral answer (svc.replies: Message, Value, Secret,
+        Fields, Approve, Decline), checked against the ask as `svc reply` checks it; the task
+        as the service answered. A Secret is never logged, echoed or shown in a repr."""
+        from svc.client import _work
+
+        return _work.reply(self._app, task_id, answer)
+
+    def pay_card(self, request_id: str | None = None) -> Task:
+        """Finish a saved card payment and send its request (`svc pay card`): the accepted
+        task. A card page that still waits for a person is HumanNeeded, its link in
+        `error.data`."""
+        from svc.client import _info
+
+        return _info.pay_card(self._app, request_id)
+
+    # --- free calls and the ledger ------------------------------------------------------
+
+    def quote(self, goal: str, **fields: Any) -> Quote:
+        """The advisor's quote for a goal (free; `fields` are the spec's other quote members:
+        quantity, budgetUsd, requirements, payment, ...). AdvisorUnavailable when the advisor
+        is down: `guide(goal)` is then the spec's answer."""
+        from svc.client import _info
+
+        return _info.quote(self._app, goal, fields)
+
+    def guide(self, goal: str) -> Guide:
+        """The wallet-free guide for a goal (free, no wallet needed)."""
+        from svc.client import _info
+
+        return _info.guide(self._app, goal)
+
+    def tasks(self, *, limit: int = 50, refresh: bool = False) -> list[TaskRow]:
+        """This machine's submissions from the ledger, newest first (`svc tasks`)."""
+        from svc.client import _info
+
+        return _info.tasks(self._app, limit, refresh)
+
+    def spend(self, *, since: str | None = None) -> Spend:
+        """What was paid since a YYYY-MM-DD day (all time by default), from the ledger."""
+        from svc.client import _info
+
+        return _info.spend(self._app, since)
+
+    def doctor(self) -> DoctorReport:
+        """Every check `svc doctor` runs; failures are findings, not exceptions."""
+        from svc.client import _info
+
+        return _info.doctor(self._app)
+
+    # --- for AsyncClient ----------------------------------------------------------------
+
+    def _changes(
+        self, task_ids: list[str], interval: float | None, stop: threading.Event | None = None
+    ) -> Iterator[TaskChange]:
+        from svc.client import _work
+
+        return _work.changes(self._app, task_ids, interval, stop)
+
+    def _release_thread(self) -> None:
+        """Close the context of a thread that ends (AsyncClient's watch scheduler)."""
+        self._contexts.release()
+
+
+class Identity:
+    """`client.identity`: the agent credential, as `svc identity ...` manages it."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def status(self) -> IdentityStatus:
+        from svc.client import _identity
+
+        return _identity.status(self._client._app)
+
+    def register(self, *, email: str | None = None, force: bool = False) -> IdentityStatus:
+        """Register an e-mail credential (`email`) or an anonymous one; a stored one of the
+        same kind and person is reused, another replaced only with `force`."""
+        from svc.client import _identity
+
+        return _identity.register(self._client._app, email, force)
+
+    def claim(self, *, email: str | None = None, code: str | None = None) -> IdentityStatus:
+        """Claim the credential for a person: without `code`, HumanNeeded carrying the link
+        (`error.data["verification_uri"]`); then again with the code the page shows."""
+        from svc.client import _identity
+
+        return _identity.claim(self._client._app, email, code)
+
+    def refresh(self) -> IdentityStatus:
+        from svc.client import _identity
+
+        return _identity.refresh(self._client._app)
+
+    def logout(self) -> bool:
+        from svc.client import _identity
+
+        return _identity.logout(self._client._app)
