@@ -47,10 +47,12 @@ $(TS_STAMP): tests/ts/package-lock.json | tools
 
 # man/ (one page per command) and completions/ (bash, zsh, fish) from the command definitions,
 # plus the static completion table; commit the result (a test fails while they are stale).
+# Then the Python API reference from the docstrings (pdoc) in build/api/, not committed.
 docs: $(STAMP)
 	$(BIN)/python -m tools.docgen
 	$(BIN)/python -m tests.fidelity
 	$(BIN)/python -m tests.package_graph
+	$(BIN)/python -m tools.apidoc
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests tools
