@@ -1,6 +1,18 @@
-"""svc: the command-line client for the paid task-execution service."""
+"""svc: the client of the paid task-execution service, as a Python library and a CLI.
+
+    from svc import Client, Secret
+
+The public names (the clients, the results, the answers to an ask, the errors of the exit-code
+table) are resolved on first use (PEP 562): `import svc` and `from svc import Client` load
+nothing heavy (httpx, pydantic, rich) until a client is built, so `svc --version` and a
+program's start stay fast (tests/e2e/test_lazy_imports.py).
+"""
+
+from __future__ import annotations
 
 import sys as _sys
+from importlib import import_module as _import_module
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
@@ -8,3 +20,126 @@ __version__ = "0.1.0"
 # and click is (uvicorn needs it). A None entry makes that import fail fast and httpx falls back
 # to a stub `main`. Set here, before any svc module can import httpx.
 _sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+
+if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports on first use
+    from svc.client import (
+        Ask,
+        AsyncClient,
+        BatchResult,
+        Client,
+        PaymentApproval,
+        PaymentOffer,
+        PlainAsk,
+        QuestionsAsk,
+        SecretAsk,
+        Submission,
+        Task,
+    )
+    from svc.engines.changes import TaskChange
+    from svc.errors import (
+        AuthError,
+        Conflict,
+        ExitCode,
+        HumanNeeded,
+        Interrupted,
+        NotFound,
+        OutcomeUnknown,
+        PaymentFailed,
+        PolicyRefused,
+        SvcError,
+        TaskFailed,
+        Unavailable,
+        UsageError,
+    )
+    from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value
+
+# name -> the module that defines it (imported by name, so importing svc imports none of them)
+_PUBLIC = {
+    **dict.fromkeys(
+        (
+            "Client",
+            "AsyncClient",
+            "Ask",
+            "BatchResult",
+            "PaymentApproval",
+            "PaymentOffer",
+            "PlainAsk",
+            "QuestionsAsk",
+            "SecretAsk",
+            "Submission",
+            "Task",
+        ),
+        "svc.client",
+    ),
+    "TaskChange": "svc.engines.changes",
+    **dict.fromkeys(
+        ("Answer", "Approve", "Decline", "Fields", "Message", "Secret", "Value"), "svc.replies"
+    ),
+    **dict.fromkeys(
+        (
+            "SvcError",
+            "ExitCode",
+            "UsageError",
+            "TaskFailed",
+            "AuthError",
+            "PaymentFailed",
+            "PolicyRefused",
+            "HumanNeeded",
+            "NotFound",
+            "Conflict",
+            "Unavailable",
+            "OutcomeUnknown",
+            "Interrupted",
+        ),
+        "svc.errors",
+    ),
+}
+
+__all__ = [  # exactly the names of _PUBLIC (tests/unit/test_library_surface.py)
+    "Answer",
+    "Approve",
+    "Ask",
+    "AsyncClient",
+    "AuthError",
+    "BatchResult",
+    "Client",
+    "Conflict",
+    "Decline",
+    "ExitCode",
+    "Fields",
+    "HumanNeeded",
+    "Interrupted",
+    "Message",
+    "NotFound",
+    "OutcomeUnknown",
+    "PaymentApproval",
+    "PaymentFailed",
+    "PaymentOffer",
+    "PlainAsk",
+    "PolicyRefused",
+    "QuestionsAsk",
+    "Secret",
+    "SecretAsk",
+    "Submission",
+    "SvcError",
+    "Task",
+    "TaskChange",
+    "TaskFailed",
+    "Unavailable",
+    "UsageError",
+    "Value",
+    "__version__",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:  # also how `from svc import numbers` falls back to the submodule
+        raise AttributeError(f"module 'svc' has no attribute {name!r}")
+    value = getattr(_import_module(module), name)
+    globals()[name] = value  # once: later lookups are plain attribute reads
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_PUBLIC})

@@ -100,6 +100,14 @@ class PaymentError(SvcError):
     default_code = "payment_failed"
 
 
+class PolicyRefused(PaymentError):
+    """The payment policy refused before anything was signed (a price above the limit, a rail,
+    network or asset not allowed, a changed recipient, a payment not approved, the daily cap):
+    exit 5 like every payment failure, and nothing was paid."""
+
+    default_code = "policy_refused"
+
+
 class HumanNeededError(SvcError):
     exit_code = ExitCode.HUMAN_NEEDED
     default_code = "human_needed"
@@ -195,6 +203,19 @@ class UntrustedURLError(ProtocolError):
 
     exit_code = ExitCode.UNAVAILABLE
     default_code = "untrusted_url"
+
+
+# The public names of the exit-code table's rows (`svc.TaskFailed`, `svc.HumanNeeded`, ...),
+# one per row of docs/cli-contract.md: the very classes the engines raise, so a Python caller's
+# `except svc.HumanNeeded` catches what `svc watch` would exit 6 for. UsageError, AuthError and
+# Interrupted already carry their public names.
+TaskFailed = TaskEndedError
+PaymentFailed = PaymentError
+HumanNeeded = HumanNeededError
+NotFound = NotFoundError
+Conflict = ConflictError
+Unavailable = UnavailableError
+OutcomeUnknown = OutcomeUnknownError
 
 
 class Action(enum.Enum):

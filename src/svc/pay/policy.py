@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Protocol
 
-from svc.errors import PaymentError
+from svc.errors import PolicyRefused
 from svc.money import atomic_for_people, for_people, usd_to_atomic
 from svc.pay.chains import caip2
 from svc.pay.offer import Offer
 
-
-class PolicyRefusal(PaymentError):
-    default_code = "policy_refused"
+# The policy's refusal is the public `svc.PolicyRefused` (a PaymentError: exit 5, code
+# policy_refused unless a rule names its own); the old name stays for the engines that raise it.
+PolicyRefusal = PolicyRefused
 
 
 class RecipientPins(Protocol):
@@ -37,6 +38,18 @@ class DailyBudget(Protocol):
     process); it counts until spent, void or, for x402, past `valid_before`."""
 
     def reserve(self, rail: str, amount_atomic: int, valid_before: float | None) -> None: ...
+
+
+# The offer the approval hook (or the new-recipient question) is being asked about, while it
+# is asked: the hooks' own arguments are what svc mcp and the terminal show the person, and a
+# library caller's approve(offer) is also told the network and asset (svc.client reads it here).
+_APPROVING: ContextVar[Offer | None] = ContextVar("svc_offer_in_question", default=None)
+
+
+def offer_in_question() -> Offer | None:
+    """The offer `approve_payment` or `confirm_new_recipient` is being asked about (None
+    outside the question)."""
+    return _APPROVING.get()
 
 
 RAILS = ("x402", "mpp", "card")
@@ -77,7 +90,7 @@ class PaymentPolicy:
         the person's approval, then the hold on the daily cap. Its validity window is bounded
         here, once, and the rail signs that window. Nothing is signed before this returns."""
         offer = self._bounded(self.judge(offers))
-        self._approve(offer.rail, offer.amount_atomic, offer.pay_to)
+        self._approve(offer)
         valid_before = (
             None if offer.timeout_seconds is None else time.time() + offer.timeout_seconds
         )
@@ -92,7 +105,11 @@ class PaymentPolicy:
         refusals = [self._refusal(offer) for offer in offers]
         for offer, refusal in zip(offers, refusals, strict=True):
             if refusal is None:
-                self.check_recipient(offer.network, offer.asset, offer.pay_to)
+                token = _APPROVING.set(offer)  # a changed recipient's question sees the offer
+                try:
+                    self.check_recipient(offer.network, offer.asset, offer.pay_to)
+                finally:
+                    _APPROVING.reset(token)
                 return offer
         raise next(r for r in refusals if r is not None)
 
@@ -180,10 +197,16 @@ class PaymentPolicy:
         if rail not in self.allowed_rails:
             raise _rail_refusal(rail, self.allowed_rails)
 
-    def _approve(self, rail: str, amount_atomic: int, pay_to: str) -> None:
+    def _approve(self, offer: Offer) -> None:
+        rail, amount_atomic, pay_to = offer.rail, offer.amount_atomic, offer.pay_to
         if amount_atomic == 0 or self.approve_payment is None:
             return
-        if not self.approve_payment(rail, amount_atomic, pay_to):
+        token = _APPROVING.set(offer)  # the whole offer, for an approver that shows it all
+        try:
+            approved = self.approve_payment(rail, amount_atomic, pay_to)
+        finally:
+            _APPROVING.reset(token)
+        if not approved:
             raise PolicyRefusal(
                 f"refusing to pay: the payment of {atomic_for_people(amount_atomic)} "
                 f"to {pay_to} was not approved",

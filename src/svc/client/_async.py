@@ -1,0 +1,196 @@
+"""`svc.AsyncClient`: the Client's methods as coroutines and async iterators, for asyncio.
+
+The engines are synchronous (httpx's sync client, SQLite), so each call runs whole in a
+bounded pool of worker threads (`max_workers`, 8 by default), each with its own app context
+(its HTTP pool, its ledger link). `watch_many` runs ONE scheduler thread (with at most 8 polls
+in flight) that feeds an asyncio queue: 1000 watched tasks cost one loop, not 1000 threads.
+
+Cancellation: cancelling a coroutine stops the waiting, not the call already running in its
+worker thread, which finishes on its own (a thread is never stopped halfway through a money
+step). A payment is therefore never left half-journaled: the journal was written before the
+first byte left and records each step, so the submission is resumed, never paid twice, by
+submitting again with the same `request_id`. Pass one you made (`new_request_id()`) when a
+submit may be cancelled, so you know the id to resume with.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import partial
+from types import TracebackType
+from typing import Any, TypeVar
+
+from svc.client._context import Approver
+from svc.client._sync import Client
+from svc.client.types import BatchResult, Task
+from svc.engines.changes import TaskChange
+from svc.replies import Answer
+
+T = TypeVar("T")
+DEFAULT_WORKERS = 8
+
+
+@dataclass(frozen=True)
+class _End:
+    """The scheduler thread's last word: done, or the error to raise in the consumer."""
+
+    error: BaseException | None = None
+
+
+class AsyncClient:
+    """`Client` for asyncio programs: the same arguments (plus `max_workers`), the same
+    methods as coroutines; `watch` and `watch_many` are async iterators."""
+
+    def __init__(
+        self,
+        *,
+        profile: str | None = None,
+        base_url: str | None = None,
+        auth_base: str | None = None,
+        ledger_url: str | None = None,
+        max_price: Decimal | str | None = None,
+        daily_cap: Decimal | str | None = None,
+        pay: str | None = None,
+        email: str | None = None,
+        approve: Approver | None = None,
+        trust_recipient: bool = False,
+        max_workers: int = DEFAULT_WORKERS,
+    ) -> None:
+        self.sync = Client(  # the same settings, contexts and engines
+            profile=profile,
+            base_url=base_url,
+            auth_base=auth_base,
+            ledger_url=ledger_url,
+            max_price=max_price,
+            daily_cap=daily_cap,
+            pay=pay,
+            email=email,
+            approve=approve,
+            trust_recipient=trust_recipient,
+        )
+        self.settings = self.sync.settings
+        self._pool = ThreadPoolExecutor(max_workers, thread_name_prefix="svc-client")
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Wait for the calls under way, then close every context (never mid-payment)."""
+        await asyncio.get_running_loop().run_in_executor(None, self._pool.shutdown)
+        self.sync.close()
+
+    async def _run(self, work: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._pool, work)
+
+    async def submit(
+        self,
+        task: str,
+        email: str | None = None,
+        *,
+        request_id: str | None = None,
+        pay: str | None = None,
+        max_price: Decimal | str | None = None,
+        trust_recipient: bool = False,
+        allow_duplicate: bool = False,
+    ) -> Task:
+        """`Client.submit` in a worker thread (see the module's note on cancellation)."""
+        return await self._run(
+            partial(
+                self.sync.submit,
+                task,
+                email,
+                request_id=request_id,
+                pay=pay,
+                max_price=max_price,
+                trust_recipient=trust_recipient,
+                allow_duplicate=allow_duplicate,
+            )
+        )
+
+    async def submit_many(
+        self, lines: Iterable[Mapping[str, Any]], *, email: str | None = None
+    ) -> AsyncIterator[BatchResult]:
+        """`Client.submit_many`: every line checked first, then submitted in order."""
+        results = await self._run(partial(self.sync.submit_many, list(lines), email=email))
+        while True:
+            result = await self._run(partial(next, results, None))
+            if result is None:
+                return
+            yield result
+
+    async def get(self, task_id: str) -> Task:
+        return await self._run(partial(self.sync.get, task_id))
+
+    async def reply(self, task_id: str, answer: Answer) -> Task:
+        return await self._run(partial(self.sync.reply, task_id, answer))
+
+    def watch(self, task_id: str, *, interval: float | None = None) -> AsyncIterator[TaskChange]:
+        return self.watch_many([task_id], interval=interval)
+
+    async def watch_many(
+        self, task_ids: Iterable[str], *, interval: float | None = None
+    ) -> AsyncIterator[TaskChange]:
+        """The changes of many tasks until each is final or asks something, from one
+        scheduler thread; leaving the loop early stops it within a second."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[TaskChange | _End] = asyncio.Queue()
+        stop = threading.Event()
+        ids = list(task_ids)
+
+        def follow() -> Iterator[TaskChange]:
+            return self.sync._changes(ids, interval, stop)
+
+        thread = threading.Thread(
+            target=_feed, args=(follow, loop, queue, stop, self.sync), daemon=True
+        )
+        thread.name = "svc-watch"
+        thread.start()
+        try:
+            while True:
+                item = await queue.get()
+                if isinstance(item, _End):
+                    if item.error is not None:
+                        raise item.error
+                    return
+                yield item
+        finally:
+            stop.set()
+
+
+def _feed(
+    follow: Callable[[], Iterator[TaskChange]],
+    loop: asyncio.AbstractEventLoop,
+    queue: asyncio.Queue[TaskChange | _End],
+    stop: threading.Event,
+    client: Client,
+) -> None:
+    """The scheduler thread: every change onto the loop's queue, then the end (or error)."""
+
+    def put(item: TaskChange | _End) -> None:
+        if not stop.is_set():
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the loop is closed: nobody is listening any more
+                stop.set()
+
+    try:
+        for change in follow():
+            put(change)
+        put(_End())
+    except BaseException as error:  # handed to the consumer, which raises it
+        put(_End(error))
+    finally:
+        client._release_thread()

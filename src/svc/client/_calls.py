@@ -1,0 +1,28 @@
+"""One call of the library: its own record of what it paid, and errors that say so.
+
+Each Client method runs in a fresh `paid_record.scoped()` (as `svc mcp` runs each tool call),
+so one call's payment does not colour another call's error. An error raised after this call
+paid is settled as the CLI's exit path settles it (never a code that reads as "nothing was
+charged": exit 1, or 10 if an outcome is unknown) and carries what was paid in
+`error.data["paid"]`: [{"request_id": ..., "task_id": ...}].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from svc import paid_record
+from svc.errors import SvcError
+
+
+@contextmanager
+def one_call() -> Iterator[paid_record.PaidRecord]:
+    with paid_record.scoped() as paid:
+        try:
+            yield paid
+        except SvcError as error:
+            paid.settle(error)
+            if paid.requests():
+                error.data["paid"] = paid.as_json()
+            raise

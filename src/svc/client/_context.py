@@ -1,0 +1,174 @@
+"""The app context a Python program gets: the CLI's settings and parts, and no terminal.
+
+Settings resolve exactly as the CLI resolves them (svc.settings.resolve: the environment,
+then the profile, then the defaults), with the Client's arguments in the place of flags and
+checked by the same parsers. As under `svc mcp`, nothing is written to stdout or stderr:
+svc's notes and warnings go to the `logging` logger "svc", scrubbed of every secret this
+process was told (svc.redact), and nothing ever prompts (`no_input`).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, TextIO, cast
+
+from svc import redact
+from svc.client.types import PaymentOffer
+from svc.context import AppContext
+from svc.errors import UsageError
+from svc.money import atomic_to_usd
+from svc.origin import origin_of
+from svc.pay.policy import offer_in_question
+from svc.settings import Settings, daily_cap, ledger_url, profile_name, resolve, usd_amount
+from svc.store.config import ConfigFile
+from svc.store.secrets import SecretStore
+from svc.ui.output import Output
+
+if TYPE_CHECKING:
+    from svc.pay.policy import PaymentPolicy
+
+LOGGER = logging.getLogger("svc")
+LEVELS = {"info": logging.INFO, "warning": logging.WARNING}
+RAILS = ("x402", "mpp", "card")
+
+Approver = Callable[[PaymentOffer], bool]
+
+
+@dataclass(frozen=True)
+class Arguments:
+    """The Client's arguments that stand where the CLI's flags stand (None: not given)."""
+
+    profile: str | None = None
+    base_url: str | None = None
+    auth_base: str | None = None
+    ledger_url: str | None = None
+    max_price: object = None
+    daily_cap: object = None
+    pay: str | None = None
+    email: str | None = None
+
+
+def resolve_settings(args: Arguments, config: ConfigFile) -> Settings:
+    """flag (argument) > environment > profile > default, as `svc` resolves them."""
+    profile = profile_name(args.profile)
+    settings = resolve(
+        base_url=args.base_url,
+        auth_base=args.auth_base,
+        profile=profile,
+        json_output=True,
+        no_input=True,  # a library never prompts
+        profile_values=config.profile(profile),
+        stdin_is_tty=False,
+    )
+    _apply(settings, args)
+    return settings
+
+
+def _apply(settings: Settings, args: Arguments) -> None:
+    """The arguments that `resolve` takes no flag for, read by the parsers the settings use."""
+    given = settings.sources
+    if args.max_price is not None:
+        settings.max_price_usd = usd_amount("max_price", args.max_price)
+        given["max_price_usd"] = "argument"
+    if args.daily_cap is not None:
+        settings.daily_cap_usd = daily_cap("daily_cap", args.daily_cap)
+        given["daily_cap_usd"] = "argument"
+    if args.ledger_url is not None:
+        settings.ledger_url = ledger_url("ledger_url", args.ledger_url, in_file=False)
+        given["ledger_url"] = "argument"
+    if args.pay is not None:
+        settings.pay = check_rail(args.pay)
+        given["pay"] = "argument"
+    if args.email is not None:
+        settings.email = args.email
+        given["email"] = "argument"
+
+
+def check_rail(rail: str) -> str:
+    if rail not in RAILS:
+        raise UsageError(f"pay must be x402, mpp or card, got {rail!r}")
+    return rail
+
+
+class _Discard(io.TextIOBase):
+    """Where the Output's streams point: a library has no terminal to draw on."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def isatty(self) -> bool:
+        return False
+
+
+def log_line(level: str, text: str) -> None:
+    """A note or warning of svc's, to the logger "svc" (scrubbed once more: cheap, and a
+    caller may have told a secret since the line was built)."""
+    LOGGER.log(LEVELS.get(level, logging.INFO), "%s", redact.scrub(text))
+
+
+def quiet_output() -> Output:
+    discard = cast(TextIO, _Discard())
+    output = Output(json_mode=True, stdout=discard, stderr=discard)
+    output.relay = log_line
+    return output
+
+
+class LibraryContext(AppContext):
+    """AppContext for a Python program: the approval and a changed recipient are the caller's
+    `approve(offer)` (never a prompt), and the secret store's warning goes to the log."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        config: ConfigFile,
+        *,
+        approve: Approver | None,
+        trust_recipient: bool,
+    ) -> None:
+        super().__init__(settings, quiet_output(), config)
+        self.approve = approve
+        self.trust_recipient = trust_recipient
+        self.payment_approver = self._approver() if approve is not None else None
+        # adapter until AppContext takes the secret store's warn (issue 32): never stderr
+        self._secrets = SecretStore(warn=lambda text: log_line("warning", text))
+
+    def policy(
+        self, *, max_price_usd: object = None, trust_recipient: bool = False
+    ) -> PaymentPolicy:
+        trusted = trust_recipient or self.trust_recipient
+        policy = super().policy(max_price_usd=max_price_usd, trust_recipient=trusted)
+        if trusted or self.approve is None:
+            return policy  # trusted, or refused: settings.no_input answers no
+        return replace(policy, confirm_new_recipient=self._confirm_recipient)
+
+    def _offer(self, rail: str, amount_atomic: int, pay_to: str, **extra: Any) -> PaymentOffer:
+        asked = offer_in_question()
+        return PaymentOffer(
+            amount_usd=atomic_to_usd(amount_atomic),
+            rail=rail,
+            network=asked.network if asked else None,
+            asset=asked.asset if asked else None,
+            pay_to=pay_to,
+            origin=origin_of(self.settings.base_url),
+            **extra,
+        )
+
+    def _approver(self) -> Callable[[str, int, str], bool]:
+        def ask(rail: str, amount_atomic: int, pay_to: str) -> bool:
+            assert self.approve is not None
+            return self.approve(self._offer(rail, amount_atomic, pay_to)) is True
+
+        return ask
+
+    def _confirm_recipient(self, old: str, new: str) -> bool:
+        asked = offer_in_question()
+        if asked is None or self.approve is None:
+            return False
+        offer = self._offer(asked.rail, asked.amount_atomic, new, previous_pay_to=old)
+        return self.approve(offer) is True

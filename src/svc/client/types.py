@@ -1,0 +1,190 @@
+"""The library's results: the service's objects as pydantic models, and a task's ask typed.
+
+A `Task` is field for field what `svc poll --json` (or `svc submit --json`) prints:
+`task.model_dump(mode="json", exclude_unset=True)` is that document, unknown members kept
+(extra="allow"), so a newer server never breaks an older program. Its `ask` reads what the
+task waits on into one of four shapes (engines/asks.py decides which, as `svc watch` does).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Literal
+
+from pydantic import ConfigDict, PrivateAttr, ValidationError
+
+from svc.api.models import InfoRequest, TaskEvent
+from svc.api.models import Task as TaskObject
+from svc.engines.asks import ask_kind, looks_secret, plain_payload
+from svc.errors import ProtocolError
+from svc.money import AmountError, parse_usd
+
+__all__ = [
+    "Ask",
+    "BatchResult",
+    "PaymentApproval",
+    "PaymentOffer",
+    "PlainAsk",
+    "QuestionsAsk",
+    "SecretAsk",
+    "Submission",
+    "Task",
+]
+
+
+@dataclass(frozen=True)
+class PlainAsk:
+    """A plain ask: answer with `Message(text)`, or `Value(value)` for its `field`."""
+
+    field: str | None
+    message: str | None
+    sensitive: bool = False
+
+
+@dataclass(frozen=True)
+class SecretAsk(PlainAsk):
+    """A plain ask whose field is a secret (a 2FA code, a password): answer with
+    `Secret(value)`; it is sent marked sensitive and never shown back."""
+
+    sensitive: bool = True
+
+
+@dataclass(frozen=True)
+class QuestionsAsk:
+    """Structured questions: answer with `Fields({key: value, ...})` holding exactly `keys`.
+    `secret_keys` are the keys whose names read as secrets (send them with sensitive=True)."""
+
+    keys: tuple[str, ...]
+    secret_keys: tuple[str, ...]
+    info_request: InfoRequest
+    expires_at: str | None
+
+
+@dataclass(frozen=True)
+class PaymentApproval:
+    """The task asks about a payment (approved in the user's payment app): `Decline()` ends
+    it; `Approve()` re-sends an approval whose `payment_status` is approval_expired."""
+
+    amount_usd: Decimal | None
+    merchant_name: str | None
+    payment_status: str | None
+    keys: tuple[str, ...]
+    info_request: InfoRequest
+    expires_at: str | None
+
+
+Ask = PlainAsk | SecretAsk | QuestionsAsk | PaymentApproval
+
+
+@dataclass(frozen=True)
+class Submission:
+    """How a submitted task was paid: its request id (the key that resumes it without paying
+    again), the rail, the service's svc-billing line, and whether it was accepted earlier."""
+
+    request_id: str
+    rail: str
+    billing: str | None
+    replayed: bool
+
+
+class Task(TaskObject):
+    """A task as the service answered it (the task object, plus `events` when polled)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    events: list[TaskEvent] | None = None
+    _submission: Submission | None = PrivateAttr(default=None)
+
+    @classmethod
+    def from_service(cls, doc: dict[str, Any], submission: Submission | None = None) -> Task:
+        """The service's task as a model; a shape the spec does not allow is the server's
+        fault (ProtocolError), never a pydantic error from deep inside."""
+        try:
+            task = cls.model_validate(doc)
+        except ValidationError as exc:
+            where = ".".join(str(p) for p in exc.errors()[0]["loc"]) or "task"
+            raise ProtocolError(f"the server's task is not one the spec allows ({where})") from None
+        task._submission = submission
+        return task
+
+    @property
+    def submission(self) -> Submission | None:
+        """Set on the Task `Client.submit` returns; None on one that was polled."""
+        return self._submission
+
+    def to_json(self) -> dict[str, Any]:
+        """What `--json` prints for this task."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+    @property
+    def ask(self) -> Ask | None:
+        """What the task waits on, typed; None unless it is blocked_on_user."""
+        doc = self.to_json()
+        kind = ask_kind(doc)
+        if kind == "plain":
+            return _plain_ask(plain_payload(doc))
+        if kind in ("structured", "payment") and self.info_request is not None:
+            return _structured_ask(self.info_request, kind)
+        return None
+
+
+def _plain_ask(payload: dict[str, Any]) -> PlainAsk:
+    field = payload.get("field") if isinstance(payload.get("field"), str) else None
+    text = payload.get("message") or payload.get("prompt")
+    message = str(text) if text is not None else None
+    if payload.get("sensitive") is True or (field is not None and looks_secret(field)):
+        return SecretAsk(field=field, message=message)
+    return PlainAsk(field=field, message=message)
+
+
+def _structured_ask(ask: InfoRequest, kind: str) -> QuestionsAsk | PaymentApproval:
+    keys = tuple(ask.required_keys())
+    if kind == "payment":
+        return PaymentApproval(
+            amount_usd=_amount(ask.amount_usd),
+            merchant_name=ask.merchant_name,
+            payment_status=ask.payment_status,
+            keys=keys,
+            info_request=ask,
+            expires_at=ask.expires_at,
+        )
+    secret = tuple(k for k in keys if looks_secret(k))
+    return QuestionsAsk(keys=keys, secret_keys=secret, info_request=ask, expires_at=ask.expires_at)
+
+
+def _amount(raw: object) -> Decimal | None:
+    """The ask's amount read by the one parser; None when absent or not an amount."""
+    try:
+        return parse_usd(raw, "amount_usd")
+    except AmountError:
+        return None
+
+
+@dataclass(frozen=True)
+class PaymentOffer:
+    """The payment `approve(offer)` is asked about, read-only: nothing is signed before it
+    answers True. `origin` is the service's origin (the base URL's). `previous_pay_to` is
+    set when the recipient differs from the one pinned for this origin: True trusts it."""
+
+    amount_usd: Decimal
+    rail: str
+    network: str | None
+    asset: str | None
+    pay_to: str
+    origin: str
+    previous_pay_to: str | None = None
+
+
+BatchOutcome = Literal["submitted", "failed"]
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """One line of `submit_many`: its task (submitted) or its error (failed), in input order."""
+
+    index: int
+    request_id: str | None
+    outcome: BatchOutcome
+    task: Task | None = None
+    error: Exception | None = None
