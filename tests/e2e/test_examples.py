@@ -184,3 +184,28 @@ def test_the_agent_tool_describes_itself_as_function_calling_apis_want(cli: Cli)
     assert params["type"] == "object" and params["required"] == ["task", "email"]
     assert set(params["properties"]) == {"task", "email", "max_price_usd"}
     assert params["properties"]["max_price_usd"]["default"] == "1.50"
+
+
+def test_the_readme_from_python_snippet_runs_as_printed(
+    cli: Cli, sandbox: Sandbox, fast_clock: None
+) -> None:
+    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## From Python\n", 1)[1].split("\n## ", 1)[0]
+    code = re.findall(r"```python\n(.*?)\n```", section, re.S)
+    assert len(code) == 1
+    proc = subprocess.run(
+        [sys.executable, "-c", code[0]],
+        env=cli.env,
+        cwd=cli.home,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "ask blocked_on_user"
+    (row,) = cli.ok("tasks", "--json").json()
+    task = cli.ok("poll", row["task_id"], "--json").json()
+    replies = [e for e in task["events"] if e["type"] == "reply_received"]
+    assert len(replies) == 1 and replies[0]["payload"]["field"] == "sms_code"
+    assert "123456" not in json.dumps(task)  # sent as sensitive: the service keeps it redacted
