@@ -425,15 +425,17 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--quick", action="store_true", help="fewer runs, 200 tasks, 30 s watch")
-    parser.add_argument("--runs", type=int, default=15, help="runs per start-up case (median)")
-    parser.add_argument("--tasks", type=int, default=None, help="default 1000 (--quick: 200)")
-    parser.add_argument("--watch-seconds", type=float, default=90.0)
+    parser.add_argument("--runs", type=int, help="runs per start-up case, median (15; quick 7)")
+    parser.add_argument("--tasks", type=int, help="tasks in the batch (1000; --quick: 200)")
+    parser.add_argument("--watch-seconds", type=float, help="watch window (90 s; --quick: 30)")
     parser.add_argument("--only", default="startup,poll,submit,batch,watch,async_watch,fleet")
     args = parser.parse_args()
-    if args.quick:
-        args.runs, args.watch_seconds = 7, 30.0
-    if args.tasks is None:
-        args.tasks = 200 if args.quick else 1000
+    # --quick changes the defaults only: a figure given on the command line wins.
+    quick = {"runs": 7, "tasks": 200, "watch_seconds": 30.0}
+    full = {"runs": 15, "tasks": 1000, "watch_seconds": 90.0}
+    for name, value in (quick if args.quick else full).items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
     bench = Bench(args)
     try:
         for case in args.only.split(","):
