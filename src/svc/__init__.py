@@ -11,8 +11,10 @@ program's start stay fast (tests/e2e/test_lazy_imports.py).
 from __future__ import annotations
 
 import sys as _sys
-from importlib import import_module as _import_module
-from typing import TYPE_CHECKING, Any
+
+# Not `from typing import TYPE_CHECKING`: typing (and re) cost more than `python -c pass`
+# itself, and type checkers read a constant of this name the same way.
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 
@@ -22,18 +24,26 @@ __version__ = "0.1.0"
 _sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports on first use
-    from svc.client import (
+    from typing import Any
+
+    from svc.client._async import AsyncClient
+    from svc.client._sync import Client
+    from svc.client.types import (
         Ask,
-        AsyncClient,
         BatchResult,
-        Client,
+        DoctorReport,
+        Guide,
+        IdentityStatus,
         PaymentApproval,
         PaymentOffer,
         PlainAsk,
         QuestionsAsk,
+        Quote,
         SecretAsk,
+        Spend,
         Submission,
         Task,
+        TaskRow,
     )
     from svc.engines.changes import TaskChange
     from svc.errors import (
@@ -55,21 +65,27 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports o
 
 # name -> the module that defines it (imported by name, so importing svc imports none of them)
 _PUBLIC = {
+    "Client": "svc.client._sync",
+    "AsyncClient": "svc.client._async",
     **dict.fromkeys(
         (
-            "Client",
-            "AsyncClient",
             "Ask",
             "BatchResult",
+            "DoctorReport",
+            "Guide",
+            "IdentityStatus",
             "PaymentApproval",
             "PaymentOffer",
             "PlainAsk",
             "QuestionsAsk",
+            "Quote",
             "SecretAsk",
+            "Spend",
             "Submission",
             "Task",
+            "TaskRow",
         ),
-        "svc.client",
+        "svc.client.types",
     ),
     "TaskChange": "svc.engines.changes",
     **dict.fromkeys(
@@ -105,9 +121,12 @@ __all__ = [  # exactly the names of _PUBLIC (tests/unit/test_library_surface.py)
     "Client",
     "Conflict",
     "Decline",
+    "DoctorReport",
     "ExitCode",
     "Fields",
+    "Guide",
     "HumanNeeded",
+    "IdentityStatus",
     "Interrupted",
     "Message",
     "NotFound",
@@ -118,13 +137,16 @@ __all__ = [  # exactly the names of _PUBLIC (tests/unit/test_library_surface.py)
     "PlainAsk",
     "PolicyRefused",
     "QuestionsAsk",
+    "Quote",
     "Secret",
     "SecretAsk",
+    "Spend",
     "Submission",
     "SvcError",
     "Task",
     "TaskChange",
     "TaskFailed",
+    "TaskRow",
     "Unavailable",
     "UsageError",
     "Value",
@@ -136,7 +158,8 @@ def __getattr__(name: str) -> Any:
     module = _PUBLIC.get(name)
     if module is None:  # also how `from svc import numbers` falls back to the submodule
         raise AttributeError(f"module 'svc' has no attribute {name!r}")
-    value = getattr(_import_module(module), name)
+    # __import__ rather than importlib.import_module: nothing more to load on this path
+    value = getattr(__import__(module, fromlist=[name]), name)
     globals()[name] = value  # once: later lookups are plain attribute reads
     return value
 

@@ -1,34 +1,5 @@
-"""svc as a Python library: `Client` (and `AsyncClient`) over the engines the CLI and
-`svc mcp` use, the typed results (`types`), and the neutral answers of svc.replies.
-
-Importing this package loads httpx and pydantic; `import svc` alone does not (svc/__init__.py
-resolves these names on first use).
+"""svc as a Python library: `svc.Client` (_sync.py) and `svc.AsyncClient` (_async.py) over
+the engines the CLI and `svc mcp` use, their typed results (types.py), and the neutral answers
+of svc.replies. Import them from `svc`, which loads each on first use: this package's own
+modules import nothing heavy until a client is built (_work.py holds the engines' side).
 """
-
-from svc.client._async import AsyncClient
-from svc.client._sync import Client
-from svc.client.types import (
-    Ask,
-    BatchResult,
-    PaymentApproval,
-    PaymentOffer,
-    PlainAsk,
-    QuestionsAsk,
-    SecretAsk,
-    Submission,
-    Task,
-)
-
-__all__ = [
-    "Ask",
-    "AsyncClient",
-    "BatchResult",
-    "Client",
-    "PaymentApproval",
-    "PaymentOffer",
-    "PlainAsk",
-    "QuestionsAsk",
-    "SecretAsk",
-    "Submission",
-    "Task",
-]

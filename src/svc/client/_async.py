@@ -23,13 +23,24 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from svc.client._context import Approver
 from svc.client._sync import Client
-from svc.client.types import BatchResult, Task
-from svc.engines.changes import TaskChange
-from svc.replies import Answer
+
+if TYPE_CHECKING:
+    from svc.client._context import Approver
+    from svc.client.types import (
+        BatchResult,
+        DoctorReport,
+        Guide,
+        IdentityStatus,
+        Quote,
+        Spend,
+        Task,
+        TaskRow,
+    )
+    from svc.engines.changes import TaskChange
+    from svc.replies import Answer
 
 T = TypeVar("T")
 DEFAULT_WORKERS = 8
@@ -75,6 +86,7 @@ class AsyncClient:
         )
         self.settings = self.sync.settings
         self._pool = ThreadPoolExecutor(max_workers, thread_name_prefix="svc-client")
+        self.identity = AsyncIdentity(self)
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -137,6 +149,24 @@ class AsyncClient:
     async def reply(self, task_id: str, answer: Answer) -> Task:
         return await self._run(partial(self.sync.reply, task_id, answer))
 
+    async def pay_card(self, request_id: str | None = None) -> Task:
+        return await self._run(partial(self.sync.pay_card, request_id))
+
+    async def quote(self, goal: str, **fields: Any) -> Quote:
+        return await self._run(partial(self.sync.quote, goal, **fields))
+
+    async def guide(self, goal: str) -> Guide:
+        return await self._run(partial(self.sync.guide, goal))
+
+    async def tasks(self, *, limit: int = 50, refresh: bool = False) -> list[TaskRow]:
+        return await self._run(partial(self.sync.tasks, limit=limit, refresh=refresh))
+
+    async def spend(self, *, since: str | None = None) -> Spend:
+        return await self._run(partial(self.sync.spend, since=since))
+
+    async def doctor(self) -> DoctorReport:
+        return await self._run(self.sync.doctor)
+
     def watch(self, task_id: str, *, interval: float | None = None) -> AsyncIterator[TaskChange]:
         return self.watch_many([task_id], interval=interval)
 
@@ -168,6 +198,29 @@ class AsyncClient:
                 yield item
         finally:
             stop.set()
+
+
+class AsyncIdentity:
+    """`client.identity` of an AsyncClient: Client.identity's calls as coroutines."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+        self._sync = client.sync.identity
+
+    async def status(self) -> IdentityStatus:
+        return await self._client._run(self._sync.status)
+
+    async def register(self, *, email: str | None = None, force: bool = False) -> IdentityStatus:
+        return await self._client._run(partial(self._sync.register, email=email, force=force))
+
+    async def claim(self, *, email: str | None = None, code: str | None = None) -> IdentityStatus:
+        return await self._client._run(partial(self._sync.claim, email=email, code=code))
+
+    async def refresh(self) -> IdentityStatus:
+        return await self._client._run(self._sync.refresh)
+
+    async def logout(self) -> bool:
+        return await self._client._run(self._sync.logout)
 
 
 def _feed(

@@ -112,11 +112,25 @@ def log_line(level: str, text: str) -> None:
     LOGGER.log(LEVELS.get(level, logging.INFO), "%s", redact.scrub(text))
 
 
-def quiet_output() -> Output:
-    discard = cast(TextIO, _Discard())
-    output = Output(json_mode=True, stdout=discard, stderr=discard)
-    output.relay = log_line
-    return output
+class LibraryOutput(Output):
+    """An Output with no terminal: text is discarded, notes and warnings are logged, and the
+    last document an engine emitted is kept for the library to hand back as data.
+
+    # adapter until the engines return data (issue 32): the claim ceremony emits its link.
+    """
+
+    def __init__(self) -> None:
+        discard = cast(TextIO, _Discard())
+        super().__init__(json_mode=True, stdout=discard, stderr=discard)
+        self.relay = log_line
+        self._document: Any = None
+
+    def emit_json(self, doc: Any) -> None:
+        self._document = redact.scrub(doc)
+
+    def take_document(self) -> Any:
+        doc, self._document = self._document, None
+        return doc
 
 
 class LibraryContext(AppContext):
@@ -131,7 +145,8 @@ class LibraryContext(AppContext):
         approve: Approver | None,
         trust_recipient: bool,
     ) -> None:
-        super().__init__(settings, quiet_output(), config)
+        super().__init__(settings, LibraryOutput(), config)
+        self.output: LibraryOutput
         self.approve = approve
         self.trust_recipient = trust_recipient
         self.payment_approver = self._approver() if approve is not None else None

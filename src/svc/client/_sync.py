@@ -2,45 +2,48 @@
 
     from svc import Client, Secret
 
-    with Client(max_price="1.50", approve=lambda offer: offer.amount_usd <= 2) as svc:
-        task = svc.submit("Book a table for two #2fa", "ada@example.com")
-        for change in svc.watch(task.id):
+    with Client(max_price="1.50", approve=lambda offer: offer.amount_usd <= 2) as client:
+        task = client.submit("Log in and pay my bill", "ada@example.com")
+        for change in client.watch(task.id):
             if change.kind == "ask":
-                svc.reply(task.id, Secret("123456"))
+                client.reply(task.id, Secret("123456"))
 
 Money is handled exactly as `svc submit` handles it (engines/submit): the request is
 journaled before its first byte leaves, the policy (price cap, rails, networks, assets, the
 recipient pinned per origin, the daily cap) decides before anything is signed, and a request
 id resumes a submission without paying again. Nothing prompts: a payment is approved by the
 `approve(offer)` callback when one is given, else by the policy's limits alone; svc's notes
-and warnings go to the `logging` logger "svc".
+and warnings go to the `logging` logger "svc", scrubbed of the secrets it was told.
+
+This module imports nothing heavy: `from svc import Client` stays as cheap as `import svc`;
+the engines (httpx, pydantic) load when a Client is built (_work.py).
 """
 
 from __future__ import annotations
 
-import io
-import json
-import threading
-from collections.abc import Iterable, Iterator, Mapping
-from decimal import Decimal
-from types import TracebackType
-from typing import Any
+TYPE_CHECKING = False  # as in svc/__init__.py: `from svc import Client` loads no typing
 
-from svc.api.models import TaskDetail
-from svc.client._calls import one_call
-from svc.client._context import Approver, Arguments, LibraryContext, check_rail, resolve_settings
-from svc.client._contexts import Contexts
-from svc.client._follow import Follower
-from svc.client._reply import reply_body, tell_secrets
-from svc.client.types import BatchResult, Submission, Task
-from svc.engines import submit as submit_engine
-from svc.engines.batch_file import Line, parse_lines
-from svc.engines.changes import TaskChange
-from svc.engines.validate import task_body
-from svc.errors import SvcError, UsageError
-from svc.replies import Answer
-from svc.settings import Settings, usd_amount
-from svc.store.config import ConfigFile
+if TYPE_CHECKING:
+    import threading
+    from collections.abc import Iterable, Iterator, Mapping
+    from decimal import Decimal
+    from types import TracebackType
+    from typing import Any
+
+    from svc.client._context import Approver, LibraryContext
+    from svc.client.types import (
+        BatchResult,
+        DoctorReport,
+        Guide,
+        IdentityStatus,
+        Quote,
+        Spend,
+        Task,
+        TaskRow,
+    )
+    from svc.engines.changes import TaskChange
+    from svc.replies import Answer
+    from svc.settings import Settings
 
 
 class Client:
@@ -48,10 +51,12 @@ class Client:
     secret store, ledger, payment policy and daily cap.
 
     Arguments stand where the CLI's flags stand: given, they win over the environment, which
-    wins over the profile, which wins over the defaults. `approve(offer) -> bool` is asked
-    before any payment is signed (and about a recipient other than the one pinned for this
-    service); without it the policy's limits alone decide and a changed recipient is refused
-    unless `trust_recipient`. Safe to use from several threads (one context per thread).
+    wins over the profile, which wins over the defaults (`daily_cap="none"` removes the cap,
+    as SVC_DAILY_CAP=none does). `approve(offer) -> bool` is asked before any payment is
+    signed, and about a recipient other than the one pinned for this service; without it
+    the policy's limits alone decide and a changed recipient is refused unless
+    `trust_recipient`. Safe to use from several threads (one app context per thread).
+    Errors are `svc.SvcError`s carrying the contract's `code`, `exit_code` and `hint`.
     """
 
     def __init__(
@@ -68,12 +73,14 @@ class Client:
         approve: Approver | None = None,
         trust_recipient: bool = False,
     ) -> None:
-        config = ConfigFile()
+        # The engines load here, not when svc is imported (httpx, pydantic: ~0.2 s).
+        from svc.client._context import Arguments
+        from svc.client._work import open_contexts
+
         args = Arguments(profile, base_url, auth_base, ledger_url, max_price, daily_cap, pay, email)
-        self.settings: Settings = resolve_settings(args, config)
-        self._contexts = Contexts(
-            self.settings, config, approve=approve, trust_recipient=trust_recipient
-        )
+        self._contexts = open_contexts(args, approve, trust_recipient)
+        self.settings: Settings = self._contexts.settings
+        self.identity = Identity(self)
 
     # --- life ---------------------------------------------------------------------------
 
@@ -94,6 +101,7 @@ class Client:
 
     @property
     def _app(self) -> LibraryContext:
+        """This thread's app context (SQLite links belong to the thread that opened them)."""
         return self._contexts.get()
 
     # --- tasks --------------------------------------------------------------------------
@@ -111,56 +119,40 @@ class Client:
     ) -> Task:
         """Submit and pay for a task (1.50 USD); the accepted task, `task.submission` saying
         how it was paid. With the `request_id` of an earlier submission it resumes that one
-        (re-sending its journaled proof, never signing a second): the way to recover after a
-        crash, a lost answer (OutcomeUnknown) or a cancelled call. Without one, the same task
-        for the same e-mail within the duplicate window is refused (UsageError) unless
-        `allow_duplicate`, since paying for it twice is the costly mistake."""
-        with one_call():
-            app = self._app
-            body = task_body(task, _email(email, app.settings))
-            if request_id is None and not allow_duplicate:
-                _refuse_duplicate(app, body)
-            rid = request_id or submit_engine.new_request_id()
-            result = submit_engine.submit(
-                app,
-                body,
-                request_id=rid,
-                max_price_usd=None if max_price is None else usd_amount("max_price", max_price),
-                trust_recipient=trust_recipient,
-                rail=check_rail(pay or app.settings.pay),
-            )
-            paid = Submission(result.request_id, result.rail, result.billing, result.replayed)
-            return Task.from_service(result.task, paid)
+        (re-sending its journaled proof, never signing a second): the way back after a crash,
+        a lost answer (OutcomeUnknown) or a cancelled call. Without one, the same task for
+        the same e-mail within the duplicate window is refused (UsageError) unless
+        `allow_duplicate`: paying for it twice is the costly mistake."""
+        from svc.client import _work
+
+        return _work.submit(
+            self._app,
+            task,
+            email,
+            request_id=request_id,
+            pay=pay,
+            max_price=max_price,
+            trust_recipient=trust_recipient,
+            allow_duplicate=allow_duplicate,
+        )
 
     def submit_many(
         self, lines: Iterable[Mapping[str, Any]], *, email: str | None = None
     ) -> Iterator[BatchResult]:
         """Submit the tasks of a batch file's lines ({"task", "email"?, "request_id"?}), one
-        result per line in order. Every line is checked before the first is paid (a bad one
+        result per line, in order. Every line is checked before the first is paid (a bad one
         is a UsageError naming it, nothing sent); a line without a request id gets the one
-        `svc submit --from` derives, so running the same lines again pays nothing twice."""
-        checked = _checked_lines(lines, email or self.settings.email)
-        for index, line in enumerate(checked):
-            yield self._submit_line(index, line)
+        `svc submit --from` derives, so the same lines again pay nothing twice. A line that
+        fails is a result with its error; the others go on."""
+        from svc.client import _work
 
-    def _submit_line(self, index: int, line: Line) -> BatchResult:
-        body, rid = line.body, line.request_id
-        try:
-            task = self.submit(body["task"], body["email"], request_id=rid)
-        except SvcError as error:
-            return BatchResult(index, rid, "failed", error=error)
-        return BatchResult(index, rid, "submitted", task=task)
+        return _work.submit_many(self.submit, lines, email or self.settings.email)
 
     def get(self, task_id: str) -> Task:
         """The task as the service has it now, with its events (one free poll)."""
-        with one_call():
-            return Task.from_service(self._poll(task_id).raw)
+        from svc.client import _work
 
-    def _poll(self, task_id: str) -> Any:
-        app = self._app
-        polled = app.tasks.poll(task_id, auth=app.free_call_auth())
-        app.remember(polled)
-        return polled
+        return _work.get(self._app, task_id)
 
     def watch(self, task_id: str, *, interval: float | None = None) -> Iterator[TaskChange]:
         """The task's changes as they happen, until it is final or asks something (the last
@@ -175,61 +167,101 @@ class Client:
         something: one scheduler and at most 8 polls in flight, however many tasks."""
         return self._changes(list(task_ids), interval)
 
+    def reply(self, task_id: str, answer: Answer) -> Task:
+        """Answer the task's ask with a neutral answer (svc.replies: Message, Value, Secret,
+        Fields, Approve, Decline), checked against the ask as `svc reply` checks it; the task
+        as the service answered. A Secret is never logged, echoed or shown in a repr."""
+        from svc.client import _work
+
+        return _work.reply(self._app, task_id, answer)
+
+    def pay_card(self, request_id: str | None = None) -> Task:
+        """Finish a saved card payment and send its request (`svc pay card`): the accepted
+        task. A card page that still waits for a person is HumanNeeded, its link in
+        `error.data`."""
+        from svc.client import _info
+
+        return _info.pay_card(self._app, request_id)
+
+    # --- free calls and the ledger ------------------------------------------------------
+
+    def quote(self, goal: str, **fields: Any) -> Quote:
+        """The advisor's quote for a goal (free; `fields` are the spec's other quote members:
+        quantity, budgetUsd, requirements, payment, ...). AdvisorUnavailable when the advisor
+        is down: `guide(goal)` is then the spec's answer."""
+        from svc.client import _info
+
+        return _info.quote(self._app, goal, fields)
+
+    def guide(self, goal: str) -> Guide:
+        """The wallet-free guide for a goal (free, no wallet needed)."""
+        from svc.client import _info
+
+        return _info.guide(self._app, goal)
+
+    def tasks(self, *, limit: int = 50, refresh: bool = False) -> list[TaskRow]:
+        """This machine's submissions from the ledger, newest first (`svc tasks`)."""
+        from svc.client import _info
+
+        return _info.tasks(self._app, limit, refresh)
+
+    def spend(self, *, since: str | None = None) -> Spend:
+        """What was paid since a YYYY-MM-DD day (all time by default), from the ledger."""
+        from svc.client import _info
+
+        return _info.spend(self._app, since)
+
+    def doctor(self) -> DoctorReport:
+        """Every check `svc doctor` runs; failures are findings, not exceptions."""
+        from svc.client import _info
+
+        return _info.doctor(self._app)
+
+    # --- for AsyncClient ----------------------------------------------------------------
+
     def _changes(
         self, task_ids: list[str], interval: float | None, stop: threading.Event | None = None
     ) -> Iterator[TaskChange]:
-        return Follower(self._app, task_ids, interval, stop).changes()
+        from svc.client import _work
+
+        return _work.changes(self._app, task_ids, interval, stop)
 
     def _release_thread(self) -> None:
         """Close the context of a thread that ends (AsyncClient's watch scheduler)."""
         self._contexts.release()
 
-    def reply(self, task_id: str, answer: Answer) -> Task:
-        """Answer the task's ask with a neutral answer (svc.replies: Message, Value, Secret,
-        Fields, Approve, Decline), checked against the ask as `svc reply` checks it; the task
-        as the service answered. A Secret is never logged, echoed or shown in a repr."""
-        tell_secrets(answer)  # before anything could quote it
-        with one_call():
-            app = self._app
-            raw = self._poll(task_id).raw
-            Task.from_service(raw)  # a shape the spec does not allow: ProtocolError
-            detail = TaskDetail.model_validate(raw)
-            answered = app.tasks.reply(
-                task_id, reply_body(detail, answer), auth=app.free_call_auth()
-            )
-            app.remember(answered)
-            return Task.from_service(answered.raw)
 
+class Identity:
+    """`client.identity`: the agent credential, as `svc identity ...` manages it."""
 
-def _email(given: str | None, settings: Settings) -> str:
-    email = given or settings.email
-    if not email:
-        raise UsageError(
-            "missing email: the person's e-mail address is required (no default in the profile)",
-            hint="pass email=..., set SVC_EMAIL, or `svc config set email ADDRESS`",
-        )
-    return email
+    def __init__(self, client: Client) -> None:
+        self._client = client
 
+    def status(self) -> IdentityStatus:
+        from svc.client import _identity
 
-def _refuse_duplicate(app: LibraryContext, body: dict[str, Any]) -> None:
-    earlier = submit_engine.recent_duplicate(app, body)
-    if earlier is None:
-        return
-    raise UsageError(
-        f"not submitted: the same task for {body['email']} was submitted a moment ago "
-        f"(request {earlier.request_id}); submitting it again pays again",
-        code="duplicate_submission",
-        hint=f"resume the earlier one with request_id={earlier.request_id!r}, or pass "
-        "allow_duplicate=True to pay for it again on purpose",
-    )
+        return _identity.status(self._client._app)
 
+    def register(self, *, email: str | None = None, force: bool = False) -> IdentityStatus:
+        """Register an e-mail credential (`email`) or an anonymous one; a stored one of the
+        same kind and person is reused, another replaced only with `force`."""
+        from svc.client import _identity
 
-def _checked_lines(lines: Iterable[Mapping[str, Any]], email: str | None) -> list[Line]:
-    """The lines through the batch file's own reader and rules; the first bad one raised."""
-    text = "".join(json.dumps(dict(line), ensure_ascii=False) + "\n" for line in lines)
-    checked: list[Line] = []
-    for item in parse_lines(io.BytesIO(text.encode("utf-8", "surrogatepass")), email):
-        if isinstance(item, UsageError):
-            raise item
-        checked.append(item)
-    return checked
+        return _identity.register(self._client._app, email, force)
+
+    def claim(self, *, email: str | None = None, code: str | None = None) -> IdentityStatus:
+        """Claim the credential for a person: without `code`, HumanNeeded carrying the link
+        (`error.data["verification_uri"]`); then again with the code the page shows."""
+        from svc.client import _identity
+
+        return _identity.claim(self._client._app, email, code)
+
+    def refresh(self) -> IdentityStatus:
+        from svc.client import _identity
+
+        return _identity.refresh(self._client._app)
+
+    def logout(self) -> bool:
+        from svc.client import _identity
+
+        return _identity.logout(self._client._app)

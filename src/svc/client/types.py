@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from pydantic import ConfigDict, PrivateAttr, ValidationError
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
+from svc import redact
 from svc.api.models import InfoRequest, TaskEvent
 from svc.api.models import Task as TaskObject
 from svc.engines.asks import ask_kind, looks_secret, plain_payload
@@ -23,13 +24,20 @@ from svc.money import AmountError, parse_usd
 __all__ = [
     "Ask",
     "BatchResult",
+    "DoctorReport",
+    "Finding",
+    "Guide",
+    "IdentityStatus",
     "PaymentApproval",
     "PaymentOffer",
     "PlainAsk",
     "QuestionsAsk",
+    "Quote",
     "SecretAsk",
+    "Spend",
     "Submission",
     "Task",
+    "TaskRow",
 ]
 
 
@@ -99,9 +107,11 @@ class Task(TaskObject):
     @classmethod
     def from_service(cls, doc: dict[str, Any], submission: Submission | None = None) -> Task:
         """The service's task as a model; a shape the spec does not allow is the server's
-        fault (ProtocolError), never a pydantic error from deep inside."""
+        fault (ProtocolError), never a pydantic error from deep inside. A secret this
+        process was told is scrubbed out, as from everything the CLI prints: the service may
+        fold an answer into the goal or an event."""
         try:
-            task = cls.model_validate(doc)
+            task = cls.model_validate(redact.scrub(doc))
         except ValidationError as exc:
             where = ".".join(str(p) for p in exc.errors()[0]["loc"]) or "task"
             raise ProtocolError(f"the server's task is not one the spec allows ({where})") from None
@@ -188,3 +198,75 @@ class BatchResult:
     outcome: BatchOutcome
     task: Task | None = None
     error: Exception | None = None
+
+
+class _Document(BaseModel):
+    """A document `--json` prints, its known members typed and every other kept."""
+
+    model_config = ConfigDict(extra="allow")
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class Quote(_Document):
+    """The advisor's quote (`svc quote --json`); free: no funds move."""
+
+    status: str
+    priceUsd: str  # the service's own member names
+    guide: str
+    guideUrl: str
+
+
+class Guide(_Document):
+    """The wallet-free guide (`svc guide --json`): the service's object, or its Markdown."""
+
+    guide: Any = None
+
+
+class TaskRow(_Document):
+    """One submission in this machine's ledger (`svc tasks --json`): never its proof."""
+
+    request_id: str
+    task_id: str | None = None
+    status: str
+    state: str | None = None
+
+
+class Spend(_Document):
+    """What was paid, from the ledger (`svc spend --json`); amounts are exact USD strings."""
+
+    paid_usd: str
+    paid_count: int
+    refunded_usd: str
+    total_usd: str
+    outstanding_usd: str
+    unknown_outcome: list[Any]
+    cap: dict[str, Any]
+
+
+class Finding(_Document):
+    check: str
+    status: str  # ok | warn | fail
+    detail: str
+    fix: str | None = None
+    exit_code: int = 0
+
+
+class DoctorReport(_Document):
+    """`svc doctor --json`: every check, and the exit code the first failure gives."""
+
+    ok: bool
+    exit_code: int
+    checks: list[Finding]
+
+
+class IdentityStatus(_Document):
+    """The agent credential as `svc identity status --json` shows it: never a secret."""
+
+    registered: bool
+    auth_base: str
+    id: str | None = None
+    type: str | None = None
+    claimed: bool | None = None
+    email: str | None = None

@@ -1,0 +1,114 @@
+"""`client.identity`: the agent credential (register, claim, refresh, status, logout).
+
+# adapter until the identity commands' work moves to an engine (issue 32): today the choice
+# between reusing and replacing a stored credential and the status document live in
+# commands/identity/*.py (a face, which the library must not import). This holds the least of
+# them over the same IdentitySession, platform client and ClaimCeremony; the integrator
+# replaces it with that engine when the faces-off-api/store branch lands.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from svc.client._calls import one_call
+from svc.client._context import LibraryContext
+from svc.client.types import IdentityStatus
+from svc.engines.claim import ClaimCeremony
+from svc.errors import AuthError, HumanNeededError, UsageError
+from svc.identity.session import credential_from
+from svc.identity.store import Credential
+
+
+def status_of(app: LibraryContext, cred: Credential | None, **extra: Any) -> IdentityStatus:
+    """What may be shown about a credential: never a secret."""
+    doc: dict[str, Any] = {"registered": cred is not None, "auth_base": app.settings.auth_base}
+    if cred is not None:
+        doc |= {
+            "id": cred.id,
+            "type": cred.type,
+            "claimed": cred.claimed,
+            "email": cred.email,
+            "pending_claim": cred.pending_claim,
+            "has_assertion": cred.assertion is not None,
+            "has_refresh_token": cred.refresh_token is not None,
+            "expires_at": cred.expires_at,
+            "claim_expires_at": cred.claim_expires_at if cred.pending_claim else None,
+        }
+    return IdentityStatus.model_validate(doc | extra)
+
+
+def status(app: LibraryContext) -> IdentityStatus:
+    with one_call():
+        return status_of(app, app.identity.credential())
+
+
+def register(app: LibraryContext, email: str | None, force: bool) -> IdentityStatus:
+    """An e-mail credential (service auth) when `email` is given, else an anonymous one. A
+    stored credential of that kind and person is reused; another is replaced only with
+    `force` (never in silence, as `svc identity register` asks)."""
+    with one_call():
+        body = {"type": "service_auth", "login_hint": email.strip()} if email else None
+        body = body or {"type": "anonymous"}
+        stored = app.identity.credential()
+        if stored is not None and not force:
+            if _same(stored, body):
+                return status_of(app, stored, reused=True)
+            raise UsageError(
+                f"the stored credential is {stored.type}; the {body['type']} one asked for "
+                "was not registered",
+                hint="register(..., force=True) replaces it (identity.logout() forgets it)",
+            )
+        platform = app.identity.platform
+        cred = credential_from(
+            platform.register(body), app.settings.auth_base, platform.endpoints()
+        )
+        if email and not cred.email:
+            cred.email = email.strip()  # the login hint the claim must use
+        app.identity.save(cred, crash_after="register_persisted")
+        return status_of(app, cred, reused=False)
+
+
+def _same(stored: Credential, body: dict[str, Any]) -> bool:
+    if body["type"] != stored.type:
+        return False
+    wanted = str(body.get("login_hint") or "")
+    return body["type"] == "anonymous" or wanted.casefold() == (stored.email or "").casefold()
+
+
+def claim(app: LibraryContext, email: str | None, code: str | None) -> IdentityStatus:
+    """Claim the credential for a person. Without `code`: HumanNeeded whose `data` holds the
+    claim link (verification_uri) the person opens; then claim again with the code the page
+    shows."""
+    with one_call():
+        cred = app.identity.credential()
+        if cred is None or cred.claim_token is None:
+            raise AuthError(
+                "no agent credential to claim" if cred is None else "it has no claim token",
+                code="no_credential" if cred is None else "invalid_claim_token",
+                hint="register first: client.identity.register(email=...)",
+            )
+        if cred.claimed:
+            return status_of(app, cred)
+        hint = (email or cred.email or "").strip()
+        if not hint:
+            raise UsageError("claim(email=...) is needed: who claims this credential?")
+        try:
+            claimed = ClaimCeremony(app, app.identity, cred, hint, open_browser=False).run(code)
+        except HumanNeededError as need:
+            need.data.update(app.output.take_document() or {})  # the link, as data
+            raise
+        return status_of(app, claimed)
+
+
+def refresh(app: LibraryContext) -> IdentityStatus:
+    with one_call():
+        if app.identity.credential() is None:
+            raise AuthError("no agent credential to refresh", code="no_credential")
+        return status_of(app, app.identity.refresh())
+
+
+def logout(app: LibraryContext) -> bool:
+    """Forget the stored credential; False if there was none."""
+    with one_call():
+        return app.identity.forget()

@@ -1,0 +1,68 @@
+"""The Client's free calls and ledger reads, over the engines `svc quote|guide|tasks|spend|
+doctor` and `svc pay card` use (the MCP tools use the same: mcp/tools/info.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from svc.api.models import QuoteRequest
+from svc.client._calls import one_call
+from svc.client._context import LibraryContext
+from svc.client.types import DoctorReport, Guide, Quote, Spend, Submission, Task, TaskRow
+from svc.engines import advisor
+from svc.engines.doctor import exit_code, run_checks
+from svc.engines.spend import spend_document
+from svc.engines.submit import pay_card as pay_card_engine
+from svc.engines.task_list import TaskQuery, collect
+from svc.engines.validate import build
+from svc.errors import AdvisorUnavailableError
+
+
+def quote(app: LibraryContext, goal: str, fields: dict[str, Any]) -> Quote:
+    """The advisor's quote (free: a zero-amount proof at most, under a cap of 0). The spec's
+    answer to an unavailable advisor is the wallet-free guide: AdvisorUnavailable (exit 9)
+    says so, and `guide()` gives it."""
+    with one_call():
+        body = build(QuoteRequest, "quote", goal=goal, **fields).model_dump(exclude_none=True)
+        doc = advisor.quote(app, body, fields.get("payment"))
+        if doc is None:
+            raise AdvisorUnavailableError(
+                "the advisor is unavailable (503)",
+                hint="the wallet-free guide answers the same goal: client.guide(goal)",
+            )
+        return Quote.model_validate(doc)
+
+
+def guide(app: LibraryContext, goal: str) -> Guide:
+    with one_call():
+        return Guide.model_validate(advisor.guide_document(advisor.guide(app, goal)))
+
+
+def tasks(app: LibraryContext, limit: int, refresh: bool) -> list[TaskRow]:
+    """This machine's submissions, newest first (no ledger yet: none)."""
+    with one_call():
+        listing = collect(TaskQuery(limit=limit, refresh=refresh), app)
+        return [TaskRow.model_validate(doc) for doc in listing.documents()]
+
+
+def spend(app: LibraryContext, since: str | None) -> Spend:
+    with one_call():
+        return Spend.model_validate(spend_document(app, since, name="since"))
+
+
+def doctor(app: LibraryContext) -> DoctorReport:
+    """Every check of `svc doctor`; a failure is a finding, not an exception."""
+    with one_call():
+        findings = run_checks(app)
+        code = exit_code(findings)
+        checks = [f.as_dict() for f in findings]
+        return DoctorReport.model_validate({"ok": code == 0, "exit_code": code, "checks": checks})
+
+
+def pay_card(app: LibraryContext, request_id: str | None) -> Task:
+    """Finish a saved card payment and send its request (`svc pay card`); a card page that
+    still waits for a person is HumanNeeded, its link in `error.data`."""
+    with one_call():
+        result = pay_card_engine(app, request_id, open_browser=False)
+        paid = Submission(result.request_id, result.rail, result.billing, result.replayed)
+        return Task.from_service(result.task, paid)

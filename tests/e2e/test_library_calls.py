@@ -1,0 +1,121 @@
+"""The library's other calls against the sandbox (issue 32.1): the recipient rule with and
+without approve(), quote and guide, the ledger reads (tasks, spend), doctor, submit_many, the
+agent credential; each is the engine the CLI uses, so each is compared with `svc` itself."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from tests.conftest import Cli, Sandbox, unique_email, unique_request_id
+from tests.inproc import isolate_home
+
+import svc
+from svc import Client, PaymentOffer
+
+pytestmark = pytest.mark.e2e
+
+OTHER_ADDRESS = "0x1111111111111111111111111111111111111111"
+
+
+@pytest.fixture
+def home(cli: Cli, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This process's svc home is the `cli` fixture's: the library and `svc` share it."""
+    monkeypatch.setenv("SVC_BASE_URL", sandbox.url)
+    for name in ("SVC_MAX_PRICE", "SVC_DAILY_CAP", "SVC_PAY"):
+        monkeypatch.delenv(name, raising=False)
+    return isolate_home(cli.home, monkeypatch)
+
+
+def test_a_changed_recipient_is_refused_unless_approved_or_trusted(
+    home: Path, sandbox: Sandbox
+) -> None:
+    email = unique_email()
+    with Client() as client:
+        client.submit("Pin the recipient #complete", email)  # pins it for this origin
+    sandbox.configure(pay_to=OTHER_ADDRESS)
+    asked: list[PaymentOffer] = []
+
+    def careful(offer: PaymentOffer) -> bool:
+        asked.append(offer)
+        return offer.previous_pay_to is None  # a price, yes; a new recipient, no
+
+    rid = unique_request_id()
+    with Client(approve=careful) as client, pytest.raises(svc.PolicyRefused) as caught:
+        client.submit("New recipient #complete", email, request_id=rid)
+    assert caught.value.code == "recipient_changed"
+    assert asked[-1].pay_to == OTHER_ADDRESS and asked[-1].previous_pay_to not in (None, "")
+    with Client() as client, pytest.raises(svc.PolicyRefused):  # no approve: refused
+        client.submit("New recipient #complete", email, request_id=rid)
+    assert sandbox.charges_for(rid) == []
+
+    with Client(trust_recipient=True) as client:
+        task = client.submit("New recipient #complete", email, request_id=rid)
+    assert len(sandbox.charges_for(rid)) == 1 and task.submission is not None
+
+
+def test_quote_and_guide_are_free(home: Path, sandbox: Sandbox, cli: Cli) -> None:
+    with Client() as client:
+        quote = client.quote("Find a hotel in Lisbon", quantity=3)
+        guide = client.guide("Find a hotel in Lisbon")
+    assert quote.status and Decimal(quote.priceUsd) == 0 and quote.guide
+    shown = cli.ok("quote", "Find a hotel in Lisbon", "--quantity", "3", "--json").json()
+    assert quote.to_json().keys() == shown.keys() and quote.priceUsd == shown["priceUsd"]
+    assert guide.to_json() == cli.ok("guide", "Find a hotel in Lisbon", "--json").json()
+
+
+def test_tasks_spend_and_doctor_read_what_the_cli_reads(home: Path, cli: Cli) -> None:
+    with Client() as client:
+        assert client.tasks() == [] and client.spend().paid_count == 0
+        paid = client.submit("Count me #complete", unique_email())
+        rows = client.tasks()
+        spend = client.spend()
+        report = client.doctor()
+    assert paid.submission is not None
+    assert [(r.request_id, r.task_id, r.status) for r in rows] == [
+        (paid.submission.request_id, paid.id, "accepted")
+    ]
+    assert spend.paid_count == 1 and Decimal(spend.paid_usd) == Decimal("1.5")
+    assert spend.to_json() == cli.ok("spend", "--json").json()
+    assert report.ok and {c.check for c in report.checks} >= {"wallet", "ledger"}
+
+
+def test_submit_many_checks_every_line_first_then_pays_each_once(
+    home: Path, sandbox: Sandbox
+) -> None:
+    email = unique_email()
+    lines = [{"task": f"Line {n} #complete", "email": email} for n in range(3)]
+    with Client() as client:
+        with pytest.raises(svc.UsageError, match="line 2"):
+            list(client.submit_many([lines[0], {"task": "", "email": email}]))
+        assert client.tasks() == []  # the bad line stopped it before anything was paid
+        first = list(client.submit_many(lines))
+        again = list(client.submit_many(lines))
+    assert [r.outcome for r in first] == ["submitted"] * 3
+    assert [r.task.id for r in first if r.task] == [r.task.id for r in again if r.task]
+    assert all(r.task and r.task.submission and r.task.submission.replayed for r in again)
+    for result in first:
+        assert result.request_id and len(sandbox.charges_for(result.request_id)) == 1
+
+
+def test_an_agent_credential_is_registered_reused_claimed_by_link_and_forgotten(
+    home: Path, sandbox: Sandbox
+) -> None:
+    email = unique_email()
+    with Client() as client:
+        assert client.identity.status().registered is False
+        made = client.identity.register(email=email)
+        assert made.registered and made.type == "service_auth" and made.email == email
+        again = client.identity.register(email=email.upper())
+        assert again.id == made.id and (again.model_extra or {})["reused"] is True
+        with pytest.raises(svc.UsageError, match="was not registered") as kept:
+            client.identity.register()  # anonymous instead: never replaced in silence
+        assert "force=True" in (kept.value.hint or "")
+        assert client.identity.status().id == made.id
+        with pytest.raises(svc.HumanNeeded) as need:
+            client.identity.claim()
+        assert need.value.code == "action_required"
+        assert str(need.value.data["verification_uri"]).startswith(sandbox.url)
+        assert client.identity.logout() is True
+        assert client.identity.status().registered is False
