@@ -3,13 +3,15 @@
 The page must document every name `svc.__all__` exports (they are resolved lazily, PEP 562,
 so a name pdoc cannot resolve would silently vanish from the reference), leave the internal
 packages out, and the Client's methods must carry their own docstrings: the reference is
-made of them.
+made of them. The guide beside it (docs/python.md) shows only Python that parses and public
+names that exist.
 """
 
 from __future__ import annotations
 
 import inspect
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -53,3 +55,16 @@ def test_every_public_method_of_the_client_has_its_own_docstring() -> None:
         if not name.startswith("_") and callable(member) and not (member.__doc__ or "").strip()
     ]
     assert undocumented == []
+
+
+def test_the_guides_python_blocks_are_python_and_name_only_public_names() -> None:
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "python.md").read_text("utf-8")
+    fences = re.findall(r"^ *```python\n(.*?)\n *```", guide, re.S | re.M)
+    blocks = [textwrap.dedent(body) for body in fences]  # a block in a list item is indented
+    assert len(blocks) >= 6
+    for block in blocks:
+        compile(block, "docs/python.md", "exec")  # a SyntaxError names the block's line
+    named = set(re.findall(r"\bsvc\.([A-Z]\w+)", guide))
+    for imported in re.findall(r"^from svc import (.+)$", "\n".join(blocks), re.M):
+        named.update(name.strip() for name in imported.split(","))
+    assert "Client" in named and named <= set(svc.__all__), named - set(svc.__all__)
