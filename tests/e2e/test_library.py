@@ -250,6 +250,7 @@ def test_an_async_client_runs_100_submits_and_their_watches_at_once(
     home: Path, sandbox: Sandbox
 ) -> None:
     email = unique_email()
+    watching: list[tuple[int, int]] = []  # (scheduler threads, poll threads) at each change
 
     async def fan_out() -> tuple[list[svc.Task], dict[str, str]]:
         async with AsyncClient(daily_cap="none") as client:
@@ -259,6 +260,8 @@ def test_an_async_client_runs_100_submits_and_their_watches_at_once(
             async for change in client.watch_many(task.id for task in tasks):
                 if change.kind == "final":
                     finals[change.task_id] = change.state
+                names = [t.name for t in threading.enumerate()]
+                watching.append((names.count("svc-watch"), sum("svc-poll" in n for n in names)))
             return tasks, finals
 
     with clock_running(sandbox, step=5.0):
@@ -269,5 +272,27 @@ def test_an_async_client_runs_100_submits_and_their_watches_at_once(
     for task in tasks:
         assert task.submission is not None
         assert len(sandbox.charges_for(task.submission.request_id)) == 1
+    # 100 watched tasks: one scheduler thread and at most 8 polls in flight, never a thread each
+    assert watching and max(w for w, _ in watching) == 1 and max(p for _, p in watching) <= 8
     threads = {t.name for t in threading.enumerate()}
     assert not any(name.startswith("svc-watch") for name in threads)  # the scheduler ended
+
+
+def test_a_cancelled_async_submit_is_resumed_by_its_request_id_and_paid_once(
+    home: Path, sandbox: Sandbox
+) -> None:
+    rid, email = unique_request_id(), unique_email()
+
+    async def cancel_then_resume() -> svc.Task:
+        async with AsyncClient() as client:
+            with pytest.raises(asyncio.TimeoutError):  # cancelled while its thread pays
+                await asyncio.wait_for(
+                    client.submit("Cancel me #complete", email, request_id=rid), 0.001
+                )
+        async with AsyncClient() as client:  # the first closed only once its call ended
+            return await client.submit("Cancel me #complete", email, request_id=rid)
+
+    task = asyncio.run(cancel_then_resume())
+    assert task.submission is not None and task.submission.request_id == rid
+    charges = sandbox.charges_for(rid)
+    assert len(charges) == 1 and charges[0]["task_id"] == task.id

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import Cli, Sandbox, unique_email, unique_request_id
+from tests.e2e.test_library import clock_running
 from tests.inproc import isolate_home
 
 import svc
@@ -119,3 +120,24 @@ def test_an_agent_credential_is_registered_reused_claimed_by_link_and_forgotten(
         assert str(need.value.data["verification_uri"]).startswith(sandbox.url)
         assert client.identity.logout() is True
         assert client.identity.status().registered is False
+
+
+def test_a_payment_ask_is_typed_and_declined_with_decline(home: Path, sandbox: Sandbox) -> None:
+    with Client() as client:
+        task = client.submit("Buy the tickets #decline", unique_email())
+        with clock_running(sandbox):
+            assert [c.kind for c in client.watch(task.id)][-1] == "ask"
+        ask = client.get(task.id).ask
+        assert isinstance(ask, svc.PaymentApproval) and ask.amount_usd is not None
+        with pytest.raises(svc.UsageError, match="structured ask"):
+            client.reply(task.id, svc.Message("no thanks"))  # checked before anything is sent
+        declined = client.reply(task.id, svc.Decline())
+    assert declined.state == "failed" and declined.error == "payment_rejected"
+
+
+def test_a_plain_ask_takes_a_message(home: Path, sandbox: Sandbox) -> None:
+    with Client() as client:
+        task = client.submit("Needs a word #2fa", unique_email())
+        with clock_running(sandbox):
+            assert [c.kind for c in client.watch(task.id)][-1] == "ask"
+        assert client.reply(task.id, svc.Message("The code is on its way")).state == "pending"

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from tests.conftest import Cli
+
+import svc
 
 # What a program that only imports the name must not pay for (the start of `python -c pass`
 # loads none of these either).
@@ -77,3 +80,52 @@ def test_asking_for_an_error_class_loads_only_the_errors(bare_cli: Cli) -> None:
     loaded = imported("from svc import HumanNeeded, PolicyRefused", bare_cli.env)
     assert "svc.errors" in loaded
     assert not loaded & {"httpx", "pydantic", "rich", "svc.client._sync"}, loaded
+
+
+TYPED_PROGRAM = """
+from decimal import Decimal
+
+import svc
+from svc import Client, PaymentOffer, Secret, Task
+
+
+def approve(offer: PaymentOffer) -> bool:
+    return offer.amount_usd <= Decimal("2")
+
+
+def run() -> str:
+    with Client(approve=approve) as client:
+        task: Task = client.submit("x", "a@example.com")
+        for change in client.watch(task.id):
+            if change.kind == "ask":
+                client.reply(task.id, Secret("1"))
+        try:
+            client.get(task.id)
+        except svc.HumanNeeded as need:
+            return need.hint or ""
+        return task.state
+
+
+wrong: int = Client().get("task_1")
+"""
+
+
+def test_a_program_using_the_library_is_checked_by_mypy_strict(tmp_path: Path) -> None:
+    """py.typed ships and the lazily loaded names are typed: mypy --strict accepts a program
+    written against the public surface and finds the one mistake in it (a Task is no int)."""
+    assert (Path(svc.__file__).parent / "py.typed").exists()
+    program = tmp_path / "program.py"
+    program.write_text(TYPED_PROGRAM)
+    mypy = Path(sys.executable).with_name("mypy")
+    cache = tmp_path / "cache"
+    run = subprocess.run(
+        [str(mypy), "--strict", "--cache-dir", str(cache), str(program)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+        check=False,
+    )
+    errors = [line for line in run.stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 1, run.stdout
+    assert 'expression has type "Task", variable has type "int"' in errors[0]

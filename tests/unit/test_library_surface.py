@@ -12,7 +12,7 @@ import pytest
 from tests.inproc import isolate_home, task_doc
 
 import svc
-from svc import errors, paid_record
+from svc import errors, paid_record, redact
 from svc.client._calls import one_call
 from svc.client.types import PaymentApproval, PlainAsk, QuestionsAsk, SecretAsk, Task
 from svc.pay import policy
@@ -181,3 +181,11 @@ def test_a_bad_argument_is_a_usage_error(home: Path, arguments: dict[str, Any], 
     with pytest.raises(svc.UsageError, match=words) as caught:
         svc.Client(**arguments)
     assert caught.value.exit_code == 2
+
+
+def test_an_error_that_quotes_a_told_secret_is_scrubbed() -> None:
+    redact.told("s3cret-echo-77")
+    with pytest.raises(svc.Conflict) as caught, one_call():
+        raise svc.Conflict("the service says: s3cret-echo-77 is wrong", hint="not s3cret-echo-77")
+    shown = f"{caught.value} {caught.value.message} {caught.value.hint}"
+    assert "s3cret-echo-77" not in shown and redact.REDACTED in shown

@@ -4,7 +4,8 @@ Each Client method runs in a fresh `paid_record.scoped()` (as `svc mcp` runs eac
 so one call's payment does not colour another call's error. An error raised after this call
 paid is settled as the CLI's exit path settles it (never a code that reads as "nothing was
 charged": exit 1, or 10 if an outcome is unknown) and carries what was paid in
-`error.data["paid"]`: [{"request_id": ..., "task_id": ...}].
+`error.data["paid"]`: [{"request_id": ..., "task_id": ...}]. Its words are scrubbed of every
+secret this process was told, as the CLI's error line is: a service may echo an answer.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from svc import paid_record
+from svc import paid_record, redact
 from svc.errors import SvcError
 
 
@@ -25,4 +26,13 @@ def one_call() -> Iterator[paid_record.PaidRecord]:
             paid.settle(error)
             if paid.requests():
                 error.data["paid"] = paid.as_json()
+            _scrub(error)
             raise
+
+
+def _scrub(error: SvcError) -> None:
+    error.message = redact.scrub(error.message)
+    error.args = (error.message,)  # what str(error) and a traceback show
+    error.hint = redact.scrub(error.hint)
+    error.body = redact.scrub(error.body)
+    error.data = redact.scrub(error.data)
