@@ -296,3 +296,21 @@ def test_a_cancelled_async_submit_is_resumed_by_its_request_id_and_paid_once(
     assert task.submission is not None and task.submission.request_id == rid
     charges = sandbox.charges_for(rid)
     assert len(charges) == 1 and charges[0]["task_id"] == task.id
+
+
+def test_a_secret_the_service_echoes_back_is_scrubbed_from_every_result(
+    home: Path, sandbox: Sandbox
+) -> None:
+    code = f"pw-{uuid.uuid4().hex[:12]}"
+    with Client() as client:
+        first = client.submit("Log in #2fa", unique_email())
+        with clock_running(sandbox):
+            list(client.watch(first.id))
+            client.reply(first.id, Secret(code))  # from now on the process keeps it out
+        # the service echoes a task's text in its goal: here the secret is in it
+        echoed = client.submit(f"Remember {code} #complete", unique_email())
+        polled = client.get(echoed.id)
+        with clock_running(sandbox):
+            changes = list(client.watch(echoed.id))
+    shown = [echoed.goal, polled.goal, *(json.dumps(c.task) for c in changes)]
+    assert all(code not in text and "[redacted]" in text for text in shown), shown

@@ -4,6 +4,7 @@ agent credential; each is the engine the CLI uses, so each is compared with `svc
 
 from __future__ import annotations
 
+import asyncio
 from decimal import Decimal
 from pathlib import Path
 
@@ -141,3 +142,32 @@ def test_a_plain_ask_takes_a_message(home: Path, sandbox: Sandbox) -> None:
         with clock_running(sandbox):
             assert [c.kind for c in client.watch(task.id)][-1] == "ask"
         assert client.reply(task.id, svc.Message("The code is on its way")).state == "pending"
+
+
+def test_a_fleet_ledger_given_as_an_argument_journals_the_payment(
+    home: Path, cli: Cli, sandbox: Sandbox, pg_url: str
+) -> None:
+    with Client(ledger_url=pg_url) as client:
+        task = client.submit("On the fleet #complete", unique_email())
+        spend = client.spend()
+    assert task.submission is not None and spend.paid_count == 1
+    assert spend.cap["source"]  # the fleet's cap section, read from the shared ledger
+    shown = cli.ok("spend", "--json", env={"SVC_LEDGER_URL": pg_url}).json()
+    assert shown["paid_count"] == 1 and shown["paid_usd"] == spend.paid_usd
+    assert not (home / "data" / "ledger.sqlite3").exists()  # nothing went to the local file
+
+
+def test_the_async_client_submits_many_and_reads_its_identity(home: Path, sandbox: Sandbox) -> None:
+    email = unique_email()
+    lines = [{"task": f"Async line {n} #complete", "email": email} for n in range(2)]
+
+    async def run() -> tuple[list[svc.BatchResult], svc.IdentityStatus, svc.Spend]:
+        async with svc.AsyncClient() as client:
+            results = [result async for result in client.submit_many(lines)]
+            return results, await client.identity.status(), await client.spend()
+
+    results, identity, spend = asyncio.run(run())
+    assert [r.outcome for r in results] == ["submitted", "submitted"]
+    assert identity.registered is False and spend.paid_count == 2
+    for result in results:
+        assert result.request_id and len(sandbox.charges_for(result.request_id)) == 1

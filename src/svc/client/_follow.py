@@ -17,11 +17,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from svc import redact
 from svc.context import AppContext
 from svc.engines.changes import ChangeKind, TaskChange
 from svc.engines.schedule import PollSchedule
-from svc.engines.watch import MAX_WORKERS
-from svc.engines.watch_parts import effective_interval
+from svc.engines.watch import MAX_COALESCE, MAX_WORKERS
+from svc.engines.watch_parts import effective_interval, ledger_states
 
 FINAL = ("completed", "failed", "cancelled")
 STOP_CHECK = 1.0  # seconds between looks at `stop` while nothing arrives
@@ -47,16 +48,20 @@ class Follower:
         self.app = app
         self.stop = stop  # set by a consumer that went away (AsyncClient.watch_many)
         self.ids = list(dict.fromkeys(task_ids))
-        self.schedule = PollSchedule(self.ids, effective_interval(app, interval))
+        every = effective_interval(app, interval)
+        self.schedule = PollSchedule(self.ids, every)
+        self.coalesce = min(MAX_COALESCE, every / 60)
         self.seen = {tid: _Seen() for tid in self.ids}
         self.size = max(1, min(MAX_WORKERS, len(self.ids)))
         self.results: queue.SimpleQueue[Polled] = queue.SimpleQueue()
         self.in_flight = 0
+        self.known: dict[str, str | None] = {}  # the ledger's states: written only when behind
 
     def changes(self) -> Iterator[TaskChange]:
         if not self.ids:
             return
         self.app.tasks  # noqa: B018 - build the shared client here, not racing in the pollers
+        self.known = ledger_states(self.app)  # one read instead of a write per task
         pool = ThreadPoolExecutor(self.size, thread_name_prefix="svc-poll")
         try:
             while (len(self.schedule) or self.in_flight) and not self._stopped():
@@ -83,7 +88,9 @@ class Follower:
         nxt = self.schedule.next_due()
         wait = None
         if nxt is not None and self.in_flight < self.size:
-            wait = max(0.0, nxt - time.monotonic())
+            # As the watch engine does: idle until a little after the next poll is due, so
+            # polls due close together go out as one burst (half the CPU of a wake each).
+            wait = max(0.0, nxt - time.monotonic()) + (0.0 if self.in_flight else self.coalesce)
         if self.stop is not None:  # look up now and then: the consumer may have gone
             wait = STOP_CHECK if wait is None else min(wait, STOP_CHECK)
         try:
@@ -107,6 +114,7 @@ class Follower:
         if error is not None:
             raise error
         assert task is not None
+        task = redact.scrub(task)  # a secret told earlier that the service echoes: never shown
         seen = self.seen[tid]
         previous, state = seen.state, str(task.get("state", ""))
         events = task.get("events") if isinstance(task.get("events"), list) else []
@@ -114,8 +122,9 @@ class Follower:
             yield TaskChange(tid, "event", task, previous, event if isinstance(event, dict) else {})
         changed = state != previous or len(events or []) != seen.events
         seen.state, seen.events = state, len(events or [])
-        if state != previous:
-            self.app.remember_state(tid, state)  # the ledger's cache, if there is a ledger
+        if state != self.known.get(tid, state):  # a task the ledger has, and is behind on
+            self.app.remember_state(tid, state)
+            self.known[tid] = state
         yield from self._route(tid, task, state, previous, changed)
 
     def _route(
