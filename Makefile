@@ -18,8 +18,8 @@ demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
 
 test: $(STAMP) tools $(TS_STAMP)
-	$(BIN)/ruff check src tests tools
-	$(BIN)/ruff format --check src tests tools
+	$(BIN)/ruff check src tests tools examples
+	$(BIN)/ruff format --check src tests tools examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -n 2
 	$(BIN)/python -m tests.reliability_report --check
@@ -47,14 +47,16 @@ $(TS_STAMP): tests/ts/package-lock.json | tools
 
 # man/ (one page per command) and completions/ (bash, zsh, fish) from the command definitions,
 # plus the static completion table; commit the result (a test fails while they are stale).
+# Then the Python API reference from the docstrings (pdoc) in build/api/, not committed.
 docs: $(STAMP)
 	$(BIN)/python -m tools.docgen
 	$(BIN)/python -m tests.fidelity
 	$(BIN)/python -m tests.package_graph
+	$(BIN)/python -m tools.apidoc
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests tools
-	$(BIN)/ruff format --check src tests tools
+	$(BIN)/ruff check src tests tools examples
+	$(BIN)/ruff format --check src tests tools examples
 
 # Start-up, poll, paid submit, batch (1000 tasks) and watch at scale against a throw-away
 # sandbox: medians and ratios next to the targets of issue 8 (a few minutes; --quick: ~1).
