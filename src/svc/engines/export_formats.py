@@ -33,7 +33,8 @@ def _plain(text: object) -> str:
 
 
 def _amount(atomic: int) -> str:
-    return str(atomic_to_usd(atomic))
+    """Signed (a refund, the other side of a posting): money.py formats only amounts."""
+    return ("-" if atomic < 0 else "") + str(atomic_to_usd(abs(atomic)))
 
 
 def _account(rail: str) -> str:
