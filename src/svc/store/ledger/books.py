@@ -90,10 +90,11 @@ class Books:
     def open_items(self, runner: str | None) -> list[Submission]:
         """Rows whose money is not settled either way (an unknown outcome, a card page waiting
         for a person), whatever their age: they are what a person must still act on."""
-        sql = "SELECT * FROM submissions WHERE status IN (?, ?)"
-        params: tuple[Any, ...] = (UNKNOWN, AWAITING_CARD)
+        # The statuses as literals: only then may the engine use the partial index on them.
+        sql = f"SELECT * FROM submissions WHERE status IN ('{UNKNOWN}', '{AWAITING_CARD}')"  # noqa: S608
+        params: tuple[Any, ...] = ()
         if runner is not None:
-            sql, params = sql + " AND runner = ?", (*params, runner)
+            sql, params = sql + " AND runner = ?", (runner,)
         return [_read(row) for row in self.db.execute(sql + " ORDER BY created_at DESC", params)]
 
     def find(self, task_or_request_id: str) -> Submission | None:
