@@ -6,8 +6,9 @@ shim would add ~80 ms to every start and flatter every ratio).
 
     .venv/bin/python bench/run.py [--quick] [--tasks N] [--watch-seconds S] [--only CASES]
 
-CASES: startup,poll,submit,batch,watch,fleet (watch follows the tasks the batch submitted; fleet
-runs the same tasks by one runner on SQLite and by 4 runners sharing a throw-away PostgreSQL).
+CASES: startup,poll,submit,batch,watch,fleet,ledger (watch follows the tasks the batch submitted;
+fleet runs the same tasks by one runner on SQLite and by 4 runners sharing a throw-away
+PostgreSQL; ledger times `svc spend` and a paid submit on a 1,000,000-row ledger).
 """
 
 from __future__ import annotations
@@ -262,8 +263,15 @@ class Bench:
 
         fleet_case(self, row, verdict)
 
-    # What bench/fleet.py needs of the bench: a runner's env, timing, peak memory.
+    def ledger(self) -> None:
+        from ledger_bench import ledger_case  # bench/ledger_bench.py: a million rows
+
+        ledger_case(self, row, verdict)
+
+    # What bench/fleet.py and ledger_bench.py need of the bench: a runner's env, timing,
+    # peak memory, the test key.
     svc = SVC
+    key = TEST_KEY
 
     def env_for(self, home: Path) -> dict[str, str]:
         return {
@@ -411,7 +419,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=15, help="runs per start-up case (median)")
     parser.add_argument("--tasks", type=int, default=1000)
     parser.add_argument("--watch-seconds", type=float, default=90.0)
-    parser.add_argument("--only", default="startup,poll,submit,batch,watch,fleet")
+    parser.add_argument("--only", default="startup,poll,submit,batch,watch,fleet,ledger")
     args = parser.parse_args()
     if args.quick:
         args.runs, args.tasks, args.watch_seconds = 7, 200, 30.0
