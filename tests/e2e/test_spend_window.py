@@ -104,6 +104,7 @@ def test_since_until_and_all_pick_the_days(bare_cli: Cli) -> None:
         (["--since", ago(1).isoformat(), "--until", ago(2).isoformat()], "is before --since"),
         (["--all", "--since", ago(1).isoformat()], "--all and --since"),
         (["--format", "xlsx"], "--format must be one of csv, beancount, ledger, json"),
+        (["--format", "csv", "--jq", ".total_usd"], "shape svc's JSON, not an export"),
     ):
         bad = bare_cli("spend", *args)
         assert bad.returncode == 2 and says in bad.stderr, (args, bad.stderr)

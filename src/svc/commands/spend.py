@@ -84,6 +84,9 @@ def run(opts: SpendOptions, ctx: AppContext) -> int:
         raise UsageError("--all and --since both say where the window starts: choose one")
     if opts.fmt is not None and opts.fmt not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}, got {opts.fmt!r}")
+    shape = ctx.output.shape
+    if opts.fmt is not None and shape is not None and shape.active:  # refused, never ignored
+        raise UsageError("--jq, --template and --json FIELDS shape svc's JSON, not an export")
     span = spend_window(opts.since, opts.until, whole=opts.whole)
     try:
         if opts.fmt is not None:
