@@ -6,10 +6,11 @@ shim would add ~80 ms to every start and flatter every ratio).
 
     .venv/bin/python bench/run.py [--quick] [--tasks N] [--watch-seconds S] [--only CASES]
 
-CASES: startup,poll,submit,batch,watch,async_watch,fleet (watch follows the tasks the batch
-submitted; async_watch follows them with the library's AsyncClient.watch_many in one event loop,
-bench/async_watch.py; fleet runs the same tasks by one runner on SQLite and by 4 runners
-sharing a throw-away PostgreSQL).
+CASES: startup,poll,submit,batch,watch,async_watch,fleet,ledger (watch follows the tasks the
+batch submitted; async_watch follows them with the library's AsyncClient.watch_many in one event
+loop, bench/async_watch.py; fleet runs the same tasks by one runner on SQLite and by 4 runners
+sharing a throw-away PostgreSQL; ledger times `svc spend` and a paid submit on a 1,000,000-row
+ledger).
 """
 
 from __future__ import annotations
@@ -266,8 +267,15 @@ class Bench:
 
         fleet_case(self, row, verdict)
 
-    # What bench/fleet.py needs of the bench: a runner's env, timing, peak memory.
+    def ledger(self) -> None:
+        from ledger_bench import ledger_case  # bench/ledger_bench.py: a million rows
+
+        ledger_case(self, row, verdict)
+
+    # What bench/fleet.py and ledger_bench.py need of the bench: a runner's env, timing,
+    # peak memory, the test key.
     svc = SVC
+    key = TEST_KEY
 
     def env_for(self, home: Path) -> dict[str, str]:
         return {
@@ -428,7 +436,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, help="runs per start-up case, median (15; quick 7)")
     parser.add_argument("--tasks", type=int, help="tasks in the batch (1000; --quick: 200)")
     parser.add_argument("--watch-seconds", type=float, help="watch window (90 s; --quick: 30)")
-    parser.add_argument("--only", default="startup,poll,submit,batch,watch,async_watch,fleet")
+    parser.add_argument(
+        "--only", default="startup,poll,submit,batch,watch,async_watch,fleet,ledger"
+    )
     args = parser.parse_args()
     # --quick changes the defaults only: a figure given on the command line wins.
     quick = {"runs": 7, "tasks": 200, "watch_seconds": 30.0}

@@ -97,7 +97,7 @@ def judge(screen: str, what: str, *, shows_server_text: bool = True) -> None:
 
 
 # The dry run shows only our numbers (the manifest's price is read as a Decimal or not at all).
-NO_SERVER_TEXT = {"submit --dry-run"}
+NO_SERVER_TEXT = {"submit --dry-run", "spend (ledger)"}  # spend's summary: our sums, no ids
 REPLY_FORM: list[Step] = [
     (r"seat: ", "aisle"),
     (r"veg\): ", "veg"),
@@ -135,6 +135,7 @@ COMMANDS: list[tuple[str, list[str], list[Step], tuple[int, ...]]] = [
     ("reply form (prompts, new state)", ["reply", "tsk_ask"], REPLY_FORM, (0, 1)),
     ("tasks (ledger)", ["tasks"], [], (0,)),
     ("spend (ledger)", ["spend"], [], (0,)),
+    ("spend --tasks (ledger)", ["spend", "--tasks"], [], (0,)),
     ("quote", ["quote", "a goal"], [], (0,)),
     ("guide", ["guide", "a goal"], [], (0,)),
     ("api search", ["api", "search", "--all"], [], (0,)),
@@ -182,7 +183,7 @@ def test_hostile_sweep_places_named_in_the_issue(home: Cli) -> None:
         "probe network": ([*submit, "--probe"], "eip155:8453"),
         "-v header": (["-v", "poll", "tsk_done"], "x-hostile: HX-H"),
         "reply state": (["reply", "tsk_ask"], "answer sent; task tsk_ask is now HX-START"),
-        "spend ledger": (["spend"], "tsk_HX-SUBMITTED"),  # the task id a 202 stored (an id)
+        "spend ledger": (["spend", "--tasks"], "tsk_HX-SUBMITTED"),  # the id a 202 stored
     }
     for what, (args, expected) in screens.items():
         screen, _ = on_terminal(home, args, REPLY_FORM if args[0] == "reply" else ())
@@ -191,6 +192,10 @@ def test_hostile_sweep_places_named_in_the_issue(home: Cli) -> None:
     probe, _ = on_terminal(home, [*submit, "--probe"])
     table = flat(probe).split(flat("402 challenges"), 1)[1]
     assert table.count("HX-START") >= 2  # the hostile payTo and the hostile network, inert
+    paid = next(r for r in home.ok("tasks", "--json").json() if r["task_id"] and r["method"])
+    receipt, code = on_terminal(home, ["receipt", paid["request_id"]])
+    judge(receipt, "receipt")  # the task id, payTo and receipt the server sent, inert
+    assert code == 0 and flat("tsk_HX-SUBMITTED") in flat(receipt), receipt[-2000:]
 
 
 def test_hostile_sweep_with_colour(home: Cli) -> None:
@@ -198,7 +203,7 @@ def test_hostile_sweep_with_colour(home: Cli) -> None:
     for args in (
         ["poll", "tsk_done"],
         ["tasks"],
-        ["spend"],
+        ["spend", "--tasks"],
         ["watch", "tsk_done", "--interval", "0.2"],
     ):
         screen, _ = on_terminal(home, args, env={"TERM": "xterm-256color", "NO_COLOR": ""})

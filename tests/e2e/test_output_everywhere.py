@@ -28,6 +28,7 @@ JSON_FORM: dict[str, list[str]] = {
     "tasks prune": ["tasks", "prune", "--gone"],
     "services": ["services"],
     "spend": ["spend"],
+    "receipt": ["receipt", "{task}"],
     "pay card": [],  # a card submit first: tests/e2e/test_paid_output.py shapes its answer
     "wallet create": [],  # would replace the test wallet
     "wallet import": [],  # idem

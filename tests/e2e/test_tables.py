@@ -123,7 +123,9 @@ def test_bad_filters_are_one_line_and_exit_2(bare_cli: Cli, args: list[str], mes
 
 def test_spend_speaks_money_and_plurals_json_stays_exact(cli: Cli, sandbox: Sandbox) -> None:
     made = submit(cli, "Spend #complete")
-    shown = screen(cli, "spend", columns=120)
+    summary = screen(cli, "spend", columns=120)  # the summary alone: tasks on asking
+    assert made["task_id"] not in summary and "over 1 paid task (" in summary
+    shown = screen(cli, "spend", "--tasks", columns=120)
     assert made["task_id"] in shown and made["request_id"] in shown
     assert "1.50 USD" in shown and "over 1 paid task (" in shown
     assert "1.500000" not in shown and "task(s)" not in shown

@@ -40,20 +40,20 @@ def test_the_cap_line_names_every_runner_and_what_is_left() -> None:
     assert cap["left_today_usd"] == "4.500000"
     assert cap["by_runner"] == {"ci-1": "1.500000", "ci-2": "3.000000"}
     text = drawn({**spend_report([]), "cap": cap})
-    assert (
-        "today: 4.50 USD exposed of the daily cap 9.00 USD (ci-1 1.50 USD, ci-2 3.00 USD)" in text
-    )
+    assert "today ██████████░░░░░░░░░░ 4.50 USD exposed of the daily cap 9.00 USD" in text
+    assert ": 4.50 USD left (ci-1 1.50 USD, ci-2 3.00 USD)" in text
 
 
-def test_a_void_authorization_holds_nothing_and_one_runner_without_cap_says_nothing() -> None:
+def test_a_void_authorization_holds_nothing_and_without_a_cap_no_bar_is_drawn() -> None:
     cap = cap_section([auth("me", 1_500_000, "void")], None)
     assert cap["exposed_today_usd"] == "0.000000" and cap["by_runner"] == {}
-    assert "today:" not in drawn({**spend_report([]), "cap": cap})
+    text = drawn({**spend_report([]), "cap": cap})
+    assert "today: 0.00 USD exposed, no daily cap" in text and "█" not in text
 
 
 def test_a_runner_name_from_the_shared_ledger_is_shown_inert() -> None:
     hostile = "ci\x1b]0;pwned\x07\x1b[2J\u202e"  # another machine wrote this row
-    cap = cap_section([auth(hostile, 1_500_000)], 9_000_000)
+    cap = cap_section([auth(hostile, 1_500_000), auth("ci-2", 1_500_000)], 9_000_000)
     text = drawn({**spend_report([]), "cap": cap})
-    assert "today: 1.50 USD exposed" in text
+    assert "3.00 USD exposed of the daily cap" in text and "ci-2 1.50 USD" in text
     assert not any(ch in text for ch in ("\x1b", "\x07", "\u202e"))

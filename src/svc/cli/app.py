@@ -45,7 +45,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "svc.commands.tasks",
         "List the tasks submitted from here (a shared ledger: the fleet's).",
     ),
-    "spend": ("svc.commands.spend", "Show what the ledger says was paid, per task and method."),
+    "spend": (
+        "svc.commands.spend",
+        "Show or export what the ledger says was paid: by day, rail, runner and task.",
+    ),
+    "receipt": (
+        "svc.commands.receipt",
+        "Show one payment: rail, amount, parties and its settlement reference.",
+    ),
     "pay": ("svc.commands.pay", "Complete a card payment that waits for a person (svc pay card)."),
     "wallet": ("svc.commands.wallet", "Manage the x402 signing key (create, import, address)."),
     "identity": (

@@ -170,6 +170,7 @@ LEDGER_ROW_FIELDS = frozenset(
 )
 SPEND_FIELDS = frozenset(
     [
+        "window",
         "total_usd",
         "paid_usd",
         "refunded_usd",
@@ -178,6 +179,7 @@ SPEND_FIELDS = frozenset(
         "by_day",
         "by_rail",
         "by_method",
+        "by_runner",
         "tasks",
         "outstanding_usd",
         "outstanding",

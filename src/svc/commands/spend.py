@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.engines.spend import spend_document
-from svc.errors import LedgerDiskError, LedgerUnavailableError, ledger_read_hint
+from svc.engines.spend import Window, spend_document, spend_window
+from svc.errors import LedgerDiskError, LedgerUnavailableError, UsageError, ledger_read_hint
 from svc.ui import views
 from svc.ui.face import FaceContext
 from svc.ui.words import counted
@@ -16,42 +16,83 @@ from svc.ui.words import counted
 app = typer.Typer(rich_markup_mode=None)
 
 
+FORMATS = ("csv", "beancount", "ledger", "json")  # svc.engines.export.FORMATS, kept import-free
+
+
 @dataclass(frozen=True)
 class SpendOptions:
     since: str | None = None  # YYYY-MM-DD
     runner: str | None = None  # one runner's share of a shared (fleet) ledger
+    until: str | None = None  # YYYY-MM-DD, the last day shown
+    whole: bool = False  # --all: every day the ledger holds
+    fmt: str | None = None  # an export: one of FORMATS
+    tasks: bool = False  # the per-task list on a terminal
 
 
 @app.command(
-    help="Show what was paid, by day, task and rail, with refunds, from the ledger.\n\n"
-    "Counts accepted paid submissions and refunds the service reported (svc-billing). "
-    "Outstanding authorizations (signed, not known spent, not void, not expired: money that "
-    "may still leave, and that counts against the daily cap) are listed apart, as are "
-    "submissions whose outcome is unknown and card payments waiting for a person. A table on "
-    "a terminal (amounts as 1.50 USD), one JSON document when piped or with --json (amounts "
-    "exact, as 6-decimal strings). On a shared ledger (ledger_url) it is the fleet's: "
-    "--runner NAME keeps one runner's share, and `cap` says today's exposure against "
-    "daily_cap_usd and which runner holds it.\n\n"
+    help="Show what was paid, by day, rail, runner and task, with refunds, from the ledger.\n\n"
+    "The window is the last 30 days (today and the 29 before) unless --since, --until or "
+    "--all say otherwise; it costs what the window holds, not the ledger's age. On a "
+    "terminal: the total, today against the daily cap, a bar per day, sums by rail and by "
+    "runner; --tasks adds every paid task (paged). One JSON document when piped or with "
+    "--json (amounts exact, as 6-decimal strings). Counts accepted paid submissions and "
+    "refunds the service reported (svc-billing); outstanding authorizations (signed, not "
+    "known spent, void or expired: they count against the daily cap) are listed apart, as "
+    "are submissions whose outcome is unknown and card payments waiting for a person, of "
+    "any age. On a shared ledger (ledger_url) it is the fleet's: --runner NAME keeps one "
+    "runner's share.\n\n"
+    "--format csv|beancount|ledger|json exports the window for an accountant: one row or "
+    "transaction per charge and per refund (a refund goes with its charge's window), with "
+    "the task id, request id and settlement reference (x402 transaction, MPP receipt "
+    "reference, card payment id) as metadata; amounts exact; totals equal `svc spend`'s. "
+    "`svc receipt ID` shows one payment.\n\n"
     "\b\nExamples:\n"
     "  svc spend\n"
-    "  svc spend --since 2026-11-01\n"
-    "  svc spend --json | jq .by_rail\n"
+    "  svc spend --tasks\n"
+    "  svc spend --since 2026-11-01 --until 2026-11-30\n"
+    "  svc spend --all --json | jq .by_rail\n"
+    "  svc spend --format beancount --since 2026-11-01 > svc.beancount\n"
     "  svc spend --runner ci-7 --json | jq .cap.by_runner"
 )
 def spend(
     since: str | None = typer.Option(
-        None, "--since", metavar="YYYY-MM-DD", help="Only days from this one on."
+        None, "--since", metavar="YYYY-MM-DD", help="From this day on (default: 29 days ago)."
+    ),
+    until: str | None = typer.Option(
+        None, "--until", metavar="YYYY-MM-DD", help="Up to this day, included (default: today)."
+    ),
+    whole: bool = typer.Option(
+        False, "--all", help="Every day the ledger holds (not with --since)."
     ),
     runner: str | None = typer.Option(
         None, "--runner", metavar="NAME", help="Only what this runner paid (a shared ledger)."
     ),
+    fmt: str | None = typer.Option(
+        None,
+        "--format",
+        metavar="FORMAT",
+        help="Export the window: csv, beancount, ledger (hledger too) or json.",
+    ),
+    tasks: bool = typer.Option(False, "--tasks", help="List every paid task (a terminal)."),
 ) -> None:
-    raise typer.Exit(run(SpendOptions(since, runner), current()))
+    opts = SpendOptions(since, runner, until, whole, fmt, tasks)
+    raise typer.Exit(run(opts, current()))
 
 
 def run(opts: SpendOptions, ctx: FaceContext) -> int:
+    if opts.whole and opts.since:
+        raise UsageError("--all and --since both say where the window starts: choose one")
+    if opts.fmt is not None and opts.fmt not in FORMATS:
+        raise UsageError(f"--format must be one of {', '.join(FORMATS)}, got {opts.fmt!r}")
+    shape = ctx.output.shape
+    if opts.fmt is not None and shape is not None and shape.active:  # refused, never ignored
+        raise UsageError("--jq, --template and --json FIELDS shape svc's JSON, not an export")
+    span = spend_window(opts.since, opts.until, whole=opts.whole)
     try:
-        doc = spend_document(ctx, opts.since, runner=opts.runner)
+        if opts.fmt is not None:
+            return _export(opts, ctx, span)
+        with_tasks = opts.tasks or ctx.output.json_mode
+        doc = spend_document(ctx, None, runner=opts.runner, span=span, with_tasks=with_tasks)
     except LedgerUnavailableError as error:
         if not isinstance(error, LedgerDiskError):  # a local file's own hint names the disk
             error.hint = ledger_read_hint("svc spend")
@@ -65,4 +106,13 @@ def run(opts: SpendOptions, ctx: FaceContext) -> int:
     if doc["awaiting_card"]:
         waiting = counted(len(doc["awaiting_card"]), "card payment", "waits", "wait")
         ctx.output.warn(f"{waiting} for a person; run `svc pay card`")
+    return 0
+
+
+def _export(opts: SpendOptions, ctx: FaceContext, span: Window) -> int:
+    """The window as a file's text on stdout, whatever the output mode (it is the format)."""
+    from svc.engines.export import export
+
+    assert opts.fmt is not None
+    ctx.output.document(export(ctx, opts.fmt, span, opts.runner))
     return 0

@@ -6,21 +6,44 @@ from typing import Any
 
 from svc.context import AppContext
 from svc.errors import UsageError
-from svc.store.spend import day_start, load_spend
+from svc.store.spend import BadDay, Window, load_spend, window
+
+__all__ = ["Window", "spend_document", "spend_window"]
+
+
+def spend_window(
+    since: str | None,
+    until: str | None = None,
+    *,
+    whole: bool = False,
+    names: tuple[str, str] = ("--since", "--until"),
+) -> Window:
+    """The days asked for (default: the last 30; `whole`: every day); `names` are what the
+    caller calls the two days in an error (flags for the CLI, arguments for MCP)."""
+    try:
+        return window(since, until, whole=whole)
+    except BadDay as bad:
+        if bad.which == "order":
+            raise UsageError(f"{names[1]} {until} is before {names[0]} {since}") from None
+        name = names[0] if bad.which == "since" else names[1]
+        raise UsageError(f"{name} must be a date like 2026-11-01, got {bad.value!r}") from None
 
 
 def spend_document(
-    app: AppContext, since: str | None, *, name: str = "--since", runner: str | None = None
+    app: AppContext,
+    since: str | None,
+    *,
+    name: str = "--since",
+    runner: str | None = None,
+    span: Window | None = None,
+    with_tasks: bool = True,
 ) -> dict[str, Any]:
-    """The spend report since a `YYYY-MM-DD` day (`name` is what the caller calls the day in
-    an error: a flag for the CLI, an argument for MCP), of one runner's share of a shared
+    """The spend report of a window (`span`, else the last 30 days or from a `YYYY-MM-DD`
+    day: `name` is what the caller calls it in an error), of one runner's share of a shared
     ledger or of all; no ledger yet means nothing paid."""
-    try:
-        day_start(since)
-    except ValueError:
-        raise UsageError(f"{name} must be a date like 2026-11-01, got {since!r}") from None
+    span = span or spend_window(since, names=(name, "until"))
     cap = app.daily_cap()  # on a fleet: the fleet's one value
     ledger = app.ledger_to_read()
-    doc = load_spend(ledger, since, runner, cap.atomic)
+    doc = load_spend(ledger, span, runner, cap.atomic, with_tasks=with_tasks)
     doc["cap"]["source"] = cap.source
     return doc

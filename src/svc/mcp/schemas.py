@@ -254,7 +254,7 @@ SPEND = ToolSpec(
         "since": {
             "type": "string",
             "pattern": DATE_PATTERN,
-            "description": "Only days from this one on (YYYY-MM-DD).",
+            "description": "Only days from this one on (YYYY-MM-DD); default: the last 30 days.",
         }
     },
     read_only=True,

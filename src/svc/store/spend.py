@@ -1,39 +1,43 @@
-"""The spend report: what the ledger says was paid, by day, task and rail, with refunds.
+"""The spend report: what the ledger says was paid over a window, by day, rail and runner, with
+refunds.
 
 It sits beside the ledger it reads (issue 17.2): `svc spend` and the MCP `spend` tool draw the
-same document. Amounts are USD strings with 6 decimals (exact); people-facing formatting is
-`svc.ui.words`'s job.
+same document. The sums come from the engine (`LedgerStore.spend_sums`) and the rows only of
+the window, so the report costs what it shows, not the ledger's age (issue 34.5). Amounts are
+USD strings with 6 decimals (exact); people-facing formatting is `svc.ui.words`'s job.
 """
 
 from __future__ import annotations
 
 import time
 from collections import defaultdict
-from datetime import datetime
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from svc.money import atomic_to_usd
 from svc.numbers import iso
-from svc.store.ledger import (
-    ACCEPTED,
-    AWAITING_CARD,
-    REFUNDED,
-    UNKNOWN,
-    Authorization,
-    Submission,
-    cap_day_start,
-)
+from svc.store.ledger import AWAITING_CARD, UNKNOWN, Authorization, Submission, cap_day_start
 
 if TYPE_CHECKING:
     from svc.store.ledger import LedgerStore
+    from svc.store.ledger.books import SpendGroup
+
+DEFAULT_DAYS = 30  # `svc spend` without --since or --all: today and the 29 days before
 
 
 def _usd(atomic: int) -> str:
     return str(atomic_to_usd(atomic))
 
 
+def day_of(stamp: float) -> str:
+    """The local day (YYYY-MM-DD) of a time: the day `svc spend` files it under."""
+    return datetime.fromtimestamp(stamp).strftime("%Y-%m-%d")
+
+
 def _day(row: Submission) -> str:
-    return datetime.fromtimestamp(row.created_at).strftime("%Y-%m-%d")
+    return day_of(row.created_at)
 
 
 def day_start(since: str | None) -> float:
@@ -41,26 +45,89 @@ def day_start(since: str | None) -> float:
     return datetime.strptime(since, "%Y-%m-%d").timestamp() if since else 0.0
 
 
+def _midnight(day: date) -> float:
+    return datetime.combine(day, datetime.min.time()).timestamp()
+
+
+@dataclass(frozen=True)
+class Window:
+    """The days a report covers: [start, end) in epoch seconds, from local midnights."""
+
+    since: str | None = None  # the first day (YYYY-MM-DD); None: the whole history
+    until: str | None = None  # the last day, included; None: up to now
+
+    @property
+    def start(self) -> float:
+        return day_start(self.since)
+
+    @property
+    def end(self) -> float | None:
+        if self.until is None:
+            return None
+        return _midnight(datetime.strptime(self.until, "%Y-%m-%d").date() + timedelta(days=1))
+
+    def public(self) -> dict[str, Any]:
+        return {"since": self.since, "until": self.until, "whole_history": self.since is None}
+
+
+class BadDay(ValueError):
+    """A day that is not `YYYY-MM-DD`, or a window that ends before it starts."""
+
+    def __init__(self, which: str, value: str | None) -> None:
+        super().__init__(which)
+        self.which, self.value = which, value
+
+
+def window(
+    since: str | None, until: str | None, *, whole: bool = False, today: date | None = None
+) -> Window:
+    """The window asked for: from `since` (default: the last DEFAULT_DAYS days, or with
+    `whole` the whole history) to `until` (default: now). BadDay names what is wrong."""
+    since, until = _iso_day("since", since), _iso_day("until", until)
+    if since is None and not whole:
+        first = (today or date.today()) - timedelta(days=DEFAULT_DAYS - 1)
+        since = first.isoformat()
+    if since and until and until < since:
+        raise BadDay("order", until)
+    return Window(since, until)
+
+
+def _iso_day(which: str, value: str | None) -> str | None:
+    """`2026-11-1` as `2026-11-01` (days compare as text), or BadDay."""
+    if value is None:
+        return None
+    try:
+        return datetime.strptime(value, "%Y-%m-%d").date().isoformat()
+    except ValueError:
+        raise BadDay(which, value) from None
+
+
 def load_spend(
     ledger: LedgerStore | None,
-    since: str | None,
+    span: Window | None,
     runner: str | None = None,
     cap_atomic: int | None = None,
+    *,
+    with_tasks: bool = True,
 ) -> dict[str, Any]:
-    """The report from a ledger (None: this machine has none yet, so nothing was paid);
-    `runner` keeps one runner's share of a shared ledger; the cap section says what today's
-    exposure is against `cap_atomic` and which runner holds it."""
+    """The report of a window (None: the whole history) from a ledger (None: this machine has
+    none yet, so nothing was paid); `runner` keeps one runner's share of a shared ledger; the
+    cap section says today's exposure against `cap_atomic` and which runner holds it. The
+    per-task list is read only `with_tasks` (a terminal's summary does without it)."""
+    span = span or Window()
     if ledger is None:
-        return {**spend_report([], since, []), "cap": cap_section([], cap_atomic)}
-    midnight, start = cap_day_start(), day_start(since)
-    read = ledger.authorizations(since=min(start, midnight))  # one read serves both
-    auths = [a for a in read if a.signed_at >= start]
-    today = [a for a in read if a.signed_at >= midnight]
-    rows = ledger.submissions()
-    if runner is not None:
-        rows = [r for r in rows if r.runner == runner]
-        auths = [a for a in auths if a.runner == runner]
-    return {**spend_report(rows, since, auths), "cap": cap_section(today, cap_atomic)}
+        return {**spend_report([], window=span), "cap": cap_section([], cap_atomic)}
+    start, end = span.start, span.end
+    groups = ledger.spend_sums(start, end, runner)
+    rows = ledger.charges(start, end, runner) if with_tasks else []
+    exposed = [
+        a
+        for a in ledger.exposed_authorizations(start)
+        if (end is None or a.signed_at < end) and (runner is None or a.runner == runner)
+    ]
+    today = ledger.authorizations(since=cap_day_start())
+    report = spend_report(groups, rows, exposed, ledger.open_items(runner), window=span)
+    return {**report, "cap": cap_section(today, cap_atomic)}
 
 
 def cap_section(today: list[Authorization], cap_atomic: int | None) -> dict[str, Any]:
@@ -80,7 +147,7 @@ def cap_section(today: list[Authorization], cap_atomic: int | None) -> dict[str,
     }
 
 
-def outstanding(auths: list[Authorization], now: float) -> list[dict[str, Any]]:
+def outstanding(auths: Iterable[Authorization], now: float) -> list[dict[str, Any]]:
     """Signed (or held) authorizations not known spent, not void, not expired: money that may
     still leave, whatever the server said about them."""
     return [
@@ -101,60 +168,55 @@ def outstanding(auths: list[Authorization], now: float) -> list[dict[str, Any]]:
     ]
 
 
-def charged_rows(rows: list[Submission]) -> list[Submission]:
-    """Submissions whose money left: accepted with a proof, or refunded."""
-    return [
-        r
-        for r in rows
-        if r.status in (ACCEPTED, REFUNDED)
-        and r.amount_atomic
-        and r.method
-        and (r.has_proof or r.status == REFUNDED)
-    ]
-
-
 def spend_report(
-    rows: list[Submission],
-    since: str | None = None,
-    auths: list[Authorization] | None = None,
+    groups: list[SpendGroup],
+    rows: list[Submission] | None = None,
+    auths: Iterable[Authorization] = (),
+    open_rows: Iterable[Submission] = (),
+    *,
+    window: Window | None = None,
     now: float | None = None,
 ) -> dict[str, Any]:
     """The report as one JSON document; amounts are USD strings with 6 decimals."""
-    if since:
-        rows = [r for r in rows if _day(r) >= since]
-    charged = charged_rows(rows)
     at = time.time() if now is None else now
-    exposed = [a for a in auths or [] if a.exposed(at)]
-    paid = sum(r.amount_atomic or 0 for r in charged)
-    refunded = sum(r.refunded_atomic or 0 for r in charged)
-    by_day, by_rail = _sums(charged)
+    exposed = [a for a in auths if a.exposed(at)]
+    open_rows = list(open_rows)
+    paid = sum(g.paid_atomic for g in groups)
+    refunded = sum(g.refunded_atomic for g in groups)
+    by_day, by_rail, by_runner = _sums(groups)
     return {
+        "window": (window or Window()).public(),
         "total_usd": _usd(paid - refunded),
         "paid_usd": _usd(paid),
         "refunded_usd": _usd(refunded),
-        "paid_count": len(charged),
-        "refund_count": sum(1 for r in charged if r.refunded_atomic),
+        "paid_count": sum(g.charges for g in groups),
+        "refund_count": sum(g.refunds for g in groups),
         "by_day": {d: _summary(v) for d, v in sorted(by_day.items())},
         "by_rail": {m: _summary(v) for m, v in sorted(by_rail.items())},
         "by_method": {m: _usd(v[0] - v[1]) for m, v in sorted(by_rail.items())},
-        "tasks": [_task_line(r) for r in charged],
+        "by_runner": {m: _summary(v) for m, v in sorted(by_runner.items())},
+        "tasks": [_task_line(r) for r in rows or []],
         "outstanding_usd": _usd(sum(a.amount_atomic for a in exposed)),
         "outstanding": outstanding(exposed, at),
-        "unknown_outcome": [r.request_id for r in rows if r.status == UNKNOWN],
-        "awaiting_card": [r.request_id for r in rows if r.status == AWAITING_CARD],
+        "unknown_outcome": [r.request_id for r in open_rows if r.status == UNKNOWN],
+        "awaiting_card": [r.request_id for r in open_rows if r.status == AWAITING_CARD],
     }
 
 
-def _sums(charged: list[Submission]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
-    """[paid, refunded] in µUSD per day and per rail."""
-    by_day: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    by_rail: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for r in charged:
-        amount, refunded = r.amount_atomic or 0, r.refunded_atomic or 0
-        for key, table in ((_day(r), by_day), (r.method or "?", by_rail)):
-            table[key][0] += amount
-            table[key][1] += refunded
-    return by_day, by_rail
+Sums = dict[str, list[int]]
+
+
+def _sums(groups: list[SpendGroup]) -> tuple[Sums, Sums, Sums]:
+    """[paid, refunded] in µUSD per local day, per rail and per runner."""
+    by_day: Sums = defaultdict(lambda: [0, 0])
+    by_rail: Sums = defaultdict(lambda: [0, 0])
+    by_runner: Sums = defaultdict(lambda: [0, 0])
+    for g in groups:
+        keys = ((day_of(g.starts_at), by_day), (g.rail, by_rail), (g.runner or "-", by_runner))
+        for key, table in keys:
+            table[key][0] += g.paid_atomic
+            table[key][1] += g.refunded_atomic
+    return by_day, by_rail, by_runner
 
 
 def _summary(pair: list[int]) -> dict[str, str]:

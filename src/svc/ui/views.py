@@ -9,7 +9,6 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from svc.money import parse_usd
 from svc.numbers import instant
 from svc.origin import TrustedURL
 from svc.ui.guide import show_markdown, status_words
@@ -184,61 +183,14 @@ def dry_run(out: Output, doc: dict[str, Any]) -> None:
 
 
 def spend(out: Output, doc: dict[str, Any]) -> None:
-    """`svc spend`: the paid tasks, then totals by day and by rail (ledger rows are outside
-    text: a task id from a 202 is stored as it came). Amounts as people read them; JSON keeps
-    them exact."""
+    """`svc spend`: the summary first, the paid tasks with `--tasks` (svc.ui.views_spend),
+    then the outstanding authorizations (ledger rows are outside text: every cell is
+    cleaned). Amounts as people read them; JSON keeps them exact."""
+    from svc.ui.views_spend import draw
 
-    rows = [
-        [
-            item["day"],
-            item["task_id"] or "-",
-            item["rail"] or "-",
-            usd(item["amount_usd"]),
-            usd(item["refunded_usd"]) if parse_usd(item["refunded_usd"], "refunded_usd") else "",
-            item["request_id"],
-        ]
-        for item in doc["tasks"]
-    ]
-    money = Column("paid", right=True)
-    refunds = Column("refunded", right=True, drop=1)
-    day, rail = Column("day", drop=2), Column("rail", drop=3)
-    columns = (day, ID_COLUMN, rail, money, refunds, REQUEST_COLUMN)
-    out.table(columns, rows, title="paid tasks")
-    for title, key, label in (("by day", "by_day", "day"), ("by rail", "by_rail", "rail")):
-        sums = [
-            [name, usd(a["paid_usd"]), usd(a["refunded_usd"]), usd(a["net_usd"])]
-            for name, a in doc[key].items()
-        ]
-        right = [Column(heading, right=True) for heading in ("paid", "refunded", "net")]
-        out.table((label, *right), sums, title=title)
-    out.line(
-        "total: {total} net over {count} ({refunded} refunded)",
-        total=usd(doc["total_usd"]),
-        count=plural(doc["paid_count"], "paid task"),
-        refunded=usd(doc["refunded_usd"]),
-    )
-    cap = doc.get("cap") or {}
-    if cap.get("daily_cap_usd") or len(cap.get("by_runner") or {}) > 1:
-        cap_line(out, cap)
+    draw(out, doc)
     if doc.get("outstanding"):
         outstanding(out, doc)
-
-
-def cap_line(out: Output, cap: dict[str, Any]) -> None:
-    """Today's exposure against the daily cap, and (a shared ledger) who holds it."""
-    holders = ", ".join(f"{name} {usd(amount)}" for name, amount in cap["by_runner"].items())
-    template = "today: {exposed} exposed"
-    if cap.get("daily_cap_usd"):
-        fleet = cap.get("source") == "fleet ledger"
-        template += " of the fleet's daily cap {cap}" if fleet else " of the daily cap {cap}"
-    if holders:
-        template += " ({held})"
-    out.line(
-        template,
-        exposed=usd(cap["exposed_today_usd"]),
-        cap=usd(cap["daily_cap_usd"] or "0"),
-        held=holders,
-    )
 
 
 def _relative(stamp: object, now: float) -> str:

@@ -43,6 +43,23 @@ class Authorizations:
         )
         return [Authorization(**dict(row)) for row in rows]
 
+    def exposed_since(self, since: float) -> list[Authorization]:
+        """Held, live or refused ones signed since `since` (the caller drops the expired):
+        `svc spend`'s outstanding list, read without the spent ones of the window."""
+        rows = self.db.execute(
+            "SELECT * FROM authorizations WHERE signed_at >= ? AND status IN (?, ?, ?)"
+            " ORDER BY signed_at",
+            (since, *EXPOSED),
+        )
+        return [Authorization(**dict(row)) for row in rows]
+
+    def of_request(self, request_id: str) -> list[Authorization]:
+        """A request's authorizations, oldest first (a void one, then its successor)."""
+        rows = self.db.execute(
+            "SELECT * FROM authorizations WHERE request_id = ? ORDER BY id", (request_id,)
+        )
+        return [Authorization(**dict(row)) for row in rows]
+
     def exposure(self, since: float, now: float) -> int:
         row = self.db.execute(
             "SELECT COALESCE(SUM(amount_atomic - refunded_atomic), 0) FROM authorizations"

@@ -46,6 +46,10 @@ class Database(Protocol):
         """Which engine and where, for `svc doctor` (never a password)."""
         ...
 
+    def floor(self, expression: str) -> str:
+        """SQL for the integer floor of a non-negative number (the engines cast differently)."""
+        ...
+
     def missing_rights(self) -> list[str]:
         """What the ledger needs to do and may not (`table: RIGHT`, or the file's)."""
         ...

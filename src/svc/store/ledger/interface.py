@@ -19,6 +19,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from svc.store.ledger.books import SpendGroup
 from svc.store.ledger.rows import Authorization, Submission
 
 
@@ -79,6 +80,36 @@ class LedgerStore(Protocol):
 
     def exposure(self, since: float) -> int:
         """µUSD spent or still exposed (signed, not void, not expired) since `since`."""
+        ...
+
+    # --- the books (`svc spend`, exports, receipts): reads bounded by their window ----------
+    def spend_sums(
+        self, start: float, end: float | None = None, runner: str | None = None
+    ) -> list[SpendGroup]:
+        """The charges created in [start, end) (of one runner), summed in the engine by
+        quarter hour, rail and runner: counts and µUSD paid and refunded."""
+        ...
+
+    def charges(
+        self, start: float, end: float | None = None, runner: str | None = None
+    ) -> list[Submission]:
+        """The charged rows (accepted with a proof, or refunded) of [start, end), newest first."""
+        ...
+
+    def open_items(self, runner: str | None = None) -> list[Submission]:
+        """Rows with an unknown outcome or a card page waiting for a person, of any age."""
+        ...
+
+    def find(self, task_or_request_id: str) -> Submission | None:
+        """The row of a request id, else the newest row of a task id."""
+        ...
+
+    def exposed_authorizations(self, since: float) -> list[Authorization]:
+        """Authorizations signed since `since` still held, live or refused (expiry unchecked)."""
+        ...
+
+    def authorizations_of(self, request_id: str) -> list[Authorization]:
+        """One request's authorizations, oldest first."""
         ...
 
     # --- the lifecycle of a paid request (one transaction each) -----------------------------

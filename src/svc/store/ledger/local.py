@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from svc.store.ledger.authorizations import Authorizations, LiveAuth
+from svc.store.ledger.books import Books, SpendGroup
 from svc.store.ledger.cards import Cards
 from svc.store.ledger.database import Database as DatabaseLike
 from svc.store.ledger.fleet_settings import FleetSettings
@@ -62,6 +63,7 @@ class Ledger:
         self._cards = Cards(db)
         self._pins = Pins(db)
         self._settings = FleetSettings(db, runner)
+        self._books = Books(db)
 
     def close(self) -> None:
         self._db.close()
@@ -107,6 +109,30 @@ class Ledger:
     def exposure(self, since: float) -> int:
         """µUSD spent or still exposed (signed, not void, not expired) since `since`."""
         return self._auths.exposure(since, time.time())
+
+    # --- the books: a window's charges, summed in SQL ---------------------------------------
+
+    def spend_sums(
+        self, start: float, end: float | None = None, runner: str | None = None
+    ) -> list[SpendGroup]:
+        return self._books.sums(start, end, runner)
+
+    def charges(
+        self, start: float, end: float | None = None, runner: str | None = None
+    ) -> list[Submission]:
+        return self._books.charges(start, end, runner)
+
+    def open_items(self, runner: str | None = None) -> list[Submission]:
+        return self._books.open_items(runner)
+
+    def find(self, task_or_request_id: str) -> Submission | None:
+        return self._books.find(task_or_request_id)
+
+    def exposed_authorizations(self, since: float) -> list[Authorization]:
+        return self._auths.exposed_since(since)
+
+    def authorizations_of(self, request_id: str) -> list[Authorization]:
+        return self._auths.of_request(request_id)
 
     # --- the lifecycle of a paid request: each transition is one method ---------------------
 

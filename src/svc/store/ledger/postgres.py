@@ -48,10 +48,8 @@ def _in_postgres_words(ddl: str) -> str:
     return re.sub("|".join(map(re.escape, PG_TYPES)), lambda m: PG_TYPES[m.group(0)], ddl)
 
 
-SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS svc_schema (version INTEGER NOT NULL);\n"
-    + _in_postgres_words(SQLITE_SCHEMA)
-    + "CREATE INDEX IF NOT EXISTS submissions_created ON submissions(created_at);\n"
+SCHEMA = "CREATE TABLE IF NOT EXISTS svc_schema (version INTEGER NOT NULL);\n" + _in_postgres_words(
+    SQLITE_SCHEMA
 )
 
 # The tables the ledger needs, and what it does to them (for `svc doctor`'s rights check).
@@ -211,6 +209,10 @@ class PgDatabase:
     def describe(self) -> str:
         version = self.execute("SHOW server_version").fetchone()[0]
         return f"PostgreSQL {version} at {redacted(self.url)}"
+
+    def floor(self, expression: str) -> str:
+        """SQL for the integer floor of a number (a cast would round)."""
+        return f"CAST(FLOOR({expression}) AS BIGINT)"
 
     def missing_rights(self) -> list[str]:
         """`table: RIGHT` for every right the ledger needs and this role lacks."""

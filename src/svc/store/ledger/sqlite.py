@@ -51,6 +51,9 @@ CREATE TABLE IF NOT EXISTS submissions (
     updated_at   REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS submissions_task ON submissions(task_id);
+CREATE INDEX IF NOT EXISTS submissions_created ON submissions(created_at);
+CREATE INDEX IF NOT EXISTS submissions_open ON submissions(status)
+    WHERE status IN ('unknown', 'awaiting_card');
 CREATE TABLE IF NOT EXISTS recipients (
     base_url   TEXT NOT NULL,
     network    TEXT NOT NULL,
@@ -119,7 +122,11 @@ MIGRATIONS: dict[tuple[str, str], str] = {
 # The schema's version, as `svc doctor` reports it (both engines keep the same number).
 # 4: the `settings` table (a fleet's shared daily cap, issue 29.8).
 # 5: submissions.error_detail (a refusal's words for `svc tasks`, issue 30.5).
-SCHEMA_VERSION = 5
+# 6: submissions indexed by created_at, and the few with an open outcome by status: `svc
+#    spend` and the paid submit's same-task check read a window, never the whole history
+#    (issue 34.5). The status index is partial: a whole one led SQLite's planner to walk
+#    every accepted row for a window's sums instead of the window.
+SCHEMA_VERSION = 6
 
 
 def ledger_path() -> Path:
@@ -239,6 +246,10 @@ class Database:
 
     def describe(self) -> str:
         return f"SQLite {sqlite3.sqlite_version} at {self.path}"
+
+    def floor(self, expression: str) -> str:
+        """SQL for the integer floor of a non-negative number (a cast truncates: the same)."""
+        return f"CAST({expression} AS INTEGER)"
 
     def missing_rights(self) -> list[str]:
         import os
