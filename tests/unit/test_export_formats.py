@@ -7,7 +7,7 @@ import csv
 import io
 from decimal import Decimal
 
-from svc.engines.export import Entry
+from svc.engines.export_entry import Entry
 from svc.engines.export_formats import WRITERS
 from svc.store.spend import Window
 

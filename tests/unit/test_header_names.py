@@ -26,6 +26,7 @@ NAMES = {
 # The same words used for something else than a header.
 NOT_HEADERS = {
     ("cli/help_format.py", "DATE"),  # a metavar
+    ("engines/export_formats.py", "date"),  # a CSV column and a JSON entry's field
     ("mcp/human.py", "accept"),  # an MCP elicitation action
     ("pay/rails.py", "authorization"),  # the EIP-3009 authorization in an x402 payload
     ("pay/x402.py", "authorization"),

@@ -8,38 +8,14 @@ here and exact decimal strings in the files (svc/money.py formats them).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from svc.context import AppContext
+from svc.engines.export_entry import Entry
+from svc.engines.export_formats import WRITERS
 from svc.engines.settlement import payment_id, settlement_reference
 from svc.store.ledger import Submission
-from svc.store.spend import Window, day_of
+from svc.store.spend import Window
 
 FORMATS = ("csv", "beancount", "ledger", "json")
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One charge (a positive amount) or refund (negative): what left, or came back."""
-
-    kind: str  # "charge" | "refund"
-    at: float
-    rail: str
-    amount_atomic: int
-    request_id: str
-    task_id: str | None
-    reference: str | None  # the rail's settlement reference (svc.engines.settlement)
-    payment_id: str | None
-    runner: str | None
-    payer: str | None
-    recipient: str | None
-    network: str | None
-    asset: str | None
-    task: str  # the task's text as journaled (outside text: each writer escapes it)
-
-    @property
-    def day(self) -> str:
-        return day_of(self.at)
 
 
 def entries(app: AppContext, span: Window, runner: str | None = None) -> list[Entry]:
@@ -76,6 +52,4 @@ def _entry(row: Submission, kind: str, at: float, amount: int) -> Entry:
 
 def export(app: AppContext, fmt: str, span: Window, runner: str | None = None) -> str:
     """The window in one of FORMATS, as the text of a file."""
-    from svc.engines.export_formats import WRITERS
-
     return WRITERS[fmt](entries(app, span, runner), span)

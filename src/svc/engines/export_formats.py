@@ -15,7 +15,7 @@ import json
 import re
 from datetime import datetime
 
-from svc.engines.export import Entry
+from svc.engines.export_entry import Entry
 from svc.money import atomic_to_usd
 from svc.numbers import iso
 from svc.store.spend import Window

@@ -130,3 +130,7 @@ def pairs_table(rows: Iterable[tuple[str, object]]) -> Table:
         shown = yes_no(value) if isinstance(value, bool) else value  # people read yes/no
         table.add_row(Text(clean(key, 100, single_line=True), style="dim"), cell(shown))
     return table
+
+
+ID_COLUMN = Column("task id", whole=True)  # ids are copied from tables: never cut
+REQUEST_COLUMN = Column("request id", whole=True)

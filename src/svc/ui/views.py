@@ -11,19 +11,18 @@ from typing import TYPE_CHECKING, Any
 
 from svc.numbers import instant
 from svc.origin import TrustedURL
+from svc.ui import views_spend
 from svc.ui.guide import show_markdown, status_words
 from svc.ui.render import STATE_STYLES, event_line, server_now
 from svc.ui.render import task_panel as panel
 from svc.ui.sanitize import clean
-from svc.ui.tables import Column, Styled
+from svc.ui.tables import ID_COLUMN, REQUEST_COLUMN, Column, Styled
 from svc.ui.words import ago, plural, usd, usd_atomic
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
 
 RECENT_EVENTS = 10
-ID_COLUMN = Column("task id", whole=True)  # ids are copied from tables: never cut
-REQUEST_COLUMN = Column("request id", whole=True)
 # `svc tasks`: on a narrow terminal the task ids stay whole and the others give way (highest
 # `drop` first; the request id last, and `--json` always has it).
 TASK_LIST_COLUMNS = (
@@ -186,9 +185,7 @@ def spend(out: Output, doc: dict[str, Any]) -> None:
     """`svc spend`: the summary first, the paid tasks with `--tasks` (svc.ui.views_spend),
     then the outstanding authorizations (ledger rows are outside text: every cell is
     cleaned). Amounts as people read them; JSON keeps them exact."""
-    from svc.ui.views_spend import draw
-
-    draw(out, doc)
+    views_spend.draw(out, doc)
     if doc.get("outstanding"):
         outstanding(out, doc)
 

@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
 from svc.money import parse_usd, usd_to_atomic
-from svc.ui.tables import Column
+from svc.ui.tables import ID_COLUMN, REQUEST_COLUMN, Column
 from svc.ui.words import plural, usd, usd_atomic
 
 if TYPE_CHECKING:
@@ -117,8 +117,6 @@ def _sums(out: Output, sums: dict[str, dict[str, str]], label: str) -> None:
 
 def _tasks(out: Output, tasks: list[dict[str, Any]]) -> None:
     """Every paid task of the window (the pager takes a long list)."""
-    from svc.ui.views import ID_COLUMN, REQUEST_COLUMN
-
     rows = [
         [
             item["day"],
