@@ -105,17 +105,18 @@ class AppContext:
         task client, secret store (or `secrets`) and prompts, but never its ledger: each context
         (each worker thread) opens its own SQLite link.
         """
-        child = AppContext(
-            replace(self.settings, **settings),
-            report or self.report,
-            self._config,
-            prompts=self.prompts,
-        )
+        child = self._sibling(replace(self.settings, **settings), report or self.report)
         child.payment_approver = self.payment_approver
         child._http, child._tasks = self.http, self.tasks
         child._secrets = secrets if secrets is not None else self.secrets
         child._cap, child._cap_lock = self._cap, self._cap_lock
         return child
+
+    def _sibling(self, settings: Settings, report: Reporter) -> AppContext:
+        """A new context of this kind for with_overrides(): a face's subclass whose rules live
+        in its methods (the library's approve() and trust_recipient) keeps them in a batch's
+        workers."""
+        return AppContext(settings, report, self._config, prompts=self.prompts)
 
     @property
     def http(self) -> Http:

@@ -64,6 +64,17 @@ class PaidRecord:
         with self._lock:
             return self._paid.get(request_id)
 
+    def only(self, request_id: str | None) -> PaidRecord:
+        """A record of this one request alone: a batch line's error is settled against what
+        that line paid, not what the whole run paid (svc.Client.submit_many)."""
+        narrowed = PaidRecord()
+        with self._lock:
+            if request_id in self._paid:
+                narrowed._paid[request_id] = self._paid[request_id]
+                if request_id in self._earlier:
+                    narrowed._earlier.add(request_id)
+        return narrowed
+
     def requests(self) -> list[PaidRequest]:
         with self._lock:
             return [

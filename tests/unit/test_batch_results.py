@@ -8,7 +8,7 @@ import json
 import queue
 import threading
 
-from svc.engines.batch import _Results, _work
+from svc.engines.batch import Options, _Results, _work
 from svc.engines.batch_file import Line
 from svc.ui.batch import BatchLines
 from svc.ui.output import Output
@@ -41,7 +41,7 @@ def test_a_line_whose_result_failed_to_be_written_still_gets_one(monkeypatch: ob
 
     monkeypatch.setattr(batch, "_submit_line", fake_submit)  # type: ignore[attr-defined]
     monkeypatch.setattr(batch, "_worker_context", lambda parent, secrets: _NoLedger())  # type: ignore[attr-defined]
-    worker = threading.Thread(target=_work, args=(None, None, jobs, results, None))
+    worker = threading.Thread(target=_work, args=(None, None, jobs, results, Options()))
     worker.start()
     worker.join(10)
     lines = [json.loads(line) for line in out.getvalue().splitlines()]

@@ -16,6 +16,7 @@ submit may be cancelled, so you know the id to resume with.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -25,7 +26,7 @@ from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from svc.client._sync import Client
+from svc.client._sync import BATCH_CONCURRENCY, Client
 
 if TYPE_CHECKING:
     from svc.client._context import Approver
@@ -133,15 +134,33 @@ class AsyncClient:
         )
 
     async def submit_many(
-        self, lines: Iterable[Mapping[str, Any]], *, email: str | None = None
+        self,
+        lines: Iterable[Mapping[str, Any]] | str | os.PathLike[str],
+        *,
+        email: str | None = None,
+        concurrency: int = BATCH_CONCURRENCY,
+        skip_bad_lines: bool = False,
+        pay: str | None = None,
+        max_price: Decimal | str | None = None,
+        trust_recipient: bool = False,
     ) -> AsyncIterator[BatchResult]:
-        """`Client.submit_many`: every line checked first, then submitted in order."""
-        results = await self._run(partial(self.sync.submit_many, list(lines), email=email))
-        while True:
-            result = await self._run(partial(next, results, None))
-            if result is None:
-                return
-            yield result
+        """`Client.submit_many`: the batch runs in threads of its own; each result is awaited
+        in a worker thread. Leave early through `contextlib.aclosing` (or `aclose()`): no new
+        line is sent, and it returns once the lines in flight finish."""
+        run = self.sync._batch(
+            lines,
+            email=email,
+            concurrency=concurrency,
+            skip_bad_lines=skip_bad_lines,
+            pay=pay,
+            max_price=max_price,
+            trust_recipient=trust_recipient,
+        )
+        try:
+            while (result := await self._run(run.next)) is not None:
+                yield result
+        finally:
+            await asyncio.get_running_loop().run_in_executor(None, run.stop)
 
     async def get(self, task_id: str) -> Task:
         return await self._run(partial(self.sync.get, task_id))

@@ -23,11 +23,18 @@ def one_call() -> Iterator[paid_record.PaidRecord]:
         try:
             yield paid
         except SvcError as error:
-            paid.settle(error)
-            if paid.requests():
-                error.data["paid"] = paid.as_json()
-            _scrub(error)
+            settled(error, paid)
             raise
+
+
+def settled(error: SvcError, paid: paid_record.PaidRecord) -> SvcError:
+    """`error` settled against what `paid` holds, naming it, and scrubbed (also a batch
+    line's error, against what that line paid)."""
+    paid.settle(error)
+    if paid.requests():
+        error.data["paid"] = paid.as_json()
+    _scrub(error)
+    return error
 
 
 def _scrub(error: SvcError) -> None:

@@ -21,7 +21,7 @@ from svc.errors import UsageError
 from svc.money import atomic_to_usd
 from svc.origin import origin_of
 from svc.pay.policy import offer_in_question
-from svc.report import LogReporter
+from svc.report import LogReporter, Reporter
 from svc.settings import Settings, daily_cap, ledger_url, profile_name, resolve, usd_amount
 from svc.store.config import ConfigFile
 from svc.store.secrets import SecretStore
@@ -115,6 +115,15 @@ class LibraryContext(AppContext):
         self.payment_approver = self._approver() if approve is not None else None
         # adapter until AppContext takes the secret store's warn (issue 32): never stderr
         self._secrets = SecretStore(warn=lambda text: log_line("warning", text))
+
+    def _sibling(self, settings: Settings, report: Reporter) -> AppContext:
+        """A batch worker's context (engines/batch): the same approve() and trust, so each
+        line of submit_many is approved as a submit is."""
+        child = LibraryContext(
+            settings, self.config, approve=self.approve, trust_recipient=self.trust_recipient
+        )
+        child.report = report
+        return child
 
     def policy(
         self, *, max_price_usd: object = None, trust_recipient: bool = False

@@ -22,14 +22,17 @@ the engines (httpx, pydantic) load when a Client is built (_work.py).
 from __future__ import annotations
 
 TYPE_CHECKING = False  # as in svc/__init__.py: `from svc import Client` loads no typing
+BATCH_CONCURRENCY = 8  # engines.batch.DEFAULT_CONCURRENCY, as `svc submit --from` (a test checks)
 
 if TYPE_CHECKING:
+    import os
     import threading
     from collections.abc import Iterable, Iterator, Mapping
     from decimal import Decimal
     from types import TracebackType
     from typing import Any
 
+    from svc.client._batch import BatchRun
     from svc.client._context import Approver, LibraryContext
     from svc.client.types import (
         BatchResult,
@@ -137,16 +140,37 @@ class Client:
         )
 
     def submit_many(
-        self, lines: Iterable[Mapping[str, Any]], *, email: str | None = None
+        self,
+        lines: Iterable[Mapping[str, Any]] | str | os.PathLike[str],
+        *,
+        email: str | None = None,
+        concurrency: int = BATCH_CONCURRENCY,
+        skip_bad_lines: bool = False,
+        pay: str | None = None,
+        max_price: Decimal | str | None = None,
+        trust_recipient: bool = False,
     ) -> Iterator[BatchResult]:
-        """Submit the tasks of a batch file's lines ({"task", "email"?, "request_id"?}), one
-        result per line, in order. Every line is checked before the first is paid (a bad one
-        is a UsageError naming it, nothing sent); a line without a request id gets the one
-        `svc submit --from` derives, so the same lines again pay nothing twice. A line that
-        fails is a result with its error; the others go on."""
-        from svc.client import _work
+        """Submit many tasks as `svc submit --from` does: `lines` are batch-file lines
+        ({"task", "email"?, "request_id"?}) or the path of a JSON-lines file. Every line is
+        checked before anything is paid: a bad one refuses the whole run (UsageError naming
+        every bad line, nothing sent) unless `skip_bad_lines`, which sends the good ones and
+        yields the bad as `invalid` results. Then `concurrency` lines at a time (1 to 64),
+        each paid at most once and approved as a submit is (`approve`, the caps); a result
+        per line as it finishes (not in order). A line without a request id gets the one
+        `svc submit --from` derives, so the same lines again pay nothing twice. Closing the
+        iterator early sends no new line and returns once the lines in flight finish."""
+        from svc.client import _batch
 
-        return _work.submit_many(self.submit, lines, email or self.settings.email)
+        run = self._batch(
+            lines,
+            email=email,
+            concurrency=concurrency,
+            skip_bad_lines=skip_bad_lines,
+            pay=pay,
+            max_price=max_price,
+            trust_recipient=trust_recipient,
+        )
+        return _batch.results(run)
 
     def get(self, task_id: str) -> Task:
         """The task as the service has it now, with its events (one free poll)."""
@@ -225,6 +249,30 @@ class Client:
         from svc.client import _work
 
         return _work.changes(self._app, task_ids, interval, stop)
+
+    def _batch(
+        self,
+        lines: Iterable[Mapping[str, Any]] | str | os.PathLike[str],
+        *,
+        email: str | None,
+        concurrency: int,
+        skip_bad_lines: bool,
+        pay: str | None,
+        max_price: Decimal | str | None,
+        trust_recipient: bool,
+    ) -> BatchRun:
+        from svc.client import _batch
+
+        return _batch.prepared(
+            self._contexts,
+            lines,
+            email=email,
+            concurrency=concurrency,
+            skip_bad_lines=skip_bad_lines,
+            pay=pay,
+            max_price=max_price,
+            trust_recipient=trust_recipient,
+        )
 
     def _release_thread(self) -> None:
         """Close the context of a thread that ends (AsyncClient's watch scheduler)."""

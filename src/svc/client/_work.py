@@ -7,10 +7,8 @@ fail runs in `one_call()`: its own record of what it paid, settled onto its erro
 
 from __future__ import annotations
 
-import io
-import json
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -25,16 +23,15 @@ from svc.client._context import (
 )
 from svc.client._contexts import Contexts
 from svc.client._reply import reply_body, tell_secrets
-from svc.client.types import BatchResult, Submission, Task
+from svc.client.types import Submission, Task
 from svc.engines import submit as submit_engine
 from svc.engines.auth import free_call_auth
-from svc.engines.batch_file import Line, parse_lines
 from svc.engines.changes import TaskChange
 from svc.engines.task_state import remember
 from svc.engines.types import TaskDetail
 from svc.engines.validate import task_body
 from svc.engines.watch import Follower
-from svc.errors import SvcError, UsageError
+from svc.errors import UsageError
 from svc.replies import Answer
 from svc.settings import Settings, usd_amount
 from svc.store.config import ConfigFile
@@ -99,34 +96,6 @@ def _refuse_duplicate(app: LibraryContext, body: dict[str, Any]) -> None:
         hint=f"resume the earlier one with request_id={earlier.request_id!r}, or pass "
         "allow_duplicate=True to pay for it again on purpose",
     )
-
-
-def checked_lines(lines: Iterable[Mapping[str, Any]], email: str | None) -> list[Line]:
-    """The lines through the batch file's own reader and rules (engines/batch_file): the first
-    bad one raised, naming its number, before anything is paid; a line without a request id
-    gets the id `svc submit --from` derives, so the same lines again pay nothing twice."""
-    text = "".join(json.dumps(dict(line), ensure_ascii=False) + "\n" for line in lines)
-    checked: list[Line] = []
-    for item in parse_lines(io.BytesIO(text.encode("utf-8", "surrogatepass")), email):
-        if isinstance(item, UsageError):
-            raise item
-        checked.append(item)
-    return checked
-
-
-def submit_many(
-    submit_line: Callable[..., Task], lines: Iterable[Mapping[str, Any]], email: str | None
-) -> Iterator[BatchResult]:
-    """Each checked line through `submit_line` (Client.submit: one call each, its own paid
-    record); a line that fails is a result with its error, and the others go on."""
-    for index, line in enumerate(checked_lines(lines, email)):
-        body, rid = line.body, line.request_id
-        try:
-            task = submit_line(body["task"], body["email"], request_id=rid)
-        except SvcError as error:
-            yield BatchResult(index, rid, "failed", error=error)
-        else:
-            yield BatchResult(index, rid, "submitted", task=task)
 
 
 def get(app: LibraryContext, task_id: str) -> Task:

@@ -18,7 +18,7 @@ from svc import redact
 from svc.api.models import InfoRequest, TaskEvent
 from svc.api.models import Task as TaskObject
 from svc.engines.asks import ask_kind, looks_secret, plain_payload
-from svc.errors import ProtocolError
+from svc.errors import ProtocolError, SvcError
 from svc.money import AmountError, parse_usd
 
 __all__ = [
@@ -186,18 +186,28 @@ class PaymentOffer:
     previous_pay_to: str | None = None
 
 
-BatchOutcome = Literal["submitted", "failed"]
+BatchOutcome = Literal["submitted", "already_accepted", "failed", "invalid"]
 
 
 @dataclass(frozen=True)
 class BatchResult:
-    """One line of `submit_many`: its task (submitted) or its error (failed), in input order."""
+    """One line of `submit_many`, as it finishes (not in input order): `submitted` with its
+    `task` (paid now, or its journaled proof re-sent: `task.submission.replayed`),
+    `already_accepted` (the ledger holds it accepted: not sent again; `task_id` only),
+    `failed` with its `error` (settled as a submit's: `error.data["paid"]` if this line
+    paid), or `invalid` (a bad line, never sent; only with skip_bad_lines)."""
 
-    index: int
+    line: int  # 1-based: the line's place among the lines given, or its line in the file
     request_id: str | None
     outcome: BatchOutcome
     task: Task | None = None
-    error: Exception | None = None
+    task_id: str | None = None
+    error: SvcError | None = None
+
+    @property
+    def index(self) -> int:
+        """The line's 0-based place among the lines given (a file's line number - 1)."""
+        return self.line - 1
 
 
 class _Document(BaseModel):

@@ -33,7 +33,7 @@ from typing import IO, TYPE_CHECKING, Any, Protocol, cast
 
 from svc.context import AppContext
 from svc.engines.batch_file import BatchSource, Line, bad_line, check, parse_lines
-from svc.engines.submit import submit
+from svc.engines.submit import SubmitResult, submit
 from svc.errors import ExitCode, Interrupted, LedgerUnavailableError, SvcError, UsageError
 from svc.report import QuietReporter
 from svc.store.ledger import PayState, Submission
@@ -75,17 +75,26 @@ class Options:
     # Asked on a terminal before the first payment: pay up to this many lines? (--yes: None)
     confirm: Callable[[int], bool] | None = None
     resume: str = "svc submit --from FILE"  # the command that resumes an interrupted batch
+    # Set by a face whose reader went away (svc.Client.submit_many closed early): no new line
+    # is sent, the lines in flight finish and report (each is journaled: a re-run resumes it).
+    stop: threading.Event | None = None
+
+    def stopped(self) -> bool:
+        return self.stop is not None and self.stop.is_set()
 
 
 @dataclass(frozen=True)
 class LineResult:
     """One line's result: `doc` is its result line (what `--json` prints), `error` why it
-    failed (its code and exit code), None when it was accepted, replayed or skipped."""
+    failed (its code and exit code), None when it was accepted, replayed or skipped;
+    `submitted` what the submit engine returned (a face that builds its own result: the
+    library's Task with its rail and billing line)."""
 
     line: int
     outcome: str  # accepted | replayed | already_accepted | invalid | error
     doc: dict[str, Any]
     error: SvcError | None = None
+    submitted: SubmitResult | None = None  # accepted or replayed: the submit engine's result
 
 
 @dataclass
@@ -151,15 +160,20 @@ class _Results:
         self.summary = Summary()
         self._lock = threading.Lock()
 
-    def add(self, doc: dict[str, Any], error: SvcError | None = None) -> None:
-        result = LineResult(int(doc["line"]), str(doc["outcome"]), doc, error)
+    def add(
+        self,
+        doc: dict[str, Any],
+        error: SvcError | None = None,
+        submitted: SubmitResult | None = None,
+    ) -> None:
+        result = LineResult(int(doc["line"]), str(doc["outcome"]), doc, error, submitted)
         with self._lock:
             self.summary.count(result)
             self.sink.result(result, self.summary)
 
     def invalid(self, error: SvcError) -> None:
         """A bad line (never sent), named by its number."""
-        self.add({"line": error.body["line"], "outcome": "invalid", **error.to_json()})
+        self.add({"line": error.body["line"], "outcome": "invalid", **error.to_json()}, error)
 
     def finish(self) -> None:
         self.sink.finish(self.summary)
@@ -206,13 +220,18 @@ def _accepted_row(app: AppContext, request_id: str) -> Submission | None:
     return row if row is not None and row.task_id and row.status == PayState.ACCEPTED else None
 
 
-def run_batch(app: AppContext, path: str, options: Options, sink: BatchSink) -> Summary:
+def run_batch(
+    app: AppContext, path: str | BatchSource, options: Options, sink: BatchSink
+) -> Summary:
     """Check the file whole, then submit every good line; what happened, line by line to
     `sink` and in sum. Bad lines hold the whole file back (`Summary.held`) unless
-    `options.skip_bad_lines`."""
+    `options.skip_bad_lines`. `path` may be a BatchSource the face made (a program's lines);
+    it is closed here either way."""
     if not 1 <= options.concurrency <= MAX_CONCURRENCY:
+        if isinstance(path, BatchSource):
+            path.close()
         raise UsageError(f"the concurrency must be between 1 and {MAX_CONCURRENCY}")
-    source = BatchSource(path)
+    source = path if isinstance(path, BatchSource) else BatchSource(path)
     try:
         with source.open() as stream:
             checked = check(stream, options.default_email)
@@ -273,8 +292,10 @@ class _Sending:
             worker.start()
         try:
             found = self._feed(stream, jobs)  # the bad lines and the good ones
-            self.results.sink.total(found, self.results.summary)
-            _stop(workers, jobs, grace=None, drain=False)  # a signal here is one too
+            stopped = self.options.stopped()
+            if not stopped:
+                self.results.sink.total(found, self.results.summary)
+            _stop(workers, jobs, grace=None, drain=stopped)  # a signal here is one too
         except KeyboardInterrupt:  # the journal is consistent; the same command resumes it
             source.keep()
             _stop(workers, jobs, grace=INTERRUPT_GRACE_SECONDS)
@@ -292,6 +313,8 @@ class _Sending:
         """Queue each line for a worker; a line the ledger knows as accepted is not sent."""
         total = good = 0
         for parsed in parse_lines(stream, self.options.default_email):
+            if self.options.stopped():
+                break
             total += 1
             good += isinstance(parsed, Line)
             item = parsed
@@ -360,6 +383,8 @@ def _work(
     ctx = _worker_context(parent, secrets)
     try:
         while (line := jobs.get()) is not None:
+            if options.stopped():
+                continue  # queued, never sent: dropped as an interrupt drops it
             try:
                 _submit_line(ctx, line, results, options)
             except BaseException as exc:  # its result could not be written: a plain one
@@ -419,5 +444,6 @@ def _submit_line(ctx: AppContext, line: Line, results: _Results, options: Option
                 "task_id": result.task.get("id"),
                 "state": result.task.get("state"),
                 "task": result.task,
-            }
+            },
+            submitted=result,
         )

@@ -22,12 +22,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -214,29 +214,37 @@ def _regular_file(path: str) -> bool:
         return True  # let the open say why, in one line
 
 
-class BatchSource:
-    """A batch file that can be read twice: the file itself, or standard input copied first
-    to a private (0600) file in the data directory. `keep()` leaves that copy in place (an
-    interrupted batch names it in its resume command)."""
+def _chunks(stream: IO[bytes]) -> Iterator[bytes]:
+    return iter(partial(stream.read, CHUNK), b"")
 
-    def __init__(self, path: str) -> None:
+
+class BatchSource:
+    """A batch file that can be read twice: the file itself, or standard input (or `lines`
+    a program hands in: svc.Client.submit_many) copied first to a private (0600) file in the
+    data directory. `keep()` leaves that copy in place (an interrupted batch names it in its
+    resume command)."""
+
+    def __init__(self, path: str, lines: Iterable[bytes] | None = None) -> None:
         self.given = path
         self._spooled: Path | None = None
-        if path == "-":
-            self.path = self._spool(sys.stdin.buffer)
+        if lines is not None:
+            self.path = self._spool(lines)
+        elif path == "-":
+            self.path = self._spool(_chunks(sys.stdin.buffer))
         elif _regular_file(path):
             self.path = Path(path)
         else:  # a pipe (`--from <(gen)`, a FIFO) reads once: the check would drain it
             with _open_batch(path, path) as stream:
-                self.path = self._spool(stream)
+                self.path = self._spool(_chunks(stream))
 
-    def _spool(self, source: IO[bytes]) -> Path:
+    def _spool(self, chunks: Iterable[bytes]) -> Path:
         name = None
         try:
             folder = ensure_private_dir(data_dir())
             fd, name = tempfile.mkstemp(prefix="batch-stdin-", suffix=".jsonl", dir=folder)
             with os.fdopen(fd, "wb") as copy:
-                shutil.copyfileobj(source, copy, CHUNK)
+                for chunk in chunks:
+                    copy.write(chunk)
         except BaseException as exc:  # a full disk, a Ctrl-C on a slow pipe: no copy left
             if name is not None:
                 Path(name).unlink(missing_ok=True)
