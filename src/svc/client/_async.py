@@ -163,30 +163,39 @@ class AsyncClient:
             await asyncio.get_running_loop().run_in_executor(None, run.stop)
 
     async def get(self, task_id: str) -> Task:
+        """`Client.get`: the task as the service answers it now (a free call)."""
         return await self._run(partial(self.sync.get, task_id))
 
     async def reply(self, task_id: str, answer: Answer) -> Task:
+        """`Client.reply`: a neutral answer to the task's ask, checked as the CLI checks it."""
         return await self._run(partial(self.sync.reply, task_id, answer))
 
     async def pay_card(self, request_id: str | None = None) -> Task:
+        """`Client.pay_card`: finish a saved card payment and send its request."""
         return await self._run(partial(self.sync.pay_card, request_id))
 
     async def quote(self, goal: str, **fields: Any) -> Quote:
+        """`Client.quote`: the free advisor's quote for a goal."""
         return await self._run(partial(self.sync.quote, goal, **fields))
 
     async def guide(self, goal: str) -> Guide:
+        """`Client.guide`: the free advisor's guide for a goal."""
         return await self._run(partial(self.sync.guide, goal))
 
     async def tasks(self, *, limit: int = 50, refresh: bool = False) -> list[TaskRow]:
+        """`Client.tasks`: the tasks this machine's ledger knows, newest first."""
         return await self._run(partial(self.sync.tasks, limit=limit, refresh=refresh))
 
     async def spend(self, *, since: str | None = None) -> Spend:
+        """`Client.spend`: what the ledger says was paid."""
         return await self._run(partial(self.sync.spend, since=since))
 
     async def doctor(self) -> DoctorReport:
+        """`Client.doctor`: every check of `svc doctor`; a failure is a finding."""
         return await self._run(self.sync.doctor)
 
     def watch(self, task_id: str, *, interval: float | None = None) -> AsyncIterator[TaskChange]:
+        """One task's changes until it is final or asks something (`watch_many` of one)."""
         return self.watch_many([task_id], interval=interval)
 
     async def watch_many(
@@ -227,18 +236,23 @@ class AsyncIdentity:
         self._sync = client.sync.identity
 
     async def status(self) -> IdentityStatus:
+        """`Client.identity.status`: the stored agent credential, as data."""
         return await self._client._run(self._sync.status)
 
     async def register(self, *, email: str | None = None, force: bool = False) -> IdentityStatus:
+        """`Client.identity.register`: a new agent credential (for `email`, or anonymous)."""
         return await self._client._run(partial(self._sync.register, email=email, force=force))
 
     async def claim(self, *, email: str | None = None, code: str | None = None) -> IdentityStatus:
+        """`Client.identity.claim`: without `code`, HumanNeeded with the claim link as data."""
         return await self._client._run(partial(self._sync.claim, email=email, code=code))
 
     async def refresh(self) -> IdentityStatus:
+        """`Client.identity.refresh`: a fresh token for the stored credential."""
         return await self._client._run(self._sync.refresh)
 
     async def logout(self) -> bool:
+        """`Client.identity.logout`: forget the stored credential; False if there was none."""
         return await self._client._run(self._sync.logout)
 
 
