@@ -1,0 +1,66 @@
+"""The CLI's words for an error's next step (svc.next_step): the flags and commands a person
+types. These are the texts the engines used to hold; the e2e tests pin them byte for byte."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+
+from svc import next_step
+from svc.errors import SvcError
+from svc.next_step import Next, Renderer
+
+RESUME_TASK_CHARS = 200  # longer task texts are named by file in a resume command
+
+
+def resume_command(request_id: str, email: str, task: str) -> str:
+    """The exact command that resumes a request without paying again."""
+    shown = shlex.quote(task) if len(task) <= RESUME_TASK_CHARS else "--file <the same task file>"
+    return f"svc submit --request-id {request_id} --email {shlex.quote(email)} {shown}"
+
+
+def _resume(nxt: Next) -> str:
+    return resume_command(nxt.fact("request_id"), nxt.fact("email"), nxt.fact("task"))
+
+
+def _rails(nxt: Next) -> str:
+    return " or ".join(f"--pay {rail}" for rail in nxt.fact("rails").split(","))
+
+
+WORDS: Mapping[str, Renderer] = {
+    "raise_max_price": lambda _: "--max-price or `svc config set max_price_usd`",
+    "raise_max_price_terms": lambda _: (
+        "--max-price or `svc config set max_price_usd`, allowed_networks, allowed_assets"
+    ),
+    "choose_rail": _rails,
+    "allow_rail": lambda _: (
+        "`svc config set allowed_rails x402,mpp,card` or pay with another --pay"
+    ),
+    "trust_recipient": lambda _: "--trust-recipient",
+    "resume_submit": _resume,
+    "resume_on_base_url": lambda nxt: (
+        f"--base-url {nxt.fact('base_url')}, or submit with a new --request-id"
+    ),
+    "resume_on_runner": lambda nxt: (
+        f"resume it on {nxt.fact('runner')} with the same "
+        f"--request-id, or see `svc tasks --runner {nxt.fact('runner')}`"
+    ),
+    "see_tasks": lambda _: "see `svc tasks`",
+    "card_not_waiting": lambda _: (
+        "see `svc tasks`; a card payment starts with `svc submit --pay card`"
+    ),
+    "raise_daily_cap": lambda _: "see `svc spend`; raise it with `svc config set daily_cap_usd`",
+    "start_card": lambda _: "svc submit --pay card",
+    "resume_card": lambda nxt: f"svc pay card {nxt.fact('request_id')}",
+}
+
+
+def present(error: SvcError) -> None:
+    """The error's hint in the CLI's words (in place: the line and the JSON object say it)."""
+    next_step.present(error, WORDS)
+
+
+def words(nxt: Next) -> str:
+    """A next step outside an error (a warning's), in the CLI's words."""
+    renderer = WORDS.get(nxt.action)
+    return nxt.words(renderer(nxt)) if renderer else nxt.neutral
