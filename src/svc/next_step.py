@@ -42,7 +42,10 @@ NEUTRAL: Mapping[str, str] = MappingProxyType(
         ),
         "raise_daily_cap": "see the spend; raise it with the daily_cap_usd setting",
         "start_card": "a new submit paid by card",
-        "resume_card": "a resume of the card payment of request {request_id}",
+        "resume_card": "a resume of the saved card payment",
+        "claim_with_code": "claim the credential with the code the page shows",
+        "list_ledger": "the ledger's full task list holds the task and request ids",
+        "force_forget": ("these rows are what the spend reads; forcing removes them all the same"),
     }
 )
 

@@ -30,15 +30,10 @@ ALLOWED = {
     ("engines/asks.py", "summarize"): "the stop line's reply and watch commands",
     ("engines/asks.py", "_plain"): "the stop line's reply command for a plain ask",
     ("engines/asks.py", "_structured"): "the stop line's reply command for a form",
-    # The batch's resume line: its default; the CLI face sets its own.
-    ("engines/batch.py", "Options"): "the resume command of an interrupted batch",
     ("engines/batch_file.py", "_submission"): "a line without e-mail names --email",
-    ("engines/claim.py", "ClaimCeremony.run"): "the claim's hint names `--code`",
     ("pay/mpp.py", "SptSource.token"): "`svc config set spt_file` (a setting's how-to)",
     ("engines/advisor.py", "_neither"): "`svc config set spt_file`, `svc guide GOAL`",
-    ("engines/forget.py", "named"): "`svc tasks --all` lists ids",
     ("engines/forget.py", "matching"): "prune's --gone/--refused",
-    ("engines/forget.py", "refuse_money"): "--force keeps a charge from being forgotten",
     ("engines/receipt.py", "receipt_document"): "`svc tasks` in two hints",
     # The window's bounds are named by the face that parses them (CLI flags, MCP arguments).
     ("engines/spend.py", "spend_window"): "--since/--until: default names of the bounds",
@@ -56,7 +51,6 @@ ALLOWED = {
     # The one resume that is a warning, not an error: a Reporter takes text only.
     ("engines/submit.py", "_resume_words"): "a warning's resume command",
     ("engines/submit.py", "<module>"): "RAIL_HINTS: `svc wallet address` for x402",
-    ("pay/card.py", "CardCheckout.wait"): "`svc pay card` after the page",
     ("pay/daily_cap.py", "set_for_fleet"): "`--fleet`: the CLI is this setter's only face",
     ("pay/wallet.py", "<module>"): "GET_A_WALLET: `svc wallet create`",
     ("pay/wallet.py", "load_signer"): "`svc wallet import`, `svc guide`",

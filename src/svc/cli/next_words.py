@@ -51,7 +51,14 @@ WORDS: Mapping[str, Renderer] = {
     ),
     "raise_daily_cap": lambda _: "see `svc spend`; raise it with `svc config set daily_cap_usd`",
     "start_card": lambda _: "svc submit --pay card",
-    "resume_card": lambda nxt: f"svc pay card {nxt.fact('request_id')}",
+    "resume_card": lambda nxt: " ".join(
+        filter(None, ("svc pay card", nxt.facts.get("request_id")))
+    ),
+    "claim_with_code": lambda _: "run: svc identity claim --code CODE",
+    "list_ledger": lambda _: "`svc tasks --all` lists the task and request ids it holds",
+    "force_forget": lambda _: (
+        "these rows are what `svc spend` reads; add --force to remove them all the same"
+    ),
 }
 
 

@@ -40,7 +40,16 @@ WORDS: Mapping[str, Renderer] = {
         "see spend(); raise it with Client(daily_cap=...) or the daily_cap_usd setting"
     ),
     "start_card": lambda _: 'submit(..., pay="card")',
-    "resume_card": lambda nxt: f"pay_card({nxt.fact('request_id')!r})",
+    "resume_card": lambda nxt: (
+        f"pay_card({nxt.facts.get('request_id', '')!r})"
+        if nxt.facts.get("request_id")
+        else "pay_card()"
+    ),
+    "claim_with_code": lambda _: "identity.claim(code=...) with the code the page shows",
+    "list_ledger": lambda _: "tasks() lists the task and request ids the ledger holds",
+    "force_forget": lambda _: (
+        "these rows are what spend() reads; forcing removes them all the same"
+    ),
 }
 
 

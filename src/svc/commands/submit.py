@@ -19,6 +19,7 @@ from typing import Any
 import typer
 
 from svc import paid_record
+from svc.cli import next_words
 from svc.cli.app import current
 from svc.cli.inputs import open_binary_source, payment_flags, read_text_source
 from svc.cli.next_words import resume_command
@@ -251,6 +252,7 @@ def _run_batch(opts: SubmitOptions, app: FaceContext, path: str) -> int:
         skip_bad_lines=opts.skip_bad_lines,
         confirm=None if opts.yes else _batch_confirmation(app, opts),
         resume=_batch_resume(opts),
+        present=next_words.present,
     )
     summary = run_batch(app, path, options, BatchLines(app.output))
     return _batch_exit(app, summary, opts.skip_bad_lines)
