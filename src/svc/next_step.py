@@ -43,6 +43,18 @@ NEUTRAL: Mapping[str, str] = MappingProxyType(
         "raise_daily_cap": "see the spend; raise it with the daily_cap_usd setting",
         "start_card": "a new submit paid by card",
         "resume_card": "a resume of the saved card payment",
+        # A wallet or a token is the person's to give; the facts' `guide` says the free guide
+        # would do (the quote's refusals).
+        "get_wallet": "a wallet key in SVC_WALLET_KEY, or a wallet the person makes or imports",
+        "replace_wallet": "a new wallet key, imported or made by the person",
+        "give_spt": (
+            "set SVC_SPT, or the spt_file or spt_command setting (a command that prints a "
+            "fresh token)"
+        ),
+        "get_wallet_or_spt": (
+            "get a wallet (SVC_WALLET_KEY) or give an MPP token (SVC_SPT, the spt_file or "
+            "spt_command setting); the guide needs no wallet"
+        ),
         "claim_with_code": "claim the credential with the code the page shows",
         "list_ledger": "the ledger's full task list holds the task and request ids",
         "force_forget": ("these rows are what the spend reads; forcing removes them all the same"),

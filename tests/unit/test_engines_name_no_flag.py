@@ -31,8 +31,6 @@ ALLOWED = {
     ("engines/asks.py", "_plain"): "the stop line's reply command for a plain ask",
     ("engines/asks.py", "_structured"): "the stop line's reply command for a form",
     ("engines/batch_file.py", "_submission"): "a line without e-mail names --email",
-    ("pay/mpp.py", "SptSource.token"): "`svc config set spt_file` (a setting's how-to)",
-    ("engines/advisor.py", "_neither"): "`svc config set spt_file`, `svc guide GOAL`",
     ("engines/forget.py", "matching"): "prune's --gone/--refused",
     ("engines/receipt.py", "receipt_document"): "`svc tasks` in two hints",
     # The window's bounds are named by the face that parses them (CLI flags, MCP arguments).
@@ -52,8 +50,6 @@ ALLOWED = {
     ("engines/submit.py", "_resume_words"): "a warning's resume command",
     ("engines/submit.py", "<module>"): "RAIL_HINTS: `svc wallet address` for x402",
     ("pay/daily_cap.py", "set_for_fleet"): "`--fleet`: the CLI is this setter's only face",
-    ("pay/wallet.py", "<module>"): "GET_A_WALLET: `svc wallet create`",
-    ("pay/wallet.py", "load_signer"): "`svc wallet import`, `svc guide`",
 }
 
 

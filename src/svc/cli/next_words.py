@@ -27,7 +27,25 @@ def _rails(nxt: Next) -> str:
     return " or ".join(f"--pay {rail}" for rail in nxt.fact("rails").split(","))
 
 
+GET_A_WALLET = "`svc wallet create`, `svc wallet import`, or SVC_WALLET_KEY"
+NO_WALLET_GUIDE = "`svc guide GOAL` needs no wallet"
+
+
+def _get_wallet(nxt: Next) -> str:
+    return GET_A_WALLET + (f"; {NO_WALLET_GUIDE}" if nxt.facts.get("guide") else "")
+
+
 WORDS: Mapping[str, Renderer] = {
+    "get_wallet": _get_wallet,
+    "replace_wallet": lambda _: "svc wallet import (or svc wallet create)",
+    "give_spt": lambda _: (
+        "set SVC_SPT, or `svc config set spt_file PATH`, or "
+        "`svc config set spt_command 'CMD'` (a command that prints a fresh token)"
+    ),
+    "get_wallet_or_spt": lambda _: (
+        f"get a wallet with {GET_A_WALLET}, or give an MPP token "
+        f"(SVC_SPT, `svc config set spt_file PATH` or `spt_command CMD`); {NO_WALLET_GUIDE}"
+    ),
     "raise_max_price": lambda _: "--max-price or `svc config set max_price_usd`",
     "raise_max_price_terms": lambda _: (
         "--max-price or `svc config set max_price_usd`, allowed_networks, allowed_assets"

@@ -15,6 +15,18 @@ def _rails(nxt: Next) -> str:
 
 
 WORDS: Mapping[str, Renderer] = {
+    "get_wallet": lambda nxt: (
+        "SVC_WALLET_KEY, or a wallet made or imported with the CLI"
+        + ("; guide(goal) needs no wallet" if nxt.facts.get("guide") else "")
+    ),
+    "replace_wallet": lambda _: "a new key in SVC_WALLET_KEY, or a wallet imported with the CLI",
+    "give_spt": lambda _: (
+        "set SVC_SPT, or the spt_file or spt_command setting (a command that prints a fresh token)"
+    ),
+    "get_wallet_or_spt": lambda _: (
+        "get a wallet (SVC_WALLET_KEY) or give an MPP token (SVC_SPT, "
+        "the spt_file or spt_command setting); guide(goal) needs no wallet"
+    ),
     "raise_max_price": lambda _: "Client(max_price=...) or submit(..., max_price=...)",
     "raise_max_price_terms": lambda _: (
         "Client(max_price=...) or submit(..., max_price=...), "

@@ -16,6 +16,14 @@ def _rails(nxt: Next) -> str:
 
 
 WORDS: Mapping[str, Renderer] = {
+    "get_wallet": lambda nxt: (
+        "the person's wallet (SVC_WALLET_KEY, or one they make or import)"
+        + ("; the guide tool needs no wallet" if nxt.facts.get("guide") else "")
+    ),
+    "get_wallet_or_spt": lambda _: (
+        "the person's wallet (SVC_WALLET_KEY) or MPP token (SVC_SPT, "
+        "the spt_file or spt_command setting); the guide tool needs no wallet"
+    ),
     # submit_task's max_price_usd can only lower the person's limit, never raise it.
     "raise_max_price": lambda _: (
         "the person's max_price_usd setting (submit_task's max_price_usd can only lower it)"

@@ -278,8 +278,7 @@ class SptSource:
         raise PaymentError(
             "no shared payment token to pay with",
             code="no_spt",
-            hint="set SVC_SPT, or `svc config set spt_file PATH`, or "
-            "`svc config set spt_command 'CMD'` (a command that prints a fresh token)",
+            next=step("give_spt"),
         )
 
     def _run(self, command: str) -> str:
