@@ -47,6 +47,7 @@ NEUTRAL: Mapping[str, str] = MappingProxyType(
         # would do (the quote's refusals).
         "get_wallet": "a wallet key in SVC_WALLET_KEY, or a wallet the person makes or imports",
         "replace_wallet": "a new wallet key, imported or made by the person",
+        "fund_wallet": "fund the wallet",
         "give_spt": (
             "set SVC_SPT, or the spt_file or spt_command setting (a command that prints a "
             "fresh token)"

@@ -48,7 +48,6 @@ ALLOWED = {
     ("engines/claim.py", "<module>"): "NEXT_STEP: `svc identity claim --code`",
     # The one resume that is a warning, not an error: a Reporter takes text only.
     ("engines/submit.py", "_resume_words"): "a warning's resume command",
-    ("engines/submit.py", "<module>"): "RAIL_HINTS: `svc wallet address` for x402",
     ("pay/daily_cap.py", "set_for_fleet"): "`--fleet`: the CLI is this setter's only face",
 }
 

@@ -37,6 +37,7 @@ def _get_wallet(nxt: Next) -> str:
 
 WORDS: Mapping[str, Renderer] = {
     "get_wallet": _get_wallet,
+    "fund_wallet": lambda _: "fund the wallet (svc wallet address shows it)",
     "replace_wallet": lambda _: "svc wallet import (or svc wallet create)",
     "give_spt": lambda _: (
         "set SVC_SPT, or `svc config set spt_file PATH`, or "

@@ -19,6 +19,7 @@ WORDS: Mapping[str, Renderer] = {
         "SVC_WALLET_KEY, or a wallet made or imported with the CLI"
         + ("; guide(goal) needs no wallet" if nxt.facts.get("guide") else "")
     ),
+    "fund_wallet": lambda _: "fund the wallet (the address of its key)",
     "replace_wallet": lambda _: "a new key in SVC_WALLET_KEY, or a wallet imported with the CLI",
     "give_spt": lambda _: (
         "set SVC_SPT, or the spt_file or spt_command setting (a command that prints a fresh token)"

@@ -172,8 +172,8 @@ def _already_accepted(app: AppContext, task_id: str, request_id: str, rail: str)
 
 # The next step for a payment the rail could not make: each rail pays from its own source
 # (issue 30.12: an MPP decline said "fund the wallet", and MPP has no wallet).
-RAIL_HINTS = {
-    ("settlement_failed", "x402"): "fund the wallet (svc wallet address shows it), then retry",
+RAIL_HINTS: dict[tuple[str, str], str | Next] = {
+    ("settlement_failed", "x402"): step("fund_wallet", tail=", then retry"),
     ("settlement_failed", "mpp"): "use another shared payment token (SVC_SPT, spt_file or "
     "spt_command) or another rail, then retry",
     ("settlement_failed", "card"): "pay with another card on the payment page, then retry",
@@ -364,7 +364,11 @@ class _Run:
             raise error
         if journal.row().status == PayState.VOID:  # the table's retries are spent
             error = to_error(status, answer.content, decision)
-            error.hint = RAIL_HINTS.get((error.code, self.rail), error.hint)
+            rail_hint = RAIL_HINTS.get((error.code, self.rail), error.hint)
+            if isinstance(rail_hint, Next):
+                error.next, error.hint = rail_hint, rail_hint.neutral
+            else:
+                error.hint = rail_hint
             raise error
         not_processed = answer.rate_limited or (
             decision is not None and decision.action is Action.RETRY_UNCHANGED
