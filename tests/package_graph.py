@@ -33,6 +33,7 @@ GROUP = {
     "report": "core",
     "sanitize": "core",
     "words": "core",
+    "next_step": "core",
 }
 
 

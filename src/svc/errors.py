@@ -12,7 +12,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from svc.next_step import Next
 
 
 class ExitCode(IntEnum):
@@ -49,13 +52,17 @@ class SvcError(Exception):
         exit_code: ExitCode | None = None,
         json_report: bool = True,
         data: dict[str, Any] | None = None,
+        next: Next | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.code = code or self.default_code
         self.status = status
         self.reason = reason
-        self.hint = hint
+        # The next step as data (svc.next_step): each face words it; the hint is its neutral
+        # wording until a face presents the error.
+        self.next = next
+        self.hint = hint if hint is not None or next is None else next.neutral
         self.body = body
         if exit_code is not None:
             self.exit_code = exit_code

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from svc import paid_record, redact
+from svc.cli import next_words
 from svc.cli.globals import json_flag_given, shaping_flag_given
 from svc.errors import ExitCode, SvcError
 from svc.ui import terminal
@@ -91,6 +92,7 @@ def report(error: SvcError, json_mode: bool) -> int:
 
     After a charge, a code that reads as "nothing was charged" is never the answer (the
     process's paid record decides, issue 29.1): the line says so and names what was paid."""
+    next_words.present(error)  # before settle, which adds what was paid to the hint
     record = paid_record.current()
     record.settle(error)  # after a charge, never a code that reads as "nothing charged"
     message, hint = redact.scrub(error.message), redact.scrub(error.hint)  # a server may echo

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from svc import paid_record
+from svc.client import _next
 from svc.client._calls import one_call, settled
 from svc.client._context import check_rail
 from svc.client._contexts import Contexts
@@ -213,6 +214,8 @@ def prepared(
         trust_recipient=trust_recipient,
         rail=check_rail(pay or settings.pay),
         skip_bad_lines=skip_bad_lines,
+        resume="the same lines again, with the same request ids (client.submit_many)",
+        present=_next.present,  # a line's next step in the Client's words
     )
     return BatchRun(contexts, lines, options)
 

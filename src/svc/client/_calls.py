@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from svc import paid_record, redact
+from svc.client import _next
 from svc.errors import SvcError
 
 
@@ -23,6 +24,7 @@ def one_call() -> Iterator[paid_record.PaidRecord]:
         try:
             yield paid
         except SvcError as error:
+            _next.present(error)  # before settle, which adds what was paid to the hint
             settled(error, paid)
             raise
 

@@ -19,8 +19,10 @@ from typing import Any
 import typer
 
 from svc import paid_record
+from svc.cli import next_words
 from svc.cli.app import current
 from svc.cli.inputs import open_binary_source, payment_flags, read_text_source
+from svc.cli.next_words import resume_command
 from svc.commands.watch_face import follow
 from svc.engines import dry_run
 from svc.engines.batch import MAX_CONCURRENCY, line_ranges, run_batch
@@ -30,7 +32,6 @@ from svc.engines.submit import (
     SubmitResult,
     new_request_id,
     recent_duplicate,
-    resume_command,
 )
 from svc.engines.submit import submit as submit_paid
 from svc.engines.validate import task_body
@@ -251,6 +252,7 @@ def _run_batch(opts: SubmitOptions, app: FaceContext, path: str) -> int:
         skip_bad_lines=opts.skip_bad_lines,
         confirm=None if opts.yes else _batch_confirmation(app, opts),
         resume=_batch_resume(opts),
+        present=next_words.present,
     )
     summary = run_batch(app, path, options, BatchLines(app.output))
     return _batch_exit(app, summary, opts.skip_bad_lines)
@@ -341,7 +343,8 @@ def _pay(opts: SubmitOptions, app: FaceContext, body: dict[str, Any]) -> SubmitR
             ) from None
         raise Interrupted(
             "interrupted while submitting; it may have been paid",
-            hint="resume it without paying again: " + resume_command(rid, body),
+            hint="resume it without paying again: "
+            + resume_command(rid, str(body["email"]), str(body.get("task", ""))),
         ) from None
 
 

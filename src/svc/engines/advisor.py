@@ -14,6 +14,7 @@ from typing import Any
 from svc.api.advisor import AdvisorClient, Guide
 from svc.context import AppContext
 from svc.errors import AdvisorUnavailableError, PaymentError, UsageError
+from svc.next_step import step
 from svc.pay.mpp import SptSource
 from svc.pay.rails import (
     PROOF_HEADERS,
@@ -24,7 +25,7 @@ from svc.pay.rails import (
     Rail,
     X402Rail,
 )
-from svc.pay.wallet import GET_A_WALLET, WALLET_SECRET, load_signer
+from svc.pay.wallet import WALLET_SECRET, load_signer
 
 PROOF_RAILS = ("x402", "mpp")  # what can sign a zero-amount proof (a card cannot: 0.50 minimum)
 
@@ -68,8 +69,7 @@ def _neither() -> PaymentError:
         "the quote is free, but the service asks for a zero-amount proof (nothing is paid) "
         "signed by a wallet or an MPP token, and there is neither",
         code="no_wallet",
-        hint=f"get a wallet with {GET_A_WALLET}, or give an MPP token (SVC_SPT, "
-        "`svc config set spt_file PATH` or `spt_command CMD`); `svc guide GOAL` needs no wallet",
+        next=step("get_wallet_or_spt"),
     )
 
 

@@ -74,7 +74,10 @@ class Options:
     skip_bad_lines: bool = False
     # Asked on a terminal before the first payment: pay up to this many lines? (--yes: None)
     confirm: Callable[[int], bool] | None = None
-    resume: str = "svc submit --from FILE"  # the command that resumes an interrupted batch
+    # How the face resumes an interrupted batch (FILE: the file's path); the CLI's is a command.
+    resume: str = "the same batch of FILE again"
+    # The face's words for a line's error (svc.next_step), before the line's JSON is made.
+    present: Callable[[SvcError], None] = lambda error: None
     # Set by a face whose reader went away (svc.Client.submit_many closed early): no new line
     # is sent, the lines in flight finish and report (each is journaled: a re-run resumes it).
     stop: threading.Event | None = None
@@ -423,6 +426,7 @@ def _submit_line(ctx: AppContext, line: Line, results: _Results, options: Option
             rail=options.rail,
         )
     except SvcError as exc:
+        options.present(exc)
         results.add({**base, "outcome": "error", **exc.to_json()}, exc)
     except BaseException as exc:  # one line's bug must not end the others nor lose its line
         detail = f"{type(exc).__name__}: {str(exc)[:300]}"

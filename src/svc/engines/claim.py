@@ -23,6 +23,7 @@ from svc.context import AppContext
 from svc.errors import AuthError, HumanNeededError
 from svc.identity.session import IdentitySession, credential_from
 from svc.identity.store import Credential
+from svc.next_step import step
 from svc.origin import TrustedURL, from_server
 
 MAX_WAIT_INTERVAL = 5.0
@@ -107,7 +108,7 @@ class ClaimCeremony:
                         raise AuthError(
                             "the person did not confirm the claim in time",
                             code="claim_not_confirmed",
-                            hint="confirm on the page, then run: svc identity claim --code CODE",
+                            next=step("claim_with_code", "confirm on the page, then "),
                         ) from None
                     if not waiting_noted:
                         self.app.report.note("waiting for the person to confirm on the page…")
@@ -163,9 +164,12 @@ class ClaimCeremony:
             raise HumanNeededError(
                 "a person must open the claim link, sign in and read the code",
                 code="action_required",
-                hint=f"open {shown.uri}, sign in as {shown.login_hint}, then run: {NEXT_STEP}"
-                if person is None  # no face said where: the link is in the error
-                else f"then run: {NEXT_STEP}",
+                next=step(
+                    "claim_with_code",
+                    f"open {shown.uri}, sign in as {shown.login_hint}, then "
+                    if person is None  # no face said where: the link is in the error
+                    else "then ",
+                ),
                 json_report=False,
             )
         return person.code_for(shown).strip()

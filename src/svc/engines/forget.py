@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc.errors import NotFoundError, UsageError
 from svc.money import atomic_for_people
+from svc.next_step import step
 from svc.store.ledger.rows import GONE, PayState, Submission
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ def named(app: AppContext, ids: list[str]) -> Forgetting:
             raise NotFoundError(
                 f"no row in the ledger for {wanted!r}: nothing was removed",
                 code="not_in_ledger",
-                hint="`svc tasks --all` lists the task and request ids it holds",
+                next=step("list_ledger"),
             )
         found.update((r.request_id, r) for r in matches)
     return Forgetting(ledger, list(found.values()))
@@ -94,7 +95,7 @@ def refuse_money(rows: list[Submission]) -> UsageError:
     return UsageError(
         f"not forgetting money: {what}; nothing was removed",
         code="ledger_row_is_money",
-        hint="these rows are what `svc spend` reads; add --force to remove them all the same",
+        next=step("force_forget"),
     )
 
 

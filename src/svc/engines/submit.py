@@ -41,6 +41,7 @@ from svc.errors import (
     UnavailableError,
 )
 from svc.money import atomic_for_people
+from svc.next_step import Next, step
 from svc.origin import TrustedURL
 from svc.pay.card import CardCheckout
 from svc.pay.errors import Action, classify, to_error
@@ -87,8 +88,21 @@ def validate_request_id(value: str) -> str:
     return request_id_arg(value, "request id")
 
 
-def resume_command(request_id: str, body: dict[str, Any]) -> str:
-    """The exact command that resumes a request without paying again."""
+def resume_step(request_id: str, body: dict[str, Any], lead: str = "") -> Next:
+    """The step that resumes a request without paying again: the same request id, e-mail and
+    task (each face words it: the CLI as the exact command, `svc mcp` as the tool call)."""
+    return step(
+        "resume_submit",
+        lead,
+        request_id=request_id,
+        email=str(body["email"]),
+        task=str(body.get("task", "")),
+    )
+
+
+def _resume_words(request_id: str, body: dict[str, Any]) -> str:
+    """The CLI's resume command, for the one warning that is not an error (a Reporter takes
+    text only; allow-listed in tests/unit/test_engines_speak_no_cli.py)."""
     task = str(body.get("task", ""))
     shown = shlex.quote(task) if len(task) <= RESUME_TASK_CHARS else "--file <the same task file>"
     return f"svc submit --request-id {request_id} --email {shlex.quote(str(body['email']))} {shown}"
@@ -158,8 +172,8 @@ def _already_accepted(app: AppContext, task_id: str, request_id: str, rail: str)
 
 # The next step for a payment the rail could not make: each rail pays from its own source
 # (issue 30.12: an MPP decline said "fund the wallet", and MPP has no wallet).
-RAIL_HINTS = {
-    ("settlement_failed", "x402"): "fund the wallet (svc wallet address shows it), then retry",
+RAIL_HINTS: dict[tuple[str, str], str | Next] = {
+    ("settlement_failed", "x402"): step("fund_wallet", tail=", then retry"),
     ("settlement_failed", "mpp"): "use another shared payment token (SVC_SPT, spt_file or "
     "spt_command) or another rail, then retry",
     ("settlement_failed", "card"): "pay with another card on the payment page, then retry",
@@ -334,7 +348,6 @@ class _Run:
     def _reject(self, answer: SubmitAnswer, decision: Row | None) -> None:
         """A final answer that is not a task: say what happened to the money, keep what lives."""
         journal, status = self.journal, answer.status
-        resume = resume_command(journal.request_id, self.body)
         if journal.row().status == PayState.REFUNDED:
             kind = type(to_error(status, answer.content, decision))  # its exit code
             raise kind(
@@ -351,7 +364,11 @@ class _Run:
             raise error
         if journal.row().status == PayState.VOID:  # the table's retries are spent
             error = to_error(status, answer.content, decision)
-            error.hint = RAIL_HINTS.get((error.code, self.rail), error.hint)
+            rail_hint = RAIL_HINTS.get((error.code, self.rail), error.hint)
+            if isinstance(rail_hint, Next):
+                error.next, error.hint = rail_hint, rail_hint.neutral
+            else:
+                error.hint = rail_hint
             raise error
         not_processed = answer.rate_limited or (
             decision is not None and decision.action is Action.RETRY_UNCHANGED
@@ -361,15 +378,15 @@ class _Run:
             raise OutcomeUnknownError(
                 f"the paid submit failed with HTTP {status} after retries; it may or may not "
                 "have been charged and accepted",
-                hint="reconcile without paying again: " + resume,
+                next=resume_step(journal.request_id, self.body, "reconcile without paying again: "),
             )
         # Refused, but not proven void (a 3xx, a 400, a 402 with no code, a 429, ...): the
         # proof is kept, so no run of this request id signs a second one while it may settle.
-        error = to_error(status, answer.content, decision, hint=self._kept_hint(decision, resume))
+        error = to_error(status, answer.content, decision, next=self._kept_step(decision))
         journal.refused(error.code, status)
         raise error
 
-    def _kept_hint(self, decision: Row | None, resume: str) -> str | None:
+    def _kept_step(self, decision: Row | None) -> Next | None:
         """The command that re-sends the kept proof, where sending the same again is the way on
         (no code, a transient one, a card step on another rail); None: the table's hint, the
         spec's handling of that code (payment_unknown or a mismatch: a fresh 402)."""
@@ -380,9 +397,11 @@ class _Run:
         )
         if not same_again:
             return None
-        return (
+        return resume_step(
+            self.journal.request_id,
+            self.body,
             "the payment proof is kept (not charged, as far as the service says); the same "
-            "command re-sends it and never signs another: " + resume
+            "command re-sends it and never signs another: ",
         )
 
 
@@ -399,7 +418,7 @@ def _record_accepted(
         app.report.warn(
             f"task {task.id} was accepted, but the ledger could not record it ({exc.message}); "
             "to record it without paying again, once the ledger is back: "
-            + resume_command(journal.request_id, body)
+            + _resume_words(journal.request_id, body)
         )
 
 
@@ -408,8 +427,9 @@ def _answer_lost(journal: RequestJournal, body: dict[str, Any], why: str) -> Out
     _note_unknown(journal, why)
     return OutcomeUnknownError(
         f"the answer to the paid submit was lost ({why}); it may have been charged and accepted",
-        hint="reconcile without paying again (the same proof is re-sent): "
-        + resume_command(journal.request_id, body),
+        next=resume_step(
+            journal.request_id, body, "reconcile without paying again (the same proof is re-sent): "
+        ),
     )
 
 
@@ -430,7 +450,7 @@ def finish_card(app: AppContext, journal: RequestJournal, *, open_browser: bool 
         raise PaymentError(
             "that card payment can never be spent",
             code="payment_failed",
-            hint="start over: svc submit --pay card",
+            next=step("start_card", "start over: "),
         )
     checkout = card_checkout(app, open_browser=open_browser)
     offer, link = checkout.saved(saved)
@@ -448,7 +468,7 @@ def pay_card(app: AppContext, request_id: str | None, *, open_browser: bool) -> 
         target = f"request {request_id}" if request_id else "any submission"
         raise NotFoundError(
             f"no card payment is waiting for {target}",
-            hint="see `svc tasks`; a card payment starts with `svc submit --pay card`",
+            next=step("card_not_waiting"),
         )
     rid = str(saved["request_id"])
     row = app.ledger.get(rid)

@@ -15,6 +15,7 @@ from typing import Any
 import mcp_types as types
 
 from svc.errors import SvcError
+from svc.mcp import next_words
 from svc.redact import Vault
 from svc.ui.sanitize import clean
 
@@ -50,6 +51,7 @@ def success(outcome: Outcome, vault: Vault) -> types.CallToolResult:
 
 def error_doc(error: SvcError, vault: Vault) -> dict[str, Any]:
     """The contract's error object (`svc --json`'s), plus the hint, with no secret in it."""
+    next_words.present(error)  # the next step as a tool call, not a CLI flag
     doc: dict[str, Any] = {
         "error": error.code,
         "detail": bounded(error.message, 1000, vault, single_line=True),

@@ -19,7 +19,7 @@ from mcp_types import INVALID_PARAMS
 
 from svc import __version__, paid_record
 from svc.errors import SvcError, UsageError
-from svc.mcp import resources
+from svc.mcp import next_words, resources
 from svc.mcp.log import ClientLog
 from svc.mcp.results import Outcome, bounded, failure, success
 from svc.mcp.rounds import InputNeeded, Rounds, input_required
@@ -153,6 +153,7 @@ class SvcServer:
             except InputNeeded as need:  # nothing signed or sent: the person answers first
                 return input_required(need)
             except SvcError as exc:
+                next_words.present(exc)  # before settle, which adds what was paid to the hint
                 paid.settle(exc)  # a paid call's later failure never reads as nothing charged
                 return failure(exc, call.vault)
             except MCPError:  # a protocol error (an unknown tool): a JSON-RPC error

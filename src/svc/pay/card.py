@@ -24,6 +24,7 @@ from svc.api import headers
 from svc.api.response import expect_json
 from svc.errors import HumanNeededError, PaymentError, ProtocolError
 from svc.money import AmountError, parse_atomic, parse_usd, usd_to_atomic
+from svc.next_step import step
 from svc.origin import HostTrust, TrustedURL, from_server
 
 if TYPE_CHECKING:
@@ -193,7 +194,7 @@ class CardCheckout:
                 if time.monotonic() >= deadline:
                     raise HumanNeededError(
                         "the card payment was not completed in time",
-                        hint="finish it on the payment page, then: svc pay card",
+                        next=step("resume_card", "finish it on the payment page, then: "),
                     )
                 progress.update("waiting for the card payment", with_time=True)
                 self.sleep(self.interval)

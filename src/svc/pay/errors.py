@@ -21,6 +21,7 @@ from svc import numbers
 from svc.api.jsonsafe import load_json
 from svc.api.status import error_from_response
 from svc.errors import CODES, Action, Code, ExitCode, SvcError
+from svc.next_step import Next
 
 Row = Code  # a row of the one table, as the submit flow reads it
 
@@ -54,12 +55,17 @@ def to_error(
     what: str = "submit",
     *,
     hint: str | None = None,
+    next: Next | None = None,
 ) -> SvcError:
     """The SvcError for a final (not retried) payment error, with its exit code and money line.
 
     `hint`, when given, is what to do next whatever the table says (the flow knows more: a
-    kept proof, a resume command); otherwise the table's hint, else "nothing was charged"."""
+    kept proof, a resume command); otherwise the table's hint, else "nothing was charged".
+    `next` is such a hint as a step each face words (svc.next_step)."""
+    if next is not None:
+        hint = next.neutral
     error = error_from_response(status, content, what)
+    error.next = next
     if row is None:
         error.hint = hint or error.hint
         return error
@@ -77,5 +83,6 @@ def to_error(
         reason=error.reason,
         hint=hint or row.hint,
         body=error.body,
+        next=next,
         exit_code=ExitCode(row.error.exit_code),
     )

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from svc import paid_record
 from svc.errors import OtherRunnerHoldsProofError, OutcomeUnknownError, UsageError
 from svc.money import atomic_for_people as usd
+from svc.next_step import step
 from svc.origin import TrustedURL, host_of, origin_of
 from svc.pay.policy import PolicyRefusal
 from svc.store.ledger import CardState, LedgerStore, PayState, Submission, cap_day_start
@@ -87,7 +88,7 @@ def _check_resume(row: Submission, request_id: str, origin: str, body: dict[str,
         raise UsageError(
             f"request id {request_id} belongs to {bound}, not {origin}: its payment is never "
             "sent to another origin; nothing was sent",
-            hint=f"resume it with --base-url {bound}, or submit with a new --request-id",
+            next=step("resume_on_base_url", "resume it with ", base_url=bound),
         )
 
 
@@ -128,14 +129,15 @@ class RequestJournal:
                 f"the payment credential of request {self.request_id} was signed by runner "
                 f"{row.runner} and lives only in its secret store: this runner neither re-sends "
                 "nor re-signs it (it may have been charged)",
-                hint=f"resume it on {row.runner} with the same --request-id, or see "
-                f"`svc tasks --runner {row.runner}`",
+                next=step("resume_on_runner", runner=row.runner),
             )
         if kept is None or proof_fingerprint(kept) != row.proof_fp:
             raise OutcomeUnknownError(
                 f"the payment credential of request {self.request_id} is no longer in the "
                 "secret store, so it cannot be re-sent; it may have been charged",
-                hint="see `svc tasks`; never pay this request again with another credential",
+                next=step(
+                    "see_tasks", tail="; never pay this request again with another credential"
+                ),
             )
         return kept
 
@@ -283,8 +285,7 @@ def _cap_refusal(amount_atomic: int, cap_atomic: int, exposed: int) -> Exception
         f"{usd(cap_atomic)} ({usd(exposed)} spent or "
         "authorized and not expired today)",
         code="daily_cap_exceeded",
-        hint="nothing was signed or paid; see `svc spend`; raise it with "
-        "`svc config set daily_cap_usd`",
+        next=step("raise_daily_cap", "nothing was signed or paid; "),
     )
 
 

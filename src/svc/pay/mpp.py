@@ -27,6 +27,7 @@ from typing import Any
 from svc.api import headers
 from svc.errors import PaymentError
 from svc.money import AmountError, parse_atomic
+from svc.next_step import step
 
 SUPPORTED_METHODS = ("stripe",)  # methods we can pay with a shared payment token
 CREDENTIAL_HEADERS = (headers.AUTHORIZATION, headers.MPP_CREDENTIAL_ALT)  # never any other header
@@ -210,7 +211,7 @@ def choose(challenges: Sequence[MppChallenge], preference: Sequence[str]) -> Mpp
             raise PaymentError(
                 "the service asked for payment (402) but offered no MPP challenge",
                 code="no_mpp_challenge",
-                hint="try another rail with --pay x402 or --pay card",
+                next=step("choose_rail", "try another rail with ", rails="x402,card"),
             )
         reasons = "; ".join(f"{c.method}: {why_unusable(c)}" for c in challenges)
         raise PaymentError(
@@ -277,8 +278,7 @@ class SptSource:
         raise PaymentError(
             "no shared payment token to pay with",
             code="no_spt",
-            hint="set SVC_SPT, or `svc config set spt_file PATH`, or "
-            "`svc config set spt_command 'CMD'` (a command that prints a fresh token)",
+            next=step("give_spt"),
         )
 
     def _run(self, command: str) -> str:

@@ -17,6 +17,7 @@ from typing import Protocol
 
 from svc.errors import PolicyRefused
 from svc.money import atomic_for_people, for_people, usd_to_atomic
+from svc.next_step import step
 from svc.pay.chains import caip2
 from svc.pay.offer import Offer
 
@@ -130,7 +131,7 @@ class PaymentPolicy:
             return (
                 None
                 if problem is None
-                else PolicyRefusal(f"refusing to pay: {problem}", hint=X402_HINT)
+                else PolicyRefusal(f"refusing to pay: {problem}", next=X402_NEXT)
             )
         if offer.rail not in self.allowed_rails:
             return _rail_refusal(offer.rail, self.allowed_rails)
@@ -139,13 +140,12 @@ class PaymentPolicy:
                 f"refusing to pay by card: the price {atomic_for_people(offer.amount_atomic)} "
                 "is below the card minimum of 0.50 USD",
                 code="card_unavailable",
-                hint="pay with --pay x402 or --pay mpp",
+                next=step("choose_rail", "pay with ", rails="x402,mpp"),
             )
         if offer.amount_atomic > self.max_atomic:
             return PolicyRefusal(
                 f"refusing to pay: {self._above_limit(offer.amount_atomic)}",
-                hint="nothing was signed or paid; change the limit with --max-price or "
-                "`svc config set max_price_usd`",
+                next=step("raise_max_price", "nothing was signed or paid; change the limit with "),
             )
         return None
 
@@ -184,8 +184,10 @@ class PaymentPolicy:
         raise PolicyRefusal(
             f"refusing to pay: the payment recipient changed from {pinned} to {pay_to}",
             code="recipient_changed",
-            hint="nothing was signed; if you trust the new recipient, re-run with "
-            "--trust-recipient",
+            next=step(
+                "trust_recipient",
+                "nothing was signed; if you trust the new recipient, re-run with ",
+            ),
         )
 
     def pin(self, offer: Offer) -> None:
@@ -219,10 +221,7 @@ class PaymentPolicy:
             self.budget.reserve(rail, amount_atomic, valid_before)
 
 
-X402_HINT = (
-    "nothing was signed or paid; change the limit with --max-price or "
-    "`svc config set max_price_usd`, allowed_networks, allowed_assets"
-)
+X402_NEXT = step("raise_max_price_terms", "nothing was signed or paid; change the limit with ")
 
 
 def _rail_refusal(rail: str, allowed: Sequence[str]) -> PolicyRefusal:
@@ -230,6 +229,5 @@ def _rail_refusal(rail: str, allowed: Sequence[str]) -> PolicyRefusal:
         f"refusing to pay: the {rail} rail is not allowed "
         f"(allowed_rails: {', '.join(allowed) or 'none'})",
         code="rail_not_allowed",
-        hint="nothing was signed or paid; change it with `svc config set allowed_rails "
-        "x402,mpp,card` or pay with another --pay",
+        next=step("allow_rail", "nothing was signed or paid; change it with "),
     )

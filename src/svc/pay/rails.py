@@ -22,6 +22,7 @@ from svc.api.jsonsafe import load_json
 from svc.api.status import is_payment_challenge
 from svc.errors import HumanNeededError, PaymentError
 from svc.money import atomic_for_people
+from svc.next_step import step
 from svc.pay import mpp
 from svc.pay.card import PAYMENT_ID_HEADER
 from svc.pay.offer import Offer, Paid, card_offer, mpp_offer, x402_offers
@@ -194,7 +195,7 @@ def _x402_challenge(response: httpx.Response) -> X402Challenge:
         raise PaymentError(
             "the service asked for payment (402) but offered no x402 challenge",
             code="no_x402_challenge",
-            hint="try another rail with --pay mpp or --pay card",
+            next=step("choose_rail", "try another rail with ", rails="mpp,card"),
         )
     return challenge
 
@@ -276,7 +277,11 @@ class CardRail:
             raise PaymentError(
                 "the service offers no card payment for this call",
                 code="card_unavailable",
-                hint="card needs a price of 0.50 USD or more; pay with --pay x402 or --pay mpp",
+                next=step(
+                    "choose_rail",
+                    "card needs a price of 0.50 USD or more; pay with ",
+                    rails="x402,mpp",
+                ),
             )
         decided = self.policy.decide([card_offer(offer)])
         link = self.checkout.start(offer)
@@ -314,7 +319,7 @@ def settle_card(
         raise PaymentError(
             "the card payment failed or was cancelled; nothing was charged",
             code="card_payment_failed",
-            hint="start over: svc submit --pay card",
+            next=step("start_card", "start over: "),
         )
     if state != "complete":
         amount = atomic_for_people(offer.amount_atomic)
@@ -323,7 +328,11 @@ def settle_card(
             raise HumanNeededError(
                 f"a person must pay {amount} by card on the payment page: {link}",
                 code="card_payment_pending",
-                hint=f"then resume without paying twice: svc pay card {journal.request_id}",
+                next=step(
+                    "resume_card",
+                    "then resume without paying twice: ",
+                    request_id=journal.request_id,
+                ),
                 data={
                     "pay_url": str(link),  # the page a person opens (payUrl's checkout)
                     "status_url": str(offer.status_url),

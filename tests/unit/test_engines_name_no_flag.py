@@ -1,0 +1,109 @@
+"""No engine names a CLI flag or an `svc` command in what it says (issue 32.3).
+
+Engines (src/svc/engines/, and src/svc/pay/ which they drive) raise errors with a next step as
+data (svc.next_step) and each face words it: a model under `svc mcp` or a Python caller cannot
+type `--max-price`. Every string literal there is checked (docstrings aside: they are for the
+maintainer); the sites not converted yet are listed below, and the list only shrinks: a listed
+site that is clean fails, so the entry goes with the fix."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import svc
+
+ROOT = Path(svc.__file__).parent
+# A flag (`--max-price`, not a `---` rule or a `--` in prose) or a command (`svc submit`).
+COMMANDS = (
+    "submit|reply|watch|poll|tasks|spend|config|wallet|identity|pay|mcp|guide|quote|doctor"
+    "|sandbox|receipt|completion"
+)
+CLI_WORDS = re.compile(rf"(?<![\w-])--[a-z][a-z-]+|\bsvc (?:{COMMANDS})\b")
+
+# (file, enclosing def) -> why it still names the CLI. Shrink it; never grow it.
+ALLOWED = {
+    # The watch stop line's reply_command/decline_command are JSON fields a script runs (pinned
+    # by test_watch_hooks, and shown by MCP's wait_for_task): they need a data form first.
+    ("engines/asks.py", "summarize"): "the stop line's reply and watch commands",
+    ("engines/asks.py", "_plain"): "the stop line's reply command for a plain ask",
+    ("engines/asks.py", "_structured"): "the stop line's reply command for a form",
+    ("engines/batch_file.py", "_submission"): "a line without e-mail names --email",
+    ("engines/forget.py", "matching"): "prune's --gone/--refused",
+    ("engines/receipt.py", "receipt_document"): "`svc tasks` in two hints",
+    # The window's bounds are named by the face that parses them (CLI flags, MCP arguments).
+    ("engines/spend.py", "spend_window"): "--since/--until: default names of the bounds",
+    ("engines/spend.py", "spend_document"): "--since: default name of the bound",
+    # doctor's findings are the CLI's `svc doctor` (the Client's doctor() shows them as is).
+    ("engines/doctor.py", "network_check"): "a finding names a config command",
+    ("engines/doctor.py", "identity_check"): "a finding names an identity command",
+    ("engines/doctor.py", "money_check"): "a finding names a config command",
+    ("engines/doctor.py", "notify_check"): "--notify is the watch option doctor checks",
+    ("engines/doctor.py", "mcp_check"): "a finding names `svc mcp` and a config command",
+    ("engines/doctor.py", "run_checks"): "`svc sandbox serve`",
+    ("engines/doctor.py", "<module>"): "a finding names identity commands",
+    ("engines/doctor.py", "host_command"): "argv of `svc mcp --profile P` in a host's config",
+    ("engines/claim.py", "<module>"): "NEXT_STEP: `svc identity claim --code`",
+    # The one resume that is a warning, not an error: a Reporter takes text only.
+    ("engines/submit.py", "_resume_words"): "a warning's resume command",
+    ("pay/daily_cap.py", "set_for_fleet"): "`--fleet`: the CLI is this setter's only face",
+}
+
+
+def _literals(tree: ast.Module) -> Iterator[tuple[str, str]]:
+    """(enclosing def's qualified name, text) of every string literal that is not a docstring."""
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+
+    def walk(node: ast.AST, scope: str) -> Iterator[tuple[str, str]]:
+        for child in ast.iter_child_nodes(node):
+            inner = scope
+            if isinstance(child, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                inner = child.name if scope == "<module>" else f"{scope}.{child.name}"
+            if (
+                isinstance(child, ast.Constant)
+                and isinstance(child.value, str)
+                and id(child) not in docstrings
+            ):
+                yield scope, child.value
+            yield from walk(child, inner)
+
+    yield from walk(tree, "<module>")
+
+
+def sites() -> dict[tuple[str, str], list[str]]:
+    found: dict[tuple[str, str], list[str]] = {}
+    for folder in ("engines", "pay"):
+        for path in sorted((ROOT / folder).glob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for scope, text in _literals(tree):
+                if CLI_WORDS.search(text):
+                    key = (f"{folder}/{path.name}", scope)
+                    found.setdefault(key, []).append(text)
+    return found
+
+
+def test_no_engine_names_a_flag_or_command_outside_the_allow_list() -> None:
+    unlisted = {key: texts for key, texts in sites().items() if key not in ALLOWED}
+    assert not unlisted, f"say it with a svc.next_step.Next, not the CLI's words: {unlisted}"
+
+
+def test_the_allow_list_only_shrinks() -> None:
+    clean = sorted(set(ALLOWED) - set(sites()))
+    assert not clean, f"these sites speak no CLI any more: remove them from ALLOWED: {clean}"
+
+
+def test_the_check_sees_a_flag_and_a_command_and_not_prose() -> None:
+    assert CLI_WORDS.search("pay with --pay x402")
+    assert CLI_WORDS.search("see `svc tasks`")
+    assert not CLI_WORDS.search("upgrade svc on this runner -- then pay")
+    tree = ast.parse('def f():\n    """--doc"""\n    return "x --flag"\n')
+    assert list(_literals(tree)) == [("f", "x --flag")]

@@ -1,0 +1,109 @@
+"""An error's next step as data, and each face's words for it (issue 32.3): the CLI's exact
+command text (the e2e tests pin it in context), the tool call for `svc mcp`, the method and
+argument for the library; and no face but the CLI names a flag or a command."""
+
+from __future__ import annotations
+
+import pytest
+from tests.unit.test_engines_name_no_flag import CLI_WORDS
+
+from svc.cli import next_words as cli_words
+from svc.client import _next as client_words
+from svc.errors import PolicyRefused, SvcError
+from svc.mcp import next_words as mcp_words
+from svc.next_step import NEUTRAL, Next, step
+
+FACTS = {
+    "request_id": "req_1",
+    "email": "a b@example.com",
+    "task": "Book it #2fa",
+    "rails": "x402,mpp",
+    "base_url": "https://svc.test",
+    "runner": "ci-7",
+}
+FACES = {"cli": cli_words.WORDS, "mcp": mcp_words.WORDS, "client": client_words.WORDS}
+
+
+def resume() -> Next:
+    return step("resume_submit", "reconcile without paying again: ", **FACTS)
+
+
+def test_an_error_with_a_next_step_says_it_neutrally_until_a_face_presents_it() -> None:
+    error = SvcError("lost", next=resume())
+    assert error.hint == (
+        "reconcile without paying again: a resume of request req_1 (the same request id and task)"
+    )
+    assert not CLI_WORDS.search(error.hint)
+
+
+def test_the_cli_words_the_resume_as_the_exact_command() -> None:
+    error = SvcError("lost", next=resume())
+    cli_words.present(error)
+    assert error.hint == (
+        "reconcile without paying again: "
+        "svc submit --request-id req_1 --email 'a b@example.com' 'Book it #2fa'"
+    )
+    long = step("resume_submit", request_id="req_1", email="a@x.io", task="x" * 201)
+    assert cli_words.words(long).endswith("--file <the same task file>")
+
+
+def test_mcp_words_it_as_the_tool_call_and_the_client_as_the_argument() -> None:
+    error = SvcError("lost", next=resume())
+    mcp_words.present(error)
+    assert error.hint == (
+        'reconcile without paying again: submit_task with request_id="req_1" and the same '
+        "task and email"
+    )
+    error = SvcError("lost", next=resume())
+    client_words.present(error)
+    assert error.hint == (
+        "reconcile without paying again: submit(task, email, request_id='req_1') with the same "
+        "task and email"
+    )
+
+
+@pytest.mark.parametrize(
+    ("face", "expected"),
+    [
+        ("cli", "pay with --pay x402 or --pay mpp"),
+        ("mcp", 'pay with submit_task with pay="x402" or pay="mpp"'),
+        ("client", 'pay with submit(..., pay="x402" or pay="mpp")'),
+    ],
+)
+def test_each_face_words_a_rail_choice(face: str, expected: str) -> None:
+    error = PolicyRefused(
+        "too small for card", next=step("choose_rail", "pay with ", rails="x402,mpp")
+    )
+    {"cli": cli_words, "mcp": mcp_words, "client": client_words}[face].present(error)
+    assert error.hint == expected
+
+
+@pytest.mark.parametrize("face", ["mcp", "client"])
+@pytest.mark.parametrize("action", sorted(NEUTRAL))
+def test_no_face_but_the_cli_names_a_flag_or_a_command(face: str, action: str) -> None:
+    renderer = FACES[face].get(action)
+    words = renderer(Next(action, FACTS)) if renderer else NEUTRAL[action].format_map(FACTS)
+    assert not CLI_WORDS.search(words), words
+
+
+@pytest.mark.parametrize("action", sorted(NEUTRAL))
+def test_the_cli_and_the_library_word_every_action(action: str) -> None:
+    assert action in cli_words.WORDS and action in client_words.WORDS
+
+
+def test_a_rewritten_hint_is_kept_and_presenting_twice_changes_nothing() -> None:
+    error = SvcError("lost", next=resume())
+    error.hint = f"{error.hint}; exit 1, not 5"  # what was paid, added by the paid record
+    before = error.hint
+    cli_words.present(error)
+    assert error.hint == before
+    fresh = SvcError("lost", next=resume())
+    mcp_words.present(fresh)
+    once = fresh.hint
+    cli_words.present(fresh)  # already presented: not a neutral hint any more
+    assert fresh.hint == once
+
+
+def test_an_unknown_action_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown next step"):
+        step("fly_away")
