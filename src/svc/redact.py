@@ -112,6 +112,11 @@ def _replace(text: str, spans: list[tuple[int, int]]) -> str:
 PROCESS = Vault()
 
 
+def told_anything() -> bool:
+    """Whether this process was told any secret (else a scrub would change nothing)."""
+    return bool(PROCESS)
+
+
 def told(value: str) -> None:
     """`value` was sent as a secret: from now on nothing this process prints shows it."""
     PROCESS.add(value)

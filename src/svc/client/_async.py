@@ -204,12 +204,12 @@ class AsyncClient:
         """The changes of many tasks until each is final or asks something, from one
         scheduler thread; leaving the loop early stops it within a second."""
         loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[TaskChange | _End] = asyncio.Queue()
+        queue: asyncio.Queue[list[TaskChange] | _End] = asyncio.Queue()
         stop = threading.Event()
         ids = list(task_ids)
 
-        def follow() -> Iterator[TaskChange]:
-            return self.sync._changes(ids, interval, stop)
+        def follow() -> Iterator[list[TaskChange]]:
+            return self.sync._change_batches(ids, interval, stop)
 
         thread = threading.Thread(
             target=_feed, args=(follow, loop, queue, stop, self.sync), daemon=True
@@ -223,7 +223,8 @@ class AsyncClient:
                     if item.error is not None:
                         raise item.error
                     return
-                yield item
+                for change in item:  # one wake-up per batch of answers, not per change
+                    yield change
         finally:
             stop.set()
 
@@ -257,15 +258,15 @@ class AsyncIdentity:
 
 
 def _feed(
-    follow: Callable[[], Iterator[TaskChange]],
+    follow: Callable[[], Iterator[list[TaskChange]]],
     loop: asyncio.AbstractEventLoop,
-    queue: asyncio.Queue[TaskChange | _End],
+    queue: asyncio.Queue[list[TaskChange] | _End],
     stop: threading.Event,
     client: Client,
 ) -> None:
     """The scheduler thread: every change onto the loop's queue, then the end (or error)."""
 
-    def put(item: TaskChange | _End) -> None:
+    def put(item: list[TaskChange] | _End) -> None:
         if not stop.is_set():
             try:
                 loop.call_soon_threadsafe(queue.put_nowait, item)
@@ -273,8 +274,8 @@ def _feed(
                 stop.set()
 
     try:
-        for change in follow():
-            put(change)
+        for batch in follow():
+            put(batch)
         put(_End())
     except BaseException as error:  # handed to the consumer, which raises it
         put(_End(error))

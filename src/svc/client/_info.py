@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from svc.api.models import QuoteRequest
+from svc.client import _next
 from svc.client._calls import one_call
 from svc.client._context import LibraryContext
 from svc.client.types import DoctorReport, Guide, Quote, Spend, Submission, Task, TaskRow
@@ -53,7 +54,7 @@ def spend(app: LibraryContext, since: str | None) -> Spend:
 def doctor(app: LibraryContext) -> DoctorReport:
     """Every check of `svc doctor`; a failure is a finding, not an exception."""
     with one_call():
-        findings = run_checks(app)
+        findings = run_checks(app, present=_next.present)
         failed = first_failure(findings)
         code = 0 if failed is None else failed.exit_code
         checks = [f.as_dict() for f in findings]

@@ -250,6 +250,13 @@ class Client:
 
         return _work.changes(self._app, task_ids, interval, stop)
 
+    def _change_batches(
+        self, task_ids: list[str], interval: float | None, stop: threading.Event | None = None
+    ) -> Iterator[list[TaskChange]]:
+        from svc.client import _work
+
+        return _work.change_batches(self._app, task_ids, interval, stop)
+
     def _batch(
         self,
         lines: Iterable[Mapping[str, Any]] | str | os.PathLike[str],

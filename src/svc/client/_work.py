@@ -126,15 +126,36 @@ def changes(
     interval: float | None,
     stop: threading.Event | None = None,
 ) -> Iterator[TaskChange]:
-    """The watch engine's changes, scrubbed of told secrets; `stop` (set by a consumer that went
-    away: AsyncClient.watch_many) is looked at every STOP_CHECK seconds."""
+    """The watch engine's changes, one by one (Client.watch, watch_many)."""
+    for batch in change_batches(app, task_ids, interval, stop):
+        yield from batch
+
+
+def change_batches(
+    app: LibraryContext,
+    task_ids: list[str],
+    interval: float | None,
+    stop: threading.Event | None = None,
+) -> Iterator[list[TaskChange]]:
+    """The watch engine's changes, scrubbed of told secrets, as many as have arrived together
+    (polls go out in coalesced bursts, so their answers do too): AsyncClient.watch_many hands
+    one batch to the event loop per wake-up, not one change. `stop` (set by a consumer that
+    went away) is looked at every STOP_CHECK seconds."""
     with Follower(app, task_ids, interval) as follower:
         while follower.following and not (stop is not None and stop.is_set()):
-            for change in follower.step(STOP_CHECK if stop is not None else None):
-                yield scrubbed(change)
+            batch = follower.step(STOP_CHECK if stop is not None else None)
+            while batch and follower.in_flight:  # the burst's other answers, if already in
+                more = follower.step(0)
+                if not more:
+                    break
+                batch.extend(more)
+            if batch:
+                yield [scrubbed(change) for change in batch]
 
 
 def scrubbed(change: TaskChange) -> TaskChange:
     """A secret told earlier that the service echoes is never handed on."""
+    if not redact.told_anything():
+        return change  # nothing to scrub: no copy per change
     event = None if change.event is None else redact.scrub(change.event)
     return replace(change, task=redact.scrub(change.task), event=event)

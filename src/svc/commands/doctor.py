@@ -7,6 +7,7 @@ from typing import Any
 
 import typer
 
+from svc.cli import next_words
 from svc.cli.app import current
 from svc.engines.doctor import first_failure, run_checks
 from svc.ui.doctor import show_findings
@@ -40,7 +41,7 @@ def doctor() -> None:
 
 
 def run(opts: DoctorOptions, app_ctx: FaceContext) -> int:
-    findings = run_checks(app_ctx, desktop_notifier=desktop_notifier)
+    findings = run_checks(app_ctx, desktop_notifier=desktop_notifier, present=next_words.present)
     failed = first_failure(findings)
     code = failed.exit_code if failed else 0
     checks = [f.as_dict() for f in findings]

@@ -346,10 +346,14 @@ CHECKS: tuple[tuple[str, Callable[..., Finding]], ...] = (
 
 
 def run_checks(
-    app: AppContext, *, desktop_notifier: Callable[[], str | None] | None = None
+    app: AppContext,
+    *,
+    desktop_notifier: Callable[[], str | None] | None = None,
+    present: Callable[[SvcError], None] = lambda error: None,
 ) -> list[Finding]:
     """Every check, in order. `desktop_notifier`: how the face would notify a person (the
-    CLI's `--notify`); a face without one (a library) has no notify check."""
+    CLI's `--notify`); a face without one (a library) has no notify check. `present`: the
+    face's words for a failed check's next step (svc.next_step), its `fix`."""
     findings = []
     for name, listed in CHECKS:
         check = listed
@@ -362,6 +366,7 @@ def run_checks(
         except SvcError as error:
             if error.exit_code == ExitCode.UNAVAILABLE and app.settings.is_loopback:
                 error.hint = error.hint or "the base URL is the local sandbox: svc sandbox serve &"
+            present(error)
             findings.append(_fail(name, error))
     return findings
 
