@@ -8,11 +8,31 @@ from __future__ import annotations
 
 import sys
 
-from svc.ui.terminal import let_a_person_interrupt, settle_streams
+from svc.ui.terminal import (
+    caused_by_interrupt,
+    error_line,
+    interrupt_exit_code,
+    interrupted_line,
+    let_a_person_interrupt,
+    settle_streams,
+)
 
 
 def main() -> None:
     let_a_person_interrupt()
+    try:
+        code = _run()
+    except Exception as error:  # only a Ctrl-C that CPython wrapped during an import
+        if not caused_by_interrupt(error):
+            raise
+        error_line(interrupted_line())
+        code = interrupt_exit_code()
+    settle_streams()  # a hung-up terminal must not make Python's last flush exit 120
+    sys.exit(code)
+
+
+def _run() -> int:
+    """The fast path, else the full app (their imports are where a Ctrl-C may land)."""
     from svc.cli.fastpath import dispatch
 
     code = dispatch(sys.argv[1:])
@@ -20,8 +40,7 @@ def main() -> None:
         from svc.cli.app import main as run
 
         code = run()
-    settle_streams()  # a hung-up terminal must not make Python's last flush exit 120
-    sys.exit(code)
+    return code
 
 
 if __name__ == "__main__":

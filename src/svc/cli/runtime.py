@@ -150,6 +150,9 @@ def _guarded(body: Callable[[], int], args: list[str]) -> int:
         silence_stdout()  # the reader went away (`svc tasks | head`): not worth a line
         return 0
     except Exception as error:  # the last line of defence: one line, never a traceback
+        if terminal.caused_by_interrupt(error):  # a Ctrl-C CPython wrapped (an import's class)
+            error_line(terminal.interrupted_line())
+            return int(ExitCode.INTERRUPTED)
         if os.environ.get("SVC_DEBUG"):
             raise
 

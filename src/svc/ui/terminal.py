@@ -164,6 +164,21 @@ def interrupted_line() -> str:
     return "svc: interrupted" + ("" if signum == SIGINT else f" ({_NAMES.get(signum, signum)})")
 
 
+def caused_by_interrupt(error: BaseException) -> bool:
+    """Whether `error` is a KeyboardInterrupt in disguise: CPython wraps one raised inside some
+    of its own machinery (a class's `__set_name__` while a module imports, Python 3.11:
+    RuntimeError "Error calling __set_name__"), so a Ctrl-C at that instant reaches us as
+    another exception whose cause is the interrupt."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def raise_if_interrupted() -> None:
     """A Ctrl-C already received ends the command before it waits for a person."""
     if _interrupts:
