@@ -59,6 +59,15 @@ NEUTRAL: Mapping[str, str] = MappingProxyType(
         "claim_with_code": "claim the credential with the code the page shows",
         "list_ledger": "the ledger's full task list holds the task and request ids",
         "force_forget": ("these rows are what the spend reads; forcing removes them all the same"),
+        # svc doctor's fixes
+        "use_https": "use an https:// base URL and turn the allow_insecure_http setting off",
+        "register_identity": "register an agent credential",
+        "replace_identity": (
+            "register a new agent credential in its place, or log out to go back to pay-as-you-go"
+        ),
+        "set_daily_cap": "set the daily_cap_usd setting (15 USD is the default)",
+        "unset_setting": "turn the {key} setting off",
+        "serve_sandbox": "start the local sandbox",
     }
 )
 
@@ -97,6 +106,13 @@ def step(action: str, lead: str = "", tail: str = "", **facts: str) -> Next:
 
 
 Renderer = Callable[[Next], str]
+
+
+def worded(nxt: Next, renderers: Mapping[str, Renderer]) -> str:
+    """A next step outside an error (a warning's, a finding's), in a face's words (the
+    neutral ones for an action the face has no words for)."""
+    renderer = renderers.get(nxt.action)
+    return nxt.words(renderer(nxt)) if renderer else nxt.neutral
 
 
 def present(error: SvcError, renderers: Mapping[str, Renderer]) -> None:

@@ -25,26 +25,12 @@ CLI_WORDS = re.compile(rf"(?<![\w-])--[a-z][a-z-]+|\bsvc (?:{COMMANDS})\b")
 
 # (file, enclosing def) -> why it still names the CLI. Shrink it; never grow it.
 ALLOWED = {
-    # The watch stop line's reply_command/decline_command are JSON fields a script runs (pinned
-    # by test_watch_hooks, and shown by MCP's wait_for_task): they need a data form first.
-    ("engines/asks.py", "summarize"): "the stop line's reply and watch commands",
-    ("engines/asks.py", "_plain"): "the stop line's reply command for a plain ask",
-    ("engines/asks.py", "_structured"): "the stop line's reply command for a form",
     ("engines/batch_file.py", "_submission"): "a line without e-mail names --email",
     ("engines/forget.py", "matching"): "prune's --gone/--refused",
     ("engines/receipt.py", "receipt_document"): "`svc tasks` in two hints",
     # The window's bounds are named by the face that parses them (CLI flags, MCP arguments).
     ("engines/spend.py", "spend_window"): "--since/--until: default names of the bounds",
     ("engines/spend.py", "spend_document"): "--since: default name of the bound",
-    # doctor's findings are the CLI's `svc doctor` (the Client's doctor() shows them as is).
-    ("engines/doctor.py", "network_check"): "a finding names a config command",
-    ("engines/doctor.py", "identity_check"): "a finding names an identity command",
-    ("engines/doctor.py", "money_check"): "a finding names a config command",
-    ("engines/doctor.py", "notify_check"): "--notify is the watch option doctor checks",
-    ("engines/doctor.py", "mcp_check"): "a finding names `svc mcp` and a config command",
-    ("engines/doctor.py", "run_checks"): "`svc sandbox serve`",
-    ("engines/doctor.py", "<module>"): "a finding names identity commands",
-    ("engines/doctor.py", "host_command"): "argv of `svc mcp --profile P` in a host's config",
     ("engines/claim.py", "<module>"): "NEXT_STEP: `svc identity claim --code`",
     # The one resume that is a warning, not an error: a Reporter takes text only.
     ("engines/submit.py", "_resume_words"): "a warning's resume command",

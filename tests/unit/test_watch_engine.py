@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import Cli, Sandbox, unique_email
 from tests.inproc import captured, isolate_home
 
+from svc.commands.ask_commands import reply_command
 from svc.commands.watch import WatchOptions, run
 from svc.commands.watch_hooks import ExecHooks, command_argv
 from svc.context import AppContext
@@ -103,7 +104,7 @@ def test_reply_command_quotes_a_hostile_field_name_for_the_shell() -> None:
     summary = summarize(task)
     assert summary.kind == "plain"
     assert (
-        summary.reply_command == "svc reply tsk_1 --field 'x; rm -rf ~' --sensitive --value-file -"
+        reply_command(summary) == "svc reply tsk_1 --field 'x; rm -rf ~' --sensitive --value-file -"
     )
 
 

@@ -78,6 +78,17 @@ WORDS: Mapping[str, Renderer] = {
     "force_forget": lambda _: (
         "these rows are what `svc spend` reads; add --force to remove them all the same"
     ),
+    "use_https": lambda _: "use an https:// base URL and svc config unset allow_insecure_http",
+    "register_identity": lambda _: "svc identity register",
+    "replace_identity": lambda _: (
+        "svc identity register --force (a new credential), or svc identity logout to go back "
+        "to pay-as-you-go"
+    ),
+    "set_daily_cap": lambda nxt: (
+        "svc config set daily_cap_usd 15" + (" --fleet" if nxt.facts.get("fleet") else "")
+    ),
+    "unset_setting": lambda nxt: f"svc config unset {nxt.fact('key')}",
+    "serve_sandbox": lambda _: "svc sandbox serve &",
 }
 
 
@@ -88,5 +99,4 @@ def present(error: SvcError) -> None:
 
 def words(nxt: Next) -> str:
     """A next step outside an error (a warning's), in the CLI's words."""
-    renderer = WORDS.get(nxt.action)
-    return nxt.words(renderer(nxt)) if renderer else nxt.neutral
+    return next_step.worded(nxt, WORDS)

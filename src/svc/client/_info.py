@@ -54,7 +54,7 @@ def spend(app: LibraryContext, since: str | None) -> Spend:
 def doctor(app: LibraryContext) -> DoctorReport:
     """Every check of `svc doctor`; a failure is a finding, not an exception."""
     with one_call():
-        findings = run_checks(app, present=_next.present)
+        findings = run_checks(app, present=_next.present, words=_next.words)
         failed = first_failure(findings)
         code = 0 if failed is None else failed.exit_code
         checks = [f.as_dict() for f in findings]

@@ -63,8 +63,23 @@ WORDS: Mapping[str, Renderer] = {
     "force_forget": lambda _: (
         "these rows are what spend() reads; forcing removes them all the same"
     ),
+    "use_https": lambda _: (
+        "Client(base_url='https://...'), and the allow_insecure_http setting off"
+    ),
+    "register_identity": lambda _: "identity.register()",
+    "replace_identity": lambda _: (
+        "identity.register(force=True) (a new credential), or identity.logout() to go back "
+        "to pay-as-you-go"
+    ),
+    "set_daily_cap": lambda _: "Client(daily_cap=...) or the daily_cap_usd setting",
+    "serve_sandbox": lambda _: "start the local sandbox (`svc sandbox serve &` in a shell)",
 }
 
 
 def present(error: SvcError) -> None:
     next_step.present(error, WORDS)
+
+
+def words(nxt: Next) -> str:
+    """A next step outside an error (a doctor finding's fix), in the library's words."""
+    return next_step.worded(nxt, WORDS)

@@ -9,6 +9,7 @@ import typer
 
 from svc.cli import next_words
 from svc.cli.app import current
+from svc.commands.doctor_checks import cli_checks
 from svc.engines.doctor import first_failure, run_checks
 from svc.ui.doctor import show_findings
 from svc.ui.face import FaceContext
@@ -41,7 +42,12 @@ def doctor() -> None:
 
 
 def run(opts: DoctorOptions, app_ctx: FaceContext) -> int:
-    findings = run_checks(app_ctx, desktop_notifier=desktop_notifier, present=next_words.present)
+    findings = run_checks(
+        app_ctx,
+        face_checks=cli_checks(desktop_notifier),
+        present=next_words.present,
+        words=next_words.words,
+    )
     failed = first_failure(findings)
     code = failed.exit_code if failed else 0
     checks = [f.as_dict() for f in findings]

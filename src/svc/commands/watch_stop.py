@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from svc.commands.ask_commands import next_step, reply_command, stop_line
 from svc.engines.asks import AskSummary, left_text, summarize
 from svc.errors import HumanNeededError, TaskEndedError
 from svc.ui.output import Output
@@ -38,7 +39,7 @@ def stopped_at_asks(output: Output, blocked: dict[str, dict[str, Any]]) -> Human
     summaries = {tid: summarize(task) for tid, task in blocked.items()}
     if output.json_mode:
         for tid, summary in summaries.items():
-            output.emit_line({"id": tid, "state": "blocked_on_user", **summary.as_json()})
+            output.emit_line({"id": tid, "state": "blocked_on_user", **stop_line(summary)})
     if len(summaries) > FEW_ASKS:
         return _many_stopped(summaries)
     ids = " ".join(blocked)
@@ -48,7 +49,7 @@ def stopped_at_asks(output: Output, blocked: dict[str, dict[str, Any]]) -> Human
     else:
         each = "; ".join(f"{tid} {ask}" for tid, ask in zip(summaries, asks, strict=True))
         message = f"{len(summaries)} tasks wait on the user and prompting is off: {each}"
-    steps = [s.next_step() for s in summaries.values()]
+    steps = [next_step(s) for s in summaries.values()]
     then = (
         "" if all(s.kind == "payment" for s in summaries.values()) else f", then `svc watch {ids}`"
     )
@@ -70,6 +71,6 @@ def _many_stopped(summaries: dict[str, AskSummary]) -> HumanNeededError:
     rest = len(summaries) - len(first)
     listed = "`svc tasks --state blocked_on_user` lists them"
     asked = "on a terminal `svc watch --all` asks each in turn"
-    hint = "; ".join([f"`{s.reply_command}`" for s in first] + [f"and {rest} more: {listed}"])
+    hint = "; ".join([f"`{reply_command(s)}`" for s in first] + [f"and {rest} more: {listed}"])
     hint += f"; {asked}"
     return HumanNeededError(message, hint=hint, json_report=False)

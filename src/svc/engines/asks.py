@@ -1,15 +1,15 @@
-"""What a task waiting on the user asks, told in our own words: kind, reply command, time left.
+"""What a task waiting on the user asks, as data: kind, fields, what is asked, time left.
 
 Used by `watch` (stop message, --json stop line, countdown, notifications) and by `--exec`
-hooks (`SVC_TASK_ASK`). Server text (field names, merchant) is quoted for the shell and
-cleaned for the terminal; the values a person types are never part of it.
+hooks (`SVC_TASK_ASK`); how to answer is each face's to word (the CLI's commands are in
+commands/ask_commands.py). Server text (field names, merchant) is cleaned for the terminal;
+the values a person types are never part of it.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -33,34 +33,18 @@ def looks_secret(name: str) -> bool:
 
 @dataclass(frozen=True)
 class AskSummary:
+    """What a waiting task asks, as data: each face words how to answer (the CLI's reply and
+    watch commands are in commands/ask_commands.py)."""
+
+    task_id: str
     kind: str  # none | plain | structured | payment
-    # The command that moves the task on, safe to follow as is: never one that spends or
-    # cancels. For a payment ask that is `svc watch ID` once the person approved in their app.
-    reply_command: str | None
-    keys: tuple[str, ...]
+    keys: tuple[str, ...]  # the fields to answer, cleaned (a structured or payment ask's)
     expires_at: str | None
     seconds_left: int | None
     what: str  # one short line: what is asked (for a notification or the stop message)
-    decline_command: str | None = None  # a payment ask's alternative, never the default
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "ask": self.kind,
-            "reply_command": self.reply_command,
-            "decline_command": self.decline_command,
-            "reply_keys": list(self.keys),
-            "expires_at": self.expires_at,
-            "seconds_left": self.seconds_left,
-        }
-
-    def next_step(self) -> str:
-        """What to do, for a person or a script reading the hint."""
-        if self.kind == "payment" and self.reply_command and " watch " in self.reply_command:
-            return (
-                f"approve the payment in the user's payment app, then `{self.reply_command}` "
-                f"(or decline it: `{self.decline_command}`)"
-            )
-        return f"answer with `{self.reply_command}`"
+    field: str | None = None  # a plain ask's one named field, cleaned
+    sensitive: bool = False  # a plain ask's field is a secret
+    approval_expired: bool = False  # a payment ask whose approval window ran out
 
 
 def ask_kind(task: dict[str, Any]) -> str:
@@ -79,32 +63,24 @@ def summarize(task: dict[str, Any], now: float | None = None) -> AskSummary:
     ask = task.get("info_request") if isinstance(task.get("info_request"), dict) else None
     expires = str(ask["expires_at"]) if ask and ask.get("expires_at") else None
     left = seconds_left(task, expires, now)
-    tid = shlex.quote(str(task.get("id")))
-    decline = None
+    base = AskSummary(str(task.get("id")), kind, (), expires, left, "")
     if kind == "plain":
-        command, keys, what = _plain(task, tid)
-    elif kind in ("structured", "payment"):
-        command, keys, what = _structured(ask or {}, tid, kind)
-        if kind == "payment":
-            decline = f"svc reply {tid} --decline-payment"
-            expired = (ask or {}).get("payment_status") == "approval_expired"
-            # Re-sending an expired approval asks the person again; it spends nothing itself.
-            command = f"svc reply {tid} --approve-payment" if expired else f"svc watch {tid}"
-    else:
-        command, keys, what = None, (), f"is {clean(str(task.get('state')), 40)}"
-    return AskSummary(kind, command, keys, expires, left, what, decline)
+        return _plain(base, plain_payload(task))
+    if kind in ("structured", "payment"):
+        return _structured(base, ask or {})
+    return replace(base, what=f"is {clean(str(task.get('state')), 40)}")
 
 
-def _plain(task: dict[str, Any], tid: str) -> tuple[str, tuple[str, ...], str]:
-    payload = plain_payload(task)
+def _plain(base: AskSummary, payload: dict[str, Any]) -> AskSummary:
     field = payload.get("field")
     if not isinstance(field, str) or not field:
-        return f"svc reply {tid} --message TEXT", (), "asks for an answer"
+        return replace(base, what="asks for an answer")
     name = clean(field, 64, single_line=True)
-    sensitive = " --sensitive" if payload.get("sensitive") else ""
-    command = f"svc reply {tid} --field {shlex.quote(name)}{sensitive} --value-file -"
-    hidden = " (a secret)" if payload.get("sensitive") else ""
-    return command, (name,), f"asks for {name}{hidden}"
+    sensitive = bool(payload.get("sensitive"))
+    hidden = " (a secret)" if sensitive else ""
+    return replace(
+        base, keys=(name,), field=name, sensitive=sensitive, what=f"asks for {name}{hidden}"
+    )
 
 
 def plain_payload(task: dict[str, Any]) -> dict[str, Any]:
@@ -116,21 +92,20 @@ def plain_payload(task: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def _structured(ask: dict[str, Any], tid: str, kind: str) -> tuple[str, tuple[str, ...], str]:
+def _structured(base: AskSummary, ask: dict[str, Any]) -> AskSummary:
     keys = [str(k) for k in ask.get("requested_fields") or [] if isinstance(k, str)]
     for question in ask.get("questions") or []:
         key = question.get("key") if isinstance(question, dict) else None
         if isinstance(key, str) and key not in keys:
             keys.append(key)
     names = tuple(clean(k, 64, single_line=True) for k in keys)
-    sets = "".join(f" --set {shlex.quote(k + '=')}VALUE" for k in names)
-    if kind == "payment":
+    if base.kind == "payment":
         amount = usd(ask.get("amount_usd"))
         merchant = clean(str(ask.get("merchant_name") or "the merchant"), 80, single_line=True)
         what = f"waits for the approval of {amount} to {merchant} (in the user's app)"
-        return f"svc watch {tid}", names, what
-    what = "asks for " + (", ".join(names) or "an answer")
-    return f"svc reply {tid}{sets}", names, what
+        expired = ask.get("payment_status") == "approval_expired"
+        return replace(base, keys=names, what=what, approval_expired=expired)
+    return replace(base, keys=names, what="asks for " + (", ".join(names) or "an answer"))
 
 
 def seconds_left(

@@ -10,9 +10,8 @@ face exits with.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
-from functools import partial
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from svc import numbers
@@ -24,6 +23,7 @@ from svc.context import AppContext
 from svc.errors import AuthError, ExitCode, SvcError
 from svc.identity.store import has_credential
 from svc.money import atomic_for_people, for_people
+from svc.next_step import Next, step
 from svc.origin import is_cleartext, is_loopback_host, origin_of
 from svc.pay.daily_cap import FLEET, shown
 from svc.pay.wallet import load_signer
@@ -41,18 +41,25 @@ class Finding:
     check: str
     status: str  # ok | warn | fail
     detail: str
-    fix: str | None = None
+    fix: str | None = None  # what to do, in the face's words (`next`'s, once worded)
     exit_code: int = 0  # the contract's code when status is fail
+    next: Next | None = field(default=None, compare=False)  # the fix as data, when it has one
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {k: v for k, v in asdict(self).items() if k != "next"}
+
+    def worded(self, words: Callable[[Next], str]) -> Finding:
+        """This finding with its next step in a face's words (as is when it has none)."""
+        return self if self.next is None else replace(self, fix=words(self.next))
 
 
 def _ok(check: str, detail: str) -> Finding:
     return Finding(check, "ok", detail)
 
 
-def _warn(check: str, detail: str, fix: str | None = None) -> Finding:
+def _warn(check: str, detail: str, fix: str | Next | None = None) -> Finding:
+    if isinstance(fix, Next):
+        return Finding(check, "warn", detail, fix.neutral, next=fix)
     return Finding(check, "warn", detail, fix)
 
 
@@ -168,7 +175,7 @@ def network_check(app: AppContext) -> Finding:
         return _warn(
             "network",
             detail + "; allow_insecure_http is on: payments cross the network in cleartext",
-            "use an https:// base URL and svc config unset allow_insecure_http",
+            step("use_https"),
         )
     return _ok("network", detail)
 
@@ -190,7 +197,7 @@ def identity_check(app: AppContext) -> Finding:
         return _warn(
             "identity",
             detail + "; no agent credential stored (pay-as-you-go needs none)",
-            "svc identity register",
+            step("register_identity"),
         )
     try:
         app.identity.exchange()
@@ -200,16 +207,14 @@ def identity_check(app: AppContext) -> Finding:
             "identity",
             "fail",
             f"{detail}; the stored agent credential is refused{code}: {refused.message}",
-            IDENTITY_WAY_OUT,
+            IDENTITY_WAY_OUT.neutral,
             int(refused.exit_code),
+            next=IDENTITY_WAY_OUT,
         )
     return _ok("identity", detail + "; the stored agent credential passes the token exchange")
 
 
-IDENTITY_WAY_OUT = (
-    "svc identity register --force (a new credential), or svc identity logout to go back to "
-    "pay-as-you-go"
-)
+IDENTITY_WAY_OUT = step("replace_identity")
 
 
 def money_check(app: AppContext) -> Finding:
@@ -231,7 +236,7 @@ def money_check(app: AppContext) -> Finding:
         return _warn(
             "money",
             f"no daily cap ({cap.source}): nothing limits what is paid in a day; {paid}",
-            "svc config set daily_cap_usd 15" + (" --fleet" if cap.source == FLEET else ""),
+            step("set_daily_cap", fleet="yes" if cap.source == FLEET else ""),
         )
     left = atomic_for_people(max(0, cap.atomic - exposed))
     detail = f"daily cap {shown(cap.usd)} ({cap.source}), {left} left; {paid}"
@@ -272,65 +277,10 @@ _RIGHTS_FIX = "grant SELECT, INSERT, UPDATE, DELETE on the ledger's tables to th
 _DISK_FIX = "free some space or make the data directory writable (SVC_DATA_DIR moves it)"
 
 
-def notify_check(app: AppContext, notifier: Callable[[], str | None]) -> Finding:
-    """How `svc watch --notify` would reach the person here (`notifier`: the face's lookup of
-    its desktop notifier, a path or None)."""
+Check = Callable[[AppContext], Finding]
 
-    s = app.settings
-    default = "on unless --no-notify" if s.notify else "off unless asked"
-    setting = f"--notify is {default} ({source(s.sources.get('notify'))})"
-    found = notifier()
-    if found is None:
-        return _warn(
-            "notify",
-            f"{setting}; no notify-send or osascript on PATH: --notify rings the terminal only",
-            "install notify-send (libnotify) for desktop notifications",
-        )
-    return _ok("notify", f"{setting}; desktop notifications by {found}, plus the terminal bell")
-
-
-def host_command(found: str, profile: str) -> str:
-    """What a host's config can hold as is: a host starts `svc mcp` from its own directory,
-    so a path relative to ours (`.venv/bin/svc`) would not be found there."""
-    import os
-    import shlex
-
-    words = [os.path.abspath(found), "mcp"]
-    if profile != "default":
-        words += ["--profile", profile]
-    return shlex.join(words)
-
-
-def mcp_check(app: AppContext) -> Finding:
-    """What an AI agent host gets from `svc mcp`, without importing the MCP SDK (slow)."""
-    import importlib.util
-    import shutil
-    import sys
-
-    if importlib.util.find_spec("mcp") is None:
-        return _warn(
-            "mcp",
-            "the MCP SDK is not installed: `svc mcp` cannot start",
-            "reinstall svc-cli (it depends on mcp)",
-        )
-    s = app.settings
-    command = host_command(shutil.which("svc") or sys.argv[0], s.profile)
-    limit = (
-        f"paid calls up to {for_people(s.mcp_preapproved_usd)} run without asking"
-        if s.mcp_preapproved_usd is not None
-        else "every paid call is confirmed by the person"
-    )
-    detail = f"a host runs `{command}` (stdio); {limit}"
-    if s.mcp_allow_model_secrets:
-        return _warn(
-            "mcp",
-            detail + "; the model may type secrets (mcp_allow_model_secrets is on)",
-            "svc config unset mcp_allow_model_secrets",
-        )
-    return _ok("mcp", detail + "; secrets only from the person")
-
-
-CHECKS: tuple[tuple[str, Callable[..., Finding]], ...] = (
+# Every check in order; None: the face brings its own (`run_checks`' face_checks) or none.
+CHECKS: tuple[tuple[str, Check | None], ...] = (
     ("config", config_check),
     ("profile", profile_check),
     ("secrets", secrets_check),
@@ -340,35 +290,40 @@ CHECKS: tuple[tuple[str, Callable[..., Finding]], ...] = (
     ("identity", identity_check),
     ("ledger", ledger_check),
     ("money", money_check),
-    ("notify", notify_check),
-    ("mcp", mcp_check),
+    ("notify", None),  # a face's own check: how it reaches a person
+    ("mcp", None),  # a face's own check: how an agent host starts it
 )
 
 
 def run_checks(
     app: AppContext,
     *,
-    desktop_notifier: Callable[[], str | None] | None = None,
+    face_checks: Mapping[str, Check] | None = None,
     present: Callable[[SvcError], None] = lambda error: None,
+    words: Callable[[Next], str] = lambda nxt: nxt.neutral,
 ) -> list[Finding]:
-    """Every check, in order. `desktop_notifier`: how the face would notify a person (the
-    CLI's `--notify`); a face without one (a library) has no notify check. `present`: the
-    face's words for a failed check's next step (svc.next_step), its `fix`."""
+    """Every check, in order. `face_checks`: the checks only a face knows how to make (the
+    CLI's `notify` and `mcp`); a face without them (a library) skips them. `present` and
+    `words`: the face's words for a next step (svc.next_step), of a failed check's error and
+    of a finding's fix."""
+    own = face_checks or {}
     findings = []
     for name, listed in CHECKS:
-        check = listed
-        if listed is notify_check:
-            if desktop_notifier is None:
-                continue
-            check = partial(notify_check, notifier=desktop_notifier)
+        check = listed or own.get(name)
+        if check is None:
+            continue
         try:
-            findings.append(check(app))
+            findings.append(check(app).worded(words))
         except SvcError as error:
             if error.exit_code == ExitCode.UNAVAILABLE and app.settings.is_loopback:
-                error.hint = error.hint or "the base URL is the local sandbox: svc sandbox serve &"
+                error.hint = error.hint or SERVE_SANDBOX.neutral
+                error.next = error.next or SERVE_SANDBOX
             present(error)
             findings.append(_fail(name, error))
     return findings
+
+
+SERVE_SANDBOX = step("serve_sandbox", "the base URL is the local sandbox: ")
 
 
 def first_failure(findings: list[Finding]) -> Finding | None:
