@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from svc.api.tasks import TaskClient
     from svc.identity.bearer import BearerAuth
     from svc.identity.session import IdentitySession
+    from svc.next_step import Next
     from svc.pay.daily_cap import DailyCap
     from svc.pay.journal import LinkHosts
     from svc.pay.policy import PaymentPolicy
@@ -55,6 +56,8 @@ class FacePrompts:
     # a card payment's hosted page, for a person to pay on (QR code, browser); `open_browser`
     # False: show it only
     show_card_page: Callable[[TrustedURL, bool], None] | None = None
+    # a next step said outside an error (a warning's), in the face's words; None: neutral
+    next_words: Callable[[Next], str] | None = None
 
 
 class AppContext:
@@ -256,6 +259,11 @@ class AppContext:
         return LinkHosts(
             lambda: self.ledger, self.has_ledger, self._prompt(self.prompts.confirm_link_host)
         )
+
+    def words(self, nxt: Next) -> str:
+        """A next step said outside an error (a warning's), in the face's words."""
+        worded = self.prompts.next_words
+        return nxt.neutral if worded is None else worded(nxt)
 
     def _prompt(self, ask: P | None) -> P | None:
         """The face's prompt, unless the person said `--no-input`: then nobody is asked."""

@@ -46,7 +46,7 @@ def test_bad_lines_name_their_number_and_reason() -> None:
         "line 1: not a JSON object (Expecting property name enclosed in double quotes)",
         "line 2: not a JSON object",
         "line 3: missing task (a non-empty string)",
-        "line 4: missing email (give it in the line, or --email for all lines)",
+        "line 4: missing email (give it in the line, or a default e-mail for all lines)",
         "line 5: unknown key 'extra' (known: task, email, request_id)",
         "line 6: invalid request id 'short': a request id is 8-128 letters, digits, '-', '_', '.' or ':'",
         "line 8: request_id req_12345678 is used by an earlier line",

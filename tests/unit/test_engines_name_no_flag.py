@@ -25,15 +25,9 @@ CLI_WORDS = re.compile(rf"(?<![\w-])--[a-z][a-z-]+|\bsvc (?:{COMMANDS})\b")
 
 # (file, enclosing def) -> why it still names the CLI. Shrink it; never grow it.
 ALLOWED = {
-    ("engines/batch_file.py", "_submission"): "a line without e-mail names --email",
-    ("engines/forget.py", "matching"): "prune's --gone/--refused",
-    ("engines/receipt.py", "receipt_document"): "`svc tasks` in two hints",
     # The window's bounds are named by the face that parses them (CLI flags, MCP arguments).
     ("engines/spend.py", "spend_window"): "--since/--until: default names of the bounds",
     ("engines/spend.py", "spend_document"): "--since: default name of the bound",
-    ("engines/claim.py", "<module>"): "NEXT_STEP: `svc identity claim --code`",
-    # The one resume that is a warning, not an error: a Reporter takes text only.
-    ("engines/submit.py", "_resume_words"): "a warning's resume command",
     ("pay/daily_cap.py", "set_for_fleet"): "`--fleet`: the CLI is this setter's only face",
 }
 

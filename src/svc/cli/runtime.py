@@ -54,7 +54,8 @@ def build_context(
         profile_values=_profile_values(config, profile, creates_profile, needs_config),
         repairing=repairing,
     )
-    return FaceContext(settings, _output(flags, settings.json_output), config)
+    output = _output(flags, settings.json_output)
+    return FaceContext(settings, output, config, next_words=next_words.words)
 
 
 def _output(flags: dict[str, Any], json_output: bool) -> Any:

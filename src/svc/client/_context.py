@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from svc import redact
+from svc.client import _next
 from svc.client.types import PaymentOffer
-from svc.context import AppContext
+from svc.context import AppContext, FacePrompts
 from svc.errors import UsageError
 from svc.money import atomic_to_usd
 from svc.origin import origin_of
@@ -109,7 +110,8 @@ class LibraryContext(AppContext):
         approve: Approver | None,
         trust_recipient: bool,
     ) -> None:
-        super().__init__(settings, LogReporter(LOGGER), config)
+        prompts = FacePrompts(next_words=_next.words)
+        super().__init__(settings, LogReporter(LOGGER), config, prompts=prompts)
         self.approve = approve
         self.trust_recipient = trust_recipient
         self.payment_approver = self._approver() if approve is not None else None

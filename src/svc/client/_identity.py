@@ -20,6 +20,8 @@ from svc.errors import AuthError, HumanNeededError, UsageError
 from svc.identity.session import credential_from
 from svc.identity.store import Credential
 
+CLAIM_CALL = "identity.claim(code=...)"  # what a program calls with the code the page shows
+
 
 def status_of(app: LibraryContext, cred: Credential | None, **extra: Any) -> IdentityStatus:
     """What may be shown about a credential: never a secret."""
@@ -99,7 +101,8 @@ def claim(app: LibraryContext, email: str | None, code: str | None) -> IdentityS
             claimed = ClaimCeremony(app, app.identity, cred, hint, person=person).run(code)
         except HumanNeededError as need:
             if person.link is not None:
-                need.data.update(redact.scrub(person.link.action_required()))  # the link, as data
+                link = person.link.action_required(CLAIM_CALL)
+                need.data.update(redact.scrub(link))  # the link, as data
             raise
         return status_of(app, claimed)
 

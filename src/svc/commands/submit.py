@@ -245,6 +245,7 @@ def _run_batch(opts: SubmitOptions, app: FaceContext, path: str) -> int:
         open_binary_source(path, "the batch file").close()  # a missing file: one clear line
     options = BatchOptions(
         default_email=opts.email or app.settings.email,
+        email_elsewhere="--email for all lines",
         concurrency=opts.concurrency,
         max_price_usd=opts.max_price_usd,
         trust_recipient=opts.trust_recipient,

@@ -32,7 +32,14 @@ from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, Protocol, cast
 
 from svc.context import AppContext
-from svc.engines.batch_file import BatchSource, Line, bad_line, check, parse_lines
+from svc.engines.batch_file import (
+    EMAIL_ELSEWHERE,
+    BatchSource,
+    Line,
+    bad_line,
+    check,
+    parse_lines,
+)
 from svc.engines.submit import SubmitResult, submit
 from svc.errors import ExitCode, Interrupted, LedgerUnavailableError, SvcError, UsageError
 from svc.report import QuietReporter
@@ -67,6 +74,8 @@ def _rank(error: SvcError) -> int:
 @dataclass
 class Options:
     default_email: str | None = None
+    # How a line without an e-mail is told to get one besides its own (the face's words).
+    email_elsewhere: str = EMAIL_ELSEWHERE
     concurrency: int = DEFAULT_CONCURRENCY
     max_price_usd: object = None
     trust_recipient: bool = False
@@ -237,7 +246,7 @@ def run_batch(
     source = path if isinstance(path, BatchSource) else BatchSource(path)
     try:
         with source.open() as stream:
-            checked = check(stream, options.default_email)
+            checked = check(stream, options.default_email, options.email_elsewhere)
         results = _Results(sink)
         for error in checked.bad:
             results.invalid(error)
@@ -315,7 +324,7 @@ class _Sending:
     def _feed(self, stream: IO[bytes], jobs: queue.Queue[Line | None]) -> int:
         """Queue each line for a worker; a line the ledger knows as accepted is not sent."""
         total = good = 0
-        for parsed in parse_lines(stream, self.options.default_email):
+        for parsed in parse_lines(stream, self.options.default_email, self.options.email_elsewhere):
             if self.options.stopped():
                 break
             total += 1

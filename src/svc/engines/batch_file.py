@@ -98,15 +98,21 @@ class _Ids:
         return rid
 
 
-def parse_lines(stream: IO[bytes], default_email: str | None) -> Iterator[Line | UsageError]:
-    """Each usable line as a `Line`, each bad one as a UsageError naming its line number."""
+EMAIL_ELSEWHERE = "a default e-mail for all lines"
+
+
+def parse_lines(
+    stream: IO[bytes], default_email: str | None, email_elsewhere: str = EMAIL_ELSEWHERE
+) -> Iterator[Line | UsageError]:
+    """Each usable line as a `Line`, each bad one as a UsageError naming its line number
+    (`email_elsewhere`: the face's words for where a default e-mail is given)."""
     ids = _Ids()
     for number, raw in raw_lines(stream):
         try:
             doc = _line_object(raw)
             if doc is None:
                 continue  # blank or a comment
-            body, given = _submission(doc, default_email)
+            body, given = _submission(doc, default_email, email_elsewhere)
             rid = ids.for_line(body, given)
         except _BadLine as exc:
             yield bad_line(number, str(exc))
@@ -148,14 +154,14 @@ def _json(text: str) -> Any:
 
 
 def _submission(
-    doc: dict[str, Any], default_email: str | None
+    doc: dict[str, Any], default_email: str | None, email_elsewhere: str
 ) -> tuple[dict[str, Any], str | None]:
     """The checked request body and the line's own request id, if it gives one."""
     task, email, rid = doc.get("task"), doc.get("email", default_email), doc.get("request_id")
     if not isinstance(task, str) or not task.strip():
         raise _BadLine("missing task (a non-empty string)")
     if not isinstance(email, str) or not email:
-        raise _BadLine("missing email (give it in the line, or --email for all lines)")
+        raise _BadLine(f"missing email (give it in the line, or {email_elsewhere})")
     if rid is not None and not isinstance(rid, str):
         raise _BadLine("request_id must be a string")
     for value in (task, email, rid or ""):
@@ -190,9 +196,11 @@ class Checked:
         return {error.body["line"] for error in self.bad}
 
 
-def check(stream: IO[bytes], default_email: str | None) -> Checked:
+def check(
+    stream: IO[bytes], default_email: str | None, email_elsewhere: str = EMAIL_ELSEWHERE
+) -> Checked:
     checked = Checked()
-    for item in parse_lines(stream, default_email):
+    for item in parse_lines(stream, default_email, email_elsewhere):
         if isinstance(item, Line):
             checked.good += 1
         else:

@@ -27,7 +27,6 @@ from svc.next_step import step
 from svc.origin import TrustedURL, from_server
 
 MAX_WAIT_INTERVAL = 5.0
-NEXT_STEP = "svc identity claim --code CODE"
 
 
 @dataclass(frozen=True)
@@ -46,8 +45,9 @@ class ClaimLink:
         shown = f"this link expires at {words.when(self.expires_at)}"
         return shown + (again if self.claim_expires_at else "")
 
-    def action_required(self) -> dict[str, Any]:
-        """What a program is told when no person is at hand: open, sign in, then the code."""
+    def action_required(self, then: str) -> dict[str, Any]:
+        """What a program is told when no person is at hand: open, sign in, then the code
+        (`then`: how the face's caller passes it on, e.g. the CLI's command)."""
         return {
             "action_required": "claim",
             "verification_uri": str(self.uri),
@@ -56,8 +56,8 @@ class ClaimLink:
             "claim_expires_at": self.claim_expires_at,
             "login_hint": self.login_hint,
             "instructions": f"Open the link, sign in as {self.login_hint} and confirm; then "
-            f"run `{NEXT_STEP}` with the code the page shows.",
-            "next": NEXT_STEP,
+            f"run `{then}` with the code the page shows.",
+            "next": then,
         }
 
 

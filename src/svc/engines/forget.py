@@ -73,12 +73,7 @@ def named(app: AppContext, ids: list[str]) -> Forgetting:
 
 def matching(app: AppContext, *, gone: bool, refused: bool) -> Forgetting:
     """The rows of tasks the service no longer knows (`gone`) or of submits refused before
-    anything was sent or paid (`refused`)."""
-    if not (gone or refused):
-        raise UsageError(
-            "say which rows to prune: --gone, --refused or both",
-            hint="svc tasks prune --gone removes the tasks the service no longer knows",
-        )
+    anything was sent or paid (`refused`); neither is none."""
     ledger = _ledger(app)
     rows = [
         r

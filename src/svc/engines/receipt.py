@@ -13,6 +13,7 @@ from svc.engines.settlement import (
 )
 from svc.errors import NotFoundError
 from svc.money import atomic_to_usd
+from svc.next_step import step
 from svc.numbers import iso
 from svc.store.ledger import Authorization, LedgerStore, Submission
 
@@ -26,13 +27,13 @@ def receipt_document(app: AppContext, task_or_request_id: str) -> dict[str, Any]
         raise NotFoundError(
             f"the ledger has no request or task {task_or_request_id!r}",
             code="not_in_ledger",
-            hint="`svc tasks` lists what this ledger holds (a shared one: every runner's)",
+            next=step("see_tasks", tail=" (what this ledger holds: a shared one, every runner's)"),
         )
     if not row.amount_atomic or not row.method:
         raise NotFoundError(
             f"nothing was paid for {task_or_request_id!r} (its status: {row.status})",
             code="no_payment",
-            hint="`svc tasks` shows what became of it",
+            next=step("see_tasks", tail=": what became of it"),
         )
     return _document(row, _signed(ledger, row.request_id))
 

@@ -19,7 +19,6 @@ status itself.
 from __future__ import annotations
 
 import contextlib
-import shlex
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -66,7 +65,6 @@ MAX_PROVIDER_RETRIES = 3  # payment_provider_unavailable: re-send unchanged, wit
 MAX_CARD_FINISHES = 1  # payment_incomplete: wait on statusUrl once more
 # Codes whose handling is to send the same request again later (the resume command says how).
 SAME_AGAIN = ("payment_provider_unavailable", "rate_limit_exceeded")
-RESUME_TASK_CHARS = 200  # longer task texts are named by file in a resume command
 
 
 @dataclass
@@ -98,14 +96,6 @@ def resume_step(request_id: str, body: dict[str, Any], lead: str = "") -> Next:
         email=str(body["email"]),
         task=str(body.get("task", "")),
     )
-
-
-def _resume_words(request_id: str, body: dict[str, Any]) -> str:
-    """The CLI's resume command, for the one warning that is not an error (a Reporter takes
-    text only; allow-listed in tests/unit/test_engines_speak_no_cli.py)."""
-    task = str(body.get("task", ""))
-    shown = shlex.quote(task) if len(task) <= RESUME_TASK_CHARS else "--file <the same task file>"
-    return f"svc submit --request-id {request_id} --email {shlex.quote(str(body['email']))} {shown}"
 
 
 def recent_duplicate(app: AppContext, body: dict[str, Any]) -> Submission | None:
@@ -417,8 +407,13 @@ def _record_accepted(
     except LedgerUnavailableError as exc:
         app.report.warn(
             f"task {task.id} was accepted, but the ledger could not record it ({exc.message}); "
-            "to record it without paying again, once the ledger is back: "
-            + _resume_words(journal.request_id, body)
+            + app.words(
+                resume_step(
+                    journal.request_id,
+                    body,
+                    "to record it without paying again, once the ledger is back: ",
+                )
+            )
         )
 
 

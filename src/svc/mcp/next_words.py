@@ -59,3 +59,8 @@ WORDS: Mapping[str, Renderer] = {
 
 def present(error: SvcError) -> None:
     next_step.present(error, WORDS)
+
+
+def words(nxt: Next) -> str:
+    """A next step said outside an error (a warning's), as the tool call a model makes."""
+    return next_step.worded(nxt, WORDS)

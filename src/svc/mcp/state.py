@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 import anyio.to_thread
 
+from svc.mcp.next_words import words
 from svc.redact import Vault
 from svc.ui.face import FaceContext
 
@@ -47,7 +48,7 @@ class ContextPool:
         """This thread's context (settings and config are shared, connections are not)."""
         app: FaceContext | None = getattr(self._local, "app", None)
         if app is None:
-            app = FaceContext(self.settings, self.output, self.config)
+            app = FaceContext(self.settings, self.output, self.config, next_words=words)
             self._local.app = app
             with self._lock:
                 self._all.append(app)

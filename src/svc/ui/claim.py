@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from svc.engines.claim import ClaimLink
     from svc.ui.output import Output
 
+CLAIM_COMMAND = "svc identity claim --code CODE"  # what a script runs with the page's code
+
 
 class TerminalClaim:
     def __init__(self, output: Output, *, open_browser: bool = True) -> None:
@@ -23,7 +25,7 @@ class TerminalClaim:
     def unattended(self, link: ClaimLink) -> None:
         out = self.output
         if out.json_mode:
-            out.emit_json(link.action_required())
+            out.emit_json(link.action_required(CLAIM_COMMAND))
             return
         out.info(
             f"Open {clean(str(link.uri), 2000, single_line=True)} and sign in as "

@@ -9,6 +9,7 @@ the terminal's (`svc.ui.prompts`, the QR code and the browser); engines never se
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from svc.context import AppContext, FacePrompts
@@ -16,15 +17,24 @@ from svc.origin import TrustedURL
 from svc.ui.output import Output
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from svc.next_step import Next
     from svc.settings import Settings
     from svc.store.config import ConfigFile
 
 
 class FaceContext(AppContext):
     def __init__(
-        self, settings: Settings, output: Output, config: ConfigFile | None = None
+        self,
+        settings: Settings,
+        output: Output,
+        config: ConfigFile | None = None,
+        *,
+        next_words: Callable[[Next], str] | None = None,
     ) -> None:
-        super().__init__(settings, output, config, prompts=terminal_prompts(output))
+        prompts = replace(terminal_prompts(output), next_words=next_words)
+        super().__init__(settings, output, config, prompts=prompts)
         self.output = output
 
 

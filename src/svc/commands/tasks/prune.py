@@ -10,6 +10,7 @@ import typer
 from svc.cli.app import current
 from svc.commands.tasks.views import remove
 from svc.engines.forget import matching
+from svc.errors import UsageError
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
@@ -46,6 +47,11 @@ def prune(
 
 
 def run(opts: PruneOptions, ctx: FaceContext) -> int:
+    if not (opts.gone or opts.refused):
+        raise UsageError(
+            "say which rows to prune: --gone, --refused or both",
+            hint="svc tasks prune --gone removes the tasks the service no longer knows",
+        )
     found = matching(ctx, gone=opts.gone, refused=opts.refused)
     remove(ctx, found, opts.force)
     return 0
