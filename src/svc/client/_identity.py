@@ -16,6 +16,7 @@ from svc.client._calls import one_call
 from svc.client._context import LibraryContext
 from svc.client.types import IdentityStatus
 from svc.engines.claim import ClaimCeremony, ClaimLink
+from svc.engines.identity import status_document
 from svc.errors import AuthError, HumanNeededError, UsageError
 from svc.identity.session import credential_from
 from svc.identity.store import Credential
@@ -25,20 +26,7 @@ CLAIM_CALL = "identity.claim(code=...)"  # what a program calls with the code th
 
 def status_of(app: LibraryContext, cred: Credential | None, **extra: Any) -> IdentityStatus:
     """What may be shown about a credential: never a secret."""
-    doc: dict[str, Any] = {"registered": cred is not None, "auth_base": app.settings.auth_base}
-    if cred is not None:
-        doc |= {
-            "id": cred.id,
-            "type": cred.type,
-            "claimed": cred.claimed,
-            "email": cred.email,
-            "pending_claim": cred.pending_claim,
-            "has_assertion": cred.assertion is not None,
-            "has_refresh_token": cred.refresh_token is not None,
-            "expires_at": cred.expires_at,
-            "claim_expires_at": cred.claim_expires_at if cred.pending_claim else None,
-        }
-    return IdentityStatus.model_validate(doc | extra)
+    return IdentityStatus.model_validate(status_document(app, cred, **extra))
 
 
 def status(app: LibraryContext) -> IdentityStatus:

@@ -13,7 +13,15 @@ from svc.identity.idjag import check_id_jag
 from svc.identity.session import credential_from
 from svc.identity.store import Credential
 
-__all__ = ["Credential", "asks_for", "id_jag_body", "id_jag_email", "register", "store_name"]
+__all__ = [
+    "Credential",
+    "asks_for",
+    "id_jag_body",
+    "id_jag_email",
+    "register",
+    "status_document",
+    "store_name",
+]
 
 
 def id_jag_body(assertion: str) -> dict[str, Any]:
@@ -78,3 +86,25 @@ def _keep_pending_claim(app: AppContext, body: dict[str, Any], sent: dict[str, A
 def store_name(app: AppContext) -> str:
     """Where the secrets are kept (the keyring's name, or the file)."""
     return str(app.secrets.backend.name)
+
+
+def status_document(app: AppContext, cred: Credential | None, **extra: Any) -> dict[str, Any]:
+    """What may be shown about a credential (`svc identity status --json`, the Client's
+    IdentityStatus): its kind, person, claim and expiries, never a secret."""
+    doc: dict[str, Any] = {"registered": cred is not None, "auth_base": app.settings.auth_base}
+    if cred is not None:
+        doc |= {
+            "id": cred.id,
+            "type": cred.type,
+            "claimed": cred.claimed,
+            "email": cred.email,
+            "pending_claim": cred.pending_claim,
+            "has_assertion": cred.assertion is not None,
+            "has_refresh_token": cred.refresh_token is not None,
+            "expires_at": cred.expires_at,
+            "assertion_expires_at": cred.assertion_expires_at,
+            "refresh_token_expires_at": cred.refresh_expires_at,
+            "claim_expires_at": cred.claim_expires_at if cred.pending_claim else None,
+            "store": store_name(app),
+        }
+    return doc | extra

@@ -8,9 +8,9 @@ import typer
 
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
-from svc.commands.identity.views import show, status_doc
+from svc.commands.identity.views import show
 from svc.engines.claim import ClaimCeremony
-from svc.engines.identity import Credential
+from svc.engines.identity import Credential, status_document
 from svc.errors import AuthError, UsageError
 from svc.ui.claim import TerminalClaim
 from svc.ui.face import FaceContext
@@ -64,7 +64,7 @@ def run(opts: ClaimOptions, ctx: FaceContext) -> int:
     person = TerminalClaim(ctx.output, open_browser=opts.open_browser)
     ceremony = ClaimCeremony(ctx, ctx.identity, cred, hint, person=person, timeout=opts.timeout)
     claimed = ceremony.run(code.strip() if code else None)
-    show(ctx, status_doc(ctx, claimed), f"Claimed for {claimed.email}.")
+    show(ctx, status_document(ctx, claimed), f"Claimed for {claimed.email}.")
     return 0
 
 
@@ -78,7 +78,7 @@ def _claimable(ctx: FaceContext) -> Credential | None:
             hint="register first: svc identity register --email EMAIL (or --anonymous)",
         )
     if cred.claimed:
-        show(ctx, status_doc(ctx, cred), "Already claimed.")
+        show(ctx, status_document(ctx, cred), "Already claimed.")
         return None
     if cred.claim_token is None:
         raise AuthError(

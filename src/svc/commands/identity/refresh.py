@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.commands.identity.views import show, status_doc
+from svc.commands.identity.views import show
+from svc.engines.identity import status_document
 from svc.errors import AuthError
 from svc.ui.face import FaceContext
 
@@ -37,5 +38,5 @@ def run(opts: RefreshOptions, ctx: FaceContext) -> int:
             hint="register one: svc identity register",
         )
     cred = session.refresh()
-    show(ctx, status_doc(ctx, cred, refreshed=True), "Rotated the agent credential.")
+    show(ctx, status_document(ctx, cred, refreshed=True), "Rotated the agent credential.")
     return 0

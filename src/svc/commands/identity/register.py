@@ -9,8 +9,8 @@ import typer
 
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
-from svc.commands.identity.views import next_step, show, status_doc
-from svc.engines.identity import Credential, asks_for, id_jag_body, id_jag_email
+from svc.commands.identity.views import next_step, show
+from svc.engines.identity import Credential, asks_for, id_jag_body, id_jag_email, status_document
 from svc.engines.identity import register as register_credential
 from svc.errors import UsageError
 from svc.ui.face import FaceContext
@@ -70,12 +70,14 @@ def run(opts: RegisterOptions, ctx: FaceContext) -> int:
             unsent = " (the given assertion was not sent)" if "assertion" in body else ""
             ctx.output.note(f"this agent credential is already stored; reusing it{unsent}")
             show(
-                ctx, status_doc(ctx, existing, reused=True), "Reusing the stored agent credential."
+                ctx,
+                status_document(ctx, existing, reused=True),
+                "Reusing the stored agent credential.",
             )
             return 0
         _confirm_replace(ctx, existing, body)
     cred = register_credential(ctx, body, opts.email)
-    show(ctx, status_doc(ctx, cred, reused=False), "Registered an agent credential.")
+    show(ctx, status_document(ctx, cred, reused=False), "Registered an agent credential.")
     step = next_step(cred)
     if step:
         ctx.output.note(step)

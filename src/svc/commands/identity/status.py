@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.commands.identity.views import next_step, show, status_doc
+from svc.commands.identity.views import next_step, show
+from svc.engines.identity import status_document
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
@@ -30,10 +31,10 @@ def status() -> None:
 def run(opts: StatusOptions, ctx: FaceContext) -> int:
     cred = ctx.identity.credential()
     if cred is None:
-        show(ctx, status_doc(ctx, None), "No agent credential is stored.")
+        show(ctx, status_document(ctx, None), "No agent credential is stored.")
         return 0
     step = next_step(cred)
-    show(ctx, status_doc(ctx, cred), "Agent credential:")
+    show(ctx, status_document(ctx, cred), "Agent credential:")
     if step:
         ctx.output.note(step)
     return 0
