@@ -84,6 +84,8 @@ class SvcError(Exception):
             doc["reason"] = self.reason
         if self.hint:
             doc["hint"] = self.hint
+        if self.next is not None:  # the hint's step as data, for a program to act on
+            doc["next"] = self.next.as_json()
         return {**self.data, **doc}  # the contract's own fields win
 
 
