@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -139,6 +140,42 @@ def test_closing_the_iterator_early_pays_no_line_twice_and_loses_none(
         again = list(client.submit_many(lines, concurrency=4))  # the same request ids
     outcomes = {r.line: r.outcome for r in again}
     assert sorted(outcomes) == list(range(1, 25))
+    for line, paid in enumerate(after_close, 1):
+        assert outcomes[line] == ("already_accepted" if paid else "submitted"), line
+    assert charges(sandbox, lines) == [1] * len(lines)
+
+
+@pytest.mark.usefixtures("slow_submits")
+def test_closing_the_client_stops_a_running_batch_first(home: Path, sandbox: Sandbox) -> None:
+    """close() (the `with` block's end) while another thread reads a batch: no new line is
+    sent, the ones in flight finish journaled, the reader's loop ends, and the client refuses
+    new work; a new client with the same lines pays only the rest."""
+    lines = lines_of(24, "Client closed")
+    client = Client(daily_cap="none")
+    seen: list[svc.BatchResult] = []
+    first = threading.Event()
+
+    def read() -> None:
+        for result in client.submit_many(lines, concurrency=4):
+            seen.append(result)
+            first.set()
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    assert first.wait(30)
+    client.close()  # returns once the lines in flight have finished
+    after_close = charges(sandbox, lines)
+    reader.join(10)
+    assert not reader.is_alive()  # the reader's loop ended with the run
+    assert {r.outcome for r in seen} == {"submitted"}, [r.error for r in seen]  # none broken
+    assert len(seen) == sum(after_close)  # every line paid was reported
+    time.sleep(0.5)
+    assert charges(sandbox, lines) == after_close and max(after_close) == 1
+    assert 1 <= sum(after_close) < len(lines)
+    with pytest.raises(RuntimeError, match="closed"):
+        list(client.submit_many(lines))
+    with Client(daily_cap="none") as again:
+        outcomes = {r.line: r.outcome for r in again.submit_many(lines, concurrency=4)}
     for line, paid in enumerate(after_close, 1):
         assert outcomes[line] == ("already_accepted" if paid else "submitted"), line
     assert charges(sandbox, lines) == [1] * len(lines)

@@ -162,6 +162,7 @@ class BatchRun:
         if self._ended:
             return None
         if self._thread is None:
+            self._contexts.started(self)  # a Client closed meanwhile stops it
             self._thread = threading.Thread(target=self._run, name="svc-batch", daemon=True)
             self._thread.start()
         item = self._out.get()
@@ -175,8 +176,9 @@ class BatchRun:
     def stop(self) -> None:
         """No new line is sent; returns once the lines in flight have finished."""
         self._stop.set()
-        if self._thread is not None:
+        if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join()
+        self._contexts.ended(self)
 
     def _run(self) -> None:
         try:

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from typing import Protocol
 
 from svc.client._context import Approver, LibraryContext
 from svc.settings import Settings
 from svc.store.config import ConfigFile
+
+
+class Running(Protocol):
+    """Work a Client started that must end before it closes (a submit_many's engine)."""
+
+    def stop(self) -> None: ...
 
 
 class Contexts:
@@ -31,7 +38,18 @@ class Contexts:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._all: list[LibraryContext] = []
+        self._running: set[Running] = set()
         self.closed = False
+
+    def started(self, work: Running) -> None:
+        with self._lock:
+            if self.closed:
+                raise RuntimeError("this svc Client is closed")
+            self._running.add(work)
+
+    def ended(self, work: Running) -> None:
+        with self._lock:
+            self._running.discard(work)
 
     def get(self) -> LibraryContext:
         app: LibraryContext | None = getattr(self._local, "app", None)
@@ -59,9 +77,16 @@ class Contexts:
             app.close()
 
     def close(self) -> None:
+        """Stop what is running first (a submit_many sends no new line and waits for the ones
+        in flight, each journaled: the same lines again resume them), then close every
+        context."""
+        with self._lock:
+            self.closed = True
+            running, self._running = list(self._running), set()
+        for work in running:
+            work.stop()
         with self._lock:
             apps, self._all = self._all, []
-            self.closed = True
         for app in apps:
             with contextlib.suppress(Exception):  # another thread's SQLite link: best effort
                 app.close()
