@@ -123,6 +123,24 @@ def test_an_agent_credential_is_registered_reused_claimed_by_link_and_forgotten(
         assert client.identity.status().registered is False
 
 
+def test_an_id_jag_registers_born_claimed_and_its_status_is_the_cli_s(home: Path, cli: Cli) -> None:
+    email = unique_email()
+    assertion = cli.ok("sandbox", "mint-id-jag", "--email", email).stdout.strip()
+    bad = cli.ok("sandbox", "mint-id-jag", "--email", email, "--bad-signature").stdout.strip()
+    with Client() as client:
+        with pytest.raises(svc.UsageError, match="exclude each other"):
+            client.identity.register(email=email, assertion=assertion)
+        with pytest.raises(svc.AuthError) as refused:
+            client.identity.register(assertion=bad)
+        assert refused.value.code == "invalid_signature"
+        made = client.identity.register(assertion=assertion)
+        assert made.type == "identity_assertion" and made.claimed and made.email == email
+        again = client.identity.register(assertion=assertion)  # the same person: not sent
+        assert again.id == made.id and (again.model_extra or {})["reused"] is True
+        status = client.identity.status()
+    assert status.to_json() == cli.ok("identity", "status", "--json").json()
+
+
 def test_a_payment_ask_is_typed_and_declined_with_decline(home: Path, sandbox: Sandbox) -> None:
     with Client() as client:
         task = client.submit("Buy the tickets #decline", unique_email())

@@ -240,9 +240,13 @@ class AsyncIdentity:
         """`Client.identity.status`: the stored agent credential, as data."""
         return await self._client._run(self._sync.status)
 
-    async def register(self, *, email: str | None = None, force: bool = False) -> IdentityStatus:
-        """`Client.identity.register`: a new agent credential (for `email`, or anonymous)."""
-        return await self._client._run(partial(self._sync.register, email=email, force=force))
+    async def register(
+        self, *, email: str | None = None, assertion: str | None = None, force: bool = False
+    ) -> IdentityStatus:
+        """`Client.identity.register`: a new agent credential (for `email`, from an ID-JAG
+        `assertion`, or anonymous)."""
+        register = partial(self._sync.register, email=email, assertion=assertion, force=force)
+        return await self._client._run(register)
 
     async def claim(self, *, email: str | None = None, code: str | None = None) -> IdentityStatus:
         """`Client.identity.claim`: without `code`, HumanNeeded with the claim link as data."""

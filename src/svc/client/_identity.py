@@ -16,9 +16,9 @@ from svc.client._calls import one_call
 from svc.client._context import LibraryContext
 from svc.client.types import IdentityStatus
 from svc.engines.claim import ClaimCeremony, ClaimLink
-from svc.engines.identity import status_document
+from svc.engines.identity import asks_for, id_jag_body, status_document
+from svc.engines.identity import register as register_credential
 from svc.errors import AuthError, HumanNeededError, UsageError
-from svc.identity.session import credential_from
 from svc.identity.store import Credential
 
 CLAIM_CALL = "identity.claim(code=...)"  # what a program calls with the code the page shows
@@ -34,37 +34,36 @@ def status(app: LibraryContext) -> IdentityStatus:
         return status_of(app, app.identity.credential())
 
 
-def register(app: LibraryContext, email: str | None, force: bool) -> IdentityStatus:
-    """An e-mail credential (service auth) when `email` is given, else an anonymous one. A
-    stored credential of that kind and person is reused; another is replaced only with
-    `force` (never in silence, as `svc identity register` asks)."""
+def register(
+    app: LibraryContext, email: str | None, assertion: str | None, force: bool
+) -> IdentityStatus:
+    """An e-mail credential (service auth) when `email` is given, an ID-JAG one when
+    `assertion` is, else an anonymous one. A stored credential of that kind and person is
+    reused; another is replaced only with `force` (never in silence, as `svc identity
+    register` asks). The engine's registration: an ID-JAG the platform wants claimed first
+    keeps its pending claim (AuthError interaction_required), for claim() to finish."""
+    if email is not None and assertion is not None:
+        raise UsageError("register(email=...) and register(assertion=...) exclude each other")
     with one_call():
-        body = {"type": "service_auth", "login_hint": email.strip()} if email else None
-        body = body or {"type": "anonymous"}
+        body = _body(email, assertion)  # an ID-JAG is checked before anything is sent
         stored = app.identity.credential()
         if stored is not None and not force:
-            if _same(stored, body):
+            if asks_for(stored, body):
                 return status_of(app, stored, reused=True)
             raise UsageError(
                 f"the stored credential is {stored.type}; the {body['type']} one asked for "
                 "was not registered",
                 hint="register(..., force=True) replaces it (identity.logout() forgets it)",
             )
-        platform = app.identity.platform
-        cred = credential_from(
-            platform.register(body), app.settings.auth_base, platform.endpoints()
-        )
-        if email and not cred.email:
-            cred.email = email.strip()  # the login hint the claim must use
-        app.identity.save(cred, crash_after="register_persisted")
-        return status_of(app, cred, reused=False)
+        return status_of(app, register_credential(app, body, email), reused=False)
 
 
-def _same(stored: Credential, body: dict[str, Any]) -> bool:
-    if body["type"] != stored.type:
-        return False
-    wanted = str(body.get("login_hint") or "")
-    return body["type"] == "anonymous" or wanted.casefold() == (stored.email or "").casefold()
+def _body(email: str | None, assertion: str | None) -> dict[str, Any]:
+    if assertion is not None:
+        return id_jag_body(assertion.strip())
+    if email:
+        return {"type": "service_auth", "login_hint": email.strip()}
+    return {"type": "anonymous"}
 
 
 def claim(app: LibraryContext, email: str | None, code: str | None) -> IdentityStatus:

@@ -297,12 +297,16 @@ class Identity:
 
         return _identity.status(self._client._app)
 
-    def register(self, *, email: str | None = None, force: bool = False) -> IdentityStatus:
-        """Register an e-mail credential (`email`) or an anonymous one; a stored one of the
-        same kind and person is reused, another replaced only with `force`."""
+    def register(
+        self, *, email: str | None = None, assertion: str | None = None, force: bool = False
+    ) -> IdentityStatus:
+        """Register an e-mail credential (`email`), an ID-JAG one (`assertion`: the signed
+        identity assertion your identity provider issued, as `svc identity register
+        --assertion-file` takes it) or an anonymous one; a stored one of the same kind and
+        person is reused, another replaced only with `force`."""
         from svc.client import _identity
 
-        return _identity.register(self._client._app, email, force)
+        return _identity.register(self._client._app, email, assertion, force)
 
     def claim(self, *, email: str | None = None, code: str | None = None) -> IdentityStatus:
         """Claim the credential for a person: without `code`, HumanNeeded carrying the link
