@@ -27,6 +27,8 @@ from mcp.client.streamable_http import streamable_http_client
 from tests.conftest import SVC, Cli, Sandbox, unique_email
 from tests.e2e.test_mcp import Person, run
 
+from svc.mcp.guard import MAX_BODY_BYTES
+
 pytestmark = pytest.mark.e2e
 
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
@@ -137,6 +139,27 @@ def test_a_request_without_the_right_token_gets_401(cli: Cli) -> None:
             timeout=10,
         )
         assert twice.status_code == 401  # two Authorization headers: neither is believed
+        assert served.post(authorization=f"Bearer {served.token}").status_code == 200
+
+
+def test_a_body_past_the_cap_gets_413_declared_or_chunked(cli: Cli) -> None:
+    """Even the token's holder cannot make the server buffer without end: a declared length
+    over the cap is refused unread, a chunked body is cut where it passes it; the server
+    answers the next request as before."""
+    huge = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": "' + b"a" * (
+        MAX_BODY_BYTES + 1
+    )
+
+    def chunks() -> Iterator[bytes]:
+        for start in range(0, len(huge), 65536):
+            yield huge[start : start + 65536]
+
+    with http_server(cli) as served:
+        auth = {**HEADERS, "authorization": f"Bearer {served.token}"}
+        declared = httpx.post(served.url, content=huge, headers=auth, timeout=30)
+        assert declared.status_code == 413 and declared.json()["error"] == "body_too_large"
+        chunked = httpx.post(served.url, content=chunks(), headers=auth, timeout=30)
+        assert chunked.status_code == 413 and chunked.json()["error"] == "body_too_large"
         assert served.post(authorization=f"Bearer {served.token}").status_code == 200
 
 

@@ -205,3 +205,20 @@ def test_a_code_with_leading_zeros_folded_back_as_a_number_is_redacted() -> None
     vault.add("0192291243")
     assert vault.scrub({"code": 192291243}) == {"code": REDACTED}
     assert vault.scrub(19229124) == 19229124
+
+
+def test_a_flood_of_states_never_makes_a_live_one_replayable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Full of live nonces, a new state is refused; evicting the oldest live one instead
+    would let its sealed state be used a second time."""
+    from svc.mcp import rounds
+
+    clock = [1000.0]
+    monkeypatch.setattr(rounds.time, "monotonic", lambda: clock[0])
+    spent = rounds.SpentNonces(ttl=60, limit=3)
+    assert [spent.spend(n) for n in ("a", "b", "c")] == [True, True, True]
+    assert spent.spend("d") is False  # full of live ones: refused, nothing evicted
+    assert spent.spend("a") is False  # still spent: no replay
+    clock[0] += 200  # past the ttl and its skew allowance: the old ones have expired
+    assert spent.spend("d") is True and spent.spend("a") is True

@@ -12,7 +12,11 @@ reads a byte of it, must:
   attacker's);
 - have no query string: a token in a URL ends up in logs, histories and Referer headers, so
   it is refused (400) even when right, and the person is told to rotate it;
-- carry `Authorization: Bearer <token>`, compared in constant time: else 401.
+- carry `Authorization: Bearer <token>`, compared in constant time: else 401;
+- and, once let in, send a body of at most `MAX_BODY_BYTES` (413 otherwise: a declared
+  Content-Length over it is refused before a byte is read, a chunked body is cut where it
+  passes it; the guard reads the body whole before the SDK sees it), so even a holder of the
+  token cannot make the server buffer without end.
 
 The refusals are short JSON bodies with no detail an attacker could use.
 """
@@ -35,6 +39,9 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+# The largest request a tool call makes is a 100,000-character task (the spec's bound), each
+# character at most 6 bytes as a JSON escape, plus a sealed request state: 4 MiB is roomy.
+MAX_BODY_BYTES = 4 * 1024 * 1024
 
 
 def loopback_address(host: str) -> str:
@@ -82,7 +89,7 @@ class Guard:
             status, code, message, extra = refusal
             await _answer(send, status, code, message, extra)
             return
-        await self._app(scope, receive, send)
+        await _capped(self._app, scope, receive, send, MAX_BODY_BYTES)
 
     def _refusal(self, scope: Scope) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
         headers = _headers(scope)
@@ -98,6 +105,8 @@ class Guard:
         if not self._token.authorizes(headers):
             challenge = [(b"www-authenticate", b'Bearer realm="svc mcp"')]
             return 401, "unauthorized", "a bearer token is required", challenge
+        if _declared_length(headers) > MAX_BODY_BYTES:
+            return 413, "body_too_large", TOO_LARGE, []
         return None
 
     def _warn_if_token_in(self, query: bytes) -> None:
@@ -107,6 +116,52 @@ class Guard:
                 "a request carried the MCP bearer token in its URL, where logs and histories "
                 "keep it; it was refused. Replace the token: svc mcp token --rotate"
             )
+
+
+TOO_LARGE = f"a request body may hold at most {MAX_BODY_BYTES} bytes"
+
+
+def _declared_length(headers: dict[str, str]) -> int:
+    """The Content-Length a request declares (0 when none; a malformed one is the server's
+    to refuse, and a chunked body is counted as it arrives)."""
+    value = headers.get("content-length", "")
+    return int(value) if value.isascii() and value.isdigit() else 0
+
+
+async def _body_within(receive: Receive, limit: int) -> bytes | None:
+    """The whole request body, read before the app sees it; None when it passes `limit` or
+    the client went away (the app would have logged a half-read body as its own failure)."""
+    parts: list[bytes] = []
+    seen = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None  # http.disconnect
+        chunk = message.get("body", b"")
+        seen += len(chunk)
+        if seen > limit:
+            return None
+        parts.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(parts)
+
+
+async def _capped(app: ASGIApp, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
+    """The app, given a body already read whole and within `limit` (413 otherwise)."""
+    body = await _body_within(receive, limit)
+    if body is None:
+        await _answer(send, 413, "body_too_large", TOO_LARGE, [])
+        return
+    given = False
+
+    async def replay() -> Message:
+        nonlocal given
+        if given:
+            return await receive()  # after the body: the client's disconnect, when it comes
+        given = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    await app(scope, replay, send)
 
 
 def _headers(scope: Scope) -> dict[str, str]:

@@ -51,7 +51,7 @@ Kept = tuple[dict[str, Any], dict[str, Any]]
 ANSWER_KEY = "person"  # the one input request of a round: what the person answers
 STATE_VERSION = 1
 AUDIENCE = "svc-mcp"  # a state minted by another server under the same key is not ours
-SPENT_LIMIT = 100_000  # nonces remembered at most; older ones have expired anyway
+SPENT_LIMIT = 100_000  # live nonces remembered at most; past it new states are refused
 
 
 class InputNeeded(SvcError):
@@ -92,20 +92,21 @@ def refused_state() -> MCPError:
 class SpentNonces:
     """Nonces of states already used, until they could no longer be unsealed anyway."""
 
-    def __init__(self, ttl: float) -> None:
+    def __init__(self, ttl: float, limit: int = SPENT_LIMIT) -> None:
         self._ttl = ttl + 60.0  # the boundary's clock skew allowance
+        self._limit = limit
         self._seen: OrderedDict[str, float] = OrderedDict()
         self._lock = threading.Lock()
 
     def spend(self, nonce: str) -> bool:
-        """True the first time a nonce is seen, False for every later time."""
+        """True the first time a nonce is seen, False for every later time. Only expired
+        nonces are forgotten: with `limit` live ones remembered (a flood), a new state is
+        refused rather than a live nonce evicted, which would make its state replayable."""
         now = time.monotonic()
         with self._lock:
-            while self._seen and (
-                next(iter(self._seen.values())) < now - self._ttl or len(self._seen) >= SPENT_LIMIT
-            ):
+            while self._seen and next(iter(self._seen.values())) < now - self._ttl:
                 self._seen.popitem(last=False)
-            if nonce in self._seen:
+            if nonce in self._seen or len(self._seen) >= self._limit:
                 return False
             self._seen[nonce] = now
             return True
