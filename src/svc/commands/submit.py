@@ -43,7 +43,7 @@ from svc.ui.batch import BatchLines
 from svc.ui.face import FaceContext
 from svc.ui.hints import next_steps
 from svc.ui.output import Output
-from svc.ui.prompts import confirm
+from svc.ui.prompts import confirm_payment
 from svc.words import plural
 
 
@@ -282,7 +282,7 @@ def _batch_confirmation(app: FaceContext, opts: SubmitOptions) -> Callable[[int]
 
     def ask(count: int) -> bool:
         most = for_people(price * count)
-        return confirm(f"Pay up to {count} x {for_people(price)} = {most}?", default=False)
+        return confirm_payment(f"Pay up to {count} x {for_people(price)} = {most}?")
 
     return ask
 
@@ -371,7 +371,7 @@ def check_duplicate(app: FaceContext, body: dict[str, Any]) -> None:
         return
 
     app.output.warn(message)
-    if not confirm("Submit and pay again?", default=False):
+    if not confirm_payment("Submit and pay again?"):
         raise UsageError(
             "not submitted: the same task was submitted a moment ago",
             code="duplicate_submission",

@@ -85,8 +85,8 @@ def decline_payment(amount: str, merchant: str) -> bool:
     choice = prompts.ask_text(LEAVE_OR_DECLINE).strip().lower()
     if choice not in ("d", "decline"):
         return False
-    return prompts.confirm(
-        f"Decline the payment{amount} to {merchant} for good? The task will fail", default=False
+    return prompts.confirm_payment(
+        f"Decline the payment{amount} to {merchant} for good? The task will fail"
     )
 
 

@@ -135,6 +135,23 @@ def confirm(prompt: str, default: bool = False) -> bool:
     return answer in ("y", "yes")
 
 
+def confirm_payment(prompt: str) -> bool:
+    """A yes that spends money: what was typed before the question was shown is dropped
+    first (an Enter or `y` meant for an earlier prompt must not answer this one), and the
+    default is no."""
+    flush_typeahead()
+    return confirm(prompt, default=False)
+
+
+def flush_typeahead() -> None:
+    """Discard the terminal's input not yet read (a no-op when stdin is no terminal)."""
+    import termios
+
+    with contextlib.suppress(OSError, ValueError, termios.error):
+        if sys.stdin.isatty():
+            termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+
+
 def say(message: str) -> None:
     """A line of a form (the task's message, a retry hint) on stderr, cleaned, and wrapped
     between words on a terminal."""
@@ -143,7 +160,7 @@ def say(message: str) -> None:
 
 def confirm_new_recipient(output: Output, old: str, new: str) -> bool:
     output.warn(f"the service's payment recipient changed: {old} -> {new}")
-    return confirm("Pay the new recipient and pin it from now on?")
+    return confirm_payment("Pay the new recipient and pin it from now on?")
 
 
 def confirm_link_host(output: Output, served_by: str, host: str, what: str) -> bool:
