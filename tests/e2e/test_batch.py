@@ -150,3 +150,24 @@ def test_batch_bad_flags(cli: Cli, tmp_path: Path, args: list[str], message: str
     assert result.returncode == 2
     assert f"svc: {message}" in result.stderr
     assert result.json()["exit_code"] == 2
+
+
+def test_a_file_of_garbage_is_refused_whole_past_the_bad_line_cap(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A log passed by mistake: past MAX_BAD_LINES bad lines svc stops reading and refuses the
+    file, even with --skip-bad-lines (every bad line is kept to be named: a huge file would
+    have held all of them in memory); the good line before them is not paid."""
+    from svc.engines.batch_file import MAX_BAD_LINES
+
+    path = tmp_path / "app.log"
+    good = json.dumps({"task": "Good line #complete", "email": unique_email()})
+    garbage = "".join(f"2026-11-26 12:00:{n % 60:02d} INFO request served\n" for n in range(20_000))
+    path.write_text(good + "\n" + garbage)
+    books = len(sandbox.books()["charges"])
+    result = cli("submit", "--from", str(path), "--skip-bad-lines", "--yes", "--json")
+    assert result.returncode == 2, result.stderr
+    assert f"more than {MAX_BAD_LINES} bad lines" in result.stderr
+    assert f"not read past line {MAX_BAD_LINES + 2}" in result.stderr
+    assert "is this a batch file?" in result.stderr
+    assert len(sandbox.books()["charges"]) == books

@@ -185,6 +185,12 @@ def bad_line(number: int, message: str) -> UsageError:
     return error
 
 
+# Past this many bad lines the file is not read on: it is refused whole, whatever skipping
+# was asked (each bad line is kept to be named, so a huge file of garbage, a log passed by
+# mistake, would otherwise hold all of its lines in memory before saying no).
+MAX_BAD_LINES = 10_000
+
+
 @dataclass
 class Checked:
     """The first pass over a file: how many lines would be sent, and every bad one."""
@@ -203,9 +209,22 @@ def check(
     for item in parse_lines(stream, default_email, email_elsewhere):
         if isinstance(item, Line):
             checked.good += 1
-        else:
-            checked.bad.append(item)
+            continue
+        if len(checked.bad) == MAX_BAD_LINES:
+            raise _too_many_bad(checked, item)
+        checked.bad.append(item)
     return checked
+
+
+def _too_many_bad(checked: Checked, last: UsageError) -> UsageError:
+    first = checked.bad[0]
+    return UsageError(
+        f"nothing was sent or paid: more than {MAX_BAD_LINES} bad lines (the first: "
+        f"{first.message}); the file was not read past line {last.body['line']}",
+        code="invalid_lines",
+        hint="is this a batch file? one JSON object a line: "
+        '{"task": "...", "email": "...", "request_id": "..."}',
+    )
 
 
 def _open_batch(path: str | Path, given: str) -> IO[bytes]:
