@@ -31,6 +31,7 @@ from svc.settings import (
     refuse_cleartext,
     usd_amount,
     validity_seconds,
+    whole_number,
 )
 from svc.store.disk import file_unwritable
 from svc.store.paths import config_dir, ensure_private_dir
@@ -40,7 +41,7 @@ from svc.suggest import did_you_mean
 @dataclass(frozen=True)
 class ConfigKey:
     name: str
-    kind: str  # "url" | "str" | "usd" | "cap" | "list" | "choice" | "seconds"
+    kind: str  # "url" | "str" | "usd" | "cap" | "list" | "choice" | "seconds" | "count"
     help: str
     choices: tuple[str, ...] = ()
 
@@ -96,6 +97,27 @@ KEYS: dict[str, ConfigKey] = {
         ),
         ConfigKey("runner", "str", "this runner's name in a shared ledger (default: host name)"),
         ConfigKey(
+            "max_paid_per_hour",
+            "count",
+            "paid requests this runner may start per hour (unset or 0: no limit)",
+        ),
+        ConfigKey(
+            "breaker_after",
+            "count",
+            "stop paying after this many failed or refunded paid requests in a row (default 5; "
+            "0: off; svc budget reset-breaker)",
+        ),
+        ConfigKey(
+            "budget_warn_percent",
+            "count",
+            "warn once a window when a budget is this full (default 80)",
+        ),
+        ConfigKey(
+            "session_budget_usd",
+            "usd",
+            "svc mcp: the most each session may spend (unset: no session budget)",
+        ),
+        ConfigKey(
             "mcp_preapproved_usd",
             "usd",
             "svc mcp: paid calls up to this price need no confirmation (unset: always confirm)",
@@ -132,6 +154,8 @@ def _coerce(key: ConfigKey, raw: str) -> Any:
         return validity_seconds(key.name, raw)
     if key.kind == "seconds":
         return positive_seconds(key.name, raw)
+    if key.kind == "count":  # each setting's own range is checked when it is read
+        return str(whole_number(key.name, raw, 0, 1_000_000))
     return raw
 
 
