@@ -4,6 +4,7 @@ across real processes (`python -m tests.unit.test_budget_ledger reserve WHERE N`
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 import sys
@@ -183,10 +184,8 @@ def _reserve_many(where: str, count: int) -> None:
     ledger = open_where(where, f"runner-{uuid.uuid4().hex[:6]}")
     held = 0
     for _ in range(count):
-        try:
+        with contextlib.suppress(LimitReached):
             held += _hold(ledger, ONE_USD, Limits(Scope("default", ledger.runner))) is None
-        except LimitReached:
-            pass
     print(held, flush=True)
 
 

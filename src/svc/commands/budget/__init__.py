@@ -25,9 +25,9 @@ MEMBERS = {
 app = typer.Typer(cls=lazy_group(MEMBERS), rich_markup_mode=None)
 
 HELP = (
-    "Show the budgets: each one's limit, what it has used (spent, or authorized and not yet "
-    "void or expired: the daily cap's measure), what is left and when it resets, with a bar; "
-    "then the breaker and the hourly rate.\n\n"
+    "Show the budgets: each one's limit, what is used and left, when it resets.\n\n"
+    "Used is the daily cap's measure: spent, or authorized and not yet void or expired. A "
+    "bar for each budget, then the breaker and the hourly rate.\n\n"
     "A budget limits a scope over a window: the profile in effect (the default), a runner "
     "(--runner NAME) or the whole fleet (--fleet: in the shared ledger, obeyed by every "
     "runner). Windows: day, week (Monday to Sunday), month, in this machine's local time "

@@ -20,9 +20,10 @@ class ResetOptions:
 
 @app.command(
     name="reset-breaker",
-    help="Let a runner pay again after its breaker stopped it (breaker_after failed or "
-    "refunded paid requests in a row). Only the paid requests after the reset count toward "
-    "the next trip. Fix the cause first: a broken loop trips it again.\n\n"
+    help="Let a runner pay again after its breaker stopped it.\n\n"
+    "The breaker opens after breaker_after failed or refunded paid requests in a row. Only "
+    "the paid requests after the reset count toward the next trip. Fix the cause first: a "
+    "broken loop trips it again.\n\n"
     "\b\nExamples:\n"
     "  svc budget reset-breaker\n"
     "  svc budget reset-breaker --runner ci-7",

@@ -25,8 +25,9 @@ class SetOptions:
 
 @app.command(
     name="set",
-    help="Set a spending limit over a window: AMOUNT USD per day, week (Monday to Sunday), "
-    "month (local time) or a rolling window (rolling:24h, rolling:7d).\n\n"
+    help="Set a spending limit: AMOUNT USD per day, week, month or rolling window.\n\n"
+    "Windows: day, week (Monday to Sunday), month (in local time), or rolling:24h, "
+    "rolling:7d.\n\n"
     "The scope is the profile in effect (--profile NAME picks another), a runner (--runner "
     "NAME) or the whole fleet (--fleet, in the shared ledger). Setting a scope's window again "
     "replaces its amount.\n\n"

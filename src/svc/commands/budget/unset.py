@@ -22,7 +22,7 @@ class UnsetOptions:
 
 
 @app.command(
-    help="Remove a budget: the scope's budget of one window (--per), or all of its windows.\n\n"
+    help="Remove a budget: one window's (--per), or every window of the scope.\n\n"
     "The scope is the profile in effect, a runner (--runner NAME) or the fleet (--fleet). "
     "A scope with no such budget is exit 2.\n\n"
     "\b\nExamples:\n"
