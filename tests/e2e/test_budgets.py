@@ -4,6 +4,9 @@ budget` and its JSON, and nothing signed for a refused request."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import uuid
 from typing import Any
 
@@ -152,3 +155,52 @@ def test_a_bad_budget_setting_is_refused_before_paying(
 ) -> None:
     result = pay(cli, env={key: value})
     assert result.returncode == 2 and key in result.stderr
+
+
+def test_spend_budget_and_doctor_show_the_bar_and_the_warning(cli: Cli, sandbox: Sandbox) -> None:
+    from tests.e2e.test_eighty_columns import drawn
+
+    cli.ok("budget", "set", "3.00", "--per", "week")
+    cli.ok("budget", "set", "100", "--per", "month", "--runner", "elsewhere")
+    assert pay(cli).returncode == 0 and pay(cli).returncode == 0
+    screen = drawn(cli, "budget", columns=80)
+    assert all(len(line) <= 80 for line in screen.splitlines()), screen
+    lines = screen.splitlines()
+    at = next(n for n, line in enumerate(lines) if "budget week, profile default" in line)
+    assert "█" * 20 in lines[at] and "3.00 of 3.00 USD (100 %)" in lines[at]
+    assert "0.00 USD left; resets Mon " in lines[at + 1]  # the next Monday, 00:00 local
+    assert lines[at + 1].endswith("00:00; near its limit")
+    assert "not this profile or runner" in screen  # the other runner's, shown dimmed
+    spend = drawn(cli, "spend", columns=80)
+    assert spend.index("budget week, profile default") < spend.index("by day")
+    assert "elsewhere" not in spend  # spend shows the budgets that bind this process
+    assert [b["per"] for b in cli.ok("spend", "--json").json()["budgets"]] == ["week"]
+    checks = {c["check"]: c for c in cli.ok("doctor", "--json").json()["checks"]}
+    assert checks["budgets"]["status"] == "warn" and "(100 %)" in checks["budgets"]["detail"]
+
+
+LIBRARY = """
+import json, svc
+with svc.Client() as client:
+    client.submit("Library #complete", "lib@example.com")
+    try:
+        client.submit("Library again #complete", "lib@example.com")
+    except svc.PolicyRefused as refused:
+        print(json.dumps({"code": refused.code, "hint": refused.hint}))
+    print(json.dumps(client.budgets().to_json()))
+"""
+
+
+def test_the_library_reads_budgets_as_data_and_a_refusal_is_policy_refused(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    cli.ok("budget", "set", "1.50", "--per", "month")
+    run = subprocess.run(
+        [sys.executable, "-c", LIBRARY], env=cli.env, capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    refused, shown = run.stdout.splitlines()
+    assert json.loads(refused)["code"] == "budget_exceeded"
+    assert "budgets()" in json.loads(refused)["hint"]  # the next step in the library's words
+    [month] = json.loads(shown)["budgets"]
+    assert (month["per"], month["used_usd"], month["left_usd"]) == ("month", "1.500000", "0.000000")

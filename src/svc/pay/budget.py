@@ -40,6 +40,19 @@ class PayingSession:
     id: str
     since: float
     told: set[tuple[str, str, str]] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)  # warnings for the next tool result
+
+    def take_notes(self) -> list[str]:
+        taken, self.notes[:] = list(self.notes), []
+        return taken
+
+
+def note_in_session(words: str) -> None:
+    """A budget's warning, kept for the session's next tool result (an agent tells its
+    person); nothing outside a session."""
+    session = _SESSION.get()
+    if session is not None:
+        session.notes.append(words)
 
 
 _SESSION: ContextVar[PayingSession | None] = ContextVar("svc_paying_session", default=None)
@@ -48,6 +61,10 @@ _SESSION: ContextVar[PayingSession | None] = ContextVar("svc_paying_session", de
 def paying_in(session: PayingSession | None) -> Token[PayingSession | None]:
     """Payments made in this context (and the threads it starts) belong to `session`."""
     return _SESSION.set(session)
+
+
+def done_paying(token: Token[PayingSession | None]) -> None:
+    _SESSION.reset(token)
 
 
 def limits_for(settings: Settings, runner: str | None) -> Limits:

@@ -32,8 +32,8 @@ from svc.errors import OtherRunnerHoldsProofError, OutcomeUnknownError, UsageErr
 from svc.money import atomic_for_people as usd
 from svc.next_step import step
 from svc.origin import TrustedURL, host_of, origin_of
+from svc.pay.budget import note_in_session, warning_words
 from svc.pay.budget import refusal as budget_refusal
-from svc.pay.budget import warning_words
 from svc.pay.policy import PolicyRefusal
 from svc.store.ledger import CardState, LedgerStore, PayState, Submission, cap_day_start
 from svc.store.ledger.budgets import LimitReached, Limits
@@ -221,8 +221,10 @@ class RequestJournal:
             return
         told, self.limits.warnings[:] = list(self.limits.warnings), []
         for warning in told:
+            words = warning_words(warning)
+            note_in_session(words)  # svc mcp: also a note in the tool's result
             if self.on_warning is not None:
-                self.on_warning(warning_words(warning))
+                self.on_warning(words)
 
     # --- transitions ------------------------------------------------------------------------
 

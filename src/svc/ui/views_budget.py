@@ -5,16 +5,18 @@ hourly rate. JSON is drawn elsewhere; money cells are never cut.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from svc.money import parse_usd, usd_to_atomic
-from svc.ui.views_spend import bar
+from svc.numbers import instant
 from svc.ui.words import usd
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
 
 BAR_CELLS = 20
+FULL, EMPTY = "█", "░"  # as svc.ui.views_spend draws the daily cap
 
 
 def draw(out: Output, doc: dict[str, Any]) -> None:
@@ -42,26 +44,45 @@ def draw(out: Output, doc: dict[str, Any]) -> None:
 
 
 def bars(out: Output, budgets: list[dict[str, Any]]) -> None:
-    """One line per budget: `weekly budget of profile default ███░░ 1.50 USD of 3.00 USD`."""
+    """Two lines per budget, within 80 columns: the bar, then the same in words.
+
+    budget week, profile default ██████████░░░░░░░░░░ 1.50 of 3.00 USD (50 %)
+      1.50 USD left; resets Mon 30 Nov 00:00
+    """
     for item in budgets:
         used = usd_to_atomic(parse_usd(item["used_usd"], "used_usd"))
         limit = usd_to_atomic(parse_usd(item["limit_usd"], "limit_usd"))
-        resets = item["resets_at"] or "as payments age out"
-        style = "yellow" if item["warn"] else ""
-        if not item["applies"]:
-            style = "dim"
+        style = "dim" if not item["applies"] else ("yellow" if item["warn"] else "")
+        who = "the fleet" if item["scope"] == "fleet" else f"{item['scope']} {item['name']}"
         out.line(
-            "{what} {bar} {used} of {limit}: {left} left ({percent} %), resets {resets}"
-            + ("" if item["applies"] else " (not this profile or runner)"),
+            "budget {per}, {who} {bar} {used} of {limit} ({percent} %)",
             style,
-            what=item["what"],
-            bar=bar(used, limit, BAR_CELLS),
-            used=usd(item["used_usd"]),
+            per=item["per"],
+            who=who,
+            bar=_bar(used, limit),
+            used=usd(item["used_usd"]).removesuffix(" USD"),
             limit=usd(item["limit_usd"]),
-            left=usd(item["left_usd"]),
             percent=item["percent"],
-            resets=resets,
         )
+        notes = [f"{usd(item['left_usd'])} left", f"resets {_when(item['resets_at'])}"]
+        if item["warn"]:
+            notes.append("near its limit")
+        if not item["applies"]:
+            notes.append("not this profile or runner")
+        out.line("  " + "; ".join(notes), "dim")
+
+
+def _when(stamp: object) -> str:
+    moment = instant(stamp)
+    if moment is None:
+        return "as its payments age out"
+    return datetime.fromtimestamp(moment).strftime("%a %d %b %H:%M")
+
+
+def _bar(part: int, whole: int) -> str:
+    """`███░░░`, as `svc spend` draws the cap (a part above the whole fills every cell)."""
+    filled = BAR_CELLS if whole <= 0 or part >= whole else round(BAR_CELLS * part / whole)
+    return FULL * filled + EMPTY * (BAR_CELLS - filled)
 
 
 def changed(out: Output, doc: dict[str, Any]) -> None:
