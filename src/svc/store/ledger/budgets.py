@@ -243,7 +243,7 @@ class Budgets:
             "SELECT a.status, a.refunded_atomic, s.state, a.signed_at FROM authorizations a"
             " LEFT JOIN submissions s ON s.request_id = a.request_id"
             " WHERE a.runner = ? AND a.signed_at >= ? AND a.amount_atomic > 0"
-            " AND a.status IN (?, ?, ?) ORDER BY a.id DESC LIMIT ?",
+            " AND a.status IN (?, ?, ?) ORDER BY a.signed_at DESC, a.id DESC LIMIT ?",
             (runner, since, AuthState.SPENT, AuthState.REFUSED, AuthState.VOID, count),
         )
         return [

@@ -137,7 +137,11 @@ MIGRATIONS: dict[tuple[str, str], str] = {
 
 # Indexes on columns that MIGRATIONS adds: made after them on both engines (an old ledger
 # has not the column when SCHEMA runs).
-LATE_INDEXES = ("CREATE INDEX IF NOT EXISTS authorizations_runner ON authorizations(runner, id)",)
+# authorizations_runner: the breaker's and the rate's reads are a range of one runner's last
+# hour, whatever the ledger's age.
+LATE_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS authorizations_runner ON authorizations(runner, signed_at)",
+)
 
 # The schema's version, as `svc doctor` reports it (both engines keep the same number).
 # 4: the `settings` table (a fleet's shared daily cap, issue 29.8).
