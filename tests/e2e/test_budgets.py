@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import Cli, Result, Sandbox, unique_email, unique_request_id
 
 from svc.store.ledger import Ledger
+from svc.store.ledger.budgets import Budget
 
 pytestmark = pytest.mark.e2e
 
@@ -204,3 +205,24 @@ def test_the_library_reads_budgets_as_data_and_a_refusal_is_policy_refused(
     assert "budgets()" in json.loads(refused)["hint"]  # the next step in the library's words
     [month] = json.loads(shown)["budgets"]
     assert (month["per"], month["used_usd"], month["left_usd"]) == ("month", "1.500000", "0.000000")
+
+
+@pytest.mark.parametrize(("scope", "window"), [("team", "week"), ("profile", "rolling:90m")])
+def test_a_budget_this_svc_cannot_read_refuses_rather_than_being_ignored(
+    cli: Cli, sandbox: Sandbox, scope: str, window: str
+) -> None:
+    """A newer svc (or a hand-edited ledger) wrote a scope or window this one does not know:
+    dropping it would drop a money limit, so every payment is refused until it goes."""
+    assert pay(cli).returncode == 0  # the ledger exists
+    ledger = Ledger(cli.home / "data" / "ledger.sqlite3")
+    try:
+        ledger.set_budget(Budget(scope, "default", window, 100_000_000))
+    finally:
+        ledger.close()
+    refused = pay(cli)
+    assert refused.returncode == 5 and refused.json()["error"] == "budget_unreadable"
+    assert "a money limit is never ignored" in refused.stderr
+    rid = refused.args[refused.args.index("--request-id") + 1]
+    assert signed(cli, rid) == []
+    shown = cli.ok("budget", "--json").json()["budgets"]
+    assert [(b["per"], b.get("unreadable")) for b in shown] == [(window, True)]

@@ -19,6 +19,7 @@ from svc.pay.budget import described, usd_atomic, window_words
 from svc.store.ledger.budgets import (
     CALENDAR,
     Budget,
+    readable,
     valid_window,
     window_end,
     window_start,
@@ -90,7 +91,9 @@ def report(app: AppContext) -> dict[str, Any]:
     now = time.time()
     ledger = app.ledger_to_read()
     stored = ledger.budgets() if ledger is not None else []
-    entries = [entry(app, budget, now) for budget in stored]
+    entries = [
+        entry(app, budget, now) if readable(budget) else unreadable(budget) for budget in stored
+    ]
     entries.sort(key=lambda e: (not e["applies"], e["scope"], e["name"], e["per"]))
     runner = ledger.runner if ledger is not None else None
     tripped = None
@@ -131,6 +134,28 @@ def entry(app: AppContext, budget: Budget, now: float) -> dict[str, Any]:
         "rolling": budget.window not in CALENDAR,
         "applies": _applies(app, budget),
         "warn": percent >= app.settings.budget_warn_percent,
+    }
+
+
+def unreadable(budget: Budget) -> dict[str, Any]:
+    """A budget this svc cannot read (a newer svc's scope or window): shown, and it refuses
+    every payment until it is removed or svc is upgraded."""
+    return {
+        "scope": budget.scope,
+        "name": budget.name,
+        "per": budget.window,
+        "what": "a budget this svc cannot read",
+        "window": budget.window,
+        "limit_usd": atomic_to_usd(max(budget.limit_atomic, 0)),
+        "used_usd": atomic_to_usd(0),
+        "left_usd": atomic_to_usd(0),
+        "percent": 100,
+        "since": None,
+        "resets_at": None,
+        "rolling": False,
+        "applies": True,
+        "warn": True,
+        "unreadable": True,
     }
 
 

@@ -142,6 +142,14 @@ def refusal(reached: LimitReached, amount_atomic: int) -> PolicyRefused:
         )
     budget = reached.budget
     assert budget is not None
+    if reached.kind == "unreadable":
+        return PolicyRefused(
+            f"refusing to pay: the ledger holds a budget this svc cannot read (scope "
+            f"{budget.scope[:40]!r}, window {budget.window[:40]!r}); a newer svc may have "
+            "written it, and a money limit is never ignored",
+            code="budget_unreadable",
+            next=step("see_budgets", "nothing was signed or paid; upgrade svc, or "),
+        )
     return PolicyRefused(
         f"refusing to pay: {usd(amount_atomic)} would exceed {described(budget)} of "
         f"{usd(budget.limit_atomic)} ({usd(reached.exposure_atomic)} spent or authorized in "

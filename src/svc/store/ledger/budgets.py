@@ -295,9 +295,18 @@ def check_limits(
 
 
 def _applying(stored: list[Budget], limits: Limits) -> list[Budget]:
+    """The budgets naming this payer. One this svc cannot read (a scope or window a newer
+    svc wrote, a limit below zero) refuses: a money limit is never silently dropped."""
     scope = limits.scope
-    mine = [b for b in stored if b.scope in SCOPES and scope.name_of(b.scope) == b.name]
+    for budget in stored:
+        if not readable(budget):
+            raise LimitReached("unreadable", budget=budget)
+    mine = [b for b in stored if scope.name_of(b.scope) == b.name]
     return mine + list(limits.extra)
+
+
+def readable(budget: Budget) -> bool:
+    return budget.scope in SCOPES and valid_window(budget.window) and budget.limit_atomic >= 0
 
 
 def _fits(books: Budgets, limits: Limits, budget: Budget, amount: int, now: float) -> None:
