@@ -191,3 +191,79 @@ def _reserve_many(where: str, count: int) -> None:
 
 if __name__ == "__main__":
     _reserve_many(sys.argv[2], int(sys.argv[3]))
+
+
+# --- the breaker, the rate and the warnings, on the ledger --------------------------------
+
+
+def _paid(ledger: LedgerStore, limits: Limits, *, refund: bool = False) -> str:
+    """A held, signed and decided paid request (refunded in full, or spent)."""
+    rid = "req_" + uuid.uuid4().hex
+    ledger.journal(rid, ORIGIN, "a@example.com", {"task": rid}, ORIGIN)
+    ledger.reserve(
+        rid,
+        rail="mpp",
+        amount_atomic=ONE_USD,
+        origin=ORIGIN,
+        valid_before=None,
+        cap_atomic=None,
+        since=0.0,
+        limits=limits,
+    )
+    ledger.record_signature(
+        rid,
+        rail="mpp",
+        proof=None,
+        fingerprint="f",
+        amount_atomic=ONE_USD,
+        pay_to="0xabc",
+        payer="0xdef",
+        network="n",
+        asset="a",
+        valid_before=None,
+        origin=ORIGIN,
+    )
+    if refund:
+        ledger.mark_refunded(rid, ONE_USD, "refunded")
+    else:
+        ledger.mark_accepted(
+            rid, task_id="t", state="pending", http_status=202, billing=None, receipt=None,
+            usage_error=None,
+        )  # fmt: skip
+    return rid
+
+
+def test_the_breaker_opens_after_n_failures_in_a_row_and_a_reset_closes_it(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "l.sqlite3", runner="r")
+    limits = Limits(Scope("default", "r"), breaker_after=3)
+    _paid(ledger, limits, refund=True)
+    _paid(ledger, limits)  # a success ends the run
+    for _ in range(3):
+        _paid(ledger, limits, refund=True)
+    with pytest.raises(LimitReached) as tripped:
+        _hold(ledger, ONE_USD, limits)
+    assert tripped.value.kind == "breaker" and tripped.value.count == 3
+    assert ledger.breaker_state("other", 3, time.time()) is None  # another runner pays on
+    ledger.reset_breaker("r")
+    assert _hold(ledger, ONE_USD, limits) is None
+
+
+def test_the_hourly_rate_counts_requests_not_signatures(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "l.sqlite3", runner="r")
+    limits = Limits(Scope("default", "r"), max_per_hour=2)
+    _paid(ledger, limits)
+    _paid(ledger, limits)
+    with pytest.raises(LimitReached) as limited:
+        _hold(ledger, ONE_USD, limits)
+    assert limited.value.kind == "rate" and limited.value.resets_at is not None
+
+
+def test_a_rolling_budget_warns_once_a_span(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path / "l.sqlite3", runner="r")
+    ledger.set_budget(Budget("profile", "default", "rolling:24h", 10 * ONE_USD))
+    told = []
+    for _ in range(10):
+        limits = Limits(Scope("default", "r"))  # each payment its own, as each submit's
+        _hold(ledger, ONE_USD, limits)
+        told.append(len(limits.warnings))
+    assert told == [0, 0, 0, 0, 0, 0, 0, 1, 0, 0]  # at 8.00 of 10.00 USD, once

@@ -10,6 +10,7 @@ from svc.cli.app import current
 from svc.commands.budget.scope import target
 from svc.engines.budget import unset_budget
 from svc.ui.face import FaceContext
+from svc.ui.words import plural
 
 app = typer.Typer(rich_markup_mode=None)
 
@@ -45,5 +46,5 @@ def run(opts: UnsetOptions, ctx: FaceContext) -> int:
     where = target(ctx, opts.runner, opts.fleet)
     gone = unset_budget(ctx, opts.per, where)
     doc = {"scope": where.scope, "name": where.name, "per": opts.per, "removed": gone}
-    ctx.output.show(doc, lambda out, d: out.line("removed {n} budget(s)", n=d["removed"]))
+    ctx.output.show(doc, lambda out, _: out.line("removed {n}", n=plural(gone, "budget")))
     return 0
