@@ -384,17 +384,31 @@ def _mcp_settings(s: Settings, pick: _Picker) -> None:
         s.mcp_allow_model_secrets = _strict_bool(s.labelled("mcp_allow_model_secrets"), allow)
 
 
+# The counts among the budget settings and the range each may take (config set checks these).
+COUNTS = {
+    "max_paid_per_hour": (0, 1_000_000),
+    "breaker_after": (0, 1000),
+    "budget_warn_percent": (1, 100),
+}
+
+
+def count_setting(label: str, key: str, raw: object) -> int:
+    low, high = COUNTS[key]
+    return whole_number(label, raw, low, high)
+
+
 def _budget_settings(s: Settings, pick: _Picker) -> None:
     per_hour = pick("max_paid_per_hour", None, "SVC_MAX_PAID_PER_HOUR")
     if per_hour is not None:
-        count = whole_number(s.labelled("max_paid_per_hour"), per_hour, 0, 1_000_000)
+        count = count_setting(s.labelled("max_paid_per_hour"), "max_paid_per_hour", per_hour)
         s.max_paid_per_hour = count or None  # 0: no limit
     after = pick("breaker_after", None, "SVC_BREAKER_AFTER")
     if after is not None:
-        s.breaker_after = whole_number(s.labelled("breaker_after"), after, 0, 1000)
+        s.breaker_after = count_setting(s.labelled("breaker_after"), "breaker_after", after)
     warn = pick("budget_warn_percent", None, "SVC_BUDGET_WARN_PERCENT")
     if warn is not None:
-        s.budget_warn_percent = whole_number(s.labelled("budget_warn_percent"), warn, 1, 100)
+        label = s.labelled("budget_warn_percent")
+        s.budget_warn_percent = count_setting(label, "budget_warn_percent", warn)
     session = pick("session_budget_usd", None, "SVC_SESSION_BUDGET_USD")
     if session is not None:
         s.session_budget_usd = usd_amount(s.labelled("session_budget_usd"), session)

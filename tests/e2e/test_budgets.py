@@ -226,3 +226,18 @@ def test_a_budget_this_svc_cannot_read_refuses_rather_than_being_ignored(
     assert signed(cli, rid) == []
     shown = cli.ok("budget", "--json").json()["budgets"]
     assert [(b["per"], b.get("unreadable")) for b in shown] == [(window, True)]
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("budget_warn_percent", "500"), ("breaker_after", "1001"), ("max_paid_per_hour", "1.5")],
+)
+def test_config_set_refuses_a_count_out_of_its_range(cli: Cli, key: str, value: str) -> None:
+    refused = cli("config", "set", key, value)
+    assert refused.returncode == 2 and "whole number" in refused.stderr
+    assert (
+        key not in (cli.home / "config" / "config.toml").read_text()
+        if (cli.home / "config" / "config.toml").exists()
+        else True
+    )
+    cli.ok("config", "list")  # the file stays readable: nothing was written

@@ -25,13 +25,13 @@ from svc.errors import UsageError
 from svc.settings import (
     DEFAULT_PROFILE,
     NO_CAP,
+    count_setting,
     daily_cap,
     ledger_url,
     positive_seconds,
     refuse_cleartext,
     usd_amount,
     validity_seconds,
-    whole_number,
 )
 from svc.store.disk import file_unwritable
 from svc.store.paths import config_dir, ensure_private_dir
@@ -154,8 +154,8 @@ def _coerce(key: ConfigKey, raw: str) -> Any:
         return validity_seconds(key.name, raw)
     if key.kind == "seconds":
         return positive_seconds(key.name, raw)
-    if key.kind == "count":  # each setting's own range is checked when it is read
-        return str(whole_number(key.name, raw, 0, 1_000_000))
+    if key.kind == "count":
+        return str(count_setting(key.name, key.name, raw))
     return raw
 
 
