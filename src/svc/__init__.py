@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports o
     from svc.client.types import (
         Ask,
         BatchResult,
+        Budgets,
         DoctorReport,
         Guide,
         IdentityStatus,
@@ -71,6 +72,7 @@ _PUBLIC = {
         (
             "Ask",
             "BatchResult",
+            "Budgets",
             "DoctorReport",
             "Guide",
             "IdentityStatus",
@@ -118,6 +120,7 @@ __all__ = [  # exactly the names of _PUBLIC (tests/unit/test_library_surface.py)
     "AsyncClient",
     "AuthError",
     "BatchResult",
+    "Budgets",
     "Client",
     "Conflict",
     "Decline",

@@ -42,6 +42,8 @@ NEUTRAL: Mapping[str, str] = MappingProxyType(
         ),
         "raise_daily_cap": "see the spend; raise it with the daily_cap_usd setting",
         "start_card": "a new submit paid by card",
+        "see_budgets": "see the budgets, what each has left and when it resets",
+        "reset_breaker": "reset the breaker (the person's step)",
         "resume_card": "a resume of the saved card payment",
         # A wallet or a token is the person's to give; the facts' `guide` says the free guide
         # would do (the quote's refusals).

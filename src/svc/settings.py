@@ -31,6 +31,10 @@ DEFAULT_MAX_VALIDITY = 300
 MIN_VALIDITY = 10
 # The same task for the same person again within this many seconds is likely an accident.
 DEFAULT_DUPLICATE_WINDOW = 600.0
+# Budgets (issue 35): five failed or refunded paid requests in a row stop a runner paying;
+# a budget warns once a window at this share.
+DEFAULT_BREAKER_AFTER = 5
+DEFAULT_WARN_PERCENT = 80
 
 
 @dataclass
@@ -67,6 +71,13 @@ class Settings:
     # Plain http:// to another machine for the base URL and auth base (issue 29.4): refused
     # unless set, and then every paying or credentialed request warns.
     allow_insecure_http: bool = False
+    # Budgets (issue 35): paid requests this runner may start per hour (None: no limit), the
+    # failed or refunded paid requests in a row that stop it paying (0: no breaker), the
+    # share of a budget that warns, and the budget of each svc mcp session (None: none).
+    max_paid_per_hour: int | None = None
+    breaker_after: int = DEFAULT_BREAKER_AFTER
+    budget_warn_percent: int = DEFAULT_WARN_PERCENT
+    session_budget_usd: Decimal | None = None
     sources: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -194,6 +205,7 @@ def resolve(
     _payment_settings(s, pick)
     _mcp_settings(s, pick)
     _fleet_settings(s, pick)
+    _budget_settings(s, pick)
     _watch_settings(s, pick)
     s.json_output = json_output
     s.verbose = verbose
@@ -370,6 +382,46 @@ def _mcp_settings(s: Settings, pick: _Picker) -> None:
     allow = pick("mcp_allow_model_secrets", None, "SVC_MCP_ALLOW_MODEL_SECRETS")
     if allow is not None:
         s.mcp_allow_model_secrets = _strict_bool(s.labelled("mcp_allow_model_secrets"), allow)
+
+
+# The counts among the budget settings and the range each may take (config set checks these).
+COUNTS = {
+    "max_paid_per_hour": (0, 1_000_000),
+    "breaker_after": (0, 1000),
+    "budget_warn_percent": (1, 100),
+}
+
+
+def count_setting(label: str, key: str, raw: object) -> int:
+    low, high = COUNTS[key]
+    return whole_number(label, raw, low, high)
+
+
+def _budget_settings(s: Settings, pick: _Picker) -> None:
+    per_hour = pick("max_paid_per_hour", None, "SVC_MAX_PAID_PER_HOUR")
+    if per_hour is not None:
+        count = count_setting(s.labelled("max_paid_per_hour"), "max_paid_per_hour", per_hour)
+        s.max_paid_per_hour = count or None  # 0: no limit
+    after = pick("breaker_after", None, "SVC_BREAKER_AFTER")
+    if after is not None:
+        s.breaker_after = count_setting(s.labelled("breaker_after"), "breaker_after", after)
+    warn = pick("budget_warn_percent", None, "SVC_BUDGET_WARN_PERCENT")
+    if warn is not None:
+        label = s.labelled("budget_warn_percent")
+        s.budget_warn_percent = count_setting(label, "budget_warn_percent", warn)
+    session = pick("session_budget_usd", None, "SVC_SESSION_BUDGET_USD")
+    if session is not None:
+        s.session_budget_usd = usd_amount(s.labelled("session_budget_usd"), session)
+
+
+def whole_number(label: str, raw: object, low: int, high: int) -> int:
+    """A count given as ASCII digits, within [low, high], or one clear usage error."""
+    import re
+
+    text = str(raw).strip()
+    if re.fullmatch(r"[0-9]{1,7}", text, re.ASCII) is None or not low <= int(text) <= high:
+        raise UsageError(f"{label} must be a whole number from {low} to {high}, got {raw!r}")
+    return int(text)
 
 
 def _strict_bool(label: str, raw: object) -> bool:

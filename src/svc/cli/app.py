@@ -49,6 +49,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "svc.commands.spend",
         "Show or export what the ledger says was paid: by day, rail, runner and task.",
     ),
+    "budget": (
+        "svc.commands.budget",
+        "Show and set spending budgets per window; reset the breaker.",
+    ),
     "receipt": (
         "svc.commands.receipt",
         "Show one payment: rail, amount, parties and its settlement reference.",

@@ -116,6 +116,27 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
         "default 600, 0 turns it off (config duplicate_window_seconds)",
     ),
     (
+        "SVC_MAX_PAID_PER_HOUR",
+        "paid requests this runner may start in an hour, 0 or unset: no limit (config "
+        "max_paid_per_hour; `svc budget`)",
+    ),
+    (
+        "SVC_BREAKER_AFTER",
+        "failed or refunded paid requests in a row that stop this runner paying until `svc "
+        "budget reset-breaker` or an hour after the oldest, default 5, 0: off (config "
+        "breaker_after)",
+    ),
+    (
+        "SVC_BUDGET_WARN_PERCENT",
+        "how full a budget is when svc warns, once a window, default 80 (config "
+        "budget_warn_percent)",
+    ),
+    (
+        "SVC_SESSION_BUDGET_USD",
+        "svc mcp: the most each session may spend in USD (config session_budget_usd; default: "
+        "no session budget)",
+    ),
+    (
         "SVC_POLL_INTERVAL",
         "seconds between polls while watching (--interval; config poll_interval)",
     ),

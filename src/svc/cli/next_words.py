@@ -70,6 +70,8 @@ WORDS: Mapping[str, Renderer] = {
     ),
     "raise_daily_cap": lambda _: "see `svc spend`; raise it with `svc config set daily_cap_usd`",
     "start_card": lambda _: "svc submit --pay card",
+    "see_budgets": lambda _: "see `svc budget`; change one with `svc budget set`",
+    "reset_breaker": lambda _: "run `svc budget reset-breaker`",
     "resume_card": lambda nxt: " ".join(
         filter(None, ("svc pay card", nxt.facts.get("request_id")))
     ),

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from svc.client._context import Approver
     from svc.client.types import (
         BatchResult,
+        Budgets,
         DoctorReport,
         Guide,
         IdentityStatus,
@@ -189,6 +190,10 @@ class AsyncClient:
     async def spend(self, *, since: str | None = None) -> Spend:
         """`Client.spend`: what the ledger says was paid."""
         return await self._run(partial(self.sync.spend, since=since))
+
+    async def budgets(self) -> Budgets:
+        """`Client.budgets`: the budgets, what each has left and when it resets."""
+        return await self._run(self.sync.budgets)
 
     async def doctor(self) -> DoctorReport:
         """`Client.doctor`: every check of `svc doctor`; a failure is a finding."""

@@ -9,8 +9,9 @@ from svc.api.models import QuoteRequest
 from svc.client import _next
 from svc.client._calls import one_call
 from svc.client._context import LibraryContext
-from svc.client.types import DoctorReport, Guide, Quote, Spend, Submission, Task, TaskRow
+from svc.client.types import Budgets, DoctorReport, Guide, Quote, Spend, Submission, Task, TaskRow
 from svc.engines import advisor
+from svc.engines.budget import report as budget_report
 from svc.engines.doctor import first_failure, run_checks
 from svc.engines.spend import spend_document
 from svc.engines.submit import pay_card as pay_card_engine
@@ -49,6 +50,11 @@ def tasks(app: LibraryContext, limit: int, refresh: bool) -> list[TaskRow]:
 def spend(app: LibraryContext, since: str | None) -> Spend:
     with one_call():
         return Spend.model_validate(spend_document(app, since, name="since"))
+
+
+def budgets(app: LibraryContext) -> Budgets:
+    with one_call():
+        return Budgets.model_validate(budget_report(app))
 
 
 def doctor(app: LibraryContext) -> DoctorReport:

@@ -53,6 +53,8 @@ WORDS: Mapping[str, Renderer] = {
         "see spend(); raise it with Client(daily_cap=...) or the daily_cap_usd setting"
     ),
     "start_card": lambda _: 'submit(..., pay="card")',
+    "see_budgets": lambda _: "see budgets(); a person changes them with svc budget set",
+    "reset_breaker": lambda _: "a person resets it with svc budget reset-breaker",
     "resume_card": lambda nxt: (
         f"pay_card({nxt.facts.get('request_id', '')!r})"
         if nxt.facts.get("request_id")

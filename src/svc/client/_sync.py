@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from svc.client._context import Approver, LibraryContext
     from svc.client.types import (
         BatchResult,
+        Budgets,
         DoctorReport,
         Guide,
         IdentityStatus,
@@ -234,6 +235,13 @@ class Client:
         from svc.client import _info
 
         return _info.spend(self._app, since)
+
+    def budgets(self) -> Budgets:
+        """The budgets, each with what it has used and left and when it resets, the breaker
+        and the hourly rate (`svc budget --json`)."""
+        from svc.client import _info
+
+        return _info.budgets(self._app)
 
     def doctor(self) -> DoctorReport:
         """Every check `svc doctor` runs; failures are findings, not exceptions."""

@@ -24,6 +24,7 @@ from svc.money import AmountError, parse_usd
 __all__ = [
     "Ask",
     "BatchResult",
+    "Budgets",
     "DoctorReport",
     "Finding",
     "Guide",
@@ -253,6 +254,18 @@ class Spend(_Document):
     outstanding_usd: str
     unknown_outcome: list[Any]
     cap: dict[str, Any]
+
+
+class Budgets(_Document):
+    """The budgets (`svc budget --json`): each with its scope, window, limit, used and left
+    (exact USD strings), when it resets and whether it binds this client's payments; the
+    breaker and the hourly rate. A refusal by one is `svc.PolicyRefused` (budget_exceeded,
+    breaker_open, rate_limited)."""
+
+    budgets: list[dict[str, Any]]
+    breaker: dict[str, Any]
+    max_paid_per_hour: int | None = None
+    warn_percent: int = 80
 
 
 class Finding(_Document):

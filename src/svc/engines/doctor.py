@@ -20,6 +20,7 @@ from svc.api.headers import DATE
 from svc.api.response import expect_status
 from svc.api.transport import tls_context
 from svc.context import AppContext
+from svc.engines.budget import report as budget_report
 from svc.errors import AuthError, ExitCode, SvcError
 from svc.identity.store import has_credential
 from svc.money import atomic_for_people, for_people
@@ -244,6 +245,32 @@ def money_check(app: AppContext) -> Finding:
     return _warn("money", f"{detail}; {overruled}") if overruled else _ok("money", detail)
 
 
+def budget_check(app: AppContext) -> Finding:
+    """The budgets binding this process, a warning for one at budget_warn_percent or more,
+    and for an open breaker (issue 35.3)."""
+    if not app.has_ledger():
+        return _ok("budgets", "no budgets (nothing paid from this machine yet)")
+    doc = budget_report(app)
+    mine = [b for b in doc["budgets"] if b["applies"]]
+    near = [b for b in mine if b["warn"]]
+    words = "; ".join(
+        f"{b['what']}: {b['used_usd'][:-4]} of {b['limit_usd'][:-4]} USD used ({b['percent']} %)"
+        for b in near or mine
+    )
+    breaker = doc["breaker"]
+    if breaker["open"]:
+        return _warn(
+            "budgets",
+            f"the breaker stopped runner {breaker['runner']} paying after "
+            f"{breaker['after']} failed or refunded paid requests in a row (until "
+            f"{breaker['closes_at']})",
+            step("reset_breaker", "once the cause is fixed, "),
+        )
+    if near:
+        return _warn("budgets", words, step("see_budgets", tail=", or wait for its reset"))
+    return _ok("budgets", words or "no budget binds this profile or runner")
+
+
 def ledger_check(app: AppContext) -> Finding:
     """Which ledger keeps the money rules, at which schema, with the rights it needs: the
     local file, or the fleet's on PostgreSQL (connected to here: unreachable fails, exit 9)."""
@@ -290,6 +317,7 @@ CHECKS: tuple[tuple[str, Check | None], ...] = (
     ("identity", identity_check),
     ("ledger", ledger_check),
     ("money", money_check),
+    ("budgets", budget_check),
     ("notify", None),  # a face's own check: how it reaches a person
     ("mcp", None),  # a face's own check: how an agent host starts it
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from svc.context import AppContext
+from svc.engines.budget import report as budget_report
 from svc.errors import UsageError
 from svc.store.spend import BadDay, Window, load_spend, window
 
@@ -46,4 +47,6 @@ def spend_document(
     ledger = app.ledger_to_read()
     doc = load_spend(ledger, span, runner, cap.atomic, with_tasks=with_tasks)
     doc["cap"]["source"] = cap.source
+    # The budgets that bind this process, each with used, left and its reset (issue 35.6).
+    doc["budgets"] = [b for b in budget_report(app)["budgets"] if b["applies"]]
     return doc

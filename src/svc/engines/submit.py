@@ -42,6 +42,7 @@ from svc.errors import (
 from svc.money import atomic_for_people
 from svc.next_step import Next, step
 from svc.origin import TrustedURL
+from svc.pay.budget import limits_for
 from svc.pay.card import CardCheckout
 from svc.pay.errors import Action, classify, to_error
 from svc.pay.journal import PayState, RequestJournal, open_journal
@@ -123,6 +124,8 @@ def journal_for(
         base_url=app.settings.base_url,
         body=body,
         cap_atomic=cap_atomic,
+        limits=limits_for(app.settings, app.ledger.runner),  # budgets, rate, breaker
+        on_warning=app.report.warn,
     )
 
 
@@ -147,7 +150,7 @@ def submit(
         if row.status == PayState.ACCEPTED and row.task_id:
             journal.found_accepted(row.task_id)
             return _already_accepted(app, row.task_id, journal.request_id, rail)
-        paying = policy.holding_against(journal if journal.cap_atomic is not None else None)
+        paying = policy.holding_against(journal if journal.holds else None)
         auth = PaidAuth(make_rail(app, rail, paying, journal), journal)
         return _Run(app, body, journal, auth, rail)()
 

@@ -54,6 +54,8 @@ WORDS: Mapping[str, Renderer] = {
         "see the spend tool; the person raises it with the daily_cap_usd setting"
     ),
     "start_card": lambda _: 'submit_task with pay="card"',
+    "see_budgets": lambda _: "tell the person; they see and change budgets with svc budget",
+    "reset_breaker": lambda _: "tell the person; they reset it with svc budget reset-breaker",
 }
 
 

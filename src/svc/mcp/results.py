@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import mcp_types as types
 
 from svc.errors import SvcError
 from svc.mcp import next_words
+from svc.pay.budget import PayingSession
 from svc.redact import Vault
 from svc.ui.sanitize import clean
 
+R = TypeVar("R")
 TEXT_LIMIT = 4000  # the short text; the full object is in the structured content
 
 
@@ -47,6 +49,20 @@ def success(outcome: Outcome, vault: Vault) -> types.CallToolResult:
         content=[types.TextContent(text=text)],
         structured_content=doc,
     )
+
+
+def with_notes(result: R, session: PayingSession, vault: Vault) -> R:
+    """A successful tool result with the budget warnings its call raised (issue 35.3), under
+    `budget_notes` and in the text, so an agent can tell its person; a failure or a question
+    leaves them for the next result."""
+    if not isinstance(result, types.CallToolResult) or result.is_error or not session.notes:
+        return result
+    notes = [bounded(note, 500, vault, single_line=True) for note in session.take_notes()]
+    if isinstance(result.structured_content, dict):
+        result.structured_content["budget_notes"] = notes
+    told = "svc warns (tell the person): " + "; ".join(notes)
+    result.content = [*result.content, types.TextContent(text=told)]
+    return result
 
 
 def error_doc(error: SvcError, vault: Vault) -> dict[str, Any]:

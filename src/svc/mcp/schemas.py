@@ -284,6 +284,8 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
             # anyOf, not `type: [string, null]`: hosts that map schemas onto a one-type
             # dialect (Gemini's OpenAPI subset) reject a type array; the Inspector flags it
             "billing": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            # a budget near its end (issue 35.3): words for the agent to tell its person
+            "budget_notes": {"type": "array", "items": {"type": "string"}},
         },
         "task",
         "request_id",

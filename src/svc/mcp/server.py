@@ -9,6 +9,8 @@ a crash: arguments are checked against the very schemas the tools advertise.
 
 from __future__ import annotations
 
+import time
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -21,13 +23,14 @@ from svc import __version__, paid_record
 from svc.errors import SvcError, UsageError
 from svc.mcp import next_words, resources
 from svc.mcp.log import ClientLog
-from svc.mcp.results import Outcome, bounded, failure, success
+from svc.mcp.results import Outcome, bounded, failure, success, with_notes
 from svc.mcp.rounds import InputNeeded, Rounds, input_required
 from svc.mcp.schemas import BY_NAME, OUTPUT_SCHEMAS, TOOLS, ToolSpec
 from svc.mcp.state import Call, ContextPool, PollGate
 from svc.mcp.tools import follow, info, reply, submit
 from svc.mcp.versions import VersionGate
 from svc.mcp.wire import AnsweringReader
+from svc.pay.budget import PayingSession, done_paying, paying_in
 from svc.redact import Vault
 from svc.ui.output import Output
 from svc.ui.sanitize import clean
@@ -106,6 +109,11 @@ class SvcServer:
         self.vault = Vault()  # one per process: a secret typed once is kept out for good
         self.rounds = Rounds()  # 2026-07-28: asks as input-required rounds, sealed state
         self.log = ClientLog()  # the level the client set; svc's warnings go to it
+        # The session's payments (issue 35): its id on the ledger's rows, session_budget_usd
+        # over its life, and the budget warnings its next tool result carries. A session is
+        # this server's life: one host's over stdio; over HTTP, which is stateless, every
+        # client's of this process.
+        self.paying = PayingSession(f"mcp_{uuid.uuid4().hex[:16]}", time.time())
 
     def call_for(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams | None = None
@@ -140,9 +148,15 @@ class SvcServer:
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult | types.InputRequiredResult:
         call = self.call_for(ctx, params)
-        with self.log.during(ctx, call.vault):  # svc's warnings meanwhile go to this client
-            # progress while it works: a host may drop a silent call
-            return await call.beating(lambda: self._answer(call, params))
+        session = self.paying
+        token = paying_in(session)  # the worker thread runs in a copy of this context
+        try:
+            with self.log.during(ctx, call.vault):  # svc's warnings meanwhile go to this client
+                # progress while it works: a host may drop a silent call
+                result = await call.beating(lambda: self._answer(call, params))
+        finally:
+            done_paying(token)
+        return with_notes(result, session, call.vault)
 
     async def _answer(
         self, call: Call, params: types.CallToolRequestParams

@@ -32,8 +32,11 @@ from svc.errors import OtherRunnerHoldsProofError, OutcomeUnknownError, UsageErr
 from svc.money import atomic_for_people as usd
 from svc.next_step import step
 from svc.origin import TrustedURL, host_of, origin_of
+from svc.pay.budget import note_in_session, warning_words
+from svc.pay.budget import refusal as budget_refusal
 from svc.pay.policy import PolicyRefusal
 from svc.store.ledger import CardState, LedgerStore, PayState, Submission, cap_day_start
+from svc.store.ledger.budgets import LimitReached, Limits
 
 if TYPE_CHECKING:
     from svc.api.answers import SubmitAnswer, Task
@@ -64,15 +67,21 @@ def open_journal(
     base_url: str,
     body: dict[str, Any],
     cap_atomic: int | None = None,
+    limits: Limits | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> RequestJournal:
-    """Journal the request (or find it again); refuses another task or another origin."""
+    """Journal the request (or find it again); refuses another task or another origin.
+    `limits`: the budgets, rate and breaker its hold must fit; `on_warning` hears a budget
+    come near its end (once a window)."""
     origin = origin_of(base_url)
     existing = ledger.get(request_id)
     if existing is not None:
         _check_resume(existing, request_id, origin, body)
     else:
         ledger.journal(request_id, origin, str(body["email"]), body, base_url)
-    return RequestJournal(ledger, secrets, request_id, origin, cap_atomic)
+    journal = RequestJournal(ledger, secrets, request_id, origin, cap_atomic)
+    journal.limits, journal.on_warning = limits, on_warning
+    return journal
 
 
 def _check_resume(row: Submission, request_id: str, origin: str, body: dict[str, Any]) -> None:
@@ -108,6 +117,17 @@ class RequestJournal:
         self.request_id = request_id
         self.origin = origin
         self.cap_atomic = cap_atomic
+        self.limits: Limits | None = None
+        self.on_warning: Callable[[str], None] | None = None
+
+    @property
+    def holds(self) -> bool:
+        """A hold is checked before signing: a cap, a breaker or rate, or a stored budget
+        (without any, the paid submit skips the sums, as it always has)."""
+        if self.cap_atomic is not None:
+            return True
+        limits = self.limits
+        return limits is not None and (limits.active or bool(self.ledger.budgets()))
 
     def row(self) -> Submission:
         row = self.ledger.get(self.request_id)
@@ -179,17 +199,32 @@ class RequestJournal:
     def reserve(self, rail: str, amount_atomic: int, valid_before: float | None) -> None:
         """Hold the amount against the cap before anything is signed, or refuse (exit 5)."""
         until = None if valid_before is None else valid_before + RESERVE_SLACK_SECONDS
-        exposed = self.ledger.reserve(
-            self.request_id,
-            rail=rail,
-            amount_atomic=amount_atomic,
-            origin=self.origin,
-            valid_before=until,
-            cap_atomic=self.cap_atomic,
-            since=cap_day_start(),
-        )
+        try:
+            exposed = self.ledger.reserve(
+                self.request_id,
+                rail=rail,
+                amount_atomic=amount_atomic,
+                origin=self.origin,
+                valid_before=until,
+                cap_atomic=self.cap_atomic,
+                since=cap_day_start(),
+                limits=self.limits,
+            )
+        except LimitReached as reached:
+            raise budget_refusal(reached, amount_atomic) from None
         if exposed is not None and self.cap_atomic is not None:
             raise _cap_refusal(amount_atomic, self.cap_atomic, exposed)
+        self._tell_warnings()
+
+    def _tell_warnings(self) -> None:
+        if self.limits is None:
+            return
+        told, self.limits.warnings[:] = list(self.limits.warnings), []
+        for warning in told:
+            words = warning_words(warning)
+            note_in_session(words)  # svc mcp: also a note in the tool's result
+            if self.on_warning is not None:
+                self.on_warning(words)
 
     # --- transitions ------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from svc.errors import UsageError
 from svc.settings import (
     DEFAULT_PROFILE,
     NO_CAP,
+    count_setting,
     daily_cap,
     ledger_url,
     positive_seconds,
@@ -40,7 +41,7 @@ from svc.suggest import did_you_mean
 @dataclass(frozen=True)
 class ConfigKey:
     name: str
-    kind: str  # "url" | "str" | "usd" | "cap" | "list" | "choice" | "seconds"
+    kind: str  # "url" | "str" | "usd" | "cap" | "list" | "choice" | "seconds" | "count"
     help: str
     choices: tuple[str, ...] = ()
 
@@ -96,6 +97,27 @@ KEYS: dict[str, ConfigKey] = {
         ),
         ConfigKey("runner", "str", "this runner's name in a shared ledger (default: host name)"),
         ConfigKey(
+            "max_paid_per_hour",
+            "count",
+            "paid requests this runner may start per hour (unset or 0: no limit)",
+        ),
+        ConfigKey(
+            "breaker_after",
+            "count",
+            "stop paying after this many failed or refunded paid requests in a row (default 5; "
+            "0: off; svc budget reset-breaker)",
+        ),
+        ConfigKey(
+            "budget_warn_percent",
+            "count",
+            "warn once a window when a budget is this full (default 80)",
+        ),
+        ConfigKey(
+            "session_budget_usd",
+            "usd",
+            "svc mcp: the most each session may spend (unset: no session budget)",
+        ),
+        ConfigKey(
             "mcp_preapproved_usd",
             "usd",
             "svc mcp: paid calls up to this price need no confirmation (unset: always confirm)",
@@ -132,6 +154,8 @@ def _coerce(key: ConfigKey, raw: str) -> Any:
         return validity_seconds(key.name, raw)
     if key.kind == "seconds":
         return positive_seconds(key.name, raw)
+    if key.kind == "count":
+        return str(count_setting(key.name, key.name, raw))
     return raw
 
 

@@ -9,6 +9,7 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
 from svc.money import parse_usd, usd_to_atomic
+from svc.ui import views_budget
 from svc.ui.tables import ID_COLUMN, REQUEST_COLUMN, Column
 from svc.ui.words import plural, usd, usd_atomic
 
@@ -34,6 +35,7 @@ def bar(part: int, whole: int, cells: int = BAR_MAX) -> str:
 def draw(out: Output, doc: dict[str, Any]) -> None:
     _heading(out, doc)
     _today(out, doc.get("cap") or {})
+    views_budget.bars(out, doc.get("budgets") or [])
     _by_day(out, doc)
     for label, key in (("rail", "by_rail"), ("runner", "by_runner")):
         _sums(out, doc[key], label)

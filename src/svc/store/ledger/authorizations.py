@@ -11,6 +11,7 @@ import time
 from datetime import datetime
 from typing import NamedTuple
 
+from svc.store.ledger.budgets import Limits, check_limits
 from svc.store.ledger.database import Database
 from svc.store.ledger.rows import EXPOSED, Authorization, AuthState
 
@@ -79,9 +80,11 @@ class Authorizations:
         valid_before: float | None,
         cap_atomic: int | None,
         since: float,
+        limits: Limits | None = None,
     ) -> int | None:
-        """Hold `amount_atomic` against the cap before signing; None when held, else the
-        exposure already there. Check and hold are one transaction across processes."""
+        """Hold `amount_atomic` against the cap, and within `limits` (budgets, rate, breaker:
+        LimitReached), before signing; None when held, else the exposure already there. Check
+        and hold are one transaction across processes."""
         now = time.time()
         with self.db.write(serial=True):  # across every process (and runner) on this store
             self.release(request_id)  # a dead run's hold (the caller holds the request's lock)
@@ -89,9 +92,13 @@ class Authorizations:
                 exposure = self.exposure(since, now)
                 if exposure + amount_atomic > cap_atomic:
                     return exposure
+            if limits is not None:
+                check_limits(self.db, limits, request_id, amount_atomic, now)
+            scope = limits.scope if limits is not None else None
             self.db.execute(
                 "INSERT INTO authorizations (request_id, rail, amount_atomic, origin, signed_at,"
-                " valid_before, status, updated_at, runner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " valid_before, status, updated_at, runner, profile, session)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     request_id,
                     rail,
@@ -102,6 +109,8 @@ class Authorizations:
                     AuthState.RESERVED,
                     now,
                     self.runner,
+                    scope.profile if scope else None,
+                    scope.session if scope else None,
                 ),
             )
         return None

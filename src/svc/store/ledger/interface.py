@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from svc.store.ledger.books import SpendGroup
+from svc.store.ledger.budgets import Budget, LimitReached, Limits
 from svc.store.ledger.rows import Authorization, Submission
 
 
@@ -140,9 +141,12 @@ class LedgerStore(Protocol):
         valid_before: float | None,
         cap_atomic: int | None,
         since: float,
+        limits: Limits | None = None,
     ) -> int | None:
         """Hold `amount_atomic` against the cap before signing; None when held, else the
-        exposure already there. Check and hold are one transaction across processes."""
+        exposure already there. `limits` (budgets, the hourly rate, the breaker) are checked
+        in the same transaction and raise `budgets.LimitReached`. Check and hold are one
+        transaction across processes."""
         ...
 
     def record_signature(
@@ -259,6 +263,31 @@ class LedgerStore(Protocol):
     def link_host_confirmed(self, origin: str, host: str) -> bool: ...
 
     def confirm_link_host(self, origin: str, host: str) -> None: ...
+
+    # --- budgets and the breaker (issue 35) --------------------------------------------------
+    def budgets(self) -> list[Budget]:
+        """Every stored budget, of every scope."""
+        ...
+
+    def set_budget(self, budget: Budget) -> None:
+        """Write (or replace) a budget for every process and runner of the store."""
+        ...
+
+    def unset_budget(self, scope: str, name: str, window: str | None) -> int:
+        """Remove a budget (every window of the scope's name if `window` is None)."""
+        ...
+
+    def budget_used(self, budget: Budget, now: float, since: float | None = None) -> int:
+        """µUSD of exposure in the budget's window, its scope's rows only."""
+        ...
+
+    def reset_breaker(self, runner: str) -> None:
+        """The runner's breaker counts only paid requests from now on."""
+        ...
+
+    def breaker_state(self, runner: str, after: int, now: float) -> LimitReached | None:
+        """The breaker's refusal if it is open for the runner now, else None."""
+        ...
 
     # --- settings the fleet shares ----------------------------------------------------------
     def fleet_setting(self, name: str) -> str | None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc.store.ledger.authorizations import Authorizations, LiveAuth
 from svc.store.ledger.books import Books, SpendGroup
+from svc.store.ledger.budgets import Budget, Budgets, LimitReached, Limits
 from svc.store.ledger.cards import Cards
 from svc.store.ledger.database import Database as DatabaseLike
 from svc.store.ledger.fleet_settings import FleetSettings
@@ -64,6 +65,7 @@ class Ledger:
         self._pins = Pins(db)
         self._settings = FleetSettings(db, runner)
         self._books = Books(db)
+        self._budgets = Budgets(db, runner)
 
     def close(self) -> None:
         self._db.close()
@@ -167,9 +169,10 @@ class Ledger:
         valid_before: float | None,
         cap_atomic: int | None,
         since: float,
+        limits: Limits | None = None,
     ) -> int | None:
-        """Hold `amount_atomic` against the cap before signing; None when held, else the
-        exposure already there. Check and hold are one transaction across processes."""
+        """Hold `amount_atomic` against the cap and `limits` before signing; None when held,
+        else the exposure already there. Check and hold are one transaction across processes."""
         return self._auths.reserve(
             request_id,
             rail=rail,
@@ -178,6 +181,7 @@ class Ledger:
             valid_before=valid_before,
             cap_atomic=cap_atomic,
             since=since,
+            limits=limits,
         )
 
     def record_signature(
@@ -383,6 +387,26 @@ class Ledger:
 
     def confirm_link_host(self, origin: str, host: str) -> None:
         self._pins.confirm_link_host(origin, host)
+
+    # --- budgets and the breaker (issue 35) --------------------------------------------------
+
+    def budgets(self) -> list[Budget]:
+        return self._budgets.all()
+
+    def set_budget(self, budget: Budget) -> None:
+        self._budgets.set(budget)
+
+    def unset_budget(self, scope: str, name: str, window: str | None) -> int:
+        return self._budgets.unset(scope, name, window)
+
+    def budget_used(self, budget: Budget, now: float, since: float | None = None) -> int:
+        return self._budgets.used(budget, now, since)
+
+    def reset_breaker(self, runner: str) -> None:
+        self._budgets.reset_breaker(runner)
+
+    def breaker_state(self, runner: str, after: int, now: float) -> LimitReached | None:
+        return self._budgets.breaker(runner, after, now)
 
     # --- settings the fleet shares (the daily cap's one value) -----------------------------
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from svc.errors import LedgerUnavailableError
 from svc.settings import LEDGER_SECRET_PARAMS, ledger_url_secrets
 from svc.store.ledger.locks import held, wait_until_free
-from svc.store.ledger.sqlite import MIGRATIONS, SCHEMA_VERSION
+from svc.store.ledger.sqlite import LATE_INDEXES, MIGRATIONS, SCHEMA_VERSION
 from svc.store.ledger.sqlite import SCHEMA as SQLITE_SCHEMA
 
 if TYPE_CHECKING:
@@ -57,6 +57,8 @@ TABLES = ("submissions", "recipients", "link_hosts", "card_payments", "authoriza
 RIGHTS = ("SELECT", "INSERT", "UPDATE", "DELETE")
 # Tables every runner reads and only the fleet's administrator writes (the shared daily cap).
 READ_TABLES = ("settings",)
+# Tables every runner reads and updates (a budget's warning mark, a breaker's reset).
+BUDGET_TABLES = ("budgets", "breaker_resets")
 
 
 class Row(tuple[Any, ...]):
@@ -217,7 +219,9 @@ class PgDatabase:
     def missing_rights(self) -> list[str]:
         """`table: RIGHT` for every right the ledger needs and this role lacks."""
         missing = []
-        needs = [(t, RIGHTS) for t in TABLES] + [(t, ("SELECT",)) for t in READ_TABLES]
+        needs: list[tuple[str, tuple[str, ...]]] = [(t, RIGHTS) for t in TABLES]
+        needs += [(t, ("SELECT",)) for t in READ_TABLES]
+        needs += [(t, ("SELECT", "UPDATE")) for t in BUDGET_TABLES]
         for table, rights in needs:
             for right in rights:
                 row = self.execute("SELECT has_table_privilege(?, ?)", (table, right)).fetchone()
@@ -244,6 +248,8 @@ class PgDatabase:
             for (table, name), kind in MIGRATIONS.items():  # the columns added since
                 pg_kind = _in_postgres_words(kind)
                 self._conn.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {name} {pg_kind}")
+            for statement in LATE_INDEXES:
+                self._conn.execute(statement)
             self._conn.execute("DELETE FROM svc_schema")
             self._conn.execute("INSERT INTO svc_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
 

@@ -178,6 +178,8 @@ class Authorization:
     refunded_atomic: int
     updated_at: float
     runner: str | None = None  # the runner that holds it
+    profile: str | None = None  # the profile that paid (budgets filter on it)
+    session: str | None = None  # the svc mcp session that paid
 
     def exposed(self, now: float) -> bool:
         """Still counts as money that may leave: not known spent, not void, not expired."""

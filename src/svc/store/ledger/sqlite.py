@@ -102,6 +102,20 @@ CREATE TABLE IF NOT EXISTS settings (
     updated_at REAL NOT NULL,
     runner     TEXT
 );
+CREATE TABLE IF NOT EXISTS budgets (
+    scope        TEXT NOT NULL,
+    name         TEXT NOT NULL,
+    window_name  TEXT NOT NULL,
+    limit_atomic INTEGER NOT NULL,
+    warned_start REAL,
+    updated_at   REAL NOT NULL,
+    runner       TEXT,
+    PRIMARY KEY (scope, name, window_name)
+);
+CREATE TABLE IF NOT EXISTS breaker_resets (
+    runner   TEXT PRIMARY KEY,
+    reset_at REAL NOT NULL
+);
 """
 
 # Columns added after the first release; added to older ledgers on open (ALTER is guarded),
@@ -117,7 +131,17 @@ MIGRATIONS: dict[tuple[str, str], str] = {
     ("submissions", "runner"): "TEXT",  # who journaled it (fleet mode: one ledger, many)
     ("authorizations", "runner"): "TEXT",  # who holds it
     ("submissions", "error_detail"): "TEXT",  # why it was refused, in words (`svc tasks`)
+    ("authorizations", "profile"): "TEXT",  # the profile that paid (a budget's scope)
+    ("authorizations", "session"): "TEXT",  # the svc mcp session that paid (a budget's scope)
 }
+
+# Indexes on columns that MIGRATIONS adds: made after them on both engines (an old ledger
+# has not the column when SCHEMA runs).
+# authorizations_runner: the breaker's and the rate's reads are a range of one runner's last
+# hour, whatever the ledger's age.
+LATE_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS authorizations_runner ON authorizations(runner, signed_at)",
+)
 
 # The schema's version, as `svc doctor` reports it (both engines keep the same number).
 # 4: the `settings` table (a fleet's shared daily cap, issue 29.8).
@@ -126,7 +150,9 @@ MIGRATIONS: dict[tuple[str, str], str] = {
 #    spend` and the paid submit's same-task check read a window, never the whole history
 #    (issue 34.5). The status index is partial: a whole one led SQLite's planner to walk
 #    every accepted row for a window's sums instead of the window.
-SCHEMA_VERSION = 6
+# 7: budgets and breaker_resets (issue 35); authorizations carry profile and session, the
+#    scopes a budget filters on, and are indexed by runner for the breaker and the rate.
+SCHEMA_VERSION = 7
 
 
 def ledger_path() -> Path:
@@ -235,6 +261,8 @@ class Database:
             except sqlite3.OperationalError as exc:  # another process added it first
                 if "duplicate column" not in str(exc):
                     raise
+        for statement in LATE_INDEXES:
+            self._db.execute(statement)
         version = self.schema_version()
         if version < 2:
             self._migrate_names()
