@@ -17,6 +17,7 @@ app = typer.Typer(rich_markup_mode=None)
 
 
 FORMATS = ("csv", "beancount", "ledger", "json")  # svc.engines.export.FORMATS, kept import-free
+FLAGS = ("--since", "--until")  # what a person types for the window's two days
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ def run(opts: SpendOptions, ctx: FaceContext) -> int:
     shape = ctx.output.shape
     if opts.fmt is not None and shape is not None and shape.active:  # refused, never ignored
         raise UsageError("--jq, --template and --json FIELDS shape svc's JSON, not an export")
-    span = spend_window(opts.since, opts.until, whole=opts.whole)
+    span = spend_window(opts.since, opts.until, whole=opts.whole, names=FLAGS)
     try:
         if opts.fmt is not None:
             return _export(opts, ctx, span)

@@ -17,7 +17,7 @@ def spend_window(
     until: str | None = None,
     *,
     whole: bool = False,
-    names: tuple[str, str] = ("--since", "--until"),
+    names: tuple[str, str] = ("since", "until"),
 ) -> Window:
     """The days asked for (default: the last 30; `whole`: every day); `names` are what the
     caller calls the two days in an error (flags for the CLI, arguments for MCP)."""
@@ -34,7 +34,7 @@ def spend_document(
     app: AppContext,
     since: str | None,
     *,
-    name: str = "--since",
+    name: str = "since",
     runner: str | None = None,
     span: Window | None = None,
     with_tasks: bool = True,

@@ -69,12 +69,12 @@ def set_for_fleet(
     file checks it (None removes it: each runner's own value applies again). Returns the
     value as stored (`90`, `none`)."""
     if key not in FLEET_KEYS:
-        raise UsageError(f"--fleet sets {', '.join(FLEET_KEYS)} only, not {key}")
+        raise UsageError(f"only {', '.join(FLEET_KEYS)} can be set for the whole fleet, not {key}")
     if not settings.ledger_url:
         raise UsageError(
-            "--fleet writes the fleet's shared ledger, and ledger_url is not set",
+            "a value for the whole fleet goes into its shared ledger, and ledger_url is not set",
             hint="set ledger_url (or SVC_LEDGER_URL) to the fleet's postgresql:// URL, or "
-            "drop --fleet to set this machine's own value",
+            "set this machine's own value instead",
         )
     value = None if raw is None else _as_stored(key, raw)
     fleet = ledger()
