@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from svc.errors import UsageError
 from svc.money import for_people, usd_to_atomic
 from svc.settings import NO_CAP, Settings, daily_cap
+from svc.settings_table import FLEET_KEYS  # the settings a fleet's ledger may hold
 
 if TYPE_CHECKING:
     from svc.store.ledger import LedgerStore
@@ -57,9 +58,6 @@ def resolve_cap(settings: Settings, fleet: LedgerStore | None) -> DailyCap:
     if stored is None:
         return DailyCap(own, own_source, own, own_source)
     return DailyCap(daily_cap(f"the fleet ledger's {CAP_KEY}", stored), FLEET, own, own_source)
-
-
-FLEET_KEYS = (CAP_KEY,)  # the settings a fleet's ledger may hold for every runner
 
 
 def set_for_fleet(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.commands.config.values import report_change
+from svc.commands.config.values import key_names, report_change
 from svc.engines.config_edit import set_fleet_value, set_value
 from svc.ui.face import FaceContext
 
@@ -33,7 +33,7 @@ class SetOptions:
     "  svc config set daily_cap_usd 90 --fleet",
 )
 def set_(
-    key: str = typer.Argument(..., metavar="KEY"),
+    key: str = typer.Argument(..., metavar="KEY", autocompletion=key_names),
     value: str = typer.Argument(..., metavar="VALUE"),
     fleet: bool = typer.Option(
         False,

@@ -8,7 +8,7 @@ import typer
 
 from svc.cli.app import current
 from svc.commands.config.set_key import fleet_change
-from svc.commands.config.values import report_change
+from svc.commands.config.values import key_names, report_change
 from svc.engines.config_edit import unset_value
 from svc.ui.face import FaceContext
 
@@ -27,7 +27,7 @@ class UnsetOptions:
     "\b\nExamples:\n  svc config unset max_price_usd\n  svc config unset daily_cap_usd --fleet"
 )
 def unset(
-    key: str = typer.Argument(..., metavar="KEY"),
+    key: str = typer.Argument(..., metavar="KEY", autocompletion=key_names),
     fleet: bool = typer.Option(
         False,
         "--fleet",
