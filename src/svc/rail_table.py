@@ -81,6 +81,11 @@ def in_words(names: tuple[str, ...] = NAMES, *, last: str = "or") -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {last} {names[-1]}"
 
 
+def others(name: str) -> str:
+    """`x402,mpp`: every rail but `name`, as a next step lists the ones to try instead."""
+    return ",".join(other for other in NAMES if other != name)
+
+
 def title(name: str) -> str:
     """How a sentence names the rail `name` (the name itself if it is none of ours)."""
     rail = BY_NAME.get(name)

@@ -358,6 +358,10 @@ def resolve(
     return s
 
 
+# Kinds whose empty value is no value (the default applies); any other kind's parser refuses it.
+_EMPTY_IS_UNSET = ("text", "url", "list", "rails", "rail", "ledger_url", "runner")
+
+
 class _Picker:
     """One setting's value by precedence (flag, environment, profile, default), recording
     where it came from for `svc config list` and for error messages."""
@@ -382,9 +386,10 @@ class _Picker:
 
     def read(self, row: Setting, flag: Any, how: Reading) -> bool:
         """Set `row`'s value on the settings, read by its kind's parser (True), or keep its
-        default (False): unset, or empty (an empty list or text)."""
+        default (False): unset, or empty where empty means unset (a name, a URL, a list). An
+        empty limit is refused by its parser: `daily_cap_usd = ""` is no cap said by nobody."""
         raw = self(row.key, flag, row.env)
-        if raw is None or raw in ("", []):
+        if raw is None or (raw in ("", []) and row.kind in _EMPTY_IS_UNSET):
             return False
         in_file = self.settings.sources[row.key].startswith("profile")
         how = Reading(in_file=in_file, cleartext_ok=how.cleartext_ok)

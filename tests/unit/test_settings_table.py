@@ -12,6 +12,7 @@ from tools import settings_doc
 from svc import settings as settings_module
 from svc.cli import help_topics
 from svc.completion.table import TABLE
+from svc.errors import UsageError
 from svc.settings import PARSERS, Settings
 from svc.settings_table import BY_KEY, FILE_KEYS, FLEET_KEYS, SETTINGS, Setting
 from svc.store.config import KEYS
@@ -90,3 +91,19 @@ def test_adding_a_row_reaches_every_face(monkeypatch: pytest.MonkeyPatch) -> Non
     resolved = settings_module.resolve(stdin_is_tty=False)
     assert resolved.breaker_after == 2.5  # type: ignore[attr-defined]
     assert resolved.sources["breaker_after"] == "env SVC_BREAKER_AFTER"
+
+
+@pytest.mark.parametrize("key", ["max_price_usd", "mcp_preapproved_usd", "max_validity_seconds"])
+def test_an_empty_limit_in_a_profile_is_refused_not_read_as_unset(key: str) -> None:
+    """A limit left empty by a hand edit is a mistake to name, never the default or no limit."""
+    with pytest.raises(UsageError) as refused:
+        settings_module.resolve(profile_values={key: ""}, stdin_is_tty=False)
+    assert refused.value.message.startswith(f"{key} (profile default) must be")
+
+
+def test_an_empty_name_or_list_is_unset() -> None:
+    resolved = settings_module.resolve(
+        profile_values={"allowed_rails": [], "runner": "", "auth_base": ""}, stdin_is_tty=False
+    )
+    assert resolved.allowed_rails == Settings().allowed_rails and resolved.runner is None
+    assert resolved.auth_base == resolved.base_url + "/auth"

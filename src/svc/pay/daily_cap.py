@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from svc.errors import UsageError
 from svc.money import for_people, usd_to_atomic
-from svc.settings import NO_CAP, Settings, daily_cap
+from svc.settings import NO_CAP, Settings, daily_cap, parse
 from svc.settings_table import FLEET_KEYS  # the settings a fleet's ledger may hold
 
 if TYPE_CHECKING:
@@ -83,4 +83,5 @@ def set_for_fleet(
 
 
 def _as_stored(key: str, raw: str) -> str:
-    return NO_CAP if daily_cap(key, raw) is None else raw.strip()
+    """Checked by the setting's own parser (the settings table's kind), as the file is."""
+    return NO_CAP if parse(key, raw) is None else raw.strip()

@@ -9,6 +9,7 @@ import typer
 from svc.cli.app import current
 from svc.commands.config.values import key_names, report_change
 from svc.engines.config_edit import set_fleet_value, set_value
+from svc.settings_table import FLEET_KEYS
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
@@ -38,7 +39,7 @@ def set_(
     fleet: bool = typer.Option(
         False,
         "--fleet",
-        help="Write daily_cap_usd into the fleet's shared ledger (ledger_url): every runner "
+        help=f"Write {', '.join(FLEET_KEYS)} into the fleet's shared ledger (ledger_url): every runner "
         "obeys that one value, whatever its own.",
     ),
 ) -> None:

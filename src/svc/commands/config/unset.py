@@ -10,6 +10,7 @@ from svc.cli.app import current
 from svc.commands.config.set_key import fleet_change
 from svc.commands.config.values import key_names, report_change
 from svc.engines.config_edit import unset_value
+from svc.settings_table import FLEET_KEYS
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
@@ -31,7 +32,8 @@ def unset(
     fleet: bool = typer.Option(
         False,
         "--fleet",
-        help="Remove daily_cap_usd from the fleet's shared ledger: each runner's own applies.",
+        help=f"Remove {', '.join(FLEET_KEYS)} from the fleet's shared ledger: each runner's own "
+        "applies.",
     ),
 ) -> None:
     raise typer.Exit(run(UnsetOptions(key, fleet), current()))
