@@ -9,6 +9,7 @@ import dataclasses
 import pytest
 from tools import settings_doc
 
+from svc import rail_table
 from svc import settings as settings_module
 from svc.cli import help_topics
 from svc.completion.table import TABLE
@@ -107,3 +108,14 @@ def test_an_empty_name_or_list_is_unset() -> None:
     )
     assert resolved.allowed_rails == Settings().allowed_rails and resolved.runner is None
     assert resolved.auth_base == resolved.base_url + "/auth"
+
+
+def test_config_set_completes_the_values_a_key_takes() -> None:
+    """`svc config set pay <TAB>` offers the rails, `notify <TAB>` true/false, a free-text key
+    nothing (and a typo'd key nothing, rather than some other key's values)."""
+    from svc.completion.complete import complete
+
+    assert complete(["config", "set", "pay", ""])[0] == [(n, "") for n in rail_table.NAMES]
+    assert complete(["config", "set", "notify", "t"])[0] == [("true", "")]
+    assert complete(["config", "set", "email", ""])[0] == []
+    assert complete(["config", "set", "payy", ""])[0] == []
