@@ -21,6 +21,8 @@ GROUP = {
     "__main__": "entry",
     "context": "context",
     "settings": "core",
+    "settings_table": "core",
+    "rail_table": "core",
     "errors": "core",
     "money": "core",
     "numbers": "core",

@@ -109,7 +109,17 @@ def build_table() -> dict[str, Any]:
     ]
     for name, (_, summary) in COMMANDS.items():
         table["commands"][name]["help"] = summary
+    _config_values(table)
     return table
+
+
+def _config_values(table: dict[str, Any]) -> None:
+    """`svc config set KEY <TAB>`: the values of a key that takes only some (the settings
+    table's choices: true/false, the rails), looked up by the KEY typed before."""
+    from svc.settings_table import SETTINGS
+
+    table["commands"]["config"]["commands"]["set"]["args"][1]["kind"] = "config_value"
+    table["config_values"] = {row.key: list(row.choices) for row in SETTINGS if row.choices}
 
 
 def render(table: dict[str, Any]) -> str:

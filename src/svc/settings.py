@@ -1,127 +1,41 @@
-"""Resolve the effective settings: flag > environment > profile in the config file > default."""
+"""Resolve the effective settings: flag > environment > profile in the config file > default.
+
+What each setting is (key, environment variable, kind, default, help) is written once, in
+svc.settings_table; here are the parsers of its kinds (PARSERS: one per kind, every amount
+through svc.money) and `resolve`, which reads every row the same way."""
 
 from __future__ import annotations
 
 import math
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
-from svc import origin
+from svc import origin, rail_table
 from svc.errors import UsageError
 from svc.money import AmountError, parse_usd
+from svc.settings_table import BY_KEY, SETTINGS, Setting
 
-DEFAULT_BASE_URL = "http://127.0.0.1:8402"  # the local sandbox: never a paid service by accident
-BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
-DEFAULT_NETWORKS = ("eip155:8453",)
-DEFAULT_ASSETS = (BASE_USDC,)
-DEFAULT_MAX_PRICE = Decimal("1.50")
-# A fresh home pays at most this much a day (ten tasks at 1.50 USD): a runaway loop or batch
-# stops there. `none` removes the cap, on purpose only.
-DEFAULT_DAILY_CAP = Decimal("15.00")
 NO_CAP = "none"
 DEFAULT_PROFILE = "default"
 REAL_HOST_MIN_INTERVAL = 15.0  # the spec's poll interval: 15-60 s while a task is live
 LOOPBACK_INTERVAL = 1.0
 # An x402 authorization can be settled by whoever holds it until its validBefore: the server
-# proposes the window (maxTimeoutSeconds), we never sign for longer than this.
-DEFAULT_MAX_VALIDITY = 300
+# proposes the window (maxTimeoutSeconds), we never sign for longer than this (the default,
+# max_validity_seconds, is in the settings table); nor for less than this.
 MIN_VALIDITY = 10
-# The same task for the same person again within this many seconds is likely an accident.
-DEFAULT_DUPLICATE_WINDOW = 600.0
-# Budgets (issue 35): five failed or refunded paid requests in a row stop a runner paying;
-# a budget warns once a window at this share.
-DEFAULT_BREAKER_AFTER = 5
-DEFAULT_WARN_PERCENT = 80
 
 
-@dataclass
-class Settings:
-    base_url: str = DEFAULT_BASE_URL
-    auth_base: str = DEFAULT_BASE_URL + "/auth"
-    profile: str = DEFAULT_PROFILE
-    json_output: bool = False
-    no_input: bool = False
-    verbose: bool = False
-    email: str | None = None
-    pay: str = "x402"
-    max_price_usd: Decimal = DEFAULT_MAX_PRICE
-    allowed_networks: tuple[str, ...] = DEFAULT_NETWORKS
-    allowed_assets: tuple[str, ...] = DEFAULT_ASSETS
-    poll_interval: float | None = None
-    notify: bool = False  # watch: bell/OSC and a desktop notification at asks and ends
-    # Payments beyond x402 (issue 4): rails, daily cap, MPP method preference, SPT source.
-    allowed_rails: tuple[str, ...] = ("x402", "mpp", "card")
-    daily_cap_usd: Decimal | None = DEFAULT_DAILY_CAP  # None: `none`, no cap on purpose
-    mpp_methods: tuple[str, ...] = ("stripe",)
-    spt_file: str | None = None
-    spt_command: str | None = None
-    max_validity_seconds: int = DEFAULT_MAX_VALIDITY
-    duplicate_window_seconds: float = DEFAULT_DUPLICATE_WINDOW
-    # `svc mcp`: paid calls up to this much are paid without asking the human (None: always
-    # ask), and whether a secret typed by the model may be sent as a sensitive reply.
-    mcp_preapproved_usd: Decimal | None = None
-    mcp_allow_model_secrets: bool = False
-    # Fleet mode (issue 24): the shared ledger on PostgreSQL (None: the local SQLite file)
-    # and this runner's name in it (None: the host name).
-    ledger_url: str | None = None
-    runner: str | None = None
-    # Plain http:// to another machine for the base URL and auth base (issue 29.4): refused
-    # unless set, and then every paying or credentialed request warns.
-    allow_insecure_http: bool = False
-    # Budgets (issue 35): paid requests this runner may start per hour (None: no limit), the
-    # failed or refunded paid requests in a row that stop it paying (0: no breaker), the
-    # share of a budget that warns, and the budget of each svc mcp session (None: none).
-    max_paid_per_hour: int | None = None
-    breaker_after: int = DEFAULT_BREAKER_AFTER
-    budget_warn_percent: int = DEFAULT_WARN_PERCENT
-    session_budget_usd: Decimal | None = None
-    sources: dict[str, str] = field(default_factory=dict)
+class Reading(NamedTuple):
+    """How a value is read: `in_file` it came from the config file (no password may), and
+    `cleartext_ok` a plain http:// URL to another machine may stand (allow_insecure_http, or a
+    command that helps repair the settings)."""
 
-    @property
-    def is_loopback(self) -> bool:
-        return is_loopback_url(self.base_url)
-
-    def labelled(self, name: str) -> str:
-        """`max_price_usd (env SVC_MAX_PRICE)`: a setting and where its value came from."""
-        source = self.sources.get(name)
-        return f"{name} ({source})" if source else name
-
-    def min_poll_interval(self) -> float:
-        return LOOPBACK_INTERVAL / 10 if self.is_loopback else REAL_HOST_MIN_INTERVAL
-
-    def default_poll_interval(self) -> float:
-        if self.poll_interval is not None:
-            return self.poll_interval
-        return LOOPBACK_INTERVAL if self.is_loopback else REAL_HOST_MIN_INTERVAL
-
-
-def is_loopback_url(url: str) -> bool:
-    return origin.is_loopback_url(url)
-
-
-def _check_url(name: str, value: str, label: str, cleartext_ok: bool) -> str:
-    url = origin.setting(value, f"the {name}")
-    refuse_cleartext(label, url, cleartext_ok)
-    return url
-
-
-def refuse_cleartext(label: str, url: str, cleartext_ok: bool) -> None:
-    """A base URL or auth base on plain http:// to another machine is a usage error (nothing
-    is sent): anyone on the path could rewrite the 402's payTo, which the pin then trusts, or
-    read the bearer. The local sandbox (loopback) is exempt; `allow_insecure_http` allows it."""
-    if cleartext_ok or not origin.is_cleartext(url):
-        return
-    raise UsageError(
-        f"{label} is plain http:// to {origin.configured(url, label).netloc}: payments and "
-        "credentials would cross the network in cleartext; use https://",
-        code="cleartext_url",
-        hint="only for a server you trust on a network you trust: allow_insecure_http = true "
-        "(SVC_ALLOW_INSECURE_HTTP=1); the local sandbox (127.0.0.1, ::1, localhost) needs "
-        "neither",
-    )
+    in_file: bool = False
+    cleartext_ok: bool = False
 
 
 def usd_amount(label: str, raw: object) -> Decimal:
@@ -170,142 +84,6 @@ def positive_seconds(label: str, raw: object) -> float:
     return value
 
 
-def profile_name(flag: str | None = None) -> str:
-    """The profile in effect: --profile, else SVC_PROFILE, else the default one."""
-    return flag or os.environ.get("SVC_PROFILE") or DEFAULT_PROFILE
-
-
-def _truthy(value: str | None) -> bool:
-    return (value or "").strip().lower() not in ("", "0", "false", "no", "off")
-
-
-def resolve(
-    *,
-    base_url: str | None = None,
-    auth_base: str | None = None,
-    profile: str | None = None,
-    json_output: bool = False,
-    no_input: bool = False,
-    verbose: bool = False,
-    profile_values: dict[str, Any] | None = None,
-    stdin_is_tty: bool | None = None,
-    repairing: bool = False,
-) -> Settings:
-    """Build Settings from flags, the environment and a profile's values (already loaded).
-
-    `repairing`: the command helps fix the settings (`svc config`, `svc doctor`, `svc help`),
-    so a cleartext URL is kept for it to show, not refused; every request still passes the
-    transport's cleartext guard, so nothing is paid or credentialed over it."""
-    s = Settings()
-    s.profile = profile_name(profile)
-    pick = _Picker(s, profile_values or {})
-    _url_settings(s, pick, base_url, auth_base, repairing)
-    s.email = pick("email", None, "SVC_EMAIL")
-    _price_settings(s, pick)
-    _payment_settings(s, pick)
-    _mcp_settings(s, pick)
-    _fleet_settings(s, pick)
-    _budget_settings(s, pick)
-    _watch_settings(s, pick)
-    s.json_output = json_output
-    s.verbose = verbose
-    tty = sys.stdin.isatty() if stdin_is_tty is None else stdin_is_tty
-    env = os.environ
-    s.no_input = no_input or _truthy(env.get("SVC_NO_INPUT")) or bool(env.get("CI")) or not tty
-    return s
-
-
-def _url_settings(
-    s: Settings, pick: _Picker, base_url: str | None, auth: str | None, repairing: bool
-) -> None:
-    allow = pick("allow_insecure_http", None, "SVC_ALLOW_INSECURE_HTTP")
-    if allow is not None:
-        s.allow_insecure_http = _strict_bool(s.labelled("allow_insecure_http"), allow)
-    cleartext_ok = s.allow_insecure_http or repairing
-    base = pick("base_url", base_url, "SVC_BASE_URL")
-    # The default (the sandbox on loopback) is recorded as such, and is never cleartext.
-    s.base_url = _check_url(
-        "base URL", base or DEFAULT_BASE_URL, s.labelled("base_url"), cleartext_ok
-    )
-    auth = pick("auth_base", auth, "SVC_AUTH_BASE")
-    if auth:
-        s.auth_base = _check_url("auth base", auth, s.labelled("auth_base"), cleartext_ok)
-    else:
-        s.auth_base = s.base_url + "/auth"
-
-
-class _Picker:
-    """One setting's value by precedence (flag, environment, profile, default), recording
-    where it came from for `svc config list` and for error messages."""
-
-    def __init__(self, settings: Settings, profile_values: dict[str, Any]) -> None:
-        self.settings = settings
-        self.profile_values = profile_values
-
-    def __call__(self, name: str, flag: Any, env_name: str | None) -> Any:
-        sources = self.settings.sources
-        if flag is not None:
-            sources[name] = "flag"
-            return flag
-        if env_name and os.environ.get(env_name):
-            sources[name] = f"env {env_name}"
-            return os.environ[env_name]
-        if name in self.profile_values:
-            sources[name] = f"profile {self.settings.profile}"
-            return self.profile_values[name]
-        sources[name] = "default"
-        return None
-
-
-def _price_settings(s: Settings, pick: _Picker) -> None:
-    s.pay = pick("pay", None, "SVC_PAY") or "x402"
-    if s.pay not in ("x402", "mpp", "card"):
-        raise UsageError(f"payment method must be x402, mpp or card, got {s.pay!r}")
-    price = pick("max_price_usd", None, "SVC_MAX_PRICE")
-    if price is not None:
-        s.max_price_usd = usd_amount(s.labelled("max_price_usd"), price)
-    nets = pick("allowed_networks", None, None)
-    if nets:
-        s.allowed_networks = tuple(nets)
-    assets = pick("allowed_assets", None, None)
-    if assets:
-        s.allowed_assets = tuple(assets)
-
-
-def _watch_settings(s: Settings, pick: _Picker) -> None:
-    interval = pick("poll_interval", None, "SVC_POLL_INTERVAL")
-    if interval is not None:
-        s.poll_interval = positive_seconds(s.labelled("poll_interval"), interval)
-    notify = pick("notify", None, "SVC_NOTIFY")
-    if notify is not None:
-        s.notify = _strict_bool(s.labelled("notify"), notify)
-
-
-def _payment_settings(s: Settings, pick: _Picker) -> None:
-    rails = pick("allowed_rails", None, None)
-    if rails:
-        unknown = [r for r in rails if r not in ("x402", "mpp", "card")]
-        if unknown:
-            raise UsageError(f"allowed_rails: unknown rail {unknown[0]!r} (x402, mpp, card)")
-        s.allowed_rails = tuple(rails)
-    cap = pick("daily_cap_usd", None, "SVC_DAILY_CAP")
-    if cap is not None:
-        s.daily_cap_usd = daily_cap(s.labelled("daily_cap_usd"), cap)
-    methods = pick("mpp_methods", None, None)
-    if methods:
-        s.mpp_methods = tuple(methods)
-    s.spt_file = pick("spt_file", None, "SVC_SPT_FILE")
-    s.spt_command = pick("spt_command", None, None)
-    validity = pick("max_validity_seconds", None, "SVC_MAX_VALIDITY")
-    if validity is not None:
-        s.max_validity_seconds = validity_seconds(s.labelled("max_validity_seconds"), validity)
-    window = pick("duplicate_window_seconds", None, "SVC_DUPLICATE_WINDOW")
-    if window is not None:
-        s.duplicate_window_seconds = _non_negative_seconds(
-            s.labelled("duplicate_window_seconds"), window
-        )
-
-
 def validity_seconds(label: str, raw: object) -> int:
     """An x402 validity bound: whole seconds, at least MIN_VALIDITY (verifiers want a margin
     before validBefore: a shorter window could never settle)."""
@@ -313,6 +91,49 @@ def validity_seconds(label: str, raw: object) -> int:
     if value < MIN_VALIDITY:
         raise UsageError(f"{label} must be at least {MIN_VALIDITY} seconds, got {raw!r}")
     return int(value)
+
+
+def _non_negative_seconds(label: str, raw: object) -> float:
+    """Seconds, where 0 turns the check off."""
+    if str(raw).strip() in ("0", "0.0"):
+        return 0.0
+    return positive_seconds(label, raw)
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def _strict_bool(label: str, raw: object) -> bool:
+    """true/false and their usual spellings; anything else is an error, not a guess (this one
+    widens what may reach a secret)."""
+    text = str(raw).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise UsageError(f"{label} must be true or false, got {raw!r}")
+
+
+def _names(raw: object) -> tuple[str, ...]:
+    """A list setting: a TOML list as it is, or comma-separated text (a value typed)."""
+    parts = raw if isinstance(raw, list | tuple) else str(raw).split(",")
+    return tuple(str(part).strip() for part in parts if str(part).strip())
+
+
+def _rail(label: str, raw: object) -> str:
+    name = str(raw)
+    if name not in rail_table.NAMES:
+        raise UsageError(f"{label} must be one of {', '.join(rail_table.NAMES)}, got {name!r}")
+    return name
+
+
+def _rails(label: str, raw: object) -> tuple[str, ...]:
+    names = _names(raw)
+    unknown = [name for name in names if name not in rail_table.NAMES]
+    if unknown:
+        raise UsageError(f"{label}: unknown rail {unknown[0]!r} ({', '.join(rail_table.NAMES)})")
+    return names
 
 
 LEDGER_SCHEMES = ("postgresql://", "postgres://")
@@ -360,31 +181,7 @@ def ledger_url(label: str, raw: object, *, in_file: bool) -> str:
     return url
 
 
-def _fleet_settings(s: Settings, pick: _Picker) -> None:
-    url = pick("ledger_url", None, "SVC_LEDGER_URL")
-    if url:
-        in_file = s.sources.get("ledger_url", "").startswith("profile")
-        s.ledger_url = ledger_url(s.labelled("ledger_url"), url, in_file=in_file)
-    runner = pick("runner", None, "SVC_RUNNER")
-    if runner:
-        name = str(runner).strip()
-        if not name or len(name) > 64 or not name.isprintable():
-            raise UsageError(
-                f"{s.labelled('runner')} must be a printable name of 1 to 64 characters"
-            )
-        s.runner = name
-
-
-def _mcp_settings(s: Settings, pick: _Picker) -> None:
-    preapproved = pick("mcp_preapproved_usd", None, "SVC_MCP_PREAPPROVED_USD")
-    if preapproved is not None:
-        s.mcp_preapproved_usd = usd_amount(s.labelled("mcp_preapproved_usd"), preapproved)
-    allow = pick("mcp_allow_model_secrets", None, "SVC_MCP_ALLOW_MODEL_SECRETS")
-    if allow is not None:
-        s.mcp_allow_model_secrets = _strict_bool(s.labelled("mcp_allow_model_secrets"), allow)
-
-
-# The counts among the budget settings and the range each may take (config set checks these).
+# The counts among the settings and the range each may take.
 COUNTS = {
     "max_paid_per_hour": (0, 1_000_000),
     "breaker_after": (0, 1000),
@@ -397,23 +194,6 @@ def count_setting(label: str, key: str, raw: object) -> int:
     return whole_number(label, raw, low, high)
 
 
-def _budget_settings(s: Settings, pick: _Picker) -> None:
-    per_hour = pick("max_paid_per_hour", None, "SVC_MAX_PAID_PER_HOUR")
-    if per_hour is not None:
-        count = count_setting(s.labelled("max_paid_per_hour"), "max_paid_per_hour", per_hour)
-        s.max_paid_per_hour = count or None  # 0: no limit
-    after = pick("breaker_after", None, "SVC_BREAKER_AFTER")
-    if after is not None:
-        s.breaker_after = count_setting(s.labelled("breaker_after"), "breaker_after", after)
-    warn = pick("budget_warn_percent", None, "SVC_BUDGET_WARN_PERCENT")
-    if warn is not None:
-        label = s.labelled("budget_warn_percent")
-        s.budget_warn_percent = count_setting(label, "budget_warn_percent", warn)
-    session = pick("session_budget_usd", None, "SVC_SESSION_BUDGET_USD")
-    if session is not None:
-        s.session_budget_usd = usd_amount(s.labelled("session_budget_usd"), session)
-
-
 def whole_number(label: str, raw: object, low: int, high: int) -> int:
     """A count given as ASCII digits, within [low, high], or one clear usage error."""
     import re
@@ -424,19 +204,227 @@ def whole_number(label: str, raw: object, low: int, high: int) -> int:
     return int(text)
 
 
-def _strict_bool(label: str, raw: object) -> bool:
-    """true/false and their usual spellings; anything else is an error, not a guess (this one
-    widens what may reach a secret)."""
-    text = str(raw).strip().lower()
-    if text in ("1", "true", "yes", "on"):
+def _runner(label: str, raw: object) -> str:
+    name = str(raw).strip()
+    if not name or len(name) > 64 or not name.isprintable():
+        raise UsageError(f"{label} must be a printable name of 1 to 64 characters")
+    return name
+
+
+def refuse_cleartext(label: str, url: str, cleartext_ok: bool) -> None:
+    """A base URL or auth base on plain http:// to another machine is a usage error (nothing
+    is sent): anyone on the path could rewrite the 402's payTo, which the pin then trusts, or
+    read the bearer. The local sandbox (loopback) is exempt; `allow_insecure_http` allows it."""
+    if cleartext_ok or not origin.is_cleartext(url):
+        return
+    raise UsageError(
+        f"{label} is plain http:// to {origin.configured(url, label).netloc}: payments and "
+        "credentials would cross the network in cleartext; use https://",
+        code="cleartext_url",
+        hint="only for a server you trust on a network you trust: allow_insecure_http = true "
+        "(SVC_ALLOW_INSECURE_HTTP=1); the local sandbox (127.0.0.1, ::1, localhost) needs "
+        "neither",
+    )
+
+
+def url_setting(row: Setting, label: str, raw: object, how: Reading) -> str:
+    """A URL setting (`base_url`: "the base URL setting ..."), cleartext refused unless allowed."""
+    words = row.key.replace("_url", " URL").replace("_", " ")
+    url = origin.setting(str(raw), f"the {words}")
+    refuse_cleartext(label, url, how.cleartext_ok)
+    return url
+
+
+# One parser per kind: (the row, its label for messages, the raw value, how it is read) -> the
+# value Settings holds. The label names the setting and where its value came from.
+Parser = Callable[[Setting, str, object, Reading], Any]
+PARSERS: dict[str, Parser] = {
+    "url": url_setting,
+    "text": lambda row, label, raw, how: str(raw),
+    "bool": lambda row, label, raw, how: _strict_bool(label, raw),
+    "usd": lambda row, label, raw, how: usd_amount(label, raw),
+    "cap": lambda row, label, raw, how: daily_cap(label, raw),
+    "list": lambda row, label, raw, how: _names(raw),
+    "rail": lambda row, label, raw, how: _rail(label, raw),
+    "rails": lambda row, label, raw, how: _rails(label, raw),
+    "seconds": lambda row, label, raw, how: positive_seconds(label, raw),
+    "seconds_or_off": lambda row, label, raw, how: _non_negative_seconds(label, raw),
+    "validity": lambda row, label, raw, how: validity_seconds(label, raw),
+    "ledger_url": lambda row, label, raw, how: ledger_url(label, raw, in_file=how.in_file),
+    "runner": lambda row, label, raw, how: _runner(label, raw),
+    "profile": lambda row, label, raw, how: str(raw),
+    "count": lambda row, label, raw, how: count_setting(label, row.key, raw),
+    "count_or_off": lambda row, label, raw, how: count_setting(label, row.key, raw) or None,
+}
+
+
+PLAIN = Reading()  # a value typed or written by us: not from the file, no cleartext allowed
+
+
+def parse(key: str, raw: object, how: Reading = PLAIN, label: str | None = None) -> Any:
+    """The value of setting `key` read from `raw` by its kind's parser (a usage error if not)."""
+    row = BY_KEY[key]
+    return PARSERS[row.kind](row, label or key, raw, how)
+
+
+# Every default, read from the settings table by its setting's own parser (once, at import:
+# about 20 small values). Settings' fields take theirs from here, so a default is written once.
+DEFAULTS: dict[str, Any] = {
+    row.key: parse(row.key, row.default) for row in SETTINGS if row.default is not None
+}
+
+
+@dataclass
+class Settings:
+    base_url: str = DEFAULTS["base_url"]
+    auth_base: str = DEFAULTS["base_url"] + "/auth"
+    profile: str = DEFAULT_PROFILE
+    json_output: bool = False
+    no_input: bool = False
+    verbose: bool = False
+    email: str | None = None
+    pay: str = DEFAULTS["pay"]
+    max_price_usd: Decimal = DEFAULTS["max_price_usd"]
+    allowed_networks: tuple[str, ...] = DEFAULTS["allowed_networks"]
+    allowed_assets: tuple[str, ...] = DEFAULTS["allowed_assets"]
+    poll_interval: float | None = None
+    notify: bool = DEFAULTS["notify"]  # watch: bell/OSC and a notification at asks and ends
+    # Payments beyond x402 (issue 4): rails, daily cap, MPP method preference, SPT source.
+    allowed_rails: tuple[str, ...] = DEFAULTS["allowed_rails"]
+    daily_cap_usd: Decimal | None = DEFAULTS["daily_cap_usd"]  # None: `none`, on purpose
+    mpp_methods: tuple[str, ...] = DEFAULTS["mpp_methods"]
+    spt_file: str | None = None
+    spt_command: str | None = None
+    max_validity_seconds: int = DEFAULTS["max_validity_seconds"]
+    duplicate_window_seconds: float = DEFAULTS["duplicate_window_seconds"]
+    # `svc mcp`: paid calls up to this much are paid without asking the human (None: always
+    # ask), and whether a secret typed by the model may be sent as a sensitive reply.
+    mcp_preapproved_usd: Decimal | None = None
+    mcp_allow_model_secrets: bool = DEFAULTS["mcp_allow_model_secrets"]
+    # Fleet mode (issue 24): the shared ledger on PostgreSQL (None: the local SQLite file)
+    # and this runner's name in it (None: the host name).
+    ledger_url: str | None = None
+    runner: str | None = None
+    # Plain http:// to another machine for the base URL and auth base (issue 29.4): refused
+    # unless set, and then every paying or credentialed request warns.
+    allow_insecure_http: bool = DEFAULTS["allow_insecure_http"]
+    # Budgets (issue 35): paid requests this runner may start per hour (None: no limit), the
+    # failed or refunded paid requests in a row that stop it paying (0: no breaker), the
+    # share of a budget that warns, and the budget of each svc mcp session (None: none).
+    max_paid_per_hour: int | None = None
+    breaker_after: int = DEFAULTS["breaker_after"]
+    budget_warn_percent: int = DEFAULTS["budget_warn_percent"]
+    session_budget_usd: Decimal | None = None
+    sources: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_loopback(self) -> bool:
+        return is_loopback_url(self.base_url)
+
+    def labelled(self, name: str) -> str:
+        """`max_price_usd (env SVC_MAX_PRICE)`: a setting and where its value came from."""
+        source = self.sources.get(name)
+        return f"{name} ({source})" if source else name
+
+    def min_poll_interval(self) -> float:
+        return LOOPBACK_INTERVAL / 10 if self.is_loopback else REAL_HOST_MIN_INTERVAL
+
+    def default_poll_interval(self) -> float:
+        if self.poll_interval is not None:
+            return self.poll_interval
+        return LOOPBACK_INTERVAL if self.is_loopback else REAL_HOST_MIN_INTERVAL
+
+
+def is_loopback_url(url: str) -> bool:
+    return origin.is_loopback_url(url)
+
+
+def profile_name(flag: str | None = None) -> str:
+    """The profile in effect: --profile, else SVC_PROFILE, else the default one."""
+    return flag or os.environ.get("SVC_PROFILE") or DEFAULT_PROFILE
+
+
+# Resolved before the rest (the URLs read it) or by hand (the profile picks the profile the
+# others are read from): every other row is read the same way.
+_FIRST = ("allow_insecure_http",)
+_BY_HAND = ("profile",)
+
+
+def resolve(
+    *,
+    base_url: str | None = None,
+    auth_base: str | None = None,
+    profile: str | None = None,
+    json_output: bool = False,
+    no_input: bool = False,
+    verbose: bool = False,
+    profile_values: dict[str, Any] | None = None,
+    stdin_is_tty: bool | None = None,
+    repairing: bool = False,
+) -> Settings:
+    """Build Settings from flags, the environment and a profile's values (already loaded).
+
+    `repairing`: the command helps fix the settings (`svc config`, `svc doctor`, `svc help`),
+    so a cleartext URL is kept for it to show, not refused; every request still passes the
+    transport's cleartext guard, so nothing is paid or credentialed over it."""
+    s = Settings()
+    s.profile = profile_name(profile)
+    pick = _Picker(s, profile_values or {})
+    flags = {"base_url": base_url, "auth_base": auth_base}
+    for key in _FIRST:
+        pick.read(BY_KEY[key], None, Reading())
+    cleartext_ok = s.allow_insecure_http or repairing
+    read = {
+        row.key
+        for row in SETTINGS
+        if row.key not in _FIRST + _BY_HAND
+        and pick.read(row, flags.get(row.key), Reading(cleartext_ok=cleartext_ok))
+    }
+    if "auth_base" not in read:  # its default follows the base URL in effect
+        s.auth_base = s.base_url + "/auth"
+    s.json_output = json_output
+    s.verbose = verbose
+    tty = sys.stdin.isatty() if stdin_is_tty is None else stdin_is_tty
+    env = os.environ
+    s.no_input = no_input or _truthy(env.get("SVC_NO_INPUT")) or bool(env.get("CI")) or not tty
+    return s
+
+
+# Kinds whose empty value is no value (the default applies); any other kind's parser refuses it.
+_EMPTY_IS_UNSET = ("text", "url", "list", "rails", "rail", "ledger_url", "runner")
+
+
+class _Picker:
+    """One setting's value by precedence (flag, environment, profile, default), recording
+    where it came from for `svc config list` and for error messages."""
+
+    def __init__(self, settings: Settings, profile_values: dict[str, Any]) -> None:
+        self.settings = settings
+        self.profile_values = profile_values
+
+    def __call__(self, name: str, flag: Any, env_name: str | None) -> Any:
+        sources = self.settings.sources
+        if flag is not None:
+            sources[name] = "flag"
+            return flag
+        if env_name and os.environ.get(env_name):
+            sources[name] = f"env {env_name}"
+            return os.environ[env_name]
+        if name in self.profile_values:
+            sources[name] = f"profile {self.settings.profile}"
+            return self.profile_values[name]
+        sources[name] = "default"
+        return None
+
+    def read(self, row: Setting, flag: Any, how: Reading) -> bool:
+        """Set `row`'s value on the settings, read by its kind's parser (True), or keep its
+        default (False): unset, or empty where empty means unset (a name, a URL, a list). An
+        empty limit is refused by its parser: `daily_cap_usd = ""` is no cap said by nobody."""
+        raw = self(row.key, flag, row.env)
+        if raw is None or (raw in ("", []) and row.kind in _EMPTY_IS_UNSET):
+            return False
+        in_file = self.settings.sources[row.key].startswith("profile")
+        how = Reading(in_file=in_file, cleartext_ok=how.cleartext_ok)
+        label = self.settings.labelled(row.key)
+        setattr(self.settings, row.key, PARSERS[row.kind](row, label, raw, how))
         return True
-    if text in ("0", "false", "no", "off"):
-        return False
-    raise UsageError(f"{label} must be true or false, got {raw!r}")
-
-
-def _non_negative_seconds(label: str, raw: object) -> float:
-    """Seconds, where 0 turns the check off."""
-    if str(raw).strip() in ("0", "0.0"):
-        return 0.0
-    return positive_seconds(label, raw)

@@ -1,11 +1,15 @@
 """The reference text shared by `svc help TOPIC`, the man pages and the README.
 
-Plain data, no imports: `svc help` prints it, `tools.docgen` writes it into every man page's
-ENVIRONMENT, FILES and EXIT STATUS sections, and tests check it against `ExitCode` and the
-environment variables the code reads, so the three never drift apart.
+Plain data (the settings table's rows are plain data too): `svc help` prints it,
+`tools.docgen` writes it into every man page's ENVIRONMENT, FILES and EXIT STATUS sections, and
+tests check it against `ExitCode` and the environment variables the code reads, so the three
+never drift apart. The variables of settings come from the settings table
+(svc/settings_table.py); only the others are written here.
 """
 
 from __future__ import annotations
+
+from svc.settings_table import SETTINGS, Setting
 
 # (code, name, meaning, what to do)
 EXIT_CODES: tuple[tuple[int, str, str, str], ...] = (
@@ -83,74 +87,22 @@ EXIT_CODES: tuple[tuple[int, str, str, str], ...] = (
     ),
 )
 
-# (variable, meaning). Internal switches used only by the test suite are left out on purpose.
+
+def _variable(row: Setting) -> tuple[str, str]:
+    """A setting's environment variable and its meaning: the help, then the flag, the config
+    key and the default that stand beside it."""
+    beside = [
+        row.flag,
+        f"config {row.key}" if row.in_file else None,
+        f"default {row.default_words}" if row.default_words else None,
+    ]
+    return str(row.env), f"{row.help} ({'; '.join(part for part in beside if part)})"
+
+
+# (variable, meaning): the settings' variables, then the others. Internal switches used only by
+# the test suite are left out on purpose.
 ENVIRONMENT: tuple[tuple[str, str], ...] = (
-    ("SVC_BASE_URL", "service base address (--base-url; config base_url)"),
-    (
-        "SVC_AUTH_BASE",
-        "identity endpoints base (--auth-base; config auth_base; default {base}/auth)",
-    ),
-    (
-        "SVC_ALLOW_INSECURE_HTTP",
-        "1: accept a plain http:// base URL or auth base on another machine, warning at each "
-        "payment or credential sent (config allow_insecure_http; loopback needs no setting)",
-    ),
-    ("SVC_PROFILE", "config profile to use (--profile; default: default)"),
-    ("SVC_EMAIL", "default end-user e-mail for submit (config email)"),
-    ("SVC_PAY", "payment method: x402, mpp or card (--pay; config pay; default x402)"),
-    ("SVC_MAX_PRICE", "most paid per call in USD without asking (--max-price; default 1.50)"),
-    (
-        "SVC_DAILY_CAP",
-        "most paid or authorized per day in USD across all processes, default 15.00; none: no "
-        "cap, on purpose (config daily_cap_usd; on a fleet the value set with `svc config set "
-        "daily_cap_usd N --fleet` wins)",
-    ),
-    (
-        "SVC_MAX_VALIDITY",
-        "longest validity in seconds signed into an x402 authorization, default 300 "
-        "(config max_validity_seconds)",
-    ),
-    (
-        "SVC_DUPLICATE_WINDOW",
-        "seconds within which the same task and e-mail again asks (terminal) or warns (script), "
-        "default 600, 0 turns it off (config duplicate_window_seconds)",
-    ),
-    (
-        "SVC_MAX_PAID_PER_HOUR",
-        "paid requests this runner may start in an hour, 0 or unset: no limit (config "
-        "max_paid_per_hour; `svc budget`)",
-    ),
-    (
-        "SVC_BREAKER_AFTER",
-        "failed or refunded paid requests in a row that stop this runner paying until `svc "
-        "budget reset-breaker` or an hour after the oldest, default 5, 0: off (config "
-        "breaker_after)",
-    ),
-    (
-        "SVC_BUDGET_WARN_PERCENT",
-        "how full a budget is when svc warns, once a window, default 80 (config "
-        "budget_warn_percent)",
-    ),
-    (
-        "SVC_SESSION_BUDGET_USD",
-        "svc mcp: the most each session may spend in USD (config session_budget_usd; default: "
-        "no session budget)",
-    ),
-    (
-        "SVC_POLL_INTERVAL",
-        "seconds between polls while watching (--interval; config poll_interval)",
-    ),
-    (
-        "SVC_MCP_PREAPPROVED_USD",
-        "svc mcp: paid calls up to this price in USD are paid without asking the person "
-        "(config mcp_preapproved_usd; default: always ask)",
-    ),
-    (
-        "SVC_MCP_ALLOW_MODEL_SECRETS",
-        "svc mcp: 1 lets reply_to_task send a secret the model typed (config "
-        "mcp_allow_model_secrets; default: refused, the person enters it)",
-    ),
-    ("SVC_NOTIFY", "1: watch rings and notifies the desktop at asks and ends (config notify)"),
+    *(_variable(row) for row in SETTINGS if row.env),
     ("SVC_TASK_ID", "set (not read) for a `watch --exec` hook: the task's id"),
     ("SVC_TASK_STATE", "set for a `watch --exec` hook: the state now"),
     ("SVC_TASK_PREVIOUS_STATE", "set for a `watch --exec` hook: the state seen before (or empty)"),
@@ -161,7 +113,6 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("PAGER", "the pager when SVC_PAGER is unset (empty or cat: none)"),
     ("SVC_WALLET_KEY", "x402 signing key (hex) for CI, instead of the stored one"),
     ("SVC_SPT", "MPP shared payment token for CI, instead of the stored one"),
-    ("SVC_SPT_FILE", "file holding an MPP shared payment token, mode 0600 (config spt_file)"),
     ("SVC_TIMEOUT", "seconds for each read, and for each whole answer (default 30)"),
     ("SVC_MAX_RESPONSE_BYTES", "largest answer accepted, in decoded bytes (default 16 MiB)"),
     (
@@ -180,8 +131,6 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("SSL_CERT_DIR", "directory of CA certificates (c_rehash), when SSL_CERT_FILE is unset"),
     ("SVC_CONFIG_DIR", "directory of config.toml (and of secrets.json when there is no keyring)"),
     ("SVC_DATA_DIR", "directory of the local ledger, ledger.sqlite3"),
-    ("SVC_LEDGER_URL", "fleet mode: the shared ledger on PostgreSQL (config ledger_url)"),
-    ("SVC_RUNNER", "this runner's name in a shared ledger (config runner; default host name)"),
     ("SVC_KEYRING", "file: keep secrets in a 0600 file in the config dir, not the OS keyring"),
     ("SVC_DEBUG", "1: print a traceback on an internal error"),
     ("NO_COLOR", "set (any value): no colour on a terminal"),

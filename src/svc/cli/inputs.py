@@ -9,6 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO
 
+from svc import rail_table
 from svc.context import AppContext
 from svc.errors import UsageError
 from svc.settings import usd_amount
@@ -55,8 +56,8 @@ def payment_flags(
 ) -> tuple[str, Decimal | None]:
     """The rail (`--pay` or config) and the per-call cap (`--max-price`), checked."""
     method = pay or app.settings.pay
-    if method not in ("x402", "mpp", "card"):
-        raise UsageError(f"--pay must be x402, mpp or card, got {method!r}")
+    if method not in rail_table.NAMES:
+        raise UsageError(f"--pay must be {rail_table.in_words()}, got {method!r}")
     if max_price is None:
         return method, None
     return method, usd_amount("--max-price", max_price)

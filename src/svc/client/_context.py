@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from svc import redact
+from svc import rail_table, redact
 from svc.client import _next
 from svc.client.types import PaymentOffer
 from svc.context import AppContext, FacePrompts
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 LOGGER = logging.getLogger("svc")
 LEVELS = {"info": logging.INFO, "warning": logging.WARNING}
-RAILS = ("x402", "mpp", "card")
+RAILS = rail_table.NAMES
 
 Approver = Callable[[PaymentOffer], bool]
 
@@ -89,7 +89,7 @@ def _apply(settings: Settings, args: Arguments) -> None:
 
 def check_rail(rail: str) -> str:
     if rail not in RAILS:
-        raise UsageError(f"pay must be x402, mpp or card, got {rail!r}")
+        raise UsageError(f"pay must be {rail_table.in_words()}, got {rail!r}")
     return rail
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import typer
 
+from svc import rail_table
 from svc.cli.app import current
 from svc.commands.guide import show_guide
 from svc.engines import advisor
@@ -54,14 +55,14 @@ HUMAN_AVAILABLE = typer.Option(
 PAYMENT = typer.Option(
     None,
     "--payment",
-    metavar="x402|mpp|card",
+    metavar="|".join(rail_table.NAMES),
     help="The quote body's `payment`: how you will pay the eventual purchase (it does not "
     "choose this quote's proof: that is --pay).",
 )
 PAY = typer.Option(
     None,
     "--pay",
-    metavar="x402|mpp",
+    metavar="|".join(rail_table.FREE_PROOF_NAMES),
     help="Prove with this rail when you have both: the wallet (x402) or the MPP token "
     "(SVC_SPT, spt_file, spt_command). Default: the wallet, else the token.",
 )
@@ -92,7 +93,8 @@ def quote(
 ) -> None:
     if pay is not None and pay not in advisor.PROOF_RAILS:
         raise UsageError(
-            f"invalid --pay: a quote is proven by x402 or mpp (a card cannot prove a zero "
+            f"invalid --pay: a quote is proven by {rail_table.in_words(advisor.PROOF_RAILS)} "
+            "(a card cannot prove a zero "
             f"amount), got {pay[:20]!r}",
             code="validation_error",
         )

@@ -18,7 +18,7 @@ from typing import Any
 
 import typer
 
-from svc import paid_record
+from svc import paid_record, rail_table
 from svc.cli import next_words
 from svc.cli.app import current
 from svc.cli.inputs import open_binary_source, payment_flags, read_text_source
@@ -53,7 +53,7 @@ class SubmitOptions:
 
     text: str | None = None  # None with --from: each line carries its own
     email: str | None = None
-    rail: str = "x402"
+    rail: str = rail_table.DEFAULT
     max_price_usd: Decimal | None = None  # None: the configured cap
     request_id: str | None = None  # None: a new one (after the duplicate check)
     dry_run: bool = False
@@ -78,7 +78,9 @@ _EMAIL = typer.Option(
     None, "--email", "-e", metavar="EMAIL", help="End user's e-mail address [config: email]."
 )
 _WAIT = typer.Option(False, "--wait", "-w", help="Then follow the task like `svc watch`.")
-_PAY = typer.Option(None, "--pay", metavar="x402|mpp|card", help="Payment method [config: pay].")
+_PAY = typer.Option(
+    None, "--pay", metavar="|".join(rail_table.NAMES), help="Payment method [config: pay]."
+)
 _MAX_PRICE = typer.Option(
     None,
     "--max-price",
@@ -292,7 +294,7 @@ def _batch_resume(opts: SubmitOptions) -> str:
     parts = ["svc submit --from FILE"]
     if opts.email:
         parts.append(f"--email {shlex.quote(opts.email)}")
-    if opts.rail != "x402":
+    if opts.rail != rail_table.DEFAULT:
         parts.append(f"--pay {opts.rail}")
     if opts.max_price_usd is not None:
         parts.append(f"--max-price {opts.max_price_usd}")

@@ -117,6 +117,8 @@ def _argument(at: _Position, current: str) -> tuple[list[tuple[str, str]], str]:
     arg = args[min(at.positional, len(args) - 1)]
     if at.positional >= len(args) and not arg["many"]:
         return [], DIRECTIVE_NOFILES
+    if arg.get("kind") == "config_value" and at.seen:  # `svc config set KEY VALUE`
+        arg = {**arg, "choices": TABLE["config_values"].get(at.seen[0])}  # if only some
     return _values(arg, current, "", exclude=set(at.seen))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from svc import rail_table
 from svc.api.advisor import AdvisorClient, Guide
 from svc.context import AppContext
 from svc.errors import AdvisorUnavailableError, PaymentError, UsageError
@@ -27,7 +28,7 @@ from svc.pay.rails import (
 )
 from svc.pay.wallet import WALLET_SECRET, load_signer
 
-PROOF_RAILS = ("x402", "mpp")  # what can sign a zero-amount proof (a card cannot: 0.50 minimum)
+PROOF_RAILS = rail_table.FREE_PROOF_NAMES  # what can sign a zero-amount proof
 
 
 def quote(app: AppContext, body: dict[str, Any], rail: str | None = None) -> dict[str, Any] | None:
@@ -54,12 +55,12 @@ def proof_rail(app: AppContext, wanted: str | None) -> Rail:
     )
     if wanted is None:
         if app.secrets.get(WALLET_SECRET):
-            wanted = "x402"
+            wanted = rail_table.X402
         elif app.secrets.get("spt") or spt.file or spt.command:
-            wanted = "mpp"
+            wanted = rail_table.MPP
         else:
             raise _neither()
-    if wanted == "mpp":
+    if wanted == rail_table.MPP:
         return MppRail(policy, spt.token, app.settings.mpp_methods)
     return X402Rail(policy, lambda: load_signer(app.secrets, "the quote"), PROOF_HEADERS["advisor"])
 

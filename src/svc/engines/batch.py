@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any, Protocol, cast
 
+from svc import rail_table
 from svc.context import AppContext
 from svc.engines.batch_file import (
     EMAIL_ELSEWHERE,
@@ -79,7 +80,7 @@ class Options:
     concurrency: int = DEFAULT_CONCURRENCY
     max_price_usd: object = None
     trust_recipient: bool = False
-    rail: str = "x402"
+    rail: str = rail_table.DEFAULT
     skip_bad_lines: bool = False
     # Asked on a terminal before the first payment: pay up to this many lines? (--yes: None)
     confirm: Callable[[int], bool] | None = None

@@ -15,6 +15,7 @@ from svc.context import AppContext
 from svc.errors import UsageError
 from svc.pay.daily_cap import set_for_fleet
 from svc.settings import NO_CAP
+from svc.settings_table import described
 from svc.store.config import KEYS, unknown_key
 from svc.store.ledger.postgres import redacted
 
@@ -43,9 +44,10 @@ def shown(key: str, value: object) -> str | None:
     """A setting as `config get`/`list` show it: as written, a URL's password masked (the
     environment may hold one: SVC_LEDGER_URL)."""
     written = as_written(value)
-    if key == "daily_cap_usd" and value is None:
+    kind = KEYS[key].kind
+    if kind == "cap" and value is None:
         return NO_CAP  # removed on purpose: not "-", which reads as never set
-    if key == "ledger_url" and written is not None:
+    if kind == "ledger_url" and written is not None:
         return redacted(written)
     return written
 
@@ -64,7 +66,7 @@ def setting(app: AppContext, key: str) -> dict[str, Any]:
 def every_setting(app: AppContext) -> dict[str, Any]:
     """The profile in effect, the profiles in the file, and every known setting with its
     meaning."""
-    rows = [{**setting(app, key), "help": spec.help} for key, spec in KEYS.items()]
+    rows = [{**setting(app, key), "help": described(spec)} for key, spec in KEYS.items()]
     return {"profile": app.settings.profile, "profiles": app.config.profiles(), "settings": rows}
 
 

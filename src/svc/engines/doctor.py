@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from svc import numbers
+from svc import numbers, rail_table
 from svc.api import proxies
 from svc.api.headers import DATE
 from svc.api.response import expect_status
@@ -108,7 +108,7 @@ def wallet_check(app: AppContext) -> Finding:
     try:
         signer = load_signer(app.secrets)
     except SvcError as error:
-        if app.settings.pay == "x402":
+        if app.settings.pay == rail_table.X402:
             raise
         return _warn("wallet", f"{error.message} (you pay by {app.settings.pay})", error.hint)
     return _ok("wallet", f"{signer.address} (from {app.secrets.source('wallet_key')})")

@@ -18,11 +18,12 @@ from datetime import datetime
 from svc.engines.export_entry import Entry
 from svc.money import atomic_to_usd
 from svc.numbers import iso
+from svc.rail_table import CARD, MPP, X402
 from svc.store.spend import Window
 
 CURRENCY = "USD"
 EXPENSES = "Expenses:Svc:Tasks"
-RAIL_ACCOUNTS = {"x402": "Assets:Svc:X402", "mpp": "Assets:Svc:MPP", "card": "Assets:Svc:Card"}
+RAIL_ACCOUNTS = {X402: "Assets:Svc:X402", MPP: "Assets:Svc:MPP", CARD: "Assets:Svc:Card"}
 OTHER_ACCOUNT = "Assets:Svc:Other"  # a rail svc does not know (another runner's row)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 

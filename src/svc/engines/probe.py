@@ -23,6 +23,7 @@ from svc.pay import card, mpp
 from svc.pay.offer import Offer, card_offer, mpp_offer, x402_offers
 from svc.pay.policy import PaymentPolicy, PolicyRefusal
 from svc.pay.x402 import X402Error, parse_challenge
+from svc.rail_table import CARD, MPP, X402
 
 if TYPE_CHECKING:
     import httpx
@@ -40,9 +41,9 @@ def probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None)
     challenges = mpp.parse_challenges(response.headers.get_list(MPP_CHALLENGE))
     card_terms = _card_terms(app, response, offers)
     offers |= {
-        "x402": [_x402_view(o) for o in accepts],
-        "mpp": [_mpp_view(c) for c in challenges],
-        "card": _card_view(card_terms) if card_terms else None,
+        X402: [_x402_view(o) for o in accepts],
+        MPP: [_mpp_view(c) for c in challenges],
+        CARD: _card_view(card_terms) if card_terms else None,
     }
     policy = app.policy(max_price_usd=cap)
     policy.confirm_new_recipient = None  # read-only: a changed recipient is reported, not asked
@@ -141,9 +142,9 @@ def _verdict(policy: PaymentPolicy, rail: str, offered: Offered, app: AppContext
 
 def _offers_for(rail: str, offered: Offered, app: AppContext) -> list[Offer]:
     """The offers the rail would put to the policy, exactly as it does when paying."""
-    if rail == "x402":
+    if rail == X402:
         return offered.x402
-    if rail == "mpp":
+    if rail == MPP:
         return [mpp_offer(mpp.choose(offered.mpp_challenges, app.settings.mpp_methods))]
     if offered.card is None:
         raise PolicyRefusal(
@@ -154,9 +155,9 @@ def _offers_for(rail: str, offered: Offered, app: AppContext) -> list[Offer]:
 
 def _would_pay(offer: Offer) -> dict[str, Any]:
     out = {"amount_usd": str(atomic_to_usd(offer.amount_atomic)), "pay_to": offer.pay_to}
-    if offer.rail == "x402":
+    if offer.rail == X402:
         out |= {"network": offer.network, "asset": offer.asset}
-    elif offer.rail == "mpp":
+    elif offer.rail == MPP:
         out["method"] = offer.network.removeprefix("mpp:")
     return out
 

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from svc import rail_table
 from svc.api.models import QuoteRequest
 from svc.engines.validate import describe
 from svc.errors import UsageError
@@ -39,7 +40,7 @@ def _problem(field: str, err: ErrorDetails) -> str:
     if field == "budgetUsd":
         problem = "must be a USD amount like 12.50 (up to 9 integer digits, 6 decimals)"
     elif field == "payment":
-        problem = "must be one of x402, mpp, card"
+        problem = f"must be one of {', '.join(rail_table.NAMES)}"
     else:
         problem = err["msg"][:1].lower() + err["msg"][1:]
     if isinstance(value, str) and err["type"].startswith("string_too"):

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from svc.api.answers import parse_billing
+from svc.rail_table import CARD, MPP, X402
 from svc.store.ledger import Submission
 
 
@@ -36,22 +37,22 @@ def payment_id(row: Submission) -> str | None:
     found = parse_billing(row.billing or "").get("payment_id")
     if found:
         return found
-    return row.proof if row.method == "card" else None
+    return row.proof if row.method == CARD else None
 
 
 def settlement_reference(row: Submission) -> str | None:
     """The rail's reference: x402's transaction, MPP's receipt reference, the card payment."""
     receipt = decoded_receipt(row.receipt)
-    key = {"x402": "transaction", "mpp": "reference"}.get(row.method or "")
+    key = {X402: "transaction", MPP: "reference"}.get(row.method or "")
     value = receipt.get(key) if key else None
     if isinstance(value, str) and value:
         return value
-    return payment_id(row) if row.method == "card" else None
+    return payment_id(row) if row.method == CARD else None
 
 
 def settlement_kind(rail: str | None) -> str:
     return {
-        "x402": "x402 payment-response transaction",
-        "mpp": "MPP receipt reference",
-        "card": "card payment id",
+        X402: "x402 payment-response transaction",
+        MPP: "MPP receipt reference",
+        CARD: "card payment id",
     }.get(rail or "", "none")

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from svc import words
+from svc import rail_table, words
 from svc.api.ids import request_id_arg
 from svc.context import AppContext
 from svc.engines.auth import free_call_auth, with_bearer
@@ -39,7 +39,6 @@ from svc.errors import (
     SvcError,
     UnavailableError,
 )
-from svc.money import atomic_for_people
 from svc.next_step import Next, step
 from svc.origin import TrustedURL
 from svc.pay.budget import limits_for
@@ -47,9 +46,9 @@ from svc.pay.card import CardCheckout
 from svc.pay.errors import Action, classify, to_error
 from svc.pay.journal import PayState, RequestJournal, open_journal
 from svc.pay.mpp import SptSource
-from svc.pay.offer import Offer
-from svc.pay.rails import PROOF_HEADERS, CardRail, MppRail, PaidAuth, X402Rail, settle_card
+from svc.pay.rails import PaidAuth, RailParts, build_rail, settle_card
 from svc.pay.wallet import load_signer
+from svc.rail_table import CARD, MPP, X402
 from svc.testing_hooks import crash_point
 
 if TYPE_CHECKING:
@@ -74,7 +73,7 @@ class SubmitResult:
     request_id: str
     billing: str | None
     replayed: bool
-    rail: str = "x402"
+    rail: str = rail_table.DEFAULT
 
 
 def new_request_id() -> str:
@@ -112,7 +111,7 @@ def recent_duplicate(app: AppContext, body: dict[str, Any]) -> Submission | None
 
 
 def journal_for(
-    app: AppContext, body: dict[str, Any], request_id: str | None, rail: str = "x402"
+    app: AppContext, body: dict[str, Any], request_id: str | None, rail: str = rail_table.DEFAULT
 ) -> RequestJournal:
     """The request's journal (written now, or found again for a resume)."""
     rid = validate_request_id(request_id) if request_id else new_request_id()
@@ -136,7 +135,7 @@ def submit(
     request_id: str | None = None,
     max_price_usd: object = None,
     trust_recipient: bool = False,
-    rail: str = "x402",
+    rail: str = rail_table.DEFAULT,
 ) -> SubmitResult:
     only_submission_fields(body)  # every path to a payment: CLI, batch, MCP, pay card
     policy = app.policy(max_price_usd=max_price_usd, trust_recipient=trust_recipient)
@@ -166,10 +165,10 @@ def _already_accepted(app: AppContext, task_id: str, request_id: str, rail: str)
 # The next step for a payment the rail could not make: each rail pays from its own source
 # (issue 30.12: an MPP decline said "fund the wallet", and MPP has no wallet).
 RAIL_HINTS: dict[tuple[str, str], str | Next] = {
-    ("settlement_failed", "x402"): step("fund_wallet", tail=", then retry"),
-    ("settlement_failed", "mpp"): "use another shared payment token (SVC_SPT, spt_file or "
+    ("settlement_failed", X402): step("fund_wallet", tail=", then retry"),
+    ("settlement_failed", MPP): "use another shared payment token (SVC_SPT, spt_file or "
     "spt_command) or another rail, then retry",
-    ("settlement_failed", "card"): "pay with another card on the payment page, then retry",
+    ("settlement_failed", CARD): "pay with another card on the payment page, then retry",
 }
 
 
@@ -190,21 +189,23 @@ def _announcer(note: Callable[[str], None]) -> Callable[[str], None]:
 
 
 def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: RequestJournal) -> Rail:
-    announce = _announcer(app.report.note)
-    if rail == "mpp":
-        source = SptSource(
-            lambda: app.secrets.get("spt"),
-            file=app.settings.spt_file,
-            command=app.settings.spt_command,
-        )
-        return MppRail(policy, source.token, app.settings.mpp_methods, on_pay=announce)
-    if rail == "card":
-        return CardRail(policy, card_checkout(app), journal)
-
-    def on_pay(offer: Offer) -> None:
-        announce(f"paying {atomic_for_people(offer.amount_atomic)} with x402 to {offer.pay_to}")
-
-    return X402Rail(policy, lambda: load_signer(app.secrets), PROOF_HEADERS["task"], on_pay)
+    """The rail `rail` for one request, built by its row's factory (svc/rail_table.py) from
+    what this person pays with; a secret or a signer is read only once the policy allowed."""
+    spt = SptSource(
+        lambda: app.secrets.get("spt"),
+        file=app.settings.spt_file,
+        command=app.settings.spt_command,
+    )
+    parts = RailParts(
+        policy,
+        journal,
+        announce=_announcer(app.report.note),
+        signer=lambda: load_signer(app.secrets),
+        spt=spt.token,
+        mpp_methods=app.settings.mpp_methods,
+        checkout=lambda: card_checkout(app),
+    )
+    return build_rail(rail, parts)
 
 
 def card_checkout(app: AppContext, *, open_browser: bool = True) -> Any:
@@ -285,7 +286,7 @@ class _Run:
             return True
         if (
             action is Action.FINISH_CARD
-            and self.rail == "card"
+            and self.rail == CARD
             and tries.finishes < MAX_CARD_FINISHES
         ):
             tries.finishes += 1
@@ -386,7 +387,7 @@ class _Run:
         same_again = (
             decision is None
             or decision.code in SAME_AGAIN
-            or (decision.action is Action.FINISH_CARD and self.rail != "card")
+            or (decision.action is Action.FINISH_CARD and self.rail != CARD)
         )
         if not same_again:
             return None
@@ -473,11 +474,11 @@ def pay_card(app: AppContext, request_id: str | None, *, open_browser: bool) -> 
     if row is None:
         raise NotFoundError(f"request {rid} is not in the ledger")
     body = json.loads(row.body)
-    journal = journal_for(app, body, rid, "card")  # refuses another origin, sends nothing
+    journal = journal_for(app, body, rid, CARD)  # refuses another origin, sends nothing
     with journal.hold(on_wait=app.report.note):
         if journal.row().status != PayState.ACCEPTED:
             finish_card(app, journal, open_browser=open_browser)
-        return submit(app, body, request_id=rid, rail="card")
+        return submit(app, body, request_id=rid, rail=CARD)
 
 
 def _note_billing(app: AppContext, journal: RequestJournal, answer: SubmitAnswer) -> None:

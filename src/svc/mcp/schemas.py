@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from svc import rail_table
+
 USD_PATTERN = r"^(0|[1-9]\d{0,8})(\.\d{1,6})?$"  # the spec's budgetUsd pattern
 REQUEST_ID_PATTERN = r"^[A-Za-z0-9._:-]{8,128}$"  # what `svc submit --request-id` accepts
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
@@ -71,7 +73,7 @@ SUBMIT = ToolSpec(
         },
         "pay": {
             "type": "string",
-            "enum": ["x402", "mpp", "card"],
+            "enum": list(rail_table.NAMES),
             "description": "Payment rail (default: the profile's, usually x402).",
         },
         "request_id": {
@@ -220,7 +222,7 @@ QUOTE = ToolSpec(
             "type": "boolean",
             "description": "Whether a person can take part.",
         },
-        "payment": {"type": "string", "enum": ["x402", "mpp", "card"]},
+        "payment": {"type": "string", "enum": list(rail_table.NAMES)},
     },
     ("goal",),
     read_only=True,

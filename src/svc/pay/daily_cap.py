@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from svc.errors import UsageError
 from svc.money import for_people, usd_to_atomic
-from svc.settings import NO_CAP, Settings, daily_cap
+from svc.settings import NO_CAP, Settings, daily_cap, parse
+from svc.settings_table import FLEET_KEYS  # the settings a fleet's ledger may hold
 
 if TYPE_CHECKING:
     from svc.store.ledger import LedgerStore
@@ -59,9 +60,6 @@ def resolve_cap(settings: Settings, fleet: LedgerStore | None) -> DailyCap:
     return DailyCap(daily_cap(f"the fleet ledger's {CAP_KEY}", stored), FLEET, own, own_source)
 
 
-FLEET_KEYS = (CAP_KEY,)  # the settings a fleet's ledger may hold for every runner
-
-
 def set_for_fleet(
     settings: Settings, ledger: Callable[[], LedgerStore], key: str, raw: str | None
 ) -> str | None:
@@ -85,4 +83,5 @@ def set_for_fleet(
 
 
 def _as_stored(key: str, raw: str) -> str:
-    return NO_CAP if daily_cap(key, raw) is None else raw.strip()
+    """Checked by the setting's own parser (the settings table's kind), as the file is."""
+    return NO_CAP if parse(key, raw) is None else raw.strip()

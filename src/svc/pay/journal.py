@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from svc import paid_record
+from svc import paid_record, rail_table
 from svc.errors import OtherRunnerHoldsProofError, OutcomeUnknownError, UsageError
 from svc.money import atomic_for_people as usd
 from svc.next_step import step
@@ -48,7 +48,7 @@ __all__ = ["CardState", "PayState", "RecipientPins", "RequestJournal", "open_jou
 
 RESERVE_SLACK_SECONDS = 5  # the window is computed again, a moment later, when signing
 # Rails whose proof is itself a secret (the MPP credential carries the shared payment token).
-SECRET_PROOF_RAILS = frozenset({"mpp"})
+SECRET_PROOF_RAILS = rail_table.SECRET_PROOF_NAMES
 
 
 def proof_fingerprint(proof: str) -> str:
@@ -272,9 +272,10 @@ class RequestJournal:
 
     def void(self, code: str) -> None:
         """The spec's codes prove the proof void: a new one may be signed (within the cap)."""
-        rail = self.row().method or "x402"
+        rail = rail_table.BY_NAME.get(self.row().method or rail_table.X402)
+        frees_cap = rail is not None and not rail.counts_until_deadline  # x402: validBefore
         self._forget_secret()
-        self.ledger.void_proof(self.request_id, code, frees_cap=rail != "x402")
+        self.ledger.void_proof(self.request_id, code, frees_cap=frees_cap)
 
     def refunded(self, refunded_atomic: int | None, billing: str) -> None:
         self.ledger.mark_refunded(self.request_id, refunded_atomic, billing)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from svc.pay.chains import caip2
+from svc.rail_table import CARD, MPP, X402
 
 if TYPE_CHECKING:
     from svc.pay.card import CardOffer
@@ -73,7 +74,7 @@ def x402_offers(accepts: Sequence[PaymentRequirements]) -> list[Offer]:
     """Every way an x402 challenge accepts payment, in the server's order."""
     return [
         Offer(
-            "x402",
+            X402,
             entry.amount,
             entry.pay_to,
             caip2(entry.network),  # the policy, the ledger and `svc spend` speak in chains
@@ -88,7 +89,7 @@ def x402_offers(accepts: Sequence[PaymentRequirements]) -> list[Offer]:
 
 def mpp_offer(challenge: MppChallenge) -> Offer:
     return Offer(
-        "mpp",
+        MPP,
         challenge.amount_atomic,
         challenge.realm,
         f"mpp:{challenge.method}",
@@ -98,4 +99,4 @@ def mpp_offer(challenge: MppChallenge) -> Offer:
 
 
 def card_offer(card: CardOffer) -> Offer:
-    return Offer("card", card.amount_atomic, card.recipient, "card", "usd", terms=card)
+    return Offer(CARD, card.amount_atomic, card.recipient, CARD, "usd", terms=card)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Protocol
 
+from svc import rail_table
 from svc.errors import PolicyRefused
 from svc.money import atomic_for_people, for_people, usd_to_atomic
 from svc.next_step import step
@@ -53,8 +54,8 @@ def offer_in_question() -> Offer | None:
     return _APPROVING.get()
 
 
-RAILS = ("x402", "mpp", "card")
-CARD_MIN_ATOMIC = 500_000  # the spec: card only for calls of 0.50 USD or more
+RAILS = rail_table.NAMES
+CARD_MIN_ATOMIC = rail_table.BY_NAME[rail_table.CARD].min_atomic  # the spec: 0.50 USD
 
 
 @dataclass
@@ -124,7 +125,7 @@ class PaymentPolicy:
         return replace(offer, timeout_seconds=window)
 
     def _refusal(self, offer: Offer) -> PolicyRefusal | None:
-        if offer.rail == "x402":
+        if offer.rail == rail_table.X402:
             # The rail itself was checked when the submit began (`check_rail`); a free
             # call's zero-amount proof is x402 whichever rails the person pays with.
             problem = self._x402_problem(offer)
@@ -135,12 +136,12 @@ class PaymentPolicy:
             )
         if offer.rail not in self.allowed_rails:
             return _rail_refusal(offer.rail, self.allowed_rails)
-        if offer.rail == "card" and offer.amount_atomic < CARD_MIN_ATOMIC:
+        if offer.rail == rail_table.CARD and offer.amount_atomic < CARD_MIN_ATOMIC:
             return PolicyRefusal(
                 f"refusing to pay by card: the price {atomic_for_people(offer.amount_atomic)} "
                 "is below the card minimum of 0.50 USD",
                 code="card_unavailable",
-                next=step("choose_rail", "pay with ", rails="x402,mpp"),
+                next=step("choose_rail", "pay with ", rails=rail_table.others(rail_table.CARD)),
             )
         if offer.amount_atomic > self.max_atomic:
             return PolicyRefusal(

@@ -12,15 +12,18 @@ credential; card the completed payment's id (`svc-payment-id`).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Generator, Sequence
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
+from svc import rail_table
 from svc.api import headers
 from svc.api.jsonsafe import load_json
 from svc.api.status import is_payment_challenge
-from svc.errors import HumanNeededError, PaymentError
+from svc.errors import HumanNeededError, PaymentError, UsageError
 from svc.money import atomic_for_people
 from svc.next_step import step
 from svc.pay import mpp
@@ -35,6 +38,7 @@ from svc.pay.x402 import (
     encode_proof,
     parse_challenge,
 )
+from svc.rail_table import CARD, MPP, X402
 from svc.testing_hooks import crash_point
 
 if TYPE_CHECKING:
@@ -149,7 +153,7 @@ class X402Rail:
     """Turns a 402 into a signed proof: the challenge read once into offers, the policy's
     decision on them, and only then the signature of the offer it chose."""
 
-    name = "x402"
+    name = X402
 
     def __init__(
         self,
@@ -195,7 +199,7 @@ def _x402_challenge(response: httpx.Response) -> X402Challenge:
         raise PaymentError(
             "the service asked for payment (402) but offered no x402 challenge",
             code="no_x402_challenge",
-            next=step("choose_rail", "try another rail with ", rails="mpp,card"),
+            next=step("choose_rail", "try another rail with ", rails=rail_table.others(X402)),
         )
     return challenge
 
@@ -204,7 +208,7 @@ def _x402_challenge(response: httpx.Response) -> X402Challenge:
 
 
 class MppRail:
-    name = "mpp"
+    name = MPP
 
     def __init__(
         self,
@@ -264,7 +268,7 @@ class CardJournal(Protocol):
 class CardRail:
     """Pays a 402 through the hosted page; waits for a person, or saves it and exits 6."""
 
-    name = "card"
+    name = CARD
 
     def __init__(self, policy: PaymentPolicy, checkout: CardCheckout, journal: CardJournal) -> None:
         self.policy = policy
@@ -280,7 +284,7 @@ class CardRail:
                 next=step(
                     "choose_rail",
                     "card needs a price of 0.50 USD or more; pay with ",
-                    rails="x402,mpp",
+                    rails=rail_table.others(CARD),
                 ),
             )
         decided = self.policy.decide([card_offer(offer)])
@@ -342,4 +346,54 @@ def settle_card(
             )
         checkout.wait(offer)
     journal.card_complete()
-    return card_offer(offer).paid(offer.payment_id, "card")
+    return card_offer(offer).paid(offer.payment_id, CARD)
+
+
+# --- the rails by name -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RailParts:
+    """What a rail is built from for one request (`make_rail`): the policy it asks first, the
+    request's journal, how a payment is announced, and each rail's own source, read only when
+    that rail pays (the wallet's signer, the MPP token, the card checkout)."""
+
+    policy: PaymentPolicy
+    journal: CardJournal
+    announce: Callable[[str], None]
+    signer: Callable[[], X402Signer]
+    spt: Callable[[], str]
+    mpp_methods: Sequence[str]
+    checkout: Callable[[], CardCheckout]
+
+
+def x402_rail(parts: RailParts) -> X402Rail:
+    def on_pay(offer: Offer) -> None:
+        amount = atomic_for_people(offer.amount_atomic)
+        parts.announce(f"paying {amount} with {rail_table.title(X402)} to {offer.pay_to}")
+
+    return X402Rail(parts.policy, parts.signer, PROOF_HEADERS["task"], on_pay)
+
+
+def mpp_rail(parts: RailParts) -> MppRail:
+    return MppRail(parts.policy, parts.spt, parts.mpp_methods, on_pay=parts.announce)
+
+
+def card_rail(parts: RailParts) -> CardRail:
+    return CardRail(parts.policy, parts.checkout(), parts.journal)
+
+
+def part(reference: str) -> Any:
+    """What a rail table row names as `module:attribute` (its factory, offer reader, header)."""
+    module, _, name = reference.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def build_rail(name: str, parts: RailParts) -> Rail:
+    """The rail `name` for one request, by its row's factory (an unknown name is a usage
+    error: every face checks the name first, so this is the last guard)."""
+    row = rail_table.BY_NAME.get(name)
+    if row is None:
+        raise UsageError(f"unknown payment rail {name!r} ({rail_table.in_words()})")
+    rail: Rail = part(row.factory)(parts)
+    return rail

@@ -7,7 +7,8 @@ Layout::
     max_price_usd = "1.50"
 
 Only known keys can be set, each with a type, so a typo fails at `svc config set` rather than
-being silently ignored at payment time.
+being silently ignored at payment time. The keys and their checks are the settings table's
+(svc/settings_table.py: the rows that may live in the file, each read by its kind's parser).
 """
 
 from __future__ import annotations
@@ -16,147 +17,40 @@ import contextlib
 import os
 import re
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from svc import origin
 from svc.errors import UsageError
-from svc.settings import (
-    DEFAULT_PROFILE,
-    NO_CAP,
-    count_setting,
-    daily_cap,
-    ledger_url,
-    positive_seconds,
-    refuse_cleartext,
-    usd_amount,
-    validity_seconds,
-)
+from svc.settings import DEFAULT_PROFILE, NO_CAP, Reading, parse
+from svc.settings_table import BOOL, BY_KEY, FILE_KEYS, Setting
 from svc.store.disk import file_unwritable
 from svc.store.paths import config_dir, ensure_private_dir
 from svc.suggest import did_you_mean
 
-
-@dataclass(frozen=True)
-class ConfigKey:
-    name: str
-    kind: str  # "url" | "str" | "usd" | "cap" | "list" | "choice" | "seconds" | "count"
-    help: str
-    choices: tuple[str, ...] = ()
-
-
-KEYS: dict[str, ConfigKey] = {
-    k.name: k
-    for k in (
-        ConfigKey("base_url", "url", "service base address"),
-        ConfigKey("auth_base", "url", "identity endpoints base address"),
-        ConfigKey(
-            "allow_insecure_http",
-            "choice",
-            "accept a plain http:// base URL or auth base on another machine, warning at each "
-            "payment or credential (default false; loopback needs no setting)",
-            ("true", "false"),
-        ),
-        ConfigKey("email", "str", "default end-user e-mail for submit"),
-        ConfigKey("pay", "choice", "payment method", ("x402", "mpp", "card")),
-        ConfigKey("max_price_usd", "usd", "largest price paid per call without asking"),
-        ConfigKey("allowed_networks", "list", "x402 networks allowed (comma separated)"),
-        ConfigKey("allowed_assets", "list", "x402 asset contracts allowed (comma separated)"),
-        ConfigKey("poll_interval", "seconds", "seconds between polls while watching"),
-        ConfigKey(
-            "notify",
-            "choice",
-            "watch and submit --wait tell the person when a task waits on them (default false)",
-            ("true", "false"),
-        ),
-        ConfigKey("allowed_rails", "list", "payment rails allowed: x402, mpp, card (comma list)"),
-        ConfigKey(
-            "daily_cap_usd",
-            "cap",
-            "most paid per day across all processes (default 15.00; none: no cap; "
-            "--fleet: the fleet ledger's one value)",
-        ),
-        ConfigKey("mpp_methods", "list", "MPP methods in order of preference (default stripe)"),
-        ConfigKey("spt_file", "str", "file holding a shared payment token for MPP (mode 0600)"),
-        ConfigKey("spt_command", "str", "command printing a fresh shared payment token for MPP"),
-        ConfigKey(
-            "max_validity_seconds",
-            "seconds",
-            "longest validity signed into an x402 authorization (default 300)",
-        ),
-        ConfigKey(
-            "duplicate_window_seconds",
-            "seconds",
-            "ask before paying for the same task and e-mail again within this time (default 600)",
-        ),
-        ConfigKey(
-            "ledger_url",
-            "str",
-            "fleet mode: the shared ledger, postgresql://user@host/db (unset: the local file)",
-        ),
-        ConfigKey("runner", "str", "this runner's name in a shared ledger (default: host name)"),
-        ConfigKey(
-            "max_paid_per_hour",
-            "count",
-            "paid requests this runner may start per hour (unset or 0: no limit)",
-        ),
-        ConfigKey(
-            "breaker_after",
-            "count",
-            "stop paying after this many failed or refunded paid requests in a row (default 5; "
-            "0: off; svc budget reset-breaker)",
-        ),
-        ConfigKey(
-            "budget_warn_percent",
-            "count",
-            "warn once a window when a budget is this full (default 80)",
-        ),
-        ConfigKey(
-            "session_budget_usd",
-            "usd",
-            "svc mcp: the most each session may spend (unset: no session budget)",
-        ),
-        ConfigKey(
-            "mcp_preapproved_usd",
-            "usd",
-            "svc mcp: paid calls up to this price need no confirmation (unset: always confirm)",
-        ),
-        ConfigKey(
-            "mcp_allow_model_secrets",
-            "choice",
-            "svc mcp: accept a secret typed by the model in reply_to_task (default false)",
-            ("true", "false"),
-        ),
-    )
-}
+# The keys a profile may hold, in the settings table's order (svc/settings_table.py).
+KEYS: dict[str, Setting] = {key: BY_KEY[key] for key in FILE_KEYS}
+_LISTS = ("list", "rails")  # kinds the file holds as a TOML list of strings
+# Kinds the file keeps as the person typed them (the parser only checks them): `1.50` stays
+# `1.50`, never 1.5; the rest keep the parsed value (a URL normalised, seconds as a number).
+_AS_TYPED = ("usd", "text", "bool", "rail")
 
 
 def config_path() -> Path:
     return config_dir() / "config.toml"
 
 
-def _coerce(key: ConfigKey, raw: str) -> Any:
-    if key.kind == "url":
-        return origin.setting(raw, key.name)
-    if key.kind == "usd":
-        usd_amount(key.name, raw)
-        return raw
+def _coerce(key: Setting, raw: str, *, cleartext_ok: bool = True) -> Any:
+    """`raw` as the config file stores it, checked by the setting's own parser (the one that
+    reads it back) as a value from the file: no password in a ledger URL, and a plain http://
+    URL to another machine only when `cleartext_ok`."""
+    if key.choices == BOOL and raw not in BOOL:  # the file's booleans are spelt one way
+        raise UsageError(f"{key.key} must be one of {', '.join(BOOL)}, got {raw!r}")
+    value = parse(key.key, raw, Reading(in_file=True, cleartext_ok=cleartext_ok))
+    if key.kind in _LISTS:
+        return list(value)
     if key.kind == "cap":
-        return raw if daily_cap(key.name, raw) is not None else NO_CAP
-    if key.kind == "list":
-        return [part.strip() for part in raw.split(",") if part.strip()]
-    if key.kind == "choice" and raw not in key.choices:
-        raise UsageError(f"{key.name} must be one of {', '.join(key.choices)}, got {raw!r}")
-    if key.name == "ledger_url":
-        return ledger_url(key.name, raw, in_file=True)
-    if key.name == "max_validity_seconds":
-        return validity_seconds(key.name, raw)
-    if key.kind == "seconds":
-        return positive_seconds(key.name, raw)
-    if key.kind == "count":
-        return str(count_setting(key.name, key.name, raw))
-    return raw
+        return raw if value is not None else NO_CAP
+    return raw if key.kind in _AS_TYPED else value
 
 
 class ConfigFile:
@@ -206,9 +100,7 @@ class ConfigFile:
         spec = KEYS.get(key)
         if spec is None:
             raise unknown_key(key)
-        value = _coerce(spec, raw)
-        if spec.kind == "url":
-            refuse_cleartext(key, value, cleartext_ok)
+        value = _coerce(spec, raw, cleartext_ok=cleartext_ok)
         data = self._load()
         data.setdefault("profiles", {}).setdefault(profile, {})[key] = value
         self._write(data)
@@ -306,14 +198,15 @@ class _Checker:
         )
 
 
-def _check_value(spec: ConfigKey, value: Any) -> None:
+def _check_value(spec: Setting, value: Any) -> None:
     """A value as TOML gives it: lists for lists, text or numbers for the rest."""
-    if spec.kind == "list":
+    if spec.kind in _LISTS:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise UsageError(f"{spec.name} must be a list of strings, got {value!r}")
+            raise UsageError(f"{spec.key} must be a list of strings, got {value!r}")
+        parse(spec.key, value, Reading(in_file=True, cleartext_ok=True))
         return
-    if isinstance(value, bool) and spec.choices == ("true", "false"):
+    if isinstance(value, bool) and spec.choices == BOOL:
         return  # `notify = true` as TOML writes a boolean
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise UsageError(f"{spec.name} must be text or a number, got {value!r}")
+        raise UsageError(f"{spec.key} must be text or a number, got {value!r}")
     _coerce(spec, str(value))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc.numbers import instant
 from svc.origin import TrustedURL
+from svc.rail_table import CARD, MPP, X402
 from svc.ui import views_spend
 from svc.ui.guide import show_markdown, status_words
 from svc.ui.render import STATE_STYLES, event_line, server_now
@@ -140,14 +141,14 @@ def probe(out: Output, doc: dict[str, Any]) -> None:
     """`submit --probe`: the challenges of the 402 and what would be paid."""
     rows: list[list[object]] = []
     offers = doc["challenges"]
-    for o in offers["x402"]:
-        rows.append(["x402", o["amount_usd"], o["pay_to"], o["network"]])
-    for c in offers["mpp"]:
+    for o in offers[X402]:
+        rows.append([X402, o["amount_usd"], o["pay_to"], o["network"]])
+    for c in offers[MPP]:
         note = c["method"] + ("" if c["usable"] else f" (unusable: {c['why_not']})")
-        rows.append(["mpp", c["amount_usd"], c["realm"], note])
-    if offers["card"]:
-        c = offers["card"]
-        rows.append(["card", c["amount_usd"], c["pay_url"], "hosted page"])
+        rows.append([MPP, c["amount_usd"], c["realm"], note])
+    if offers[CARD]:
+        c = offers[CARD]
+        rows.append([CARD, c["amount_usd"], c["pay_url"], "hosted page"])
     columns = ("rail", Column("amount (USD)", right=True), "to", "details")
     out.table(columns, rows, title="402 challenges")
     verdict, rail = doc["would_pay"], doc["would_pay"]["rail"]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.commands.config.values import for_people
+from svc.commands.config.values import for_people, key_names
 from svc.engines.config_edit import setting
 from svc.ui.face import FaceContext
 
@@ -25,7 +25,7 @@ class GetOptions:
     "its source.\n\n"
     "\b\nExamples:\n  svc config get base_url\n  svc config get max_price_usd --json"
 )
-def get(key: str = typer.Argument(..., metavar="KEY")) -> None:
+def get(key: str = typer.Argument(..., metavar="KEY", autocompletion=key_names)) -> None:
     raise typer.Exit(run(GetOptions(key), current()))
 
 

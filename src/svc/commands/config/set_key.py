@@ -7,8 +7,9 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.commands.config.values import report_change
+from svc.commands.config.values import key_names, report_change
 from svc.engines.config_edit import set_fleet_value, set_value
+from svc.settings_table import FLEET_KEYS
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
@@ -33,12 +34,12 @@ class SetOptions:
     "  svc config set daily_cap_usd 90 --fleet",
 )
 def set_(
-    key: str = typer.Argument(..., metavar="KEY"),
+    key: str = typer.Argument(..., metavar="KEY", autocompletion=key_names),
     value: str = typer.Argument(..., metavar="VALUE"),
     fleet: bool = typer.Option(
         False,
         "--fleet",
-        help="Write daily_cap_usd into the fleet's shared ledger (ledger_url): every runner "
+        help=f"Write {', '.join(FLEET_KEYS)} into the fleet's shared ledger (ledger_url): every runner "
         "obeys that one value, whatever its own.",
     ),
 ) -> None:

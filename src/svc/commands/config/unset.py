@@ -8,8 +8,9 @@ import typer
 
 from svc.cli.app import current
 from svc.commands.config.set_key import fleet_change
-from svc.commands.config.values import report_change
+from svc.commands.config.values import key_names, report_change
 from svc.engines.config_edit import unset_value
+from svc.settings_table import FLEET_KEYS
 from svc.ui.face import FaceContext
 
 app = typer.Typer(rich_markup_mode=None)
@@ -27,11 +28,12 @@ class UnsetOptions:
     "\b\nExamples:\n  svc config unset max_price_usd\n  svc config unset daily_cap_usd --fleet"
 )
 def unset(
-    key: str = typer.Argument(..., metavar="KEY"),
+    key: str = typer.Argument(..., metavar="KEY", autocompletion=key_names),
     fleet: bool = typer.Option(
         False,
         "--fleet",
-        help="Remove daily_cap_usd from the fleet's shared ledger: each runner's own applies.",
+        help=f"Remove {', '.join(FLEET_KEYS)} from the fleet's shared ledger: each runner's own "
+        "applies.",
     ),
 ) -> None:
     raise typer.Exit(run(UnsetOptions(key, fleet), current()))

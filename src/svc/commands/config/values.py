@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from svc.settings_table import FILE_KEYS
 from svc.ui.face import FaceContext
+
+
+def key_names(incomplete: str) -> list[str]:
+    """The keys a profile may hold, from the settings table (completion of KEY: the static
+    completion table is generated from this)."""
+    return [key for key in FILE_KEYS if key.startswith(incomplete)]
 
 
 def for_people(value: str | None) -> str | None:

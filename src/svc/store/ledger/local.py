@@ -18,6 +18,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from svc import rail_table
 from svc.store.ledger.authorizations import Authorizations, LiveAuth
 from svc.store.ledger.books import Books, SpendGroup
 from svc.store.ledger.budgets import Budget, Budgets, LimitReached, Limits
@@ -331,7 +332,7 @@ class Ledger:
             )
             self._rows.set(
                 request_id,
-                method="card",
+                method=rail_table.CARD,
                 amount_atomic=amount_atomic,
                 pay_to=recipient,
                 status=PayState.AWAITING_CARD,
