@@ -83,4 +83,4 @@ def test_precedence_is_flag_then_environment_then_profile_then_default(bare_cli:
 
 def test_tab_completes_the_config_keys(bare_cli: Cli) -> None:
     out = bare_cli.ok("__complete", "config", "set", "max_").stdout.splitlines()
-    assert out == ["max_price_usd", "max_validity_seconds", ":nofiles"]
+    assert out == ["max_price_usd", "max_validity_seconds", "max_paid_per_hour", ":nofiles"]

@@ -81,17 +81,17 @@ def test_a_readme_that_lost_or_changed_a_row_is_caught() -> None:
 def test_adding_a_row_reaches_every_face(monkeypatch: pytest.MonkeyPatch) -> None:
     """A new row (the way the lead folds another branch's setting in) reaches the README table
     with no other change; `resolve` reads it by its kind's parser from the environment."""
-    row = Setting("breaker_after", "seconds", "stop after this long", env="SVC_BREAKER_AFTER")
+    row = Setting("stop_after", "seconds", "stop after this long", env="SVC_STOP_AFTER")
     monkeypatch.setattr(settings_doc, "SETTINGS", (*SETTINGS, row))
-    assert "| `breaker_after` | `SVC_BREAKER_AFTER` |  | stop after this long |" in (
+    assert "| `stop_after` | `SVC_STOP_AFTER` |  | stop after this long |" in (
         settings_doc.render()
     )
     monkeypatch.setattr(settings_module, "SETTINGS", (*SETTINGS, row))
-    monkeypatch.setitem(settings_module.BY_KEY, "breaker_after", row)
-    monkeypatch.setenv("SVC_BREAKER_AFTER", "2.5")
+    monkeypatch.setitem(settings_module.BY_KEY, "stop_after", row)
+    monkeypatch.setenv("SVC_STOP_AFTER", "2.5")
     resolved = settings_module.resolve(stdin_is_tty=False)
-    assert resolved.breaker_after == 2.5  # type: ignore[attr-defined]
-    assert resolved.sources["breaker_after"] == "env SVC_BREAKER_AFTER"
+    assert resolved.stop_after == 2.5  # type: ignore[attr-defined]
+    assert resolved.sources["stop_after"] == "env SVC_STOP_AFTER"
 
 
 @pytest.mark.parametrize("key", ["max_price_usd", "mcp_preapproved_usd", "max_validity_seconds"])
