@@ -4,6 +4,8 @@ Typer (with its pydantic and rich imports) costs about 100 ms per start, ten tim
 Python start. Three invocations run often enough in loops and on every TAB that this matters:
 
 * ``svc --version``;
+* ``svc --help`` (and ``-h``): the text the full app prints, generated into
+  `svc.cli.root_help` by ``make docs``, when Click would wrap it at that width;
 * ``svc __complete WORD...`` (the completion protocol, answered from a static table);
 * ``svc poll ID`` in JSON mode (``--json`` or stdout not a terminal), with only global
   options and ``--exit-status``.
@@ -16,10 +18,10 @@ runs through the full Typer app. The poll path reuses the same functions as the 
 from __future__ import annotations
 
 import os
+import sys
 
-from svc.cli.globals import SWITCH_FLAGS as _FLAG_OPTIONS
-from svc.cli.globals import VALUE_FLAGS as _VALUE_OPTIONS
-from svc.cli.globals import split_json_fields
+# Imports are deferred to the branch that answers: `--version` loads only what it prints
+# (svc and the terminal's door), `--help` the generated text, TAB the completion table.
 
 
 def dispatch(argv: list[str]) -> int | None:
@@ -35,10 +37,19 @@ def dispatch(argv: list[str]) -> int | None:
 
         write_out(f"svc {__version__}\n")
         return 0
+    if argv in (["--help"], ["-h"]):
+        from svc.cli import root_help
+        from svc.ui.terminal import write_out
+
+        if help_columns() >= root_help.WIDTH_COLUMNS:  # else Click wraps to a narrower screen
+            write_out(root_help.TEXT)
+            return 0
     if argv[:1] == ["__complete"]:
         from svc.completion.complete import main as complete
 
         return complete(argv[1:])
+    from svc.cli.globals import split_json_fields
+
     poll = parse_poll(split_json_fields(argv, frozenset({"poll"})))
     if poll is None:
         return None
@@ -62,12 +73,35 @@ def dispatch(argv: list[str]) -> int | None:
     return run_guarded(body, argv)
 
 
+def help_columns() -> int:
+    """The columns Click wraps help to, read as `shutil.get_terminal_size` reads them (COLUMNS,
+    else stdout's terminal, else 80) without importing shutil."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    try:
+        lines = int(os.environ["LINES"])
+    except (KeyError, ValueError):
+        lines = 0
+    if columns > 0 and lines > 0:
+        return columns
+    try:
+        size = os.get_terminal_size(sys.__stdout__.fileno())  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        size = os.terminal_size((80, 24))
+    return columns if columns > 0 else (size.columns or 80)
+
+
 def parse_poll(argv: list[str]) -> tuple[dict[str, object], str, bool] | None:
     """`[GLOBAL...] poll [GLOBAL | --exit-status]... ID [...]`, or None if anything else.
 
     Later values win, as with Click; anything unusual (unknown option, `--`, `-h`, an empty
     value, a second ID, an ID that looks like an option) goes to the full app instead.
     """
+    from svc.cli.globals import SWITCH_FLAGS as _FLAG_OPTIONS
+    from svc.cli.globals import VALUE_FLAGS as _VALUE_OPTIONS
+
     flags: dict[str, object] = {}
     seen_command = False
     task_id: str | None = None
