@@ -120,3 +120,29 @@ def test_the_completer_finds_state_where_the_store_keeps_it(
     assert complete._state_dir("SVC_DATA_DIR") == str(paths.data_dir())
     assert complete._state_dir("SVC_CONFIG_DIR") == str(paths.config_dir())
     assert os.path.isabs(complete._file_uri("rel").removeprefix("file:"))
+
+
+@pytest.mark.parametrize("redirect", [">&-", ">/dev/full"], ids=["closed", "full"])
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["__complete", "po"]])
+def test_a_stdout_that_takes_nothing_is_one_line_never_a_traceback(
+    bare_cli: Cli, args: list[str], redirect: str
+) -> None:
+    """`svc --version >&-` ended in an AttributeError traceback, `> /dev/full` in an OSError
+    one; a TAB's answer has nowhere to go either and still exits 0 in silence."""
+    if redirect == ">/dev/full" and not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    proc = subprocess.run(
+        ["sh", "-c", f'exec "$0" "$@" {redirect}', SVC, *args],
+        capture_output=True,
+        text=True,
+        env=bare_cli.env,
+        timeout=60,
+        check=False,
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    if args[0] == "__complete":
+        assert (proc.returncode, proc.stderr) == (0, "")
+    else:
+        assert proc.returncode == 1
+        assert proc.stderr.startswith("svc: cannot write to standard output: ")
+        assert proc.stderr.count("\n") == 1

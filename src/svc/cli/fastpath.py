@@ -33,17 +33,13 @@ def dispatch(argv: list[str]) -> int | None:
         return None
     if argv == ["--version"]:
         from svc import __version__
-        from svc.ui.terminal import write_out
 
-        write_out(f"svc {__version__}\n")
-        return 0
+        return say(f"svc {__version__}\n")
     if argv in (["--help"], ["-h"]):
         from svc.cli import root_help
-        from svc.ui.terminal import write_out
 
         if help_columns() >= root_help.WIDTH_COLUMNS:  # else Click wraps to a narrower screen
-            write_out(root_help.TEXT)
-            return 0
+            return say(root_help.TEXT)
     if argv[:1] == ["__complete"]:
         from svc.completion.complete import main as complete
 
@@ -71,6 +67,25 @@ def dispatch(argv: list[str]) -> int | None:
     from svc.cli.runtime import run_guarded
 
     return run_guarded(body, argv)
+
+
+def say(text: str) -> int:
+    """`text` on stdout: 0; a reader gone (`svc --help | head -1`) is no error either; a stdout
+    that cannot take it (closed, a full disk) is one line on stderr and 1, never a traceback."""
+    from svc.ui.terminal import error_line, silence_stdout, write_out
+
+    try:
+        if sys.stdout is None:  # started with stdout closed (`svc --version >&-`)
+            raise OSError(9, "it is closed")
+        write_out(text)
+    except BrokenPipeError:
+        silence_stdout()
+        return 0
+    except OSError as exc:
+        if sys.stderr is not None:
+            error_line(f"svc: cannot write to standard output: {exc.strerror or exc}")
+        return 1
+    return 0
 
 
 def help_columns() -> int:

@@ -47,6 +47,8 @@ def main(words: list[str]) -> int:
         terminal.write_out("".join(f"{line}\n" for line in [*lines, directive]))
     except BrokenPipeError:  # the shell stopped reading: nothing to say about it
         terminal.silence_stdout()
+    except (OSError, AttributeError):  # no stdout to speak of (closed: None; a full disk)
+        pass  # a TAB never prints a traceback into the shell's line, and always exits 0
     return 0
 
 

@@ -193,6 +193,8 @@ def settle_streams() -> None:
     terminal that hung up, a reader gone) is pointed at /dev/null first, so Python's own last
     flush cannot turn the exit code into 120."""
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # started with it closed (`svc ... >&-`): nothing to flush
+            continue
         try:
             stream.flush()
         except (OSError, ValueError):  # ValueError: already closed
