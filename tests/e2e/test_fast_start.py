@@ -146,3 +146,22 @@ def test_a_stdout_that_takes_nothing_is_one_line_never_a_traceback(
         assert proc.returncode == 1
         assert proc.stderr.startswith("svc: cannot write to standard output: ")
         assert proc.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("columns", [60, 79, 80, 120])
+def test_help_on_a_terminal_is_the_full_apps_text(bare_cli: Cli, columns: int) -> None:
+    """On a pty (no COLUMNS): the width is the terminal's, as Click reads it."""
+    import pexpect
+
+    env = {k: v for k, v in bare_cli.env.items() if k not in ("COLUMNS", "LINES")}
+    shown = []
+    for extra in ({}, {"SVC_NO_FASTPATH": "1"}):
+        child = pexpect.spawn(
+            SVC, ["--help"], env={**env, **extra}, dimensions=(40, columns), encoding="utf-8"
+        )
+        child.expect(pexpect.EOF, timeout=60)
+        child.close()
+        assert child.exitstatus == 0
+        shown.append(str(child.before))
+    assert shown[0] == shown[1]
+    assert shown[0].startswith("Usage: svc [OPTIONS] COMMAND")
