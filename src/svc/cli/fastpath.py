@@ -18,7 +18,6 @@ runs through the full Typer app. The poll path reuses the same functions as the 
 from __future__ import annotations
 
 import os
-import sys
 
 # Imports are deferred to the branch that answers: `--version` loads only what it prints
 # (svc and the terminal's door), `--help` the generated text, TAB the completion table.
@@ -33,10 +32,12 @@ def dispatch(argv: list[str]) -> int | None:
         return None
     if argv == ["--version"]:
         from svc import __version__
+        from svc.ui.plain import say
 
         return say(f"svc {__version__}\n")
     if argv in (["--help"], ["-h"]):
         from svc.cli import root_help
+        from svc.ui.plain import help_columns, say
 
         if help_columns() >= root_help.WIDTH_COLUMNS:  # else Click wraps to a narrower screen
             return say(root_help.TEXT)
@@ -67,45 +68,6 @@ def dispatch(argv: list[str]) -> int | None:
     from svc.cli.runtime import run_guarded
 
     return run_guarded(body, argv)
-
-
-def say(text: str) -> int:
-    """`text` on stdout: 0; a reader gone (`svc --help | head -1`) is no error either; a stdout
-    that cannot take it (closed, a full disk) is one line on stderr and 1, never a traceback."""
-    from svc.ui.terminal import error_line, silence_stdout, write_out
-
-    try:
-        if sys.stdout is None:  # started with stdout closed (`svc --version >&-`)
-            raise OSError(9, "it is closed")
-        write_out(text)
-    except BrokenPipeError:
-        silence_stdout()
-        return 0
-    except OSError as exc:
-        if sys.stderr is not None:
-            error_line(f"svc: cannot write to standard output: {exc.strerror or exc}")
-        return 1
-    return 0
-
-
-def help_columns() -> int:
-    """The columns Click wraps help to, read as `shutil.get_terminal_size` reads them (COLUMNS,
-    else stdout's terminal, else 80) without importing shutil."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    try:
-        lines = int(os.environ["LINES"])
-    except (KeyError, ValueError):
-        lines = 0
-    if columns > 0 and lines > 0:
-        return columns
-    try:
-        size = os.get_terminal_size(sys.__stdout__.fileno())  # type: ignore[union-attr]
-    except (AttributeError, ValueError, OSError):
-        size = os.terminal_size((80, 24))
-    return columns if columns > 0 else (size.columns or 80)
 
 
 def parse_poll(argv: list[str]) -> tuple[dict[str, object], str, bool] | None:
