@@ -68,15 +68,13 @@ class BoundedReads:
         n = int(row["n"])
         return n, n < cap
 
-
     def state_is_news(self, task_id: str, state: str) -> bool:
         """Whether a row of the task holds another state than `state` (one index lookup): a
         poll that tells the cache nothing new then writes nothing. A write is a WAL frame, and
         the checkpoint at the close of the process fsyncs the WAL, the file and its folder:
         four fsyncs for a state already known (issue 34.3)."""
         row = self.db.execute(
-            "SELECT 1 FROM submissions WHERE task_id = ? AND (state IS NULL OR state <> ?)"
-            " LIMIT 1",
+            "SELECT 1 FROM submissions WHERE task_id = ? AND (state IS NULL OR state <> ?) LIMIT 1",
             (task_id, state),
         ).fetchone()
         return row is not None
