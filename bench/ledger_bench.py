@@ -1,5 +1,6 @@
-"""`make bench`'s ledger case (issue 34.5): `svc spend` and a paid submit on a ledger of
-1,000,000 charges against an empty one, interleaved, so a ratio is measured in one run.
+"""`make bench`'s ledger case (issue 34.5): `svc spend`, `svc tasks` (its filters in SQL),
+`svc doctor` and a paid submit on a ledger of 1,000,000 charges against an empty one,
+interleaved, so a ratio is measured in one run.
 
 The history is written in bulk (tests/ledger_fill.py), 40 to 400 days old: a year of a busy
 fleet, older than `svc spend`'s default window. Target: within 1.5x of the empty ledger.
@@ -43,7 +44,10 @@ def ledger_case(
     runs = max(3, bench.args.runs // 3)
     spend = [bench.svc, "spend", "--json"]
     submit = [bench.svc, "submit", "bench ledger #slow", "--email", "bench@example.com", "--json"]
-    for case, cmd in (("svc spend", spend), ("paid submit", submit)):
+    tasks = [bench.svc, "tasks", "--state", "completed", "--json"]
+    doctor = [bench.svc, "doctor", "--json"]
+    cases = (("svc spend", spend), ("svc tasks --state", tasks), ("svc doctor", doctor))
+    for case, cmd in (*cases, ("paid submit", submit)):
         took: dict[str, list[float]] = {"empty": [], "big": []}
         for _ in range(runs):  # interleaved: load on the machine falls on both
             for name, samples in took.items():

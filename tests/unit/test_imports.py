@@ -12,13 +12,14 @@ from tests.deferred_imports import Imports
 from tests.import_graph import write_package
 
 # What every start runs before a command's own module: the entry point, the fast path
-# (version, completion, poll), the lazy command group, the runtime that builds the app
+# (version, help, completion, poll) and the completer (every TAB), the lazy command group, the runtime that builds the app
 # context, and the context, whose members (ledger, secrets, policy, config) import their
 # modules when first built, with the face's part of it (its prompts likewise).
 # `svc --help` must not pay for what a command may need.
 COMMAND_TABLE = (
     "svc.__main__",
     "svc.cli.fastpath",
+    "svc.completion.complete",
     "svc.cli.app",
     "svc.cli.runtime",
     "svc.context",

@@ -3,6 +3,7 @@ them disappear, and the size and time bounds stay on every route."""
 
 from __future__ import annotations
 
+import ssl
 from pathlib import Path
 
 import httpx
@@ -98,15 +99,22 @@ def test_the_router_sends_each_request_by_its_route(monkeypatch: pytest.MonkeyPa
     router = ProxyRouter(5.0, env)
     assert router.via[PROXY].inner._pool.__class__.__name__ == "HTTPProxy"
     seen: list[str] = []
-    for name, transport in (("direct", router.direct), ("proxy", router.via[PROXY])):
+    routes = (
+        ("cleartext", router.cleartext),
+        ("direct", router.direct),
+        ("proxy", router.via[PROXY]),
+    )
+    for name, transport in routes:
         monkeypatch.setattr(
             transport.inner,
             "handle_request",
             lambda request, name=name: seen.append(name) or httpx.Response(200),
         )
     router.handle_request(httpx.Request("GET", "http://direct.example/"))
+    router.handle_request(httpx.Request("GET", "https://direct.example/"))
     router.handle_request(httpx.Request("GET", "http://other.example/"))
-    assert seen == ["direct", "proxy"]
+    router.handle_request(httpx.Request("GET", "https://other.example/"))
+    assert seen == ["cleartext", "direct", "proxy", "direct"]  # HTTP_PROXY only: https direct
     # The deadline wraps the proxy pool's sockets too.
     backend = router.via[PROXY].inner._pool._network_backend
     assert type(backend).__name__ == "_DeadlineBackend"
@@ -128,8 +136,22 @@ def test_an_unreadable_ca_file_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_
         tls_context()
     (tmp_path / "junk.pem").write_text("not a certificate\n")
     monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "junk.pem"))
+    # Read when the first request that may use TLS is routed (issue 34.3: not on a loopback
+    # poll), and refused there, before any connection is made.
+    router = Http(timeout=1.0).router
     with pytest.raises(UsageError, match="SSL_CERT_FILE"):
-        Http(timeout=1.0)
+        router.handle_request(httpx.Request("GET", "https://pay.example/"))
+
+
+def test_a_cleartext_route_loads_no_ca_and_can_verify_nothing() -> None:
+    """The plain-http route never loads the CA bundle, and its TLS context trusts no CA: a
+    handshake through it could only fail, never pass unverified."""
+    router = ProxyRouter(5.0, proxies.from_environment({}))
+    assert router._direct is None  # nothing loaded until a request may need TLS
+    context = router.cleartext.inner._pool._ssl_context
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    assert context.cert_store_stats()["x509_ca"] == 0
+    assert context.get_ca_certs() == []
 
 
 # --- the cleartext guard on every request as it leaves ------------------------------------------

@@ -145,24 +145,64 @@ def tls_context() -> ssl.SSLContext:
 class ProxyRouter(httpx.BaseTransport):
     """Each request to a direct connection or to its proxy, as the environment says (httpx
     drops the proxy variables once it is handed a transport: api/proxies.py); every route is a
-    DeadlineTransport, and the CappedTransport around this one bounds every answer."""
+    DeadlineTransport, and the CappedTransport around this one bounds every answer.
+
+    The CA bundle is loaded when the first request that may need TLS is routed, not before:
+    loading it costs more than the rest of a `svc poll` against a loopback sandbox (issue
+    34.3). A plain http:// request with no proxy goes through `cleartext`, whose context
+    trusts no CA at all, so a TLS handshake on it could only fail, never pass unverified.
+    """
 
     def __init__(self, seconds: float, env: ProxyEnv) -> None:
         self.env = env
-        context = tls_context()
-        self.direct = DeadlineTransport(seconds, verify=context)
-        self.via = {
-            p.url: DeadlineTransport(seconds, verify=context, proxy=p.url) for p in env.proxies
-        }
+        self.seconds = seconds
+        self.cleartext = DeadlineTransport(seconds, verify=_trusting_nobody())
+        self._lock = threading.Lock()
+        self._direct: DeadlineTransport | None = None
+        self._via: dict[str, DeadlineTransport] | None = None
+
+    @property
+    def direct(self) -> DeadlineTransport:
+        """The direct route for https (the verified TLS context, built on first use)."""
+        self._tls_routes()
+        assert self._direct is not None
+        return self._direct
+
+    @property
+    def via(self) -> dict[str, DeadlineTransport]:
+        """The route through each proxy, by its URL (built with `direct`)."""
+        self._tls_routes()
+        assert self._via is not None
+        return self._via
+
+    def _tls_routes(self) -> None:
+        with self._lock:  # watch's pollers route from several threads
+            if self._direct is not None:
+                return
+            context = tls_context()
+            self._via = {
+                p.url: DeadlineTransport(self.seconds, verify=context, proxy=p.url)
+                for p in self.env.proxies
+            }
+            self._direct = DeadlineTransport(self.seconds, verify=context)
 
     def route(self, url: str) -> Proxy | None:
         return self.env.proxy_for(url)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         proxy = self.route(str(request.url))
+        if proxy is None and request.url.scheme == "http":
+            return self.cleartext.handle_request(request)
         transport = self.direct if proxy is None else self.via[proxy.url]
         return transport.handle_request(request)
 
     def close(self) -> None:
-        for transport in (self.direct, *self.via.values()):
-            transport.close()
+        built = [self._direct, *(self._via or {}).values()]
+        for transport in (self.cleartext, *built):
+            if transport is not None:
+                transport.close()
+
+
+def _trusting_nobody() -> ssl.SSLContext:
+    """A client context with verification on and no CA loaded: every handshake fails."""
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)

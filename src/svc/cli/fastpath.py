@@ -4,6 +4,8 @@ Typer (with its pydantic and rich imports) costs about 100 ms per start, ten tim
 Python start. Three invocations run often enough in loops and on every TAB that this matters:
 
 * ``svc --version``;
+* ``svc --help`` (and ``-h``): the text the full app prints, generated into
+  `svc.cli.root_help` by ``make docs``, when Click would wrap it at that width;
 * ``svc __complete WORD...`` (the completion protocol, answered from a static table);
 * ``svc poll ID`` in JSON mode (``--json`` or stdout not a terminal), with only global
   options and ``--exit-status``.
@@ -17,9 +19,8 @@ from __future__ import annotations
 
 import os
 
-from svc.cli.globals import SWITCH_FLAGS as _FLAG_OPTIONS
-from svc.cli.globals import VALUE_FLAGS as _VALUE_OPTIONS
-from svc.cli.globals import split_json_fields
+# Imports are deferred to the branch that answers: `--version` loads only what it prints
+# (svc and the terminal's door), `--help` the generated text, TAB the completion table.
 
 
 def dispatch(argv: list[str]) -> int | None:
@@ -31,14 +32,21 @@ def dispatch(argv: list[str]) -> int | None:
         return None
     if argv == ["--version"]:
         from svc import __version__
-        from svc.ui.terminal import write_out
+        from svc.ui.plain import say
 
-        write_out(f"svc {__version__}\n")
-        return 0
+        return say(f"svc {__version__}\n")
+    if argv in (["--help"], ["-h"]):
+        from svc.cli import root_help
+        from svc.ui.plain import help_columns, say
+
+        if help_columns() >= root_help.WIDTH_COLUMNS:  # else Click wraps to a narrower screen
+            return say(root_help.TEXT)
     if argv[:1] == ["__complete"]:
         from svc.completion.complete import main as complete
 
         return complete(argv[1:])
+    from svc.cli.globals import split_json_fields
+
     poll = parse_poll(split_json_fields(argv, frozenset({"poll"})))
     if poll is None:
         return None
@@ -68,6 +76,9 @@ def parse_poll(argv: list[str]) -> tuple[dict[str, object], str, bool] | None:
     Later values win, as with Click; anything unusual (unknown option, `--`, `-h`, an empty
     value, a second ID, an ID that looks like an option) goes to the full app instead.
     """
+    from svc.cli.globals import SWITCH_FLAGS as _FLAG_OPTIONS
+    from svc.cli.globals import VALUE_FLAGS as _VALUE_OPTIONS
+
     flags: dict[str, object] = {}
     seen_command = False
     task_id: str | None = None

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from svc.context import AppContext
-from svc.pay.wallet import load_signer
 
 if TYPE_CHECKING:
     import httpx
@@ -25,17 +24,17 @@ def with_bearer(app: AppContext, payment: httpx.Auth | None) -> httpx.Auth | Non
 def zero_amount_auth(app: AppContext, kind: str = "task") -> httpx.Auth:
     """Answers a 402 asking for a zero-amount agent proof; never signs anything above 0.
 
-    `kind` picks the proof header (task operations and the advisor differ).
+    `kind` picks the proof header (task operations and the advisor differ). The rail, its
+    policy and the signer's code are built only if the service asks (api/deferred_auth).
     """
-    from svc.pay.rails import PROOF_HEADERS, MemoryJournal, PaidAuth, X402Rail
+    from svc.api.deferred_auth import PaymentOnChallenge
 
-    call = "the quote" if kind == "advisor" else "this call"
-    rail = X402Rail(
-        app.policy(max_price_usd=0),
-        lambda: load_signer(app.secrets, call),
-        PROOF_HEADERS[kind],
-    )
-    return PaidAuth(rail, MemoryJournal())
+    def make() -> httpx.Auth:
+        from svc.engines.zero_amount import zero_amount_paid_auth
+
+        return zero_amount_paid_auth(app, kind)
+
+    return PaymentOnChallenge(make)
 
 
 def free_call_auth(app: AppContext) -> httpx.Auth | None:

@@ -18,13 +18,14 @@ from svc.context import AppContext
 from svc.engines.auth import free_call_auth
 from svc.engines.task_state import remember_state
 from svc.errors import NotFoundError, SvcError
+from svc.store.ledger.reads_bounded import COUNT_CAP, Filter, for_ledger
 from svc.store.ledger.rows import GONE
 
 if TYPE_CHECKING:
     from httpx import Auth
 
     from svc.api.tasks import TaskClient
-    from svc.store.ledger import Submission
+    from svc.store.ledger import LedgerStore, Submission
 
 REFRESH_THREADS = 8  # free GETs, but a real host should not see a burst
 # The service's states, and the ledger's own `gone` (the service answered 404 for the task).
@@ -49,6 +50,7 @@ class Listing:
     errors: dict[str, str] = field(default_factory=dict)  # request id -> why not refreshed
     now: float = field(default_factory=time.time)
     total: int = 0  # the rows that matched before `limit` cut them
+    total_exact: bool = True  # False: there are at least `total` (a count stops at a cap)
 
     @property
     def cut(self) -> bool:
@@ -70,6 +72,23 @@ def collect(opts: TaskQuery, app: AppContext) -> Listing:
     ledger = app.ledger_to_read()
     if ledger is None:
         return Listing([], filtered)  # nothing submitted from here: no ledger is made to say so
+    reads = for_ledger(ledger)
+    if reads is None or (opts.refresh and opts.states):
+        # A refresh may move any live row into the states asked for: every candidate is read.
+        return _collect_all(opts, app, ledger, filtered)
+    # The filters and the limit in SQL: the time is the rows shown, not the ledger's age.
+    where = Filter(opts.states, opts.since, opts.runner)
+    limit = opts.limit or None
+    listing = Listing(reads.newest(where, limit), filtered)
+    if opts.refresh:
+        refresh(app, listing, listing.rows)
+    listing.total = len(listing.rows)
+    if limit is not None and listing.total == limit:  # cut, perhaps: one capped count says
+        listing.total, listing.total_exact = reads.count(where, max(COUNT_CAP, limit + 1))
+    return listing
+
+
+def _collect_all(opts: TaskQuery, app: AppContext, ledger: LedgerStore, filtered: bool) -> Listing:
     limit = opts.limit or None
     unbounded = limit is None or bool(opts.states) or opts.refresh or opts.runner is not None
     rows = ledger.submissions(limit=None if unbounded else limit)

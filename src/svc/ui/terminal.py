@@ -132,16 +132,19 @@ def let_a_person_interrupt() -> None:
     The handler also counts: CPython loses a KeyboardInterrupt raised while a finalizer runs
     (it prints it as ignored and goes on), so a Ctrl-C pressed during start-up could end in
     an open prompt; `raise_if_interrupted` before every prompt ends the command instead."""
-    import signal
+    if TYPE_CHECKING:
+        import signal
+    else:  # the C module itself: `signal` wraps it in enums, and enum is a third of a bare start
+        import _signal as signal
 
     for terminating in (signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(terminating) is signal.SIG_DFL:
+        if signal.getsignal(terminating) == signal.SIG_DFL:
             signal.signal(terminating, _on_interrupt)
     current = signal.getsignal(signal.SIGINT)
     if current is signal.default_int_handler:
         signal.signal(signal.SIGINT, _on_interrupt)
         return
-    if current is not signal.SIG_IGN:
+    if current != signal.SIG_IGN:
         return
     for stream in (sys.stdin, sys.stderr):
         try:
@@ -190,6 +193,8 @@ def settle_streams() -> None:
     terminal that hung up, a reader gone) is pointed at /dev/null first, so Python's own last
     flush cannot turn the exit code into 120."""
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # started with it closed (`svc ... >&-`): nothing to flush
+            continue
         try:
             stream.flush()
         except (OSError, ValueError):  # ValueError: already closed

@@ -114,7 +114,8 @@ def run(opts: TasksOptions, ctx: FaceContext) -> int:
         raise
     ctx.output.show(listing.documents(), lambda out, _: views.task_list(out, listing))
     if listing.cut:  # on stderr, whatever the mode: `--jq length` must not pass for "all"
-        ctx.output.note(f"showing {len(listing.rows)} of {listing.total} (--limit N, --all)")
+        total = f"{listing.total}" if listing.total_exact else f"at least {listing.total}"
+        ctx.output.note(f"showing {len(listing.rows)} of {total} (--limit N, --all)")
     if listing.errors:
         first = next(iter(listing.errors.values()))
         count = plural(len(listing.errors), "task")
