@@ -47,6 +47,7 @@ TEXT = (
     "                fleet's).\n"
     "  spend         Show or export what the ledger says was paid: by day, rail,\n"
     "                runner and task.\n"
+    "  budget        Show and set spending budgets per window; reset the breaker.\n"
     "  receipt       Show one payment: rail, amount, parties and its settlement\n"
     "                reference.\n"
     "  pay           Complete a card payment that waits for a person (svc pay\n"

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from svc.engines.auth import free_call_auth
 from svc.engines.task_state import task_state_cache
-from svc.store.ledger.reads_bounded import for_ledger
 
 if TYPE_CHECKING:
     from svc.api.answers import Task
@@ -27,7 +26,6 @@ def poll_once(app: AppContext, task_id: str) -> Task:
 def _remember(ledger: LedgerStore, task: Task) -> None:
     """The state into the ledger's cache, unless every row of the task holds it already: a
     poll that changed nothing writes nothing (and costs no fsync at exit)."""
-    reads = for_ledger(ledger)
-    if reads is not None and not reads.state_is_news(task.id, task.state):
+    if not ledger.bounded().state_is_news(task.id, task.state):
         return
     ledger.set_task_state(task.id, task.state)

@@ -18,7 +18,7 @@ from svc.context import AppContext
 from svc.engines.auth import free_call_auth
 from svc.engines.task_state import remember_state
 from svc.errors import NotFoundError, SvcError
-from svc.store.ledger.reads_bounded import COUNT_CAP, Filter, for_ledger
+from svc.store.ledger.reads_bounded import COUNT_CAP, Filter
 from svc.store.ledger.rows import GONE
 
 if TYPE_CHECKING:
@@ -72,13 +72,13 @@ def collect(opts: TaskQuery, app: AppContext) -> Listing:
     ledger = app.ledger_to_read()
     if ledger is None:
         return Listing([], filtered)  # nothing submitted from here: no ledger is made to say so
-    reads = for_ledger(ledger)
-    if reads is None or (opts.refresh and opts.states):
+    if opts.refresh and opts.states:
         # A refresh may move any live row into the states asked for: every candidate is read.
         return _collect_all(opts, app, ledger, filtered)
     # The filters and the limit in SQL: the time is the rows shown, not the ledger's age.
     where = Filter(opts.states, opts.since, opts.runner)
     limit = opts.limit or None
+    reads = ledger.bounded()
     listing = Listing(reads.newest(where, limit), filtered)
     if opts.refresh:
         refresh(app, listing, listing.rows)

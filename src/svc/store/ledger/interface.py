@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from svc.store.ledger.books import SpendGroup
 from svc.store.ledger.budgets import Budget, LimitReached, Limits
+from svc.store.ledger.reads_bounded import BoundedReads
 from svc.store.ledger.rows import Authorization, Submission
 
 
@@ -59,6 +60,10 @@ class LedgerStore(Protocol):
 
     def describe(self) -> LedgerInfo:
         """Which engine and where, its schema version and this runner's name."""
+        ...
+
+    def bounded(self) -> BoundedReads:
+        """The reads whose cost is what they return (`svc tasks`' filters, a poll's news)."""
         ...
 
     def unwritable(self) -> str | None:

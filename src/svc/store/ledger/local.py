@@ -28,6 +28,7 @@ from svc.store.ledger.fleet_settings import FleetSettings
 from svc.store.ledger.interface import LedgerInfo, LedgerStore, RequestLocks
 from svc.store.ledger.locks import request_lock, sweep_stale
 from svc.store.ledger.pins import Pins
+from svc.store.ledger.reads_bounded import BoundedReads
 from svc.store.ledger.rows import EXPOSED, Authorization, AuthState, CardState, PayState, Submission
 from svc.store.ledger.sqlite import Database
 from svc.store.ledger.submissions import Submissions
@@ -79,6 +80,10 @@ class Ledger:
 
     def integrity(self) -> str:
         return self._db.integrity()
+
+    def bounded(self) -> BoundedReads:
+        """The reads whose cost is what they return (`svc tasks`' filters, a poll's news)."""
+        return BoundedReads(self._db)
 
     def describe(self) -> LedgerInfo:
         """Which engine, where, and at which schema version (for `svc doctor`)."""

@@ -3,9 +3,7 @@
 history filtered in Python; and whether a polled state is news to the ledger's cache.
 
 Written in the SQL both engines speak, against the ledger's database handle
-(`database.Database`). Until `Ledger` offers them itself (`Ledger.bounded()`), `for_ledger`
-reaches the handle a `Ledger` holds; any other LedgerStore gets None and its caller reads
-as before.
+(`database.Database`); a ledger hands them out as `LedgerStore.bounded()`.
 
 The newest rows walk the `created_at` index backwards and stop at the limit: bounded when the
 filter matches often. A state no recent row has makes SQLite walk the index further (an index
@@ -19,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from svc.store.ledger.database import Database
-from svc.store.ledger.local import Ledger
 from svc.store.ledger.rows import Submission
 from svc.store.ledger.submissions import _read
 
@@ -78,10 +75,3 @@ class BoundedReads:
             (task_id, state),
         ).fetchone()
         return row is not None
-
-
-def for_ledger(ledger: object) -> BoundedReads | None:
-    """The bounded reads of a `Ledger` (either engine), None for another LedgerStore."""
-    if not isinstance(ledger, Ledger):
-        return None
-    return BoundedReads(ledger._db)
