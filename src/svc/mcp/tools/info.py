@@ -51,7 +51,8 @@ def _list(app: AppContext, args: dict[str, Any]) -> Outcome:
         f" ({row.status}, request {row.request_id})"
         for row in rows
     ]
-    cut = f" (the newest of {listing.total}: raise `limit` for more)" if listing.cut else ""
+    total = listing.total if listing.total_exact else f"at least {listing.total}"
+    cut = f" (the newest of {total}: raise `limit` for more)" if listing.cut else ""
     text = f"{plural(len(rows), 'task')} in the ledger, newest first{cut}.\n" + "\n".join(lines)
     return Outcome({"tasks": docs}, text)
 
