@@ -31,6 +31,8 @@ DEFAULT_MAX_VALIDITY = 300
 MIN_VALIDITY = 10
 # The same task for the same person again within this many seconds is likely an accident.
 DEFAULT_DUPLICATE_WINDOW = 600.0
+SIGNER_STORE = "store"  # the default signer: the profile's key in the secret store
+DEFAULT_SIGNER_TIMEOUT = 60.0  # a person may approve on a device: a minute, then refused
 
 
 @dataclass
@@ -67,6 +69,10 @@ class Settings:
     # Plain http:// to another machine for the base URL and auth base (issue 29.4): refused
     # unless set, and then every paying or credentialed request warns.
     allow_insecure_http: bool = False
+    # The wallet's signer, per profile (issue 33.2): see the signer block below.
+    signer: str = SIGNER_STORE
+    signer_address: str | None = None
+    signer_timeout: float = DEFAULT_SIGNER_TIMEOUT
     sources: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -195,6 +201,7 @@ def resolve(
     _mcp_settings(s, pick)
     _fleet_settings(s, pick)
     _watch_settings(s, pick)
+    _signer_settings(s, pick)
     s.json_output = json_output
     s.verbose = verbose
     tty = sys.stdin.isatty() if stdin_is_tty is None else stdin_is_tty
@@ -388,3 +395,60 @@ def _non_negative_seconds(label: str, raw: object) -> float:
     if str(raw).strip() in ("0", "0.0"):
         return 0.0
     return positive_seconds(label, raw)
+
+
+# --- the wallet's signer (issue 33.2) ----------------------------------------------------------
+# `signer`: `store` (the profile's key in the secret store; SVC_WALLET_KEY first, as always),
+# `env` (SVC_WALLET_KEY only), `command:PATH [ARGS]` (a program run without a shell) or
+# `jsonrpc:URL` (eth_signTypedData_v4 over https, or http to loopback). svc holds no key for
+# the last two: `signer_address` names the address they sign for. Config file only, per profile.
+
+SIGNER_KINDS = ("store", "env", "command:", "jsonrpc:")
+
+
+def signer_setting(label: str, raw: object) -> str:
+    """A signer as written, checked: a command that splits into a program, a URL the origin
+    gate passes (https, or http only to loopback: a bearer token may go with it)."""
+    import shlex
+
+    value = str(raw).strip()
+    if value in ("store", "env"):
+        return value
+    kind, _, rest = value.partition(":")
+    if kind == "command":
+        try:
+            argv = shlex.split(rest)
+        except ValueError as exc:
+            raise UsageError(f"{label}: the command cannot be split: {exc}") from None
+        if not argv:
+            raise UsageError(f"{label}: command: names no program")
+        return value
+    if kind == "jsonrpc":
+        url = origin.setting(rest, label)
+        refuse_cleartext(label, url, False)
+        return f"jsonrpc:{url}"
+    raise UsageError(
+        f"{label} must be store, env, command:PATH [ARGS] or jsonrpc:URL, got {value[:40]!r}"
+    )
+
+
+def signer_address(label: str, raw: object) -> str:
+    """A 0x-prefixed 20-byte hex address (compared without regard to case)."""
+    import re
+
+    value = str(raw).strip()
+    if not re.fullmatch(r"0x[0-9a-fA-F]{40}", value, re.ASCII):
+        raise UsageError(f"{label} must be a 0x-prefixed 20-byte hex address, got {value[:50]!r}")
+    return value
+
+
+def _signer_settings(s: Settings, pick: _Picker) -> None:
+    signer = pick("signer", None, None)
+    if signer is not None:
+        s.signer = signer_setting(s.labelled("signer"), signer)
+    address = pick("signer_address", None, None)
+    if address is not None:
+        s.signer_address = signer_address(s.labelled("signer_address"), address)
+    timeout = pick("signer_timeout", None, None)
+    if timeout is not None:
+        s.signer_timeout = positive_seconds(s.labelled("signer_timeout"), timeout)

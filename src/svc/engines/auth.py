@@ -32,7 +32,7 @@ def zero_amount_auth(app: AppContext, kind: str = "task") -> httpx.Auth:
     call = "the quote" if kind == "advisor" else "this call"
     rail = X402Rail(
         app.policy(max_price_usd=0),
-        lambda: load_signer(app.secrets, call),
+        lambda: load_signer(app.secrets, app.settings, call),
         PROOF_HEADERS[kind],
     )
     return PaidAuth(rail, MemoryJournal())

@@ -50,6 +50,7 @@ from svc.pay.mpp import SptSource
 from svc.pay.offer import Offer
 from svc.pay.rails import PROOF_HEADERS, CardRail, MppRail, PaidAuth, X402Rail, settle_card
 from svc.pay.wallet import load_signer
+from svc.store.secrets import profile_key
 from svc.testing_hooks import crash_point
 
 if TYPE_CHECKING:
@@ -200,7 +201,7 @@ def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: Reques
     announce = _announcer(app.report.note)
     if rail == "mpp":
         source = SptSource(
-            lambda: app.secrets.get("spt"),
+            lambda: app.secrets.get(profile_key("spt", app.settings.profile)),
             file=app.settings.spt_file,
             command=app.settings.spt_command,
         )
@@ -211,7 +212,9 @@ def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: Reques
     def on_pay(offer: Offer) -> None:
         announce(f"paying {atomic_for_people(offer.amount_atomic)} with x402 to {offer.pay_to}")
 
-    return X402Rail(policy, lambda: load_signer(app.secrets), PROOF_HEADERS["task"], on_pay)
+    return X402Rail(
+        policy, lambda: load_signer(app.secrets, app.settings), PROOF_HEADERS["task"], on_pay
+    )
 
 
 def card_checkout(app: AppContext, *, open_browser: bool = True) -> Any:

@@ -29,6 +29,8 @@ from svc.settings import (
     ledger_url,
     positive_seconds,
     refuse_cleartext,
+    signer_address,
+    signer_setting,
     usd_amount,
     validity_seconds,
 )
@@ -106,6 +108,14 @@ KEYS: dict[str, ConfigKey] = {
             "svc mcp: accept a secret typed by the model in reply_to_task (default false)",
             ("true", "false"),
         ),
+        ConfigKey(
+            "signer",
+            "str",
+            "who signs x402 payments: store (default), env (SVC_WALLET_KEY), "
+            "command:PATH [ARGS] or jsonrpc:URL (docs/signers.md)",
+        ),
+        ConfigKey("signer_address", "str", "the address an external signer signs for"),
+        ConfigKey("signer_timeout", "seconds", "seconds an external signer may take (default 60)"),
     )
 }
 
@@ -128,6 +138,10 @@ def _coerce(key: ConfigKey, raw: str) -> Any:
         raise UsageError(f"{key.name} must be one of {', '.join(key.choices)}, got {raw!r}")
     if key.name == "ledger_url":
         return ledger_url(key.name, raw, in_file=True)
+    if key.name == "signer":
+        return signer_setting(key.name, raw)
+    if key.name == "signer_address":
+        return signer_address(key.name, raw)
     if key.name == "max_validity_seconds":
         return validity_seconds(key.name, raw)
     if key.kind == "seconds":

@@ -48,7 +48,7 @@ def run(opts: ImportOptions, app_ctx: FaceContext) -> int:
         stored = wallet.import_key(app_ctx, key, replace=opts.force)
     except wallet.KeyAlreadyStoredError as exc:
         raise UsageError(f"{exc.message}; use --force to replace it") from None
-    show_address(app_ctx, stored.address, stored.source)
+    show_address(app_ctx, stored.address, stored.source, profile=stored.profile)
     return 0
 
 
