@@ -26,6 +26,8 @@ from svc.identity.store import has_credential
 from svc.money import atomic_for_people, for_people
 from svc.origin import is_cleartext, is_loopback_host, origin_of
 from svc.pay.daily_cap import FLEET, shown
+from svc.pay.signers.external import ExternalSigner
+from svc.pay.signers.probe import probe
 from svc.pay.wallet import is_external, key_source, load_signer
 from svc.settings import refuse_cleartext
 from svc.store.ledger import cap_day_start, ledger_path
@@ -110,9 +112,6 @@ def wallet_check(app: AppContext) -> Finding:
 
 def signer_check(app: AppContext, signer: object) -> Finding:
     """An external signer (issue 33.2): reachable, and signing for the profile's address."""
-    from svc.pay.signers.external import ExternalSigner
-    from svc.pay.signers.probe import probe
-
     assert isinstance(signer, ExternalSigner)  # is_external: load_signer made one
     return _ok("wallet", f"{signer.address} (signer {app.settings.signer}: {probe(signer)})")
 

@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING
 
 from svc.errors import PaymentError, UsageError
 from svc.next_step import step
+from svc.pay.signers.command import CommandSigner
+from svc.pay.signers.external import ExternalSigner
+from svc.pay.signers.jsonrpc import JsonRpcSigner
 from svc.pay.x402 import X402Error, X402Signer
 from svc.store.secrets import ENV_OVERRIDES, SecretStore, profile_key
 
@@ -64,13 +67,9 @@ def load_signer(
 def external_signer(secrets: SecretStore, settings: Settings) -> PaymentSigner:
     """A `command:` or `jsonrpc:` signer for the profile's signer_address (for jsonrpc:, the
     signer's only account when none is named)."""
-    from svc.pay.signers.external import ExternalSigner
-
     kind, _, target = settings.signer.partition(":")
     address = settings.signer_address
     if kind == "command":
-        from svc.pay.signers.command import CommandSigner
-
         if not address:
             raise UsageError(
                 f"profile {settings.profile!r} signs with {settings.signer} but names no "
@@ -79,8 +78,6 @@ def external_signer(secrets: SecretStore, settings: Settings) -> PaymentSigner:
                 hint="set signer_address to the address whose key the program holds",
             )
         return ExternalSigner(address, CommandSigner(target, settings.signer_timeout))
-    from svc.pay.signers.jsonrpc import JsonRpcSigner
-
     token = secrets.get(profile_key(SIGNER_TOKEN_SECRET, settings.profile))
     remote = JsonRpcSigner(target, token, settings.signer_timeout)
     return ExternalSigner(address or remote.only_account(), remote)

@@ -12,7 +12,7 @@ MEMBERS = {
     ),
     "address": ("svc.commands.wallet.address", "Print the wallet's address (never the key)."),
     "list": (
-        "svc.commands.wallet.list_wallets",
+        "svc.commands.wallet.list_keys",
         "List each profile's wallet address and where its key lives.",
     ),
 }

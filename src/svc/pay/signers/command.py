@@ -59,40 +59,51 @@ class CommandSigner:
         return signature
 
     def _run(self, request: bytes) -> tuple[bytes, bytes, int]:
+        # Pipes of our own for its output: read here with bounds, never inherited by svc's
+        # terminal (the program writes to nothing a person sees).
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
         try:
             proc = subprocess.Popen(
                 self.argv,
                 stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
+                stdout=out_w,
+                stderr=err_w,
                 env={k: v for k, v in os.environ.items() if k in PASSED_ENV},
                 start_new_session=True,  # its own group: a timeout kills its children too
             )
         except (OSError, ValueError) as exc:
+            for fd in (out_r, out_w, err_r, err_w):
+                os.close(fd)
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise SignerError(f"the signer program ({self.where}) cannot start: {reason}") from None
+        os.close(out_w)
+        os.close(err_w)
         try:
-            return self._talk(proc, request)
+            return self._talk(proc, request, out_r, err_r)
         except BaseException:  # late, huge, interrupted: the program and all it started go
             _kill_group(proc)  # before any wait, so the group id is still its own
             raise
         finally:
-            for pipe in (proc.stdin, proc.stdout, proc.stderr):
-                with contextlib.suppress(OSError):
-                    pipe.close()  # type: ignore[union-attr]
+            os.close(out_r)
+            os.close(err_r)
 
-    def _talk(self, proc: subprocess.Popen[bytes], request: bytes) -> tuple[bytes, bytes, int]:
-        assert proc.stdin and proc.stdout and proc.stderr
+    def _talk(
+        self, proc: subprocess.Popen[bytes], request: bytes, out: int, err: int
+    ) -> tuple[bytes, bytes, int]:
+        feed = proc.stdin
+        assert feed is not None
         with contextlib.suppress(OSError):  # a program that does not read its stdin
-            proc.stdin.write(request)
-            proc.stdin.close()
+            feed.write(request)
+        with contextlib.suppress(OSError):
+            feed.close()
         deadline = time.monotonic() + self.timeout
-        out, err = _read_bounded(proc, deadline, self)
+        answer, said = _read_bounded(out, err, deadline, self)
         try:
             code = proc.wait(max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             raise self._too_slow() from None
-        return out, err, code
+        return answer, said, code
 
     def _too_slow(self) -> SignerError:
         return SignerError(
@@ -103,12 +114,11 @@ class CommandSigner:
 
 
 def _read_bounded(
-    proc: subprocess.Popen[bytes], deadline: float, signer: CommandSigner
+    out: int, err: int, deadline: float, signer: CommandSigner
 ) -> tuple[bytes, bytes]:
-    """Its stdout and stderr until both close, within the deadline and the size limits."""
-    assert proc.stdout and proc.stderr
-    buffers = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
-    limits = {proc.stdout.fileno(): MAX_STDOUT, proc.stderr.fileno(): MAX_STDERR}
+    """What it wrote to each pipe until both close, within the deadline and the size limits."""
+    buffers = {out: bytearray(), err: bytearray()}
+    limits = {out: MAX_STDOUT, err: MAX_STDERR}
     with selectors.DefaultSelector() as selector:
         for fd in buffers:
             selector.register(fd, selectors.EVENT_READ)
@@ -127,7 +137,7 @@ def _read_bounded(
                         f"the signer program ({signer.where}) wrote more than "
                         f"{limits[key.fd] // 1024} KiB; it was stopped"
                     )
-    return bytes(buffers[proc.stdout.fileno()]), bytes(buffers[proc.stderr.fileno()])
+    return bytes(buffers[out]), bytes(buffers[err])
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from svc.errors import PaymentError
 from svc.pay.signers import TypedDataSigner
-from svc.pay.x402 import PaymentRequirements, build_authorization, typed_data
+from svc.pay.x402 import PaymentRequirements, build_authorization, proof_payload, typed_data
 
 _SIGNATURE = re.compile(r"0x[0-9a-fA-F]{130}", re.ASCII)
 # Half the secp256k1 group order: a signature with a larger s is the malleable twin that
@@ -57,7 +57,7 @@ class ExternalSigner:
         message = typed_data(requirements, authorization)
         answer = self.backend.sign_typed_data(self._address, message)
         signature = checked_signature(answer, message, self._address, self.backend.where)
-        return {"signature": signature, "authorization": authorization}
+        return proof_payload(signature, authorization)
 
 
 def checked_signature(answer: object, message: dict[str, Any], address: str, where: str) -> str:

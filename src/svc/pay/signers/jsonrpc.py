@@ -15,6 +15,7 @@ import time
 from itertools import count
 from typing import Any
 
+from svc.api import headers
 from svc.api.jsonsafe import load_json
 from svc.origin import is_loopback_url
 from svc.pay.signers.external import SignerError
@@ -76,9 +77,9 @@ class JsonRpcSigner:
     def _post(self, body: bytes) -> bytes:
         import httpx
 
-        headers = {"content-type": "application/json", "accept": "application/json"}
+        sent = {headers.CONTENT_TYPE: "application/json"}
         if self.token:
-            headers["authorization"] = f"Bearer {self.token}"
+            sent[headers.AUTHORIZATION] = f"Bearer {self.token}"
         deadline = time.monotonic() + self.timeout
         try:
             # No proxy and no environment for a signer on this machine; curl's rules otherwise.
@@ -88,7 +89,7 @@ class JsonRpcSigner:
                     follow_redirects=False,
                     trust_env=not is_loopback_url(self.url),
                 ) as client,
-                client.stream("POST", self.url, content=body, headers=headers) as reply,
+                client.stream("POST", self.url, content=body, headers=sent) as reply,
             ):
                 _check_status(reply.status_code, self.where)
                 return _read(reply.iter_bytes(), deadline, self)
