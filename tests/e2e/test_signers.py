@@ -312,3 +312,23 @@ def test_a_profile_reports_where_its_signer_lives(cli: Cli, tmp_path: Path) -> N
     assert doc["address"] == SIGNER_ADDRESS and doc["source"].startswith("signer command:")
     refused = cli("wallet", "create", "--profile", "ext")
     assert refused.returncode == 2 and "its key lives with that signer" in refused.stderr
+
+
+def test_the_documented_example_signer_pays(cli: Cli, sandbox: Sandbox, tmp_path: Path) -> None:
+    """docs/signers.md's ten lines, as written there, are a working signer."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "signers.md").read_text()
+    section = doc.split("## An example signer", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert len([line for line in code.splitlines() if line.strip()]) <= 10
+    program = tmp_path / "signer.py"
+    program.write_text(code)
+    argv = [sys.executable, str(program), str(keyfile(tmp_path))]
+    cli.ok("config", "set", "signer", "command:" + shlex.join(argv), "--profile", "doc")
+    cli.ok("config", "set", "signer_address", SIGNER_ADDRESS, "--profile", "doc")
+    rid = unique_request_id()
+    assert submit(cli, rid, "--profile", "doc").returncode == 0
+    assert paid_by(cli, rid, "doc") == SIGNER_ADDRESS
+    # Asked for another address, it refuses, and svc says so in one line.
+    cli.ok("config", "set", "signer_address", TEST_ADDRESS, "--profile", "doc")
+    refused = submit(cli, unique_request_id(), "--profile", "doc")
+    assert refused.returncode == 5 and f"not {TEST_ADDRESS}" in refused.json()["detail"]
