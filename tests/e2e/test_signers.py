@@ -332,3 +332,27 @@ def test_the_documented_example_signer_pays(cli: Cli, sandbox: Sandbox, tmp_path
     cli.ok("config", "set", "signer_address", TEST_ADDRESS, "--profile", "doc")
     refused = submit(cli, unique_request_id(), "--profile", "doc")
     assert refused.returncode == 5 and f"not {TEST_ADDRESS}" in refused.json()["detail"]
+
+
+def test_a_jsonrpc_signer_token_comes_from_the_secret_store(
+    cli: Cli, sandbox: Sandbox, rpc_signer: Any, tmp_path: Path
+) -> None:
+    rpc_profile(cli, rpc_signer("token:sesame-42"), SIGNER_ADDRESS)
+    stored = cli.ok(
+        "wallet", "import", "--signer-token", "--json", "--profile", "rpc", input="sesame-42\n"
+    ).json()
+    assert stored == {"profile": "rpc", "stored": "signer_token", "source": "file"}
+    rid = unique_request_id()
+    result = submit(cli, rid, "--profile", "rpc")
+    assert result.returncode == 0, result.stderr
+    assert paid_by(cli, rid, "rpc") == SIGNER_ADDRESS
+    sent = {r["headers"].get("Authorization") for r in seen_by_signer(tmp_path)}
+    assert sent == {"Bearer sesame-42"}
+    assert "sesame-42" not in (cli.home / "config" / "config.toml").read_text()
+    # The token is the profile's: the default profile's store holds none.
+    secrets = json.loads((cli.home / "config" / "secrets.json").read_text())
+    assert secrets["signer_token@rpc"] == "sesame-42" and "signer_token" not in secrets
+    again = cli("wallet", "import", "--signer-token", "--profile", "rpc", input="x\n")
+    assert again.returncode == 2 and "a signer token is already stored" in again.stderr
+    bad = cli("wallet", "import", "--signer-token", "--force", "--profile", "rpc", input="a b\n")
+    assert bad.returncode == 2 and "not a usable signer token" in bad.stderr

@@ -553,6 +553,11 @@ TABLE: dict[str, Any] = {'args': [],
                                                               'value': True},
                                                              {'help': 'Replace an existing key.',
                                                               'names': ['--force'],
+                                                              'value': False},
+                                                             {'help': "Store the profile's "
+                                                                      'jsonrpc: signer token, not '
+                                                                      'a key.',
+                                                              'names': ['--signer-token'],
                                                               'value': False}]},
                                       'list': {'args': [],
                                                'help': "List each profile's wallet address and "

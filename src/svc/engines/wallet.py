@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from svc.context import AppContext
 from svc.errors import SvcError, UsageError
 from svc.pay.wallet import (
+    SIGNER_TOKEN_SECRET,
     WALLET_SECRET,
     is_external,
     key_source,
@@ -42,9 +43,9 @@ class ProfileWallet:
 class KeyAlreadyStoredError(UsageError):
     """A wallet key is stored and replacing it was not asked for: nothing was written."""
 
-    def __init__(self, profile: str = DEFAULT_PROFILE) -> None:
+    def __init__(self, profile: str = DEFAULT_PROFILE, what: str = "a wallet key") -> None:
         whose = "" if profile == DEFAULT_PROFILE else f" for profile {profile!r}"
-        super().__init__(f"a wallet key is already stored{whose}")
+        super().__init__(f"{what} is already stored{whose}")
 
 
 def create(app: AppContext, *, replace: bool) -> WalletKey:
@@ -66,6 +67,17 @@ def import_key(app: AppContext, key: str, *, replace: bool) -> WalletKey:
     _refuse_over_stored(app, replace)
     app.secrets.set(_entry(app.settings), key if key.startswith("0x") else "0x" + key)
     return WalletKey(address, app.secrets.backend.name, app.settings.profile)
+
+
+def import_signer_token(app: AppContext, token: str, *, replace: bool) -> str:
+    """A jsonrpc: signer's bearer token, stored as the profile's own; where it is kept."""
+    if not token or len(token) > 4096 or any(c.isspace() or not c.isprintable() for c in token):
+        raise UsageError("not a usable signer token: one line of printable text, no spaces")
+    entry = profile_key(SIGNER_TOKEN_SECRET, app.settings.profile)
+    if app.secrets.backend.get(entry) and not replace:
+        raise KeyAlreadyStoredError(app.settings.profile, "a signer token")
+    app.secrets.set(entry, token)
+    return app.secrets.backend.name
 
 
 def stored_key(app: AppContext) -> WalletKey:
