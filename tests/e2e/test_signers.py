@@ -356,3 +356,21 @@ def test_a_jsonrpc_signer_token_comes_from_the_secret_store(
     assert again.returncode == 2 and "a signer token is already stored" in again.stderr
     bad = cli("wallet", "import", "--signer-token", "--force", "--profile", "rpc", input="a b\n")
     assert bad.returncode == 2 and "not a usable signer token" in bad.stderr
+
+
+def test_after_a_failed_signer_the_same_request_pays_once(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Nothing was signed, so nothing is live: fixing the signer and running the same request
+    id again pays, once."""
+    command_profile(cli, tmp_path, "crash")
+    rid = unique_request_id()
+    email = unique_email()
+    args = ("submit", "Pay #complete", "--email", email, "--request-id", rid, "--profile", "ext")
+    assert cli(*args).returncode == 5
+    command_profile(cli, tmp_path, "good")
+    result = cli(*args, "--json")
+    assert result.returncode == 0, result.stderr
+    assert len(sandbox.charges_for(rid)) == 1
+    assert cli(*args, "--json").returncode == 0  # a resume: nothing paid again
+    assert len(sandbox.charges_for(rid)) == 1
