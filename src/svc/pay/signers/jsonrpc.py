@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from itertools import count
 from typing import Any
 
-from svc.api import headers
 from svc.api.jsonsafe import load_json
-from svc.origin import is_loopback_url
+from svc.api.signer_http import SignerHttpError, post_json
 from svc.pay.signers.external import SignerError
 from svc.sanitize import clean
 
@@ -75,63 +73,29 @@ class JsonRpcSigner:
         return answer.get("result")
 
     def _post(self, body: bytes) -> bytes:
-        import httpx
-
-        sent = {headers.CONTENT_TYPE: "application/json"}
-        if self.token:
-            sent[headers.AUTHORIZATION] = f"Bearer {self.token}"
-        deadline = time.monotonic() + self.timeout
         try:
-            # No proxy and no environment for a signer on this machine; curl's rules otherwise.
-            with (
-                httpx.Client(
-                    timeout=self.timeout,
-                    follow_redirects=False,
-                    trust_env=not is_loopback_url(self.url),
-                ) as client,
-                client.stream("POST", self.url, content=body, headers=sent) as reply,
-            ):
-                _check_status(reply.status_code, self.where)
-                return _read(reply.iter_bytes(), deadline, self)
-        except httpx.TimeoutException:
-            raise self._too_slow() from None
-        except httpx.HTTPError as exc:
-            raise SignerError(
-                f"cannot reach the signer ({self.where}): {clean(exc, 200, single_line=True)}",
-                code="signer_unreachable",
-            ) from None
+            return post_json(self.url, body, self.token, self.timeout, MAX_ANSWER)
+        except SignerHttpError as failed:
+            raise self._failure(failed) from None
 
-    def _too_slow(self) -> SignerError:
-        return SignerError(
-            f"the signer ({self.where}) gave no answer within {self.timeout:g} s",
-            code="signer_timeout",
-            hint="signer_timeout sets how long a signer may take; nothing was paid",
-        )
-
-
-def _check_status(status: int, where: str) -> None:
-    if 300 <= status < 400:
-        raise SignerError(f"the signer ({where}) redirected elsewhere; svc does not follow")
-    if status in (401, 403):
-        raise SignerError(
-            f"the signer ({where}) refused svc's credentials (HTTP {status})",
-            hint="the signer's bearer token is this profile's signer_token in the secret store",
-        )
-    if status != 200:
-        raise SignerError(f"the signer ({where}) answered HTTP {status}")
-
-
-def _read(chunks: Any, deadline: float, signer: JsonRpcSigner) -> bytes:
-    data = bytearray()
-    for chunk in chunks:
-        data += chunk
-        if len(data) > MAX_ANSWER:
-            raise SignerError(
-                f"the signer ({signer.where}) answered more than {MAX_ANSWER // 1024} KiB"
+    def _failure(self, failed: SignerHttpError) -> SignerError:
+        detail = clean(failed.detail, 200, single_line=True)
+        if failed.kind == "timeout":
+            return SignerError(
+                f"the signer ({self.where}) gave {detail}",
+                code="signer_timeout",
+                hint="signer_timeout sets how long a signer may take; nothing was paid",
             )
-        if time.monotonic() > deadline:
-            raise signer._too_slow()
-    return bytes(data)
+        if failed.kind == "unreachable":
+            return SignerError(
+                f"cannot reach the signer ({self.where}): {detail}", code="signer_unreachable"
+            )
+        if failed.kind == "refused":
+            return SignerError(
+                f"the signer ({self.where}) {detail}",
+                hint="the signer's bearer token is this profile's signer_token in the secret store",
+            )
+        return SignerError(f"the signer ({self.where}) {detail}")
 
 
 def load_answer(raw: bytes, where: str) -> Any:
