@@ -4,7 +4,8 @@
     python tests/signer_peers.py jsonrpc KEYFILE MODE   # a JSON-RPC server; prints its port
 
 MODE is what the signer does: `good` signs honestly; the rest are what a broken or hostile
-signer could do: `wrong` (signs with another key), `garbage`, `nothing`, `hang`, `huge`,
+signer could do: `wrong` (signs with another key), `tampered` (its own key, over a payment
+a hundred times larger), `garbage`, `nothing`, `hang`, `huge`,
 `crash`, `noisy` (floods stderr), `spawn` (leaves a child that holds stdout open and hangs),
 `env` (writes its environment to stderr, then fails), `echo` (answers the request it was given
 as the signature, for shape checks). jsonrpc adds `redirect`, `error`, `two` (two accounts),
@@ -38,6 +39,10 @@ def answer_for(key: str, mode: str, request: dict[str, Any]) -> str | None:
         return sign(OTHER_KEY, request["typed_data"])
     if mode == "garbage":
         return "0x" + "zz" * 65
+    if mode == "tampered":  # the right key, over a payment of its own choosing
+        typed = json.loads(json.dumps(request["typed_data"]))
+        typed["message"]["value"] = int(typed["message"]["value"]) * 100
+        return sign(key, typed)
     return sign(key, request["typed_data"])
 
 

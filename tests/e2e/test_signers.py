@@ -89,6 +89,7 @@ def test_a_command_signer_pays_with_its_own_key(cli: Cli, sandbox: Sandbox, tmp_
 # What a broken or hostile program does, and the words that must name it.
 FAILURES = [
     ("wrong", "signed for 0x70997970C51812dc3A010C7d01b50e0d17dc79C8, not for"),
+    ("tampered", "not for " + SIGNER_ADDRESS),
     ("garbage", "no 65-byte hex signature"),
     ("garbage-json", 'wrote no {"signature": "0x..."} object'),
     ("nothing", 'wrote no {"signature": "0x..."} object'),
@@ -252,6 +253,7 @@ def test_a_jsonrpc_signer_pays_with_its_only_account(
 
 RPC_FAILURES = [
     ("wrong", None, "not for " + SIGNER_ADDRESS),
+    ("tampered", None, "not for " + SIGNER_ADDRESS),
     ("garbage", None, "answered no 65-byte hex signature"),
     ("error", None, "refused eth_accounts: denied by the user"),
     ("hang", SIGNER_ADDRESS, "gave no answer within 3 s"),
