@@ -71,6 +71,7 @@ def test_a_profile_without_a_key_never_borrows(cli: Cli, sandbox: Sandbox) -> No
     new_profile(cli, "empty")
     result = address(cli, "--profile", "empty")
     assert result.returncode == 5 and "no wallet to pay with for profile 'empty'" in result.stderr
+    assert "svc wallet create --profile empty" in result.stderr  # its own, not the default's
     rid = unique_request_id()
     paid = cli("submit", "Pay #complete", "--email", unique_email(), "--request-id", rid,
                "--profile", "empty")  # fmt: skip

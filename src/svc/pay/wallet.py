@@ -15,6 +15,7 @@ from svc.pay.signers.command import CommandSigner
 from svc.pay.signers.external import ExternalSigner
 from svc.pay.signers.jsonrpc import JsonRpcSigner
 from svc.pay.x402 import X402Error, X402Signer
+from svc.settings import DEFAULT_PROFILE
 from svc.store.secrets import ENV_OVERRIDES, SecretStore, profile_key
 
 if TYPE_CHECKING:
@@ -84,7 +85,9 @@ def external_signer(secrets: SecretStore, settings: Settings) -> PaymentSigner:
 
 
 def _no_wallet(settings: Settings, free_call: str | None) -> PaymentError:
-    whose = "" if settings.profile == "default" else f" for profile {settings.profile!r}"
+    other = settings.profile != DEFAULT_PROFILE
+    whose = f" for profile {settings.profile!r}" if other else ""
+    facts = {"profile": settings.profile} if other else {}  # the face names it in its words
     if settings.signer == "env":
         return PaymentError(
             f"the signer is env{whose}, and {WALLET_ENV} is not set",
@@ -99,11 +102,14 @@ def _no_wallet(settings: Settings, free_call: str | None) -> PaymentError:
             next=step(
                 "get_wallet",
                 "get one with ",
+                **facts,
                 **({"guide": "yes"} if free_call == "the quote" else {}),
             ),
         )
     return PaymentError(
-        f"no wallet to pay with{whose}", code="no_wallet", next=step("get_wallet", "get one with ")
+        f"no wallet to pay with{whose}",
+        code="no_wallet",
+        next=step("get_wallet", "get one with ", **facts),
     )
 
 
