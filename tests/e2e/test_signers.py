@@ -376,3 +376,42 @@ def test_after_a_failed_signer_the_same_request_pays_once(
     assert len(sandbox.charges_for(rid)) == 1
     assert cli(*args, "--json").returncode == 0  # a resume: nothing paid again
     assert len(sandbox.charges_for(rid)) == 1
+
+
+def test_the_library_pays_with_a_profiles_signer(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """svc.Client(profile=...) is the same wallet as the CLI's: the profile's signer; a
+    failing one is svc.PaymentFailed with nothing sent."""
+    command_profile(cli, tmp_path, "good")
+    program = (
+        "import sys, svc\n"
+        "client = svc.Client(profile='ext')\n"
+        "try:\n"
+        "    print(client.submit('Pay #complete', sys.argv[2], request_id=sys.argv[1]).id)\n"
+        "except svc.PaymentFailed as exc:\n"
+        "    print('refused', exc.code); sys.exit(5)\n"
+    )
+    rid = unique_request_id()
+    run = subprocess.run(
+        [sys.executable, "-c", program, rid, unique_email()],
+        env=cli.env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert paid_by(cli, rid, "ext") == SIGNER_ADDRESS
+    command_profile(cli, tmp_path, "wrong")
+    rid = unique_request_id()
+    run = subprocess.run(
+        [sys.executable, "-c", program, rid, unique_email()],
+        env=cli.env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert run.returncode == 5 and "refused signer_wrong_address" in run.stdout, run.stderr
+    assert_nothing_sent(cli, sandbox, rid)
