@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import TEST_ADDRESS, Cli, Sandbox, unique_email, unique_request_id
+from tests.conftest import SVC, TEST_ADDRESS, Cli, Sandbox, unique_email, unique_request_id
 from tests.ledger_reads import ledger_file, submission_row
 
 pytestmark = pytest.mark.e2e
@@ -130,7 +130,7 @@ def test_a_hanging_program_and_its_children_are_killed(cli: Cli, tmp_path: Path)
 
 def _sleepers() -> set[str]:
     out = subprocess.run(
-        ["ps", "-eo", "pid,args"], capture_output=True, text=True, check=False
+        ["ps", "-ww", "-eo", "pid,args"], capture_output=True, text=True, check=False
     ).stdout
     return {line.split()[0] for line in out.splitlines() if "time.sleep(600)" in line}
 
@@ -415,3 +415,42 @@ def test_the_library_pays_with_a_profiles_signer(
     )
     assert run.returncode == 5 and "refused signer_wrong_address" in run.stdout, run.stderr
     assert_nothing_sent(cli, sandbox, rid)
+
+
+def test_ctrl_c_while_a_signer_thinks_ends_it_and_sends_nothing(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """The program runs in a group of its own (a terminal's Ctrl-C does not reach it): svc's
+    interrupt path kills it, and nothing was signed or sent."""
+    import signal
+
+    command_profile(cli, tmp_path, "hang")
+    cli.ok("config", "set", "signer_timeout", "60", "--profile", "ext")
+    marker = str(keyfile(tmp_path))
+    rid = unique_request_id()
+    args = ["submit", "Pay #complete", "--email", unique_email(), "--request-id", rid]
+    proc = subprocess.Popen(
+        [SVC, *args, "--profile", "ext"],
+        env=cli.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not _programs_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _programs_with(marker), "the signer program never started"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    time.sleep(0.5)
+    assert not _programs_with(marker)  # the signer went with svc's interrupt
+    assert_nothing_sent(cli, sandbox, rid)
+
+
+def _programs_with(marker: str) -> list[str]:
+    out = subprocess.run(
+        ["ps", "-ww", "-eo", "pid,args"], capture_output=True, text=True, check=False
+    ).stdout
+    return [line for line in out.splitlines() if marker in line and "signer_peers" in line]
