@@ -55,12 +55,11 @@ def proofs_sent(sandbox: Sandbox, request_id: str) -> list[list[str]]:
 def assert_nothing_sent(cli: Cli, sandbox: Sandbox, request_id: str) -> None:
     assert proofs_sent(sandbox, request_id) == []
     assert sandbox.charges_for(request_id) == []
-    try:
-        row = submission_row(ledger_file(cli.home), request_id)
-    except (AssertionError, LookupError, KeyError):
-        return  # no row at all
-    assert not row.get("proof"), row
-    assert row.get("task_id") is None, row
+    row = submission_row(ledger_file(cli.home), request_id)
+    assert row, "the request id was journaled before its first byte, as every paid request"
+    # Journaled before the first byte, as always; never signed, never sent, never accepted.
+    assert row["status"] in ("journaled", "challenged", "rejected"), row["status"]
+    assert row["proof"] is None and row["proof_fp"] is None and row["task_id"] is None, row
 
 
 def paid_by(cli: Cli, request_id: str, profile: str) -> str:
