@@ -204,6 +204,42 @@ def whole_number(label: str, raw: object, low: int, high: int) -> int:
     return int(text)
 
 
+def signer_setting(label: str, raw: object) -> str:
+    """A signer as written, checked: a command that splits into a program, a URL the origin
+    gate passes (https, or http only to loopback: a bearer token may go with it)."""
+    import shlex
+
+    value = str(raw).strip()
+    if value in ("store", "env"):
+        return value
+    kind, _, rest = value.partition(":")
+    if kind == "command":
+        try:
+            argv = shlex.split(rest)
+        except ValueError as exc:
+            raise UsageError(f"{label}: the command cannot be split: {exc}") from None
+        if not argv:
+            raise UsageError(f"{label}: command: names no program")
+        return value
+    if kind == "jsonrpc":
+        url = origin.setting(rest, label)
+        refuse_cleartext(label, url, False)
+        return f"jsonrpc:{url}"
+    raise UsageError(
+        f"{label} must be store, env, command:PATH [ARGS] or jsonrpc:URL, got {value[:40]!r}"
+    )
+
+
+def signer_address(label: str, raw: object) -> str:
+    """A 0x-prefixed 20-byte hex address (compared without regard to case)."""
+    import re
+
+    value = str(raw).strip()
+    if not re.fullmatch(r"0x[0-9a-fA-F]{40}", value, re.ASCII):
+        raise UsageError(f"{label} must be a 0x-prefixed 20-byte hex address, got {value[:50]!r}")
+    return value
+
+
 def _runner(label: str, raw: object) -> str:
     name = str(raw).strip()
     if not name or len(name) > 64 or not name.isprintable():
@@ -254,6 +290,8 @@ PARSERS: dict[str, Parser] = {
     "runner": lambda row, label, raw, how: _runner(label, raw),
     "profile": lambda row, label, raw, how: str(raw),
     "count": lambda row, label, raw, how: count_setting(label, row.key, raw),
+    "signer": lambda row, label, raw, how: signer_setting(label, raw),
+    "address": lambda row, label, raw, how: signer_address(label, raw),
     "count_or_off": lambda row, label, raw, how: count_setting(label, row.key, raw) or None,
 }
 
@@ -308,6 +346,11 @@ class Settings:
     # Plain http:// to another machine for the base URL and auth base (issue 29.4): refused
     # unless set, and then every paying or credentialed request warns.
     allow_insecure_http: bool = DEFAULTS["allow_insecure_http"]
+    # The wallet's signer, per profile (issue 33.2): `store`, `env`, `command:...` or
+    # `jsonrpc:URL`, the address an external one signs for, and how long it may take.
+    signer: str = DEFAULTS["signer"]
+    signer_address: str | None = None
+    signer_timeout: float = DEFAULTS["signer_timeout"]
     # Budgets (issue 35): paid requests this runner may start per hour (None: no limit), the
     # failed or refunded paid requests in a row that stop it paying (0: no breaker), the
     # share of a budget that warns, and the budget of each svc mcp session (None: none).

@@ -192,6 +192,26 @@ SETTINGS: tuple[Setting, ...] = (
         default="false",
         choices=BOOL,
     ),
+    # The wallet's signer, per profile (issue 33.2; docs/signers.md): config file only.
+    Setting(
+        "signer",
+        "signer",
+        "what signs this profile's payments: store (its key in the secret store), env "
+        "(SVC_WALLET_KEY), command:PATH [ARGS] or jsonrpc:URL",
+        default="store",
+    ),
+    Setting(
+        "signer_address",
+        "address",
+        "the address an external signer signs for",
+        unset="a jsonrpc: signer's only account",
+    ),
+    Setting(
+        "signer_timeout",
+        "seconds",
+        "seconds an external signer may take (a person may approve on a device)",
+        default="60",
+    ),
     # Budgets (issue 35): `svc budget` sets the budgets themselves (in the ledger); these bound
     # how fast a runner pays and when it stops.
     Setting(

@@ -33,6 +33,7 @@ JSON_FORM: dict[str, list[str]] = {
     "wallet create": [],  # would replace the test wallet
     "wallet import": [],  # idem
     "wallet address": ["wallet", "address"],
+    "wallet list": ["wallet", "list"],
     "identity register": ["identity", "register", "--anonymous"],
     "identity claim": [],  # needs a registered credential pending a claim
     "identity refresh": [],  # idem, with a refresh token

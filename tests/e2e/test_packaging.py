@@ -95,7 +95,8 @@ def test_wheel_in_a_fresh_venv_and_with_pipx(dist: dict[str, Path], tmp_path: Pa
         )
     assert (
         run([exe, "__complete", "wal"], env)
-        == "wallet\tManage the x402 signing key (create, import, address).\n:nofiles\n"
+        == "wallet\tManage each profile's x402 signing key (create, import, address, list).\n"
+        ":nofiles\n"
     )
     assert (venv / "share/bash-completion/completions/svc").is_file()
     # man finds the pages through PATH (venv/bin -> venv/share/man).

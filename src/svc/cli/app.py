@@ -58,7 +58,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Show one payment: rail, amount, parties and its settlement reference.",
     ),
     "pay": ("svc.commands.pay", "Complete a card payment that waits for a person (svc pay card)."),
-    "wallet": ("svc.commands.wallet", "Manage the x402 signing key (create, import, address)."),
+    "wallet": (
+        "svc.commands.wallet",
+        "Manage each profile's x402 signing key (create, import, address, list).",
+    ),
     "identity": (
         "svc.commands.identity",
         "Register, claim, refresh or forget the agent credential.",

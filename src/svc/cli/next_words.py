@@ -32,7 +32,14 @@ NO_WALLET_GUIDE = "`svc guide GOAL` needs no wallet"
 
 
 def _get_wallet(nxt: Next) -> str:
-    return GET_A_WALLET + (f"; {NO_WALLET_GUIDE}" if nxt.facts.get("guide") else "")
+    profile = nxt.facts.get("profile")  # a profile's own wallet (issue 33.1)
+    words = (
+        f"`svc wallet create --profile {profile}`, `svc wallet import --profile {profile}`, "
+        "or SVC_WALLET_KEY"
+        if profile
+        else GET_A_WALLET
+    )
+    return words + (f"; {NO_WALLET_GUIDE}" if nxt.facts.get("guide") else "")
 
 
 WORDS: Mapping[str, Renderer] = {

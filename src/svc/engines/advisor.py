@@ -26,7 +26,8 @@ from svc.pay.rails import (
     Rail,
     X402Rail,
 )
-from svc.pay.wallet import WALLET_SECRET, load_signer
+from svc.pay.wallet import has_wallet, load_signer
+from svc.store.secrets import profile_key
 
 PROOF_RAILS = rail_table.FREE_PROOF_NAMES  # what can sign a zero-amount proof
 
@@ -49,20 +50,24 @@ def proof_rail(app: AppContext, wanted: str | None) -> Rail:
     moves money can be signed): `wanted`, else the wallet, else the MPP token."""
     policy = app.policy(max_price_usd=0)
     spt = SptSource(
-        lambda: app.secrets.get("spt"),
+        lambda: app.secrets.get(profile_key("spt", app.settings.profile)),
         file=app.settings.spt_file,
         command=app.settings.spt_command,
     )
     if wanted is None:
-        if app.secrets.get(WALLET_SECRET):
+        if has_wallet(app.secrets, app.settings):
             wanted = rail_table.X402
-        elif app.secrets.get("spt") or spt.file or spt.command:
+        elif spt.secret() or spt.file or spt.command:
             wanted = rail_table.MPP
         else:
             raise _neither()
     if wanted == rail_table.MPP:
         return MppRail(policy, spt.token, app.settings.mpp_methods)
-    return X402Rail(policy, lambda: load_signer(app.secrets, "the quote"), PROOF_HEADERS["advisor"])
+    return X402Rail(
+        policy,
+        lambda: load_signer(app.secrets, app.settings, "the quote"),
+        PROOF_HEADERS["advisor"],
+    )
 
 
 def _neither() -> PaymentError:

@@ -27,7 +27,9 @@ from svc.money import atomic_for_people, for_people
 from svc.next_step import Next, step
 from svc.origin import is_cleartext, is_loopback_host, origin_of
 from svc.pay.daily_cap import FLEET, shown
-from svc.pay.wallet import load_signer
+from svc.pay.signers.external import ExternalSigner
+from svc.pay.signers.probe import probe
+from svc.pay.wallet import is_external, key_source, load_signer
 from svc.settings import refuse_cleartext
 from svc.store.ledger import cap_day_start, ledger_path
 from svc.store.ledger.sqlite import SCHEMA_VERSION
@@ -106,12 +108,20 @@ def secrets_check(app: AppContext) -> Finding:
 
 def wallet_check(app: AppContext) -> Finding:
     try:
-        signer = load_signer(app.secrets)
+        signer = load_signer(app.secrets, app.settings)
+        if is_external(app.settings):
+            return signer_check(app, signer)
     except SvcError as error:
         if app.settings.pay == rail_table.X402:
             raise
         return _warn("wallet", f"{error.message} (you pay by {app.settings.pay})", error.hint)
-    return _ok("wallet", f"{signer.address} (from {app.secrets.source('wallet_key')})")
+    return _ok("wallet", f"{signer.address} (from {key_source(app.secrets, app.settings)})")
+
+
+def signer_check(app: AppContext, signer: object) -> Finding:
+    """An external signer (issue 33.2): reachable, and signing for the profile's address."""
+    assert isinstance(signer, ExternalSigner)  # is_external: load_signer made one
+    return _ok("wallet", f"{signer.address} (signer {app.settings.signer}: {probe(signer)})")
 
 
 def service_check(app: AppContext) -> Finding:

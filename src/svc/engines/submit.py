@@ -49,6 +49,7 @@ from svc.pay.mpp import SptSource
 from svc.pay.rails import PaidAuth, RailParts, build_rail, settle_card
 from svc.pay.wallet import load_signer
 from svc.rail_table import CARD, MPP, X402
+from svc.store.secrets import profile_key
 from svc.testing_hooks import crash_point
 
 if TYPE_CHECKING:
@@ -192,7 +193,7 @@ def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: Reques
     """The rail `rail` for one request, built by its row's factory (svc/rail_table.py) from
     what this person pays with; a secret or a signer is read only once the policy allowed."""
     spt = SptSource(
-        lambda: app.secrets.get("spt"),
+        lambda: app.secrets.get(profile_key("spt", app.settings.profile)),
         file=app.settings.spt_file,
         command=app.settings.spt_command,
     )
@@ -200,7 +201,7 @@ def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: Reques
         policy,
         journal,
         announce=_announcer(app.report.note),
-        signer=lambda: load_signer(app.secrets),
+        signer=lambda: load_signer(app.secrets, app.settings),
         spt=spt.token,
         mpp_methods=app.settings.mpp_methods,
         checkout=lambda: card_checkout(app),

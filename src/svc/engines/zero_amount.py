@@ -18,7 +18,7 @@ def zero_amount_paid_auth(app: AppContext, kind: str) -> PaidAuth:
     call = "the quote" if kind == "advisor" else "this call"
     rail = X402Rail(
         app.policy(max_price_usd=0),
-        lambda: load_signer(app.secrets, call),
+        lambda: load_signer(app.secrets, app.settings, call),
         PROOF_HEADERS[kind],
     )
     return PaidAuth(rail, MemoryJournal())

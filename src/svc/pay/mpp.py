@@ -248,7 +248,8 @@ def credential(challenge: MppChallenge, spt: str) -> str:
 
 
 class SptSource:
-    """SVC_SPT (or the secret store's "spt"), else a file, else a command that prints one.
+    """SVC_SPT (or the profile's own "spt" entry in the secret store), else a file, else a
+    command that prints one.
 
     Tokens are single use: a command (`spt_command`) can mint a fresh one per payment. The token
     is read only after the policy allowed the payment, and is never logged or stored apart from

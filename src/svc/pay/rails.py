@@ -34,7 +34,6 @@ from svc.pay.x402 import (
     PaymentRequirements,
     X402Challenge,
     X402Error,
-    X402Signer,
     encode_proof,
     parse_challenge,
 )
@@ -44,6 +43,7 @@ from svc.testing_hooks import crash_point
 if TYPE_CHECKING:
     from svc.origin import TrustedURL
     from svc.pay.card import CardCheckout, CardOffer
+    from svc.pay.signers import PaymentSigner
 
 AGENT_BEARER_HEADER = headers.AGENT_AUTHORIZATION
 
@@ -158,7 +158,7 @@ class X402Rail:
     def __init__(
         self,
         policy: PaymentPolicy,
-        load_signer: Callable[[], X402Signer],
+        load_signer: Callable[[], PaymentSigner],
         header: str,
         on_pay: Callable[[Offer], None] | None = None,
     ) -> None:
@@ -361,7 +361,7 @@ class RailParts:
     policy: PaymentPolicy
     journal: CardJournal
     announce: Callable[[str], None]
-    signer: Callable[[], X402Signer]
+    signer: Callable[[], PaymentSigner]
     spt: Callable[[], str]
     mpp_methods: Sequence[str]
     checkout: Callable[[], CardCheckout]

@@ -50,6 +50,7 @@ __all__ = [
     "encode_proof",
     "generate_private_key",
     "parse_challenge",
+    "proof_payload",
     "typed_data",
 ]
 
@@ -493,7 +494,12 @@ class X402Signer:
         except Exception as exc:
             reason = str(exc).replace(self._key.hex(), "<redacted>")[:200]
             raise X402Error(f"could not sign the x402 authorization: {reason}") from None
-        return {"signature": "0x" + bytes(signed.signature).hex(), "authorization": authorization}
+        return proof_payload("0x" + bytes(signed.signature).hex(), authorization)
+
+
+def proof_payload(signature: str, authorization: dict[str, str]) -> dict[str, Any]:
+    """The proof's `payload`, whoever signed: the signature and the authorization it signs."""
+    return {"signature": signature, "authorization": authorization}
 
 
 # --------------------------------------------------------------------------- public: proof

@@ -50,6 +50,8 @@ def _coerce(key: Setting, raw: str, *, cleartext_ok: bool = True) -> Any:
         return list(value)
     if key.kind == "cap":
         return raw if value is not None else NO_CAP
+    if key.kind == "count_or_off":
+        return 0 if value is None else value  # 0 is how the file says "off"
     return raw if key.kind in _AS_TYPED else value
 
 

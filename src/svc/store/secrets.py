@@ -6,6 +6,11 @@ back to the file at once, instead of hanging or prompting for a keyring password
 once: when the file is created (and in `svc doctor`).
 `SVC_KEYRING=file` forces the file store; environment variables (`SVC_WALLET_KEY`, `SVC_SPT`)
 override stored values for CI and are never written anywhere.
+
+A profile's own secrets (its wallet key, its MPP token, its remote signer's token) are entries
+of their own (`profile_key`): the default profile keeps the names svc has always used, so the
+key stored before profiles had wallets is the default profile's with nothing moved (and an older
+svc still finds it), and another profile's entry carries its name: it never reads another's.
 """
 
 from __future__ import annotations
@@ -22,11 +27,24 @@ from pathlib import Path
 from typing import Protocol
 
 from svc.errors import SvcError
+from svc.settings import DEFAULT_PROFILE
 from svc.store.disk import file_unwritable
 from svc.store.paths import config_dir, ensure_private_dir
 
 SERVICE = "svc"
 ENV_OVERRIDES = {"wallet_key": "SVC_WALLET_KEY", "spt": "SVC_SPT"}
+_PROFILE_SEPARATOR = "@"
+
+
+def profile_key(name: str, profile: str) -> str:
+    """The secret store's entry for a profile's secret `name`: `wallet_key` for the default
+    profile (the layout of every release before), `wallet_key@prod` for the profile prod."""
+    return name if profile == DEFAULT_PROFILE else f"{name}{_PROFILE_SEPARATOR}{profile}"
+
+
+def _env_override(key: str) -> str | None:
+    """The environment variable that overrides an entry: the same for every profile's."""
+    return ENV_OVERRIDES.get(key.split(_PROFILE_SEPARATOR, 1)[0])
 
 
 class SecretBackend(Protocol):
@@ -203,13 +221,13 @@ class SecretStore:
             )
 
     def get(self, key: str) -> str | None:
-        env = ENV_OVERRIDES.get(key)
+        env = _env_override(key)
         if env and os.environ.get(env):
             return os.environ[env].strip()
         return self.backend.get(key)
 
     def source(self, key: str) -> str:
-        env = ENV_OVERRIDES.get(key)
+        env = _env_override(key)
         if env and os.environ.get(env):
             return f"environment ({env})"
         return self.backend.name

@@ -1,4 +1,4 @@
-"""`svc wallet create|import|address`: the x402 signing key, kept in the secret store."""
+"""`svc wallet create|import|address|list`: each profile's x402 signing key."""
 
 from __future__ import annotations
 
@@ -11,12 +11,18 @@ MEMBERS = {
         "Import an existing signing key (hex) from stdin or a file.",
     ),
     "address": ("svc.commands.wallet.address", "Print the wallet's address (never the key)."),
+    "list": (
+        "svc.commands.wallet.list_keys",
+        "List each profile's wallet address and where its key lives.",
+    ),
 }
 
 app = command_group(
     MEMBERS,
-    "Manage the x402 signing key (a USDC wallet on Base).\n\n"
-    "The key lives in the OS keyring (or a 0600 file when there is none) and never on the "
-    "command line. SVC_WALLET_KEY overrides it for CI.\n\n"
-    "\b\nExamples:\n  svc wallet create\n  svc wallet address",
+    "Manage each profile's x402 signing key (a USDC wallet on Base).\n\n"
+    "Each profile has its own key in the OS keyring (or a 0600 file when there is none), never "
+    "on the command line; SVC_WALLET_KEY overrides it for CI. A profile's signer setting can "
+    "leave the key with a program or a remote signer instead (docs/signers.md).\n\n"
+    "\b\nExamples:\n  svc wallet create\n  svc wallet create --profile prod\n"
+    "  svc wallet list",
 )

@@ -30,5 +30,5 @@ def address() -> None:
 
 def run(opts: AddressOptions, app_ctx: FaceContext) -> int:
     key = stored_key(app_ctx)
-    show_address(app_ctx, key.address, key.source)
+    show_address(app_ctx, key.address, key.source, profile=key.profile)
     return 0

@@ -34,5 +34,5 @@ def run(opts: CreateOptions, app_ctx: FaceContext) -> int:
         made = wallet.create(app_ctx, replace=opts.force)
     except wallet.KeyAlreadyStoredError as exc:
         raise UsageError(f"{exc.message}; use --force to replace it (and lose it)") from None
-    show_address(app_ctx, made.address, made.source, created=True)
+    show_address(app_ctx, made.address, made.source, created=True, profile=made.profile)
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 import typer
 
@@ -13,6 +14,7 @@ from svc.commands.wallet.views import show_address
 from svc.engines import wallet
 from svc.errors import UsageError
 from svc.ui.face import FaceContext
+from svc.ui.output import Output
 from svc.ui.prompts import ask_hidden
 
 app = typer.Typer(rich_markup_mode=None)
@@ -22,13 +24,16 @@ app = typer.Typer(rich_markup_mode=None)
 class ImportOptions:
     file: str = "-"  # '-': stdin (a hidden prompt on a terminal)
     force: bool = False
+    signer_token: bool = False  # the jsonrpc: signer's bearer token, not a key
 
 
 @app.command(
     name="import",
     help="Import an existing signing key (hex) from stdin or a file.\n\n"
     "Never from the command line, where other users could read it. On a terminal, with no "
-    "--file, it prompts without echo. Refuses to replace a stored key unless --force.\n\n"
+    "--file, it prompts without echo. Refuses to replace a stored key unless --force. "
+    "--signer-token stores the profile's jsonrpc: signer bearer token instead "
+    "(docs/signers.md).\n\n"
     "\b\nExamples:\n"
     "  svc wallet import < key.hex\n"
     "  svc wallet import --file key.hex",
@@ -38,21 +43,46 @@ def import_key(
         "-", "--file", "-f", metavar="PATH|-", help="Where to read the key (default stdin)."
     ),
     force: bool = typer.Option(False, "--force", help="Replace an existing key."),
+    signer_token: bool = typer.Option(
+        False, "--signer-token", help="Store the profile's jsonrpc: signer token, not a key."
+    ),
 ) -> None:
-    raise typer.Exit(run(ImportOptions(file, force), current()))
+    raise typer.Exit(run(ImportOptions(file, force, signer_token), current()))
 
 
 def run(opts: ImportOptions, app_ctx: FaceContext) -> int:
+    if opts.signer_token:
+        return _import_token(opts, app_ctx)
     key = _read_key(opts.file, app_ctx).strip()
     try:
         stored = wallet.import_key(app_ctx, key, replace=opts.force)
     except wallet.KeyAlreadyStoredError as exc:
         raise UsageError(f"{exc.message}; use --force to replace it") from None
-    show_address(app_ctx, stored.address, stored.source)
+    show_address(app_ctx, stored.address, stored.source, profile=stored.profile)
     return 0
 
 
-def _read_key(file: str, app_ctx: FaceContext) -> str:
+def _import_token(opts: ImportOptions, app_ctx: FaceContext) -> int:
+    token = _read_key(opts.file, app_ctx, "signer token (hidden):", "the token").strip()
+    try:
+        source = wallet.import_signer_token(app_ctx, token, replace=opts.force)
+    except wallet.KeyAlreadyStoredError as exc:
+        raise UsageError(f"{exc.message}; use --force to replace it") from None
+
+    def draw(out: Output, doc: dict[str, Any]) -> None:
+        out.note("signer token stored in: {source}", source=doc["source"])
+
+    doc = {"profile": app_ctx.settings.profile, "stored": "signer_token", "source": source}
+    app_ctx.output.show(doc, draw)
+    return 0
+
+
+def _read_key(
+    file: str,
+    app_ctx: FaceContext,
+    prompt: str = "private key (hex, hidden):",
+    what: str = "the key",
+) -> str:
     if file == "-" and not app_ctx.settings.no_input and sys.stdin.isatty():
-        return ask_hidden("private key (hex, hidden):")
-    return read_text_source(file, "the key")
+        return ask_hidden(prompt)
+    return read_text_source(file, what)

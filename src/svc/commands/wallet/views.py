@@ -8,10 +8,14 @@ from svc.ui.face import FaceContext
 from svc.ui.output import Output
 
 
-def show_address(app_ctx: FaceContext, address: str, source: str, created: bool = False) -> None:
+def show_address(
+    app_ctx: FaceContext, address: str, source: str, created: bool = False, profile: str = ""
+) -> None:
     def draw(out: Output, doc: dict[str, Any]) -> None:
         out.line(doc["address"])
         out.note("key stored in: {source}", source=doc["source"])
 
     doc = {"address": address, "source": source, "created": created}
+    if profile:
+        doc["profile"] = profile
     app_ctx.output.show(doc, draw)

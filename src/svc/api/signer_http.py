@@ -1,0 +1,65 @@
+"""One bounded JSON POST to a remote signer (pay/signers/jsonrpc.py): what its HTTP status
+means is decided here, as every status is in svc/api. No redirect is followed (the token and
+the typed data go to that URL only), the answer is cut at `limit` bytes and at the deadline,
+and no proxy or environment is used for a signer on loopback."""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+from svc.api import headers
+from svc.origin import is_loopback_url
+
+Failure = Literal["redirect", "refused", "status", "too_large", "timeout", "unreachable"]
+
+
+class SignerHttpError(Exception):
+    """Why no answer came; `kind` for the caller's error code, `detail` in words."""
+
+    def __init__(self, kind: Failure, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+
+
+def post_json(url: str, body: bytes, token: str | None, timeout: float, limit: int) -> bytes:
+    import httpx
+
+    sent = {headers.CONTENT_TYPE: "application/json"}
+    if token:
+        sent[headers.AUTHORIZATION] = f"Bearer {token}"
+    deadline = time.monotonic() + timeout
+    try:
+        with (
+            httpx.Client(
+                timeout=timeout, follow_redirects=False, trust_env=not is_loopback_url(url)
+            ) as client,
+            client.stream("POST", url, content=body, headers=sent) as reply,
+        ):
+            _check_status(reply.status_code)
+            return _read(reply.iter_bytes(), deadline, limit, timeout)
+    except httpx.TimeoutException:
+        raise SignerHttpError("timeout", f"no answer within {timeout:g} s") from None
+    except httpx.HTTPError as exc:
+        raise SignerHttpError("unreachable", str(exc)) from None
+
+
+def _check_status(status: int) -> None:
+    if 300 <= status < 400:
+        raise SignerHttpError("redirect", "redirected elsewhere; svc does not follow")
+    if status in (401, 403):
+        raise SignerHttpError("refused", f"refused svc's credentials (HTTP {status})")
+    if status != 200:
+        raise SignerHttpError("status", f"answered HTTP {status}")
+
+
+def _read(chunks: object, deadline: float, limit: int, timeout: float) -> bytes:
+    data = bytearray()
+    for chunk in chunks:  # type: ignore[attr-defined]
+        data += chunk
+        if len(data) > limit:
+            raise SignerHttpError("too_large", f"answered more than {limit // 1024} KiB")
+        if time.monotonic() > deadline:
+            raise SignerHttpError("timeout", f"no answer within {timeout:g} s")
+    return bytes(data)
