@@ -58,6 +58,9 @@ class FacePrompts:
     show_card_page: Callable[[TrustedURL, bool], None] | None = None
     # a next step said outside an error (a warning's), in the face's words; None: neutral
     next_words: Callable[[Next], str] | None = None
+    # a money warning (a budget nearly spent) for a person who asked to be told beyond the
+    # terminal (the CLI's `notify` setting: a desktop notification); None: the report only
+    notify_person: Callable[[str], None] | None = None
 
 
 class AppContext:
@@ -259,6 +262,13 @@ class AppContext:
         return LinkHosts(
             lambda: self.ledger, self.has_ledger, self._prompt(self.prompts.confirm_link_host)
         )
+
+    def money_warning(self, text: str) -> None:
+        """A warning about money (a budget nearly spent): the report, and the person's
+        notification when the face has one."""
+        self.report.warn(text)
+        if self.prompts.notify_person is not None:
+            self.prompts.notify_person(text)
 
     def words(self, nxt: Next) -> str:
         """A next step said outside an error (a warning's), in the face's words."""

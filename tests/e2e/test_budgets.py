@@ -5,13 +5,17 @@ budget` and its JSON, and nothing signed for a refused request."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
 from tests.conftest import Cli, Result, Sandbox, unique_email, unique_request_id
+from tests.person import fake_notify_send
 
 from svc.store.ledger import Ledger
 from svc.store.ledger.budgets import Budget
@@ -236,3 +240,29 @@ def test_config_set_refuses_a_count_out_of_its_range(cli: Cli, key: str, value: 
     refused = cli("config", "set", key, value)
     assert refused.returncode == 2 and "whole number" in refused.stderr
     cli.ok("config", "list")  # the file stays readable: nothing was written
+
+
+def test_the_warning_is_a_desktop_notification_when_the_person_asked_for_them(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """The `notify` setting (what `watch --notify` and `submit --wait` follow) makes the 80 %
+    warning a desktop notification too; without it the notifier is never run."""
+    bin_dir, log = fake_notify_send(tmp_path)
+    path = {"PATH": f"{bin_dir}{os.pathsep}{cli.env['PATH']}"}
+    quiet, told = {**path, "SVC_NOTIFY": "0"}, {**path, "SVC_NOTIFY": "1"}
+    cli.ok("budget", "set", "3.00", "--per", "day")  # the second task fills it
+    assert pay(cli, env=quiet).returncode == 0
+    warned = pay(cli, env=quiet)
+    assert warned.returncode == 0 and "daily budget of profile default is" in warned.stderr
+    time.sleep(0.5)
+    assert not log.exists()  # warned on stderr only: the person did not ask for more
+    cli.ok("budget", "unset", "--per", "day")
+    cli.ok("budget", "set", "5.00", "--per", "week")  # 4.50 of 5.00 after the next: 90 %
+    warned = pay(cli, env=told)
+    assert warned.returncode == 0 and "weekly" in warned.stderr
+    for _ in range(50):  # the notifier runs detached
+        if log.exists() and "---" in log.read_text():
+            break
+        time.sleep(0.1)
+    text = log.read_text()
+    assert "weekly (Monday to Sunday) budget of profile default is" in text

@@ -125,7 +125,7 @@ def journal_for(
         body=body,
         cap_atomic=cap_atomic,
         limits=limits_for(app.settings, app.ledger.runner),  # budgets, rate, breaker
-        on_warning=app.report.warn,
+        on_warning=app.money_warning,  # stderr, and a notification when asked for
     )
 
 

@@ -33,7 +33,8 @@ class FaceContext(AppContext):
         *,
         next_words: Callable[[Next], str] | None = None,
     ) -> None:
-        prompts = replace(terminal_prompts(output), next_words=next_words)
+        notify = _notifier() if settings.notify else None
+        prompts = replace(terminal_prompts(output), next_words=next_words, notify_person=notify)
         super().__init__(settings, output, config, prompts=prompts)
         self.output = output
 
@@ -61,3 +62,15 @@ def terminal_prompts(output: Output) -> FacePrompts:
             output.info(f"({views.NO_BROWSER}, or scan the code)")
 
     return FacePrompts(confirm_recipient, confirm_link_host, show_card_page)
+
+
+def _notifier() -> Callable[[str], None]:
+    """The person's `notify` setting: a money warning is a desktop notification too (the
+    notifier is looked up only when one is sent)."""
+
+    def notify(text: str) -> None:
+        from svc.ui.notify import Notifier
+
+        Notifier().notify(f"svc: {text}")
+
+    return notify
