@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
+from tests.inproc import run_main
 from tests.pg_cluster import Cluster
 from tests.pg_cluster import start as start_cluster
 
@@ -134,10 +135,17 @@ class Result:
 
 @dataclass
 class Cli:
-    """Runs the installed `svc` executable with an isolated environment."""
+    """Runs `svc` with an isolated home and environment, as a user would.
+
+    By default in this process, through the entry point (`svc.__main__.main`, see
+    tests/inproc.py): the same argv, environment, piped streams and exit code as the installed
+    executable, without paying Python's start-up and imports on every call (issue 34.6).
+    `process=True` runs the installed executable in a process of its own: for what only a
+    process shows (start-up and imports, signals, crash points, a pty, other processes)."""
 
     home: Path
     env: dict[str, str]
+    process: bool = False
 
     def __call__(
         self,
@@ -147,17 +155,25 @@ class Cli:
         timeout: float = 60,
     ) -> Result:
         full_env = {**self.env, **(env or {})}
-        proc = subprocess.run(
-            [SVC, *args],
-            input=input,
-            capture_output=True,
-            text=True,
-            env=full_env,
-            timeout=timeout,
-            check=False,
-        )
-        assert "Traceback" not in proc.stderr, proc.stderr
-        return Result([SVC, *args], proc.returncode, proc.stdout, proc.stderr)
+        if self.process:
+            proc = subprocess.run(
+                [SVC, *args],
+                input=input,
+                capture_output=True,
+                text=True,
+                env=full_env,
+                timeout=timeout,
+                check=False,
+            )
+            code, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+        else:  # the timeout is pytest-timeout's: nothing can kill a call in this process
+            code, stdout, stderr = run_main(list(args), full_env, input, program=SVC)
+        assert "Traceback" not in stderr, stderr
+        return Result([SVC, *args], code, stdout, stderr)
+
+    def as_process(self) -> Cli:
+        """The same home and environment, run as the installed executable in its own process."""
+        return Cli(self.home, dict(self.env), process=True)
 
     def ok(self, *args: str, **kwargs: Any) -> Result:
         result = self(*args, **kwargs)
@@ -204,6 +220,13 @@ def cli(tmp_path: Path, sandbox: Sandbox, wallet_home: Path) -> Cli:
     """`svc` pointed at the sandbox, with the public test key as its wallet."""
     home = home_with_wallet(tmp_path, wallet_home)
     return Cli(home, {**_base_env(home), "SVC_BASE_URL": sandbox.url})
+
+
+@pytest.fixture
+def process_cli(cli: Cli) -> Cli:
+    """`cli`'s home and environment, run as the installed executable in a process of its own:
+    for a test about what only a process shows (start-up, imports, signals, crash points)."""
+    return cli.as_process()
 
 
 @pytest.fixture

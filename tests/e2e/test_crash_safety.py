@@ -39,7 +39,7 @@ def test_sigkill_at_each_step_then_resume_charges_once(
     args += ["--request-id", rid, "--pay", rail]
     env = {"SVC_SPT": f"spt_test_{uuid.uuid4().hex}"} if rail == "mpp" else {}
 
-    killed = cli(*args, env={**env, "SVC_TEST_CRASH_AT": step})
+    killed = cli.as_process()(*args, env={**env, "SVC_TEST_CRASH_AT": step})
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     charged_before = len(sandbox.charges_for(rid))
     assert charged_before == (1 if step in ("proof_sent", "response_recorded") else 0)

@@ -160,7 +160,7 @@ def test_a_disk_full_after_acceptance_is_a_warning_naming_the_task(
     cli: Cli, sandbox: Sandbox
 ) -> None:
     args, rid = paid_submit(cli)
-    result = cli(*args, env={"SVC_TEST_DISK_FULL_AT": "proof_sent"})
+    result = cli.as_process()(*args, env={"SVC_TEST_DISK_FULL_AT": "proof_sent"})
     assert result.returncode == 0, result.stderr  # paid and accepted: never "nothing charged"
     task = result.json()
     assert task["id"].startswith("task_")
@@ -180,7 +180,7 @@ def test_a_disk_full_before_the_proof_leaves_pays_nothing_and_resumes(
     """The proof is journaled, the disk fills before it is marked sent: nothing leaves, exit
     9; the resume sends that journaled proof once."""
     args, rid = paid_submit(cli)
-    result = cli(*args, env={"SVC_TEST_DISK_FULL_AT": "proof_journaled"})
+    result = cli.as_process()(*args, env={"SVC_TEST_DISK_FULL_AT": "proof_journaled"})
     assert result.returncode == UNAVAILABLE, result.stderr
     line = one_clear_line(result, "cannot write the ledger", SIZE_LIMIT)
     assert result.stderr.count("nothing was") == 1, result.stderr  # said once, not twice

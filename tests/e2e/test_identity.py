@@ -582,7 +582,9 @@ def test_expired_access_token_mid_run_is_reexchanged(cli: Cli, sandbox: Sandbox)
 def test_crash_right_after_a_refresh_loses_nothing(cli: Cli, sandbox: Sandbox) -> None:
     reg = register_claimed(cli, sandbox)
     old = bundle(cli, sandbox)["refresh_token"]
-    crashed = cli("identity", "refresh", env={"SVC_TEST_CRASH_AT": "refresh_persisted"})
+    crashed = cli.as_process()(
+        "identity", "refresh", env={"SVC_TEST_CRASH_AT": "refresh_persisted"}
+    )
     assert crashed.returncode == -signal.SIGKILL and crashed.stdout == ""
     rotated = bundle(cli, sandbox)["refresh_token"]
     assert rotated != old  # written before the crash
@@ -595,7 +597,9 @@ def test_crash_right_after_a_claim_completion_loses_nothing(cli: Cli, sandbox: S
     person = Person(claim_link(cli))
     code = person.sign_in()
     person.confirm()
-    crashed = cli("identity", "claim", "--code", code, env={"SVC_TEST_CRASH_AT": "claim_persisted"})
+    crashed = cli.as_process()(
+        "identity", "claim", "--code", code, env={"SVC_TEST_CRASH_AT": "claim_persisted"}
+    )
     assert crashed.returncode == -signal.SIGKILL
     status = cli.ok("identity", "status").json()
     assert status["claimed"] is True and status["has_refresh_token"] and status["id"] == reg["id"]

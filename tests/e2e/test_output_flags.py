@@ -213,7 +213,9 @@ def test_jq_on_poll_costs_under_30_ms_or_a_quarter_of_the_poll(cli: Cli, sandbox
     # the budget grows with the plain run (a quarter of it), never below 30 ms.
     budget_ms = max(30.0, plain_ms / 4)
     assert extra_ms < budget_ms, (extra_ms, plain_ms)
-    assert json.loads(cli.ok("poll", task_id, "--jq", "{state}").stdout) == {"state": "pending"}
+    # Only the state (pending, or completed once the sandbox's clock ran past it meanwhile).
+    shaped = json.loads(cli.ok("poll", task_id, "--jq", "{state}").stdout)
+    assert list(shaped) == ["state"] and shaped["state"] in ("pending", "completed"), shaped
 
 
 def test_jq_and_template_together_and_a_template_failing_at_run_time_are_exit_2(

@@ -66,7 +66,7 @@ def test_fault_storm_never_double_charges(cli: Cli, sandbox: Sandbox) -> None:
         env = {"SVC_DAILY_CAP": "none"}
         if rail == "mpp":
             env["SVC_SPT"] = f"spt_test_{uuid.uuid4().hex}"
-        result = cli(
+        result = cli.as_process()(  # concurrent processes, one ledger
             "submit",
             f"Storm {rid} #complete",
             "--email",

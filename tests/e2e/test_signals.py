@@ -36,7 +36,7 @@ def test_each_signal_at_each_step_names_the_way_back_and_pays_once(
         email = unique_email()
         task = f"Signal {name} at {step} #complete"
         env = {"SVC_TEST_CRASH_AT": step, "SVC_TEST_CRASH_SIGNAL": name}
-        hit = cli("submit", task, "--email", email, "--request-id", rid, env=env)
+        hit = cli.as_process()("submit", task, "--email", email, "--request-id", rid, env=env)
         way_back = _way_back(hit.stderr)
         resumed = cli(*shlex.split(way_back)[1:]) if way_back else None
         charges = len(sandbox.charges_for(rid))

@@ -62,9 +62,11 @@ def watch_while(cli: Cli, sandbox: Sandbox, args: list[str], advance: float) -> 
         text=True,
     )
     try:
-        time.sleep(1.5)
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # the task seen live (a marker, not a sleep: load)
         sandbox.advance(advance)
         out, err = proc.communicate(timeout=40)
+        out = first + out
     finally:
         proc.kill()
     assert "Traceback" not in err
