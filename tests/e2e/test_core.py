@@ -13,7 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from tests.conftest import SVC, TEST_ADDRESS, Cli, Sandbox, has_jq, unique_email
+from tests.conftest import SVC, TEST_ADDRESS, TEST_KEY, Cli, Sandbox, has_jq, unique_email
 from tests.ledger_reads import ledger_file, submission_row
 
 pytestmark = pytest.mark.e2e
@@ -712,6 +712,10 @@ def test_config_profiles_and_precedence(cli: Cli, sandbox: Sandbox) -> None:
         cli.ok("config", "get", "email", "--profile", "work").json()["value"] == "work@example.com"
     )
     assert cli.ok("config", "get", "email").json()["value"] is None
+    # a profile pays with its own wallet, never another's (issue 33.1)
+    no_wallet = cli("submit", "Email from the profile #complete", "--profile", "work")
+    assert no_wallet.returncode == 5 and "--profile work" in no_wallet.stderr
+    cli.ok("wallet", "import", "--profile", "work", input=TEST_KEY + "\n")
     cli.ok("submit", "Email from the profile #complete", "--profile", "work")
     cli.ok("config", "unset", "max_price_usd")
     assert cli("config", "unset", "max_price_usd").returncode == 2

@@ -41,8 +41,13 @@ def on_a_pty(cli: Cli, *args: str, sigint: object = signal.SIG_IGN) -> pexpect.s
 
 
 # What CPython prints when SIGINT lands in its own start-up, before any svc code runs
-# (pylifecycle's init_import_site, pymain_run_file's __main__.__loader__ set-up).
-PYTHON_START_UP_ABORTS = ("init_import_site", "failed to set __main__.__loader__")
+# (pylifecycle's init_sys_streams and init_import_site, pymain_run_file's __main__.__loader__
+# set-up).
+PYTHON_START_UP_ABORTS = (
+    "init_sys_streams",
+    "init_import_site",
+    "failed to set __main__.__loader__",
+)
 
 
 def interpreter_start_up(output: str) -> bool:
@@ -55,8 +60,8 @@ def ended_by_ctrl_c(child: pexpect.spawn) -> None:
     child.close()
     by_us = child.exitstatus == 130
     before_python = child.signalstatus == signal.SIGINT  # no handler yet: the default action
-    # Inside Python's own start-up (importing `site`, or setting up `__main__` before the
-    # entry script's first line runs), the interpreter aborts on it with exit 1 and a
+    # Inside Python's own start-up (opening the standard streams, importing `site`, or setting
+    # up `__main__` before the entry script's first line runs), the interpreter aborts on it with exit 1 and a
     # traceback of its own frozen modules: no line of svc has run yet, so none can catch it.
     in_python_start_up = child.exitstatus == 1 and interpreter_start_up(child.before or "")
     assert by_us or before_python or in_python_start_up, (

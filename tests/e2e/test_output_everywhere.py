@@ -34,6 +34,10 @@ JSON_FORM: dict[str, list[str]] = {
     "wallet import": [],  # idem
     "wallet address": ["wallet", "address"],
     "wallet list": ["wallet", "list"],
+    "budget": ["budget"],
+    "budget set": [],  # the paying rows would meet it: tests/e2e/test_budgets.py shapes it
+    "budget unset": [],  # needs a budget set first: idem
+    "budget reset-breaker": ["budget", "reset-breaker"],
     "identity register": ["identity", "register", "--anonymous"],
     "identity claim": [],  # needs a registered credential pending a claim
     "identity refresh": [],  # idem, with a refresh token

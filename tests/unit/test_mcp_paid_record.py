@@ -5,6 +5,7 @@ next call, which paid nothing, keeps its own code."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -13,6 +14,7 @@ import anyio
 from svc import paid_record
 from svc.errors import UsageError
 from svc.mcp import server as mcp_server
+from svc.pay.budget import PayingSession
 
 
 class _Params:
@@ -39,6 +41,7 @@ async def _failed(call: object, args: dict[str, Any]) -> Any:
 def _answer(handler: Any) -> dict[str, Any]:
     server = mcp_server.SvcServer.__new__(mcp_server.SvcServer)
     server.log = mcp_server.ClientLog()
+    server.paying = PayingSession("mcp_paid_record_test", time.time())
     server.call_for = lambda ctx, params=None: _Call()  # type: ignore[method-assign,assignment,return-value]
     server._dispatch = lambda call, name, args: handler(call, args)  # type: ignore[method-assign]
     result = anyio.run(server.call_tool, None, _Params())

@@ -20,6 +20,7 @@ FACTS = {
     "rails": "x402,mpp",
     "base_url": "https://svc.test",
     "runner": "ci-7",
+    "key": "mcp_allow_model_secrets",
 }
 FACES = {"cli": cli_words.WORDS, "mcp": mcp_words.WORDS, "client": client_words.WORDS}
 

@@ -74,7 +74,8 @@ WORDS: Mapping[str, Renderer] = {
         "to pay-as-you-go"
     ),
     "set_daily_cap": lambda _: "Client(daily_cap=...) or the daily_cap_usd setting",
-    "serve_sandbox": lambda _: "start the local sandbox (`svc sandbox serve &` in a shell)",
+    "serve_sandbox": lambda _: "start the local sandbox at the base URL first",
+    "unset_setting": lambda nxt: f"the {nxt.fact('key')} setting off",
 }
 
 
