@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import SVC, Cli, Sandbox, _base_env, unique_email, unique_request_id
 from tests.pg_cluster import Cluster
 from tests.pg_cluster import start as start_cluster
+from tests.procs import rest_of
 
 from svc.store.ledger import open_ledger
 from svc.store.ledger.sqlite import SCHEMA_VERSION
@@ -200,7 +201,7 @@ def test_the_ledger_going_away_mid_batch_pays_nothing_unjournaled_and_accounts_e
         assert proc.stdout is not None
         seen = [json.loads(proc.stdout.readline()) for _ in range(20)]
         cluster.pause()  # the database goes away with the batch in full flight
-        rest, err = proc.communicate(timeout=240)
+        rest, err = rest_of(proc, timeout=240)  # through readline()'s buffer
         results = seen + [json.loads(line) for line in rest.splitlines() if line.strip()]
         assert "Traceback" not in err
         missing = set(ids) - {r.get("request_id") for r in results}

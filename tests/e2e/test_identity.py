@@ -25,6 +25,7 @@ import pexpect
 import pytest
 from tests.conftest import SVC, Cli, Result, Sandbox, unique_email
 from tests.person import TEXT_BROWSERS, fake_programs
+from tests.procs import rest_of
 
 pytestmark = pytest.mark.e2e
 
@@ -123,7 +124,7 @@ def claim_with_person(
         if "waiting for the person to confirm" in line:
             person.confirm()
             break
-    out, rest = proc.communicate(timeout=60)
+    out, rest = rest_of(proc, timeout=60)  # through the stderr reader's buffer
     return Result(args, proc.returncode, out, "".join(seen) + rest)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from tests.conftest import SVC, Cli, Sandbox, unique_email
 from tests.person import fake_notify_send
+from tests.procs import rest_of
 
 pytestmark = pytest.mark.e2e
 
@@ -65,7 +66,7 @@ def watch_while(cli: Cli, sandbox: Sandbox, args: list[str], advance: float) -> 
         assert proc.stdout is not None
         first = proc.stdout.readline()  # the task seen live (a marker, not a sleep: load)
         sandbox.advance(advance)
-        out, err = proc.communicate(timeout=40)
+        out, err = rest_of(proc, timeout=40)  # through readline()'s buffer
         out = first + out
     finally:
         proc.kill()
