@@ -406,7 +406,9 @@ def test_opening_the_fleet_ledger_waits_on_no_runners_writes(pg_url: str) -> Non
             second.close()
 
 
-def test_an_older_fleet_schema_is_brought_up_to_date_on_open(pg_url: str) -> None:
+def test_an_older_fleet_schema_is_brought_up_to_date_on_open(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A column added later (sqlite.MIGRATIONS) reaches a fleet ledger created before it, as it
     reaches an older SQLite file, and the version moves up once."""
     import psycopg
@@ -416,6 +418,7 @@ def test_an_older_fleet_schema_is_brought_up_to_date_on_open(pg_url: str) -> Non
         conn.execute("ALTER TABLE submissions DROP COLUMN runner")
         conn.execute("ALTER TABLE authorizations DROP COLUMN runner")
         conn.execute("UPDATE svc_schema SET version = 2")
+    as_a_new_process(monkeypatch)
     store = opened(pg_url, "runner-new")
     try:
         assert store.describe().schema_version == SCHEMA_VERSION
@@ -476,7 +479,17 @@ def test_a_fleet_setting_is_one_value_for_every_runner(where: str) -> None:
         second.close()
 
 
-def test_a_ledger_of_schema_3_gains_the_settings_table_on_open(where: str) -> None:
+def as_a_new_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next open checks the fleet ledger's schema again, as a new runner's process does
+    (this one checked it once and trusts it for its life: the schema only moves forward)."""
+    from svc.store.ledger import postgres
+
+    monkeypatch.setattr(postgres, "_CURRENT", set())
+
+
+def test_a_ledger_of_schema_3_gains_the_settings_table_on_open(
+    where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A fleet (or file) ledger written before the settings table: the next open adds it and
     moves the version up, on both engines."""
     opened(where).close()
@@ -492,6 +505,7 @@ def test_a_ledger_of_schema_3_gains_the_settings_table_on_open(where: str) -> No
         with sqlite3.connect(where) as db:
             db.execute("DROP TABLE settings")
             db.execute("PRAGMA user_version = 3")
+    as_a_new_process(monkeypatch)
     store = opened(where, "runner-new")
     try:
         assert store.describe().schema_version == SCHEMA_VERSION >= 5
@@ -501,7 +515,9 @@ def test_a_ledger_of_schema_3_gains_the_settings_table_on_open(where: str) -> No
         store.close()
 
 
-def test_a_ledger_of_schema_4_gains_the_refusal_words_on_open(where: str) -> None:
+def test_a_ledger_of_schema_4_gains_the_refusal_words_on_open(
+    where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Schema 5 (issue 30.5): a ledger without `error_detail` gets it on the next open, on both
     engines, and a refused submit keeps its words."""
     opened(where).close()
@@ -517,6 +533,7 @@ def test_a_ledger_of_schema_4_gains_the_refusal_words_on_open(where: str) -> Non
         with sqlite3.connect(where) as db:
             db.execute("ALTER TABLE submissions DROP COLUMN error_detail")
             db.execute("PRAGMA user_version = 4")
+    as_a_new_process(monkeypatch)
     store = opened(where, "runner-new")
     try:
         assert store.describe().schema_version == SCHEMA_VERSION >= 5

@@ -5,7 +5,8 @@ are the SQLite engine's own (they speak the SQL both engines share); what differ
 - the daily cap's hold (`write(serial=True)`) takes a transaction-scoped advisory lock, so
   the check and the hold of every runner queue on one key: the fleet never exceeds the cap;
 - a request id's lock is a session advisory lock on a connection of its own, which the
-  server drops when the runner dies (`request_locks`);
+  server drops when the runner dies (`request_locks`; the connections are kept for the
+  process and unlocked between requests: pg_lock_pool);
 - a runner that cannot reach the database does not pay: every failure to talk to it is
   `LedgerUnavailableError` (exit 9), raised before a proof could leave.
 Secrets never come here: an MPP credential stays in the runner's own secret store (the row
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from svc.errors import LedgerUnavailableError
 from svc.settings import LEDGER_SECRET_PARAMS, ledger_url_secrets
 from svc.store.ledger.locks import held, wait_until_free
+from svc.store.ledger.pg_lock_pool import pool_for
 from svc.store.ledger.sqlite import LATE_INDEXES, MIGRATIONS, SCHEMA_VERSION
 from svc.store.ledger.sqlite import SCHEMA as SQLITE_SCHEMA
 
@@ -154,6 +156,11 @@ def _unavailable(url: str, exc: Exception) -> LedgerUnavailableError:
     )
 
 
+# The ledger URLs this process found (or made) at SCHEMA_VERSION: a later connection skips
+# the check (two round trips on every batch worker's connection before).
+_CURRENT: set[str] = set()
+
+
 class PgDatabase:
     """The ledger's database on PostgreSQL: the `database.Database` the concern modules use."""
 
@@ -162,7 +169,9 @@ class PgDatabase:
         self._conn = connect(url)
         self._conn.row_factory = _row_factory
         self._in_transaction = False
-        self._migrate()
+        if url not in _CURRENT:  # once per process: each batch worker's connection asked
+            self._migrate()
+            _CURRENT.add(url)
 
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
         import psycopg
@@ -267,23 +276,35 @@ def lock_key(request_id: str) -> int:
 
 def request_locks(url: str) -> Callable[[str, Callable[[str], None] | None], Any]:
     """Request-id locks on the fleet's database: a session advisory lock on a connection of
-    its own, held while the request is handled; the server releases it when that connection
-    closes, or when the runner holding it dies."""
+    its own, held while the request is handled; the server releases it when the runner
+    holding it dies. The connections are kept for the process (pg_lock_pool): one per lock
+    held at once, not one per request."""
+    pool = pool_for(url, lambda: connect(url))
 
     def take(request_id: str, on_wait: Callable[[str], None] | None) -> Callable[[], None]:
-        conn = connect(url)
+        import psycopg
+
         key = lock_key(request_id)
+        try:
+            conn, taken = pool.try_lock(key)
+        except psycopg.Error as exc:
+            raise _unavailable(url, exc) from None
+        first = [taken]
 
         def try_once() -> bool:
-            row = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
-            return bool(row and row[0])
+            if first:
+                return first.pop()
+            try:
+                return pool.retry(conn, key)
+            except psycopg.Error as exc:
+                raise _unavailable(url, exc) from None
 
         try:
             wait_until_free(request_id, on_wait, try_once)
         except BaseException:
-            conn.close()
+            pool.release(conn, None)  # never taken: kept, holding nothing
             raise
-        return conn.close  # closing the session drops its advisory locks
+        return lambda: pool.release(conn, key)
 
     def lock(request_id: str, on_wait: Callable[[str], None] | None) -> Any:
         return held(request_id, on_wait, take)
