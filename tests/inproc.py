@@ -28,6 +28,18 @@ def isolate_home(home: Path, monkeypatch: pytest.MonkeyPatch, *, person: bool = 
     return home
 
 
+OTHER_ADDRESS = "0x1111111111111111111111111111111111111111"  # a recipient that is not the pin
+
+
+def library_home(home: Path, base_url: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This process's svc home is `home` (a `cli` fixture's: the library and `svc` share it),
+    against `base_url`, with no price, cap or rail of the test runner's own environment."""
+    monkeypatch.setenv("SVC_BASE_URL", base_url)
+    for name in ("SVC_MAX_PRICE", "SVC_DAILY_CAP", "SVC_PAY"):
+        monkeypatch.delenv(name, raising=False)
+    return isolate_home(home, monkeypatch)
+
+
 def captured(
     base_url: str, *, person: bool = False
 ) -> tuple[FaceContext, io.StringIO, io.StringIO]:

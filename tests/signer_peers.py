@@ -105,6 +105,10 @@ def jsonrpc(key: str, mode: str) -> int:
                 time.sleep(600)
             if mode == "huge":
                 return self._send(200, b"[" + b"1," * (4 << 20) + b"1]")
+            if mode == "bomb":  # 64 MiB of spaces, gzipped to 64 KiB: decoded, it is the cap x 1000
+                import gzip
+
+                return self._send(200, gzip.compress(b" " * (64 << 20)), "gzip")
             return self._send(200, json.dumps(self._reply(body)).encode())
 
         def _reply(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -121,9 +125,11 @@ def jsonrpc(key: str, mode: str) -> int:
                 reply["result"] = answer_for(key, mode, {"typed_data": typed})
             return reply
 
-        def _send(self, status: int, data: bytes) -> None:
+        def _send(self, status: int, data: bytes, coding: str | None = None) -> None:
             self.send_response(status)
             self.send_header("content-type", "application/json")
+            if coding:
+                self.send_header("content-encoding", coding)
             self.send_header("content-length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)

@@ -15,23 +15,17 @@ from typing import Any
 
 import pytest
 from tests.conftest import Cli, Sandbox, unique_email, unique_request_id
-from tests.inproc import isolate_home
+from tests.inproc import OTHER_ADDRESS, library_home
 
 import svc
 from svc import AsyncClient, Client, PaymentOffer
 
 pytestmark = pytest.mark.e2e
 
-OTHER_ADDRESS = "0x1111111111111111111111111111111111111111"
-
 
 @pytest.fixture
 def home(cli: Cli, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """This process's svc home is the `cli` fixture's: the test wallet, the sandbox."""
-    monkeypatch.setenv("SVC_BASE_URL", sandbox.url)
-    for name in ("SVC_MAX_PRICE", "SVC_DAILY_CAP", "SVC_PAY"):
-        monkeypatch.delenv(name, raising=False)
-    return isolate_home(cli.home, monkeypatch)
+    return library_home(cli.home, sandbox.url, monkeypatch)
 
 
 def lines_of(count: int, word: str) -> list[dict[str, Any]]:

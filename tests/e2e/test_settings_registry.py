@@ -84,3 +84,30 @@ def test_precedence_is_flag_then_environment_then_profile_then_default(bare_cli:
 def test_tab_completes_the_config_keys(bare_cli: Cli) -> None:
     out = bare_cli.ok("__complete", "config", "set", "max_").stdout.splitlines()
     assert out == ["max_price_usd", "max_validity_seconds", "max_paid_per_hour", ":nofiles"]
+
+
+@pytest.mark.parametrize("value", ["５", "2.5", "+1", "1001", "1e3", ""])
+def test_a_count_setting_takes_only_ascii_digits_in_its_range(bare_cli: Cli, value: str) -> None:
+    """The budgets' counts (issue 35) by the one count parser, from every door: `config set`
+    and the environment alike refuse a fullwidth digit, a fraction, a sign or an exponent."""
+    written = bare_cli("config", "set", "breaker_after", value)
+    assert written.returncode == 2, written.stderr
+    assert "breaker_after must be a whole number from 0 to 1000" in written.stderr
+    env = bare_cli("config", "get", "breaker_after", env={"SVC_BREAKER_AFTER": value or " "})
+    assert env.returncode == 2
+    assert "breaker_after (env SVC_BREAKER_AFTER) must be a whole number" in env.stderr
+
+
+def test_max_paid_per_hour_0_is_written_and_read_back_as_no_limit(bare_cli: Cli) -> None:
+    bare_cli.ok("config", "set", "max_paid_per_hour", "0")
+    got = bare_cli.ok("config", "get", "max_paid_per_hour", "--json").json()
+    assert got["value"] is None and got["source"] == "profile default"  # 0: no limit
+    bare_cli.ok("config", "set", "max_paid_per_hour", "12")
+    assert str(bare_cli.ok("config", "get", "max_paid_per_hour", "--json").json()["value"]) == "12"
+
+
+@pytest.mark.parametrize("value", ["0x12", "0x" + "g" * 40, "0x" + "１" * 40, "vitalik.eth"])
+def test_a_signer_address_is_twenty_hex_bytes(bare_cli: Cli, value: str) -> None:
+    written = bare_cli("config", "set", "signer_address", value)
+    assert written.returncode == 2
+    assert "signer_address must be a 0x-prefixed 20-byte hex address" in written.stderr

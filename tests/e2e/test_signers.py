@@ -257,6 +257,7 @@ RPC_FAILURES = [
     ("error", None, "refused eth_accounts: denied by the user"),
     ("hang", SIGNER_ADDRESS, "gave no answer within 3 s"),
     ("huge", SIGNER_ADDRESS, "answered more than 64 KiB"),
+    ("bomb", SIGNER_ADDRESS, "answered in a content coding svc did not ask for"),
     ("redirect", SIGNER_ADDRESS, "redirected elsewhere"),
     ("two", None, "has 2 accounts; signer_address must name the one"),
     ("token:sesame", SIGNER_ADDRESS, "refused svc's credentials (HTTP 401)"),

@@ -26,7 +26,9 @@ class SignerHttpError(Exception):
 def post_json(url: str, body: bytes, token: str | None, timeout: float, limit: int) -> bytes:
     import httpx
 
-    sent = {headers.CONTENT_TYPE: "application/json"}
+    # The answer is read raw and must be raw: a coded body (a gzip bomb) would be decoded by
+    # httpx a whole network chunk at a time, before any cap could count it.
+    sent = {headers.CONTENT_TYPE: "application/json", "accept-encoding": "identity"}
     if token:
         sent[headers.AUTHORIZATION] = f"Bearer {token}"
     deadline = time.monotonic() + timeout
@@ -38,7 +40,9 @@ def post_json(url: str, body: bytes, token: str | None, timeout: float, limit: i
             client.stream("POST", url, content=body, headers=sent) as reply,
         ):
             _check_status(reply.status_code)
-            return _read(reply.iter_bytes(), deadline, limit, timeout)
+            if reply.headers.get("content-encoding", "identity").lower() != "identity":
+                raise SignerHttpError("status", "answered in a content coding svc did not ask for")
+            return _read(reply.iter_raw(), deadline, limit, timeout)
     except httpx.TimeoutException:
         raise SignerHttpError("timeout", f"no answer within {timeout:g} s") from None
     except httpx.HTTPError as exc:

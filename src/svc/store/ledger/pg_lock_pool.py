@@ -48,11 +48,11 @@ class LockConnections:
     def retry(self, conn: psycopg.Connection[Any], key: int) -> bool:
         return _try(conn, key)
 
-    def release(self, conn: psycopg.Connection[Any], key: int | None) -> None:
-        """Unlock `key` (None: the lock was never taken) and keep the connection for the next
-        request; closed instead when the unlock fails or enough are kept."""
+    def release(self, conn: psycopg.Connection[Any], key: int) -> None:
+        """Unlock `key` and keep the connection for the next request; closed instead when the
+        unlock fails or enough are kept."""
         try:
-            unlocked = key is None or _unlock(conn, key)
+            unlocked = _unlock(conn, key)
         except Exception:  # the connection is gone: so is its lock
             unlocked = False
         with self._guard:

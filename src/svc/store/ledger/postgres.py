@@ -302,7 +302,7 @@ def request_locks(url: str) -> Callable[[str, Callable[[str], None] | None], Any
         try:
             wait_until_free(request_id, on_wait, try_once)
         except BaseException:
-            pool.release(conn, None)  # never taken: kept, holding nothing
+            conn.close()  # a try cut short may have taken it server-side: never kept
             raise
         return lambda: pool.release(conn, key)
 
