@@ -23,7 +23,7 @@ from eth_account.messages import encode_typed_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from svc.pay import eip712, secp256k1
+from svc.pay import eip712, keccak, secp256k1
 from svc.pay.secp256k1 import HALF_N, SECP256K1_N, SigningKey, key_for, recover
 from svc.pay.signers.external import recovered_address
 from svc.pay.signers.probe import PROBE
@@ -126,6 +126,25 @@ def test_any_digest_signs_as_eth_keys_and_recovers(backend: str, key: bytes, dig
     assert signature[64] == reference[64] + 27
     assert int.from_bytes(signature[32:64], "big") <= HALF_N
     assert recover(digest, signature) == Account.from_key(key).address
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.binary(max_size=700))
+def test_the_python_keccak_equals_eth_hashs(data: bytes) -> None:
+    from eth_hash.auto import keccak as compiled
+
+    assert keccak.keccak256(data) == compiled(data)
+
+
+def test_keccak256_gives_the_same_bytes_before_and_after_it_moves_to_eth_hash() -> None:
+    from eth_hash.auto import keccak as compiled
+
+    for n in range(eip712.PURE_PYTHON_HASHES + 20):  # past the switch, whatever ran before
+        data = bytes(range(n % 256)) * (1 + n // 40)
+        assert eip712.keccak256(data) == compiled(data)
+    assert keccak.keccak256(b"").hex() == (
+        "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"
+    )
 
 
 def test_the_probe_digest_and_signature_match_eth_account() -> None:
@@ -271,15 +290,15 @@ def test_the_x402_signer_signs_what_eth_account_signs() -> None:
     assert payload["signature"] == "0x" + reference_signature(TEST_KEY, message).hex()
 
 
-def test_a_paid_signature_loads_neither_eth_account_nor_eth_utils() -> None:
+def test_a_paid_signature_loads_neither_eth_account_nor_a_c_parser() -> None:
     code = (
         "import sys, svc.pay.x402 as m\n"
         "req = m.PaymentRequirements.from_entry({'scheme': 'exact', 'network': 'eip155:8453',"
         " 'amount': '1', 'asset': '0x' + '11' * 20, 'payTo': '0x' + '22' * 20,"
         " 'maxTimeoutSeconds': 60, 'extra': {'name': 'USD Coin', 'version': '2'}}, 2)\n"
         "m.X402Signer(m.generate_private_key()).sign(req)\n"
-        "heavy = [n for n in ('eth_account', 'eth_utils', 'eth_abi', 'eth_typing')"
-        " if n in sys.modules]\n"
+        "heavy = [n for n in ('eth_account', 'eth_utils', 'eth_abi', 'eth_typing', 'Crypto',"
+        " 'pycparser') if n in sys.modules]\n"
         "assert not heavy, heavy\n"
     )
     env = {

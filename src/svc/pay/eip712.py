@@ -8,16 +8,19 @@ types whose fields are atomic (address, bool, uintN, intN, bytesN, bytes, string
 struct types. Arrays are refused (svc never signs one). tests/unit/test_eip712_signing.py holds
 the digests equal to eth_account's for random messages.
 
-Keccak-256 is eth-hash's (pycryptodome underneath), imported on the first hash: importing this
-module loads nothing beyond the standard library.
+Keccak-256 is svc.pay.keccak's for a process's first hashes, then eth-hash's (pycryptodome
+underneath), imported when first needed: importing this module loads no third-party package.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Mapping
 from functools import cache
-from typing import Any
+from typing import Any, Final
+
+from svc.pay.keccak import keccak256 as python_keccak256
 
 __all__ = ["EIP712Error", "digest", "keccak256"]
 
@@ -34,18 +37,26 @@ class EIP712Error(ValueError):
     """Typed data that cannot be encoded (an unknown type, a value out of its type's range)."""
 
 
-@cache
-def _keccak() -> Callable[[bytes], bytes]:
-    # eth_hash (and pycryptodome under it) loads on the first hash, not when svc.pay loads:
-    # a poll or `--help` never hashes.
-    from eth_hash.auto import keccak
+# The first hashes of a process are made in Python (svc.pay.keccak): a paid submit of one task
+# makes seven (nine blocks), and eth-hash's compiled Keccak costs more to import (pycryptodome
+# through cffi and pycparser) than those take. A process that goes on hashing (a batch makes
+# three a task) moves to eth-hash after this many; both give the same bytes.
+PURE_PYTHON_HASHES: Final = 64
+_HASHES = itertools.count()
 
-    return keccak
+
+@cache
+def _compiled() -> Callable[[bytes], bytes]:
+    from eth_hash.auto import keccak as compiled
+
+    return compiled
 
 
 def keccak256(data: bytes) -> bytes:
     """Keccak-256 (Ethereum's hash, not NIST SHA3-256) of `data`."""
-    return _keccak()(data)
+    if next(_HASHES) < PURE_PYTHON_HASHES:
+        return python_keccak256(data)
+    return _compiled()(data)
 
 
 def digest(typed: Mapping[str, Any]) -> bytes:
