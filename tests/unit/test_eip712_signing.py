@@ -147,6 +147,20 @@ def test_keccak256_gives_the_same_bytes_before_and_after_it_moves_to_eth_hash() 
     )
 
 
+def test_without_coincurve_eth_keys_signs_and_recovers_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    digest = eip712.digest(PROBE)
+    reference = reference_signature(TEST_KEY, PROBE)
+    monkeypatch.setattr(secp256k1, "_has_coincurve", lambda: False)
+    key = SigningKey(TEST_KEY)  # not key_for: the process's key stays coincurve's
+    assert isinstance(key._backend, secp256k1._EthKeys)
+    assert key.address == TEST_ADDRESS
+    assert key.sign(digest) == reference
+    assert recover(digest, reference) == TEST_ADDRESS
+    assert recover(digest, bytes(64) + b"\x1b") is None
+
+
 def test_the_probe_digest_and_signature_match_eth_account() -> None:
     digest = eip712.digest(PROBE)
     assert digest == reference_digest(PROBE)
