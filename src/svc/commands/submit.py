@@ -2,32 +2,29 @@
 
 The Typer function only parses into `SubmitOptions` (the task text read, the rail and cap
 checked); `run` does the rest against the `FaceContext` it is handed, so it can be tested
-in-process. The paid submission itself is `svc.engines.submit.submit`, the batch
-`svc.engines.batch.run_batch`; this module is the command around them: the duplicate check,
---dry-run, --probe, --wait and what is shown.
+in-process. The paid submission itself is `svc.engines.submit.submit`; this module is the
+command around it: the duplicate check, --dry-run, --probe and what is shown. --from (the
+batch, `svc.commands.submit_batch`) and --wait (`svc.commands.watch_face.follow`) are modules of
+their own, imported only when the run takes them (BATCH, FOLLOW).
 """
 
 from __future__ import annotations
 
-import shlex
+import importlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from types import ModuleType
 from typing import Any
 
 import typer
 
 from svc import paid_record, rail_table
-from svc.cli import next_words
 from svc.cli.app import current
-from svc.cli.inputs import open_binary_source, payment_flags, read_text_source
+from svc.cli.inputs import payment_flags, read_text_source
 from svc.cli.next_words import resume_command
-from svc.commands.watch_face import follow
 from svc.engines import dry_run
-from svc.engines.batch import MAX_CONCURRENCY, line_ranges, run_batch
-from svc.engines.batch import Options as BatchOptions
-from svc.engines.batch import Summary as BatchSummary
 from svc.engines.submit import (
     SubmitResult,
     new_request_id,
@@ -35,16 +32,13 @@ from svc.engines.submit import (
 )
 from svc.engines.submit import submit as submit_paid
 from svc.engines.validate import task_body
-from svc.errors import ExitCode, Interrupted, SvcError, UsageError
-from svc.money import for_people
+from svc.errors import Interrupted, SvcError, UsageError
 from svc.settings import positive_seconds
 from svc.ui import views
-from svc.ui.batch import BatchLines
 from svc.ui.face import FaceContext
 from svc.ui.hints import next_steps
 from svc.ui.output import Output
 from svc.ui.prompts import confirm_payment
-from svc.words import plural
 
 
 @dataclass(frozen=True)
@@ -68,6 +62,19 @@ class SubmitOptions:
 
 
 app = typer.Typer(rich_markup_mode=None)
+
+# The branches a submit of one task does not take, by module name, imported when taken as the
+# command table imports a command's module when it runs (svc.cli.app.COMMANDS): the batch
+# (--from: its engine, the file reader, the workers) and the watch face (--wait: the follower,
+# the answer form, hooks, notifications) were a tenth of a single paid submit's imports.
+BATCH = "svc.commands.submit_batch"
+FOLLOW = "svc.commands.watch_face"
+
+
+def _branch(module: str) -> ModuleType:
+    """The module of a branch this run takes (BATCH or FOLLOW)."""
+    return importlib.import_module(module)
+
 
 # The options, declared once here so the command's signature reads as a list of flags.
 _TASK = typer.Argument(
@@ -201,7 +208,8 @@ def _refuse_without_batch(given: dict[str, bool]) -> None:
 def run(opts: SubmitOptions, app: FaceContext) -> int:
     """Submit (or dry-run, or probe) the task, or the batch; returns the exit code."""
     if opts.batch_file is not None:
-        return _run_batch(opts, app, opts.batch_file)
+        batch: int = _branch(BATCH).run_batch(opts, app, opts.batch_file)
+        return batch
     body = request_body(opts, app)
     if opts.probe:
         from svc.engines import probe
@@ -239,77 +247,14 @@ def _shown(
     return 0
 
 
-def _run_batch(opts: SubmitOptions, app: FaceContext, path: str) -> int:
-    """Submit every line of PATH, each paid once, after checking the file whole."""
-    if not 1 <= opts.concurrency <= MAX_CONCURRENCY:
-        raise UsageError(f"--concurrency must be between 1 and {MAX_CONCURRENCY}")
-    if path != "-":
-        open_binary_source(path, "the batch file").close()  # a missing file: one clear line
-    options = BatchOptions(
-        default_email=opts.email or app.settings.email,
-        email_elsewhere="--email for all lines",
-        concurrency=opts.concurrency,
-        max_price_usd=opts.max_price_usd,
-        trust_recipient=opts.trust_recipient,
-        rail=opts.rail,
-        skip_bad_lines=opts.skip_bad_lines,
-        confirm=None if opts.yes else _batch_confirmation(app, opts),
-        resume=_batch_resume(opts),
-        present=next_words.present,
-    )
-    summary = run_batch(app, path, options, BatchLines(app.output))
-    return _batch_exit(app, summary, opts.skip_bad_lines)
-
-
-def _batch_exit(app: FaceContext, summary: BatchSummary, skipping: bool) -> int:
-    """The batch's exit code: 2 when bad lines held it back (nothing was sent or paid), else
-    the worst outcome of the lines sent (0 when none failed)."""
-    if not summary.held:
-        return int(summary.worst.exit_code) if summary.worst is not None else 0
-    if not skipping:
-        app.output.info(
-            f"svc: nothing was sent or paid: {plural(summary.bad, 'bad line')} "
-            f"({line_ranges(summary.bad_lines)}); fix them, or pass "
-            "--skip-bad-lines to pay for the good ones"
-        )
-    return int(ExitCode.USAGE)
-
-
-def _batch_confirmation(app: FaceContext, opts: SubmitOptions) -> Callable[[int], bool] | None:
-    """On a terminal, the most a batch can cost is confirmed before the first payment (a
-    300-line file paid 450 USD in 4 seconds); a script is bounded by the caps alone."""
-    if app.settings.no_input or not app.output.stderr_tty:
-        return None
-    price = opts.max_price_usd if opts.max_price_usd is not None else app.settings.max_price_usd
-
-    def ask(count: int) -> bool:
-        most = for_people(price * count)
-        return confirm_payment(f"Pay up to {count} x {for_people(price)} = {most}?")
-
-    return ask
-
-
-def _batch_resume(opts: SubmitOptions) -> str:
-    """The command that resumes an interrupted batch (FILE: the file, or stdin's copy)."""
-    parts = ["svc submit --from FILE"]
-    if opts.email:
-        parts.append(f"--email {shlex.quote(opts.email)}")
-    if opts.rail != rail_table.DEFAULT:
-        parts.append(f"--pay {opts.rail}")
-    if opts.max_price_usd is not None:
-        parts.append(f"--max-price {opts.max_price_usd}")
-    if opts.skip_bad_lines:
-        parts.append("--skip-bad-lines")
-    return " ".join(parts)
-
-
 def _paid(app: FaceContext, opts: SubmitOptions, result: SubmitResult, task_id: str) -> int:
     """What follows a paid (or replayed) submit: the notes, then the task or its watch."""
     if result.replayed:
         app.output.note(f"request {result.request_id} was already accepted: not charged again")
     app.output.note(f"request id {result.request_id} (task {task_id})")
     if opts.wait:
-        return follow(app, [task_id], opts.interval)
+        followed: int = _branch(FOLLOW).follow(app, [task_id], opts.interval)
+        return followed
 
     app.output.show(result.task, views.task)
     next_steps(app.output, result.task)  # `next: svc watch ID`, for a person only

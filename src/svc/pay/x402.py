@@ -10,8 +10,9 @@ Wire summary (see docs/protocols.md):
   v1 ``{x402Version, scheme, network, payload}``; which header carries it is the caller's choice;
 * receipt: ``PAYMENT-RESPONSE`` / ``X-PAYMENT-RESPONSE``, standard base64 of JSON.
 
-Start-up cost matters: ``eth_account`` (about half a second to import) is imported only inside
-the functions that sign or recover, never at module import time.
+Start-up cost matters: the EIP-712 digest is computed by :mod:`svc.pay.eip712` and signed by
+:mod:`svc.pay.secp256k1`, whose libraries (eth-hash, coincurve or eth-keys) load on the first
+signature, never at module import time; eth-account is not imported at all.
 
 Every malformed input raises :class:`X402Error` (a ``ValueError``) with one sentence that never
 contains the private key.
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 import re
 import secrets
@@ -34,7 +34,10 @@ from svc.api.headers import X402_CHALLENGE, X402_RECEIPT, X402_V1_RECEIPT
 from svc.api.jsonsafe import load_json
 from svc.money import UINT256_MAX as _UINT256_MAX
 from svc.money import AmountError, parse_atomic
+from svc.pay import eip712
 from svc.pay.chains import caip2
+from svc.pay.secp256k1 import SECP256K1_N as _SECP256K1_N
+from svc.pay.secp256k1 import key_for
 
 __all__ = [
     "HEADER_PAYMENT_REQUIRED",
@@ -64,9 +67,6 @@ MAX_BODY_BYTES: Final = 1024 * 1024
 MAX_ACCEPTS: Final = 64
 MAX_TIMEOUT_SECONDS: Final = 2**32
 VALID_AFTER_SLACK_SECONDS: Final = 600
-
-# Order of the secp256k1 group: a private key is an integer in [1, n-1].
-_SECP256K1_N: Final = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 
 _CAIP2_EVM = re.compile(r"eip155:([1-9][0-9]{0,18})", re.ASCII)
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}", re.ASCII)
@@ -363,7 +363,7 @@ def _uint256(value: object, what: str) -> int:
 def typed_data(
     requirements: PaymentRequirements, authorization: Mapping[str, str]
 ) -> dict[str, Any]:
-    """The full EIP-712 message (``TransferWithAuthorization``) for ``eth_account``.
+    """The full EIP-712 message (``TransferWithAuthorization``), as a wallet signs it.
 
     The domain comes from the challenge: ``name``/``version`` from ``extra``, ``chainId`` from
     the network, ``verifyingContract`` = ``asset``.
@@ -429,26 +429,12 @@ def validity_window(requirements: PaymentRequirements, max_window: int | None) -
     return window if max_window is None else max(1, min(window, max_window))
 
 
-# Address by sha256 of the key: deriving a public key costs ~2.5 ms, and a batch builds a signer
-# per task. Only the digest and the (public) address are kept.
-_ADDRESSES: dict[bytes, str] = {}
-
-
-def _derived_address(key: bytes) -> str:
-    digest = hashlib.sha256(key).digest()
-    address = _ADDRESSES.get(digest)
-    if address is None:
-        from eth_account import Account
-
-        address = _ADDRESSES[digest] = str(Account.from_key(key).address)
-    return address
-
-
 class X402Signer:
     """Signs x402 ``exact`` payments with a local secp256k1 key.
 
-    The key never appears in ``repr``/``str`` or in error messages. ``eth_account`` is imported
-    on first use of :attr:`address` or :meth:`sign`.
+    The key never appears in ``repr``/``str`` or in error messages. The signing libraries load
+    on first use of :attr:`address` or :meth:`sign`; the key object is the process's one for
+    this key (:func:`svc.pay.secp256k1.key_for`), so a signer per task derives nothing again.
     """
 
     __slots__ = ("_address", "_key")
@@ -470,7 +456,7 @@ class X402Signer:
     def address(self) -> str:
         """The checksummed address of the key."""
         if self._address is None:
-            self._address = _derived_address(self._key)
+            self._address = key_for(self._key).address
         return self._address
 
     def sign(
@@ -487,14 +473,12 @@ class X402Signer:
         when = int(time.time()) if now is None else now
         authorization = build_authorization(requirements, self.address, when, nonce, max_window)
         message = typed_data(requirements, authorization)
-        from eth_account import Account
-
         try:
-            signed = Account.sign_typed_data(self._key, full_message=message)
+            signature = key_for(self._key).sign(eip712.digest(message))
         except Exception as exc:
             reason = str(exc).replace(self._key.hex(), "<redacted>")[:200]
             raise X402Error(f"could not sign the x402 authorization: {reason}") from None
-        return proof_payload("0x" + bytes(signed.signature).hex(), authorization)
+        return proof_payload("0x" + signature.hex(), authorization)
 
 
 def proof_payload(signature: str, authorization: dict[str, str]) -> dict[str, Any]:
@@ -552,5 +536,5 @@ def generate_private_key() -> str:
 
 
 def address_of(private_key_hex: str) -> str:
-    """The checksummed address of a private key (imports eth_account)."""
+    """The checksummed address of a private key (loads the signing library)."""
     return X402Signer(private_key_hex).address

@@ -10,13 +10,15 @@ import time
 from typing import Any
 
 from svc.errors import PaymentError
+from svc.pay import eip712
+from svc.pay.secp256k1 import HALF_N as _HALF_N
+from svc.pay.secp256k1 import recover
 from svc.pay.signers import TypedDataSigner
 from svc.pay.x402 import PaymentRequirements, build_authorization, proof_payload, typed_data
 
 _SIGNATURE = re.compile(r"0x[0-9a-fA-F]{130}", re.ASCII)
-# Half the secp256k1 group order: a signature with a larger s is the malleable twin that
-# EIP-2 (and every USDC contract's ECDSA library) refuses.
-_HALF_N = 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0
+# A signature whose s is above half the group order (_HALF_N) is the malleable twin that EIP-2
+# (and every USDC contract's ECDSA library) refuses.
 PROTOCOL_HINT = "the signer protocol is in docs/signers.md; nothing was paid"
 
 
@@ -83,11 +85,9 @@ def checked_signature(answer: object, message: dict[str, Any], address: str, whe
 
 def recovered_address(message: dict[str, Any], signature: str) -> str | None:
     """The address whose key made `signature` over the typed data, or None if none does."""
-    from eth_account import Account
-    from eth_account.messages import encode_typed_data
-
     try:
-        signable = encode_typed_data(full_message=message)
-        return str(Account.recover_message(signable, signature=signature))
-    except Exception:  # eth_keys raises its own BadSignature family for a point off the curve
+        digest = eip712.digest(message)
+        raw = bytes.fromhex(signature.removeprefix("0x"))
+    except ValueError:
         return None
+    return recover(digest, raw)
