@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 
 from svc.engines.batch import LineResult, Summary
 from svc.engines.batch_file import Line, derive_request_id, parse_lines
@@ -90,3 +92,28 @@ def test_a_bad_line_is_counted_but_never_the_worst_outcome() -> None:
     summary = Summary()
     summary.count(LineResult(3, "invalid", {}, SvcError("bad", exit_code=ExitCode.USAGE)))
     assert (summary.bad, summary.sent, summary.worst, summary.bad_lines) == (1, 0, None, [3])
+
+
+# A process whose recursion limit something raised (py_ecc sets 100,000 when it is imported,
+# and a library user may import it before svc): the deep line must still be one bad line.
+DEEP_LINE_IN_A_RAISED_LIMIT = """
+import io, sys
+sys.setrecursionlimit(100_000)
+from svc.engines.batch_file import parse_lines
+lines = list(parse_lines(io.BytesIO(b"[" * 150_000 + b"\\n"), "a@example.com"))
+print(lines[0])
+"""
+
+
+def test_a_deep_line_is_a_bad_line_even_where_the_recursion_limit_was_raised() -> None:
+    """json.loads recursed until the C stack overflowed: SIGSEGV, the batch (or the program
+    using the library) gone, instead of a RecursionError."""
+    run = subprocess.run(
+        [sys.executable, "-c", DEEP_LINE_IN_A_RAISED_LIMIT],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert run.returncode == 0, (run.returncode, run.stderr[-500:])
+    assert "line 1: nested too deeply" in run.stdout, run.stdout

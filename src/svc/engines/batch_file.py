@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from svc.api.ids import request_id_arg
+from svc.api.jsonsafe import JsonTooDeepError, load_json
 from svc.api.models import TaskSubmission
 from svc.engines.validate import build, check_email
 from svc.errors import ExitCode, SvcError, UsageError
@@ -142,13 +143,16 @@ def _line_object(raw: bytes | None) -> dict[str, Any] | None:
 
 
 def _json(text: str) -> Any:
-    """json.loads, with each way it fails on hostile text as the reason for a bad line."""
+    """The one bounded loader, with each way it fails on hostile text as the reason for a bad
+    line. The depth is measured before json recurses: in a process whose recursion limit was
+    raised (py_ecc sets 100,000 on import), json's C decoder overflows the C stack on 150,000
+    brackets long before a RecursionError, and the process dies of SIGSEGV."""
     try:
-        return json.loads(text)
+        return load_json(text, "a batch line")
+    except JsonTooDeepError:
+        raise _BadLine("nested too deeply") from None
     except json.JSONDecodeError as exc:
         raise _BadLine(f"not a JSON object ({exc.msg})") from None
-    except RecursionError:
-        raise _BadLine("nested too deeply") from None
     except ValueError:  # an integer over sys.get_int_max_str_digits() digits
         raise _BadLine(f"a number longer than {sys.get_int_max_str_digits()} digits") from None
 
