@@ -5,6 +5,7 @@ one process queue on one lock per file."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -107,3 +108,50 @@ def test_writers_of_one_process_queue_on_one_lock_per_file(tmp_path: Path) -> No
     holder.join(10)
     writer.join(10)
     assert wrote == [2]
+
+
+def test_a_durable_write_is_on_disk_before_it_returns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The proof's commit: SQLite's NORMAL commit, then an fdatasync of the WAL file it wrote,
+    before write() returns (the proof leaves only after)."""
+    db = engine.Database(tmp_path / "ledger.sqlite3")
+    synced: list[str] = []
+    real = os.fdatasync
+
+    def fdatasync(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real(fd)
+
+    monkeypatch.setattr(os, "fdatasync", fdatasync)
+    with db.write():
+        db.execute("INSERT INTO breaker_resets (runner, reset_at) VALUES ('a', 1)")
+    assert synced == []  # a NORMAL commit: no sync
+    with db.write(durable=True):
+        db.execute("INSERT INTO breaker_resets (runner, reset_at) VALUES ('b', 1)")
+        assert synced == []
+    assert synced == [str(os.path.realpath(tmp_path / "ledger.sqlite3")) + "-wal"]
+    db.close()
+
+
+def test_durable_commits_of_one_process_share_a_sync(tmp_path: Path) -> None:
+    """Group commit: a commit already covered by another worker's sync needs none of its own;
+    one written after that sync began gets its own."""
+    shared = engine._shared(tmp_path / "ledger.sqlite3")
+    fd = os.open(tmp_path, os.O_RDONLY)
+    counted: list[int] = []
+    try:
+        shared.committed = 3
+        real = os.fdatasync
+        try:
+            os.fdatasync = counted.append  # type: ignore[assignment]
+            shared.sync(2, fd)  # covers commits 1 to 3
+            shared.sync(1, fd)
+            shared.sync(3, fd)
+            shared.committed = 4
+            shared.sync(4, fd)
+        finally:
+            os.fdatasync = real
+    finally:
+        os.close(fd)
+    assert counted == [fd, fd]
