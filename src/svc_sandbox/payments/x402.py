@@ -1,7 +1,8 @@
 """x402 `exact` on EVM: challenges, proof decoding, EIP-3009 signature checks, settlement terms.
 
-Signatures are verified for real (EIP-712 recovery with eth_account). Validity windows are
-checked against REAL wall time, as a chain would, never against the sandbox clock.
+Signatures are verified for real (EIP-712 recovery: eth_keys on the digest built by hand in
+svc_sandbox.payments.eip712, eth_account for any form that does not handle). Validity windows
+are checked against REAL wall time, as a chain would, never against the sandbox clock.
 """
 
 from __future__ import annotations
@@ -325,7 +326,15 @@ def typed_data(proof: Proof, chain_id: int) -> dict[str, Any]:
 
 def recover_signer(message: dict[str, Any], signature: str) -> str:
     """The address that signed an EIP-712 message (raises ValueError if unrecoverable)."""
-    from eth_account import Account  # heavy import, only when a proof arrives
+    from svc_sandbox.payments.eip712 import recover_transfer_signer
+
+    signer = recover_transfer_signer(message, TRANSFER_WITH_AUTHORIZATION_TYPES, signature)
+    return signer if signer is not None else recover_with_eth_account(message, signature)
+
+
+def recover_with_eth_account(message: dict[str, Any], signature: str) -> str:
+    """eth_account's recovery: any typed data, every form of signature it reads."""
+    from eth_account import Account  # heavy import, only for a proof the fast path leaves
     from eth_account.messages import encode_typed_data
 
     try:

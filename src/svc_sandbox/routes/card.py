@@ -84,7 +84,7 @@ def checkout_page(payment_id: str, state: State) -> HTMLResponse:
 @router.post("/svc/payments/{payment_id}/checkout")
 async def complete_checkout(payment_id: str, request: Request) -> Response:
     """The page's buttons (form post), or a test (JSON `{action}`): pay or decline."""
-    state = sandbox_state(request)
+    state = await sandbox_state(request)
     card = _card_or_404(state, payment_id)
     ctype = request.headers.get("content-type", "")
     if "json" in ctype:

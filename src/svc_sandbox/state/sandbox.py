@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
 
@@ -92,8 +92,10 @@ class SandboxState:
             return SandboxConfig(**self.config.to_dict())
 
     def get_config(self) -> SandboxConfig:
+        """A copy (every field a scalar: `replace` copies them all, as `asdict` did, without
+        its recursive deep copy: twice per paid submit)."""
         with self._lock:
-            return SandboxConfig(**self.config.to_dict())
+            return replace(self.config)
 
     def balance(self, address: str) -> int:
         with self._lock:

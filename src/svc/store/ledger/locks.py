@@ -154,11 +154,19 @@ def _release(path: Path, fd: int) -> bool:
 
 
 STALE_LOCKS_WORTH_A_SWEEP = 256  # files: below this the sweep costs more than it saves
+_SWEPT: set[str] = set()  # folders this process has swept (a batch opens a ledger per worker)
 
 
 def sweep_stale(folder: Path) -> int:
     """Remove the lock files nobody holds (left by versions that kept one per request id for
-    ever); each is taken first, so a file in use is never touched. How many were removed."""
+    ever); each is taken first, so a file in use is never touched. How many were removed.
+
+    Once per folder and process: the files are what older versions left, which no later
+    open of this process can find more of (a batch's eight workers listed it eight times)."""
+    with _GUARD:
+        if str(folder) in _SWEPT:
+            return 0
+        _SWEPT.add(str(folder))
     try:
         names = [entry.name for entry in os.scandir(folder) if entry.name.endswith(".lock")]
     except OSError:
