@@ -172,6 +172,9 @@ class PgDatabase:
         if url not in _CURRENT:  # once per process: each batch worker's connection asked
             self._migrate()
             _CURRENT.add(url)
+        # The request locks of this thread are held on this connection while it is free (no
+        # second connection per paid submit); `close` asks the pool whether it holds one.
+        self._give_back = pool_for(url, lambda: connect(url)).lend(self._conn)
 
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
         import psycopg
@@ -204,7 +207,8 @@ class PgDatabase:
             self._in_transaction = False
 
     def close(self) -> None:
-        self._conn.close()
+        if self._give_back():  # else a request lock is held on it: its release closes it
+            self._conn.close()
 
     def unwritable_reason(self) -> str | None:
         return None  # never opened read-only: an unreachable server fails every statement
@@ -290,19 +294,27 @@ def request_locks(url: str) -> Callable[[str, Callable[[str], None] | None], Any
         except psycopg.Error as exc:
             raise _unavailable(url, exc) from None
         first = [taken]
+        # What the last try answered: None while one is on the wire (cut short, it may have
+        # taken the lock server-side), False when the lock was another's, True when taken.
+        answer: list[bool | None] = [taken]
 
         def try_once() -> bool:
             if first:
                 return first.pop()
+            answer[0] = None
             try:
-                return pool.retry(conn, key)
+                now = pool.retry(conn, key)
             except psycopg.Error as exc:
                 raise _unavailable(url, exc) from None
+            answer[0] = now
+            return now
 
         try:
             wait_until_free(request_id, on_wait, try_once)
         except BaseException:
-            conn.close()  # a try cut short may have taken it server-side: never kept
+            # Never kept holding a lock: closed unless the last try was answered "not taken"
+            # (a request another runner holds, given up on, leaves a lent ledger usable).
+            pool.abandon(conn, held=answer[0])
             raise
         return lambda: pool.release(conn, key)
 
