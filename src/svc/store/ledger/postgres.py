@@ -35,6 +35,9 @@ CONNECT_TIMEOUT_SECONDS = 5
 NAMESPACE = 0x737663  # "svc": the first key of the two-key advisory locks below
 CAP_LOCK = 1  # every hold on the daily cap
 SCHEMA_LOCK = 2  # creating or migrating the schema
+# A serial transaction's start, one round trip: constants only, so psycopg sends it as a
+# simple query, which may hold two statements.
+BEGIN_SERIAL = f"BEGIN; SELECT pg_advisory_xact_lock({NAMESPACE}, {CAP_LOCK})"
 
 # One schema for both engines: the SQLite file's, in PostgreSQL's words (µUSD amounts and
 # times outgrow 32-bit INTEGER and REAL), and the columns added since (sqlite.MIGRATIONS) by
@@ -187,24 +190,40 @@ class PgDatabase:
     @contextmanager
     def write(self, *, durable: bool = False, serial: bool = False) -> Iterator[None]:
         """One transaction; `serial` queues it behind every other serial one of the fleet.
-        Every commit is durable here (synchronous_commit is the server's: on by default)."""
+        Every commit is durable here (synchronous_commit is the server's: on by default).
+
+        BEGIN and the cap's lock go in one simple-query round trip (psycopg's `transaction()`
+        sent them as two), and COMMIT in one: the statements between are the callers'."""
         import psycopg
 
         if self._in_transaction:  # nested: part of the caller's transaction
             yield
             return
+        self._in_transaction = True
         try:
-            with self._conn.transaction():
-                self._in_transaction = True
-                if serial:
-                    self._conn.execute(
-                        "SELECT pg_advisory_xact_lock(%s, %s)", (NAMESPACE, CAP_LOCK)
-                    )
+            self._conn.execute(BEGIN_SERIAL if serial else "BEGIN")
+            try:
                 yield
+            except BaseException:
+                self._roll_back()
+                raise
+            self._conn.execute("COMMIT")
         except psycopg.Error as exc:  # told apart in _unavailable
             raise _unavailable(self.url, exc) from None
         finally:
             self._in_transaction = False
+
+    def _roll_back(self) -> None:
+        """End a failed transaction; a connection already gone has ended it (the server rolls
+        back what a dead session left open), so that failure is not the one to report."""
+        import psycopg
+
+        if self._conn.closed:
+            return
+        try:
+            self._conn.execute("ROLLBACK")
+        except psycopg.Error:
+            self._conn.close()  # its state is unknown: a kept connection must be sound
 
     def close(self) -> None:
         if self._give_back():  # else a request lock is held on it: its release closes it
@@ -267,9 +286,23 @@ class PgDatabase:
             self._conn.execute("INSERT INTO svc_schema (version) VALUES (%s)", (SCHEMA_VERSION,))
 
     def _version(self) -> int:
-        """The schema's version, 0 before the first runner created it (no table, no lock)."""
-        exists = self.execute("SELECT to_regclass('svc_schema') IS NOT NULL").fetchone()
-        return self.schema_version() if exists and exists[0] else 0
+        """The schema's version, 0 before the first runner created it (no table, no lock).
+
+        Outside a transaction one round trip: the read, and an undefined table read as 0 (a
+        failed statement in autocommit spoils nothing). Inside the migration's transaction a
+        failure would abort it: there the table is looked up first."""
+        import psycopg
+
+        if self._in_transaction:
+            exists = self.execute("SELECT to_regclass('svc_schema') IS NOT NULL").fetchone()
+            return self.schema_version() if exists and exists[0] else 0
+        try:
+            row = self._conn.execute("SELECT MAX(version) FROM svc_schema").fetchone()
+        except psycopg.errors.UndefinedTable:
+            return 0
+        except psycopg.Error as exc:
+            raise _unavailable(self.url, exc) from None
+        return int(row[0] or 0) if row else 0
 
 
 def lock_key(request_id: str) -> int:
