@@ -1,8 +1,8 @@
-"""The fleet ledger's transactions start with their first statement (issue 34.4): BEGIN and the
-cap's lock go in one pipeline with it. What a transaction promised still holds: its statements
-are one transaction (a failure leaves none of them), a serial one holds the cap's lock from
-its first statement to its commit, a transaction that runs nothing leaves nothing open, and
-the request lock is never taken on a connection whose ledger is inside a transaction."""
+"""The fleet ledger's transactions are begun and ended by svc, not psycopg (issue 34.4: BEGIN
+and the cap's lock in one round trip). What a transaction promised still holds: its statements
+are one transaction (a failure leaves none of them), a serial one holds the cap's lock until
+its commit, a transaction that runs nothing leaves nothing open, and the request lock is never
+taken on a connection whose ledger is inside a transaction."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def _idle(db: PgDatabase) -> bool:
     return bool(db._conn.info.transaction_status == TransactionStatus.IDLE)
 
 
-def test_a_serial_transaction_holds_the_cap_from_its_first_statement_to_its_commit(
+def test_a_serial_transaction_holds_the_cap_until_its_commit(
     pg_url: str,
 ) -> None:
     db = PgDatabase(pg_url)
@@ -102,7 +102,7 @@ def test_a_transaction_that_runs_nothing_leaves_nothing_open(pg_url: str) -> Non
         db.close()
 
 
-def test_a_request_lock_inside_a_transaction_not_yet_begun_is_not_lent(
+def test_a_request_lock_inside_the_ledgers_transaction_is_not_lent(
     pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from svc.store.ledger import postgres
@@ -118,7 +118,7 @@ def test_a_request_lock_inside_a_transaction_not_yet_begun_is_not_lent(
     db: PgDatabase = ledger._db  # type: ignore[attr-defined]
     try:
         with db.write(), ledger.request_lock("req_tx_pending", None):
-            db.execute("SELECT 1").fetchone()  # the BEGIN goes now, on the ledger's own
+            db.execute("SELECT 1").fetchone()  # the ledger's transaction goes on beside it
         assert len(opened) == 2  # the lock had a connection of its own
         assert _idle(db)
     finally:

@@ -36,9 +36,8 @@ Connect = Callable[[], "psycopg.Connection[Any]"]
 class _Lent:
     """A ledger's connection lent to its thread's request locks, and what it is doing."""
 
-    def __init__(self, conn: psycopg.Connection[Any], busy: Callable[[], bool]) -> None:
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self.conn = conn
-        self.busy = busy  # its ledger is in a transaction (begun, or about to begin)
         self.holding = False  # a request lock is held (or being taken) on it
         self.closing = False  # its ledger closed meanwhile: the release closes it
 
@@ -51,14 +50,11 @@ class LockConnections:
         self._lent: dict[int, _Lent] = {}  # by the ident of the thread that opened the ledger
         self._out: dict[int, _Lent] = {}  # by id(conn): lent connections holding a lock
 
-    def lend(
-        self, conn: psycopg.Connection[Any], busy: Callable[[], bool] = lambda: False
-    ) -> Callable[[], bool]:
-        """Lend a ledger's connection to this thread's request locks, except while `busy`
-        (its ledger's transaction, whose BEGIN may not be sent yet). What it returns is the
+    def lend(self, conn: psycopg.Connection[Any]) -> Callable[[], bool]:
+        """Lend a ledger's connection to this thread's request locks. What it returns is the
         ledger's close: True when the connection may be closed now, False when it holds a lock
         (the release closes it: closing it here would drop the lock under its holder)."""
-        entry = _Lent(conn, busy)
+        entry = _Lent(conn)
         thread = threading.get_ident()
         with self._guard:
             self._lent[thread] = entry
@@ -130,7 +126,7 @@ class LockConnections:
             lent = self._lent.get(threading.get_ident())
             if lent is None or lent.holding or lent.closing or lent.conn.closed:
                 return None
-            if lent.busy() or lent.conn.info.transaction_status != TransactionStatus.IDLE:
+            if lent.conn.info.transaction_status != TransactionStatus.IDLE:
                 return None
             lent.holding = True
             self._out[id(lent.conn)] = lent

@@ -35,11 +35,9 @@ CONNECT_TIMEOUT_SECONDS = 5
 NAMESPACE = 0x737663  # "svc": the first key of the two-key advisory locks below
 CAP_LOCK = 1  # every hold on the daily cap
 SCHEMA_LOCK = 2  # creating or migrating the schema
-# What starts a transaction, sent in one pipeline with its first statement (one round trip
-# where psycopg's `transaction()` took one for BEGIN, one for the cap's lock, one for the
-# statement). Constants only: the cap's lock is taken before that statement runs.
-BEGIN = ("BEGIN",)
-BEGIN_SERIAL = ("BEGIN", f"SELECT pg_advisory_xact_lock({NAMESPACE}, {CAP_LOCK})")
+# A serial transaction's start, one round trip: constants only, so psycopg sends it as a
+# simple query, which may hold two statements.
+BEGIN_SERIAL = f"BEGIN; SELECT pg_advisory_xact_lock({NAMESPACE}, {CAP_LOCK})"
 
 # One schema for both engines: the SQLite file's, in PostgreSQL's words (µUSD amounts and
 # times outgrow 32-bit INTEGER and REAL), and the columns added since (sqlite.MIGRATIONS) by
@@ -174,65 +172,46 @@ class PgDatabase:
         self._conn = connect(url)
         self._conn.row_factory = _row_factory
         self._in_transaction = False
-        self._begin: tuple[str, ...] = ()  # a transaction's start, not sent yet
         if url not in _CURRENT:  # once per process: each batch worker's connection asked
             self._migrate()
             _CURRENT.add(url)
         # The request locks of this thread are held on this connection while it is free (no
         # second connection per paid submit); `close` asks the pool whether it holds one.
-        pool = pool_for(url, lambda: connect(url))
-        self._give_back = pool.lend(self._conn, lambda: self._in_transaction)
+        self._give_back = pool_for(url, lambda: connect(url)).lend(self._conn)
 
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
         import psycopg
 
         try:
-            if self._begin:
-                return self._first(sql.replace("?", "%s"), params)
             return self._conn.execute(sql.replace("?", "%s"), params)
         except psycopg.Error as exc:  # told apart in _unavailable
             raise _unavailable(self.url, exc) from None
-
-    def _first(self, sql: str, params: tuple[Any, ...]) -> Any:
-        """A transaction's first statement, behind its BEGIN (and the cap's lock) in one
-        pipeline: one round trip; the server runs them in order, so the statement runs
-        inside the transaction and after the lock is granted."""
-        begin, self._begin = self._begin, ()
-        with self._conn.pipeline():
-            for statement in begin:
-                self._conn.execute(statement)
-            cursor = self._conn.execute(sql, params)
-        return cursor
 
     @contextmanager
     def write(self, *, durable: bool = False, serial: bool = False) -> Iterator[None]:
         """One transaction; `serial` queues it behind every other serial one of the fleet.
         Every commit is durable here (synchronous_commit is the server's: on by default).
 
-        BEGIN (and the cap's lock) go with the first statement (`_first`); a transaction that
-        runs none sends nothing. COMMIT is its own round trip: it must be done before this
-        returns (a proof is journaled before it leaves)."""
+        BEGIN and the cap's lock go in one simple-query round trip (psycopg's `transaction()`
+        sent them as two), and COMMIT in one: the statements between are the callers'."""
         import psycopg
 
         if self._in_transaction:  # nested: part of the caller's transaction
             yield
             return
         self._in_transaction = True
-        self._begin = BEGIN_SERIAL if serial else BEGIN
         try:
+            self._conn.execute(BEGIN_SERIAL if serial else "BEGIN")
             try:
                 yield
             except BaseException:
-                if not self._begin:  # begun (or tried): end it
-                    self._roll_back()
+                self._roll_back()
                 raise
-            if not self._begin:
-                self._conn.execute("COMMIT")
+            self._conn.execute("COMMIT")
         except psycopg.Error as exc:  # told apart in _unavailable
             raise _unavailable(self.url, exc) from None
         finally:
             self._in_transaction = False
-            self._begin = ()
 
     def _roll_back(self) -> None:
         """End a failed transaction; a connection already gone has ended it (the server rolls
@@ -291,8 +270,8 @@ class PgDatabase:
         connection behind the fleet's writes, and deadlocked with them."""
         if self._version() >= SCHEMA_VERSION:
             return
-        with self.write():  # its first statement sends the BEGIN: through execute
-            self.execute("SELECT pg_advisory_xact_lock(?, ?)", (NAMESPACE, SCHEMA_LOCK))
+        with self.write():
+            self._conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (NAMESPACE, SCHEMA_LOCK))
             version = self._version()  # another runner may have migrated while this one waited
             if version >= SCHEMA_VERSION:
                 return
