@@ -40,6 +40,7 @@ class _Lent:
         self.conn = conn
         self.holding = False  # a request lock is held (or being taken) on it
         self.closing = False  # its ledger closed meanwhile: the release closes it
+        self.returned = False  # its ledger closed: lent no more
 
 
 class LockConnections:
@@ -47,7 +48,9 @@ class LockConnections:
         self._connect = connect
         self._idle: list[psycopg.Connection[Any]] = []
         self._guard = threading.Lock()
-        self._lent: dict[int, _Lent] = {}  # by the ident of the thread that opened the ledger
+        # The connection lent by the ledger this thread opened last: thread-local, so a
+        # thread's entry ends with it (an ident may be reused by a later thread).
+        self._lent = threading.local()
         self._out: dict[int, _Lent] = {}  # by id(conn): lent connections holding a lock
 
     def lend(self, conn: psycopg.Connection[Any]) -> Callable[[], bool]:
@@ -55,14 +58,11 @@ class LockConnections:
         ledger's close: True when the connection may be closed now, False when it holds a lock
         (the release closes it: closing it here would drop the lock under its holder)."""
         entry = _Lent(conn)
-        thread = threading.get_ident()
-        with self._guard:
-            self._lent[thread] = entry
+        self._lent.entry = entry
 
-        def give_back() -> bool:
+        def give_back() -> bool:  # may run in another thread: the entry says it is returned
             with self._guard:
-                if self._lent.get(thread) is entry:
-                    del self._lent[thread]
+                entry.returned = True
                 entry.closing = entry.holding
                 return not entry.holding
 
@@ -123,8 +123,8 @@ class LockConnections:
         from psycopg.pq import TransactionStatus
 
         with self._guard:
-            lent = self._lent.get(threading.get_ident())
-            if lent is None or lent.holding or lent.closing or lent.conn.closed:
+            lent: _Lent | None = getattr(self._lent, "entry", None)
+            if lent is None or lent.holding or lent.returned or lent.conn.closed:
                 return None
             if lent.conn.info.transaction_status != TransactionStatus.IDLE:
                 return None
