@@ -123,3 +123,29 @@ def test_a_request_lock_inside_the_ledgers_transaction_is_not_lent(
         assert _idle(db)
     finally:
         ledger.close()
+
+
+def test_a_request_lock_inside_a_serial_transaction_is_not_lent(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not even before the transaction's first statement: a lock taken there would wait with
+    the cap's lock held, and its release could end the transaction's connection."""
+    from svc.store.ledger import postgres
+
+    opened: list[str] = []
+
+    def counted(url: str) -> Any:
+        opened.append(url)
+        return connect(url)
+
+    monkeypatch.setattr(postgres, "connect", counted)
+    ledger = open_ledger(pg_url, "runner-a")
+    db: PgDatabase = ledger._db  # type: ignore[attr-defined]
+    try:
+        with db.write(serial=True), ledger.request_lock("req_serial_pending", None):
+            db.execute("SELECT 1").fetchone()
+            assert not _cap_is_free(pg_url)
+        assert len(opened) == 2  # the lock had a connection of its own
+        assert _idle(db) and _cap_is_free(pg_url)
+    finally:
+        ledger.close()
