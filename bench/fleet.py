@@ -1,12 +1,14 @@
 """The fleet row of `make bench` (issue 24): the same 1000 paid tasks by one runner on its
 SQLite ledger and by 4 runners sharing one PostgreSQL ledger, in one run, plus a paid submit on
 each engine. The runners and the sandbox share this machine's cores, as CI runners would not:
-the ratio is the figure that travels."""
+the ratio is the figure that travels. The paid submits alternate, one on each engine per
+round, and the ratio is the median of the rounds' (a burst of load then falls on both)."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -120,7 +122,7 @@ def _rows(
     row(
         f"  {RUNNERS} runners sharing PostgreSQL",
         f"{fleet[1]} accepted in {fleet[0]:.1f} s = {ratio:.2f}x",
-        f"target <= 1.5x: {verdict(ratio, 1.5)}" if fleet[1] == n else "FAILED",
+        f"target <= 1.25x: {verdict(ratio, 1.25)}" if fleet[1] == n else "FAILED",
     )
     row(
         "  largest runner peak memory",
@@ -136,13 +138,32 @@ def _submit_rows(
     env: dict[str, str],
     url: str,
 ) -> None:
-    runs = max(3, bench.args.runs // 2)
+    runs = max(5, bench.args.runs // 2)
     cmd = [bench.svc, "submit", "bench fleet submit #slow", "--email", "fs@example.com", "--json"]
-    sqlite = bench.timed(cmd, env, runs)
-    postgres = bench.timed(cmd, {**env, "SVC_LEDGER_URL": url}, runs)
-    ratio = postgres / max(sqlite, 1e-9)
+    samples = alternated(cmd, {"sqlite": env, "postgres": {**env, "SVC_LEDGER_URL": url}}, runs)
+    each = [p / s for p, s in zip(samples["postgres"], samples["sqlite"], strict=True)]
+    ratio = statistics.median(each)
+    pg_ms, sqlite_ms = (statistics.median(samples[k]) * 1000 for k in ("postgres", "sqlite"))
     row(
         "  paid submit on PostgreSQL vs SQLite",
-        f"{postgres * 1000:.0f} ms vs {sqlite * 1000:.0f} ms = {ratio:.2f}x",
-        f"target <= 1.3x: {verdict(ratio, 1.3)}",
+        f"{pg_ms:.0f} ms vs {sqlite_ms:.0f} ms = {ratio:.2f}x (min {min(each):.2f}x)",
+        f"target <= 1.1x: {verdict(ratio, 1.1)}",
     )
+
+
+def alternated(
+    cmd: list[str], envs: dict[str, dict[str, str]], runs: int
+) -> dict[str, list[float]]:
+    """Wall seconds of `cmd` under each env, the envs in turn within a round, after one
+    warm-up round (the first PostgreSQL submit also creates the schema)."""
+    samples: dict[str, list[float]] = {name: [] for name in envs}
+    for i in range(runs + 1):
+        for name, env in envs.items():
+            start = time.perf_counter()
+            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+            elapsed = time.perf_counter() - start
+            if proc.returncode != 0:
+                raise SystemExit(f"bench case failed: {cmd}\n{proc.stderr[-2000:]}")
+            if i:
+                samples[name].append(elapsed)
+    return samples
