@@ -85,9 +85,12 @@ def paid_by(env: dict[str, str]) -> str:
 
 
 def main() -> None:
+    # The demo's waits are the sandbox's task time (the 2FA ask at +10 s, the end 20 s after
+    # the code): at 10x they take 1 and 2 s, still long enough that each watch shows the task
+    # pending first (at 20x the first watch opened on the ask already).
     with (
         tempfile.TemporaryDirectory(prefix="svc-demo-") as home,
-        SandboxProcess(clock_speed=5.0) as sandbox,
+        SandboxProcess(clock_speed=10.0) as sandbox,
     ):
         env = demo_env(Path(home), sandbox.url)
         print(f"sandbox running at {sandbox.url} (Base Sepolia test USDC: no money moves)")

@@ -1,8 +1,13 @@
 """Every answer is bounded in memory, time and depth, and ids are ids (issue 13, items 3 and 4).
 
-`svc` runs as a subprocess against a small loopback server (tests/loopback.py) that answers
-what the sandbox never would: a gzip bomb, an answer trickling one byte every half second, JSON
-nested 100,000 deep. Ids that are not ids are refused before a single request is sent.
+`svc` runs against a small loopback server (tests/loopback.py) that answers what the sandbox
+never would: a gzip bomb, an answer trickling one byte at a time, JSON nested 100,000 deep. Ids
+that are not ids are refused before a single request is sent.
+
+What only a process shows runs as one: peak memory (each measured in a fresh interpreter), a
+pty, and JSON nested to the bound (the room left for the call stack is a real process's).
+The rest runs `svc` in this process through its entry point (tests/inproc.py): the same argv,
+environment, streams and exit code, without a start-up per call (issue 34.6).
 """
 
 from __future__ import annotations
@@ -19,15 +24,18 @@ from urllib.parse import unquote
 import pexpect
 import pytest
 from tests.conftest import SVC, Result, _base_env
-from tests.inproc import task_doc
-from tests.loopback import Loopback, bomb, nested, send, trickle
+from tests.inproc import run_main, task_doc
+from tests.loopback import Loopback, bomb, nested, send
 
 from svc.api.jsonsafe import MAX_JSON_DEPTH
 
 pytestmark = pytest.mark.e2e
 
 RSS_BOUND_KB = 150 * 1024
-TIMEOUT = 2.0  # SVC_TIMEOUT for the trickle rows
+TIMEOUT = 1.0  # SVC_TIMEOUT for the trickle rows
+# The trickle's gap between bytes: a quarter of TIMEOUT (as tests/loopback.trickle's half
+# second is of 2 s), so only a deadline on the whole answer cuts it, never one per read.
+GAP = TIMEOUT / 4
 ATTEMPTS = 4  # RetryPolicy's attempts: a read that times out is retried like any other
 # The full-jitter backoff between the 4 attempts waits at most 0.25 + 0.5 + 1.0 s.
 BACKOFF_MAX = 0.25 + 0.5 + 1.0
@@ -57,15 +65,40 @@ def home(tmp_path: Path) -> Path:
     return path
 
 
-def run(home: Path, url: str, *args: str, **env: str) -> tuple[Result, float]:
-    """`svc ARGS` against `url`; the result and its wall time in seconds."""
+def run(
+    home: Path, url: str, *args: str, process: bool = False, **env: str
+) -> tuple[Result, float]:
+    """`svc ARGS` against `url`, in this process unless `process`; the result and its wall
+    time in seconds."""
     full_env = {**_base_env(home), "SVC_BASE_URL": url, **env}
     started = time.monotonic()
-    proc = subprocess.run(
-        [SVC, *args], capture_output=True, text=True, env=full_env, timeout=90, check=False
-    )
+    if process:
+        proc = subprocess.run(
+            [SVC, *args], capture_output=True, text=True, env=full_env, timeout=90, check=False
+        )
+        code, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+    else:
+        code, stdout, stderr = run_main(list(args), full_env, None, program=SVC)
     elapsed = time.monotonic() - started
-    return Result([SVC, *args], proc.returncode, proc.stdout, proc.stderr), elapsed
+    return Result([SVC, *args], code, stdout, stderr), elapsed
+
+
+def trickle(server: Loopback, handler: BaseHTTPRequestHandler, *, in_headers: bool) -> None:
+    """tests/loopback.trickle at GAP: one byte every GAP seconds for up to a minute, in the
+    body after prompt headers or from the status line on; ends when the client hangs up."""
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+    slow = head + b" " * 1000
+    if not in_headers:
+        handler.wfile.write(head)
+        slow = b" " * 1000
+    deadline = time.monotonic() + 60
+    for byte in slow:
+        if server.closing.is_set() or time.monotonic() > deadline:
+            break
+        handler.wfile.write(bytes([byte]))
+        handler.wfile.flush()
+        time.sleep(GAP)
+    handler.close_connection = True
 
 
 def one_line(stderr: str) -> str:
@@ -214,7 +247,7 @@ def test_json_nested_to_the_bound_reads_and_renders(home: Path) -> None:
     task = {**TASK, "result": {"output": output}, "note": "[{" * 100_000 + '\\"[['}
     body = json.dumps(task)
     with _serving(body) as server:
-        result, _ = run(home, server.url, "--json", "poll", "task_x")
+        result, _ = run(home, server.url, "--json", "poll", "task_x", process=True)
         assert result.returncode == 0, result.stderr
         assert result.json() == task
         env = {k: v for k, v in _base_env(home).items() if k != "CI"}
@@ -226,7 +259,7 @@ def test_json_nested_to_the_bound_reads_and_renders(home: Path) -> None:
     assert "completed" in screen and "Traceback" not in screen and "error" not in screen
     deeper = json.dumps({**TASK, "result": {"output": json.loads(nested(MAX_JSON_DEPTH - 1))}})
     with _serving(deeper) as server:
-        result, _ = run(home, server.url, "poll", "task_x")
+        result, _ = run(home, server.url, "poll", "task_x", process=True)
     assert result.returncode == 1 and "nested deeper" in one_line(result.stderr)
 
 

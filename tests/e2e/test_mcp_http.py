@@ -24,7 +24,7 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from tests.conftest import SVC, Cli, Sandbox, unique_email
+from tests.conftest import SVC, Cli, Sandbox, _base_env, unique_email
 from tests.e2e.test_mcp import Person, run
 
 from svc.mcp.guard import MAX_BODY_BYTES
@@ -101,6 +101,17 @@ def token_of(cli: Cli) -> str:
     return cli.ok("mcp", "token").stdout.strip()
 
 
+@pytest.fixture(scope="module")
+def attacked(tmp_path_factory: pytest.TempPathFactory, sandbox_server: Sandbox) -> Iterator[Served]:
+    """One `svc mcp --http` (a fresh home: its token made and printed) for the attack tests,
+    instead of one each (a start-up is seconds on a loaded machine). Each test ends on a
+    request the server must still serve, so one attack cannot hide another's effect; the
+    server must also stop cleanly after all of them (http_server's exit checks)."""
+    home = tmp_path_factory.mktemp("attacked")
+    with http_server(Cli(home, {**_base_env(home), "SVC_BASE_URL": sandbox_server.url})) as served:
+        yield served
+
+
 def test_a_non_loopback_address_is_refused_before_anything_listens(cli: Cli) -> None:
     for host in ("0.0.0.0", "::", "192.168.1.10", "example.com", "127.0.0.1.nip.io"):
         result = cli("mcp", "--http", "--host", host, "--port", "0")
@@ -114,35 +125,35 @@ def _secret_file(cli: Cli) -> str:
     return path.read_text() if path.exists() else ""
 
 
-def test_a_request_without_the_right_token_gets_401(cli: Cli) -> None:
-    with http_server(cli) as served:
-        assert served.token is not None
-        for headers in (
-            {},
-            {"authorization": "Bearer wrong"},
-            {"authorization": f"Basic {served.token}"},
-            {"authorization": f"Bearer {served.token[:-1]}"},
-            {"authorization": "Bearer"},
-        ):
-            answer = served.post(**headers)
-            assert answer.status_code == 401, (headers, answer.text)
-            assert answer.headers["www-authenticate"].startswith("Bearer")
-            assert "mcp" not in answer.text.lower() or "jsonrpc" not in answer.text
-        twice = httpx.post(
-            served.url,
-            json=INIT,
-            headers=[
-                *HEADERS.items(),
-                ("authorization", f"Bearer {served.token}"),
-                ("authorization", "Bearer other"),
-            ],
-            timeout=10,
-        )
-        assert twice.status_code == 401  # two Authorization headers: neither is believed
-        assert served.post(authorization=f"Bearer {served.token}").status_code == 200
+def test_a_request_without_the_right_token_gets_401(attacked: Served) -> None:
+    served = attacked
+    assert served.token is not None
+    for headers in (
+        {},
+        {"authorization": "Bearer wrong"},
+        {"authorization": f"Basic {served.token}"},
+        {"authorization": f"Bearer {served.token[:-1]}"},
+        {"authorization": "Bearer"},
+    ):
+        answer = served.post(**headers)
+        assert answer.status_code == 401, (headers, answer.text)
+        assert answer.headers["www-authenticate"].startswith("Bearer")
+        assert "mcp" not in answer.text.lower() or "jsonrpc" not in answer.text
+    twice = httpx.post(
+        served.url,
+        json=INIT,
+        headers=[
+            *HEADERS.items(),
+            ("authorization", f"Bearer {served.token}"),
+            ("authorization", "Bearer other"),
+        ],
+        timeout=10,
+    )
+    assert twice.status_code == 401  # two Authorization headers: neither is believed
+    assert served.post(authorization=f"Bearer {served.token}").status_code == 200
 
 
-def test_a_body_past_the_cap_gets_413_declared_or_chunked(cli: Cli) -> None:
+def test_a_body_past_the_cap_gets_413_declared_or_chunked(attacked: Served) -> None:
     """Even the token's holder cannot make the server buffer without end: a declared length
     over the cap is refused unread, a chunked body is cut where it passes it; the server
     answers the next request as before."""
@@ -154,66 +165,67 @@ def test_a_body_past_the_cap_gets_413_declared_or_chunked(cli: Cli) -> None:
         for start in range(0, len(huge), 65536):
             yield huge[start : start + 65536]
 
-    with http_server(cli) as served:
-        auth = {**HEADERS, "authorization": f"Bearer {served.token}"}
-        declared = httpx.post(served.url, content=huge, headers=auth, timeout=30)
-        assert declared.status_code == 413 and declared.json()["error"] == "body_too_large"
-        chunked = httpx.post(served.url, content=chunks(), headers=auth, timeout=30)
-        assert chunked.status_code == 413 and chunked.json()["error"] == "body_too_large"
-        assert served.post(authorization=f"Bearer {served.token}").status_code == 200
+    served = attacked
+    auth = {**HEADERS, "authorization": f"Bearer {served.token}"}
+    declared = httpx.post(served.url, content=huge, headers=auth, timeout=30)
+    assert declared.status_code == 413 and declared.json()["error"] == "body_too_large"
+    chunked = httpx.post(served.url, content=chunks(), headers=auth, timeout=30)
+    assert chunked.status_code == 413 and chunked.json()["error"] == "body_too_large"
+    assert served.post(authorization=f"Bearer {served.token}").status_code == 200
 
 
-def test_a_token_in_the_query_string_is_refused_and_the_person_told(cli: Cli) -> None:
-    with http_server(cli) as served:
-        token = served.token
-        assert token is not None
-        for query in (f"?token={token}", f"?access_token={token}", "?x=1"):
-            answer = httpx.post(served.url + query, json=INIT, headers=HEADERS, timeout=10)
-            assert answer.status_code == 400, answer.text
-        authorized = httpx.post(
-            served.url + "?x=1",
-            json=INIT,
-            headers={**HEADERS, "authorization": f"Bearer {token}"},
-            timeout=10,
-        )
-        assert authorized.status_code == 400  # a URL never carries anything we accept
-        log = served.stderr.read_text()
-        assert "svc mcp token --rotate" in log
-        assert token not in log  # the warning does not repeat it
+def test_a_token_in_the_query_string_is_refused_and_the_person_told(attacked: Served) -> None:
+    served = attacked
+    token = served.token
+    assert token is not None
+    for query in (f"?token={token}", f"?access_token={token}", "?x=1"):
+        answer = httpx.post(served.url + query, json=INIT, headers=HEADERS, timeout=10)
+        assert answer.status_code == 400, answer.text
+    authorized = httpx.post(
+        served.url + "?x=1",
+        json=INIT,
+        headers={**HEADERS, "authorization": f"Bearer {token}"},
+        timeout=10,
+    )
+    assert authorized.status_code == 400  # a URL never carries anything we accept
+    log = served.stderr.read_text()
+    assert "svc mcp token --rotate" in log
+    assert token not in log  # the warning does not repeat it
+    assert served.post(authorization=f"Bearer {token}").status_code == 200  # served as before
 
 
-def test_a_web_page_of_another_origin_gets_403(cli: Cli) -> None:
-    with http_server(cli) as served:
-        auth = f"Bearer {served.token}"
-        port = served.url.split(":")[2].split("/")[0]
-        for origin in (
-            "http://evil.example",
-            "null",
-            "http://127.0.0.1:1",
-            f"https://127.0.0.1:{port}",
-            f"http://127.0.0.1.evil.example:{port}",
-        ):
-            answer = served.post(origin=origin, authorization=auth)
-            assert answer.status_code == 403, (origin, answer.text)
-        preflight = httpx.options(
-            served.url,
-            headers={"origin": "http://evil.example", "access-control-request-method": "POST"},
-        )
-        assert preflight.status_code == 403
-        assert "access-control-allow-origin" not in preflight.headers
-        # Without a token, a foreign page learns nothing more than 403 either.
-        assert served.post(origin="http://evil.example").status_code == 403
-        assert served.post(origin=f"http://127.0.0.1:{port}", authorization=auth).is_success
+def test_a_web_page_of_another_origin_gets_403(attacked: Served) -> None:
+    served = attacked
+    auth = f"Bearer {served.token}"
+    port = served.url.split(":")[2].split("/")[0]
+    for origin in (
+        "http://evil.example",
+        "null",
+        "http://127.0.0.1:1",
+        f"https://127.0.0.1:{port}",
+        f"http://127.0.0.1.evil.example:{port}",
+    ):
+        answer = served.post(origin=origin, authorization=auth)
+        assert answer.status_code == 403, (origin, answer.text)
+    preflight = httpx.options(
+        served.url,
+        headers={"origin": "http://evil.example", "access-control-request-method": "POST"},
+    )
+    assert preflight.status_code == 403
+    assert "access-control-allow-origin" not in preflight.headers
+    # Without a token, a foreign page learns nothing more than 403 either.
+    assert served.post(origin="http://evil.example").status_code == 403
+    assert served.post(origin=f"http://127.0.0.1:{port}", authorization=auth).is_success
 
 
-def test_a_rebound_host_name_gets_421(cli: Cli) -> None:
-    with http_server(cli) as served:
-        auth = f"Bearer {served.token}"
-        port = served.url.split(":")[2].split("/")[0]
-        for host in ("evil.example", f"evil.example:{port}", "127.0.0.1", "127.0.0.1:1"):
-            answer = served.post(host=host, authorization=auth)
-            assert answer.status_code == 421, (host, answer.text)
-        assert served.post(host=f"localhost:{port}", authorization=auth).is_success
+def test_a_rebound_host_name_gets_421(attacked: Served) -> None:
+    served = attacked
+    auth = f"Bearer {served.token}"
+    port = served.url.split(":")[2].split("/")[0]
+    for host in ("evil.example", f"evil.example:{port}", "127.0.0.1", "127.0.0.1:1"):
+        answer = served.post(host=host, authorization=auth)
+        assert answer.status_code == 421, (host, answer.text)
+    assert served.post(host=f"localhost:{port}", authorization=auth).is_success
 
 
 def test_the_token_is_printed_once_and_never_in_argv_or_logs(cli: Cli) -> None:

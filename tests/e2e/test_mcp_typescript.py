@@ -24,6 +24,9 @@ import pytest
 from tests.conftest import SVC, Cli, Sandbox, unique_email
 from tests.e2e.test_mcp import BAD_CALLS
 
+from svc.mcp.pace import BEAT_SECONDS, TIME_SCALE_ENV
+from svc.mcp.schemas import WAIT_BUDGET_SECONDS
+
 pytestmark = pytest.mark.e2e
 
 TS = Path(__file__).resolve().parents[1] / "ts"
@@ -31,6 +34,9 @@ TOOLS = {"submit_task", "get_task", "wait_for_task", "reply_to_task"}
 TOOLS |= {"quote", "guide", "list_tasks", "spend"}
 PREAPPROVED = {"SVC_MCP_PREAPPROVED_USD": "1.50"}
 CLIENT_TIMEOUT_MS = 60_000  # the TypeScript SDK's DEFAULT_REQUEST_TIMEOUT_MSEC
+# The long-wait test runs the server's waits and the client's timeout at a quarter of the pace
+# (svc.mcp.pace): the same ratios in 12 s instead of 44.
+LONG_WAIT_SCALE = 0.25
 
 
 def node() -> str:
@@ -53,12 +59,16 @@ def drive(
     elicitation: bool = True,
     timeout: float = 240,
     http: dict[str, str] | None = None,
+    time_scale: float | None = None,
 ) -> dict[str, Any]:
-    """Run the TypeScript client on `steps` against a fresh `svc mcp`; its report."""
+    """Run the TypeScript client on `steps` against a fresh `svc mcp`; its report. With
+    `time_scale`, the server's waits and the client's request timeout both run at that pace."""
+    scaled = {TIME_SCALE_ENV: str(time_scale)} if time_scale else {}
     plan = {
         "command": SVC,
         "args": ["mcp"],
-        "env": {**cli.env, **(env or {})},
+        "env": {**cli.env, **(env or {}), **scaled},
+        "timeScale": time_scale,
         "sandbox": sandbox.url,
         "protocol": protocol,
         "elicitation": elicitation,
@@ -334,19 +344,29 @@ def test_a_long_wait_returns_before_the_clients_timeout_and_goes_on_when_called_
 ) -> None:
     """A task that needs 600 s of task time: wait_for_task asked for 300 s returns before the
     SDK's 60 s default (which progress does not reset), telling the model to call again, and
-    the next call sees it complete. The sandbox's clock supplies the task time."""
+    the next call sees it complete. The sandbox's clock supplies the task time.
+
+    Server and client run at LONG_WAIT_SCALE of real time (the server's wait budget and beat,
+    the client's timeout), so a budget too long for the client still makes the client throw."""
+    scale = LONG_WAIT_SCALE
+    # The real pace's figures, which the scaled run below checks in proportion
+    assert WAIT_BUDGET_SECONDS * 1000 <= CLIENT_TIMEOUT_MS - 20_000  # room for a slow poll
+    assert BEAT_SECONDS * 1000 <= 10_000
     task_id = submit_with_cli(cli, "Take your time #slow")
     steps = [
         call("wait_for_task", task_id=task_id, timeout_seconds=300),
         {"advance": 600},
         call("wait_for_task", task_id=task_id, timeout_seconds=300),
     ]
-    report = drive(cli, sandbox, steps, timeout=300)
+    report = drive(cli, sandbox, steps, timeout=300, time_scale=scale)
+    assert report["defaultTimeoutMs"] == CLIENT_TIMEOUT_MS  # the SDK's, which a host keeps
     first, _, second = report["steps"]
     assert task_of(first)["state"] == "pending"
-    assert first["ms"] < CLIENT_TIMEOUT_MS - 10_000, first["ms"]  # with room for a slow poll
+    # with room for a slow poll; and the budget was waited, not cut short
+    budget_ms = WAIT_BUDGET_SECONDS * 1000 * scale
+    assert budget_ms - 2_000 <= first["ms"] < (CLIENT_TIMEOUT_MS - 10_000) * scale, first["ms"]
     assert "call wait_for_task again" in text_of(result_of(first))
-    assert len(first["progress"]) >= first["ms"] // 10_000  # a beat at least every 10 s
+    assert len(first["progress"]) >= first["ms"] // (10_000 * scale)  # a beat every 10 s
     values = [p["progress"] for p in first["progress"]]
     assert values == sorted(set(values))  # strictly increasing, as the spec asks
     assert task_of(second)["state"] == "completed"

@@ -7,6 +7,7 @@ index or pip's cache), so it lives in the normal suite.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -33,12 +34,30 @@ def run(argv: list[str], env: dict[str, str] | None = None, timeout: float = 180
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    out = tmp_path_factory.mktemp("dist")
-    run([sys.executable, "-m", "build", "--outdir", str(out), str(REPO)])
+    """The wheel and sdist, built once per run: under xdist each worker that runs a test of
+    this module would build them again (15 s each on a loaded machine), so the first builds
+    under a lock in the run's shared temporary directory and the others read its files."""
+    out = _shared_dir(tmp_path_factory, "dist")
+    with (out.parent / f"{out.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (out / "built").exists():
+            run([sys.executable, "-m", "build", "--outdir", str(out), str(REPO)])
+            (out / "built").touch()
     wheels = list(out.glob("*.whl"))
     sdists = list(out.glob("*.tar.gz"))
     assert len(wheels) == 1 and len(sdists) == 1, list(out.iterdir())
     return {"wheel": wheels[0], "sdist": sdists[0]}
+
+
+def _shared_dir(factory: pytest.TempPathFactory, name: str) -> Path:
+    """A directory of this run that every xdist worker of it sees (the workers' temporary
+    directories share a parent, named per run); without xdist, this process's own."""
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run_id is None:
+        return factory.mktemp(name)
+    path = factory.getbasetemp().parent / f"{name}-{run_id}"
+    path.mkdir(exist_ok=True)
+    return path
 
 
 def test_wheel_and_sdist_carry_the_version_completions_and_man_pages(dist: dict[str, Path]) -> None:
@@ -69,8 +88,12 @@ def _clean_env(**extra: str) -> dict[str, str]:
 @pytest.mark.timeout(600)
 def test_wheel_in_a_fresh_venv_and_with_pipx(dist: dict[str, Path], tmp_path: Path) -> None:
     venv = tmp_path / "venv"
-    run([sys.executable, "-m", "venv", str(venv)])
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check", "-q"]
+    # Without pip of its own: ensurepip copies pip into it (seconds of disk on a loaded
+    # machine); this pip installs into it (--python), from the same wheel and index, and what
+    # the test runs is only what the wheel brought.
+    run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python")]
+    pip += ["--disable-pip-version-check", "-q"]
     # --no-compile: byte-compiling every dependency is most of an install's CPU, and Python
     # compiles what it imports anyway; what is installed, and from where, is the same.
     run([*pip, "install", "--no-compile", str(dist["wheel"])], timeout=300)

@@ -13,6 +13,10 @@
 //                           advanceAfterAnswer}
 //   http                    optional {url, token}: Streamable HTTP to a running `svc mcp
 //                           --http` with that bearer token, instead of starting one on stdio
+//   timeScale               optional, in (0, 1]: the server runs its waits at this pace
+//                           (SVC_TEST_MCP_TIME_SCALE, set by the test in env) and the client
+//                           times a request out after the SDK's default times the same factor,
+//                           so a test of the 60 s limit keeps its ratios in a fraction of the time
 //   steps                   a list of {tool, args} | {advance: seconds} | {setLevel: level}
 //                           | {listTools: true} | {strictSchemas: true}; an argument "$task"
 //                           is the id of the last task a step returned
@@ -25,6 +29,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { DEFAULT_REQUEST_TIMEOUT_MSEC } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
@@ -149,6 +154,7 @@ async function main() {
 
   await client.connect(transport);
   report.negotiated = transport.negotiated;
+  report.defaultTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MSEC; // what a host waits, unscaled
   report.serverCapabilities = client.getServerCapabilities() ?? null;
   // The SDK caches the output schemas it validates results against when tools are listed,
   // as hosts do before offering the tools to a model.
@@ -171,11 +177,16 @@ async function main() {
         entry.problems = strictProblems(tools);
       } else {
         const progress = [];
-        // Default request options (60 s timeout, not reset by progress), as a host uses them.
+        // Default request options (60 s timeout, not reset by progress), as a host uses them;
+        // the timeout scaled only when the server's waits are (plan.timeScale).
         const args = withTask(step.args);
-        entry.result = await client.callTool({ name: step.tool, arguments: args }, undefined, {
-          onprogress: (p) => progress.push(p),
-        });
+        const options = { onprogress: (p) => progress.push(p) };
+        if (plan.timeScale) options.timeout = DEFAULT_REQUEST_TIMEOUT_MSEC * plan.timeScale;
+        entry.result = await client.callTool(
+          { name: step.tool, arguments: args },
+          undefined,
+          options,
+        );
         entry.progress = progress;
         lastTask = entry.result.structuredContent?.task?.id ?? lastTask;
       }

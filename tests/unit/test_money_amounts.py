@@ -69,13 +69,20 @@ HONEST_USD = st.from_regex(r"[0-9]{1,12}(\.[0-9]{1,6})?", fullmatch=True)
 HONEST_ATOMIC = st.from_regex(r"[0-9]{1,30}", fullmatch=True)
 
 
+# Built once: a strategy over a list labels itself by scanning the list (thousands of digits),
+# which per draw was most of these tests' time; the values drawn are the same.
+UNICODE_DIGIT = st.sampled_from(UNICODE_DIGITS)
+DECORATION = st.sampled_from(["_", "+", "-", "e2", "E-1", ",", "..", "$", "\x00", "/", "'"])
+DECORATION |= st.sampled_from(WHITESPACE)
+
+
 @st.composite
 def with_unicode_digit(draw: st.DrawFn, honest: st.SearchStrategy[str] = HONEST_USD) -> str:
     """An honest amount with one or more of its digits swapped for a non-ASCII digit."""
     text = list(draw(honest))
     spots = [i for i, ch in enumerate(text) if ch.isdigit()]
     for i in draw(st.lists(st.sampled_from(spots), min_size=1, unique=True)):
-        text[i] = draw(st.sampled_from(UNICODE_DIGITS))
+        text[i] = draw(UNICODE_DIGIT)
     return "".join(text)
 
 
@@ -84,10 +91,7 @@ def decorated(draw: st.DrawFn, honest: st.SearchStrategy[str] = HONEST_USD) -> s
     """An honest amount with a sign, an exponent, an underscore, whitespace or a second dot."""
     text = draw(honest)
     at = draw(st.integers(0, len(text)))
-    piece = draw(
-        st.sampled_from(["_", "+", "-", "e2", "E-1", ",", "..", "$", "\x00", "/", "'"])
-        | st.sampled_from(WHITESPACE)
-    )
+    piece = draw(DECORATION)
     return text[:at] + piece + text[at:]
 
 

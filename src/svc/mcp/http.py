@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from svc.engines import mcp_token
 from svc.errors import UsageError
 from svc.mcp.guard import Guard, allowed_hosts, loopback_address
-from svc.mcp.server import build_server
+from svc.mcp.server import build_server, freeze_heap
 from svc.mcp.state import ContextPool
 from svc.ui.output import Output
 
@@ -109,6 +109,7 @@ def serve_http(app: FaceContext, host: str, port: int) -> int:
         f"svc mcp: serving MCP over HTTP at {where.url} "
         f"(profile {settings.profile}, {settings.base_url}); Ctrl-C stops it"
     )
+    freeze_heap()
     try:
         uvicorn.Server(config).run(sockets=[where.sock])
     finally:

@@ -19,6 +19,7 @@ import anyio
 import anyio.to_thread
 
 from svc.mcp.next_words import words
+from svc.mcp.pace import beat_seconds
 from svc.redact import Vault
 from svc.ui.face import FaceContext
 
@@ -30,9 +31,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 REMEMBERED_TASKS = 10_000  # poll times kept; the oldest are forgotten first
-# While a call works (a wait between polls, a person typing a code), progress goes out this
-# often: a host that resets its request timeout on progress keeps the call alive.
-BEAT_SECONDS = 5.0
 
 
 class ContextPool:
@@ -126,12 +124,13 @@ class Call:
             await self.report(done, total, self.vault.scrub(message))
 
     async def beating(self, work: Callable[[], Awaitable[T]]) -> T:
-        """`await work()` with progress every BEAT_SECONDS meanwhile, repeating the latest
-        status. What `work` raises is raised as it was, not inside an exception group."""
+        """`await work()` with progress every beat (svc.mcp.pace) meanwhile, repeating the
+        latest status. What `work` raises is raised as it was, not inside an exception group."""
+        spacing = beat_seconds()
 
         async def beat() -> None:
             while True:
-                await anyio.sleep(BEAT_SECONDS)
+                await anyio.sleep(spacing)
                 await self.progress(self.status, self.total)
 
         failed: list[Exception] = []

@@ -17,8 +17,8 @@ from svc.engines.watch import Follower
 from svc.engines.watch_parts import poll_interval
 from svc.errors import ProtocolError
 from svc.mcp.asks import describe, secret_field, secret_prompt
+from svc.mcp.pace import wait_budget
 from svc.mcp.results import Outcome
-from svc.mcp.schemas import WAIT_BUDGET_SECONDS
 from svc.mcp.state import Call
 from svc.replies import Secret
 from svc.ui.face import FaceContext
@@ -89,7 +89,8 @@ async def wait_for_task(call: Call, args: dict[str, Any]) -> Outcome:
     task_id = str(args["task_id"])
     # One call never outlasts the clients' request timeouts (60 s in the TypeScript SDK, and
     # its progress does not reset it): the model is told to call again instead.
-    timeout = min(float(args.get("timeout_seconds", WAIT_BUDGET_SECONDS)), WAIT_BUDGET_SECONDS)
+    budget = wait_budget()
+    timeout = min(float(args.get("timeout_seconds", budget)), budget)
     interval = poll_interval(call.settings, None).seconds
     wait = call.gate.wait_time(task_id)
     if wait > timeout:
