@@ -87,7 +87,8 @@ def test_stdin_is_the_callers(tmp_path: Path, fork_server: ForkServer) -> None:
 
 
 def _waiting_mcp(cli: Cli, start: Callable[..., Started]) -> Started:
-    """`svc mcp` on stdio, ready: it waits on stdin until its host closes it."""
+    """`svc mcp` on stdio, ready: it waits on stdin until its host closes it (ended here by
+    closing stdin: a signal once it serves waits on anyio's worker thread, a bug of its own)."""
     proc = start()
     assert proc.stderr is not None
     assert "serving MCP" in proc.stderr.readline()
@@ -154,12 +155,17 @@ def test_a_waiting_process_looks_the_same_to_the_kernel(
 def test_a_signal_from_outside_ends_it_the_same_way(
     cli: Cli, fork_server: ForkServer, sig: signal.Signals
 ) -> None:
+    """`svc watch` of a task that stays pending, signalled once it has printed the task (it is
+    in its polling loop): the same exit code and the same last lines."""
+    task_id = _slow_task(cli)
     ended = []
     for start in (
-        lambda: _exec(cli, "mcp"),
-        lambda: fork_server.popen(["mcp"], env=cli.env),
+        lambda: _exec(cli, "watch", task_id, "--interval", "0.2"),
+        lambda: fork_server.popen(["watch", task_id, "--interval", "0.2"], env=cli.env),
     ):
-        proc = _waiting_mcp(cli, start)
+        proc = start()
+        assert proc.stdout is not None
+        assert task_id in proc.stdout.readline()
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=30)
         ended.append((proc.returncode, err))
