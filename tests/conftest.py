@@ -8,6 +8,7 @@ config restore it with the `sandbox` fixture's `reset_config`.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -264,7 +265,9 @@ FORK_PRELOAD = (
     "svc.pay.mpp",
     "svc.pay.wallet",
     "svc.store.ledger",
-    "eth_account",
+    # A paid x402 submit signs through eth_account until svc signs on its own (svc.pay.eip712):
+    # from then on a real process never loads it, and neither must the server.
+    *(() if importlib.util.find_spec("svc.pay.eip712") else ("eth_account",)),
 )
 
 

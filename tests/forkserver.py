@@ -500,8 +500,13 @@ def _main() -> None:
     config = json.loads(sys.argv[1])
     import importlib
 
+    limit = sys.getrecursionlimit()
     for name in config["preload"]:
         importlib.import_module(name)
+    if sys.getrecursionlimit() != limit:  # py_ecc's import sets 100,000: a child would start
+        raise RuntimeError(  # with what a real process has only once it imported that too
+            f"a preloaded module changed the recursion limit to {sys.getrecursionlimit()}"
+        )
     _remember_streams()
     import gc
 
