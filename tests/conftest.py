@@ -8,6 +8,7 @@ config restore it with the `sandbox` fixture's `reset_config`.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -21,6 +22,7 @@ from typing import Any
 
 import httpx
 import pytest
+from tests.forkserver import ForkServer
 from tests.inproc import run_main
 from tests.pg_cluster import Cluster
 from tests.pg_cluster import start as start_cluster
@@ -152,6 +154,7 @@ class Cli:
     home: Path
     env: dict[str, str]
     process: bool = False
+    forks: ForkServer | None = None  # process=True: fork each process from this pre-imported one
 
     def __call__(
         self,
@@ -161,7 +164,11 @@ class Cli:
         timeout: float = 60,
     ) -> Result:
         full_env = {**self.env, **(env or {})}
-        if self.process:
+        if self.process and self.forks is not None:
+            code, stdout, stderr = self.forks.run(
+                list(args), env=full_env, input=input, timeout=timeout
+            )
+        elif self.process:
             proc = subprocess.run(
                 [SVC, *args],
                 input=input,
@@ -180,6 +187,12 @@ class Cli:
     def as_process(self) -> Cli:
         """The same home and environment, run as the installed executable in its own process."""
         return Cli(self.home, dict(self.env), process=True)
+
+    def as_forked(self, forks: ForkServer) -> Cli:
+        """The same home and environment, each call a process forked from `forks` (a server
+        that imported svc once): a real process for signals, crash points and concurrency,
+        without the start-up (tests/forkserver.py says when a test must still exec)."""
+        return Cli(self.home, dict(self.env), process=True, forks=forks)
 
     def ok(self, *args: str, **kwargs: Any) -> Result:
         result = self(*args, **kwargs)
@@ -233,6 +246,43 @@ def process_cli(cli: Cli) -> Cli:
     """`cli`'s home and environment, run as the installed executable in a process of its own:
     for a test about what only a process shows (start-up, imports, signals, crash points)."""
     return cli.as_process()
+
+
+# What the commands forked from `fork_server` would import anyway: imported once, in the server.
+FORK_PRELOAD = (
+    "svc.__main__",
+    "svc.cli.fastpath",
+    "svc.cli.app",
+    "svc.commands.submit",
+    "svc.commands.tasks",
+    "svc.commands.spend",
+    "svc.commands.watch",
+    "svc.commands.mcp",
+    "svc.mcp.server",
+    "svc.engines.submit",
+    "svc.engines.batch",
+    "svc.pay.x402",
+    "svc.pay.mpp",
+    "svc.pay.wallet",
+    "svc.store.ledger",
+    # A paid x402 submit signs through eth_account until svc signs on its own (svc.pay.eip712):
+    # from then on a real process never loads it, and neither must the server.
+    *(() if importlib.util.find_spec("svc.pay.eip712") else ("eth_account",)),
+)
+
+
+@pytest.fixture(scope="session")
+def fork_server() -> Iterator[ForkServer]:
+    """One fork server per test process, started by the first test that asks for it."""
+    with ForkServer(SVC, preload=FORK_PRELOAD, env=_base_env(Path("/nonexistent"))) as server:
+        yield server
+
+
+@pytest.fixture
+def forked_cli(cli: Cli, fork_server: ForkServer) -> Cli:
+    """`cli`'s home and environment, each call a real process forked from `fork_server`: for a
+    test about what a process shows after start-up (signals, crash points, concurrency)."""
+    return cli.as_forked(fork_server)
 
 
 @pytest.fixture

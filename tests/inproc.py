@@ -72,7 +72,8 @@ def task_doc(**changes: Any) -> dict[str, Any]:
 # --- `svc ARGS` run in this process, as a user's process would run it (issue 34.6) -------------
 
 # A crash point SIGKILLs (or fills the disk of) the process it runs in: in-process, that is the
-# test run itself. Tests that set these run `svc` as a process (`Cli(..., process=True)`).
+# test run itself. Tests that set these run `svc` as a process (`Cli(..., process=True)`, or
+# forked from a server that imported svc once: `cli.as_forked(fork_server)`, tests/forkserver.py).
 PROCESS_ONLY_ENV = ("SVC_TEST_CRASH_AT", "SVC_TEST_CRASH_SIGNAL", "SVC_TEST_DISK_FULL_AT")
 _SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
 THREAD_GRACE = 5.0  # seconds a command's own threads get to finish after it returned
@@ -98,7 +99,10 @@ def run_main(
     still running or a file still open after the call fails the test (LeftBehind)."""
     refused = [name for name in PROCESS_ONLY_ENV if env.get(name)]
     if refused:
-        raise AssertionError(f"{refused} kill the process they run in: use Cli(process=True)")
+        raise AssertionError(
+            f"{refused} kill the process they run in: use Cli(process=True)"
+            " (cli.as_forked(fork_server) for a real process without the start-up)"
+        )
     import threading
 
     if threading.current_thread() is not threading.main_thread():

@@ -10,12 +10,13 @@ never corrupt it or lose a row.
 from __future__ import annotations
 
 import signal
-import subprocess
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from tests.conftest import SVC, Cli, Sandbox
+from tests.conftest import Cli, Sandbox
+from tests.forkserver import ForkServer
 from tests.ledger_reads import opened
 from tests.reliability_report import record
 
@@ -32,14 +33,16 @@ def _ledger(cli: Cli) -> Path:
 
 @pytest.mark.parametrize(("rail", "step"), CASES)
 def test_sigkill_at_each_step_then_resume_charges_once(
-    cli: Cli, sandbox: Sandbox, rail: str, step: str
+    cli: Cli, forked_cli: Cli, sandbox: Sandbox, rail: str, step: str
 ) -> None:
+    """The killed submit is a real process (forked from one that imported svc); the resume and
+    the checks run in this one."""
     rid = f"req_{uuid.uuid4().hex}"
     args = ["submit", f"Crash at {step} #complete", "--email", f"c-{rid[-10:]}@example.com"]
     args += ["--request-id", rid, "--pay", rail]
     env = {"SVC_SPT": f"spt_test_{uuid.uuid4().hex}"} if rail == "mpp" else {}
 
-    killed = cli.as_process()(*args, env={**env, "SVC_TEST_CRASH_AT": step})
+    killed = forked_cli(*args, env={**env, "SVC_TEST_CRASH_AT": step})
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     charged_before = len(sandbox.charges_for(rid))
     assert charged_before == (1 if step in ("proof_sent", "response_recorded") else 0)
@@ -81,9 +84,10 @@ READERS = 3
 
 
 def test_parallel_svc_processes_never_corrupt_or_lose_a_ledger_row(
-    cli: Cli, sandbox: Sandbox, tmp_path: Path
+    cli: Cli, fork_server: ForkServer, sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    """8 batch submits at once (4 paid lines each) and 3 readers looping `tasks`/`spend`."""
+    """8 batch submits at once (4 paid lines each) and 3 readers looping `tasks`/`spend`: every
+    one a process of its own, forked from one that imported svc (tests/forkserver.py)."""
     files = []
     for w in range(WRITERS):
         lines = [f'{{"task": "writer {w} line {i} #complete"}}' for i in range(PER_WRITER)]
@@ -92,37 +96,33 @@ def test_parallel_svc_processes_never_corrupt_or_lose_a_ledger_row(
         files.append(path)
     email = f"par-{uuid.uuid4().hex[:8]}@example.com"
     writers = [
-        subprocess.Popen(
-            [SVC, "submit", "--from", str(f), "--email", email],
+        fork_server.popen(
+            ["submit", "--from", str(f), "--email", email],
             env={**cli.env, "SVC_DAILY_CAP": "none"},  # 32 tasks: not a test of the cap
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
+            stdin=None,
         )
         for f in files
     ]
-    readers = [
-        subprocess.Popen(
-            [
-                "sh",
-                "-c",
-                f"for i in 1 2 3 4 5 6; do {SVC} tasks --json >/dev/null && "
-                f"{SVC} spend --json >/dev/null || exit 1; done",
-            ],
-            env=cli.env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(READERS)
-    ]
-    outputs = [p.communicate(timeout=120) for p in writers]
-    reader_out = [p.communicate(timeout=120) for p in readers]
+
+    def reader() -> tuple[int, str]:
+        """Six rounds of `tasks` then `spend`, each a process; the first failure ends it (as
+        the shell loop's `|| exit 1` did)."""
+        for _ in range(6):
+            for command in ("tasks", "spend"):
+                code, _, err = fork_server.run([command, "--json"], env=cli.env, timeout=120)
+                if code != 0 or "Traceback" in err or "locked" in err:
+                    return code or 1, err
+        return 0, ""
+
+    with ThreadPoolExecutor(READERS) as pool:
+        reading = [pool.submit(reader) for _ in range(READERS)]
+        outputs = [p.communicate(timeout=120) for p in writers]
+        reader_out = [r.result(timeout=120) for r in reading]
     for proc, (out, err) in zip(writers, outputs, strict=True):
         assert proc.returncode == 0, err
         assert "Traceback" not in err
-    for proc, (_, err) in zip(readers, reader_out, strict=True):
-        assert proc.returncode == 0, err
+    for code, err in reader_out:
+        assert code == 0, err
         assert "Traceback" not in err and "locked" not in err
 
     with opened(_ledger(cli)) as ledger:

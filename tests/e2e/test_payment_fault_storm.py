@@ -1,7 +1,8 @@
 """A randomized fault storm over 200+ paid submissions: never a double charge, always a true ledger.
 
-Every submission runs the real `svc` executable (x402 or MPP), a few at a time, while random
-faults are armed: connections dropped before the server sees a request and after it committed
+Every submission is a real `svc` process (x402 or MPP), a few at a time, each forked from one
+that imported svc once (tests/forkserver.py: 200 start-ups were most of this test's time),
+while random faults are armed: connections dropped before the server sees a request and after it committed
 (paid requests only), 5xx, 429 with Retry-After, slow answers, and the payment errors that the
 spec retries (provider unavailable) or pays afresh (settlement failed, identity invalid).
 Submissions that end with an unknown outcome (exit 10) or unavailable (exit 9) are then resumed
@@ -53,7 +54,7 @@ def _random_faults(rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[
 
 
 @pytest.mark.timeout(TIMEOUT_SECONDS)
-def test_fault_storm_never_double_charges(cli: Cli, sandbox: Sandbox) -> None:
+def test_fault_storm_never_double_charges(cli: Cli, forked_cli: Cli, sandbox: Sandbox) -> None:
     rng = random.Random(SEED)
     jobs = []
     for i in range(SUBMISSIONS):
@@ -66,7 +67,7 @@ def test_fault_storm_never_double_charges(cli: Cli, sandbox: Sandbox) -> None:
         env = {"SVC_DAILY_CAP": "none"}
         if rail == "mpp":
             env["SVC_SPT"] = f"spt_test_{uuid.uuid4().hex}"
-        result = cli.as_process()(  # concurrent processes, one ledger
+        result = forked_cli(  # concurrent processes, one ledger
             "submit",
             f"Storm {rid} #complete",
             "--email",

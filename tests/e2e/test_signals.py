@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import SVC, Cli, Sandbox, unique_email, unique_request_id
+from tests.forkserver import ForkServer
 from tests.reliability_report import record
 
 from svc.testing_hooks import SUBMIT_STEPS
@@ -29,15 +30,19 @@ SIGNALS = ("TERM", "HUP", "INT")
 
 @pytest.mark.parametrize("step", SUBMIT_STEPS)
 def test_each_signal_at_each_step_names_the_way_back_and_pays_once(
-    cli: Cli, sandbox: Sandbox, step: str
+    cli: Cli, forked_cli: Cli, sandbox: Sandbox, step: str
 ) -> None:
+    """Each hit is a real process (forked from one that imported svc: tests/forkserver.py), so
+    the signal lands in a process of its own; the resume runs in this one."""
     for name in SIGNALS:
         rid = unique_request_id()
         email = unique_email()
         task = f"Signal {name} at {step} #complete"
         env = {"SVC_TEST_CRASH_AT": step, "SVC_TEST_CRASH_SIGNAL": name}
-        hit = cli.as_process()("submit", task, "--email", email, "--request-id", rid, env=env)
+        hit = forked_cli("submit", task, "--email", email, "--request-id", rid, env=env)
         way_back = _way_back(hit.stderr)
+        if way_back.startswith("svc watch "):  # it follows the task to its end: move the
+            sandbox.advance(25)  # sandbox's clock there, not the test's (20 s a signal)
         resumed = cli(*shlex.split(way_back)[1:]) if way_back else None
         charges = len(sandbox.charges_for(rid))
         expected = f"svc submit --request-id {rid} --email {email} {shlex.quote(task)}"
@@ -97,6 +102,9 @@ def _mcp_server(cli: Cli, hup: object) -> subprocess.Popen[str]:
 
 
 def test_sighup_ends_a_server_as_ctrl_c_does_unless_nohup_ignored_it(cli: Cli) -> None:
+    """Exec'd, not forked (tests/forkserver.py): a forked `svc mcp` reaches its serving loop
+    sooner, where a SIGHUP is taken but the exit then waits on anyio's worker thread until the
+    host closes stdin (a bug of `svc mcp`, reported; an exec'd one shows it too, given time)."""
     served = _mcp_server(cli, signal.SIG_DFL)
     served.send_signal(signal.SIGHUP)
     assert served.wait(timeout=30) == 128 + signal.SIGHUP
@@ -111,7 +119,7 @@ def test_sighup_ends_a_server_as_ctrl_c_does_unless_nohup_ignored_it(cli: Cli) -
 
 @pytest.mark.parametrize("count", [40, 4], ids=["while-feeding", "while-finishing"])
 def test_sigterm_during_a_batch_names_the_command_that_resumes_it(
-    cli: Cli, sandbox: Sandbox, tmp_path: Path, count: int
+    cli: Cli, fork_server: ForkServer, sandbox: Sandbox, tmp_path: Path, count: int
 ) -> None:
     """40 lines: the signal comes while lines are still queued; 4 lines (all queued at once):
     while the last ones finish, where it used to lose the resume command and the stdin copy."""
@@ -121,13 +129,9 @@ def test_sigterm_during_a_batch_names_the_command_that_resumes_it(
     source.write_text("\n".join(lines) + "\n")
     slow = {"kind": "delay", "seconds": 0.3, "method": "POST", "path": "/svc/tasks", "count": 200}
     sandbox.faults(slow)
-    proc = subprocess.Popen(
-        [SVC, "submit", "--from", "-", "--concurrency", "2"],
+    proc = fork_server.popen(  # a real process (forked): the signal lands in it
+        ["submit", "--from", "-", "--concurrency", "2"],
         env={**cli.env, "SVC_DAILY_CAP": "none"},  # 40 tasks: more than the default cap
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
     )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(source.read_text())
