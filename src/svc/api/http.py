@@ -38,6 +38,7 @@ USER_AGENT = f"svc/{__version__} (+python-httpx)"
 # overrides (tests use a short one).
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_RESPONSE = 16 * 1024 * 1024  # decoded bytes; SVC_MAX_RESPONSE_BYTES overrides
+KEPT_URLS = 10_000  # parsed URLs kept (a watch sends the same URL for a task at each poll)
 
 
 def _env_number(name: str, default: float, *, integer: bool = False) -> float:
@@ -54,6 +55,17 @@ def _env_number(name: str, default: float, *, integer: bool = False) -> float:
     if not value > 0:  # also NaN
         raise UsageError(f"{name} must be a positive {'integer' if integer else 'number'}")
     return value
+
+
+class _Cookies(httpx.Cookies):
+    """httpx's cookie jar, which reads an answer only when it sets a cookie. httpx wraps every
+    answer and its request for `http.cookiejar` (the request's URL parsed again, the headers
+    copied) before the jar finds nothing to keep: a tenth of a watch's poll. An answer with
+    `Set-Cookie` (or `Set-Cookie2`) is read exactly as before."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        if "set-cookie" in response.headers or "set-cookie2" in response.headers:
+            super().extract_cookies(response)
 
 
 class Http:
@@ -95,9 +107,25 @@ class Http:
             event_hooks=hooks,
             follow_redirects=False,
         )
+        self.client._cookies = _Cookies()  # what `client.cookies` returns and httpx fills
+
+        # URL string -> httpx's parse of it: parsing a URL was an eighth of what a poll cost
+        # this process; a watch sends each task's URL every 15-60 s.
+        self._parsed: dict[str, httpx.URL] = {}
 
     def close(self) -> None:
         self.client.close()
+
+    def _wire_url(self, url: TrustedURL) -> httpx.URL:
+        """httpx's URL for a gated one, parsed once (httpx takes a parsed URL as it is)."""
+        text = str(url)
+        parsed = self._parsed.get(text)
+        if parsed is None:
+            parsed = httpx.URL(text)
+            if len(self._parsed) >= KEPT_URLS:
+                self._parsed.clear()  # a long-lived process (svc mcp) that sends ever new URLs
+            self._parsed[text] = parsed
+        return parsed
 
     def send(
         self,
@@ -155,7 +183,7 @@ class Http:
         if not isinstance(url, TrustedURL):
             raise TypeError("Http.send takes a TrustedURL from svc.origin, not a plain string")
         try:
-            return self.client.request(method, str(url), **kwargs)
+            return self.client.request(method, self._wire_url(url), **kwargs)
         finally:
             end_deadline()
 
