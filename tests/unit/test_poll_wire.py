@@ -6,7 +6,7 @@ something to protect. Against a peer on loopback."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from http.server import BaseHTTPRequestHandler
 
 import httpx
@@ -116,3 +116,95 @@ def test_the_guard_still_refuses_a_credential_or_a_body_in_cleartext() -> None:
     assert len(routes) == 3
     guard.check(_request("http://127.0.0.1:9/svc/tasks/t1", {"Authorization": "Bearer x"}))
     assert configured(far, "a far URL").host == "pay.example.invalid"
+
+
+# --- a plain GET straight to the transport, held to httpx's own sending -----------------------
+
+
+def _echo_server(status: int = 200, extra: dict[str, str] | None = None) -> Loopback:
+    """Answers with the request's header lines as it received them (names, case, order)."""
+
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        lines = [f"{name}: {value}" for name, value in handler.headers.items()]
+        send(handler, json.dumps(lines).encode(), status=status, headers=extra)
+
+    return Loopback(answer)
+
+
+class _RetryOnce(httpx.Auth):
+    """Adds a header, and on a 401 sends the request again with another (an auth flow)."""
+
+    requires_response_body = True
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["X-Try"] = "1"
+        response = yield request
+        if response.status_code == 401:
+            request.headers["X-Try"] = "2"
+            yield request
+
+
+def _both(http: Http, url: str, **kwargs: object) -> tuple[httpx.Response, httpx.Response]:
+    """The same GET through httpx's client and through Http's own path."""
+    gated = configured(url, "the test URL")
+    by_httpx = http.client.request("GET", str(gated), **kwargs)  # type: ignore[arg-type]
+    own = http._request_once("GET", gated, json=None, data=None, **kwargs)
+    return by_httpx, own
+
+
+def test_a_plain_get_sends_the_bytes_httpx_sends(http: Http) -> None:
+    with _echo_server() as server:
+        by_httpx, own = _both(http, server.url + "/svc/tasks/t1", headers={"svc-x": "1"}, auth=None)
+    assert own.json() == by_httpx.json()
+    assert any(line.startswith("User-Agent: svc/") for line in own.json())
+    assert own.status_code == by_httpx.status_code == 200
+    assert own.request.extensions == by_httpx.request.extensions  # the same timeouts
+    assert own.is_closed and own.content == by_httpx.content
+
+
+def test_an_auth_flow_runs_whole_on_the_plain_get(http: Http) -> None:
+    with _echo_server(status=401) as server:
+        by_httpx, own = _both(http, server.url + "/t", headers=None, auth=_RetryOnce())
+        assert [p for _, p in server.requests] == ["/t"] * 4  # two requests for each
+    assert "X-Try: 2" in own.json() and own.json() == by_httpx.json()
+
+
+def test_a_bad_redirect_location_fails_the_same_on_both_paths(http: Http) -> None:
+    with _echo_server(status=302, extra={"Location": "http://[::1"}) as server:
+        target = configured(server.url + "/t", "u")
+
+        def by_httpx() -> object:
+            return http.client.request("GET", str(target))
+
+        def own() -> object:
+            return http._request_once("GET", target, json=None, data=None, headers=None, auth=None)
+
+        errors = []
+        paths: list[Callable[[], object]] = [by_httpx, own]
+        for send_it in paths:
+            with pytest.raises(httpx.RemoteProtocolError) as caught:
+                send_it()
+            errors.append(str(caught.value))
+    assert errors[0] == errors[1]
+
+
+def test_the_trace_hooks_see_the_plain_get() -> None:
+    lines: list[str] = []
+    http = Http(timeout=5, retry=RetryPolicy(attempts=1), trace=lines.append)
+    with _echo_server() as server:
+        http.send(
+            "GET", configured(server.url + "/svc/tasks/t1", "u"), what="poll", resend_safe=True
+        )
+    http.close()
+    assert any("GET" in line for line in lines) and any("200" in line for line in lines)
+
+
+def test_a_get_with_a_cookie_to_send_goes_through_httpx(http: Http) -> None:
+    with _task_server(cookie="session=abc; Path=/") as server:
+        tasks = TaskClient(http, server.url)
+        tasks.poll("task_1")  # sets the cookie: later GETs carry it, through httpx's client
+        assert not http._plain_get("GET", http._wire_url(tasks.url_of("task_1")), _NO_BODY)
+        assert tasks.poll("task_1").raw["cookie_seen"] == "session=abc"
+
+
+_NO_BODY: dict[str, object] = {"json": None, "data": None}
