@@ -13,6 +13,7 @@ import pytest
 from svc.context import AppContext, FacePrompts
 from svc.report import LogReporter
 from svc.settings import resolve
+from svc.store.ledger import ledger_path
 from svc.ui.face import FaceContext
 from svc.ui.output import Output
 
@@ -50,6 +51,18 @@ def test_has_ledger_does_not_create_one(app: AppContext) -> None:
     assert not app.ledger_is_open()
     app.close()  # nothing was built: nothing to close, nothing created
     assert not app.has_ledger()
+
+
+def test_has_ledger_looks_where_the_ledger_is_opened(app: AppContext) -> None:
+    """has_ledger() names the file without importing the ledger package: the very file the
+    ledger opens, or a poll would stop keeping the cache (or keep one nobody reads)."""
+    fresh = AppContext(app.settings, app.report)
+    path = ledger_path()
+    assert not path.exists() and not fresh.has_ledger()
+    app.ledger  # opened, so created
+    app.close()
+    assert path.exists() and fresh.has_ledger()  # seen by a context that opened nothing
+    assert not fresh.ledger_is_open()
 
 
 def test_with_overrides_rejects_an_unknown_setting(app: AppContext) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.conftest import Cli, Sandbox, unique_email
@@ -16,7 +17,7 @@ from tests.inproc import captured, isolate_home
 from svc.context import AppContext
 from svc.engines.changes import TaskChange
 from svc.engines.watch import Follower, follow
-from svc.engines.watch_parts import live_task_ids
+from svc.engines.watch_parts import ledger_states, ledger_view, live_task_ids
 from svc.errors import NotFoundError
 
 INTERVAL = 0.2
@@ -127,6 +128,38 @@ def test_an_unknown_ledger_id_is_gone_and_the_others_are_followed(
     silent(out, err)
     with pytest.raises(NotFoundError):  # an id the caller named stays not found
         list(follow(app, [forgot], INTERVAL))
+    app.close()
+
+
+def test_watch_all_reads_the_ledger_rows_once(
+    cli: Cli, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ledger_view` gives the live ids and the known states of one read, the same as the two
+    reads it replaces; a follower handed those states reads no row at its start."""
+    live = submit(cli, "Live #slow")
+    done = submit(cli, "Done #complete")
+    sandbox.advance(30)
+    cli.ok("poll", done)  # the ledger's cache now says completed
+    isolate_home(cli.home, monkeypatch)
+    app, out, err = captured(sandbox.url)
+    view = ledger_view(app)
+    assert view.live == live_task_ids(app) == [live]
+    assert view.states == ledger_states(app) and view.states[done] == "completed"
+    reads: list[int] = []
+    rows = app.ledger.submissions
+
+    def counted(**kw: Any) -> Any:
+        reads.append(1)
+        return rows(**kw)
+
+    monkeypatch.setattr(app.ledger, "submissions", counted)
+    with Follower(app, view.live, INTERVAL, known_states=view.states) as follower:
+        follower.start()
+        assert reads == [] and follower.step(5.0)[-1].task_id == live
+    with Follower(app, view.live, INTERVAL) as follower:  # without them: read as before
+        follower.start()
+        assert reads == [1]
+    silent(out, err)
     app.close()
 
 

@@ -32,13 +32,15 @@ class CleartextGuard:
         self._warned: set[str] = set()
 
     def check(self, request: httpx.Request) -> None:
+        paying = _has_any(request, PAYMENT_HEADERS) or _mpp_credential(request)
+        if not (paying or _has_any(request, CREDENTIAL_HEADERS) or _has_body(request)):
+            return  # nothing to protect (a plain poll): the route is not worked out for it
         url = str(request.url)
         proxy = self.route(url)
         clear = is_cleartext(url) or (
             request.url.scheme == "http" and proxy is not None and not is_loopback_host(proxy.host)
         )
-        paying = _has_any(request, PAYMENT_HEADERS) or _mpp_credential(request)
-        if not clear or not (paying or _has_any(request, CREDENTIAL_HEADERS) or _has_body(request)):
+        if not clear:
             return
         host = request.url.host
         if not self.allowed:

@@ -38,6 +38,7 @@ USER_AGENT = f"svc/{__version__} (+python-httpx)"
 # overrides (tests use a short one).
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_RESPONSE = 16 * 1024 * 1024  # decoded bytes; SVC_MAX_RESPONSE_BYTES overrides
+KEPT_URLS = 10_000  # parsed URLs kept (a watch sends the same URL for a task at each poll)
 
 
 def _env_number(name: str, default: float, *, integer: bool = False) -> float:
@@ -54,6 +55,17 @@ def _env_number(name: str, default: float, *, integer: bool = False) -> float:
     if not value > 0:  # also NaN
         raise UsageError(f"{name} must be a positive {'integer' if integer else 'number'}")
     return value
+
+
+class _Cookies(httpx.Cookies):
+    """httpx's cookie jar, which reads an answer only when it sets a cookie. httpx wraps every
+    answer and its request for `http.cookiejar` (the request's URL parsed again, the headers
+    copied) before the jar finds nothing to keep: a tenth of a watch's poll. An answer with
+    `Set-Cookie` (or `Set-Cookie2`) is read exactly as before."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        if "set-cookie" in response.headers or "set-cookie2" in response.headers:
+            super().extract_cookies(response)
 
 
 class Http:
@@ -84,8 +96,9 @@ class Http:
                 "request": [self.cleartext.check, self.tracer.request],
                 "response": [self.tracer.response],
             }
+        self.transport = CappedTransport(self.router, limit)
         self.client = httpx.Client(
-            transport=CappedTransport(self.router, limit),
+            transport=self.transport,
             timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)),
             headers={
                 "User-Agent": USER_AGENT,
@@ -95,9 +108,26 @@ class Http:
             event_hooks=hooks,
             follow_redirects=False,
         )
+        self.client._cookies = _Cookies()  # what `client.cookies` returns and httpx fills
+        self._timeouts = self.client.timeout.as_dict()  # what httpx puts on each request
+
+        # URL string -> httpx's parse of it: parsing a URL was an eighth of what a poll cost
+        # this process; a watch sends each task's URL every 15-60 s.
+        self._parsed: dict[str, httpx.URL] = {}
 
     def close(self) -> None:
         self.client.close()
+
+    def _wire_url(self, url: TrustedURL) -> httpx.URL:
+        """httpx's URL for a gated one, parsed once (httpx takes a parsed URL as it is)."""
+        text = str(url)
+        parsed = self._parsed.get(text)
+        if parsed is None:
+            parsed = httpx.URL(text)
+            if len(self._parsed) >= KEPT_URLS:
+                self._parsed.clear()  # a long-lived process (svc mcp) that sends ever new URLs
+            self._parsed[text] = parsed
+        return parsed
 
     def send(
         self,
@@ -155,9 +185,64 @@ class Http:
         if not isinstance(url, TrustedURL):
             raise TypeError("Http.send takes a TrustedURL from svc.origin, not a plain string")
         try:
-            return self.client.request(method, str(url), **kwargs)
+            wire = self._wire_url(url)
+            if self._plain_get(method, wire, kwargs):
+                return self._get(wire, kwargs["headers"], kwargs["auth"])
+            return self.client.request(method, wire, **kwargs)
         finally:
             end_deadline()
+
+    def _plain_get(self, method: str, url: httpx.URL, kwargs: dict[str, Any]) -> bool:
+        """A GET with nothing httpx would add of its own: no body, no cookie to send, and no
+        credentials in the URL (httpx would make them a Basic auth)."""
+        if method != "GET" or kwargs["json"] is not None or kwargs["data"] is not None:
+            return False
+        return not (self.client.cookies or url.username or url.password)
+
+    def _get(self, url: httpx.URL, headers: dict[str, str] | None, auth: Any) -> httpx.Response:
+        """A GET as `httpx.Client.request` sends it (the client's headers and timeouts, the
+        auth flow, the event hooks, cookies kept, the body read), straight to the transport:
+        httpx's generic layers (merging, redirect bookkeeping, stream wrappers, a log record)
+        were a sixth of a watch's poll. tests/unit/test_poll_wire.py holds it to httpx's."""
+        merged = httpx.Headers(self.client.headers)  # as httpx merges: names case-insensitive
+        merged.update(headers)
+        request = httpx.Request("GET", url, headers=merged, extensions={"timeout": self._timeouts})
+        if not isinstance(auth, httpx.Auth):  # USE_CLIENT_DEFAULT: this client has no auth
+            auth = httpx.Auth()
+        flow = auth.sync_auth_flow(request)
+        try:
+            request = next(flow)
+            while True:
+                response = self._send_one(request)
+                try:
+                    try:
+                        request = flow.send(response)
+                    except StopIteration:
+                        response.read()
+                        return response
+                    response.read()  # an answer the auth flow goes past: read, as httpx does
+                except BaseException:
+                    response.close()
+                    raise
+        finally:
+            flow.close()
+
+    def _send_one(self, request: httpx.Request) -> httpx.Response:
+        """One request on the wire with the client's hooks, as httpx's own sending does."""
+        for hook in self.client.event_hooks["request"]:
+            hook(request)
+        response = self.transport.handle_request(request)
+        response.request = request
+        try:
+            self.client.cookies.extract_cookies(response)
+            for hook in self.client.event_hooks["response"]:
+                hook(response)
+            if response.has_redirect_location:  # never followed; a bad Location still raises
+                response.next_request = self.client._build_redirect_request(request, response)
+        except BaseException:
+            response.close()
+            raise
+        return response
 
     def _note_retry(
         self, on_retry: Callable[[str], None] | None, what: str, problem: str, wait: float

@@ -15,6 +15,7 @@ from svc.errors import WrongTaskError
 from svc.origin import TrustedURL, configured
 
 TASKS_PATH = "/svc/tasks"
+KEPT_URLS = 10_000  # task URLs a client keeps built (a watch polls each of its tasks again)
 
 
 def task_url(base: TrustedURL, task_id: str) -> TrustedURL:
@@ -41,6 +42,20 @@ class TaskClient:
         self.http = http
         self.base_url = base_url
         self.base = configured(base_url, "the base URL")
+        # Task id -> its URL through the origin gate: a watch of 1000 tasks polls each every
+        # 15-60 s, and checking the same URL again each time was a tenth of a poll's own work.
+        self._urls: dict[str, TrustedURL] = {}
+
+    def url_of(self, task_id: str) -> TrustedURL:
+        """The task's URL (`task_url`), built once per task id (an id that is not one is
+        refused every time: nothing is kept for it)."""
+        url = self._urls.get(task_id)
+        if url is None:
+            url = task_url(self.base, task_id)
+            if len(self._urls) >= KEPT_URLS:
+                self._urls.clear()  # a long-lived process (svc mcp) that polls ever new tasks
+            self._urls[task_id] = url
+        return url
 
     def submit(
         self, body: dict[str, Any], request_id: str, auth: httpx.Auth | None
@@ -60,7 +75,7 @@ class TaskClient:
     def poll(self, task_id: str, auth: httpx.Auth | None = None) -> Task:
         """The task's detail (with its events)."""
         response = self.http.send(
-            "GET", task_url(self.base, task_id), what="poll", auth=auth, resend_safe=True
+            "GET", self.url_of(task_id), what="poll", auth=auth, resend_safe=True
         )
         return task_answer(response, task_id, "poll")
 

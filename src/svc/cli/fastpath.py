@@ -12,7 +12,8 @@ Python start. Three invocations run often enough in loops and on every TAB that 
 
 Everything else, and any argument list that is not plainly one of these, returns ``None`` and
 runs through the full Typer app. The poll path reuses the same functions as the Typer command
-(`build_context`, `poll_once`, `present`, `run_guarded`), so output bytes, errors and exit codes match.
+(`build_context`, `poll_once`, `run_guarded`, and `present_machine`, which the Typer command's
+`present` hands machine mode to), so output bytes, errors and exit codes match.
 """
 
 from __future__ import annotations
@@ -58,12 +59,14 @@ def dispatch(argv: list[str]) -> int | None:
         return None  # a terminal wants rich rendering: the full app does that
 
     def body() -> int:
-        from svc.cli.polled import present
+        # Machine mode only (a terminal went to the full app above): `polled_json`, not the
+        # person's panel and hints, so no presentation module is loaded.
+        from svc.cli.polled_json import present_machine
         from svc.cli.runtime import build_context
         from svc.engines.poll import poll_once
 
         app = build_context(flags)
-        return present(app, poll_once(app, task_id), exit_status)
+        return present_machine(app, poll_once(app, task_id), exit_status)
 
     from svc.cli.runtime import run_guarded
 

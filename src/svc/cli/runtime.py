@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from svc import paid_record, redact
-from svc.cli import next_words
 from svc.cli.globals import json_flag_given, shaping_flag_given
 from svc.errors import ExitCode, SvcError
 from svc.ui import terminal
@@ -20,6 +19,9 @@ from svc.ui.face import FaceContext
 from svc.ui.output import Output
 from svc.ui.sanitize import clean
 from svc.ui.terminal import error_line, silence_stdout, stdout_is_tty
+
+if TYPE_CHECKING:
+    from svc.next_step import Next
 
 
 def build_context(
@@ -55,18 +57,26 @@ def build_context(
         repairing=repairing,
     )
     output = _output(flags, settings.json_output)
-    return FaceContext(settings, output, config, next_words=next_words.words)
+    return FaceContext(settings, output, config, next_words=_words)
+
+
+def _words(nxt: Next) -> str:
+    """A next step in the CLI's words (`svc.cli.next_words`, imported when one is said: with
+    `shlex` it is a poll's largest presentation import, and a poll that works says none)."""
+    from svc.cli import next_words
+
+    return next_words.words(nxt)
 
 
 def _output(flags: dict[str, Any], json_output: bool) -> Any:
     """The Output the global output flags ask for (`--json FIELDS`, `--jq`, `--template` are
     compiled here, before the command does anything: a typo costs nothing)."""
     from svc.ui.pager import pager_command
-    from svc.ui.shape import Shape, parse_fields
 
     pager = pager_command(bool(flags.get("no_pager")))
     if not (flags.get("json_fields") or flags.get("jq") or flags.get("template")):
         return Output(json_mode=json_output, pager=pager)
+    from svc.ui.shape import Shape, parse_fields  # only with an output flag
 
     shape = Shape(
         parse_fields(flags.get("json_fields")),
@@ -93,6 +103,8 @@ def report(error: SvcError, json_mode: bool) -> int:
 
     After a charge, a code that reads as "nothing was charged" is never the answer (the
     process's paid record decides, issue 29.1): the line says so and names what was paid."""
+    from svc.cli import next_words  # a failure's words: not loaded by a command that works
+
     next_words.present(error)  # before settle, which adds what was paid to the hint
     record = paid_record.current()
     record.settle(error)  # after a charge, never a code that reads as "nothing charged"

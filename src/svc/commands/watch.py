@@ -14,7 +14,7 @@ import typer
 from svc.cli.app import current
 from svc.commands.watch_face import Following, WatchFace
 from svc.engines.ids import task_id_arg
-from svc.engines.watch_parts import live_task_ids
+from svc.engines.watch_parts import LedgerView, ledger_view
 from svc.errors import Interrupted, UsageError
 from svc.settings import positive_seconds
 from svc.ui.face import FaceContext
@@ -109,8 +109,10 @@ def run(opts: WatchOptions, app: FaceContext) -> int:
     """Watch the tasks the options name; returns the exit code (raises the contract's errors)."""
     ids = list(opts.task_ids)
     from_ledger: list[str] = []
+    view: LedgerView | None = None
     if opts.all_live:
-        from_ledger = live_task_ids(app)
+        view = ledger_view(app)  # the rows read once: the live ids and the states known
+        from_ledger = view.live
         ids += from_ledger
         if not ids:
             app.output.note("no live task in the ledger for " + app.settings.base_url)
@@ -123,6 +125,7 @@ def run(opts: WatchOptions, app: FaceContext) -> int:
         opts.exec_command,
         opts.exec_timeout,
         from_ledger=frozenset(from_ledger) - set(opts.task_ids),
+        known_states=None if view is None else view.states,
     )
     try:
         return WatchFace(app, list(dict.fromkeys(ids)), following).run()

@@ -44,6 +44,8 @@ class Following:
     # Ids taken from the ledger (`--all`): one the service no longer knows (404) is marked
     # gone and skipped, and the others are watched; an id the person typed stays exit 7.
     from_ledger: frozenset[str] = frozenset()
+    # The ledger's task states when `--all` has just read them (None: the follower reads them).
+    known_states: dict[str, str | None] | None = None
 
 
 class WatchFace:
@@ -57,6 +59,7 @@ class WatchFace:
             opts.interval,
             stop_at_ask=app.settings.no_input,  # no prompting: the end names the reply command
             from_ledger=opts.from_ledger,
+            known_states=opts.known_states,
         )
         ids = self.follower.task_ids
         self.states: dict[str, str | None] = dict.fromkeys(ids)  # for the status line

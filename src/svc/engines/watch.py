@@ -48,6 +48,8 @@ class Follower:
     otherwise it is polled on (at the interval) until it moves, for a face that answers it.
     from_ledger: ids taken from the ledger; one the service no longer knows (404) is yielded
     `gone`, marked so in the ledger and dropped, while any other id's 404 is raised.
+    known_states: the ledger's states if the caller has just read them (`ledger_view`), so the
+    rows are not read again at the start.
     """
 
     def __init__(
@@ -58,6 +60,7 @@ class Follower:
         *,
         stop_at_ask: bool = True,
         from_ledger: Iterable[str] = (),
+        known_states: dict[str, str | None] | None = None,
     ) -> None:
         self.app = app
         self.interval: PollInterval = poll_interval(app.settings, interval)
@@ -68,6 +71,7 @@ class Follower:
         self.from_ledger = frozenset(from_ledger)
         self._seen = {tid: Seen() for tid in ids}
         self._known: dict[str, str | None] = {}  # the ledger's states: written only when behind
+        self._given_known = known_states
         self._pollers: Pollers | None = None
 
     @property
@@ -104,7 +108,8 @@ class Follower:
         ledger's states once; `step` does it if nobody did."""
         if self._pollers is None:
             self.app.tasks  # noqa: B018 - built here, once
-            self._known = ledger_states(self.app)
+            given = self._given_known
+            self._known = ledger_states(self.app) if given is None else dict(given)
             self._pollers = Pollers(self.app, min(MAX_WORKERS, len(self._seen)))
 
     def step(self, timeout: float | None = None) -> list[TaskChange]:

@@ -56,18 +56,34 @@ def events_of(task: dict[str, Any]) -> list[Any]:
     return events if isinstance(events, list) else []
 
 
-def live_task_ids(app: AppContext) -> list[str]:
+@dataclass(frozen=True)
+class LedgerView:
+    """What the ledger says of the tasks, from one read of its rows: the live ones of this base
+    URL (oldest first) and every task's last known state."""
+
+    live: list[str]
+    states: dict[str, str | None]
+
+
+def ledger_view(app: AppContext) -> LedgerView:
     """Task ids the ledger knows for this base URL whose last known state is not final (nor
-    gone: the service said it no longer knows them)."""
+    gone: the service said it no longer knows them), with every task's known state: `watch
+    --all` reads the rows once for both (a read of every row costs about 20 ms a thousand)."""
     if not app.has_ledger():
-        return []
+        return LedgerView([], {})
     base = app.settings.base_url
     rows = app.ledger.submissions()
-    return [
+    live = [
         str(row.task_id)
         for row in reversed(rows)  # oldest first
         if row.task_id and row.base_url == base and row.state not in (*FINAL, GONE)
     ]
+    return LedgerView(live, {str(row.task_id): row.state for row in rows if row.task_id})
+
+
+def live_task_ids(app: AppContext) -> list[str]:
+    """The live task ids of `ledger_view` alone."""
+    return ledger_view(app).live
 
 
 def ledger_states(app: AppContext) -> dict[str, str | None]:
