@@ -76,9 +76,16 @@ class Sandbox:
         return dict(self.admin("GET", f"/tasks/{task_id}"))
 
 
+def admin_client() -> httpx.Client:
+    """The tests' client of a sandbox's admin routes. uvicorn closes a connection idle for 5 s
+    and httpx kept one for 5 s too, so a request sent as the server closed its connection
+    failed with RemoteProtocolError (seen in a loaded run); idle connections are let go first."""
+    return httpx.Client(timeout=10, limits=httpx.Limits(keepalive_expiry=1.0))
+
+
 @pytest.fixture(scope="session")
 def sandbox_server() -> Iterator[Sandbox]:
-    with SandboxProcess(clock_speed=1.0) as proc, httpx.Client(timeout=10) as client:
+    with SandboxProcess(clock_speed=1.0) as proc, admin_client() as client:
         yield Sandbox(proc.url, client)
 
 
@@ -102,8 +109,8 @@ def pg_url(pg_cluster: Cluster) -> str:
 def mainnet_server() -> Iterator[Sandbox]:
     """A sandbox whose 402 offers Base mainnet USDC, exactly as production does (for fidelity
     tests against the official SDKs); the default one offers the test network."""
-    with SandboxProcess(clock_speed=1.0, network="mainnet") as proc, httpx.Client(timeout=10) as c:
-        yield Sandbox(proc.url, c)
+    with SandboxProcess(clock_speed=1.0, network="mainnet") as proc, admin_client() as client:
+        yield Sandbox(proc.url, client)
 
 
 def _restored(server: Sandbox) -> Iterator[Sandbox]:
