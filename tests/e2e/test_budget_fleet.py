@@ -1,17 +1,22 @@
 """A fleet budget (issue 35.1): four `svc` runners, each its own process, data dir and secret
 store, share one ledger on a real PostgreSQL server and race through their batches; the fleet's
 budget, set once with `svc budget set --fleet`, is never exceeded, and each runner's refusal
-names it."""
+names it.
+
+The runners are forked from a process that imported svc (tests/forkserver.py), so all four
+start within milliseconds, and each paid POST waits 0.3 s in the sandbox, as a far service
+would: one runner cannot take the whole budget before the others start (on a loaded machine
+exec'd runners started seconds apart and the first paid all six: no race was run)."""
 
 from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from tests.conftest import SVC, Cli, Sandbox, _base_env, unique_email, unique_request_id
+from tests.conftest import Cli, Sandbox, _base_env, unique_email, unique_request_id
+from tests.forkserver import ForkServer
 
 from svc.store.ledger import open_ledger
 
@@ -36,11 +41,14 @@ def runner_env(cli: Cli, tmp_path: Path, name: str, pg_url: str, url: str) -> di
 
 @pytest.mark.timeout(300)
 def test_four_runners_racing_never_exceed_a_fleet_budget(
-    cli: Cli, sandbox: Sandbox, pg_url: str, tmp_path: Path
+    cli: Cli, fork_server: ForkServer, sandbox: Sandbox, pg_url: str, tmp_path: Path
 ) -> None:
     admin = runner_env(cli, tmp_path, "admin", pg_url, sandbox.url)
     cli.ok("budget", "set", BUDGET_USD, "--per", "week", "--fleet", env=admin)
-    email, ids, procs = unique_email(), [], []
+    sandbox.faults(
+        {"kind": "delay", "seconds": 0.3, "method": "POST", "path": "/svc/tasks", "count": 10_000}
+    )
+    email, ids, runs = unique_email(), [], []
     for n in range(RUNNERS):
         lines = [
             {"task": f"Fleet budget {n}.{i}", "email": email, "request_id": unique_request_id()}
@@ -49,15 +57,10 @@ def test_four_runners_racing_never_exceed_a_fleet_budget(
         ids += [line["request_id"] for line in lines]
         batch = tmp_path / f"batch-{n}.jsonl"
         batch.write_text("".join(json.dumps(line) + "\n" for line in lines))
-        procs.append(
-            subprocess.Popen(
-                [SVC, "submit", "--from", str(batch), "--concurrency", "3", "--json"],
-                env=runner_env(cli, tmp_path, f"runner-{n}", pg_url, sandbox.url),
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-        )
+        env = runner_env(cli, tmp_path, f"runner-{n}", pg_url, sandbox.url)
+        args = ["submit", "--from", str(batch), "--concurrency", "3", "--json"]
+        runs.append((args, env))
+    procs = [fork_server.popen(args, env=env) for args, env in runs]
     outputs = [proc.communicate(timeout=240) for proc in procs]
     refusals = 0
     for out, err in outputs:
