@@ -79,8 +79,10 @@ def send(
         handler.wfile.write(body[start : start + (1 << 16)])
 
 
-def trickle(server: Loopback, handler: BaseHTTPRequestHandler, *, in_headers: bool) -> None:
-    """One byte every half second, for up to a minute: in the body after prompt headers, or
+def trickle(
+    server: Loopback, handler: BaseHTTPRequestHandler, *, in_headers: bool, gap: float = 0.5
+) -> None:
+    """One byte every `gap` seconds, for up to a minute: in the body after prompt headers, or
     from the status line on. Ends when the client hangs up (the write then fails)."""
     head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
     slow = head + b" " * 1000
@@ -93,7 +95,7 @@ def trickle(server: Loopback, handler: BaseHTTPRequestHandler, *, in_headers: bo
             break
         handler.wfile.write(bytes([byte]))
         handler.wfile.flush()
-        time.sleep(0.5)
+        time.sleep(gap)
     handler.close_connection = True
 
 

@@ -25,7 +25,7 @@ import pexpect
 import pytest
 from tests.conftest import SVC, Result, _base_env
 from tests.inproc import run_main, task_doc
-from tests.loopback import Loopback, bomb, nested, send
+from tests.loopback import Loopback, bomb, nested, send, trickle
 
 from svc.api.jsonsafe import MAX_JSON_DEPTH
 
@@ -81,24 +81,6 @@ def run(
         code, stdout, stderr = run_main(list(args), full_env, None, program=SVC)
     elapsed = time.monotonic() - started
     return Result([SVC, *args], code, stdout, stderr), elapsed
-
-
-def trickle(server: Loopback, handler: BaseHTTPRequestHandler, *, in_headers: bool) -> None:
-    """tests/loopback.trickle at GAP: one byte every GAP seconds for up to a minute, in the
-    body after prompt headers or from the status line on; ends when the client hangs up."""
-    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
-    slow = head + b" " * 1000
-    if not in_headers:
-        handler.wfile.write(head)
-        slow = b" " * 1000
-    deadline = time.monotonic() + 60
-    for byte in slow:
-        if server.closing.is_set() or time.monotonic() > deadline:
-            break
-        handler.wfile.write(bytes([byte]))
-        handler.wfile.flush()
-        time.sleep(GAP)
-    handler.close_connection = True
 
 
 def one_line(stderr: str) -> str:
@@ -174,7 +156,7 @@ def test_a_trickling_read_ends_within_the_bound_and_is_retried(
     server: Loopback
 
     def answer(handler: BaseHTTPRequestHandler) -> None:
-        trickle(server, handler, in_headers=in_headers)
+        trickle(server, handler, in_headers=in_headers, gap=GAP)
 
     with Loopback(answer) as server:
         result, elapsed = run(home, server.url, "poll", "task_x", SVC_TIMEOUT=str(TIMEOUT))
