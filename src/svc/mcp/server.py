@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import mcp_types as types
 from mcp.server.lowlevel import Server
@@ -27,6 +27,7 @@ from svc.mcp.results import Outcome, bounded, failure, success, with_notes
 from svc.mcp.rounds import InputNeeded, Rounds, input_required
 from svc.mcp.schemas import BY_NAME, OUTPUT_SCHEMAS, TOOLS, ToolSpec
 from svc.mcp.state import Call, ContextPool, PollGate
+from svc.mcp.stdin import StdinLines, claimed_stdin
 from svc.mcp.tools import follow, info, reply, submit
 from svc.mcp.versions import VersionGate
 from svc.mcp.wire import AnsweringReader
@@ -260,15 +261,19 @@ def serve_stdio(app: AppContext) -> int:
     pool = ContextPool(settings, output, app.config)
     server = build_server(pool)
 
-    async def main() -> None:
-        async with stdio_server() as (read, write):
+    async def main(lines: StdinLines) -> None:
+        # stdin from svc's daemon reader, not the SDK's (svc.mcp.stdin): a signal must end
+        # the process while the host keeps stdin open. The SDK iterates it only.
+        stdin = cast("anyio.AsyncFile[str]", lines)
+        async with stdio_server(stdin=stdin) as (read, write):
             reader = AnsweringReader(read, write)
             await server.run(reader, write, server.create_initialization_options())
 
     output.note(f"svc mcp: serving MCP on stdio (profile {settings.profile}, {settings.base_url})")
     freeze_heap()
     try:
-        anyio.run(main)
+        with claimed_stdin() as source:
+            anyio.run(main, StdinLines(source))
     finally:
         pool.close()
     return 0
