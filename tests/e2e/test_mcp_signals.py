@@ -13,12 +13,13 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import time
 import uuid
 from typing import Any
 
 import httpx
 import pytest
-from tests.conftest import SVC, Cli
+from tests.conftest import SVC, Cli, Sandbox, unique_email, unique_request_id
 from tests.e2e.test_mcp_http import HEADERS, INIT, LIST, _wait_for
 
 pytestmark = pytest.mark.e2e
@@ -38,6 +39,25 @@ HELLO = {
 }
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
+
+
+def _stdio_server(cli: Cli) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [SVC, "mcp"],
+        env=cli.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _stopped(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    assert proc.stdin is not None
+    proc.stdin.close()
 
 
 def _exchange(proc: subprocess.Popen[str], message: dict[str, Any]) -> dict[str, Any] | None:
@@ -68,14 +88,7 @@ def _ended(proc: subprocess.Popen[str], signum: int) -> tuple[int, str]:
 @pytest.mark.parametrize("name", SIGNALS)
 def test_a_signal_ends_a_stdio_server_that_is_reading_stdin(cli: Cli, name: str) -> None:
     signum = getattr(signal, f"SIG{name}")
-    proc = subprocess.Popen(
-        [SVC, "mcp"],
-        env=cli.env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _stdio_server(cli)
     try:
         hello = _exchange(proc, HELLO)
         assert hello is not None and hello["result"]["serverInfo"]["name"] == "svc"
@@ -85,14 +98,63 @@ def test_a_signal_ends_a_stdio_server_that_is_reading_stdin(cli: Cli, name: str)
         proc.send_signal(signum)  # stdin stays open, as a host keeps it
         code, err = _ended(proc, signum)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        assert proc.stdin is not None
-        proc.stdin.close()
+        _stopped(proc)
     assert code == 128 + signum, (code, err)
     assert "interrupted" in err, err
     assert "Traceback" not in err, err
+
+
+def test_sigterm_during_a_paid_call_keeps_its_record_and_it_is_never_paid_twice(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    """The paid call runs in a worker thread: the signal stops the server, which waits for
+    that call to end, so a payment made is in the ledger; the same request id, submitted again
+    to a new server, is not charged again."""
+    cli.ok("config", "set", "mcp_preapproved_usd", "1.50")  # no elicitation on raw JSON-RPC
+    sandbox.faults({"kind": "delay", "seconds": 3, "method": "POST", "path": "/svc/tasks"})
+    rid = unique_request_id()
+    submit = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {
+            "name": "submit_task",
+            "arguments": {
+                "task": "Signal mid-call #complete",
+                "email": unique_email(),
+                "request_id": rid,
+            },
+        },
+    }
+    proc = _stdio_server(cli)
+    try:
+        _exchange(proc, HELLO)
+        _exchange(proc, INITIALIZED)
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(submit) + "\n")
+        proc.stdin.flush()
+        time.sleep(1)  # the call is paying, its answer delayed by the sandbox
+        proc.send_signal(signal.SIGTERM)
+        code, err = _ended(proc, signal.SIGTERM)
+    finally:
+        _stopped(proc)
+    sandbox.clear_faults()
+    assert code == 143, (code, err)
+    assert "interrupted" in err and "Traceback" not in err, err
+    charged = len(sandbox.charges_for(rid))
+    recorded = rid in json.dumps(cli.ok("tasks", "--json").json())
+    assert charged <= 1 and recorded == (charged == 1), (charged, recorded, err)
+    again = _stdio_server(cli)  # the same request id again: at most the one charge
+    try:
+        _exchange(again, HELLO)
+        _exchange(again, INITIALIZED)
+        answer = _exchange(again, submit)
+        assert answer is not None and not answer["result"].get("isError"), answer
+    finally:
+        assert again.stdin is not None
+        again.stdin.close()
+        again.wait(timeout=PROMPTLY)
+    assert len(sandbox.charges_for(rid)) == 1
 
 
 @pytest.mark.parametrize("name", SIGNALS)
