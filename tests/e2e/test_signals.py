@@ -102,9 +102,9 @@ def _mcp_server(cli: Cli, hup: object) -> subprocess.Popen[str]:
 
 
 def test_sighup_ends_a_server_as_ctrl_c_does_unless_nohup_ignored_it(cli: Cli) -> None:
-    """Exec'd, not forked (tests/forkserver.py): a forked `svc mcp` reaches its serving loop
-    sooner, where a SIGHUP is taken but the exit then waits on anyio's worker thread until the
-    host closes stdin (a bug of `svc mcp`, reported; an exec'd one shows it too, given time)."""
+    """Signalled as soon as the server is ready, before it has read a request; a server that
+    has answered `initialize` and reads stdin (where the exit once waited on the stdin reader
+    until the host closed stdin) is tests/e2e/test_mcp_signals.py's, for every signal."""
     served = _mcp_server(cli, signal.SIG_DFL)
     served.send_signal(signal.SIGHUP)
     assert served.wait(timeout=30) == 128 + signal.SIGHUP

@@ -12,10 +12,15 @@ only the once it is made. uvicorn's access log is off: it would print every URL.
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import signal
 import socket
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import uvicorn  # this module is imported only to serve (svc.commands.mcp)
 
 from svc.engines import mcp_token
 from svc.errors import UsageError
@@ -25,6 +30,8 @@ from svc.mcp.state import ContextPool
 from svc.ui.output import Output
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from starlette.applications import Starlette
 
     from svc.ui.face import FaceContext
@@ -88,8 +95,6 @@ def build_app(pool: ContextPool, where: Listening, token: mcp_token.TokenCheck) 
 
 def serve_http(app: FaceContext, host: str, port: int) -> int:
     """Serve until interrupted; the CLI's settings, never a prompt."""
-    import uvicorn
-
     where = listen(host, port)
     settings = app.settings
     settings.no_input = True  # a person is reached only through the client
@@ -111,11 +116,35 @@ def serve_http(app: FaceContext, host: str, port: int) -> int:
     )
     freeze_heap()
     try:
-        uvicorn.Server(config).run(sockets=[where.sock])
+        Server(config).run(sockets=[where.sock])
     finally:
         pool.close()
         where.sock.close()
     return 0
+
+
+class Server(uvicorn.Server):
+    """uvicorn's server, stopping on SIGHUP as it stops on SIGINT and SIGTERM.
+
+    uvicorn takes those two over while serving: it stops gracefully (open requests answered,
+    the lifespan ended) and then raises the same signal again, with svc's handler back, which
+    ends the command as a Ctrl-C. SIGHUP it leaves to svc's handler, whose KeyboardInterrupt
+    then lands in the middle of the event loop: the tasks are cancelled under uvicorn, which
+    logs a traceback for the lifespan's. Taken over the same way it takes the same path, and
+    exits 129. An ignored SIGHUP (nohup) stays ignored."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        with super().capture_signals():  # SIGINT and SIGTERM; raised again when it ends
+            hup = signal.getsignal(signal.SIGHUP)
+            if not callable(hup) or threading.current_thread() is not threading.main_thread():
+                yield
+                return
+            signal.signal(signal.SIGHUP, self.handle_exit)
+            try:
+                yield
+            finally:  # svc's handler back before uvicorn raises what it caught again
+                signal.signal(signal.SIGHUP, hup)
 
 
 def announce(output: Output, where: Listening, new_token: str | None) -> None:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, cast
 
+import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
@@ -27,11 +29,13 @@ from svc.mcp.results import Outcome, bounded, failure, success, with_notes
 from svc.mcp.rounds import InputNeeded, Rounds, input_required
 from svc.mcp.schemas import BY_NAME, OUTPUT_SCHEMAS, TOOLS, ToolSpec
 from svc.mcp.state import Call, ContextPool, PollGate
+from svc.mcp.stdin import StdinLines, claimed_stdin
 from svc.mcp.tools import follow, info, reply, submit
 from svc.mcp.versions import VersionGate
 from svc.mcp.wire import AnsweringReader
 from svc.pay.budget import PayingSession, done_paying, paying_in
 from svc.redact import Vault
+from svc.ui import terminal
 from svc.ui.output import Output
 from svc.ui.sanitize import clean
 from svc.ui.terminal import error_line
@@ -251,7 +255,6 @@ def _server(handlers: SvcServer) -> Server[Any]:
 
 def serve_stdio(app: AppContext) -> int:
     """Serve until the client closes stdin; the CLI's settings, never a prompt."""
-    import anyio
     from mcp.server.stdio import stdio_server
 
     settings = app.settings
@@ -260,18 +263,67 @@ def serve_stdio(app: AppContext) -> int:
     pool = ContextPool(settings, output, app.config)
     server = build_server(pool)
 
-    async def main() -> None:
-        async with stdio_server() as (read, write):
-            reader = AnsweringReader(read, write)
-            await server.run(reader, write, server.create_initialization_options())
+    caught: list[int] = []  # the terminating signal that stopped the server, if one did
+
+    async def main(lines: StdinLines) -> None:
+        # stdin from svc's daemon reader, not the SDK's (svc.mcp.stdin): a signal must end
+        # the process while the host keeps stdin open. The SDK iterates it only.
+        stdin = cast("anyio.AsyncFile[str]", lines)
+        with anyio.CancelScope() as serving, stopping_on_signals(serving, caught):
+            async with stdio_server(stdin=stdin) as (read, write):
+                reader = AnsweringReader(read, write)
+                await server.run(reader, write, server.create_initialization_options())
 
     output.note(f"svc mcp: serving MCP on stdio (profile {settings.profile}, {settings.base_url})")
     freeze_heap()
     try:
-        anyio.run(main)
+        with claimed_stdin() as source:
+            anyio.run(main, StdinLines(source))
     finally:
         pool.close()
+    if caught:  # stopped in order; now the command ends as a Ctrl-C does, 128 + the signal
+        terminal.note_interrupt(caught[0])
+        raise KeyboardInterrupt
     return 0
+
+
+@contextmanager
+def stopping_on_signals(serving: anyio.CancelScope, caught: list[int]) -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP (those svc takes as a Ctrl-C) cancel `serving` instead.
+
+    svc's own handler raises KeyboardInterrupt wherever the main thread is, here in the
+    middle of the event loop or of one of its tasks: the loop then died with its tasks
+    unfinished and asyncio printed them with a traceback. Taken through the loop, a signal
+    cancels the serving task group, which ends in order: a paid call in flight is waited for
+    (it runs in a worker thread, its payment journaled there), the transport's fds restored.
+    svc's handler is back once serving ends; an ignored signal (nohup) stays ignored."""
+    import asyncio
+    import signal
+    import threading
+
+    loop = asyncio.get_running_loop()
+    if threading.current_thread() is not threading.main_thread():  # served in-process (tests)
+        yield  # signals reach only the main thread, whose handlers stay as they are
+        return
+
+    def stop(signum: int) -> None:
+        caught.append(signum)
+        serving.cancel()
+
+    taken = [
+        signum
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+        if terminal.is_interrupt_handler(signal.getsignal(signum))
+    ]
+    handlers = {signum: signal.getsignal(signum) for signum in taken}
+    for signum in taken:
+        loop.add_signal_handler(signum, stop, signum)
+    try:
+        yield
+    finally:
+        for signum, handler in handlers.items():
+            loop.remove_signal_handler(signum)
+            signal.signal(signum, handler)
 
 
 def freeze_heap() -> None:

@@ -109,9 +109,22 @@ _NAMES = {SIGINT: "SIGINT", SIGHUP: "SIGHUP", SIGTERM: "SIGTERM"}
 
 
 def _on_interrupt(signum: int, frame: object) -> None:
+    note_interrupt(signum)
+    raise KeyboardInterrupt
+
+
+def note_interrupt(signum: int) -> None:
+    """Note a terminating signal as the handler notes it, for code that takes the signal
+    another way (an event loop's handler, which stops the loop before the KeyboardInterrupt is
+    raised): the exit code and the interrupt line then name it."""
     _interrupts.append(time.monotonic())
     _signals.append(signum)
-    raise KeyboardInterrupt
+
+
+def is_interrupt_handler(handler: object) -> bool:
+    """Whether `handler` (what `signal.getsignal` returned) is svc's, which makes the signal a
+    Ctrl-C: not an inherited SIG_IGN (nohup), nor a default."""
+    return handler is _on_interrupt
 
 
 def let_a_person_interrupt() -> None:
