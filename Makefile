@@ -5,6 +5,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TS_STAMP := tests/ts/node_modules/.installed
+# Six test workers on two cores: most of the suite waits (on the sandbox, on forked processes,
+# on the real timeouts it tests), and two workers left the cores idle most of a run
+# (docs/performance.md, "Workers").
+TEST_WORKERS ?= 6
 
 .PHONY: demo test lint typecheck bench clean tools docs soak reliability
 
@@ -21,7 +25,7 @@ test: $(STAMP) tools $(TS_STAMP)
 	$(BIN)/ruff check src tests tools examples
 	$(BIN)/ruff format --check src tests tools examples
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q -n 2 --durations=10
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --durations=10
 	$(BIN)/python -m tests.reliability_report --check
 
 # Copy the report the last full `make test` wrote (build/reliability.md) over the committed one.
