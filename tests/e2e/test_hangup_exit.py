@@ -50,8 +50,8 @@ LATE_WRITER = textwrap.dedent(
     from svc.ui import terminal
 
     terminal.let_a_person_interrupt()
-    terminal.write(sys.stdout, "ready\\n")
     try:
+        terminal.write(sys.stdout, "ready\\n")
         time.sleep(60)  # until the terminal hangs up: SIGHUP, a Ctrl-C here
     except KeyboardInterrupt:
         pass
