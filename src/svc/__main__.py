@@ -28,7 +28,8 @@ def main() -> None:
             raise
         error_line(interrupted_line())
         code = interrupt_exit_code()
-    settle_streams()  # a hung-up terminal must not make Python's last flush exit 120
+    finally:  # whatever ends the command: a hung-up terminal must not make the exit 120
+        settle_streams()
     sys.exit(code)
 
 

@@ -65,15 +65,38 @@ def write(stream: TextIO, text: str) -> None:
         if held_for_prompt():
             _door.held.append((stream, text))
             return
-        try:
-            stream.write(text)
-            stream.flush()
-        except OSError as exc:
-            # A terminal that hung up (SIGHUP, then EIO on every write) or a full disk under a
-            # redirected stderr must not turn the exit into a crash: what nobody can read is
-            # dropped. Data on stdout keeps its other failures (a closed pipe, ENOSPC).
-            if stream is not sys.stderr and exc.errno != _EIO:
-                raise
+        _put(stream, text)
+
+
+def _put(stream: TextIO, text: str) -> None:
+    """Write and flush (caller holds the lock): every write to a stream goes through here.
+
+    A terminal that hung up (SIGHUP, then EIO on every write) or a full disk under a
+    redirected stderr must not turn the exit into a crash: what nobody can read is dropped.
+    A failed write stays in the stream's buffer, and Python's last flush would fail on it
+    again (exit 120): a stream whose terminal is gone is pointed at /dev/null at once, with
+    what it holds. Data on stdout keeps its other failures (a closed pipe, ENOSPC)."""
+    try:
+        stream.write(text)
+        stream.flush()
+    except OSError as exc:
+        if exc.errno == _EIO:
+            _to_devnull(stream)
+        elif stream is not sys.stderr:
+            raise
+
+
+def _to_devnull(stream: TextIO) -> None:
+    """Point a stream that takes nothing any more at /dev/null, and drop what it holds."""
+    try:
+        fd = stream.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+        stream.flush()
+    except (OSError, ValueError):  # ValueError: already closed
+        pass  # nothing more to save: the exit code is still ours
 
 
 def held_for_prompt() -> bool:
@@ -203,18 +226,24 @@ def raise_if_interrupted() -> None:
 
 def settle_streams() -> None:
     """Flush both streams before the process exits. One that takes nothing any more (a
-    terminal that hung up, a reader gone) is pointed at /dev/null first, so Python's own last
-    flush cannot turn the exit code into 120."""
+    terminal that hung up, a reader gone) is pointed at /dev/null, so Python's own last flush
+    cannot turn the exit code into 120.
+
+    An empty buffer flushes without a write, so a flush that succeeds does not show that the
+    terminal is still there: what writes after this (a daemon thread, an exception's report,
+    a finalizer) would then fail at the interpreter's last flush. A stream that is no longer a
+    terminal is asked for a write of nothing, which a terminal that hung up refuses (EIO) and
+    a file or a pipe accepts; a live terminal is not asked (a stopped one could block it)."""
     for stream in (sys.stdout, sys.stderr):
         if stream is None:  # started with it closed (`svc ... >&-`): nothing to flush
             continue
         try:
             stream.flush()
+            fd = stream.fileno()
+            if not os.isatty(fd):
+                os.write(fd, b"")
         except (OSError, ValueError):  # ValueError: already closed
-            try:  # noqa: SIM105 - contextlib is not loaded on `svc --version`
-                os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
-            except (OSError, ValueError):
-                pass  # nothing more to save: the exit code is still ours
+            _to_devnull(stream)
 
 
 def silence_stdout() -> None:
@@ -241,8 +270,7 @@ class _Prompting:
             if _door.prompts_open == 0:
                 _door.prompt_owner = None
                 for stream, text in _door.held:
-                    stream.write(text)
-                    stream.flush()
+                    _put(stream, text)
                 _door.held.clear()
         if self.spinner is not None:
             self.spinner.resume()
@@ -293,8 +321,7 @@ class Spinner:
     def clear(self) -> None:
         """Erase the line (caller holds the lock)."""
         if self._drawn:
-            self.stream.write("\r" + " " * self._drawn + "\r")
-            self.stream.flush()
+            _put(self.stream, "\r" + " " * self._drawn + "\r")
             self._drawn = 0
 
     def pause(self) -> None:
@@ -329,8 +356,7 @@ class Spinner:
         width = _columns(self.stream) - 1  # never reach the last column: no wrap to undo
         text = clean(f"{frame} {self.message}", max(width, 10), single_line=True)[:width]
         pad = max(0, self._drawn - len(text))
-        self.stream.write("\r" + text + " " * pad)
-        self.stream.flush()
+        _put(self.stream, "\r" + text + " " * pad)
         self._drawn = len(text) + pad
 
 
