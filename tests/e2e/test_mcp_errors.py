@@ -15,6 +15,7 @@ from tests.conftest import SVC, Cli, _base_env
 from tests.e2e.test_hostile_answers import REASON_FIXES
 from tests.e2e.test_mcp import error_of, run, served
 from tests.hostile_answers import AnswersPeer, Busy
+from tests.mcp_wire import INITIALIZED, initialize
 
 pytestmark = pytest.mark.e2e
 
@@ -59,17 +60,8 @@ def test_a_malformed_request_gets_a_json_rpc_error_and_the_server_lives_on(cli: 
     """JSON-RPC 2.0: a line that is not JSON is a parse error (-32700, id null), JSON that is
     not a request is an invalid request (-32600, its id when readable); nothing goes
     unanswered, so a client never waits forever (issue 25.5)."""
-    hello = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        },
-    }
-    lines = [json.dumps(hello), '{"jsonrpc": "2.0", "method": "notifications/initialized"}']
+    hello = initialize("raw", version="2025-06-18")
+    lines = [json.dumps(hello), json.dumps(INITIALIZED)]
     lines += [line for line, _, _ in _MALFORMED]
     lines.append('{"jsonrpc": "2.0", "id": 99, "method": "tools/list"}')
     server = subprocess.Popen(

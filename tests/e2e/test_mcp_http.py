@@ -26,22 +26,14 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from tests.conftest import SVC, Cli, Sandbox, _base_env, unique_email
 from tests.e2e.test_mcp import Person, run
+from tests.mcp_wire import initialize, tools_list
 
 from svc.mcp.guard import MAX_BODY_BYTES
 
 pytestmark = pytest.mark.e2e
 
-LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "1"},
-    },
-}
+LIST = tools_list(1)
+INIT = initialize("probe")
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 

@@ -21,24 +21,15 @@ import httpx
 import pytest
 from tests.conftest import SVC, Cli, Sandbox, unique_email, unique_request_id
 from tests.e2e.test_mcp_http import HEADERS, INIT, LIST, _wait_for
+from tests.mcp_wire import INITIALIZED, initialize, tools_list
 
 pytestmark = pytest.mark.e2e
 
 SIGNALS = ("TERM", "HUP", "INT")
 PROMPTLY = 15  # seconds: bounded, but generous for a loaded machine
 
-HELLO = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "signals", "version": "1"},
-    },
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
+HELLO = initialize("signals")
+TOOLS_LIST = tools_list(2)
 
 
 def _stdio_server(cli: Cli) -> subprocess.Popen[str]:
