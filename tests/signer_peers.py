@@ -53,7 +53,9 @@ def command(key: str, mode: str) -> int:
     if mode == "hang":
         time.sleep(600)
     if mode == "spawn":
-        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        # The keyfile's path in its argv names whose child it is (tests run side by side).
+        sleeper = [sys.executable, "-c", "import time; time.sleep(600)", sys.argv[2]]
+        subprocess.Popen(sleeper)
         return 0
     if mode == "huge":
         sys.stdout.write("x" * (4 << 20))

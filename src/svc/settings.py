@@ -224,10 +224,14 @@ def signer_setting(label: str, raw: object) -> str:
     if kind == "jsonrpc":
         url = origin.setting(rest, label)
         refuse_cleartext(label, url, False)
+        if "?" in url or "#" in url:  # shown and logged as where the signer is: never a secret
+            raise UsageError(
+                f"{label}: a jsonrpc: URL takes no query or fragment",
+                hint="a bearer token belongs in the secret store: svc wallet import --signer-token",
+            )
         return f"jsonrpc:{url}"
-    raise UsageError(
-        f"{label} must be store, env, command:PATH [ARGS] or jsonrpc:URL, got {value[:40]!r}"
-    )
+    # The value is not repeated: a signer's arguments or URL may hold a secret.
+    raise UsageError(f"{label} must be store, env, command:PATH [ARGS] or jsonrpc:URL")
 
 
 def signer_address(label: str, raw: object) -> str:
@@ -236,7 +240,12 @@ def signer_address(label: str, raw: object) -> str:
 
     value = str(raw).strip()
     if not re.fullmatch(r"0x[0-9a-fA-F]{40}", value, re.ASCII):
-        raise UsageError(f"{label} must be a 0x-prefixed 20-byte hex address, got {value[:50]!r}")
+        # Not repeated back: a private key pasted here is the likeliest mistake.
+        key_like = re.fullmatch(r"(0x)?[0-9a-fA-F]{64}", value, re.ASCII)
+        raise UsageError(
+            f"{label} must be a 0x-prefixed 20-byte hex address"
+            + (" (that looks like a private key: never put one in the config)" if key_like else "")
+        )
     return value
 
 

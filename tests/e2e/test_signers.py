@@ -131,17 +131,27 @@ def test_a_failing_command_signer_sends_nothing(
 
 def test_a_hanging_program_and_its_children_are_killed(cli: Cli, tmp_path: Path) -> None:
     command_profile(cli, tmp_path, "spawn")
-    before = _sleepers()
+    ours = str(keyfile(tmp_path))  # the sleeper's argv names its keyfile: other tests' differ
     assert submit(cli, unique_request_id(), "--profile", "ext").returncode == 5
-    time.sleep(0.5)
-    assert _sleepers() <= before  # the child that held stdout open went with the group
+    # The group was killed before svc answered; the kernel may still be reaping: wait for it.
+    deadline = time.monotonic() + 10
+    while _sleepers(ours) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _sleepers(ours)  # the child that held stdout open went with the group
 
 
-def _sleepers() -> set[str]:
+def _sleepers(marker: str) -> set[str]:
     out = subprocess.run(
-        ["ps", "-ww", "-eo", "pid,args"], capture_output=True, text=True, check=False
+        ["ps", "-ww", "-eo", "pid,stat,args"], capture_output=True, text=True, check=False
     ).stdout
-    return {line.split()[0] for line in out.splitlines() if "time.sleep(600)" in line}
+    return {
+        fields[0]
+        for fields in (line.split(None, 2) for line in out.splitlines())
+        if len(fields) == 3
+        and not fields[1].startswith("Z")  # killed, only waiting to be reaped
+        and "time.sleep(600)" in fields[2]
+        and marker in fields[2]
+    }
 
 
 def test_the_program_learns_nothing_but_the_request(cli: Cli, tmp_path: Path) -> None:
@@ -187,16 +197,39 @@ def test_a_signer_program_that_does_not_exist(cli: Cli, sandbox: Sandbox) -> Non
         ("jsonrpc:http://signer.example:8550", "cleartext"),
         ("jsonrpc:ftp://127.0.0.1/", "setting"),
         ("keyring", "must be store, env, command:PATH [ARGS] or jsonrpc:URL"),
+        ("jsonrpc:https://signer.example/?token=hunter2", "takes no query or fragment"),
+        ("JSONRPC:https://u:hunter2@signer.example", "must be store, env, command:PATH"),
     ],
 )
 def test_a_bad_signer_setting_is_refused_when_written(cli: Cli, value: str, words: str) -> None:
     result = cli("config", "set", "signer", value, "--profile", "ext")
     assert result.returncode == 2 and words in result.stderr, result.stderr
+    assert "hunter2" not in result.stderr + result.stdout  # a refused value is never repeated
 
 
 def test_a_bad_signer_address_is_refused(cli: Cli) -> None:
     result = cli("config", "set", "signer_address", "0x1234", "--profile", "ext")
     assert result.returncode == 2 and "20-byte hex address" in result.stderr
+
+
+def test_a_private_key_pasted_as_the_address_is_never_repeated(cli: Cli) -> None:
+    result = cli("config", "set", "signer_address", SIGNER_KEY, "--profile", "ext")
+    assert result.returncode == 2 and "looks like a private key" in result.stderr
+    assert SIGNER_KEY[2:10] not in result.stderr + result.stdout
+
+
+def test_a_signers_arguments_are_never_shown(cli: Cli, tmp_path: Path) -> None:
+    """A program's arguments may carry a secret: wallet list, wallet address and doctor name
+    the program, not its arguments."""
+    argv = [sys.executable, str(PEERS), "command", str(keyfile(tmp_path)), "good", "--pin=hunter2"]
+    cli.ok("config", "set", "signer", "command:" + shlex.join(argv), "--profile", "ext")
+    cli.ok("config", "set", "signer_address", SIGNER_ADDRESS, "--profile", "ext")
+    for args in (["wallet", "list"], ["wallet", "address", "--profile", "ext"]):
+        shown = cli(*args)
+        assert "hunter2" not in shown.stdout + shown.stderr, args
+        assert "command:" in shown.stdout + shown.stderr, args
+    doctor = cli("doctor", "--json", "--profile", "ext")
+    assert "hunter2" not in doctor.stdout + doctor.stderr
 
 
 def test_doctor_checks_a_command_signer(cli: Cli, tmp_path: Path) -> None:
@@ -402,27 +435,24 @@ def test_the_library_pays_with_a_profiles_signer(
         "except svc.PaymentFailed as exc:\n"
         "    print('refused', exc.code); sys.exit(5)\n"
     )
+
+    def pay(rid: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", program, rid, unique_email()],
+            env=cli.env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+
     rid = unique_request_id()
-    run = subprocess.run(
-        [sys.executable, "-c", program, rid, unique_email()],
-        env=cli.env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
+    run = pay(rid)
     assert run.returncode == 0, run.stderr
     assert paid_by(cli, rid, "ext") == SIGNER_ADDRESS
     command_profile(cli, tmp_path, "wrong")
     rid = unique_request_id()
-    run = subprocess.run(
-        [sys.executable, "-c", program, rid, unique_email()],
-        env=cli.env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
+    run = pay(rid)
     assert run.returncode == 5 and "refused signer_wrong_address" in run.stdout, run.stderr
     assert_nothing_sent(cli, sandbox, rid)
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from svc.errors import LedgerDiskError
 from svc.store.ledger import Ledger
 from svc.store.ledger import sqlite as engine
 from svc.store.ledger.locks import STALE_LOCKS_WORTH_A_SWEEP
@@ -132,6 +133,33 @@ def test_a_durable_write_is_on_disk_before_it_returns(
         assert synced == []
     assert synced == [str(os.path.realpath(tmp_path / "ledger.sqlite3")) + "-wal"]
     db.close()
+
+
+def test_a_failed_sync_fails_every_durable_write_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A disk that refused one fdatasync may have dropped what it could not write and marked it
+    clean: a later sync that succeeds would vouch for commits that are not on disk. The first
+    failure is the ledger's disk error (exit 9), and so is every durable write after it, from
+    any connection of this process to the file, before anything more is committed."""
+    path = tmp_path / "ledger.sqlite3"
+    first, second = engine.Database(path), engine.Database(path)
+    real, calls = os.fdatasync, []
+
+    def fdatasync(fd: int) -> None:
+        calls.append(fd)
+        if len(calls) == 1:
+            raise OSError(5, "Input/output error")
+        real(fd)
+
+    monkeypatch.setattr(os, "fdatasync", fdatasync)
+    for db, runner in ((first, "a"), (second, "b"), (first, "c")):
+        with pytest.raises(LedgerDiskError) as caught, db.write(durable=True):
+            db.execute("INSERT INTO breaker_resets (runner, reset_at) VALUES (?, 1)", (runner,))
+        assert caught.value.exit_code == 9 and "cannot write the ledger" in caught.value.message
+    assert len(calls) == 1  # never synced again: a success would prove nothing
+    first.close()
+    second.close()
 
 
 def test_durable_commits_of_one_process_share_a_sync(tmp_path: Path) -> None:

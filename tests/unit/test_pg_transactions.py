@@ -149,3 +149,25 @@ def test_a_request_lock_inside_a_serial_transaction_is_not_lent(
         assert _idle(db) and _cap_is_free(pg_url)
     finally:
         ledger.close()
+
+
+def test_a_cap_lock_that_times_out_leaves_the_ledger_usable(pg_url: str) -> None:
+    """BEGIN ran, then waiting for the cap's lock failed (a lock timeout; a Ctrl-C would do the
+    same): the aborted transaction is rolled back, not left open to refuse every later
+    statement of this connection."""
+    db = PgDatabase(pg_url)
+    other = connect(pg_url)
+    try:
+        other.execute("SELECT pg_advisory_lock(%s, %s)", (NAMESPACE, CAP_LOCK))
+        db.execute("SET lock_timeout = '200ms'")
+        with pytest.raises(LedgerUnavailableError) as caught, db.write(serial=True):
+            pytest.fail("the cap's lock was held by another session")
+        assert caught.value.exit_code == 9 and "lock timeout" in caught.value.message
+        assert _idle(db)
+        other.execute("SELECT pg_advisory_unlock(%s, %s)", (NAMESPACE, CAP_LOCK))
+        with db.write():
+            assert db.execute("SELECT 1").fetchone() is not None
+        assert _idle(db)
+    finally:
+        db.close()
+        other.close()

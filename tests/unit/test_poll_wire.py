@@ -208,3 +208,43 @@ def test_a_get_with_a_cookie_to_send_goes_through_httpx(http: Http) -> None:
 
 
 _NO_BODY: dict[str, object] = {"json": None, "data": None}
+
+
+class _Bearer(httpx.Auth):
+    """What the identity auth does: a credential added by the auth flow, not by the caller."""
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["Authorization"] = "Bearer secret-token"
+        yield request
+
+
+class _ProofOn402(httpx.Auth):
+    """What the payment auth does: a proof added to the second request, after a 402."""
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        response = yield request
+        if response.status_code == 402:
+            request.headers["x-payment"] = "proof"
+            yield request
+
+
+def test_a_credential_the_auth_flow_adds_never_leaves_in_cleartext(
+    http: Http, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On the plain-GET path the guard must see the request as the auth flow left it (httpx's
+    order: the flow first, then the request hooks): a bearer never reaches the wire to a far
+    http:// host, and a proof added after a 402 never follows the first request there."""
+    sent: list[dict[str, str]] = []  # the headers each request had when it reached the wire
+
+    def wire(request: httpx.Request) -> httpx.Response:
+        sent.append(dict(request.headers))
+        return httpx.Response(402, request=request)
+
+    monkeypatch.setattr(http.transport, "handle_request", wire)
+    far = configured("http://pay.example.invalid/svc/tasks/t1", "a far URL")
+    for auth, reached in ((_Bearer(), 0), (_ProofOn402(), 1)):
+        sent.clear()
+        with pytest.raises((UntrustedURLError, UsageError)):
+            http._request_once("GET", far, json=None, data=None, headers=None, auth=auth)
+        assert len(sent) == reached
+        assert all("authorization" not in h and "x-payment" not in h for h in sent), sent

@@ -3,11 +3,15 @@ store's entries per profile (33.1)."""
 
 from __future__ import annotations
 
+import shlex
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from eth_account import Account
 
+from svc.pay.signers.command import CommandSigner
 from svc.pay.signers.external import SignerError, checked_signature
 from svc.pay.signers.probe import PROBE
 from svc.store.secrets import FileBackend, SecretStore, profile_key
@@ -71,3 +75,16 @@ def test_each_profile_has_its_own_entries(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("SVC_SPT", "spt_env")
     assert store.get(profile_key("spt", "prod")) == "spt_env"  # CI's, for every profile
     assert store.source(profile_key("wallet_key", "prod")) == "file"
+
+
+def test_a_program_that_never_reads_a_large_request_is_cut_at_the_timeout() -> None:
+    """The typed data carries the server's words, so a request can outgrow the pipe's buffer;
+    a program that never reads its stdin blocked svc's write for ever, before the deadline
+    started counting (a hostile server and a stuck signer: a hang, not signer_timeout)."""
+    signer = CommandSigner(shlex.join([sys.executable, "-c", "import time; time.sleep(60)"]), 1)
+    started = time.monotonic()
+    with pytest.raises(SignerError) as caught:
+        signer.sign_typed_data("0x" + "11" * 20, {"name": "a" * 400_000})
+    assert time.monotonic() - started < 15
+    assert caught.value.code == "signer_timeout" and caught.value.exit_code == 5
+    assert "gave no answer within 1 s" in caught.value.message

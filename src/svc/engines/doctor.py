@@ -27,6 +27,7 @@ from svc.money import atomic_for_people, for_people
 from svc.next_step import Next, step
 from svc.origin import is_cleartext, is_loopback_host, origin_of
 from svc.pay.daily_cap import FLEET, shown
+from svc.pay.signers import described
 from svc.pay.signers.external import ExternalSigner
 from svc.pay.signers.probe import probe
 from svc.pay.wallet import is_external, key_source, load_signer
@@ -121,7 +122,9 @@ def wallet_check(app: AppContext) -> Finding:
 def signer_check(app: AppContext, signer: object) -> Finding:
     """An external signer (issue 33.2): reachable, and signing for the profile's address."""
     assert isinstance(signer, ExternalSigner)  # is_external: load_signer made one
-    return _ok("wallet", f"{signer.address} (signer {app.settings.signer}: {probe(signer)})")
+    return _ok(
+        "wallet", f"{signer.address} (signer {described(app.settings.signer)}: {probe(signer)})"
+    )
 
 
 def service_check(app: AppContext) -> Finding:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 
 from svc.context import AppContext
 from svc.errors import SvcError, UsageError
+from svc.pay.signers import described
 from svc.pay.wallet import (
     SIGNER_TOKEN_SECRET,
     WALLET_SECRET,
@@ -97,7 +98,7 @@ def _profile_wallet(app: AppContext, name: str) -> ProfileWallet:
     try:
         settings = _signer_settings(app, name)
         if is_external(settings):
-            return ProfileWallet(name, settings.signer_address, f"signer {settings.signer}")
+            return ProfileWallet(name, settings.signer_address, key_source(app.secrets, settings))
         key = wallet_key(app.secrets, settings)
         source = key_source(app.secrets, settings)
         return ProfileWallet(name, address_of(key) if key else None, source)
@@ -127,8 +128,8 @@ def _entry(settings: Settings) -> str:
 def _refuse_external(settings: Settings) -> None:
     if is_external(settings):
         raise UsageError(
-            f"profile {settings.profile!r} signs with {settings.signer}: its key lives with "
-            "that signer, not in svc",
+            f"profile {settings.profile!r} signs with {described(settings.signer)}: its key "
+            "lives with that signer, not in svc",
             code="external_signer",
             hint="unset the profile's signer setting to keep a key in the secret store",
         )

@@ -27,6 +27,7 @@ from svc.errors import UsageError
 from svc.mcp.guard import Guard, allowed_hosts, loopback_address
 from svc.mcp.server import build_server, freeze_heap
 from svc.mcp.state import ContextPool
+from svc.ui import terminal
 from svc.ui.output import Output
 
 if TYPE_CHECKING:
@@ -137,7 +138,8 @@ class Server(uvicorn.Server):
     def capture_signals(self) -> Iterator[None]:
         with super().capture_signals():  # SIGINT and SIGTERM; raised again when it ends
             hup = signal.getsignal(signal.SIGHUP)
-            if not callable(hup) or threading.current_thread() is not threading.main_thread():
+            main = threading.current_thread() is threading.main_thread()
+            if not terminal.is_interrupt_handler(hup) or not main:
                 yield
                 return
             signal.signal(signal.SIGHUP, self.handle_exit)

@@ -282,7 +282,10 @@ def serve_stdio(app: AppContext) -> int:
     finally:
         pool.close()
     if caught:  # stopped in order; now the command ends as a Ctrl-C does, 128 + the signal
-        terminal.note_interrupt(caught[0])
+        for (
+            signum
+        ) in caught:  # each as its handler would have noted it: the last one names the exit
+            terminal.note_interrupt(signum)
         raise KeyboardInterrupt
     return 0
 

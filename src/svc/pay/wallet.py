@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from svc.errors import PaymentError, UsageError
 from svc.next_step import step
+from svc.pay.signers import described
 from svc.pay.signers.command import CommandSigner
 from svc.pay.signers.external import ExternalSigner
 from svc.pay.signers.jsonrpc import JsonRpcSigner
@@ -43,7 +44,7 @@ def wallet_key(secrets: SecretStore, settings: Settings) -> str | None:
 def key_source(secrets: SecretStore, settings: Settings) -> str:
     """Where the profile's key lives, for a person: the store's name, the environment, a signer."""
     if is_external(settings):
-        return f"signer {settings.signer}"
+        return f"signer {described(settings.signer)}"
     if settings.signer == "env":
         return f"environment ({WALLET_ENV})"
     return secrets.source(profile_key(WALLET_SECRET, settings.profile))
@@ -73,8 +74,8 @@ def external_signer(secrets: SecretStore, settings: Settings) -> PaymentSigner:
     if kind == "command":
         if not address:
             raise UsageError(
-                f"profile {settings.profile!r} signs with {settings.signer} but names no "
-                "signer_address",
+                f"profile {settings.profile!r} signs with {described(settings.signer)} but "
+                "names no signer_address",
                 code="signer_address_needed",
                 hint="set signer_address to the address whose key the program holds",
             )

@@ -9,7 +9,10 @@ talks to the remote signer, `probe.py` is `svc doctor`'s harmless signature. The
 
 from __future__ import annotations
 
+import os
+import shlex
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from svc.pay.x402 import PaymentRequirements
 
@@ -35,3 +38,22 @@ class TypedDataSigner(Protocol):
     where: str  # how a person knows it: `command:PATH ...`, `jsonrpc:URL`
 
     def sign_typed_data(self, address: str, typed_data: dict[str, Any]) -> str: ...
+
+
+def described(signer: str) -> str:
+    """How a person knows a `signer` setting, in one line, and all that is ever shown of it:
+    a program's name and its first word without paths (its arguments may carry a secret), a
+    remote signer's origin without its path (nor a query: the setting refuses one)."""
+    kind, _, target = signer.partition(":")
+    if kind == "command":
+        try:
+            argv = shlex.split(target)
+        except ValueError:
+            argv = []
+        return "command:" + " ".join(os.path.basename(word) for word in argv[:2])
+    if kind == "jsonrpc":
+        parts = urlsplit(target)
+        return f"jsonrpc:{parts.scheme}://{parts.hostname or ''}" + (
+            f":{parts.port}" if parts.port else ""
+        )
+    return kind

@@ -17,10 +17,12 @@ import selectors
 import shlex
 import signal
 import subprocess
+import threading
 import time
-from typing import Any
+from typing import IO, Any
 
 from svc.api.jsonsafe import load_json
+from svc.pay.signers import described
 from svc.pay.signers.external import SignerError
 from svc.sanitize import clean
 
@@ -35,8 +37,7 @@ class CommandSigner:
     def __init__(self, command: str, timeout: float) -> None:
         self.argv = shlex.split(command)  # checked when the setting was read
         self.timeout = timeout
-        # How a person knows it in one line: the program and its first word, without paths.
-        self.where = "command:" + " ".join(os.path.basename(word) for word in self.argv[:2])
+        self.where = described("command:" + command)
 
     def sign_typed_data(self, address: str, typed_data: dict[str, Any]) -> str:
         request = json.dumps({"address": address, "typed_data": typed_data}).encode()
@@ -93,11 +94,14 @@ class CommandSigner:
     ) -> tuple[bytes, bytes, int]:
         feed = proc.stdin
         assert feed is not None
-        with contextlib.suppress(OSError):  # a program that does not read its stdin
-            feed.write(request)
-        with contextlib.suppress(OSError):
-            feed.close()
         deadline = time.monotonic() + self.timeout
+        # Written from a thread of its own: a request larger than the pipe's buffer (the
+        # typed data carries the server's words) to a program that never reads would block
+        # here for ever, before the deadline could count. The program's end (an exit, or the
+        # kill at the deadline) breaks the pipe and ends the write.
+        threading.Thread(
+            target=_feed, args=(feed, request), name="svc-signer-stdin", daemon=True
+        ).start()
         answer, said = _read_bounded(out, err, deadline, self)
         try:
             code = proc.wait(max(0.0, deadline - time.monotonic()))
@@ -111,6 +115,13 @@ class CommandSigner:
             code="signer_timeout",
             hint="signer_timeout sets how long a signer may take; nothing was paid",
         )
+
+
+def _feed(feed: IO[bytes], request: bytes) -> None:
+    with contextlib.suppress(OSError):  # a program that stopped reading, or is gone
+        feed.write(request)
+    with contextlib.suppress(OSError):
+        feed.close()
 
 
 def _read_bounded(

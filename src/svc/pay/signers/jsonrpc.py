@@ -16,6 +16,7 @@ from typing import Any
 
 from svc.api.jsonsafe import load_json
 from svc.api.signer_http import SignerHttpError, post_json
+from svc.pay.signers import described
 from svc.pay.signers.external import SignerError
 from svc.sanitize import clean
 
@@ -29,7 +30,7 @@ class JsonRpcSigner:
         self.url = url
         self.token = token
         self.timeout = timeout
-        self.where = f"jsonrpc:{url}"
+        self.where = described(f"jsonrpc:{url}")
 
     def accounts(self) -> list[str]:
         """The addresses the signer signs for."""

@@ -201,13 +201,15 @@ class PgDatabase:
             return
         self._in_transaction = True
         try:
-            self._conn.execute(BEGIN_SERIAL if serial else "BEGIN")
-            try:
+            try:  # BEGIN inside: a cap lock that times out (or a Ctrl-C while waiting for it)
+                # fails after BEGIN ran, and an aborted transaction left open would refuse
+                # every later statement of this connection
+                self._conn.execute(BEGIN_SERIAL if serial else "BEGIN")
                 yield
+                self._conn.execute("COMMIT")
             except BaseException:
                 self._roll_back()
                 raise
-            self._conn.execute("COMMIT")
         except psycopg.Error as exc:  # told apart in _unavailable
             raise _unavailable(self.url, exc) from None
         finally:
@@ -217,8 +219,9 @@ class PgDatabase:
         """End a failed transaction; a connection already gone has ended it (the server rolls
         back what a dead session left open), so that failure is not the one to report."""
         import psycopg
+        from psycopg.pq import TransactionStatus
 
-        if self._conn.closed:
+        if self._conn.closed or self._conn.info.transaction_status == TransactionStatus.IDLE:
             return
         try:
             self._conn.execute("ROLLBACK")

@@ -177,16 +177,25 @@ class _SharedFile:
         self._syncing = threading.Lock()  # one fdatasync of the WAL at a time
         self.committed = 0  # commits of this process, counted (under `writer`) once written
         self._synced = 0  # every commit up to this count is on disk
+        # A failed fdatasync is for good: Linux may mark the pages it could not write clean,
+        # so a later sync that succeeds proves nothing about the commits before it.
+        self._failed: OSError | None = None
 
     def sync(self, ticket: int, wal: int) -> None:
         """Make commit number `ticket` durable: one fdatasync of the WAL covers every commit
         written before it, so workers that commit while another syncs share its sync (group
         commit) instead of queueing one fsync each behind the write lock."""
         with self._syncing:
+            if self._failed is not None:
+                raise self._failed
             if self._synced >= ticket:
                 return
             covered = self.committed  # written (COMMIT returned) before this sync starts
-            os.fdatasync(wal)
+            try:
+                os.fdatasync(wal)
+            except OSError as exc:
+                self._failed = exc
+                raise
             self._synced = max(self._synced, covered)
 
 
@@ -409,7 +418,8 @@ class Database:
         try:
             self._file.sync(ticket, wal)
         except OSError as exc:
-            raise self._lost(exc) from None
+            self.unwritable = self._lost(exc)  # nothing more is written through this file
+            raise self.unwritable from None
 
     def _opened_wal(self) -> int | None:
         """The WAL file of our connection, opened once (None: none to sync, not in WAL mode).
