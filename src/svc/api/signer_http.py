@@ -1,14 +1,16 @@
 """One bounded JSON POST to a remote signer (pay/signers/jsonrpc.py): what its HTTP status
 means is decided here, as every status is in svc/api. No redirect is followed (the token and
-the typed data go to that URL only), the answer is cut at `limit` bytes and at the deadline,
-and no proxy or environment is used for a signer on loopback."""
+the typed data go to that URL only), the answer is cut at `limit` bytes and, as a whole, at
+the signer's timeout (api/transport.py's deadline: a peer trickling one byte just inside each
+read timeout cannot stretch it), and no proxy is used for a signer on loopback."""
 
 from __future__ import annotations
 
-import time
 from typing import Literal
 
 from svc.api import headers
+from svc.api.proxies import ProxyEnv, from_environment
+from svc.api.transport import ProxyRouter, end_deadline
 from svc.origin import is_loopback_url
 
 Failure = Literal["redirect", "refused", "status", "too_large", "timeout", "unreachable"]
@@ -31,22 +33,23 @@ def post_json(url: str, body: bytes, token: str | None, timeout: float, limit: i
     sent = {headers.CONTENT_TYPE: "application/json", "accept-encoding": "identity"}
     if token:
         sent[headers.AUTHORIZATION] = f"Bearer {token}"
-    deadline = time.monotonic() + timeout
+    proxies = ProxyEnv() if is_loopback_url(url) else from_environment()
+    transport = ProxyRouter(timeout, proxies)
     try:
         with (
-            httpx.Client(
-                timeout=timeout, follow_redirects=False, trust_env=not is_loopback_url(url)
-            ) as client,
+            httpx.Client(transport=transport, timeout=timeout, follow_redirects=False) as client,
             client.stream("POST", url, content=body, headers=sent) as reply,
         ):
             _check_status(reply.status_code)
             if reply.headers.get("content-encoding", "identity").lower() != "identity":
                 raise SignerHttpError("status", "answered in a content coding svc did not ask for")
-            return _read(reply.iter_raw(), deadline, limit, timeout)
+            return _read(reply.iter_raw(), limit)
     except httpx.TimeoutException:
         raise SignerHttpError("timeout", f"no answer within {timeout:g} s") from None
     except httpx.HTTPError as exc:
         raise SignerHttpError("unreachable", str(exc)) from None
+    finally:
+        end_deadline()  # this thread's later sockets keep their own bounds
 
 
 def _check_status(status: int) -> None:
@@ -58,12 +61,10 @@ def _check_status(status: int) -> None:
         raise SignerHttpError("status", f"answered HTTP {status}")
 
 
-def _read(chunks: object, deadline: float, limit: int, timeout: float) -> bytes:
+def _read(chunks: object, limit: int) -> bytes:
     data = bytearray()
     for chunk in chunks:  # type: ignore[attr-defined]
         data += chunk
         if len(data) > limit:
             raise SignerHttpError("too_large", f"answered more than {limit // 1024} KiB")
-        if time.monotonic() > deadline:
-            raise SignerHttpError("timeout", f"no answer within {timeout:g} s")
     return bytes(data)
