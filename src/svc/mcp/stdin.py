@@ -14,10 +14,13 @@ and handed to the event loop thread-safely. Waiting for a line is an ordinary aw
 cancel ends at once; the process's exit does not wait for a daemon thread, and one blocked in
 a read of a pipe holds nothing: no lock of ours, no file we must flush.
 
-fd 0 is claimed as the SDK claims it: the lines come from a private duplicate, and fd 0 points
-at the null device while serving, so a handler or a child process that reads stdin reads end
+The lines come from `sys.stdin`, as the SDK's own transport takes them. Where that is fd 0 (a
+process), fd 0 is claimed: the lines come from a private duplicate, and fd 0 points at the null
+device while serving, so a handler or a child process that reads stdin reads end
 of file, never a host's request. The duplicate is never closed (the reader may still be blocked
-on it: a descriptor closed and reused under it would feed it another file's bytes).
+on it: a descriptor closed and reused under it would feed it another file's bytes). Where a
+library host or a test runner has put another stream in `sys.stdin`, that stream is read as it
+is, and the process's fd 0 is left alone.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,9 +41,15 @@ _EOF = None  # what the reader hands over at end of input (or when stdin cannot 
 def claimed_stdin() -> Iterator[TextIO]:
     """The host's side of stdin as a private text file, UTF-8 as the SDK reads it (a byte
     that is not UTF-8 is replaced, and the line answered as not JSON); fd 0 at the null device
-    meanwhile."""
+    meanwhile. A `sys.stdin` that is not fd 0 is the host's side as it is."""
     import fcntl
 
+    if sys.stdin is None:  # started with no stdin at all (pythonw, a daemon): end of input
+        yield _text(io.BytesIO())
+        return
+    if not _on_descriptor_zero(sys.stdin):
+        yield sys.stdin
+        return
     try:
         private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)  # above 0-2: never a std stream
     except OSError:  # started with stdin closed (`svc mcp <&-`): no requests, end of input
@@ -53,6 +63,13 @@ def claimed_stdin() -> Iterator[TextIO]:
     finally:
         if diverted:
             os.dup2(private, 0)  # the wire back on fd 0; `private` stays open (see above)
+
+
+def _on_descriptor_zero(stream: TextIO) -> bool:
+    try:
+        return stream.fileno() == 0
+    except (AttributeError, OSError, ValueError):  # a stream with no descriptor (io.StringIO)
+        return False
 
 
 def _text(binary: Any) -> TextIO:
