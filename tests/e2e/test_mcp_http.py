@@ -9,6 +9,7 @@ server cannot ask, is refused with nothing paid.
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import time
@@ -310,3 +311,44 @@ def test_sigterm_stops_the_server_and_frees_the_port(cli: Cli) -> None:
         assert served.proc.wait(timeout=15) == 143
     with pytest.raises(httpx.TransportError):
         served.post()
+
+
+def test_a_signal_ends_a_waiting_call_promptly_not_after_its_budget(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    """uvicorn's graceful stop waits for open requests; a `wait_for_task` call is one, for up
+    to its whole budget (50 s here, unscaled): a SIGTERM took 39 s. The server must stop
+    within a few seconds all the same, and exit as a Ctrl-C does. The call's event stream ends
+    with the server (sse-starlette closes every stream on a server's exit), so the host sees
+    the request cut and calls again; the person's terminal sees no error for an ordered stop."""
+    submitted = cli.ok("submit", "Slow errand #slow", "--email", unique_email(), "--json")
+    task_id = submitted.json()["id"]
+    cli.env["SVC_TEST_MCP_TIME_SCALE"] = "1"
+    call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {
+            "name": "wait_for_task",
+            "arguments": {"task_id": task_id, "timeout_seconds": 50},
+            "_meta": {"progressToken": "p"},
+        },
+    }
+    with http_server(cli) as served:
+        signalled = 0.0
+        headers = {**HEADERS, "authorization": f"Bearer {served.token}"}
+        with (
+            pytest.raises(httpx.RemoteProtocolError),  # cut, not answered: see above
+            httpx.stream("POST", served.url, json=call, headers=headers, timeout=60) as reply,
+        ):
+            for line in reply.iter_lines():
+                if line.startswith("data:") and not signalled:  # the call is under way
+                    assert json.loads(line[5:])["method"] == "notifications/progress"
+                    signalled = time.monotonic()
+                    served.proc.send_signal(signal.SIGTERM)
+        code = served.proc.wait(timeout=60)
+        seconds = time.monotonic() - signalled
+        said = served.stderr.read_text()
+    assert signalled
+    assert code == 143 and seconds < 5, (code, seconds)
+    assert "ERROR" not in said and said.rstrip().endswith("svc: interrupted (SIGTERM)"), said

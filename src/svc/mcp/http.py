@@ -24,6 +24,7 @@ import uvicorn  # this module is imported only to serve (svc.commands.mcp)
 
 from svc.engines import mcp_token
 from svc.errors import UsageError
+from svc.mcp import stopping
 from svc.mcp.guard import Guard, allowed_hosts, loopback_address
 from svc.mcp.server import build_server, freeze_heap
 from svc.mcp.state import ContextPool
@@ -32,6 +33,7 @@ from svc.ui.output import Output
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from types import FrameType
 
     from starlette.applications import Starlette
 
@@ -94,6 +96,9 @@ def build_app(pool: ContextPool, where: Listening, token: mcp_token.TokenCheck) 
     return Guard(inner, hosts=hosts, token=token, warn=pool.output.warn)
 
 
+STOP_GRACE_SECONDS = 10
+
+
 def serve_http(app: FaceContext, host: str, port: int) -> int:
     """Serve until interrupted; the CLI's settings, never a prompt."""
     where = listen(host, port)
@@ -110,11 +115,19 @@ def serve_http(app: FaceContext, host: str, port: int) -> int:
         lifespan="on",
         server_header=False,
         date_header=False,
+        # On a signal, waiting calls end at once (svc.mcp.stopping) and the other open requests
+        # get this long to finish before they are cancelled: a stop never waits out a call. A
+        # cancelled paid call still ends in order: its worker thread is waited for, its
+        # payment journaled there.
+        timeout_graceful_shutdown=STOP_GRACE_SECONDS,
     )
     app.output.info(
         f"svc mcp: serving MCP over HTTP at {where.url} "
         f"(profile {settings.profile}, {settings.base_url}); Ctrl-C stops it"
     )
+    import logging
+
+    stopping.quiet_cut_streams(logging.getLogger("uvicorn.error"))
     freeze_heap()
     try:
         Server(config).run(sockets=[where.sock])
@@ -133,6 +146,10 @@ class Server(uvicorn.Server):
     then lands in the middle of the event loop: the tasks are cancelled under uvicorn, which
     logs a traceback for the lifespan's. Taken over the same way it takes the same path, and
     exits 129. An ignored SIGHUP (nohup) stays ignored."""
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        stopping.begin()  # waiting calls end at their next look (svc.mcp.stopping)
+        super().handle_exit(sig, frame)
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:

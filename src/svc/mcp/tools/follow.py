@@ -16,6 +16,7 @@ from svc.engines.types import TaskDetail
 from svc.engines.watch import Follower
 from svc.engines.watch_parts import poll_interval
 from svc.errors import ProtocolError
+from svc.mcp import stopping
 from svc.mcp.asks import describe, secret_field, secret_prompt
 from svc.mcp.pace import wait_budget
 from svc.mcp.results import Outcome
@@ -95,7 +96,9 @@ async def wait_for_task(call: Call, args: dict[str, Any]) -> Outcome:
     wait = call.gate.wait_time(task_id)
     if wait > timeout:
         return await get_task(call, {"task_id": task_id})
-    await anyio.sleep(wait)
+    await stopping.sleep(wait)
+    if stopping.under_way():
+        return await get_task(call, {"task_id": task_id})
     waiting = Waiting(call, task_id, timeout)
     while True:
         task, stopped = await call.run(waiting.follow)
@@ -110,14 +113,15 @@ async def wait_for_task(call: Call, args: dict[str, Any]) -> Outcome:
                 return Outcome({"task": task}, describe(model, can_ask=call.human.reachable) + gave)
             task, model = answered, detail(answered)
         elapsed = call.elapsed()
-        if not stopped or elapsed + interval > timeout:  # no poll sooner than the interval
+        # No poll sooner than the interval; a stopping server ends the wait as a spent budget.
+        if not stopped or elapsed + interval > timeout or stopping.under_way():
             return Outcome(
                 {"task": task},
                 f"{describe(model, can_ask=call.human.reachable)} Still waiting after "
                 f"{elapsed:.0f} s: call wait_for_task again to go on.",
             )
         await call.progress(f"task {task_id} is {model.state} ({waiting.polls} polls)", timeout)
-        await anyio.sleep(interval)
+        await stopping.sleep(interval)
 
 
 class Waiting:
@@ -144,7 +148,7 @@ class Waiting:
                 if stop:
                     return stop[-1].task, True
                 anyio.from_thread.check_cancelled()  # the call was cancelled: stop here
-                if last is not None and not self._fits(follower):
+                if last is not None and (stopping.under_way() or not self._fits(follower)):
                     return last, False
 
     def _record(self, follower: Follower) -> dict[str, Any] | None:
