@@ -128,14 +128,25 @@ class AppContext:
     @property
     def http(self) -> Http:
         if self._http is None:
-            from svc.api.http import Http
-
-            self._http = Http(
-                trace=self.report.trace if self.settings.verbose else None,
-                warn=self.report.warn,
-                cleartext_ok=self.settings.allow_insecure_http,
-            )
+            self._http = self._new_http(self.report.warn)
         return self._http
+
+    def _new_http(self, warn: Callable[[str], None]) -> Http:
+        from svc.api.http import Http
+
+        return Http(
+            trace=self.report.trace if self.settings.verbose else None,
+            warn=warn,
+            cleartext_ok=self.settings.allow_insecure_http,
+        )
+
+    def use_own_http(self, warn: Callable[[str], None] | None = None) -> None:
+        """Give this context an HTTP client (and connection pool) of its own, which close()
+        closes: a batch worker's. httpcore's pool checks each of its idle connections (a
+        socket poll each) on every request, so one pool shared by a batch's eight threads made
+        every request pay for eight connections, under one lock. `warn`: where its warnings
+        go (None: this context's report)."""
+        self._http, self._tasks = self._new_http(warn or self.report.warn), None
 
     @cached_property
     def base(self) -> TrustedURL:

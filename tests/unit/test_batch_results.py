@@ -52,3 +52,6 @@ def test_a_line_whose_result_failed_to_be_written_still_gets_one(monkeypatch: ob
 class _NoLedger:
     def ledger_is_open(self) -> bool:
         return False
+
+    def close(self) -> None:
+        """A worker closes its context (its own ledger link and HTTP client): none here."""

@@ -323,3 +323,71 @@ def test_a_paid_signature_loads_neither_eth_account_nor_a_c_parser() -> None:
         [sys.executable, "-c", code], check=False, env=env, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
+
+
+def _transfer(domain: dict[str, Any], nonce: int = 7) -> dict[str, Any]:
+    """A TransferWithAuthorization for `domain` (the strategy's shape, fixed values)."""
+    return {
+        "types": {
+            "EIP712Domain": [
+                {"name": "name", "type": "string"},
+                {"name": "version", "type": "string"},
+                {"name": "chainId", "type": "uint256"},
+                {"name": "verifyingContract", "type": "address"},
+            ],
+            "TransferWithAuthorization": [
+                {"name": "from", "type": "address"},
+                {"name": "to", "type": "address"},
+                {"name": "value", "type": "uint256"},
+                {"name": "validAfter", "type": "uint256"},
+                {"name": "validBefore", "type": "uint256"},
+                {"name": "nonce", "type": "bytes32"},
+            ],
+        },
+        "primaryType": "TransferWithAuthorization",
+        "domain": domain,
+        "message": {
+            "from": TEST_ADDRESS,
+            "to": "0x" + "33" * 20,
+            "value": 1_500_000,
+            "validAfter": 0,
+            "validBefore": 2_000_000_000,
+            "nonce": "0x" + nonce.to_bytes(32, "big").hex(),
+        },
+    }
+
+
+def test_a_domain_is_hashed_once_and_its_separator_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch signs every task for one domain: its separator (the name's, the version's and
+    the struct's hash) is computed once; each later digest hashes only the message and the
+    whole. The kept separator gives eth_account's digest every time."""
+    domain = {
+        "name": "USDC kept",
+        "version": "2",
+        "chainId": 84532,
+        "verifyingContract": "0x" + "11" * 20,
+    }
+    first, second = _transfer(domain), _transfer(dict(domain), nonce=8)
+    assert eip712.digest(first) == reference_digest(first)
+    hashed: list[bytes] = []
+    real = eip712.keccak256
+    monkeypatch.setattr(eip712, "keccak256", lambda data: hashed.append(data) or real(data))
+    assert eip712.digest(second) == reference_digest(second)
+    assert len(hashed) == 2  # the message's struct and the digest: not the domain's three
+
+
+def test_a_kept_separator_never_answers_for_a_value_of_another_type() -> None:
+    """1, 1.0 and True are equal dictionary keys; only 1 is a uint256. A domain whose chainId
+    is True or 1.0 is refused as before, even once the domain with chainId 1 was kept; and a
+    domain that differs in any one field gets its own separator."""
+    domain = {"name": "typed", "version": "1", "chainId": 1, "verifyingContract": "0x" + "22" * 20}
+    assert eip712.digest(_transfer(domain)) == reference_digest(_transfer(domain))
+    for confused in (True, 1.0):
+        with pytest.raises(eip712.EIP712Error):
+            eip712.digest(_transfer({**domain, "chainId": confused}))
+    for field, other in (("name", "typeD"), ("version", "2"), ("chainId", 2)):
+        message = _transfer({**domain, field: other})
+        assert eip712.digest(message) == reference_digest(message)
+    without = {k: v for k, v in domain.items() if k != "version"}
+    with pytest.raises(eip712.EIP712Error):
+        eip712.digest(_transfer(without))

@@ -7,9 +7,10 @@
   (the single-task flow `svc.engines.submit.submit` does each one). Re-running the file maps
   each line to the same request id: accepted lines are not sent again, interrupted ones
   resume with their journaled proof.
-* Concurrency: worker threads share one HTTP connection pool; each opens its own ledger
-  connection (SQLite WAL serialises writers across connections, as between processes). A
-  failure in one line's worker never ends the others: every line sent has its result line.
+* Concurrency: each worker thread has its own HTTP client (a pool of one connection: httpcore
+  checks every idle connection of a pool on each request) and its own ledger connection
+  (SQLite WAL serialises writers across connections, as between processes). A failure in one
+  line's worker never ends the others: every line sent has its result line.
 
 The engine draws nothing: each line's result goes to the face's `BatchSink` as it comes
 (the CLI prints result lines and a progress bar), and `run_batch` returns a `Summary`: the
@@ -193,12 +194,15 @@ class _Results:
 
 
 class _SharedSecrets:
-    """One read of each secret for the whole batch (the keyring may be slow), thread-safe."""
+    """One read of each secret for the whole batch (the keyring may be slow), thread-safe;
+    and the one place the workers' HTTP clients warn (`http_warnings`)."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, warn: Callable[[str], None] | None = None) -> None:
         self._inner = inner
         self._cache: dict[str, str | None] = {}
         self._lock = threading.Lock()
+        # The workers' HTTP clients warn here (shared like the secrets: one batch, one voice).
+        self.http_warnings = _HttpWarnings(warn or (lambda text: None))
 
     def get(self, key: str) -> str | None:
         with self._lock:
@@ -210,8 +214,28 @@ class _SharedSecrets:
         return getattr(self._inner, name)
 
 
+class _HttpWarnings:
+    """Where the workers' HTTP clients warn. One client for the whole batch said once a host
+    that credentials and data go out in cleartext (allow_insecure_http); a client per worker
+    would say it once a worker, so the batch says each such text once. A payment's own warning
+    (`paying over cleartext ...`) is still said for every payment, as the contract asks."""
+
+    def __init__(self, warn: Callable[[str], None]) -> None:
+        self._warn = warn
+        self._said: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str) -> None:
+        if not text.startswith("paying "):
+            with self._lock:
+                if text in self._said:
+                    return
+                self._said.add(text)
+        self._warn(text)
+
+
 def _worker_context(parent: AppContext, secrets: _SharedSecrets) -> AppContext:
-    """A context for one worker thread: shared HTTP pool and secrets, its own ledger link.
+    """A context for one worker thread: shared secrets, its own HTTP client and ledger link.
 
     Prompting is off in workers (several threads cannot share a terminal): a changed payment
     recipient is refused unless the batch trusts it. Per-task notes (paying..., request id...)
@@ -220,7 +244,10 @@ def _worker_context(parent: AppContext, secrets: _SharedSecrets) -> AppContext:
     # _SharedSecrets is read-only duck typing of SecretStore: workers only ever read secrets.
     shared = cast("SecretStore", secrets)
     quiet = QuietReporter(parent.report)
-    return parent.with_overrides(report=quiet, secrets=shared, no_input=True)
+    ctx = parent.with_overrides(report=quiet, secrets=shared, no_input=True)
+    # One connection a pool: httpcore checks every idle one of a pool on each request.
+    ctx.use_own_http(secrets.http_warnings)
+    return ctx
 
 
 def _accepted_row(app: AppContext, request_id: str) -> Submission | None:
@@ -290,8 +317,8 @@ class _Sending:
 
     def __call__(self, stream: IO[bytes], source: BatchSource) -> None:
         """Every good line to a worker; each one's result to the results."""
-        secrets = _SharedSecrets(self.app.secrets)
-        self.app.tasks  # noqa: B018 - build the shared pool before the workers race for it
+        secrets = _SharedSecrets(self.app.secrets, self.app.report.warn)
+        self.app.tasks  # noqa: B018 - with_overrides() reads it: built here, not by racing workers
         jobs: queue.Queue[Line | None] = queue.Queue(maxsize=self.options.concurrency * 2)
         args = (self.app, secrets, jobs, self.results, self.options)
         # Each worker runs in a copy of this context: what it pays is this run's record.
@@ -403,8 +430,7 @@ def _work(
             except BaseException as exc:  # its result could not be written: a plain one
                 _plain_result(results, line, exc)
     finally:
-        if ctx.ledger_is_open():
-            ctx.ledger.close()
+        ctx.close()  # its ledger link and its HTTP client, both its own
 
 
 def _plain_result(results: _Results, line: Line, exc: BaseException) -> None:

@@ -69,9 +69,41 @@ def digest(typed: Mapping[str, Any]) -> bytes:
     if "EIP712Domain" not in types:
         raise EIP712Error("the typed data declares no EIP712Domain type")
     frozen = _frozen(types)
-    domain = _struct_hash("EIP712Domain", _object(typed.get("domain"), "domain"), types, frozen)
+    domain = _domain_separator(_object(typed.get("domain"), "domain"), types, frozen)
     message = _struct_hash(primary, _object(typed.get("message"), "message"), types, frozen)
     return keccak256(b"\x19\x01" + domain + message)
+
+
+# Domain separators already computed, by (types, domain's fields): a batch signs every task for
+# the same domain, and its separator is three of the five hashes of a signature (the name's,
+# the version's and the struct's). Bounded: a long-lived process may meet many domains.
+_SEPARATORS: dict[tuple[_Frozen, tuple[tuple[str, type, Any], ...]], bytes] = {}
+KEPT_SEPARATORS: Final = 64
+
+
+def _domain_separator(domain: Mapping[str, Any], types: _Types, frozen: _Frozen) -> bytes:
+    """hashStruct(domain), kept per domain: only its declared fields enter the key, each with
+    its type beside its value (1, 1.0 and True are equal keys, but only 1 encodes as a uint);
+    an unhashable value, which no real domain has, is hashed afresh."""
+    fields = tuple(
+        (name, type(value), value)
+        for name, _ in types["EIP712Domain"]
+        for value in (domain.get(name, _MISSING),)
+    )
+    key = (frozen, fields)
+    try:
+        found = _SEPARATORS.get(key)
+    except TypeError:  # a list or an object where a word belongs: the encoder refuses it
+        return _struct_hash("EIP712Domain", domain, types, frozen)
+    if found is None:
+        found = _struct_hash("EIP712Domain", domain, types, frozen)
+        if len(_SEPARATORS) >= KEPT_SEPARATORS:
+            _SEPARATORS.clear()
+        _SEPARATORS[key] = found
+    return found
+
+
+_MISSING: Final = object()  # a declared field the domain lacks: refused, never kept
 
 
 def _struct_hash(name: str, data: Mapping[str, Any], types: _Types, frozen: _Frozen) -> bytes:
