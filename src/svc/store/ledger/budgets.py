@@ -190,25 +190,13 @@ class Budgets:
                 (runner, time.time()),
             )
 
-    def breaker_reset_at(self, runner: str) -> float:
-        row = self.db.execute(
-            "SELECT reset_at FROM breaker_resets WHERE runner = ?", (runner,)
-        ).fetchone()
-        return 0.0 if row is None else float(row[0])
-
     # --- what a scope has used --------------------------------------------------------------
 
     def used(self, budget: Budget, now: float, since: float | None = None) -> int:
         """µUSD of exposure in the budget's window (its scope's rows only)."""
         start = window_start(budget.window, now) if since is None else since
-        where, params = _scope_filter(budget)
-        row = self.db.execute(
-            "SELECT COALESCE(SUM(amount_atomic - refunded_atomic), 0) FROM authorizations"  # noqa: S608 - a column name from _COLUMN only
-            f" WHERE signed_at >= ?{where} AND (status = ? OR (status IN (?, ?, ?)"
-            " AND (valid_before IS NULL OR valid_before > ?)))",
-            (start, *params, AuthState.SPENT, *EXPOSED, now),
-        ).fetchone()
-        return int(row[0])
+        sql, params = exposure_sql(start, now, _scope_filter(budget))
+        return int(self.db.execute(f"SELECT {sql}", params).fetchone()[0])
 
     def oldest(self, budget: Budget, start: float) -> float | None:
         """When the oldest payment a rolling window counts was made (it eases from then on)."""
@@ -237,14 +225,18 @@ class Budgets:
 
     def last_outcomes(self, runner: str, since: float, count: int) -> list[tuple[bool, float]]:
         """(failed, signed_at) of the runner's last `count` decided paid requests since
-        `since`, newest first. Failed: refused after payment or proven void (settlement
-        failed, a `payment_*` code), refunded, or the task ended `failed`."""
+        `since` and since the runner's breaker was last reset, newest first. Failed: refused
+        after payment or proven void (settlement failed, a `payment_*` code), refunded, or
+        the task ended `failed`. One statement: the reset is read in it (a round trip less
+        on every paid request)."""
         rows = self.db.execute(
             "SELECT a.status, a.refunded_atomic, s.state, a.signed_at FROM authorizations a"
             " LEFT JOIN submissions s ON s.request_id = a.request_id"
             " WHERE a.runner = ? AND a.signed_at >= ? AND a.amount_atomic > 0"
+            " AND a.signed_at >= COALESCE((SELECT reset_at FROM breaker_resets"
+            " WHERE runner = ?), 0)"
             " AND a.status IN (?, ?, ?) ORDER BY a.signed_at DESC, a.id DESC LIMIT ?",
-            (runner, since, AuthState.SPENT, AuthState.REFUSED, AuthState.VOID, count),
+            (runner, since, runner, AuthState.SPENT, AuthState.REFUSED, AuthState.VOID, count),
         )
         return [
             (
@@ -259,8 +251,7 @@ class Budgets:
         a reset) all failed; it closes an hour after the oldest of them."""
         if after <= 0:
             return None
-        since = max(now - HOUR, self.breaker_reset_at(runner))
-        outcomes = self.last_outcomes(runner, since, after)
+        outcomes = self.last_outcomes(runner, now - HOUR, after)
         if len(outcomes) < after or not all(failed for failed, _ in outcomes):
             return None
         return LimitReached("breaker", count=after, resets_at=outcomes[-1][1] + HOUR)
@@ -269,6 +260,21 @@ class Budgets:
 def _scope_filter(budget: Budget) -> tuple[str, tuple[str, ...]]:
     column = _COLUMN.get(budget.scope)
     return ("", ()) if column is None else (f" AND {column} = ?", (budget.name,))
+
+
+def exposure_sql(
+    start: float, now: float, scope: tuple[str, tuple[str, ...]] = ("", ())
+) -> tuple[str, tuple[object, ...]]:
+    """A parenthesized subquery for the exposure since `start` (the daily cap's measure:
+    spent, or held/signed and neither void nor expired, less refunds), and its parameters;
+    `scope` narrows it to a budget's rows (`_scope_filter`)."""
+    where, params = scope
+    sql = (
+        "(SELECT COALESCE(SUM(amount_atomic - refunded_atomic), 0) FROM authorizations"  # noqa: S608 - a column name from _COLUMN only
+        f" WHERE signed_at >= ?{where} AND (status = ? OR (status IN (?, ?, ?)"
+        " AND (valid_before IS NULL OR valid_before > ?))))"
+    )
+    return sql, (start, *params, AuthState.SPENT, *EXPOSED, now)
 
 
 # --- the check, inside the serial transaction ----------------------------------------------
@@ -280,10 +286,7 @@ def check_limits(
     """Raise LimitReached if the hold would break a limit; note the budgets it brings near."""
     books = Budgets(db)
     runner = limits.scope.runner
-    if runner and limits.breaker_after > 0:
-        tripped = books.breaker(runner, limits.breaker_after, now)
-        if tripped is not None:
-            raise tripped
+    check_breaker(db, limits, now)
     if runner and limits.max_per_hour:
         started = books.started_last_hour(runner, now, request_id)
         if len(started) >= limits.max_per_hour:
@@ -292,6 +295,16 @@ def check_limits(
         return
     for budget in _applying(books.all(), limits):
         _fits(books, limits, budget, amount_atomic, now)
+
+
+def check_breaker(db: Database, limits: Limits, now: float) -> None:
+    """Raise LimitReached if the runner's breaker is open. It reads decided outcomes, which
+    are written outside the cap's lock: it may be read before that lock is taken."""
+    runner = limits.scope.runner
+    if runner and limits.breaker_after > 0:
+        tripped = Budgets(db).breaker(runner, limits.breaker_after, now)
+        if tripped is not None:
+            raise tripped
 
 
 def _applying(stored: list[Budget], limits: Limits) -> list[Budget]:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc.errors import LedgerUnavailableError
 from svc.settings import LEDGER_SECRET_PARAMS, ledger_url_secrets
+from svc.store.ledger.database import Statement
 from svc.store.ledger.locks import held, wait_until_free
 from svc.store.ledger.pg_lock_pool import pool_for
 from svc.store.ledger.sqlite import LATE_INDEXES, MIGRATIONS, SCHEMA_VERSION
@@ -214,6 +215,42 @@ class PgDatabase:
             raise _unavailable(self.url, exc) from None
         finally:
             self._in_transaction = False
+
+    def at_once(self, before: Sequence[Statement], serial: Sequence[Statement]) -> int | None:
+        """One serial transaction in one round trip: `before`, the cap's lock, `serial`, COMMIT,
+        as one simple query; the row count of the last of `serial`. None inside a transaction
+        (the caller's statements go one by one there).
+
+        The cap's lock is then held for the server's work alone, never across a round trip
+        to a runner that may wait for its GIL (issue 34.4: 7 to 10 of 32 workers queued on
+        it). Each statement of a simple query reads a snapshot of its own, taken after the
+        one before it ran, so `serial` sees every hold committed while the lock was awaited.
+        The parameters are bound by psycopg's client-side cursor, as quoted literals."""
+        import psycopg
+
+        if self._in_transaction:
+            return None
+        lock = f"SELECT pg_advisory_xact_lock({NAMESPACE}, {CAP_LOCK})"
+        parts = [sql for sql, _ in before] + [lock] + [sql for sql, _ in serial]
+        script = "; ".join(["BEGIN", *parts, "COMMIT"]).replace("?", "%s")
+        params = tuple(value for _, values in (*before, *serial) for value in values)
+        cursor = psycopg.ClientCursor(self._conn)
+        self._in_transaction = True
+        try:
+            try:
+                cursor.execute(script, params)
+                counts = [cursor.rowcount]
+                while cursor.nextset():
+                    counts.append(cursor.rowcount)
+            except BaseException:
+                self._roll_back()
+                raise
+        except psycopg.Error as exc:  # told apart in _unavailable
+            raise _unavailable(self.url, exc) from None
+        finally:
+            self._in_transaction = False
+            cursor.close()
+        return counts[-2]  # the last of `serial`: COMMIT's count follows it
 
     def _roll_back(self) -> None:
         """End a failed transaction; a connection already gone has ended it (the server rolls
