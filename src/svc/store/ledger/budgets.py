@@ -225,26 +225,9 @@ class Budgets:
 
     def last_outcomes(self, runner: str, since: float, count: int) -> list[tuple[bool, float]]:
         """(failed, signed_at) of the runner's last `count` decided paid requests since
-        `since` and since the runner's breaker was last reset, newest first. Failed: refused
-        after payment or proven void (settlement failed, a `payment_*` code), refunded, or
-        the task ended `failed`. One statement: the reset is read in it (a round trip less
-        on every paid request)."""
-        rows = self.db.execute(
-            "SELECT a.status, a.refunded_atomic, s.state, a.signed_at FROM authorizations a"
-            " LEFT JOIN submissions s ON s.request_id = a.request_id"
-            " WHERE a.runner = ? AND a.signed_at >= ? AND a.amount_atomic > 0"
-            " AND a.signed_at >= COALESCE((SELECT reset_at FROM breaker_resets"
-            " WHERE runner = ?), 0)"
-            " AND a.status IN (?, ?, ?) ORDER BY a.signed_at DESC, a.id DESC LIMIT ?",
-            (runner, since, runner, AuthState.SPENT, AuthState.REFUSED, AuthState.VOID, count),
-        )
-        return [
-            (
-                row[0] != AuthState.SPENT or int(row[1] or 0) > 0 or row[2] == "failed",
-                float(row[3]),
-            )
-            for row in rows
-        ]
+        `since` and since its breaker was last reset, newest first (`outcomes_sql`)."""
+        sql, params = outcomes_sql(runner, since, count)
+        return [(bool(row[0]), float(row[1])) for row in self.db.execute(sql, params)]
 
     def breaker(self, runner: str, after: int, now: float) -> LimitReached | None:
         """Open when the runner's last `after` decided paid requests of the last hour (since
@@ -260,6 +243,24 @@ class Budgets:
 def _scope_filter(budget: Budget) -> tuple[str, tuple[str, ...]]:
     column = _COLUMN.get(budget.scope)
     return ("", ()) if column is None else (f" AND {column} = ?", (budget.name,))
+
+
+def outcomes_sql(runner: str, since: float, count: int) -> tuple[str, tuple[object, ...]]:
+    """A query of (failed, signed_at) for the runner's last `count` decided paid requests
+    since `since` and since its breaker's reset (read in it: no round trip of its own), newest
+    first. Failed: refused after payment or proven void (settlement failed, a `payment_*`
+    code), refunded, or the task ended `failed`. The fleet's hold counts the failed ones in
+    its one statement (cap_hold); the breaker reads them."""
+    sql = (
+        "SELECT CASE WHEN a.status <> ? OR COALESCE(a.refunded_atomic, 0) > 0"
+        " OR COALESCE(s.state, '') = 'failed' THEN 1 ELSE 0 END AS failed, a.signed_at"
+        " FROM authorizations a LEFT JOIN submissions s ON s.request_id = a.request_id"
+        " WHERE a.runner = ? AND a.signed_at >= ? AND a.amount_atomic > 0"
+        " AND a.signed_at >= COALESCE((SELECT reset_at FROM breaker_resets WHERE runner = ?), 0)"
+        " AND a.status IN (?, ?, ?) ORDER BY a.signed_at DESC, a.id DESC LIMIT ?"
+    )
+    decided = (AuthState.SPENT, AuthState.REFUSED, AuthState.VOID)
+    return sql, (AuthState.SPENT, runner, since, runner, *decided, count)
 
 
 def exposure_sql(
@@ -286,7 +287,10 @@ def check_limits(
     """Raise LimitReached if the hold would break a limit; note the budgets it brings near."""
     books = Budgets(db)
     runner = limits.scope.runner
-    check_breaker(db, limits, now)
+    if runner and limits.breaker_after > 0:
+        tripped = books.breaker(runner, limits.breaker_after, now)
+        if tripped is not None:
+            raise tripped
     if runner and limits.max_per_hour:
         started = books.started_last_hour(runner, now, request_id)
         if len(started) >= limits.max_per_hour:
@@ -295,16 +299,6 @@ def check_limits(
         return
     for budget in _applying(books.all(), limits):
         _fits(books, limits, budget, amount_atomic, now)
-
-
-def check_breaker(db: Database, limits: Limits, now: float) -> None:
-    """Raise LimitReached if the runner's breaker is open. It reads decided outcomes, which
-    are written outside the cap's lock: it may be read before that lock is taken."""
-    runner = limits.scope.runner
-    if runner and limits.breaker_after > 0:
-        tripped = Budgets(db).breaker(runner, limits.breaker_after, now)
-        if tripped is not None:
-            raise tripped
 
 
 def _applying(stored: list[Budget], limits: Limits) -> list[Budget]:

@@ -7,17 +7,16 @@ kept 7 to 10 of a fleet's 32 workers waiting at any moment. Here the common case
 statement under the lock, sent with the lock and the commit as one script: the sums and the
 hold are one `INSERT ... SELECT ... WHERE`, so the lock is held for the server's work alone.
 
-The common case: no stored budget and no session budget. The check is then the cap and the
-hourly rate, both sums of holds, so both are under the lock in the one statement; the
-breaker reads decided outcomes (written outside the lock anyway) and is read before it. When
-the statement holds nothing (a budget exists, or a limit would refuse) the caller runs the
-full check in a serial transaction, which finds the exact refusal or holds after all: the
-fast path decides nothing but "held".
+The common case: no stored budget and no session budget. The check is then the cap, the
+hourly rate and the breaker, each a condition of the one statement. When it holds nothing (a
+budget exists, or a limit would refuse) the caller runs the full check in a serial
+transaction, which finds the exact refusal or holds after all: the fast path decides nothing
+but "held".
 """
 
 from __future__ import annotations
 
-from svc.store.ledger.budgets import HOUR, Limits, check_breaker, exposure_sql
+from svc.store.ledger.budgets import HOUR, Limits, exposure_sql, outcomes_sql
 from svc.store.ledger.database import AtOnce, Database, Statement
 from svc.store.ledger.rows import AuthState
 
@@ -48,12 +47,11 @@ def held_at_once(
     limits: Limits | None,
 ) -> bool:
     """True when the hold is written (the cap, the rate and the breaker allow it, and no
-    budget applies); False when the caller's full check must decide. `row` is the hold's
+    budget applies); False when the caller's full check must decide (one round trip more,
+    only then). `row` is the hold's
     (rail, amount_atomic, origin, valid_before, runner, profile, session)."""
     if not isinstance(db, AtOnce) or (limits is not None and limits.extra):
         return False
-    if limits is not None:
-        check_breaker(db, limits, now)  # raises LimitReached
     rail, amount, origin, valid_before, runner, profile, session = row
     sql = _HOLD
     params: tuple[object, ...] = (
@@ -63,10 +61,14 @@ def held_at_once(
     if cap_atomic is not None:
         exposure, values = exposure_sql(since, now)
         sql, params = f"{sql} AND {exposure} + ? <= ?", (*params, *values, amount, cap_atomic)
-    rate_runner = limits.scope.runner if limits is not None else None
-    if limits is not None and rate_runner and limits.max_per_hour:
+    payer = limits.scope.runner if limits is not None else None
+    if limits is not None and payer and limits.max_per_hour:
         sql += f" AND {_STARTED} < ?"
-        params = (*params, rate_runner, now - HOUR, request_id, limits.max_per_hour)
+        params = (*params, payer, now - HOUR, request_id, limits.max_per_hour)
+    if limits is not None and payer and limits.breaker_after > 0:  # not all the last N failed
+        outcomes, values = outcomes_sql(payer, now - HOUR, limits.breaker_after)
+        sql += f" AND (SELECT COUNT(*) FROM ({outcomes}) o WHERE o.failed = 1) < ?"  # noqa: S608
+        params = (*params, *values, limits.breaker_after)
     stale: Statement = (
         "DELETE FROM authorizations WHERE request_id = ? AND status = ?",
         (request_id, AuthState.RESERVED),
