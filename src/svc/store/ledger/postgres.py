@@ -220,23 +220,31 @@ class PgDatabase:
 
         BEGIN and the cap's lock go in one simple-query round trip (psycopg's `transaction()`
         sent them as two), and COMMIT in one: the statements between are the callers'."""
-        import psycopg
-
         if self._in_transaction:  # nested: part of the caller's transaction
             yield
             return
+        with self._transaction():
+            # BEGIN inside: a cap lock that times out (or a Ctrl-C while waiting for it) fails
+            # after BEGIN ran, and an aborted transaction left open would refuse every later
+            # statement of this connection
+            self._conn.execute(BEGIN_SERIAL if serial else "BEGIN")
+            yield
+            self._conn.execute("COMMIT")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """While svc's statements of one transaction run: a failure of any kind rolls it back,
+        and a driver's error is the contract's (told apart in _unavailable)."""
+        import psycopg
+
         self._in_transaction = True
         try:
-            try:  # BEGIN inside: a cap lock that times out (or a Ctrl-C while waiting for it)
-                # fails after BEGIN ran, and an aborted transaction left open would refuse
-                # every later statement of this connection
-                self._conn.execute(BEGIN_SERIAL if serial else "BEGIN")
+            try:
                 yield
-                self._conn.execute("COMMIT")
             except BaseException:
                 self._roll_back()
                 raise
-        except psycopg.Error as exc:  # told apart in _unavailable
+        except psycopg.Error as exc:
             raise _unavailable(self.url, exc) from None
         finally:
             self._in_transaction = False
@@ -259,22 +267,11 @@ class PgDatabase:
         parts = [sql for sql, _ in before] + [lock] + [sql for sql, _ in serial]
         script = "; ".join(["BEGIN", *parts, "COMMIT"]).replace("?", "%s")
         params = tuple(value for _, values in (*before, *serial) for value in values)
-        cursor = psycopg.ClientCursor(self._conn)
-        self._in_transaction = True
-        try:
-            try:
-                cursor.execute(script, params)
-                counts = [cursor.rowcount]
-                while cursor.nextset():
-                    counts.append(cursor.rowcount)
-            except BaseException:
-                self._roll_back()
-                raise
-        except psycopg.Error as exc:  # told apart in _unavailable
-            raise _unavailable(self.url, exc) from None
-        finally:
-            self._in_transaction = False
-            cursor.close()
+        with psycopg.ClientCursor(self._conn) as cursor, self._transaction():
+            cursor.execute(script, params)
+            counts = [cursor.rowcount]
+            while cursor.nextset():
+                counts.append(cursor.rowcount)
         return counts[-2]  # the last of `serial`: COMMIT's count follows it
 
     def _roll_back(self) -> None:
