@@ -162,3 +162,18 @@ def test_the_cap_lock_is_held_across_no_round_trip(pg_url: str) -> None:
         assert script.rstrip('"').endswith("COMMIT")
     finally:
         ledger.close()
+
+
+def test_an_amount_beyond_the_ledgers_range_holds_nothing_and_pays_nothing(pg_url: str) -> None:
+    """A hostile 402 may ask for any number: one the ledger cannot store (beyond a bigint) is
+    the contract's exit 9 before anything is signed, and the ledger goes on."""
+    ledger = open_ledger(pg_url, "r")
+    try:
+        _journaled(ledger, "req_huge")
+        with pytest.raises(LedgerUnavailableError) as caught:
+            _hold(ledger, "req_huge", 2**70, None)
+        assert caught.value.exit_code == 9
+        assert ledger.authorizations_of("req_huge") == []
+        assert _hold(ledger, "req_huge", ONE_USD, 2 * ONE_USD) is None
+    finally:
+        ledger.close()

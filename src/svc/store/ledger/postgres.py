@@ -4,6 +4,8 @@
 are the SQLite engine's own (they speak the SQL both engines share); what differs is below:
 - the daily cap's hold (`write(serial=True)`) takes a transaction-scoped advisory lock, so
   the check and the hold of every runner queue on one key: the fleet never exceeds the cap;
+  its common case goes as one script, lock and commit included (`at_once`, cap_hold.py), so
+  the lock is never held across a round trip to a runner;
 - a request id's lock is a session advisory lock on a connection of its own, which the
   server drops when the runner dies (`request_locks`; the connections are kept for the
   process and unlocked between requests: pg_lock_pool);
