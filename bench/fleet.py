@@ -7,6 +7,7 @@ round, and the ratio is the median of the rounds' (a burst of load then falls on
 from __future__ import annotations
 
 import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -44,13 +45,14 @@ def runner_home(base: Path, wallet_home: Path, name: str) -> Path:
 
 def run_batches(
     svc: str, jobs: list[tuple[Path, dict[str, str]]], peak_kb: Callable[[int], int]
-) -> tuple[float, int, float]:
-    """(wall seconds, accepted lines, largest runner peak MB) of batches run side by side."""
+) -> tuple[float, int, float, float]:
+    """(wall seconds, accepted lines, largest runner peak MB, the runners' CPU seconds) of
+    batches run side by side."""
     # Each runner's results go to a file beside its batch, not a pipe: nobody reads a pipe
     # while the runners run (the loop below samples memory), and a batch of 1000 lines fills
     # a pipe's 64 KB long before it ends, so the runner would block on its stdout for ever.
     outs = [source.with_suffix(".out") for source, _ in jobs]
-    start = time.perf_counter()
+    cpu, start = children_cpu(), time.perf_counter()
     procs = []
     for (source, env), out in zip(jobs, outs, strict=True):
         with out.open("w") as sink:
@@ -66,14 +68,14 @@ def run_batches(
     while any(p.poll() is None for p in procs):
         peaks = [max(k, peak_kb(p.pid)) for k, p in zip(peaks, procs, strict=True)]
         time.sleep(0.2)
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, children_cpu() - cpu
     accepted = sum(
         1
         for out in outs
         for line in out.read_text().splitlines()
         if json.loads(line).get("outcome") == "accepted"
     )
-    return wall, accepted, max(peaks) / 1024
+    return wall, accepted, max(peaks) / 1024, cpu
 
 
 def fleet_case(
@@ -110,18 +112,19 @@ def _rows(
     row: Callable[..., None],
     verdict: Callable[[float, float], str],
     n: int,
-    single: tuple[float, int, float],
-    fleet: tuple[float, int, float],
+    single: tuple[float, int, float, float],
+    fleet: tuple[float, int, float, float],
 ) -> None:
     ratio = fleet[0] / max(single[0], 1e-9)
     row(
         f"fleet: {n} tasks, 1 runner on SQLite",
-        f"{single[1]} accepted in {single[0]:.1f} s, peak {single[2]:.0f} MB",
+        f"{single[1]} accepted in {single[0]:.1f} s (cpu {single[3]:.1f} s), peak"
+        f" {single[2]:.0f} MB",
         "ok" if single[1] == n else "FAILED",
     )
     row(
         f"  {RUNNERS} runners sharing PostgreSQL",
-        f"{fleet[1]} accepted in {fleet[0]:.1f} s = {ratio:.2f}x",
+        f"{fleet[1]} accepted in {fleet[0]:.1f} s = {ratio:.2f}x (cpu {fleet[3]:.1f} s)",
         f"target <= 1.25x: {verdict(ratio, 1.25)}" if fleet[1] == n else "FAILED",
     )
     row(
@@ -140,30 +143,45 @@ def _submit_rows(
 ) -> None:
     runs = max(5, bench.args.runs // 2)
     cmd = [bench.svc, "submit", "bench fleet submit #slow", "--email", "fs@example.com", "--json"]
-    samples = alternated(cmd, {"sqlite": env, "postgres": {**env, "SVC_LEDGER_URL": url}}, runs)
+    samples, cpus = alternated(
+        cmd, {"sqlite": env, "postgres": {**env, "SVC_LEDGER_URL": url}}, runs
+    )
     each = [p / s for p, s in zip(samples["postgres"], samples["sqlite"], strict=True)]
     ratio = statistics.median(each)
+    cpu_ratio = statistics.median(
+        p / max(s, 1e-9) for p, s in zip(cpus["postgres"], cpus["sqlite"], strict=True)
+    )
     pg_ms, sqlite_ms = (statistics.median(samples[k]) * 1000 for k in ("postgres", "sqlite"))
     row(
         "  paid submit on PostgreSQL vs SQLite",
-        f"{pg_ms:.0f} ms vs {sqlite_ms:.0f} ms = {ratio:.2f}x (min {min(each):.2f}x)",
+        f"{pg_ms:.0f} ms vs {sqlite_ms:.0f} ms = {ratio:.2f}x (min {min(each):.2f}x;"
+        f" cpu {cpu_ratio:.2f}x)",
         f"target <= 1.1x: {verdict(ratio, 1.1)}",
     )
 
 
 def alternated(
     cmd: list[str], envs: dict[str, dict[str, str]], runs: int
-) -> dict[str, list[float]]:
-    """Wall seconds of `cmd` under each env, the envs in turn within a round, after one
-    warm-up round (the first PostgreSQL submit also creates the schema)."""
-    samples: dict[str, list[float]] = {name: [] for name in envs}
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Wall seconds and CPU seconds (user + system) of `cmd` under each env, the envs in
+    turn within a round, after one warm-up round (the first PostgreSQL submit also creates
+    the schema). CPU is steadier than wall on a loaded machine (docs/performance.md)."""
+    walls: dict[str, list[float]] = {name: [] for name in envs}
+    cpus: dict[str, list[float]] = {name: [] for name in envs}
     for i in range(runs + 1):
         for name, env in envs.items():
-            start = time.perf_counter()
+            cpu, start = children_cpu(), time.perf_counter()
             proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
             elapsed = time.perf_counter() - start
             if proc.returncode != 0:
                 raise SystemExit(f"bench case failed: {cmd}\n{proc.stderr[-2000:]}")
             if i:
-                samples[name].append(elapsed)
-    return samples
+                walls[name].append(elapsed)
+                cpus[name].append(children_cpu() - cpu)
+    return walls, cpus
+
+
+def children_cpu() -> float:
+    """User + system seconds of every child this process has waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime

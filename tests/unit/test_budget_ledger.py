@@ -233,8 +233,9 @@ def _paid(ledger: LedgerStore, limits: Limits, *, refund: bool = False) -> str:
     return rid
 
 
-def test_the_breaker_opens_after_n_failures_in_a_row_and_a_reset_closes_it(tmp_path: Path) -> None:
-    ledger = Ledger(tmp_path / "l.sqlite3", runner="r")
+def test_the_breaker_opens_after_n_failures_in_a_row_and_a_reset_closes_it(where: str) -> None:
+    """On both engines: the fleet ledger checks them in its one-round-trip hold (cap_hold)."""
+    ledger = open_where(where, "r")
     limits = Limits(Scope("default", "r"), breaker_after=3)
     _paid(ledger, limits, refund=True)
     _paid(ledger, limits)  # a success ends the run
@@ -248,8 +249,9 @@ def test_the_breaker_opens_after_n_failures_in_a_row_and_a_reset_closes_it(tmp_p
     assert _hold(ledger, ONE_USD, limits) is None
 
 
-def test_the_hourly_rate_counts_requests_not_signatures(tmp_path: Path) -> None:
-    ledger = Ledger(tmp_path / "l.sqlite3", runner="r")
+def test_the_hourly_rate_counts_requests_not_signatures(where: str) -> None:
+    """On both engines: the fleet ledger checks them in its one-round-trip hold (cap_hold)."""
+    ledger = open_where(where, "r")
     limits = Limits(Scope("default", "r"), max_per_hour=2)
     _paid(ledger, limits)
     _paid(ledger, limits)

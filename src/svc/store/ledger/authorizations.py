@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from svc.store.ledger.budgets import Limits, check_limits
+from svc.store.ledger.cap_hold import held_at_once
 from svc.store.ledger.database import Database
 from svc.store.ledger.rows import EXPOSED, Authorization, AuthState
 
@@ -86,6 +87,13 @@ class Authorizations:
         LimitReached), before signing; None when held, else the exposure already there. Check
         and hold are one transaction across processes."""
         now = time.time()
+        scope = limits.scope if limits is not None else None
+        row = (rail, amount_atomic, origin, valid_before, self.runner,
+               scope.profile if scope else None, scope.session if scope else None)  # fmt: skip
+        if held_at_once(
+            self.db, request_id, row=row, cap_atomic=cap_atomic, since=since, now=now, limits=limits
+        ):  # the fleet ledger: the common case in one round trip (cap_hold)
+            return None
         with self.db.write(serial=True):  # across every process (and runner) on this store
             self.release(request_id)  # a dead run's hold (the caller holds the request's lock)
             if cap_atomic is not None:  # the sum reads every row of the day: only with a cap
@@ -94,7 +102,6 @@ class Authorizations:
                     return exposure
             if limits is not None:
                 check_limits(self.db, limits, request_id, amount_atomic, now)
-            scope = limits.scope if limits is not None else None
             self.db.execute(
                 "INSERT INTO authorizations (request_id, rail, amount_atomic, origin, signed_at,"
                 " valid_before, status, updated_at, runner, profile, session)"

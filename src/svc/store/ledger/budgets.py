@@ -190,25 +190,13 @@ class Budgets:
                 (runner, time.time()),
             )
 
-    def breaker_reset_at(self, runner: str) -> float:
-        row = self.db.execute(
-            "SELECT reset_at FROM breaker_resets WHERE runner = ?", (runner,)
-        ).fetchone()
-        return 0.0 if row is None else float(row[0])
-
     # --- what a scope has used --------------------------------------------------------------
 
     def used(self, budget: Budget, now: float, since: float | None = None) -> int:
         """µUSD of exposure in the budget's window (its scope's rows only)."""
         start = window_start(budget.window, now) if since is None else since
-        where, params = _scope_filter(budget)
-        row = self.db.execute(
-            "SELECT COALESCE(SUM(amount_atomic - refunded_atomic), 0) FROM authorizations"  # noqa: S608 - a column name from _COLUMN only
-            f" WHERE signed_at >= ?{where} AND (status = ? OR (status IN (?, ?, ?)"
-            " AND (valid_before IS NULL OR valid_before > ?)))",
-            (start, *params, AuthState.SPENT, *EXPOSED, now),
-        ).fetchone()
-        return int(row[0])
+        sql, params = exposure_sql(start, now, _scope_filter(budget))
+        return int(self.db.execute(f"SELECT {sql}", params).fetchone()[0])
 
     def oldest(self, budget: Budget, start: float) -> float | None:
         """When the oldest payment a rolling window counts was made (it eases from then on)."""
@@ -237,30 +225,16 @@ class Budgets:
 
     def last_outcomes(self, runner: str, since: float, count: int) -> list[tuple[bool, float]]:
         """(failed, signed_at) of the runner's last `count` decided paid requests since
-        `since`, newest first. Failed: refused after payment or proven void (settlement
-        failed, a `payment_*` code), refunded, or the task ended `failed`."""
-        rows = self.db.execute(
-            "SELECT a.status, a.refunded_atomic, s.state, a.signed_at FROM authorizations a"
-            " LEFT JOIN submissions s ON s.request_id = a.request_id"
-            " WHERE a.runner = ? AND a.signed_at >= ? AND a.amount_atomic > 0"
-            " AND a.status IN (?, ?, ?) ORDER BY a.signed_at DESC, a.id DESC LIMIT ?",
-            (runner, since, AuthState.SPENT, AuthState.REFUSED, AuthState.VOID, count),
-        )
-        return [
-            (
-                row[0] != AuthState.SPENT or int(row[1] or 0) > 0 or row[2] == "failed",
-                float(row[3]),
-            )
-            for row in rows
-        ]
+        `since` and since its breaker was last reset, newest first (`outcomes_sql`)."""
+        sql, params = outcomes_sql(runner, since, count)
+        return [(bool(row[0]), float(row[1])) for row in self.db.execute(sql, params)]
 
     def breaker(self, runner: str, after: int, now: float) -> LimitReached | None:
         """Open when the runner's last `after` decided paid requests of the last hour (since
         a reset) all failed; it closes an hour after the oldest of them."""
         if after <= 0:
             return None
-        since = max(now - HOUR, self.breaker_reset_at(runner))
-        outcomes = self.last_outcomes(runner, since, after)
+        outcomes = self.last_outcomes(runner, now - HOUR, after)
         if len(outcomes) < after or not all(failed for failed, _ in outcomes):
             return None
         return LimitReached("breaker", count=after, resets_at=outcomes[-1][1] + HOUR)
@@ -269,6 +243,39 @@ class Budgets:
 def _scope_filter(budget: Budget) -> tuple[str, tuple[str, ...]]:
     column = _COLUMN.get(budget.scope)
     return ("", ()) if column is None else (f" AND {column} = ?", (budget.name,))
+
+
+def outcomes_sql(runner: str, since: float, count: int) -> tuple[str, tuple[object, ...]]:
+    """A query of (failed, signed_at) for the runner's last `count` decided paid requests
+    since `since` and since its breaker's reset (read in it: no round trip of its own), newest
+    first. Failed: refused after payment or proven void (settlement failed, a `payment_*`
+    code), refunded, or the task ended `failed`. The fleet's hold counts the failed ones in
+    its one statement (cap_hold); the breaker reads them."""
+    sql = (
+        "SELECT CASE WHEN a.status <> ? OR COALESCE(a.refunded_atomic, 0) > 0"
+        " OR COALESCE(s.state, '') = 'failed' THEN 1 ELSE 0 END AS failed, a.signed_at"
+        " FROM authorizations a LEFT JOIN submissions s ON s.request_id = a.request_id"
+        " WHERE a.runner = ? AND a.signed_at >= ? AND a.amount_atomic > 0"
+        " AND a.signed_at >= COALESCE((SELECT reset_at FROM breaker_resets WHERE runner = ?), 0)"
+        " AND a.status IN (?, ?, ?) ORDER BY a.signed_at DESC, a.id DESC LIMIT ?"
+    )
+    decided = (AuthState.SPENT, AuthState.REFUSED, AuthState.VOID)
+    return sql, (AuthState.SPENT, runner, since, runner, *decided, count)
+
+
+def exposure_sql(
+    start: float, now: float, scope: tuple[str, tuple[str, ...]] = ("", ())
+) -> tuple[str, tuple[object, ...]]:
+    """A parenthesized subquery for the exposure since `start` (the daily cap's measure:
+    spent, or held/signed and neither void nor expired, less refunds), and its parameters;
+    `scope` narrows it to a budget's rows (`_scope_filter`)."""
+    where, params = scope
+    sql = (
+        "(SELECT COALESCE(SUM(amount_atomic - refunded_atomic), 0) FROM authorizations"  # noqa: S608 - a column name from _COLUMN only
+        f" WHERE signed_at >= ?{where} AND (status = ? OR (status IN (?, ?, ?)"
+        " AND (valid_before IS NULL OR valid_before > ?))))"
+    )
+    return sql, (start, *params, AuthState.SPENT, *EXPOSED, now)
 
 
 # --- the check, inside the serial transaction ----------------------------------------------

@@ -8,9 +8,11 @@ CONFLICT`, no engine-specific functions), so one set of modules keeps the money 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
+
+Statement = tuple[str, tuple[Any, ...]]  # SQL with `?` parameters, and their values
 
 
 class Cursor(Protocol):
@@ -56,4 +58,15 @@ class Database(Protocol):
 
     def unwritable_reason(self) -> str | None:
         """Why it was opened to read only (the local file on a full or read-only disk)."""
+        ...
+
+
+@runtime_checkable
+class AtOnce(Protocol):
+    """An engine that sends a whole serial transaction in one round trip (the fleet ledger):
+    the daily cap's hold then keeps its lock for the server's work alone (`cap_hold`)."""
+
+    def at_once(self, before: Sequence[Statement], serial: Sequence[Statement]) -> int | None:
+        """`before`, the serial lock, `serial`, committed; the last statement's row count
+        (None when it cannot: inside a transaction)."""
         ...

@@ -4,6 +4,8 @@
 are the SQLite engine's own (they speak the SQL both engines share); what differs is below:
 - the daily cap's hold (`write(serial=True)`) takes a transaction-scoped advisory lock, so
   the check and the hold of every runner queue on one key: the fleet never exceeds the cap;
+  its common case goes as one script, lock and commit included (`at_once`, cap_hold.py), so
+  the lock is never held across a round trip to a runner;
 - a request id's lock is a session advisory lock on a connection of its own, which the
   server drops when the runner dies (`request_locks`; the connections are kept for the
   process and unlocked between requests: pg_lock_pool);
@@ -23,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc.errors import LedgerUnavailableError
 from svc.settings import LEDGER_SECRET_PARAMS, ledger_url_secrets
+from svc.store.ledger.database import Statement
 from svc.store.ledger.locks import held, wait_until_free
 from svc.store.ledger.pg_lock_pool import pool_for
 from svc.store.ledger.sqlite import LATE_INDEXES, MIGRATIONS, SCHEMA_VERSION
@@ -70,24 +73,49 @@ class Row(tuple[Any, ...]):
     """A row read by position or by column name, and `dict(row)`, as sqlite3.Row reads."""
 
     names: tuple[str, ...]
+    _index: dict[str, int]
 
-    def __new__(cls, names: tuple[str, ...], values: Sequence[Any]) -> Row:
+    def __new__(
+        cls, names: tuple[str, ...], values: Sequence[Any], index: dict[str, int] | None = None
+    ) -> Row:
         row = super().__new__(cls, values)
         row.names = names
+        row._index = _index_of(names) if index is None else index
         return row
 
     def __getitem__(self, key: Any) -> Any:
         if isinstance(key, str):
-            return tuple.__getitem__(self, self.names.index(key))
+            return tuple.__getitem__(self, self._index[key])
         return tuple.__getitem__(self, key)
 
     def keys(self) -> tuple[str, ...]:
         return self.names
 
 
+# Each statement's column names, and where each is (a statement's rows share them). A read by
+# name was a search of the names (`dict(row)` of a submission: 27 searches of 27 names).
+_INDEXES: dict[tuple[str, ...], dict[str, int]] = {}
+
+
+def _index_of(names: tuple[str, ...]) -> dict[str, int]:
+    index = _INDEXES.get(names)
+    if index is None:
+        index = {}
+        for i, name in enumerate(names):
+            index.setdefault(name, i)  # the first of a repeated name, as tuple.index found
+        if len(_INDEXES) < 256:  # the ledger's statements are few; never a growing cache
+            _INDEXES[names] = index
+    return index
+
+
 def _row_factory(cursor: Any) -> Callable[[Sequence[Any]], Row]:
-    names = tuple(column.name for column in cursor.description or ())
-    return lambda values: Row(names, values)
+    """Rows named from the result's own field names: `cursor.description` built a Column
+    (with its type looked up) per column, per statement: half the CPU of reading a row."""
+    result = cursor.pgresult
+    count = result.nfields if result is not None else 0
+    names = tuple((result.fname(i) or b"").decode() for i in range(count))
+    index = _index_of(names)
+    return lambda values: Row(names, values, index)
 
 
 def redacted(url: str) -> str:
@@ -194,26 +222,59 @@ class PgDatabase:
 
         BEGIN and the cap's lock go in one simple-query round trip (psycopg's `transaction()`
         sent them as two), and COMMIT in one: the statements between are the callers'."""
-        import psycopg
-
         if self._in_transaction:  # nested: part of the caller's transaction
             yield
             return
+        with self._transaction():
+            # BEGIN inside: a cap lock that times out (or a Ctrl-C while waiting for it) fails
+            # after BEGIN ran, and an aborted transaction left open would refuse every later
+            # statement of this connection
+            self._conn.execute(BEGIN_SERIAL if serial else "BEGIN")
+            yield
+            self._conn.execute("COMMIT")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """While svc's statements of one transaction run: a failure of any kind rolls it back,
+        and a driver's error is the contract's (told apart in _unavailable)."""
+        import psycopg
+
         self._in_transaction = True
         try:
-            try:  # BEGIN inside: a cap lock that times out (or a Ctrl-C while waiting for it)
-                # fails after BEGIN ran, and an aborted transaction left open would refuse
-                # every later statement of this connection
-                self._conn.execute(BEGIN_SERIAL if serial else "BEGIN")
+            try:
                 yield
-                self._conn.execute("COMMIT")
             except BaseException:
                 self._roll_back()
                 raise
-        except psycopg.Error as exc:  # told apart in _unavailable
+        except psycopg.Error as exc:
             raise _unavailable(self.url, exc) from None
         finally:
             self._in_transaction = False
+
+    def at_once(self, before: Sequence[Statement], serial: Sequence[Statement]) -> int | None:
+        """One serial transaction in one round trip: `before`, the cap's lock, `serial`, COMMIT,
+        as one simple query; the row count of the last of `serial`. None inside a transaction
+        (the caller's statements go one by one there).
+
+        The cap's lock is then held for the server's work alone, never across a round trip
+        to a runner that may wait for its GIL (issue 34.4: 7 to 10 of 32 workers queued on
+        it). Each statement of a simple query reads a snapshot of its own, taken after the
+        one before it ran, so `serial` sees every hold committed while the lock was awaited.
+        The parameters are bound by psycopg's client-side cursor, as quoted literals."""
+        import psycopg
+
+        if self._in_transaction:
+            return None
+        lock = f"SELECT pg_advisory_xact_lock({NAMESPACE}, {CAP_LOCK})"
+        parts = [sql for sql, _ in before] + [lock] + [sql for sql, _ in serial]
+        script = "; ".join(["BEGIN", *parts, "COMMIT"]).replace("?", "%s")
+        params = tuple(value for _, values in (*before, *serial) for value in values)
+        with psycopg.ClientCursor(self._conn) as cursor, self._transaction():
+            cursor.execute(script, params)
+            counts = [cursor.rowcount]
+            while cursor.nextset():
+                counts.append(cursor.rowcount)
+        return counts[-2]  # the last of `serial`: COMMIT's count follows it
 
     def _roll_back(self) -> None:
         """End a failed transaction; a connection already gone has ended it (the server rolls
