@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 
 
 P = TypeVar("P")
-LEDGER_FILE = "ledger.sqlite3"  # in the data directory (tests/unit/test_context.py: the same)
 
 
 @dataclass(frozen=True)
@@ -180,11 +179,11 @@ class AppContext:
             return True
         if self.settings.ledger_url:
             return True  # the fleet's ledger: every runner reads the shared rows
-        # The ledger's path (`store.ledger.sqlite.ledger_path`) without importing the ledger
-        # package (about 20 modules): a poll on a machine with no ledger opens none.
-        from svc.store.paths import data_dir
+        # The ledger's path without importing the ledger package (about 20 modules): a poll
+        # on a machine with no ledger opens none.
+        from svc.store.paths import ledger_path
 
-        return (data_dir() / LEDGER_FILE).exists()
+        return ledger_path().exists()
 
     def ledger_to_read(self) -> LedgerStore | None:
         """The ledger for a reader (`svc spend`, `svc tasks`, doctor), None if there is none

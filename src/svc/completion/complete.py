@@ -26,7 +26,7 @@ DIRECTIVE_FILES = ":files"  # let the shell complete file names
 DIRECTIVE_NOFILES = ":nofiles"  # only the candidates printed (possibly none)
 MAX_TASK_IDS = 200
 LEDGER_FILE = (
-    "ledger.sqlite3"  # as svc.store.ledger.ledger_path (a test checks), without its imports
+    "ledger.sqlite3"  # as svc.store.paths.LEDGER_FILE (a test checks), without its imports
 )
 CONFIG_FILE = "config.toml"  # as svc.store.config.config_path, without its imports
 

@@ -26,6 +26,14 @@ def data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME))
 
 
+LEDGER_FILE = "ledger.sqlite3"  # completion spells it too, without this import (a test checks)
+
+
+def ledger_path() -> Path:
+    """The local ledger's file (store/ledger/sqlite.py opens it; `has_ledger` only looks)."""
+    return data_dir() / LEDGER_FILE
+
+
 def ensure_private_dir(path: Path) -> Path:
     """Create a directory readable only by its owner (state here includes payment proofs)."""
     path.mkdir(parents=True, exist_ok=True, mode=0o700)

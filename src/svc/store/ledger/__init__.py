@@ -25,7 +25,7 @@ from svc.store.ledger.rows import (
     PayState,
     Submission,
 )
-from svc.store.ledger.sqlite import ledger_path
+from svc.store.paths import ledger_path
 
 
 def open_ledger(url: str | None = None, runner: str | None = None) -> LedgerStore:

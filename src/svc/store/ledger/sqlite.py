@@ -28,7 +28,7 @@ from svc.errors import LedgerDiskError
 from svc.origin import origin_of
 from svc.store.disk import ledger_unwritable
 from svc.store.ledger.rows import LEGACY_STATUS
-from svc.store.paths import data_dir, ensure_private_dir
+from svc.store.paths import ensure_private_dir, ledger_path
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS submissions (
@@ -156,10 +156,6 @@ LATE_INDEXES = (
 # 7: budgets and breaker_resets (issue 35); authorizations carry profile and session, the
 #    scopes a budget filters on, and are indexed by runner for the breaker and the rate.
 SCHEMA_VERSION = 7
-
-
-def ledger_path() -> Path:
-    return data_dir() / "ledger.sqlite3"
 
 
 WAL_SWITCH_SECONDS = 30.0  # as busy_timeout: how long an open waits for another to finish
