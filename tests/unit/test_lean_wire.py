@@ -78,6 +78,18 @@ HOSTILE = {
     "a gzip body over the cap": HEAD
     + b"Content-Encoding: gzip\r\nContent-Length: %d\r\n\r\n" % len(gzip.compress(bytes(CAP * 4)))
     + gzip.compress(bytes(CAP * 4)),
+    "a flood of one-byte chunks over the cap": HEAD
+    + b"Transfer-Encoding: chunked\r\n\r\n"
+    + b"1\r\n \r\n" * (CAP + 1)
+    + b"0\r\n\r\n",
+    "a chunk size of twenty hex digits": HEAD
+    + b"Transfer-Encoding: chunked\r\n\r\n"
+    + b"F" * 20
+    + b"\r\n{}",
+    "a chunk size of 21 hex digits": HEAD
+    + b"Transfer-Encoding: chunked\r\n\r\n"
+    + b"0" * 21
+    + b"\r\n\r\n",
     "a Content-Length that is not a number": HEAD + b"Content-Length: 2x\r\n\r\n{}",
     "a negative Content-Length": HEAD + b"Content-Length: -1\r\n\r\n{}",
     "conflicting Content-Lengths": HEAD + b"Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
