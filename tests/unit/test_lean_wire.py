@@ -10,6 +10,7 @@ import json
 import time
 from collections.abc import Iterator
 
+import httpcore
 import httpx
 import pytest
 from tests.raw_peer import RawPeer, json_answer
@@ -317,3 +318,35 @@ def test_an_answer_keeps_its_version_and_reason(lean_http: Http) -> None:
         response = lean_http.send("GET", url, what="x", resend_safe=True)
     assert (response.http_version, response.reason_phrase) == ("HTTP/1.1", "Fine Thanks")
     assert json.loads(response.content) == []
+
+
+def test_a_mock_of_httpx_sending_sees_every_request(
+    monkeypatch: pytest.MonkeyPatch, lean_http: Http
+) -> None:
+    """A library user's tests that mock httpx (pytest-httpx patches HTTPTransport, respx
+    httpcore's pool) keep seeing every request: none goes to the network past the mock."""
+    seen: list[str] = []
+
+    def by_httpx(transport: object, request: httpx.Request) -> httpx.Response:
+        seen.append(str(request.url))
+        return httpx.Response(200, json={"mocked": "httpx"})
+
+    def by_httpcore(pool: object, request: httpcore.Request) -> httpcore.Response:
+        seen.append(bytes(request.url.target).decode())
+        body = b'{"mocked": "httpcore"}'
+        return httpcore.Response(
+            200, headers=[(b"content-type", b"application/json")], content=body
+        )
+
+    with RawPeer(lambda _: (OK, False)) as peer:
+        for target, mock in (
+            (httpx.HTTPTransport, by_httpx),
+            (httpcore.ConnectionPool, by_httpcore),
+        ):
+            with monkeypatch.context() as patch:
+                patch.setattr(target, "handle_request", mock)
+                mocked = _outcome(lean_http, peer.url + "/t")
+                assert mocked == ("ok", {"mocked": mock.__name__[3:]})
+        assert _outcome(lean_http, peer.url + "/t") == ("ok", {"ok": True})  # and now the wire
+        assert len(peer.requests) == 1
+    assert seen == [peer.url + "/t", "/t"]
