@@ -35,11 +35,9 @@ MAX_IDLE = 20  # idle connections kept: httpx's max_keepalive_connections
 _TARGET = re.compile(rb"[\x21-\x7e]+")
 _HTTPX_SENDS = "httpx._transports.default"  # where the real sending methods are defined
 _HTTPCORE_SENDS = "httpcore._sync.connection_pool"
-
-Key = tuple[str, int]
-
-
 _BODY_FIELDS = (b"content-length", b"transfer-encoding")
+
+Key = tuple[str, int]  # (host, port): the connections that may serve a request
 
 
 def request_head(request: httpx.Request) -> bytes | None:
