@@ -80,6 +80,7 @@ class Http:
         sleep: Callable[[float], None] = time.sleep,
         warn: Callable[[str], None] | None = None,
         cleartext_ok: bool = False,
+        lean: bool = True,
     ) -> None:
         self.tracer = Tracer(trace)  # `-v`: the caller's printer, which cleans each line
         self.retry = retry or RetryPolicy()
@@ -88,7 +89,11 @@ class Http:
             timeout = _env_number("SVC_TIMEOUT", DEFAULT_TIMEOUT)
         limit = int(_env_number("SVC_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE, integer=True))
         self.max_response_bytes = limit  # one answer's bound; a paged listing counts from it
-        self.router = ProxyRouter(timeout, proxies_from_environment())
+        # `lean`: a bodiless http:// GET with no proxy skips httpcore (api/lean.py); False
+        # sends it by httpx's transport (the tests compare the two routes).
+        self.router = ProxyRouter(
+            timeout, proxies_from_environment(), lean_limit=limit if lean else None
+        )
         self.cleartext = CleartextGuard(self.router.route, cleartext_ok, warn)
         hooks: dict[str, list[Callable[..., Any]]] = {"request": [self.cleartext.check]}
         if trace is not None:

@@ -74,6 +74,8 @@ class ProxyEnv:
 
     def proxy_for(self, url: str) -> Proxy | None:
         """The proxy a request to `url` goes through, or None for a direct connection."""
+        if self.http is None and self.https is None:
+            return None  # no proxy set (the usual case): the URL need not be split
         parts = urlsplit(url)
         proxy = self.https if parts.scheme.lower() == "https" else self.http
         if proxy is None or self.no_proxy.matches(parts.hostname or ""):

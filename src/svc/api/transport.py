@@ -16,6 +16,7 @@ from typing import Any
 import httpcore
 import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
 
+from svc.api.lean import LeanTransport
 from svc.api.proxies import Proxy, ProxyEnv
 from svc.errors import UsageError
 
@@ -153,10 +154,15 @@ class ProxyRouter(httpx.BaseTransport):
     trusts no CA at all, so a TLS handshake on it could only fail, never pass unverified.
     """
 
-    def __init__(self, seconds: float, env: ProxyEnv) -> None:
+    def __init__(self, seconds: float, env: ProxyEnv, *, lean_limit: int | None = None) -> None:
         self.env = env
         self.seconds = seconds
-        self.cleartext = DeadlineTransport(seconds, verify=_trusting_nobody())
+        self.httpx_cleartext = DeadlineTransport(seconds, verify=_trusting_nobody())
+        # `lean_limit`: a bodiless GET on this route skips httpcore (api/lean.py), its raw
+        # answer bounded by it; anything else goes on to httpx's transport.
+        self.cleartext: httpx.BaseTransport = self.httpx_cleartext
+        if lean_limit is not None:
+            self.cleartext = LeanTransport(seconds, lean_limit, self.httpx_cleartext)
         self._lock = threading.Lock()
         self._direct: DeadlineTransport | None = None
         self._via: dict[str, DeadlineTransport] | None = None
@@ -197,7 +203,7 @@ class ProxyRouter(httpx.BaseTransport):
         return transport.handle_request(request)
 
     def close(self) -> None:
-        built = [self._direct, *(self._via or {}).values()]
+        built = [self._direct, *(self._via or {}).values(), self.httpx_cleartext]
         for transport in (self.cleartext, *built):
             if transport is not None:
                 transport.close()

@@ -1,0 +1,147 @@
+"""The lean route of a plain GET over http:// with no proxy: a watch's poll (issue 34).
+
+httpx's transport and httpcore cost a loopback poll about twice what the exchange itself does
+(the pool scans every connection for each request, h11 builds an event for each step, the body
+goes through several stream wrappers). `LeanTransport` keeps what they guarantee and little
+else: the same request bytes (Host first, the names as given, each field checked as h11 checks
+it), an answer read by h11's rules (api/wire_rules.py) whole within the deadline and the size
+cap (api/lean_conn.py), and a keep-alive pool that, like httpcore's, never reuses a connection
+idle for more than five seconds or one with something to read (the server closed it, or sent
+what no request asked for). It answers with an `httpx.Response` whose body is read, so the
+layers above it (CappedTransport's decoding and cap, the hooks, cookies, the retry loop) are
+the ones every answer goes through.
+
+api/transport.ProxyRouter sends a request here only when it has no proxy and is http://; one
+that is not a GET without a body goes on to httpx's transport of that route, and https and
+proxies take httpx's routes.
+"""
+
+from __future__ import annotations
+
+import re
+import select
+import socket
+import threading
+import time
+
+import httpcore
+import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
+
+from svc.api.lean_conn import Clock, Exchange, connect
+from svc.api.wire_rules import FIELD_NAME, FIELD_VALUE
+
+KEEPALIVE_EXPIRY = 5.0  # seconds an idle connection may be reused: httpcore's default
+MAX_IDLE = 20  # idle connections kept: httpx's max_keepalive_connections
+_TARGET = re.compile(rb"[\x21-\x7e]+")
+_HTTPX_SENDS = "httpx._transports.default"  # where the real sending methods are defined
+_HTTPCORE_SENDS = "httpcore._sync.connection_pool"
+_BODY_FIELDS = (b"content-length", b"transfer-encoding")
+
+Key = tuple[str, int]  # (host, port): the connections that may serve a request
+
+
+def request_head(request: httpx.Request) -> bytes | None:
+    """The request line and fields as h11 writes them (Host first, then the rest in order);
+    None for a request with a body, which is not this route's."""
+    target = request.url.raw_path
+    if not _TARGET.fullmatch(target):
+        raise httpx.LocalProtocolError(f"Illegal target characters: {target!r}")
+    host: list[bytes] = []
+    rest: list[bytes] = []
+    for name, value in request.headers.raw:
+        if not FIELD_NAME.fullmatch(name):
+            raise httpx.LocalProtocolError(f"Illegal header name {name!r}")
+        if not FIELD_VALUE.fullmatch(value):
+            raise httpx.LocalProtocolError(f"Illegal header value {value!r}")
+        lowered = name.lower()
+        if lowered in _BODY_FIELDS:
+            return None
+        (host if lowered == b"host" else rest).append(b"%s: %s\r\n" % (name, value))
+    if not host:
+        raise httpx.LocalProtocolError("Missing mandatory Host: header")
+    return b"GET %s HTTP/1.1\r\n%s%s\r\n" % (target, b"".join(host), b"".join(rest))
+
+
+class LeanTransport(httpx.BaseTransport):
+    """Plain GETs over http://, each answer whole within `seconds` and `limit` raw bytes; any
+    other request goes to `other` (httpx's transport of the same route)."""
+
+    def __init__(self, seconds: float, limit: int, other: httpx.BaseTransport) -> None:
+        self.seconds = seconds
+        self.limit = limit
+        self.other = other
+        self._idle: dict[Key, list[tuple[socket.socket, float]]] = {}
+        self._lock = threading.Lock()  # a watch's pollers share the pool
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        mine = request.method == "GET" and url.scheme == "http" and not _sending_is_mocked()
+        head = request_head(request) if mine else None
+        if head is None:
+            return self.other.handle_request(request)
+        clock = Clock(self.seconds, request.extensions.get("timeout", {}))
+        key = (url.raw_host.decode("ascii"), url.port or 80)
+        sock = self._checkout(key) or connect(*key, clock)
+        try:
+            exchange = Exchange(sock, clock, url, self.limit)
+            exchange.send(head)
+            answer = exchange.head()
+            body = exchange.body(answer)
+        except BaseException:
+            sock.close()
+            raise
+        if answer.keep_alive and answer.status != 101 and not exchange.buf:
+            self._checkin(key, sock)
+        else:
+            sock.close()
+        return httpx.Response(
+            answer.status,
+            headers=answer.headers,
+            stream=httpx.ByteStream(body),
+            request=request,
+            extensions={"http_version": b"HTTP/" + answer.version, "reason_phrase": answer.reason},
+        )
+
+    def _checkout(self, key: Key) -> socket.socket | None:
+        """An idle connection to reuse: fresh enough and with nothing waiting to be read."""
+        while True:
+            with self._lock:
+                idle = self._idle.get(key)
+                if not idle:
+                    return None
+                sock, since = idle.pop()
+            if time.monotonic() - since <= KEEPALIVE_EXPIRY and not _readable(sock):
+                return sock
+            sock.close()
+
+    def _checkin(self, key: Key, sock: socket.socket) -> None:
+        with self._lock:
+            if sum(map(len, self._idle.values())) < MAX_IDLE:
+                self._idle.setdefault(key, []).append((sock, time.monotonic()))
+                return
+        sock.close()
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, {}
+        for connections in idle.values():
+            for sock, _ in connections:
+                sock.close()
+
+
+def _sending_is_mocked() -> bool:
+    """Whether a test double stands in for httpx's or httpcore's sending (pytest-httpx and
+    respx patch these methods): it must see every request, as before this route existed, and
+    a mocked request must never reach the network instead; httpx's route sends it then."""
+    return (
+        getattr(httpx.HTTPTransport.handle_request, "__module__", None) != _HTTPX_SENDS
+        or getattr(httpcore.ConnectionPool.handle_request, "__module__", None) != _HTTPCORE_SENDS
+    )
+
+
+def _readable(sock: socket.socket) -> bool:
+    """Whether an idle connection has something to read: the server closed it (EOF) or sent
+    bytes no request asked for. Either way it is not used again (httpcore's check)."""
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(0))

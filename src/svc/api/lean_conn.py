@@ -1,0 +1,201 @@
+"""One exchange on an HTTP/1.1 connection, without httpcore: the request head out, the answer
+in whole, under one deadline and the size cap (the lean plain-GET route, api/lean.py).
+
+Each socket operation is bounded by its own timeout and by what is left of the answer's
+deadline, as api/transport.DeadlineTransport bounds httpcore's: a server that trickles a byte
+just inside each read timeout cannot stretch an answer past it. Socket errors become httpx's
+exceptions as httpcore maps them (a timeout is httpx's Timeout of that step, any other OSError
+its ReadError, WriteError or ConnectError), so the retry loop sees what it always saw.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
+
+from svc.api.capped import ResponseTooLargeError
+from svc.api.wire_rules import (
+    BLANK_LINE,
+    CHUNK_HEADER,
+    MAX_HEAD,
+    Head,
+    broken,
+    header_fields,
+    parse_head,
+)
+
+_RECV = 64 * 1024
+_CRLF = b"\r\n"
+_DISCONNECTED = "Server disconnected without sending a response."
+_CUT_CHUNKED = (
+    "peer closed connection without sending complete message body (incomplete chunked read)"
+)
+
+
+class Clock:
+    """What is left of one answer's deadline, for each step (its own timeout cut to it)."""
+
+    def __init__(self, seconds: float, timeouts: dict[str, float | None]) -> None:
+        self.until = time.monotonic() + seconds
+        self.timeouts = timeouts
+
+    def left(self, step: str, error: type[httpx.TimeoutException]) -> float:
+        left = self.until - time.monotonic()
+        if left <= 0:
+            raise error("the whole answer took longer than its deadline")
+        timeout = self.timeouts.get(step)
+        return left if timeout is None else min(timeout, left)
+
+
+def connect(host: str, port: int, clock: Clock) -> socket.socket:
+    """A TCP connection as httpcore opens one (TCP_NODELAY on)."""
+    timeout = clock.left("connect", httpx.ConnectTimeout)
+    try:
+        sock = socket.create_connection((host, port), timeout)
+    except TimeoutError as exc:
+        raise httpx.ConnectTimeout(str(exc) or "timed out") from exc
+    except OSError as exc:
+        raise httpx.ConnectError(str(exc)) from exc
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
+class Exchange:
+    """One request and its whole answer on `sock`; `leftover` says whether the server sent
+    more than the answer (then the connection is not used again)."""
+
+    def __init__(self, sock: socket.socket, clock: Clock, url: httpx.URL, limit: int) -> None:
+        self.sock = sock
+        self.clock = clock
+        self.url = url
+        self.limit = limit
+        self.buf = bytearray()
+
+    def send(self, head: bytes) -> None:
+        self.sock.settimeout(self.clock.left("write", httpx.WriteTimeout))
+        try:
+            self.sock.sendall(head)
+        except TimeoutError as exc:
+            raise httpx.WriteTimeout(str(exc) or "timed out") from exc
+        except OSError as exc:
+            raise httpx.WriteError(str(exc)) from exc
+
+    def _fill(self) -> bool:
+        """More bytes into the buffer; False when the server has closed its side."""
+        self.sock.settimeout(self.clock.left("read", httpx.ReadTimeout))
+        try:
+            data = self.sock.recv(_RECV)
+        except TimeoutError as exc:
+            raise httpx.ReadTimeout(str(exc) or "timed out") from exc
+        except OSError as exc:
+            raise httpx.ReadError(str(exc)) from exc
+        self.buf += data
+        return bool(data)
+
+    def head(self) -> Head:
+        """The answer's head, informational (1xx) answers passed over as httpcore does."""
+        while True:
+            head = parse_head(self._lines(_DISCONNECTED))
+            if not 100 <= head.status < 200 or head.status == 101:
+                return head
+
+    def _lines(self, cut: str) -> bytes:
+        """The bytes up to a blank line, taken off the buffer (`cut`: the error at EOF)."""
+        searched = 0
+        while True:
+            match = BLANK_LINE.search(self.buf, max(0, searched - 2))
+            if match is not None:
+                block = bytes(self.buf[: match.start()])
+                del self.buf[: match.end()]
+                return block
+            if len(self.buf) > MAX_HEAD:
+                raise broken("Receive buffer too long")
+            searched = len(self.buf)
+            if not self._fill():
+                raise broken(cut)
+
+    def body(self, head: Head) -> bytes:
+        if head.status == 101:
+            return b""
+        if head.framing == "length":
+            return self._counted(head.length)
+        if head.framing == "chunked":
+            return self._chunked()
+        return self._until_close()
+
+    def _too_large(self) -> ResponseTooLargeError:
+        return ResponseTooLargeError(self.url, self.limit)
+
+    def _counted(self, length: int) -> bytes:
+        if length > self.limit:
+            raise self._too_large()
+        while len(self.buf) < length:
+            if not self._fill():
+                raise broken(
+                    "peer closed connection without sending complete message body "
+                    f"(received {len(self.buf)} bytes, expected {length})"
+                )
+        return self._take(length)
+
+    def _take(self, size: int) -> bytes:
+        """The first `size` bytes of the buffer, taken off it (copied once: a 16 MiB answer
+        is not held three times)."""
+        with memoryview(self.buf) as view:
+            taken = bytes(view[:size])
+        del self.buf[:size]
+        return taken
+
+    def _chunked(self) -> bytes:
+        body = bytearray()  # not a list of chunks: a flood of 1-byte chunks stays its size
+        while True:
+            size = self._chunk_size()
+            if size == 0:
+                self._trailers()
+                return bytes(body)
+            while len(self.buf) < size + 2:
+                # Counted as it arrives, as the httpx route counts: a chunk that declares more
+                # than the cap and then stops is a cut answer on both, not a large one.
+                if len(body) + len(self.buf) > self.limit:
+                    raise self._too_large()
+                if not self._fill():
+                    raise broken(_CUT_CHUNKED)
+            if len(body) + size > self.limit:
+                raise self._too_large()
+            if self.buf[size : size + 2] != b"\r\n":
+                footer = self.buf[size : size + 2]
+                raise broken(f"malformed chunk footer: {footer!r} (expected {_CRLF!r})")
+            body += self._take(size)
+            del self.buf[:2]
+
+    def _chunk_size(self) -> int:
+        while (end := self.buf.find(b"\r\n")) < 0:
+            if len(self.buf) > MAX_HEAD:
+                raise broken("Receive buffer too long")
+            if not self._fill():
+                raise broken(_CUT_CHUNKED)
+        line = self.buf[: end + 2]  # a bytearray, as h11 names it in the error
+        del self.buf[: end + 2]
+        match = CHUNK_HEADER.fullmatch(line)
+        if match is None:
+            raise broken(f"illegal chunk header: {line!r}")
+        return int(match["size"], 16)
+
+    def _trailers(self) -> None:
+        """The trailer fields after the last chunk, checked as h11 checks them, then dropped."""
+        while len(self.buf) < 2 and self.buf[:1] != b"\n":
+            if not self._fill():
+                raise broken(_CUT_CHUNKED)
+        for start in (b"\n", b"\r\n"):
+            if self.buf.startswith(start):
+                del self.buf[: len(start)]
+                return
+        lines = bytearray(self._lines(_CUT_CHUNKED)).split(b"\n")
+        header_fields([line[:-1] if line.endswith(b"\r") else line for line in lines])
+
+    def _until_close(self) -> bytes:
+        while self._fill():
+            if len(self.buf) > self.limit:
+                raise self._too_large()
+        return self._take(len(self.buf))

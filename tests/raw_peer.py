@@ -1,0 +1,91 @@
+"""A loopback peer that writes exactly the bytes a test gives it: the malformed answers an
+`http.server` handler cannot send (bad framing, illegal header bytes, a close mid-answer), and a
+record of each connection and the raw requests it carried (to compare two clients' bytes, and to
+see whether a connection was kept)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable
+
+# Given the request's index (0, 1, ... in arrival order, over every connection), the bytes to
+# send and whether to close the connection afterwards; bytes may be a list, sent one after another with `gap`.
+Script = Callable[[int], tuple[bytes | list[bytes], bool]]
+
+
+class RawPeer:
+    def __init__(self, script: Script, gap: float = 0.0) -> None:
+        self.script = script
+        self.gap = gap
+        self.requests: list[tuple[int, bytes]] = []  # (connection number, the request's head)
+        self.connections = 0
+        self.closing = threading.Event()
+        self.lock = threading.Lock()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+
+    def __enter__(self) -> RawPeer:
+        threading.Thread(target=self._accept, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.closing.set()
+        self.listener.close()
+
+    def _accept(self) -> None:
+        while not self.closing.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            number = self.connections
+            threading.Thread(target=self._serve, args=(conn, number), daemon=True).start()
+
+    def _serve(self, conn: socket.socket, number: int) -> None:
+        buf = b""
+        with conn:
+            while not self.closing.is_set():
+                while b"\r\n\r\n" not in buf:
+                    try:
+                        data = conn.recv(65536)
+                    except OSError:
+                        return
+                    if not data:
+                        return
+                    buf += data
+                head, _, buf = buf.partition(b"\r\n\r\n")
+                with self.lock:
+                    index = len(self.requests)
+                    self.requests.append((number, head + b"\r\n\r\n"))
+                answer, close = self.script(index)
+                if not self._write(conn, answer):
+                    return
+                if close:
+                    return
+
+    def _write(self, conn: socket.socket, answer: bytes | list[bytes]) -> bool:
+        parts = [answer] if isinstance(answer, bytes) else answer
+        try:
+            for part in parts:
+                if self.closing.is_set():
+                    return False
+                conn.sendall(part)
+                if self.gap:
+                    time.sleep(self.gap)
+        except OSError:
+            return False
+        return True
+
+
+def json_answer(body: bytes = b'{"ok": true}', *extra: bytes) -> bytes:
+    """A whole 200 JSON answer with its Content-Length (and any extra header lines)."""
+    fields = b"".join(line + b"\r\n" for line in extra)
+    return (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        + fields
+        + b"Content-Length: %d\r\n\r\n" % len(body)
+        + body
+    )
