@@ -10,7 +10,6 @@ from typing import Literal
 
 from svc.api import headers
 from svc.api.proxies import ProxyEnv, from_environment
-from svc.api.transport import ProxyRouter, end_deadline
 from svc.origin import is_loopback_url
 
 Failure = Literal["redirect", "refused", "status", "too_large", "timeout", "unreachable"]
@@ -27,6 +26,10 @@ class SignerHttpError(Exception):
 
 def post_json(url: str, body: bytes, token: str | None, timeout: float, limit: int) -> bytes:
     import httpx
+
+    # Here, not at the top: the transport imports httpx and httpcore, which a wallet's
+    # modules (pay/wallet.py imports the signers) must not load for a command that sends nothing.
+    from svc.api.transport import ProxyRouter, end_deadline
 
     # The answer is read raw and must be raw: a coded body (a gzip bomb) would be decoded by
     # httpx a whole network chunk at a time, before any cap could count it.
