@@ -23,7 +23,7 @@ from svc.engines.changes import TaskChange
 from svc.engines.watch import Follower
 from svc.engines.watch_parts import events_of
 from svc.errors import ConflictError
-from svc.ui import views
+from svc.ui import terminal, views
 from svc.ui.notify import Notifier
 
 if TYPE_CHECKING:
@@ -107,6 +107,9 @@ class WatchFace:
 
     def _loop(self, status: Status) -> None:
         while self.follower.following:
+            # A Ctrl-C whose KeyboardInterrupt CPython lost (raised in a finalizer: printed as
+            # ignored) was still noted by svc's handler: it ends the watch at its next step.
+            terminal.raise_if_interrupted()
             live = self.form is not None or bool(status.countdowns)
             changes = self.follower.step(TICK if live else None)  # a live countdown: redrawn
             self._check_form()
