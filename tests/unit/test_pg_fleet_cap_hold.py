@@ -11,15 +11,23 @@ from pathlib import Path
 import pytest
 from tests.unit.test_pg_cap_hold import ONE_USD, ORIGIN, _db, _journaled
 
+from svc.errors import UsageError
 from svc.store.ledger import LedgerStore, open_ledger
 from svc.store.ledger.fleet_settings import FLEET, CapReached, CapRule
 
 KEY = "daily_cap_usd"
 
 
+def _read(raw: str) -> int | None:
+    """The stored text as an atomic cap; one that is not a number refuses (exit 2)."""
+    if not raw.isdigit():
+        raise UsageError(f"the fleet ledger's {KEY} must be an amount, not {raw!r}")
+    return int(raw) * ONE_USD
+
+
 def _rule(seen: str | None, own: int | None = 100 * ONE_USD) -> CapRule:
     """A runner's rule: its own cap, and the fleet's value as it read it at start."""
-    return CapRule(own, "env SVC_DAILY_CAP", KEY, read=lambda raw: int(raw) * ONE_USD, seen=seen)
+    return CapRule(own, "env SVC_DAILY_CAP", KEY, read=_read, seen=seen)
 
 
 def _hold(ledger: LedgerStore, rid: str, amount: int, rule: CapRule) -> int | None:
@@ -83,6 +91,21 @@ def test_a_removed_fleet_cap_gives_the_runner_its_own_again(
     with pytest.raises(CapReached) as caught:
         _hold(runner, "req_two", 2 * ONE_USD, rule)
     assert (caught.value.cap.atomic, caught.value.cap.source) == (3 * ONE_USD, "env SVC_DAILY_CAP")
+
+
+def test_a_fleet_value_that_is_not_a_cap_refuses_until_it_is_mended(
+    fleet: tuple[LedgerStore, LedgerStore],
+) -> None:
+    """Written around `svc config set`'s check (by hand in the database): exit 2, nothing held,
+    and the bad text is never assumed by a later hold once the operator mends it."""
+    runner, operator = fleet
+    rule = _rule(None)
+    operator.set_fleet_setting(KEY, "lots")
+    with pytest.raises(UsageError) as caught:
+        _hold(runner, "req_one", ONE_USD, rule)
+    assert caught.value.exit_code == 2 and runner.authorizations_of("req_one") == []
+    operator.set_fleet_setting(KEY, "30")
+    assert _hold(runner, "req_one", ONE_USD, rule) is None
 
 
 def test_the_fleet_hold_keeps_its_one_round_trip_when_the_value_is_unchanged(

@@ -62,8 +62,10 @@ class CapRule:
         """Read now (inside the caller's serial transaction: the value the hold obeys)."""
         if self.fleet_key is None:
             return self.applied(None)
-        self.seen = FleetSettings(db).get(self.fleet_key)
-        return self.applied(self.seen)
+        stored = FleetSettings(db).get(self.fleet_key)
+        applied = self.applied(stored)  # one that does not read as a cap refuses (exit 2)...
+        self.seen = stored  # ...and is never assumed by a later one-script hold
+        return applied
 
 
 class CapReached(Exception):
