@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import Cli, Sandbox, unique_email, unique_request_id
+from tests.e2e.test_mcp import Person, error_of, run, served, submitted, task_of
 from tests.inproc import library_home
 
 import svc
@@ -84,3 +85,26 @@ def test_a_runners_own_cap_is_named_as_its_own(
         message = refused(client, sandbox).message
     assert "daily cap of 1.00 USD" in message and "this runner's" in message, message
     assert "fleet ledger" not in message, message
+
+
+@pytest.mark.timeout(180)
+def test_a_long_lived_mcp_server_obeys_the_fleet_cap_as_it_is_now(
+    cli: Cli, sandbox: Sandbox, pg_url: str
+) -> None:
+    fleet = {"SVC_LEDGER_URL": pg_url, "SVC_RUNNER": "agent-1", "SVC_DAILY_CAP": "100"}
+
+    async def body() -> None:
+        async with served(cli, person=Person(pay=True), env=fleet) as (session, _):
+            rid, first = await submitted(session, "Fleet cap mcp #complete")
+            assert task_of(first) and len(sandbox.charges_for(rid)) == 1
+            set_fleet_cap(cli, pg_url, "1")
+            rid, second = await submitted(session, "Fleet cap mcp #complete")
+            error = error_of(second)
+            assert error["error"] == "daily_cap_exceeded" and error["exit_code"] == 5
+            assert "daily cap of 1.00 USD" in error["detail"] and "fleet" in error["detail"]
+            assert sandbox.charges_for(rid) == []
+            set_fleet_cap(cli, pg_url, None)
+            rid, third = await submitted(session, "Fleet cap mcp #complete")
+            assert task_of(third) and len(sandbox.charges_for(rid)) == 1
+
+    run(body)
