@@ -116,14 +116,14 @@ def journal_for(
 ) -> RequestJournal:
     """The request's journal (written now, or found again for a resume)."""
     rid = validate_request_id(request_id) if request_id else new_request_id()
-    cap_atomic = app.daily_cap().atomic  # on a fleet: the fleet's one value
+    cap = app.daily_cap().rule  # read again at the hold: on a fleet, its value as stored then
     return open_journal(
         app.ledger,
         lambda: app.secrets,
         request_id=rid,
         base_url=app.settings.base_url,
         body=body,
-        cap_atomic=cap_atomic,
+        cap=cap,
         limits=limits_for(app.settings, app.ledger.runner),  # budgets, rate, breaker
         on_warning=app.money_warning,  # stderr, and a notification when asked for
     )

@@ -4,12 +4,16 @@ A runner's own value comes from its settings (flag > environment > profile > the
 15.00 USD; `none` removes it). On a fleet (`ledger_url`), a value set in the fleet's ledger
 (`svc config set daily_cap_usd 90 --fleet`) wins for every runner: one cap, not one per
 runner. Until the fleet has one, each runner's own value applies, as before.
+
+What a process resolves here is read once (the warning, doctor, `svc spend`'s display); what
+a paid request is held against is read again at each hold (`rule`, a `CapRule`: the fleet's
+value as stored at that moment), so a long-lived runner obeys an operator's change at once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
@@ -17,12 +21,13 @@ from svc.errors import UsageError
 from svc.money import for_people, usd_to_atomic
 from svc.settings import NO_CAP, Settings, daily_cap, parse
 from svc.settings_table import FLEET_KEYS  # the settings a fleet's ledger may hold
+from svc.store.ledger.fleet_settings import FLEET, CapRule
 
 if TYPE_CHECKING:
     from svc.store.ledger import LedgerStore
 
 CAP_KEY = "daily_cap_usd"
-FLEET = "fleet ledger"  # the source of a value read from the fleet's ledger
+__all__ = ["CAP_KEY", "FLEET", "DailyCap", "resolve_cap", "set_for_fleet", "shown"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,8 @@ class DailyCap:
     source: str  # FLEET, or where the runner's own value came from ("default", "env ...")
     own: Decimal | None  # this runner's own value
     own_source: str
+    # What a hold reads again, at the hold (the fleet's current value): what decides money
+    rule: CapRule = field(default_factory=lambda: CapRule(None, "default"), compare=False)
 
     @property
     def atomic(self) -> int | None:
@@ -55,9 +62,28 @@ def resolve_cap(settings: Settings, fleet: LedgerStore | None) -> DailyCap:
     the runner's own. A fleet value that does not read as a cap refuses to pay (exit 2)."""
     own, own_source = settings.daily_cap_usd, settings.sources.get(CAP_KEY, "default")
     stored = fleet.fleet_setting(CAP_KEY) if fleet is not None else None
+    rule = _rule(own, own_source, stored, on_fleet=fleet is not None)
     if stored is None:
-        return DailyCap(own, own_source, own, own_source)
-    return DailyCap(daily_cap(f"the fleet ledger's {CAP_KEY}", stored), FLEET, own, own_source)
+        return DailyCap(own, own_source, own, own_source, rule)
+    return DailyCap(_fleet_usd(stored), FLEET, own, own_source, rule)
+
+
+def _rule(own: Decimal | None, own_source: str, stored: str | None, *, on_fleet: bool) -> CapRule:
+    """On a fleet, the key each hold reads again; `stored` is only the first guess."""
+    own_atomic = None if own is None else usd_to_atomic(own)
+    if not on_fleet:  # a single machine: its own config, read per process, is the value
+        return CapRule(own_atomic, own_source)
+    return CapRule(own_atomic, own_source, CAP_KEY, read=_fleet_atomic, seen=stored)
+
+
+def _fleet_usd(stored: str) -> Decimal | None:
+    """A fleet value that does not read as a cap refuses to pay (exit 2)."""
+    return daily_cap(f"the fleet ledger's {CAP_KEY}", stored)
+
+
+def _fleet_atomic(stored: str) -> int | None:
+    usd = _fleet_usd(stored)
+    return None if usd is None else usd_to_atomic(usd)
 
 
 def set_for_fleet(

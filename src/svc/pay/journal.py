@@ -37,6 +37,7 @@ from svc.pay.budget import refusal as budget_refusal
 from svc.pay.policy import PolicyRefusal
 from svc.store.ledger import CardState, LedgerStore, PayState, Submission, cap_day_start
 from svc.store.ledger.budgets import LimitReached, Limits
+from svc.store.ledger.fleet_settings import FLEET, AppliedCap, CapReached, CapRule
 
 if TYPE_CHECKING:
     from svc.api.answers import SubmitAnswer, Task
@@ -69,17 +70,19 @@ def open_journal(
     cap_atomic: int | None = None,
     limits: Limits | None = None,
     on_warning: Callable[[str], None] | None = None,
+    cap: CapRule | None = None,
 ) -> RequestJournal:
     """Journal the request (or find it again); refuses another task or another origin.
     `limits`: the budgets, rate and breaker its hold must fit; `on_warning` hears a budget
-    come near its end (once a window)."""
+    come near its end (once a window). `cap`: the daily cap's rule, read at the hold (on a
+    fleet the value stored then), in place of a fixed `cap_atomic`."""
     origin = origin_of(base_url)
     existing = ledger.get(request_id)
     if existing is not None:
         _check_resume(existing, request_id, origin, body)
     else:
         ledger.journal(request_id, origin, str(body["email"]), body, base_url)
-    journal = RequestJournal(ledger, secrets, request_id, origin, cap_atomic)
+    journal = RequestJournal(ledger, secrets, request_id, origin, cap_atomic, cap=cap)
     journal.limits, journal.on_warning = limits, on_warning
     return journal
 
@@ -111,12 +114,15 @@ class RequestJournal:
         request_id: str,
         origin: str,
         cap_atomic: int | None = None,
+        *,
+        cap: CapRule | None = None,
     ) -> None:
         self.ledger = ledger
         self._secrets = secrets
         self.request_id = request_id
         self.origin = origin
         self.cap_atomic = cap_atomic
+        self.cap = cap if cap is not None else CapRule.fixed(cap_atomic)
         self.limits: Limits | None = None
         self.on_warning: Callable[[str], None] | None = None
 
@@ -124,7 +130,7 @@ class RequestJournal:
     def holds(self) -> bool:
         """A hold is checked before signing: a cap, a breaker or rate, or a stored budget
         (without any, the paid submit skips the sums, as it always has)."""
-        if self.cap_atomic is not None:
+        if self.cap.may_cap:  # on a fleet always: its cap may be set after this process read it
             return True
         limits = self.limits
         return limits is not None and (limits.active or bool(self.ledger.budgets()))
@@ -206,14 +212,16 @@ class RequestJournal:
                 amount_atomic=amount_atomic,
                 origin=self.origin,
                 valid_before=until,
-                cap_atomic=self.cap_atomic,
                 since=cap_day_start(),
                 limits=self.limits,
+                cap=self.cap,
             )
         except LimitReached as reached:
             raise budget_refusal(reached, amount_atomic) from None
-        if exposed is not None and self.cap_atomic is not None:
-            raise _cap_refusal(amount_atomic, self.cap_atomic, exposed)
+        except CapReached as reached:  # the cap applied at the hold, and where it came from
+            raise _cap_refusal(amount_atomic, reached.cap, reached.exposure_atomic) from None
+        if exposed is not None:  # a ledger that answers with the exposure (a fixed cap)
+            raise _cap_refusal(amount_atomic, self.cap.applied(None), exposed)
         self._tell_warnings()
 
     def _tell_warnings(self) -> None:
@@ -315,10 +323,14 @@ class RequestJournal:
             yield
 
 
-def _cap_refusal(amount_atomic: int, cap_atomic: int, exposed: int) -> Exception:
+def _cap_refusal(amount_atomic: int, cap: AppliedCap, exposed: int) -> Exception:
+    """The refusal names the value the hold was checked against, and whose it is: on a fleet
+    the operator may have changed it since this runner started."""
+    cap_atomic = cap.atomic or 0  # refused: there was a cap
+    whose = "the fleet ledger's" if cap.source == FLEET else f"this runner's, {cap.source}"
     return PolicyRefusal(
         f"refusing to pay: {usd(amount_atomic)} would exceed the daily cap of "
-        f"{usd(cap_atomic)} ({usd(exposed)} spent or "
+        f"{usd(cap_atomic)} ({whose}; {usd(exposed)} spent or "
         "authorized and not expired today)",
         code="daily_cap_exceeded",
         next=step("raise_daily_cap", "nothing was signed or paid; "),

@@ -14,6 +14,7 @@ from typing import NamedTuple
 from svc.store.ledger.budgets import Limits, check_limits
 from svc.store.ledger.cap_hold import held_at_once
 from svc.store.ledger.database import Database
+from svc.store.ledger.fleet_settings import CapReached, CapRule
 from svc.store.ledger.rows import EXPOSED, Authorization, AuthState
 
 
@@ -79,27 +80,35 @@ class Authorizations:
         amount_atomic: int,
         origin: str,
         valid_before: float | None,
-        cap_atomic: int | None,
+        cap_atomic: int | None = None,
         since: float,
         limits: Limits | None = None,
+        cap: CapRule | None = None,
     ) -> int | None:
         """Hold `amount_atomic` against the cap, and within `limits` (budgets, rate, breaker:
         LimitReached), before signing; None when held, else the exposure already there. Check
-        and hold are one transaction across processes."""
+        and hold are one transaction across processes.
+
+        `cap` (a rule, read at the hold: the fleet's value as stored now) replaces the fixed
+        `cap_atomic`; its refusal raises CapReached, naming the value applied."""
+        rule = cap if cap is not None else CapRule.fixed(cap_atomic)
         now = time.time()
         scope = limits.scope if limits is not None else None
         row = (rail, amount_atomic, origin, valid_before, self.runner,
                scope.profile if scope else None, scope.session if scope else None)  # fmt: skip
         if held_at_once(
-            self.db, request_id, row=row, cap_atomic=cap_atomic, since=since, now=now, limits=limits
+            self.db, request_id, row=row, cap=rule, since=since, now=now, limits=limits
         ):  # the fleet ledger: the common case in one round trip (cap_hold)
             return None
         with self.db.write(serial=True):  # across every process (and runner) on this store
             self.release(request_id)  # a dead run's hold (the caller holds the request's lock)
-            if cap_atomic is not None:  # the sum reads every row of the day: only with a cap
+            applied = rule.current(self.db)  # under the cap's lock: no stale value pays
+            if applied.atomic is not None:  # the sum reads every row of the day: only with a cap
                 exposure = self.exposure(since, now)
-                if exposure + amount_atomic > cap_atomic:
-                    return exposure
+                if exposure + amount_atomic > applied.atomic:
+                    if cap is None:
+                        return exposure
+                    raise CapReached(exposure, applied)
             if limits is not None:
                 check_limits(self.db, limits, request_id, amount_atomic, now)
             self.db.execute(

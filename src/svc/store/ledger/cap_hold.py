@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from svc.store.ledger.budgets import HOUR, Limits, exposure_sql, outcomes_sql
 from svc.store.ledger.database import AtOnce, Database, Statement
+from svc.store.ledger.fleet_settings import CapRule
 from svc.store.ledger.rows import AuthState
 
 # The hold's row, as literals a SELECT may give an INSERT (PostgreSQL reads an untyped NULL
@@ -29,6 +30,8 @@ _HOLD = (
     " CAST(? AS DOUBLE PRECISION), ?, CAST(? AS DOUBLE PRECISION), ?, ?, ?"
     " WHERE NOT EXISTS (SELECT 1 FROM budgets)"
 )
+# On a fleet: the cap's stored text is still the one this runner assumed (none stored: NULL).
+_SAME_CAP = " AND (SELECT value FROM settings WHERE name = ?) IS NOT DISTINCT FROM ?"
 # Paid requests this runner started in the last hour (the rate limit), as check_limits counts.
 _STARTED = (
     "(SELECT COUNT(DISTINCT request_id) FROM authorizations WHERE runner = ?"
@@ -41,7 +44,7 @@ def held_at_once(
     request_id: str,
     *,
     row: tuple[str | float | int | None, ...],
-    cap_atomic: int | None,
+    cap: CapRule,
     since: float,
     now: float,
     limits: Limits | None,
@@ -49,7 +52,9 @@ def held_at_once(
     """True when the hold is written (the cap, the rate and the breaker allow it, and no
     budget applies); False when the caller's full check must decide (one round trip more,
     only then). `row` is the hold's
-    (rail, amount_atomic, origin, valid_before, runner, profile, session)."""
+    (rail, amount_atomic, origin, valid_before, runner, profile, session). On a fleet the
+    statement also requires the fleet's stored cap to be the one `cap` last saw: the value
+    obeyed is the one stored at the hold, read under the lock in the same statement."""
     if not isinstance(db, AtOnce) or (limits is not None and limits.extra):
         return False
     rail, amount, origin, valid_before, runner, profile, session = row
@@ -58,6 +63,9 @@ def held_at_once(
         request_id, rail, amount, origin, now, valid_before, AuthState.RESERVED, now, runner,
         profile, session,
     )  # fmt: skip
+    if cap.fleet_key is not None:
+        sql, params = sql + _SAME_CAP, (*params, cap.fleet_key, cap.seen)
+    cap_atomic = cap.applied(cap.seen).atomic
     if cap_atomic is not None:
         exposure, values = exposure_sql(since, now)
         sql, params = f"{sql} AND {exposure} + ? <= ?", (*params, *values, amount, cap_atomic)

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from svc.store.ledger.books import SpendGroup
 from svc.store.ledger.budgets import Budget, LimitReached, Limits
+from svc.store.ledger.fleet_settings import CapRule
 from svc.store.ledger.reads_bounded import BoundedReads
 from svc.store.ledger.rows import Authorization, Submission
 
@@ -144,14 +145,16 @@ class LedgerStore(Protocol):
         amount_atomic: int,
         origin: str,
         valid_before: float | None,
-        cap_atomic: int | None,
+        cap_atomic: int | None = None,
         since: float,
         limits: Limits | None = None,
+        cap: CapRule | None = None,
     ) -> int | None:
         """Hold `amount_atomic` against the cap before signing; None when held, else the
         exposure already there. `limits` (budgets, the hourly rate, the breaker) are checked
         in the same transaction and raise `budgets.LimitReached`. Check and hold are one
-        transaction across processes."""
+        transaction across processes. `cap`: the rule read at the hold (a fleet's value as
+        stored then) in place of `cap_atomic`; its refusal raises `CapReached`."""
         ...
 
     def record_signature(

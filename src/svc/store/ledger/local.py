@@ -24,7 +24,7 @@ from svc.store.ledger.books import Books, SpendGroup
 from svc.store.ledger.budgets import Budget, Budgets, LimitReached, Limits
 from svc.store.ledger.cards import Cards
 from svc.store.ledger.database import Database as DatabaseLike
-from svc.store.ledger.fleet_settings import FleetSettings
+from svc.store.ledger.fleet_settings import CapRule, FleetSettings
 from svc.store.ledger.interface import LedgerInfo, LedgerStore, RequestLocks
 from svc.store.ledger.locks import request_lock, sweep_stale
 from svc.store.ledger.pins import Pins
@@ -173,9 +173,10 @@ class Ledger:
         amount_atomic: int,
         origin: str,
         valid_before: float | None,
-        cap_atomic: int | None,
+        cap_atomic: int | None = None,
         since: float,
         limits: Limits | None = None,
+        cap: CapRule | None = None,
     ) -> int | None:
         """Hold `amount_atomic` against the cap and `limits` before signing; None when held,
         else the exposure already there. Check and hold are one transaction across processes."""
@@ -188,6 +189,7 @@ class Ledger:
             cap_atomic=cap_atomic,
             since=since,
             limits=limits,
+            cap=cap,
         )
 
     def record_signature(
