@@ -111,25 +111,20 @@ class Authorizations:
                     raise CapReached(exposure, applied)
             if limits is not None:
                 check_limits(self.db, limits, request_id, amount_atomic, now)
-            self.db.execute(
-                "INSERT INTO authorizations (request_id, rail, amount_atomic, origin, signed_at,"
-                " valid_before, status, updated_at, runner, profile, session)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    request_id,
-                    rail,
-                    amount_atomic,
-                    origin,
-                    now,
-                    valid_before,
-                    AuthState.RESERVED,
-                    now,
-                    self.runner,
-                    scope.profile if scope else None,
-                    scope.session if scope else None,
-                ),
-            )
+            self._insert_hold(request_id, row, now)
         return None
+
+    def _insert_hold(self, request_id: str, row: tuple[object, ...], now: float) -> None:
+        """The reserved row: `row` is (rail, amount, origin, valid_before, runner, profile,
+        session), as the one-script hold writes it."""
+        rail, amount_atomic, origin, valid_before, runner, profile, session = row
+        self.db.execute(
+            "INSERT INTO authorizations (request_id, rail, amount_atomic, origin, signed_at,"
+            " valid_before, status, updated_at, runner, profile, session)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (request_id, rail, amount_atomic, origin, now, valid_before, AuthState.RESERVED,
+             now, runner, profile, session),
+        )  # fmt: skip
 
     def authorize(self, auth: LiveAuth, *, pay_to: str, network: str) -> None:
         """Turn the request's hold into a live authorization (or add one, for a ledger older
