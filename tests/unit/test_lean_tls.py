@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from tests.raw_peer import RawPeer, json_answer
 from tests.tls_peer import HostilePeer, Pki, make_pki
+from tests.unit.test_lean_wire import CAP, HOSTILE
 
 from svc.api.http import Http
 from svc.api.retry import RetryPolicy
@@ -32,6 +33,11 @@ def _trust_the_test_ca(monkeypatch: pytest.MonkeyPatch, pki: Pki) -> None:
     for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "SSL_CERT_DIR"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("SSL_CERT_FILE", str(pki.ca))
+
+
+@pytest.fixture(autouse=True)
+def _small_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SVC_MAX_RESPONSE_BYTES", str(CAP))  # the cap HOSTILE was made for
 
 
 def _http(lean_route: bool, timeout: float = 5.0) -> Http:
@@ -59,8 +65,9 @@ def _same_on_both(make_peer: object, timeout: float = 5.0) -> tuple[object, ...]
                 seen.append(_outcome(http, peer.url + "/svc/tasks/t1"))
             finally:
                 http.close()
-            if isinstance(peer, RawPeer) and seen[-1][0] != "ok":
-                assert peer.requests == []  # never sent over an unverified connection
+            if isinstance(peer, RawPeer) and "CERTIFICATE_VERIFY_FAILED" in str(seen[-1]):
+                # The client refused the handshake: the request never left it.
+                assert (peer.handshakes, peer.requests) == (0, [])
     assert seen[0] == seen[1]
     return seen[1]
 
@@ -70,6 +77,21 @@ def test_a_sound_answer_is_read_on_both_routes(pki: Pki) -> None:
         "ok",
         {"ok": True},
     )
+
+
+@pytest.mark.parametrize("answer", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_every_answer_over_tls_ends_the_same_on_both_routes(pki: Pki, answer: bytes) -> None:
+    """The answers tests/unit/test_lean_wire.py sends in cleartext, inside TLS records."""
+    _same_on_both(lambda: RawPeer(lambda _: (answer, True), tls=pki.good))
+
+
+def test_a_trickled_answer_over_tls_ends_at_the_deadline_on_both_routes(pki: Pki) -> None:
+    """One TLS record of one byte every 0.2 s after a sound handshake: both end at 1 s."""
+    body = [bytes([byte]) for byte in OK]
+    started = time.monotonic()
+    outcome = _same_on_both(lambda: RawPeer(lambda _: (body, True), 0.2, pki.good), timeout=1.0)
+    assert time.monotonic() - started < 5
+    assert outcome == ("UnavailableError", 9, "poll failed after 1 attempts: poll timed out")
 
 
 @pytest.mark.parametrize(
