@@ -5,7 +5,9 @@ reused. The CA and certificates are made at test time (tests/tls_peer.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -215,3 +217,36 @@ def test_the_ca_file_is_read_on_first_tls_use_only(pki: Pki, tmp_path: Path) -> 
         assert http.router.context is None  # a sandbox poll over http never loads it
     finally:
         http.close()
+
+
+def test_a_record_with_no_data_while_idle_drops_the_connection(lean_http: Http, pki: Pki) -> None:
+    """A close_notify alert is a TLS record with no application data, sent here while the
+    connection is idle and the TCP connection left open: the socket is readable, the
+    connection is not used again, and the next poll is answered on a new one."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted: list[socket.socket] = []
+
+    def serve() -> None:
+        for _ in range(2):
+            conn = pki.good.wrap_socket(listener.accept()[0], server_side=True)
+            accepted.append(conn)
+            conn.recv(65536)
+            conn.sendall(OK)
+            conn.settimeout(0.5)
+            with contextlib.suppress(OSError):
+                conn.unwrap()  # the close_notify; the TCP connection stays open
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    url = f"https://127.0.0.1:{listener.getsockname()[1]}/svc/tasks/t1"
+    try:
+        first = _outcome(lean_http, url)
+        time.sleep(0.2)
+        second = _outcome(lean_http, url)
+        thread.join(5)
+    finally:
+        listener.close()
+        for conn in accepted:
+            conn.close()
+    assert first == second == ("ok", {"ok": True})
+    assert len(accepted) == 2
