@@ -6,6 +6,7 @@ see whether a connection was kept)."""
 from __future__ import annotations
 
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -16,15 +17,18 @@ Script = Callable[[int], tuple[bytes | list[bytes], bool]]
 
 
 class RawPeer:
-    def __init__(self, script: Script, gap: float = 0.0) -> None:
+    def __init__(self, script: Script, gap: float = 0.0, tls: ssl.SSLContext | None = None) -> None:
         self.script = script
+        self.tls = tls  # a server context: the peer speaks https (tests/tls_peer.py)
+        self.handshakes = 0  # connections whose TLS handshake completed
         self.gap = gap
         self.requests: list[tuple[int, bytes]] = []  # (connection number, the request's head)
         self.connections = 0
         self.closing = threading.Event()
         self.lock = threading.Lock()
         self.listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        scheme = "https" if tls else "http"
+        self.url = f"{scheme}://127.0.0.1:{self.listener.getsockname()[1]}"
 
     def __enter__(self) -> RawPeer:
         threading.Thread(target=self._accept, daemon=True).start()
@@ -45,6 +49,16 @@ class RawPeer:
             threading.Thread(target=self._serve, args=(conn, number), daemon=True).start()
 
     def _serve(self, conn: socket.socket, number: int) -> None:
+        if self.tls is not None:
+            try:
+                conn.settimeout(10)
+                conn = self.tls.wrap_socket(conn, server_side=True)
+                conn.settimeout(None)
+            except OSError:  # the client refused the certificate: nothing was sent
+                conn.close()
+                return
+            with self.lock:
+                self.handshakes += 1
         buf = b""
         with conn:
             while not self.closing.is_set():

@@ -1,4 +1,4 @@
-"""The lean route of a plain GET over http:// with no proxy: a watch's poll (issue 34).
+"""The lean route of a plain GET with no proxy, over http:// or https://: a watch's poll (issue 34).
 
 httpx's transport and httpcore cost a loopback poll about twice what the exchange itself does
 (the pool scans every connection for each request, h11 builds an event for each step, the body
@@ -11,9 +11,12 @@ what no request asked for). It answers with an `httpx.Response` whose body is re
 layers above it (CappedTransport's decoding and cap, the hooks, cookies, the retry loop) are
 the ones every answer goes through.
 
-api/transport.ProxyRouter sends a request here only when it has no proxy and is http://; one
-that is not a GET without a body goes on to httpx's transport of that route, and https and
-proxies take httpx's routes.
+Over https the connection is verified exactly as httpx's route verifies it: the same
+`ssl.SSLContext` (api/transport.tls_context(), ALPN http/1.1), the URL's host as SNI and for
+the host name check, the handshake under the answer's deadline (api/lean_conn.handshake).
+
+api/transport.ProxyRouter sends a request here only when it has no proxy; one that is not a
+GET without a body goes on to httpx's transport of that route, and proxies take httpx's routes.
 """
 
 from __future__ import annotations
@@ -21,13 +24,15 @@ from __future__ import annotations
 import re
 import select
 import socket
+import ssl
 import threading
 import time
+from collections.abc import Callable
 
 import httpcore
 import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
 
-from svc.api.lean_conn import Clock, Exchange, connect
+from svc.api.lean_conn import Clock, Exchange, connect, handshake
 from svc.api.wire_rules import FIELD_NAME, FIELD_VALUE
 
 KEEPALIVE_EXPIRY = 5.0  # seconds an idle connection may be reused: httpcore's default
@@ -37,7 +42,10 @@ _HTTPX_SENDS = "httpx._transports.default"  # where the real sending methods are
 _HTTPCORE_SENDS = "httpcore._sync.connection_pool"
 _BODY_FIELDS = (b"content-length", b"transfer-encoding")
 
-Key = tuple[str, int]  # (host, port): the connections that may serve a request
+Key = tuple[str, str, int]  # (scheme, host, port): the connections that may serve a request
+# The verifying context and httpx's direct https route, built on first TLS use (ProxyRouter).
+TlsRoute = Callable[[], tuple[ssl.SSLContext, httpx.BaseTransport]]
+_PORTS = {"http": 80, "https": 443}
 
 
 def request_head(request: httpx.Request) -> bytes | None:
@@ -63,25 +71,30 @@ def request_head(request: httpx.Request) -> bytes | None:
 
 
 class LeanTransport(httpx.BaseTransport):
-    """Plain GETs over http://, each answer whole within `seconds` and `limit` raw bytes; any
-    other request goes to `other` (httpx's transport of the same route)."""
+    """Plain GETs, each answer whole within `seconds` and `limit` raw bytes; any other request
+    goes to httpx's transport of the same route (`other` for http://, `tls`'s for https://).
+    Without `tls`, every https request goes to `other`."""
 
-    def __init__(self, seconds: float, limit: int, other: httpx.BaseTransport) -> None:
+    def __init__(
+        self, seconds: float, limit: int, other: httpx.BaseTransport, tls: TlsRoute | None = None
+    ) -> None:
         self.seconds = seconds
         self.limit = limit
         self.other = other
+        self.tls = tls
         self._idle: dict[Key, list[tuple[socket.socket, float]]] = {}
         self._lock = threading.Lock()  # a watch's pollers share the pool
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url
-        mine = request.method == "GET" and url.scheme == "http" and not _sending_is_mocked()
+        scheme = url.scheme if url.scheme == "http" or self.tls is not None else ""
+        mine = request.method == "GET" and scheme in _PORTS and not _sending_is_mocked()
         head = request_head(request) if mine else None
         if head is None:
-            return self.other.handle_request(request)
+            return self._other(url.scheme).handle_request(request)
         clock = Clock(self.seconds, request.extensions.get("timeout", {}))
-        key = (url.raw_host.decode("ascii"), url.port or 80)
-        sock = self._checkout(key) or connect(*key, clock)
+        key = (scheme, url.raw_host.decode("ascii"), url.port or _PORTS[scheme])
+        sock = self._checkout(key) or self._open(key, clock)
         try:
             exchange = Exchange(sock, clock, url, self.limit)
             exchange.send(head)
@@ -102,6 +115,19 @@ class LeanTransport(httpx.BaseTransport):
             extensions={"http_version": b"HTTP/" + answer.version, "reason_phrase": answer.reason},
         )
 
+    def _other(self, scheme: str) -> httpx.BaseTransport:
+        return self.tls()[1] if scheme == "https" and self.tls is not None else self.other
+
+    def _open(self, key: Key, clock: Clock) -> socket.socket:
+        scheme, host, port = key
+        if scheme != "https":
+            return connect(host, port, clock)
+        assert self.tls is not None  # handle_request admits https only with it
+        # The context first, as httpx's route builds it: an unreadable SSL_CERT_FILE is its
+        # one line (a usage error) before any connection, whatever the host.
+        context = self.tls()[0]
+        return handshake(connect(host, port, clock), context, host, clock)
+
     def _checkout(self, key: Key) -> socket.socket | None:
         """An idle connection to reuse: fresh enough and with nothing waiting to be read."""
         while True:
@@ -110,7 +136,7 @@ class LeanTransport(httpx.BaseTransport):
                 if not idle:
                     return None
                 sock, since = idle.pop()
-            if time.monotonic() - since <= KEEPALIVE_EXPIRY and not _readable(sock):
+            if time.monotonic() - since <= KEEPALIVE_EXPIRY and _clean(sock):
                 return sock
             sock.close()
 
@@ -139,9 +165,22 @@ def _sending_is_mocked() -> bool:
     )
 
 
+def _clean(sock: socket.socket) -> bool:
+    """Whether an idle connection has nothing to read, so that it may carry the next request.
+
+    Bytes on the socket mean the server closed it (EOF) or sent what no request asked for:
+    not used again (httpcore's check). Over TLS those bytes may also be a record with no
+    application data (a session ticket, a key update), but telling it from the start of a
+    stale answer means reading it, and a record cut in two would look alike: in doubt, the
+    connection is dropped, as httpcore drops it. Decrypted bytes the TLS layer holds back
+    (`pending`) are a stale answer the socket no longer shows."""
+    if isinstance(sock, ssl.SSLSocket) and sock.pending():
+        return False
+    return not _readable(sock)
+
+
 def _readable(sock: socket.socket) -> bool:
-    """Whether an idle connection has something to read: the server closed it (EOF) or sent
-    bytes no request asked for. Either way it is not used again (httpcore's check)."""
+    """Whether the socket itself has bytes (or the EOF) waiting."""
     poller = select.poll()
     poller.register(sock, select.POLLIN)
     return bool(poller.poll(0))

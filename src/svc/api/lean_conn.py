@@ -11,6 +11,7 @@ its ReadError, WriteError or ConnectError), so the retry loop sees what it alway
 from __future__ import annotations
 
 import socket
+import ssl
 import time
 
 import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
@@ -60,6 +61,28 @@ def connect(host: str, port: int, clock: Clock) -> socket.socket:
         raise httpx.ConnectError(str(exc)) from exc
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return sock
+
+
+def handshake(
+    sock: socket.socket, context: ssl.SSLContext, host: str, clock: Clock
+) -> ssl.SSLSocket:
+    """TLS on a new connection, as httpcore starts it: `context` verifies (CERT_REQUIRED, the
+    host name checked against `host`, which is also the SNI), errors mapped as httpcore maps
+    them. The handshake is one call under one timeout, and CPython bounds a whole SSL call by
+    its timeout (not each read inside it): a server trickling its handshake cannot stretch it
+    past the answer's deadline. The socket is closed on any failure, nothing was sent on it."""
+    try:
+        sock.settimeout(clock.left("connect", httpx.ConnectTimeout))
+        return context.wrap_socket(sock, server_hostname=host)
+    except TimeoutError as exc:
+        sock.close()
+        raise httpx.ConnectTimeout(str(exc) or "timed out") from exc
+    except OSError as exc:  # ssl.SSLError (a refused certificate among them) is an OSError
+        sock.close()
+        raise httpx.ConnectError(str(exc)) from exc
+    except BaseException:
+        sock.close()
+        raise
 
 
 class Exchange:

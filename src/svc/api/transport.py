@@ -11,12 +11,13 @@ from __future__ import annotations
 import ssl
 import threading
 import time
+import weakref
 from typing import Any
 
 import httpcore
 import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
 
-from svc.api.lean import LeanTransport
+from svc.api.lean import LeanTransport, TlsRoute
 from svc.api.proxies import Proxy, ProxyEnv
 from svc.errors import UsageError
 
@@ -158,12 +159,16 @@ class ProxyRouter(httpx.BaseTransport):
         self.env = env
         self.seconds = seconds
         self.httpx_cleartext = DeadlineTransport(seconds, verify=_trusting_nobody())
-        # `lean_limit`: a bodiless GET on this route skips httpcore (api/lean.py), its raw
-        # answer bounded by it; anything else goes on to httpx's transport.
+        # `lean_limit`: a bodiless GET with no proxy (http or https) skips httpcore
+        # (api/lean.py), its raw answer bounded by it; anything else goes on to httpx's
+        # transport of the same route.
         self.cleartext: httpx.BaseTransport = self.httpx_cleartext
+        self.lean: LeanTransport | None = None
         if lean_limit is not None:
-            self.cleartext = LeanTransport(seconds, lean_limit, self.httpx_cleartext)
+            self.lean = LeanTransport(seconds, lean_limit, self.httpx_cleartext, _tls_of(self))
+            self.cleartext = self.lean
         self._lock = threading.Lock()
+        self.context: ssl.SSLContext | None = None  # the verifying one, built on first TLS use
         self._direct: DeadlineTransport | None = None
         self._via: dict[str, DeadlineTransport] | None = None
 
@@ -186,11 +191,21 @@ class ProxyRouter(httpx.BaseTransport):
             if self._direct is not None:
                 return
             context = tls_context()
+            # What httpcore sets on it before each handshake of an HTTP/1.1 client: set once
+            # here, so the lean route's handshakes offer the same.
+            context.set_alpn_protocols(["http/1.1"])
             self._via = {
                 p.url: DeadlineTransport(self.seconds, verify=context, proxy=p.url)
                 for p in self.env.proxies
             }
             self._direct = DeadlineTransport(self.seconds, verify=context)
+            self.context = context
+
+    def _lean_tls(self) -> tuple[ssl.SSLContext, httpx.BaseTransport]:
+        """The lean route's https: this context, and httpx's direct route for the rest."""
+        direct = self.direct
+        assert self.context is not None  # built with `direct`
+        return self.context, direct
 
     def route(self, url: str) -> Proxy | None:
         return self.env.proxy_for(url)
@@ -199,6 +214,8 @@ class ProxyRouter(httpx.BaseTransport):
         proxy = self.route(str(request.url))
         if proxy is None and request.url.scheme == "http":
             return self.cleartext.handle_request(request)
+        if proxy is None and self.lean is not None:
+            return self.lean.handle_request(request)
         transport = self.direct if proxy is None else self.via[proxy.url]
         return transport.handle_request(request)
 
@@ -207,6 +224,20 @@ class ProxyRouter(httpx.BaseTransport):
         for transport in (self.cleartext, *built):
             if transport is not None:
                 transport.close()
+
+
+def _tls_of(router: ProxyRouter) -> TlsRoute:
+    """`router`'s https for its lean route, through a weak reference: a cycle between the two
+    would keep their sockets open until a garbage collection, where a command that never
+    closes its client relies on them closing as it ends."""
+    ref = weakref.ref(router)
+
+    def tls() -> tuple[ssl.SSLContext, httpx.BaseTransport]:
+        owner = ref()
+        assert owner is not None  # the router outlives every request it routes
+        return owner._lean_tls()
+
+    return tls
 
 
 def _trusting_nobody() -> ssl.SSLContext:
