@@ -96,12 +96,18 @@ def exhausted(what: str, attempts: int, problem: str, url: str) -> UnavailableEr
     """The error once every attempt failed without an answer to return (exit 9)."""
     return UnavailableError(
         f"{what} failed after {attempts} attempts: {problem}",
-        hint=_connect_hint(url) if problem.startswith("cannot connect") else None,
+        hint=_connect_hint(url, problem) if problem.startswith("cannot connect") else None,
     )
 
 
-def _connect_hint(url: str) -> str:
-    """Exit 9's next step: on loopback the usual cause is a sandbox that is not running."""
+def _connect_hint(url: str, problem: str) -> str:
+    """Exit 9's next step: a certificate refused names the CA settings; on loopback the usual
+    cause is a sandbox that is not running."""
+    if "CERTIFICATE_VERIFY_FAILED" in problem:
+        return (
+            f"the server's certificate is not trusted ({_origin(url)}): for a private CA set "
+            "SSL_CERT_FILE or SSL_CERT_DIR to its certificates; else check the host name"
+        )
     host = httpx.URL(url).host
     if is_loopback_host(host):
         return (
