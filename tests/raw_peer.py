@@ -10,27 +10,24 @@ import ssl
 import threading
 import time
 from collections.abc import Callable
+from typing import Self
 
 # Given the request's index (0, 1, ... in arrival order, over every connection), the bytes to
 # send and whether to close the connection afterwards; bytes may be a list, sent one after another with `gap`.
 Script = Callable[[int], tuple[bytes | list[bytes], bool]]
 
 
-class RawPeer:
-    def __init__(self, script: Script, gap: float = 0.0, tls: ssl.SSLContext | None = None) -> None:
-        self.script = script
-        self.tls = tls  # a server context: the peer speaks https (tests/tls_peer.py)
-        self.handshakes = 0  # connections whose TLS handshake completed
-        self.gap = gap
-        self.requests: list[tuple[int, bytes]] = []  # (connection number, the request's head)
+class Listener:
+    """A loopback listener serving each connection in a thread of its own (`_serve(conn,
+    number)`, numbered from 1) until the `with` block ends."""
+
+    def __init__(self, scheme: str) -> None:
         self.connections = 0
         self.closing = threading.Event()
-        self.lock = threading.Lock()
         self.listener = socket.create_server(("127.0.0.1", 0))
-        scheme = "https" if tls else "http"
         self.url = f"{scheme}://127.0.0.1:{self.listener.getsockname()[1]}"
 
-    def __enter__(self) -> RawPeer:
+    def __enter__(self) -> Self:
         threading.Thread(target=self._accept, daemon=True).start()
         return self
 
@@ -47,6 +44,20 @@ class RawPeer:
             self.connections += 1
             number = self.connections
             threading.Thread(target=self._serve, args=(conn, number), daemon=True).start()
+
+    def _serve(self, conn: socket.socket, number: int) -> None:
+        raise NotImplementedError
+
+
+class RawPeer(Listener):
+    def __init__(self, script: Script, gap: float = 0.0, tls: ssl.SSLContext | None = None) -> None:
+        self.script = script
+        self.tls = tls  # a server context: the peer speaks https (tests/tls_peer.py)
+        self.handshakes = 0  # connections whose TLS handshake completed
+        self.gap = gap
+        self.requests: list[tuple[int, bytes]] = []  # (connection number, the request's head)
+        self.lock = threading.Lock()
+        super().__init__("https" if tls else "http")
 
     def _serve(self, conn: socket.socket, number: int) -> None:
         if self.tls is not None:

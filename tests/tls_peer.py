@@ -9,7 +9,6 @@ import datetime
 import ipaddress
 import socket
 import ssl
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from tests.raw_peer import Listener
 
 _DAY = datetime.timedelta(days=1)
 
@@ -117,7 +117,7 @@ def make_pki(where: Path) -> Pki:
     )
 
 
-class HostilePeer:
+class HostilePeer(Listener):
     """A loopback listener on an https URL that never completes a handshake: `kind` is
     "plain http" (answers the ClientHello with an HTTP error, as a plain-http server on the
     https port does), "trickle" (a TLS record header, then a byte every `gap` seconds) or
@@ -126,29 +126,9 @@ class HostilePeer:
     def __init__(self, kind: str, gap: float = 0.2) -> None:
         self.kind = kind
         self.gap = gap
-        self.connections = 0
-        self.closing = threading.Event()
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"https://127.0.0.1:{self.listener.getsockname()[1]}"
+        super().__init__("https")
 
-    def __enter__(self) -> HostilePeer:
-        threading.Thread(target=self._accept, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.closing.set()
-        self.listener.close()
-
-    def _accept(self) -> None:
-        while not self.closing.is_set():
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            self.connections += 1
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def _serve(self, conn: socket.socket) -> None:
+    def _serve(self, conn: socket.socket, number: int) -> None:
         with conn:
             try:
                 conn.recv(65536)  # the ClientHello

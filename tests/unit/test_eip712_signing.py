@@ -44,26 +44,29 @@ uint256 = st.integers(min_value=0, max_value=2**256 - 1)
 text = st.text(max_size=40)
 
 
+TRANSFER_TYPES: dict[str, list[dict[str, str]]] = {
+    "EIP712Domain": [
+        {"name": "name", "type": "string"},
+        {"name": "version", "type": "string"},
+        {"name": "chainId", "type": "uint256"},
+        {"name": "verifyingContract", "type": "address"},
+    ],
+    "TransferWithAuthorization": [
+        {"name": "from", "type": "address"},
+        {"name": "to", "type": "address"},
+        {"name": "value", "type": "uint256"},
+        {"name": "validAfter", "type": "uint256"},
+        {"name": "validBefore", "type": "uint256"},
+        {"name": "nonce", "type": "bytes32"},
+    ],
+}
+
+
 @st.composite
 def transfers(draw: st.DrawFn) -> dict[str, Any]:
     """A TransferWithAuthorization typed-data message, every field drawn."""
     return {
-        "types": {
-            "EIP712Domain": [
-                {"name": "name", "type": "string"},
-                {"name": "version", "type": "string"},
-                {"name": "chainId", "type": "uint256"},
-                {"name": "verifyingContract", "type": "address"},
-            ],
-            "TransferWithAuthorization": [
-                {"name": "from", "type": "address"},
-                {"name": "to", "type": "address"},
-                {"name": "value", "type": "uint256"},
-                {"name": "validAfter", "type": "uint256"},
-                {"name": "validBefore", "type": "uint256"},
-                {"name": "nonce", "type": "bytes32"},
-            ],
-        },
+        "types": TRANSFER_TYPES,
         "primaryType": "TransferWithAuthorization",
         "domain": {
             "name": draw(text),
@@ -328,22 +331,7 @@ def test_a_paid_signature_loads_neither_eth_account_nor_a_c_parser() -> None:
 def _transfer(domain: dict[str, Any], nonce: int = 7) -> dict[str, Any]:
     """A TransferWithAuthorization for `domain` (the strategy's shape, fixed values)."""
     return {
-        "types": {
-            "EIP712Domain": [
-                {"name": "name", "type": "string"},
-                {"name": "version", "type": "string"},
-                {"name": "chainId", "type": "uint256"},
-                {"name": "verifyingContract", "type": "address"},
-            ],
-            "TransferWithAuthorization": [
-                {"name": "from", "type": "address"},
-                {"name": "to", "type": "address"},
-                {"name": "value", "type": "uint256"},
-                {"name": "validAfter", "type": "uint256"},
-                {"name": "validBefore", "type": "uint256"},
-                {"name": "nonce", "type": "bytes32"},
-            ],
-        },
+        "types": TRANSFER_TYPES,
         "primaryType": "TransferWithAuthorization",
         "domain": domain,
         "message": {
