@@ -105,6 +105,22 @@ def pg_url(pg_cluster: Cluster) -> str:
     return pg_cluster.create_database("svc_" + uuid.uuid4().hex[:12])
 
 
+@pytest.fixture
+def pg_connections(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The URL of every connection the fleet ledger opens during the test, in order."""
+    from svc.store.ledger import postgres
+
+    opened: list[str] = []
+    connect = postgres.connect
+
+    def counted(url: str) -> Any:
+        opened.append(url)
+        return connect(url)
+
+    monkeypatch.setattr(postgres, "connect", counted)
+    return opened
+
+
 @pytest.fixture(scope="session")
 def mainnet_server() -> Iterator[Sandbox]:
     """A sandbox whose 402 offers Base mainnet USDC, exactly as production does (for fidelity

@@ -7,13 +7,11 @@ across processes: tests/unit/test_ledger_contract.py.)"""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from svc.errors import ConflictError
 from svc.store.ledger import LedgerStore, open_ledger
-from svc.store.ledger.postgres import connect, lock_key
+from svc.store.ledger.postgres import lock_key
 
 
 def _free(url: str, request_id: str) -> bool:
@@ -29,23 +27,10 @@ def _free(url: str, request_id: str) -> bool:
         return False
 
 
-def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    from svc.store.ledger import postgres
-
-    opened: list[str] = []
-
-    def counted(url: str) -> Any:
-        opened.append(url)
-        return connect(url)
-
-    monkeypatch.setattr(postgres, "connect", counted)
-    return opened
-
-
 def test_a_request_lock_opens_no_connection_beside_the_ledgers(
-    pg_url: str, monkeypatch: pytest.MonkeyPatch
+    pg_url: str, pg_connections: list[str]
 ) -> None:
-    opened = _counting(monkeypatch)
+    opened = pg_connections
     ledger = open_ledger(pg_url, "runner-a")
     try:
         assert len(opened) == 1  # the ledger's own
@@ -68,9 +53,9 @@ def test_a_ledger_closed_under_a_held_lock_keeps_it_until_the_release(pg_url: st
 
 
 def test_a_lock_taken_inside_the_ledgers_transaction_uses_another_connection(
-    pg_url: str, monkeypatch: pytest.MonkeyPatch
+    pg_url: str, pg_connections: list[str]
 ) -> None:
-    opened = _counting(monkeypatch)
+    opened = pg_connections
     ledger = open_ledger(pg_url, "runner-a")
     db = ledger._db  # type: ignore[attr-defined]
     try:
@@ -84,8 +69,8 @@ def test_a_lock_taken_inside_the_ledgers_transaction_uses_another_connection(
         ledger.close()
 
 
-def test_two_locks_held_at_once_are_both_held(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    opened = _counting(monkeypatch)
+def test_two_locks_held_at_once_are_both_held(pg_url: str, pg_connections: list[str]) -> None:
+    opened = pg_connections
     ledger = open_ledger(pg_url, "runner-a")
     try:
         with ledger.request_lock("req_outer", None), ledger.request_lock("req_inner", None):

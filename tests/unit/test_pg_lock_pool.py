@@ -8,25 +8,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import pytest
-
 from svc.store.ledger import open_ledger
 from svc.store.ledger.pg_lock_pool import LockConnections
 from svc.store.ledger.postgres import connect, lock_key
 
 
 def test_a_hundred_requests_one_after_another_keep_one_connection(
-    pg_url: str, monkeypatch: pytest.MonkeyPatch
+    pg_url: str, pg_connections: list[str]
 ) -> None:
-    from svc.store.ledger import postgres
-
-    opened: list[str] = []
-
-    def counted(url: str) -> Any:
-        opened.append(url)
-        return connect(url)
-
-    monkeypatch.setattr(postgres, "connect", counted)
+    opened = pg_connections
     ledger = open_ledger(pg_url, "runner-a")
     try:
         with ledger.request_lock("req_warm", None):

@@ -6,8 +6,6 @@ taken on a connection whose ledger is inside a transaction."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from svc.errors import LedgerUnavailableError
@@ -103,17 +101,9 @@ def test_a_transaction_that_runs_nothing_leaves_nothing_open(pg_url: str) -> Non
 
 
 def test_a_request_lock_inside_the_ledgers_transaction_is_not_lent(
-    pg_url: str, monkeypatch: pytest.MonkeyPatch
+    pg_url: str, pg_connections: list[str]
 ) -> None:
-    from svc.store.ledger import postgres
-
-    opened: list[str] = []
-
-    def counted(url: str) -> Any:
-        opened.append(url)
-        return connect(url)
-
-    monkeypatch.setattr(postgres, "connect", counted)
+    opened = pg_connections
     ledger = open_ledger(pg_url, "runner-a")
     db: PgDatabase = ledger._db  # type: ignore[attr-defined]
     try:
@@ -126,19 +116,11 @@ def test_a_request_lock_inside_the_ledgers_transaction_is_not_lent(
 
 
 def test_a_request_lock_inside_a_serial_transaction_is_not_lent(
-    pg_url: str, monkeypatch: pytest.MonkeyPatch
+    pg_url: str, pg_connections: list[str]
 ) -> None:
     """Not even before the transaction's first statement: a lock taken there would wait with
     the cap's lock held, and its release could end the transaction's connection."""
-    from svc.store.ledger import postgres
-
-    opened: list[str] = []
-
-    def counted(url: str) -> Any:
-        opened.append(url)
-        return connect(url)
-
-    monkeypatch.setattr(postgres, "connect", counted)
+    opened = pg_connections
     ledger = open_ledger(pg_url, "runner-a")
     db: PgDatabase = ledger._db  # type: ignore[attr-defined]
     try:
