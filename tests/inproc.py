@@ -198,6 +198,9 @@ def _fresh_process_state() -> None:
     redact.PROCESS = redact.Vault()  # read as redact.PROCESS everywhere (never imported by name)
     paid_record._PROCESS = paid_record.PaidRecord()
 
+    stopping = sys.modules.get("svc.mcp.stopping")  # an HTTP server's stop, if one served
+    if stopping is not None:
+        stopping.reset()
     terminal._interrupts.clear()
     terminal._signals.clear()
     terminal._door.active = None

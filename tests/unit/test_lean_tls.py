@@ -142,7 +142,8 @@ def test_a_peer_that_breaks_the_handshake_ends_the_same(kind: str) -> None:
 def test_a_trickled_handshake_ends_at_the_deadline_on_both_routes() -> None:
     started = time.monotonic()
     outcome = _same_on_both(lambda: HostilePeer("trickle", gap=0.1), timeout=1.0)
-    assert time.monotonic() - started < 4.0  # two polls of one second each, not more
+    # Two polls of one second each, not the trickle's unending handshake (slack for a load).
+    assert time.monotonic() - started < 8.0
     assert outcome == ("UnavailableError", 9, "poll failed after 1 attempts: poll timed out")
 
 

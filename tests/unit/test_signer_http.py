@@ -36,7 +36,7 @@ def test_a_trickled_answer_is_cut_at_the_timeout(in_headers: bool) -> None:
         elapsed = time.monotonic() - started
     assert failed.value.kind == "timeout", failed.value.detail
     assert f"within {TIMEOUT:g} s" in failed.value.detail
-    assert TIMEOUT <= elapsed < TIMEOUT + 0.8, elapsed
+    assert TIMEOUT <= elapsed < TIMEOUT + 5, elapsed  # the trickle alone would last a minute
 
 
 def test_a_prompt_answer_within_the_bound_is_read_whole() -> None:

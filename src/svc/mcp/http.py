@@ -127,6 +127,7 @@ def serve_http(app: FaceContext, host: str, port: int) -> int:
     )
     import logging
 
+    stopping.reset()
     stopping.quiet_cut_streams(logging.getLogger("uvicorn.error"))
     freeze_heap()
     try:

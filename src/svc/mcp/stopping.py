@@ -29,6 +29,12 @@ def begin() -> None:
     _stopping.set()
 
 
+def reset() -> None:
+    """A server starting in a process that served before (a library host, a test) starts
+    with no stop under way."""
+    _stopping.clear()
+
+
 def under_way() -> bool:
     return _stopping.is_set()
 
@@ -49,5 +55,8 @@ class _CutStreams(logging.Filter):
 
 
 def quiet_cut_streams(logger: logging.Logger) -> None:
-    """Drop uvicorn's error for a stream cut by the stop (only once a stop is under way)."""
-    logger.addFilter(_CutStreams())
+    """Drop uvicorn's error for a stream cut by the stop (only once a stop is under way),
+    added once however often a process serves. It drops it for a paid call cut after the
+    grace too: that call's outcome is in the ledger (`svc tasks`), journaled in its thread."""
+    if not any(isinstance(f, _CutStreams) for f in logger.filters):
+        logger.addFilter(_CutStreams())
