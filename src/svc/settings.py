@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from svc import origin, rail_table
 from svc.errors import UsageError
-from svc.money import AmountError, parse_usd
+from svc.money import AmountError, parse_usd, shown, usd_to_atomic
 from svc.settings_table import BY_KEY, SETTINGS, Setting
 
 NO_CAP = "none"
@@ -51,15 +51,30 @@ def usd_amount(label: str, raw: object) -> Decimal:
     if isinstance(value, Decimal) and value.is_finite() and not value.is_signed():
         return value  # already a number (a setting read before)
     try:
-        return parse_usd(value, label)
+        amount = parse_usd(value, label)
     except AmountError:
         text = str(value).strip().lower().lstrip("+")
         number_like = text.startswith("-") or text in _NOT_FINITE
         kind = "a non-negative USD amount" if number_like else "a USD amount like 1.50"
-        raise UsageError(f"{label} must be {kind}, got {raw!r}", hint=_PLAIN_HINT) from None
+        raise UsageError(f"{label} must be {kind}, got {_quoted(raw)}", hint=_PLAIN_HINT) from None
+    try:  # every cap and budget is counted in micro-USD: a finer one could never be applied
+        usd_to_atomic(amount)
+    except AmountError:
+        raise UsageError(
+            f"{label} must have at most 6 decimal places, got {_quoted(raw)}", hint=_PLAIN_HINT
+        ) from None
+    return amount
 
 
 _NOT_FINITE = frozenset({"nan", "snan", "inf", "infinity"})
+
+
+def _quoted(raw: object) -> str:
+    """A refused value as the refusal shows it: text by its start only (a fleet's stored value
+    may be endless), anything else as Python spells it."""
+    return shown(raw) if isinstance(raw, str) else repr(raw)
+
+
 _PLAIN_HINT = "an amount is ASCII digits with at most one dot, such as 1.50 or 20"
 
 

@@ -163,3 +163,15 @@ def test_fleet_is_for_the_cap_on_a_fleet_only(cli: Cli, pg_url: str) -> None:
     assert other.returncode == 2 and "daily_cap_usd" in other.stderr
     bad = cli("config", "set", "daily_cap_usd", "lots", "--fleet", env={"SVC_LEDGER_URL": pg_url})
     assert bad.returncode == 2 and "none" in bad.stderr
+
+
+@pytest.mark.parametrize("cap", ["1.0000001", "9" * 5000])
+def test_a_cap_finer_than_a_micro_dollar_or_endless_is_one_usage_line(cli: Cli, cap: str) -> None:
+    """More than six decimals has no meaning in micro-USD: it was accepted as a setting, then
+    every payment and `svc spend` died as an internal error (exit 1) when it was converted;
+    and a 5,000-digit value was repeated whole in the refusal."""
+    result = cli("spend", "--json", env={"SVC_DAILY_CAP": cap})
+    assert result.returncode == 2, result.stderr
+    error = result.json()
+    assert error["exit_code"] == 2 and "daily_cap_usd (env SVC_DAILY_CAP)" in error["detail"], error
+    assert "internal error" not in result.stderr and len(result.stderr) < 600, result.stderr
