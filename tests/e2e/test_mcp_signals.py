@@ -103,7 +103,10 @@ def test_sigterm_during_a_paid_call_keeps_its_record_and_it_is_never_paid_twice(
     that call to end, so a payment made is in the ledger; the same request id, submitted again
     to a new server, is not charged again."""
     cli.ok("config", "set", "mcp_preapproved_usd", "1.50")  # no elicitation on raw JSON-RPC
-    sandbox.faults({"kind": "delay", "seconds": 3, "method": "POST", "path": "/svc/tasks"})
+    # Both POSTs (the challenge and the paid one) answer 3 s late: the signal lands while the
+    # proof is out (`_until_sent`), however loaded the machine.
+    delayed = {"kind": "delay", "seconds": 3, "method": "POST", "path": "/svc/tasks", "count": 2}
+    sandbox.faults(delayed)
     rid = unique_request_id()
     submit = {
         "jsonrpc": "2.0",
