@@ -11,7 +11,7 @@ import time
 from datetime import datetime
 from typing import NamedTuple
 
-from svc.store.ledger.budgets import Limits, check_limits
+from svc.store.ledger.budgets import Limits, check_limits, exposure_sql
 from svc.store.ledger.cap_hold import held_at_once
 from svc.store.ledger.database import Database
 from svc.store.ledger.fleet_settings import CapReached, CapRule
@@ -64,13 +64,10 @@ class Authorizations:
         return [Authorization(**dict(row)) for row in rows]
 
     def exposure(self, since: float, now: float) -> int:
-        row = self.db.execute(
-            "SELECT COALESCE(SUM(amount_atomic - refunded_atomic), 0) FROM authorizations"
-            " WHERE signed_at >= ? AND (status = ? OR (status IN (?, ?, ?)"
-            " AND (valid_before IS NULL OR valid_before > ?)))",
-            (since, AuthState.SPENT, *EXPOSED, now),
-        ).fetchone()
-        return int(row[0])
+        """The daily cap's measure since `since`: the one subquery the budgets and the fleet's
+        one-script hold sum with."""
+        sql, params = exposure_sql(since, now)
+        return int(self.db.execute(f"SELECT {sql}", params).fetchone()[0])
 
     def reserve(
         self,
