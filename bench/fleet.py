@@ -7,6 +7,7 @@ round, and the ratio is the median of the rounds' (a burst of load then falls on
 from __future__ import annotations
 
 import json
+import os
 import resource
 import shutil
 import statistics
@@ -41,6 +42,24 @@ def runner_home(base: Path, wallet_home: Path, name: str) -> Path:
     home = base / name
     shutil.copytree(wallet_home / "config", home / "config")
     return home
+
+
+def server_cpu(data_dir: Path) -> float:
+    """User + system seconds of a PostgreSQL server: the postmaster, its reaped children (the
+    backends of runners that are gone) and the children still running (Linux /proc)."""
+    postmaster = int((data_dir / "postmaster.pid").read_text().split()[0])
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # ended while listed
+            continue
+        pid = int(stat.parent.name)
+        if pid == postmaster:
+            total += sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
+        elif int(fields[1]) == postmaster:
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def run_batches(
@@ -91,9 +110,11 @@ def fleet_case(
         folder.mkdir()
         single_home = runner_home(folder, bench.home, "single")
         single_env = {**bench.env_for(single_home)}
+        sandbox = bench.sandbox_cpu()
         single = run_batches(
             bench.svc, [(batch_file(folder, "all.jsonl", 0, n, stamp), single_env)], bench.peak_kb
         )
+        single_sandbox = bench.sandbox_cpu() - sandbox
         share = n // RUNNERS
         jobs = []
         for r in range(RUNNERS):
@@ -101,8 +122,16 @@ def fleet_case(
             env = {**bench.env_for(home), "SVC_LEDGER_URL": url, "SVC_RUNNER": f"runner-{r}"}
             source = batch_file(folder, f"part{r}.jsonl", n + r * share, share, stamp)
             jobs.append((source, env))
+        sandbox, server = bench.sandbox_cpu(), server_cpu(cluster.root / "data")
         fleet = run_batches(bench.svc, jobs, bench.peak_kb)
+        fleet_sandbox = bench.sandbox_cpu() - sandbox
+        fleet_server = server_cpu(cluster.root / "data") - server
         _rows(row, verdict, n, single, fleet)
+        row(
+            "  cpu: runners + PostgreSQL + sandbox",
+            f"1 runner {single[3]:.1f} + 0 + {single_sandbox:.1f} s;"
+            f" {RUNNERS} runners {fleet[3]:.1f} + {fleet_server:.1f} + {fleet_sandbox:.1f} s",
+        )
         _submit_rows(bench, row, verdict, single_env, url)
     finally:
         cluster.stop()
