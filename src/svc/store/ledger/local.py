@@ -162,9 +162,16 @@ class Ledger:
     ) -> Submission:
         """Write the row before the first byte is sent. Idempotent per request id.
 
-        `origin` binds the request's proof; `base_url` is where its task lives (with a path)."""
-        with self._db.write():
+        `origin` binds the request's proof; `base_url` is where its task lives (with a path).
+
+        One statement, so on either engine its own transaction (autocommit, as `mark_sent`'s):
+        the same commit without a BEGIN and a COMMIT around it. A store opened to read only
+        refuses it in `write()`, before any statement, as it refuses every other write."""
+        if self._db.unwritable_reason() is None:
             added = self._rows.add(request_id, origin, email, body, base_url or origin)
+        else:
+            with self._db.write():  # raises the store's own error (exit 9)
+                added = self._rows.add(request_id, origin, email, body, base_url or origin)
         found = added or self._rows.get(request_id)  # read back only when it was there already
         assert found is not None
         return found
