@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +45,7 @@ from svc.origin import TrustedURL
 from svc.pay.budget import limits_for
 from svc.pay.card import CardCheckout
 from svc.pay.errors import Action, classify, to_error
-from svc.pay.journal import PayState, RequestJournal, open_journal
+from svc.pay.journal import PayState, RequestJournal, held_journal
 from svc.pay.mpp import SptSource
 from svc.pay.rails import PaidAuth, RailParts, build_rail, settle_card
 from svc.pay.wallet import load_signer
@@ -113,11 +114,12 @@ def recent_duplicate(app: AppContext, body: dict[str, Any]) -> Submission | None
 
 def journal_for(
     app: AppContext, body: dict[str, Any], request_id: str | None, rail: str = rail_table.DEFAULT
-) -> RequestJournal:
-    """The request's journal (written now, or found again for a resume)."""
+) -> AbstractContextManager[RequestJournal]:
+    """The request's journal under its lock (written then, or found again for a resume): a
+    run that waited for another one of the same request id reads the row that run left."""
     rid = validate_request_id(request_id) if request_id else new_request_id()
     cap = app.daily_cap().rule  # read again at the hold: on a fleet, its value as stored then
-    return open_journal(
+    return held_journal(
         app.ledger,
         lambda: app.secrets,
         request_id=rid,
@@ -126,6 +128,7 @@ def journal_for(
         cap=cap,
         limits=limits_for(app.settings, app.ledger.runner),  # budgets, rate, breaker
         on_warning=app.money_warning,  # stderr, and a notification when asked for
+        on_wait=app.report.note,
     )
 
 
@@ -141,8 +144,7 @@ def submit(
     only_submission_fields(body)  # every path to a payment: CLI, batch, MCP, pay card
     policy = app.policy(max_price_usd=max_price_usd, trust_recipient=trust_recipient)
     policy.check_rail(rail)  # before anything is sent
-    journal = journal_for(app, body, request_id, rail)
-    with journal.hold(on_wait=app.report.note):
+    with journal_for(app, body, request_id, rail) as journal:
         crash_point("ledger_written")
         row = journal.row()
         if row.method and row.method != rail and row.has_proof:
@@ -475,8 +477,7 @@ def pay_card(app: AppContext, request_id: str | None, *, open_browser: bool) -> 
     if row is None:
         raise NotFoundError(f"request {rid} is not in the ledger")
     body = json.loads(row.body)
-    journal = journal_for(app, body, rid, CARD)  # refuses another origin, sends nothing
-    with journal.hold(on_wait=app.report.note):
+    with journal_for(app, body, rid, CARD) as journal:  # refuses another origin, sends nothing
         if journal.row().status != PayState.ACCEPTED:
             finish_card(app, journal, open_browser=open_browser)
         return submit(app, body, request_id=rid, rail=CARD)

@@ -38,6 +38,7 @@ from svc.pay.policy import PolicyRefusal
 from svc.store.ledger import CardState, LedgerStore, PayState, Submission, cap_day_start
 from svc.store.ledger.budgets import LimitReached, Limits
 from svc.store.ledger.fleet_settings import FLEET, AppliedCap, CapReached, CapRule
+from svc.store.ledger.rows import Written
 
 if TYPE_CHECKING:
     from svc.api.answers import SubmitAnswer, Task
@@ -45,7 +46,14 @@ if TYPE_CHECKING:
     from svc.pay.offer import Paid
     from svc.store.secrets import SecretStore
 
-__all__ = ["CardState", "PayState", "RecipientPins", "RequestJournal", "open_journal"]
+__all__ = [
+    "CardState",
+    "PayState",
+    "RecipientPins",
+    "RequestJournal",
+    "held_journal",
+    "open_journal",
+]
 
 RESERVE_SLACK_SECONDS = 5  # the window is computed again, a moment later, when signing
 # Rails whose proof is itself a secret (the MPP credential carries the shared payment token).
@@ -75,16 +83,38 @@ def open_journal(
     """Journal the request (or find it again); refuses another task or another origin.
     `limits`: the budgets, rate and breaker its hold must fit; `on_warning` hears a budget
     come near its end (once a window). `cap`: the daily cap's rule, read at the hold (on a
-    fleet the value stored then), in place of a fixed `cap_atomic`."""
-    origin = origin_of(base_url)
-    existing = ledger.get(request_id)
-    if existing is not None:
-        _check_resume(existing, request_id, origin, body)
-    else:
-        ledger.journal(request_id, origin, str(body["email"]), body, base_url)
-    journal = RequestJournal(ledger, secrets, request_id, origin, cap_atomic, cap=cap)
+    fleet the value stored then), in place of a fixed `cap_atomic`.
+
+    Without the request's lock: what it read may change before the caller holds it (a paying
+    run uses `held_journal`, which journals under the lock)."""
+    journal = RequestJournal(ledger, secrets, request_id, origin_of(base_url), cap_atomic, cap=cap)
     journal.limits, journal.on_warning = limits, on_warning
+    journal.open(base_url, body)
     return journal
+
+
+@contextmanager
+def held_journal(
+    ledger: LedgerStore,
+    secrets: Callable[[], SecretStore],
+    *,
+    request_id: str,
+    base_url: str,
+    body: dict[str, Any],
+    limits: Limits | None = None,
+    on_warning: Callable[[str], None] | None = None,
+    cap: CapRule | None = None,
+    on_wait: Callable[[str], None] | None = None,
+) -> Iterator[RequestJournal]:
+    """`open_journal` under the request's lock, taken first: the row read (or written) then is
+    the row as it is for as long as the lock is held, since this journal is its only writer
+    meanwhile, so the journal keeps it instead of reading it back after each transition.
+    Another run of the request id is waited for before its row is read (`on_wait` hears it)."""
+    journal = RequestJournal(ledger, secrets, request_id, origin_of(base_url), cap=cap)
+    journal.limits, journal.on_warning = limits, on_warning
+    with journal.hold(on_wait):
+        journal.open(base_url, body)
+        yield journal
 
 
 def _check_resume(row: Submission, request_id: str, origin: str, body: dict[str, Any]) -> None:
@@ -125,6 +155,37 @@ class RequestJournal:
         self.cap = cap if cap is not None else CapRule.fixed(cap_atomic)
         self.limits: Limits | None = None
         self.on_warning: Callable[[str], None] | None = None
+        self._held = 0  # depth of this journal's holds of the request's lock
+        self._row: Submission | None = None  # the row as it is, kept only while held
+        # This journal wrote the row under the lock and started no card payment since: no
+        # card_payments row can exist for the request (the acceptance skips its UPDATE).
+        self._no_card = False
+
+    def open(self, base_url: str, body: dict[str, Any]) -> Submission:
+        """Journal the request, or find it again: refuses another task or another origin.
+
+        Written first (a no-op for a request id that has a row), so a new request reads
+        nothing back; a ledger opened to read only is read first, so a resume still finds
+        its row there (an accepted one needs no write)."""
+        email, ledger = str(body["email"]), self.ledger
+        found = ledger.get(self.request_id) if ledger.unwritable() else None
+        if found is None:
+            found = ledger.journal(self.request_id, self.origin, email, body, base_url)
+        _check_resume(found, self.request_id, self.origin, body)
+        # A card payment is recorded with the move to awaiting_card, and no row goes back to
+        # journaled: a row still there has none (under the lock nobody else writes its rows;
+        # forgetting a money row (`force`), which keeps its card record as it keeps the auths,
+        # then a new run of the same request id is the one way around it: its card's record,
+        # dead or pending, stays as it was instead of being marked used by another rail).
+        self._no_card = self._held > 0 and found.status == PayState.JOURNALED
+        if self._held:
+            self._row = found
+        return found
+
+    def _wrote(self, written: Written) -> None:
+        """A transition's columns, into the row kept under the lock (as the ledger has it)."""
+        if self._row is not None:  # a new row (a caller may hold the old one), built directly:
+            self._row = Submission(**{**vars(self._row), **written})  # replace() is 2.5x this
 
     @property
     def holds(self) -> bool:
@@ -136,8 +197,13 @@ class RequestJournal:
         return limits is not None and (limits.active or bool(self.ledger.budgets()))
 
     def row(self) -> Submission:
+        """The request's row: the one kept while the lock is held, else read now."""
+        if self._row is not None:
+            return self._row
         row = self.ledger.get(self.request_id)
         assert row is not None  # journaled by open_journal
+        if self._held:
+            self._row = row
         return row
 
     # --- the proof ------------------------------------------------------------------------
@@ -181,7 +247,7 @@ class RequestJournal:
         secret = paid.rail in SECRET_PROOF_RAILS
         if secret:
             self._secrets().set(_proof_key(self.request_id), paid.proof)
-        self.ledger.record_signature(
+        written = self.ledger.record_signature(
             self.request_id,
             rail=paid.rail,
             proof=None if secret else paid.proof,
@@ -194,6 +260,7 @@ class RequestJournal:
             valid_before=paid.valid_before,
             origin=self.origin,
         )
+        self._wrote(written)
 
     def _forget_secret(self) -> None:
         row = self.row()
@@ -238,14 +305,14 @@ class RequestJournal:
 
     def sending(self, with_proof: bool) -> None:
         if with_proof:
-            self.ledger.mark_sent(self.request_id)
+            self._wrote(self.ledger.mark_sent(self.request_id))
         else:
-            self.ledger.mark_challenged(self.request_id)
+            self._wrote(self.ledger.mark_challenged(self.request_id))
 
     def accepted(self, task: Task, answer: SubmitAnswer) -> None:
         # Noted before the ledger, which may be what fails next: the process paid either way.
         paid_record.current().accepted(self.request_id, task.id)
-        self.ledger.mark_accepted(
+        written = self.ledger.mark_accepted(
             self.request_id,
             task_id=task.id,
             state=task.state,
@@ -253,7 +320,9 @@ class RequestJournal:
             billing=answer.billing.raw if answer.billing else None,
             receipt=answer.receipt,
             usage_error=answer.usage_error,
+            card=not self._no_card,
         )
+        self._wrote(written)
         self._forget_secret()
 
     def rejected(
@@ -264,11 +333,11 @@ class RequestJournal:
         self.ledger.release_reservation(self.request_id)
         row = self.row()
         if row.status != PayState.AWAITING_CARD and not row.has_proof:
-            self.ledger.mark_rejected(self.request_id, code, http_status, detail)
+            self._wrote(self.ledger.mark_rejected(self.request_id, code, http_status, detail))
 
     def refused(self, code: str, http_status: int | None = None) -> None:
         """A proof was refused without proof that it is void: it is kept for the resend."""
-        self.ledger.mark_refused(self.request_id, code, http_status)
+        self._wrote(self.ledger.mark_refused(self.request_id, code, http_status))
 
     def found_accepted(self, task_id: str) -> None:
         """A resume found the request accepted already: the task is this run's outcome too."""
@@ -276,26 +345,27 @@ class RequestJournal:
 
     def unknown(self, why: str, http_status: int | None = None) -> None:
         paid_record.current().unknown(self.request_id)
-        self.ledger.mark_unknown(self.request_id, why, http_status)
+        self._wrote(self.ledger.mark_unknown(self.request_id, why, http_status))
 
     def void(self, code: str) -> None:
         """The spec's codes prove the proof void: a new one may be signed (within the cap)."""
         rail = rail_table.BY_NAME.get(self.row().method or rail_table.X402)
         frees_cap = rail is not None and not rail.counts_until_deadline  # x402: validBefore
         self._forget_secret()
-        self.ledger.void_proof(self.request_id, code, frees_cap=frees_cap)
+        self._wrote(self.ledger.void_proof(self.request_id, code, frees_cap=frees_cap))
 
     def refunded(self, refunded_atomic: int | None, billing: str) -> None:
-        self.ledger.mark_refunded(self.request_id, refunded_atomic, billing)
+        self._wrote(self.ledger.mark_refunded(self.request_id, refunded_atomic, billing))
         self._forget_secret()
 
     def note_billing(self, billing: str) -> None:
-        self.ledger.note_billing(self.request_id, billing)
+        self._wrote(self.ledger.note_billing(self.request_id, billing))
 
     # --- card payments (a person pays on a hosted page) ------------------------------------
 
     def card_pending(self, offer: CardOffer, link: TrustedURL | None) -> None:
-        self.ledger.card_pending(
+        self._no_card = False  # from now on a card payment is recorded for the request
+        written = self.ledger.card_pending(
             self.request_id,
             payment_id=offer.payment_id,
             pay_url=str(offer.pay_url),
@@ -304,12 +374,13 @@ class RequestJournal:
             amount_atomic=offer.amount_atomic,
             recipient=offer.recipient,
         )
+        self._wrote(written)
 
     def card_complete(self) -> None:
         self.ledger.card_complete(self.request_id)
 
     def card_dead(self, code: str) -> None:
-        self.ledger.card_dead(self.request_id, code)
+        self._wrote(self.ledger.card_dead(self.request_id, code))
 
     def saved_card(self) -> dict[str, Any] | None:
         return self.ledger.card_payment(self.request_id)
@@ -318,9 +389,17 @@ class RequestJournal:
 
     @contextmanager
     def hold(self, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
-        """Serialise every run of this request id on this machine (re-entrant per process)."""
+        """Serialise every run of this request id on this machine (re-entrant per process).
+        The row this journal keeps is dropped when the outermost hold ends: from then on
+        another run may write it."""
         with self.ledger.request_lock(self.request_id, on_wait):
-            yield
+            self._held += 1
+            try:
+                yield
+            finally:
+                self._held -= 1
+                if not self._held:
+                    self._row, self._no_card = None, False
 
 
 def _cap_refusal(amount_atomic: int, cap: AppliedCap, exposed: int) -> Exception:

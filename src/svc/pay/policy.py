@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Protocol
 
@@ -77,6 +77,11 @@ class PaymentPolicy:
     # (network, asset) pairs accepted beside the allowed lists, each as a pair: the test
     # network for a loopback origin (AppContext.policy), never one half beside a mainnet half.
     test_terms: Sequence[tuple[str, str]] = ()
+    # The pin `check_recipient` read for each (network, asset), until `pin` uses it: a payment
+    # reads its pin once (a fresh one per policy, so per request: `replace` makes a new one).
+    _read: dict[tuple[str, str], str | None] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def holding_against(self, budget: DailyBudget | None) -> PaymentPolicy:
         """This policy for one request: every hold it takes goes to that request's budget
@@ -178,6 +183,7 @@ class PaymentPolicy:
 
     def check_recipient(self, network: str, asset: str, pay_to: str) -> None:
         pinned = self.pins.pinned(network, asset)
+        self._read[(network, asset.lower())] = pinned
         if pinned is None or pinned.lower() == pay_to.lower():
             return
         if self.confirm_new_recipient and self.confirm_new_recipient(pinned, pay_to):
@@ -192,8 +198,15 @@ class PaymentPolicy:
         )
 
     def pin(self, offer: Offer) -> None:
-        """After signing: the recipient this origin was paid is the one to expect next time."""
-        if self.pins.pinned(offer.network, offer.asset) != offer.pay_to:
+        """After signing: the recipient this origin was paid is the one to expect next time.
+
+        Compared with the pin this payment's check read, not read again (a statement less a
+        payment): the two differ only if another run pinned a recipient in between, a race
+        the second read did not close either (it wrote this payment's recipient over that
+        pin; now that pin stays unless this payment was the origin's first)."""
+        key = (offer.network, offer.asset.lower())
+        pinned = self._read.pop(key) if key in self._read else self.pins.pinned(*key)
+        if pinned != offer.pay_to:
             self.pins.pin(offer.network, offer.asset, offer.pay_to)
 
     def check_rail(self, rail: str) -> None:

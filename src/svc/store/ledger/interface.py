@@ -23,7 +23,7 @@ from svc.store.ledger.books import SpendGroup
 from svc.store.ledger.budgets import Budget, LimitReached, Limits
 from svc.store.ledger.fleet_settings import CapRule
 from svc.store.ledger.reads_bounded import BoundedReads
-from svc.store.ledger.rows import Authorization, Submission
+from svc.store.ledger.rows import Authorization, Submission, Written
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ class LedgerStore(Protocol):
         `origin` binds the request's proof; `base_url` is where its task lives (with a path)."""
         ...
 
-    def mark_challenged(self, request_id: str) -> None:
+    def mark_challenged(self, request_id: str) -> Written:
         """The request goes out without a proof."""
         ...
 
@@ -171,7 +171,7 @@ class LedgerStore(Protocol):
         asset: str,
         valid_before: float | None,
         origin: str,
-    ) -> None:
+    ) -> Written:
         """Journal a signed proof before it is sent, so every retry re-sends this one.
 
         `proof` is None when the proof itself is a secret (kept in the secret store)."""
@@ -181,7 +181,7 @@ class LedgerStore(Protocol):
         """Signing did not happen (no key, a refusal after the hold): nothing is exposed."""
         ...
 
-    def mark_sent(self, request_id: str) -> None:
+    def mark_sent(self, request_id: str) -> Written:
         """The journaled proof is on its way."""
         ...
 
@@ -195,7 +195,10 @@ class LedgerStore(Protocol):
         billing: str | None,
         receipt: str | None,
         usage_error: str | None,
-    ) -> None: ...
+        card: bool = True,
+    ) -> Written:
+        """The service accepted; `card` False: no card payment can be recorded for it."""
+        ...
 
     def mark_rejected(
         self,
@@ -203,27 +206,29 @@ class LedgerStore(Protocol):
         error: str,
         http_status: int | None = None,
         detail: str | None = None,
-    ) -> None:
+    ) -> Written:
         """Refused before any proof went out: nothing was charged. `detail`: why, in words."""
         ...
 
-    def mark_refused(self, request_id: str, error: str, http_status: int | None = None) -> None:
+    def mark_refused(self, request_id: str, error: str, http_status: int | None = None) -> Written:
         """A proof was refused without the spec's word that it is void: keep it for resends."""
         ...
 
-    def mark_unknown(self, request_id: str, error: str, http_status: int | None = None) -> None:
+    def mark_unknown(self, request_id: str, error: str, http_status: int | None = None) -> Written:
         """A proof went out and no readable answer came back: it may have been charged."""
         ...
 
-    def void_proof(self, request_id: str, error: str, *, frees_cap: bool) -> None:
+    def void_proof(self, request_id: str, error: str, *, frees_cap: bool) -> Written:
         """The spec's codes prove the proof void: a new one may be signed. An x402
         authorization still counts until it expires (`frees_cap` False): whoever holds it can
         settle it, whatever the server said."""
         ...
 
-    def mark_refunded(self, request_id: str, refunded_atomic: int | None, billing: str) -> None: ...
+    def mark_refunded(
+        self, request_id: str, refunded_atomic: int | None, billing: str
+    ) -> Written: ...
 
-    def note_billing(self, request_id: str, billing: str) -> None: ...
+    def note_billing(self, request_id: str, billing: str) -> Written: ...
 
     # --- card payments waiting for a person -------------------------------------------------
     def card_pending(
@@ -236,11 +241,11 @@ class LedgerStore(Protocol):
         checkout_url: str | None,
         amount_atomic: int,
         recipient: str,
-    ) -> None:
+    ) -> Written:
         """A hosted card page was started; a person has to pay it."""
         ...
 
-    def card_dead(self, request_id: str, error: str) -> None:
+    def card_dead(self, request_id: str, error: str) -> Written:
         """The card payment failed or was cancelled: it can never be spent."""
         ...
 

@@ -29,7 +29,15 @@ from svc.store.ledger.interface import LedgerInfo, LedgerStore, RequestLocks
 from svc.store.ledger.locks import request_lock, sweep_stale
 from svc.store.ledger.pins import Pins
 from svc.store.ledger.reads_bounded import BoundedReads
-from svc.store.ledger.rows import EXPOSED, Authorization, AuthState, CardState, PayState, Submission
+from svc.store.ledger.rows import (
+    EXPOSED,
+    Authorization,
+    AuthState,
+    CardState,
+    PayState,
+    Submission,
+    Written,
+)
 from svc.store.ledger.sqlite import Database
 from svc.store.ledger.submissions import Submissions
 
@@ -154,16 +162,23 @@ class Ledger:
     ) -> Submission:
         """Write the row before the first byte is sent. Idempotent per request id.
 
-        `origin` binds the request's proof; `base_url` is where its task lives (with a path)."""
-        with self._db.write():
-            self._rows.add(request_id, origin, email, body, base_url or origin)
-        found = self._rows.get(request_id)
+        `origin` binds the request's proof; `base_url` is where its task lives (with a path).
+
+        One statement, so on either engine its own transaction (autocommit, as `mark_sent`'s):
+        the same commit without a BEGIN and a COMMIT around it. A store opened to read only
+        refuses it in `write()`, before any statement, as it refuses every other write."""
+        if self._db.unwritable_reason() is None:
+            added = self._rows.add(request_id, origin, email, body, base_url or origin)
+        else:
+            with self._db.write():  # raises the store's own error (exit 9)
+                added = self._rows.add(request_id, origin, email, body, base_url or origin)
+        found = added or self._rows.get(request_id)  # read back only when it was there already
         assert found is not None
         return found
 
-    def mark_challenged(self, request_id: str) -> None:
+    def mark_challenged(self, request_id: str) -> Written:
         """The request goes out without a proof."""
-        self._rows.set(request_id, status=PayState.CHALLENGED)
+        return self._rows.set(request_id, status=PayState.CHALLENGED)
 
     def reserve(
         self,
@@ -206,14 +221,14 @@ class Ledger:
         asset: str,
         valid_before: float | None,
         origin: str,
-    ) -> None:
+    ) -> Written:
         """Journal a signed proof before it is sent, so every retry re-sends this one.
 
         `proof` is None when the proof itself is a secret (kept in the secret store)."""
         auth = LiveAuth(request_id, rail, amount_atomic, origin, valid_before, fingerprint)
         with self._db.write(durable=True):
             self._auths.authorize(auth, pay_to=pay_to, network=network)
-            self._rows.set(
+            return self._rows.set(
                 request_id,
                 method=rail,
                 proof=proof,
@@ -231,9 +246,9 @@ class Ledger:
         """Signing did not happen (no key, a refusal after the hold): nothing is exposed."""
         self._auths.release(request_id)
 
-    def mark_sent(self, request_id: str) -> None:
+    def mark_sent(self, request_id: str) -> Written:
         """The journaled proof is on its way."""
-        self._rows.set(request_id, status=PayState.SENT)
+        return self._rows.set(request_id, status=PayState.SENT)
 
     def mark_accepted(
         self,
@@ -245,9 +260,12 @@ class Ledger:
         billing: str | None,
         receipt: str | None,
         usage_error: str | None,
-    ) -> None:
+        card: bool = True,
+    ) -> Written:
+        """The service accepted: the row, its authorization spent, and its card payment used
+        (`card` False: none can be recorded for the request, so that UPDATE is not sent)."""
         with self._db.write():
-            self._rows.set(
+            written = self._rows.set(
                 request_id,
                 status=PayState.ACCEPTED,
                 task_id=task_id,
@@ -261,7 +279,9 @@ class Ledger:
             self._auths.set_status(
                 request_id, AuthState.SPENT, among=(AuthState.LIVE, AuthState.REFUSED)
             )
-            self._cards.set_status(request_id, CardState.USED)
+            if card:
+                self._cards.set_status(request_id, CardState.USED)
+        return written
 
     def mark_rejected(
         self,
@@ -269,9 +289,9 @@ class Ledger:
         error: str,
         http_status: int | None = None,
         detail: str | None = None,
-    ) -> None:
+    ) -> Written:
         """Refused before any proof went out: nothing was charged. `detail`: why, in words."""
-        self._rows.set(
+        return self._rows.set(
             request_id,
             status=PayState.REJECTED,
             error=error,
@@ -279,40 +299,47 @@ class Ledger:
             error_detail=None if detail is None else detail[:DETAIL_LIMIT],
         )
 
-    def mark_refused(self, request_id: str, error: str, http_status: int | None = None) -> None:
+    def mark_refused(self, request_id: str, error: str, http_status: int | None = None) -> Written:
         """A proof was refused without the spec's word that it is void: keep it for resends."""
         with self._db.write():
-            self._rows.set(
+            written = self._rows.set(
                 request_id, status=PayState.REFUSED, error=error, http_status=http_status
             )
             self._auths.set_status(request_id, AuthState.REFUSED, among=(AuthState.LIVE,))
+        return written
 
-    def mark_unknown(self, request_id: str, error: str, http_status: int | None = None) -> None:
+    def mark_unknown(self, request_id: str, error: str, http_status: int | None = None) -> Written:
         """A proof went out and no readable answer came back: it may have been charged."""
-        self._rows.set(request_id, status=PayState.UNKNOWN, error=error, http_status=http_status)
+        return self._rows.set(
+            request_id, status=PayState.UNKNOWN, error=error, http_status=http_status
+        )
 
-    def void_proof(self, request_id: str, error: str, *, frees_cap: bool) -> None:
+    def void_proof(self, request_id: str, error: str, *, frees_cap: bool) -> Written:
         """The spec's codes prove the proof void: a new one may be signed. An x402
         authorization still counts until it expires (`frees_cap` False): whoever holds it can
         settle it, whatever the server said."""
         with self._db.write():
-            self._rows.set(request_id, proof=None, proof_fp=None, status=PayState.VOID, error=error)
+            written = self._rows.set(
+                request_id, proof=None, proof_fp=None, status=PayState.VOID, error=error
+            )
             after = AuthState.VOID if frees_cap else AuthState.REFUSED
             self._auths.set_status(request_id, after, among=(AuthState.LIVE, AuthState.REFUSED))
             self._cards.set_status(request_id, CardState.DEAD)
+        return written
 
-    def mark_refunded(self, request_id: str, refunded_atomic: int | None, billing: str) -> None:
+    def mark_refunded(self, request_id: str, refunded_atomic: int | None, billing: str) -> Written:
         with self._db.write():
-            self._rows.set(
+            written = self._rows.set(
                 request_id,
                 status=PayState.REFUNDED,
                 refunded_atomic=refunded_atomic,
                 billing=billing,
             )
             self._auths.refunded(request_id, refunded_atomic)
+        return written
 
-    def note_billing(self, request_id: str, billing: str) -> None:
-        self._rows.set(request_id, billing=billing)
+    def note_billing(self, request_id: str, billing: str) -> Written:
+        return self._rows.set(request_id, billing=billing)
 
     # --- card payments waiting for a person ---------------------------------------------------
 
@@ -326,7 +353,7 @@ class Ledger:
         checkout_url: str | None,
         amount_atomic: int,
         recipient: str,
-    ) -> None:
+    ) -> Written:
         """A hosted card page was started; a person has to pay it."""
         with self._db.write(durable=True):
             self._cards.started(
@@ -337,7 +364,7 @@ class Ledger:
                 checkout_url=checkout_url,
                 amount_atomic=amount_atomic,
             )
-            self._rows.set(
+            return self._rows.set(
                 request_id,
                 method=rail_table.CARD,
                 amount_atomic=amount_atomic,
@@ -345,12 +372,15 @@ class Ledger:
                 status=PayState.AWAITING_CARD,
             )
 
-    def card_dead(self, request_id: str, error: str) -> None:
+    def card_dead(self, request_id: str, error: str) -> Written:
         """The card payment failed or was cancelled: it can never be spent."""
         with self._db.write():
             self._cards.set_status(request_id, CardState.DEAD)
-            self._rows.set(request_id, proof=None, proof_fp=None, status=PayState.VOID, error=error)
+            written = self._rows.set(
+                request_id, proof=None, proof_fp=None, status=PayState.VOID, error=error
+            )
             self._auths.set_status(request_id, AuthState.VOID, among=EXPOSED)
+        return written
 
     def card_complete(self, request_id: str) -> None:
         self._cards.set_status(request_id, CardState.COMPLETE)

@@ -51,6 +51,10 @@ GONE = "gone"
 # Statuses of ledgers written before the lifecycle had names of its own.
 LEGACY_STATUS = {"prepared": "journaled", "paying": "sent", "reserving": "journaled"}
 
+# The columns of a submission's row that one transition wrote, by name: the journal that holds
+# the request's lock keeps its row up to date with them instead of reading it back.
+Written = dict[str, Any]
+
 # Kept as module names for callers that read rows (svc tasks, spend, watch).
 ACCEPTED = PayState.ACCEPTED
 UNKNOWN = PayState.UNKNOWN

@@ -8,7 +8,7 @@ from dataclasses import fields
 from typing import Any
 
 from svc.store.ledger.database import Database
-from svc.store.ledger.rows import PayState, Submission
+from svc.store.ledger.rows import PayState, Submission, Written
 
 _COLUMNS = frozenset(f.name for f in fields(Submission))
 
@@ -53,11 +53,13 @@ class Submissions:
 
     def add(
         self, request_id: str, origin: str, email: str, body: dict[str, Any], base_url: str
-    ) -> None:
-        """The journaled row (a no-op when the request id has one), in the caller's transaction."""
+    ) -> Submission | None:
+        """The journaled row (a no-op when the request id has one), in the caller's transaction:
+        the row as written, or None when the request id had one (the caller reads that)."""
         now = time.time()
         preview = " ".join(str(body.get("task", "")).split())[:120]
-        self.db.execute(
+        text = json.dumps(body)
+        added = self.db.execute(
             "INSERT INTO submissions (request_id, base_url, origin, email,"
             " task_preview, body, status, created_at, updated_at, runner)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING",
@@ -67,21 +69,32 @@ class Submissions:
                 origin,
                 email,
                 preview,
-                json.dumps(body),
+                text,
                 PayState.JOURNALED,
                 now,
                 now,
                 self.runner,
             ),
         )
+        if added.rowcount != 1:
+            return None
+        written: Written = dict.fromkeys(_COLUMNS)  # what the INSERT left NULL
+        written.update(
+            request_id=request_id, base_url=base_url, origin=origin, email=email,
+            task_preview=preview, body=text, status=PayState.JOURNALED, created_at=now,
+            updated_at=now, runner=self.runner,
+        )  # fmt: skip
+        return Submission(**written)
 
-    def set(self, request_id: str, **fields: Any) -> None:
+    def set(self, request_id: str, **fields: Any) -> Written:
+        """Write `fields` (and the time) into a request's row; returns what it wrote."""
         fields["updated_at"] = time.time()
         cols = ", ".join(f"{name} = ?" for name in fields)
         self.db.execute(
             f"UPDATE submissions SET {cols} WHERE request_id = ?",  # noqa: S608 - names are ours
             (*fields.values(), request_id),
         )
+        return fields
 
     def delete(self, request_id: str) -> None:
         self.db.execute("DELETE FROM submissions WHERE request_id = ?", (request_id,))
