@@ -104,9 +104,13 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--concurrency", type=int)
+    parser.add_argument("--new-concurrency", type=int, help="the new tree's, if not the same")
     args = parser.parse_args()
     trees = {"old": str(Path(args.old).resolve()), "new": str(Path(args.new).resolve())}
     extra = [] if args.concurrency is None else ["--concurrency", str(args.concurrency)]
+    extras = {"old": extra, "new": extra}
+    if args.new_concurrency is not None:
+        extras["new"] = ["--concurrency", str(args.new_concurrency)]
     root = Path(tempfile.mkdtemp(prefix="svc-batch-pair-"))
     rows: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
     with SandboxProcess(clock_speed=1.0) as sandbox:
@@ -142,7 +146,7 @@ def main() -> None:
                         for i in range(args.tasks)
                     )
                 )
-                rows[name].append(one_batch(envs[name], path, extra, pid))
+                rows[name].append(one_batch(envs[name], path, extras[name], pid))
             o, n = rows["old"][-1], rows["new"][-1]
             print(
                 f"round {r}: "
