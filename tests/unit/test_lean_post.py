@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Generator
+from pathlib import Path
 
 import httpcore
 import httpx
 import pytest
 from tests.raw_peer import RawPeer, json_answer
+from tests.tls_peer import make_pki
 from tests.unit.test_lean_wire import HOSTILE, OK
 
 from svc.api import lean
@@ -231,3 +233,41 @@ def test_a_mock_of_httpx_sending_sees_every_post(monkeypatch: pytest.MonkeyPatch
         http.close()
         assert len(peer.requests) == 1
     assert seen == ["POST", "POST"]
+
+
+def test_a_paid_submit_over_tls_is_the_same_bytes_and_a_bad_certificate_sends_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over https the lean route verifies as httpx's does before a POST leaves: a certificate
+    for another host ends both routes the same with nothing written; a sound one carries the
+    challenge and the paid retry byte for byte as httpx writes them."""
+    pki = make_pki(tmp_path)
+    for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "SSL_CERT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SSL_CERT_FILE", str(pki.ca))
+    sent = _sends_lean(monkeypatch)
+    refused = []
+    for lean_route in (False, True):
+        with RawPeer(lambda _: (OK, False), tls=pki.wrong_host) as peer:
+            http = _http(lean_route)
+            outcome = _post(http, peer.url + "/svc/tasks", _PaidOnChallenge())
+            http.close()
+        assert (peer.handshakes, peer.requests) == (0, [])
+        port = peer.url.rsplit(":", 1)[1]
+        refused.append(tuple(str(part).replace(port, "PORT") for part in outcome))
+    assert refused[1] == refused[0] and refused[1][:2] == ("UnavailableError", "9")
+    assert sent == []
+    wires, outcomes = [], []
+    for lean_route in (False, True):
+        answers = [CHALLENGE, json_answer(b'{"id": "t1"}')]
+        with RawPeer(lambda i, answers=answers: (answers[i], False), tls=pki.good) as peer:
+            http = _http(lean_route)
+            outcomes.append(_post(http, peer.url + "/svc/tasks", _PaidOnChallenge()))
+            http.close()
+        assert peer.connections == 1
+        host = peer.url[8:].encode()
+        wires.append([request.replace(host, b"HOST") for _, request in peer.requests])
+    assert outcomes == [("ok", 200, b'{"id": "t1"}')] * 2
+    assert wires[1] == wires[0] and len(wires[1]) == 2
+    assert b"\r\nPayment-Signature: proof-of-payment\r\n" in wires[1][1]
+    assert len(sent) == 2
