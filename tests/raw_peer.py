@@ -55,7 +55,8 @@ class RawPeer(Listener):
         self.tls = tls  # a server context: the peer speaks https (tests/tls_peer.py)
         self.handshakes = 0  # connections whose TLS handshake completed
         self.gap = gap
-        self.requests: list[tuple[int, bytes]] = []  # (connection number, the request's head)
+        # (connection number, the request's head and its body, if it has a Content-Length)
+        self.requests: list[tuple[int, bytes]] = []
         self.lock = threading.Lock()
         super().__init__("https" if tls else "http")
 
@@ -82,9 +83,19 @@ class RawPeer(Listener):
                         return
                     buf += data
                 head, _, buf = buf.partition(b"\r\n\r\n")
+                length = _content_length(head)
+                while len(buf) < length:  # a request's body (a POST's) is read whole
+                    try:
+                        data = conn.recv(65536)
+                    except OSError:
+                        return
+                    if not data:
+                        return
+                    buf += data
+                body, buf = buf[:length], buf[length:]
                 with self.lock:
                     index = len(self.requests)
-                    self.requests.append((number, head + b"\r\n\r\n"))
+                    self.requests.append((number, head + b"\r\n\r\n" + body))
                 answer, close = self.script(index)
                 if not self._write(conn, answer):
                     return
@@ -103,6 +114,14 @@ class RawPeer(Listener):
         except OSError:
             return False
         return True
+
+
+def _content_length(head: bytes) -> int:
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return int(value.strip())
+    return 0
 
 
 def json_answer(body: bytes = b'{"ok": true}', *extra: bytes) -> bytes:

@@ -12,6 +12,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from svc.store.ledger import Ledger
 from svc.store.ledger.locks import STALE_LOCKS_WORTH_A_SWEEP, request_lock
@@ -19,6 +22,9 @@ from svc.store.ledger.locks import STALE_LOCKS_WORTH_A_SWEEP, request_lock
 RACER = """
 import os, sys, time
 from pathlib import Path
+from typing import Any
+
+import pytest
 from svc.store.ledger.locks import request_lock
 folder, marker, rounds = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 for _ in range(rounds):
@@ -91,3 +97,31 @@ def test_opening_the_ledger_sweeps_stale_lock_files_but_not_a_held_one(tmp_path:
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_the_folder_is_made_only_when_missing_and_again_if_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request's lock no longer asks for `locks/` each time (a mkdir failing with EEXIST was
+    a system call per paid request): the folder is made when the open finds it missing, with
+    the same private mode, and made again if it was removed while svc runs."""
+    folder = tmp_path / "locks"
+    made: list[Path] = []
+    mkdir = Path.mkdir
+
+    def counted(self: Path, *args: Any, **kwargs: Any) -> None:
+        made.append(self)
+        mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", counted)
+    with request_lock(folder, "req_first", None):
+        assert folder.stat().st_mode & 0o777 == 0o700
+    for n in range(3):
+        with request_lock(folder, f"req_{n}", None):
+            assert len(list(folder.iterdir())) == 1
+    assert made == [folder]
+    folder.rmdir()
+    with request_lock(folder, "req_after", None):
+        assert len(list(folder.iterdir())) == 1
+    assert made == [folder, folder]
+    assert list(folder.iterdir()) == []

@@ -89,8 +89,9 @@ class Http:
             timeout = _env_number("SVC_TIMEOUT", DEFAULT_TIMEOUT)
         limit = int(_env_number("SVC_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE, integer=True))
         self.max_response_bytes = limit  # one answer's bound; a paged listing counts from it
-        # `lean`: a bodiless GET with no proxy (http or https) skips httpcore (api/lean.py); False
-        # sends it by httpx's transport (the tests compare the two routes).
+        # `lean`: a bodiless GET or a POST with its body in memory, with no proxy (http or
+        # https), skips httpcore (api/lean.py); False sends it by httpx's transport (the tests
+        # compare the two routes).
         self.router = ProxyRouter(
             timeout, proxies_from_environment(), lean_limit=limit if lean else None
         )

@@ -1,4 +1,5 @@
-"""The lean route of a plain GET with no proxy, over http:// or https://: a watch's poll (issue 34).
+"""The lean route of a plain GET or a POST with its body in memory, with no proxy, over http://
+or https://: a watch's poll, a submit and its paid retry (issue 34).
 
 httpx's transport and httpcore cost a loopback poll about twice what the exchange itself does
 (the pool scans every connection for each request, h11 builds an event for each step, the body
@@ -15,8 +16,10 @@ Over https the connection is verified exactly as httpx's route verifies it: the 
 `ssl.SSLContext` (api/transport.tls_context(), ALPN http/1.1), the URL's host as SNI and for
 the host name check, the handshake under the answer's deadline (api/lean_conn.handshake).
 
-api/transport.ProxyRouter sends a request here only when it has no proxy; one that is not a
-GET without a body goes on to httpx's transport of that route, and proxies take httpx's routes.
+api/transport.ProxyRouter sends a request here only when it has no proxy; one that is neither a
+GET without a body nor a POST framed by its Content-Length goes on to httpx's transport of that
+route, and proxies take httpx's routes. A POST is written once: on a kept connection that turns
+out dead (closed after the idle check) it fails as httpcore's fails, and is never re-sent here.
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ _TARGET = re.compile(rb"[\x21-\x7e]+")
 _HTTPX_SENDS = "httpx._transports.default"  # where the real sending methods are defined
 _HTTPCORE_SENDS = "httpcore._sync.connection_pool"
 _BODY_FIELDS = (b"content-length", b"transfer-encoding")
+# The methods this route sends: a poll's GET, and a POST with its whole body in memory (a
+# submit, its paid retry with the proof httpx's auth flow added, a reply).
+_METHODS = ("GET", "POST")
 
 Key = tuple[str, str, int]  # (scheme, host, port): the connections that may serve a request
 # The verifying context and httpx's direct https route, built on first TLS use (ProxyRouter).
@@ -49,13 +55,20 @@ _PORTS = {"http": 80, "https": 443}
 
 
 def request_head(request: httpx.Request) -> bytes | None:
-    """The request line and fields as h11 writes them (Host first, then the rest in order);
-    None for a request with a body, which is not this route's."""
+    """The request as h11 writes it: the request line, the fields (Host first, then the rest
+    in order) and, for a POST, its body. None for a request this route does not send: a GET
+    with a body, a POST whose body is not whole in memory or not framed by one Content-Length
+    that says its size exactly (h11 refuses a mismatch half-way through sending: httpx's route
+    sends it, to fail the same way), and every other method."""
+    if request.method not in _METHODS:
+        return None
+    method = request.method.encode("ascii")
     target = request.url.raw_path
     if not _TARGET.fullmatch(target):
         raise httpx.LocalProtocolError(f"Illegal target characters: {target!r}")
     host: list[bytes] = []
     rest: list[bytes] = []
+    framing: list[tuple[bytes, bytes]] = []
     for name, value in request.headers.raw:
         if not FIELD_NAME.fullmatch(name):
             raise httpx.LocalProtocolError(f"Illegal header name {name!r}")
@@ -63,15 +76,32 @@ def request_head(request: httpx.Request) -> bytes | None:
             raise httpx.LocalProtocolError(f"Illegal header value {value!r}")
         lowered = name.lower()
         if lowered in _BODY_FIELDS:
-            return None
+            framing.append((lowered, value))
         (host if lowered == b"host" else rest).append(b"%s: %s\r\n" % (name, value))
     if not host:
         raise httpx.LocalProtocolError("Missing mandatory Host: header")
-    return b"GET %s HTTP/1.1\r\n%s%s\r\n" % (target, b"".join(host), b"".join(rest))
+    body = _body(method, request, framing)
+    if body is None:
+        return None
+    return b"%s %s HTTP/1.1\r\n%s%s\r\n%s" % (method, target, b"".join(host), b"".join(rest), body)
+
+
+def _body(
+    method: bytes, request: httpx.Request, framing: list[tuple[bytes, bytes]]
+) -> bytes | None:
+    """A GET's (none) or a POST's body as the route sends it; None when it is not the route's."""
+    if method == b"GET":
+        return None if framing else b""
+    if not isinstance(request.stream, httpx.ByteStream) or len(framing) != 1:
+        return None
+    body = request.content  # a ByteStream's bytes, read when the request was built
+    return body if framing[0] == (b"content-length", b"%d" % len(body)) else None
 
 
 class LeanTransport(httpx.BaseTransport):
-    """Plain GETs, each answer whole within `seconds` and `limit` raw bytes; any other request
+    """Plain GETs and small POSTs (`request_head`), each answer whole within `seconds` and
+    `limit` raw bytes, each request written once (never again on another connection: httpcore
+    does not either, and the retry loop decides what may be sent twice); any other request
     goes to httpx's transport of the same route (`other` for http://, `tls`'s for https://).
     Without `tls`, every https request goes to `other`."""
 
@@ -88,7 +118,7 @@ class LeanTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url
         scheme = url.scheme if url.scheme == "http" or self.tls is not None else ""
-        mine = request.method == "GET" and scheme in _PORTS and not _sending_is_mocked()
+        mine = scheme in _PORTS and not _sending_is_mocked()
         head = request_head(request) if mine else None
         if head is None:
             return self._other(url.scheme).handle_request(request)
@@ -103,7 +133,7 @@ class LeanTransport(httpx.BaseTransport):
         except BaseException:
             sock.close()
             raise
-        if answer.keep_alive and answer.status != 101 and not exchange.buf:
+        if answer.keep_alive and answer.status != 101 and exchange.whole and not exchange.buf:
             self._checkin(key, sock)
         else:
             sock.close()

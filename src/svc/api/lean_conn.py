@@ -1,5 +1,5 @@
-"""One exchange on an HTTP/1.1 connection, without httpcore: the request head out, the answer
-in whole, under one deadline and the size cap (the lean plain-GET route, api/lean.py).
+"""One exchange on an HTTP/1.1 connection, without httpcore: the request out, the answer in
+whole, under one deadline and the size cap (the lean route of a GET or a small POST, api/lean.py).
 
 Each socket operation is bounded by its own timeout and by what is left of the answer's
 deadline, as api/transport.DeadlineTransport bounds httpcore's: a server that trickles a byte
@@ -95,15 +95,22 @@ class Exchange:
         self.url = url
         self.limit = limit
         self.buf = bytearray()
+        self.whole = False  # the whole request was written (else the connection is not kept)
 
-    def send(self, head: bytes) -> None:
+    def send(self, request: bytes) -> None:
+        """The request's bytes (head and body) in one write, bounded as a whole. A write the
+        connection refuses is not an error yet, as in httpcore: the server may have answered
+        and closed before reading it all (a refusal of a large body), so the answer is read
+        next, and a connection that had gone away ends there (no answer: its error); either
+        way the request is never written again here."""
         self.sock.settimeout(self.clock.left("write", httpx.WriteTimeout))
         try:
-            self.sock.sendall(head)
+            self.sock.sendall(request)
         except TimeoutError as exc:
             raise httpx.WriteTimeout(str(exc) or "timed out") from exc
-        except OSError as exc:
-            raise httpx.WriteError(str(exc)) from exc
+        except OSError:
+            return
+        self.whole = True
 
     def _fill(self) -> bool:
         """More bytes into the buffer; False when the server has closed its side."""

@@ -159,9 +159,9 @@ class ProxyRouter(httpx.BaseTransport):
         self.env = env
         self.seconds = seconds
         self.httpx_cleartext = DeadlineTransport(seconds, verify=_trusting_nobody())
-        # `lean_limit`: a bodiless GET with no proxy (http or https) skips httpcore
-        # (api/lean.py), its raw answer bounded by it; anything else goes on to httpx's
-        # transport of the same route.
+        # `lean_limit`: a bodiless GET or a POST with its body in memory, with no proxy (http
+        # or https), skips httpcore (api/lean.py), its raw answer bounded by it; anything else
+        # goes on to httpx's transport of the same route.
         self.cleartext: httpx.BaseTransport = self.httpx_cleartext
         self.lean: LeanTransport | None = None
         if lean_limit is not None:

@@ -21,6 +21,7 @@ from svc.errors import ConflictError
 from svc.store.disk import ledger_unwritable
 
 LOCK_WAIT_SECONDS = 600.0  # another process may be waiting on a person (a card page)
+_LOCK_FLAGS = os.O_RDWR | os.O_CREAT
 
 _LOCKS: dict[str, threading.RLock] = {}
 _DEPTH: dict[str, int] = {}  # read and written only by the thread holding that key's RLock
@@ -124,9 +125,16 @@ def _lock_file(
 
 
 def _open_lock(folder: Path, path: Path) -> int:
+    """The lock file opened (made if missing). The folder is made only when the open finds it
+    missing: it exists for every request but a machine's first, and a `mkdir` that fails with
+    EEXIST was a system call per request (issue 34: a batch's every task); one removed while
+    svc runs is made again all the same."""
     try:  # a full or read-only disk: the journal cannot be kept, so nothing is paid
-        folder.mkdir(mode=0o700, exist_ok=True)
-        return os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            return os.open(path, _LOCK_FLAGS, 0o600)
+        except FileNotFoundError:
+            folder.mkdir(mode=0o700, exist_ok=True)
+            return os.open(path, _LOCK_FLAGS, 0o600)
     except OSError as exc:
         raise ledger_unwritable(folder, exc) from None
 
