@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 from svc.store.ledger import open_ledger
+from svc.store.ledger.pg_api import PgConnection
 from svc.store.ledger.pg_lock_pool import LockConnections
 from svc.store.ledger.postgres import connect, lock_key
 
@@ -57,7 +58,7 @@ def test_a_kept_connection_the_server_closed_is_replaced(pg_url: str) -> None:
 
     made: list[Any] = []
 
-    def fresh() -> psycopg.Connection[Any]:
+    def fresh() -> PgConnection:
         made.append(connect(pg_url))
         return made[-1]
 
@@ -65,7 +66,7 @@ def test_a_kept_connection_the_server_closed_is_replaced(pg_url: str) -> None:
     conn, taken = pool.try_lock(lock_key("req_a"))
     assert taken
     pool.release(conn, lock_key("req_a"))
-    pid = conn.info.backend_pid
+    pid = conn.backend_pid
     with psycopg.connect(pg_url, autocommit=True) as admin:
         admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
     again, taken = pool.try_lock(lock_key("req_b"))

@@ -25,9 +25,7 @@ def _cap_is_free(url: str) -> bool:
 
 
 def _idle(db: PgDatabase) -> bool:
-    from psycopg.pq import TransactionStatus
-
-    return bool(db._conn.info.transaction_status == TransactionStatus.IDLE)
+    return db._conn.idle
 
 
 def test_a_serial_transaction_holds_the_cap_until_its_commit(
