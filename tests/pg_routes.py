@@ -15,11 +15,21 @@ ROUTES = ("lean", "psycopg")
 @pytest.fixture(params=ROUTES)
 def pg_route(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """Which client ("lean" or "psycopg") the ledger's connections take for this run."""
-    from svc.store.ledger import postgres
+    from svc.store.ledger import pg_psycopg, postgres
 
+    through_psycopg: list[str] = []
+    real = pg_psycopg.connect
+
+    def counted(url: str, timeout: int) -> pg_psycopg.PsycopgConnection:
+        through_psycopg.append(url)
+        return real(url, timeout)
+
+    monkeypatch.setattr(pg_psycopg, "connect", counted)
     if request.param == "psycopg":
         monkeypatch.setattr(postgres, "lean_target", lambda url: None)
     yield request.param
+    # the route the test meant is the one its connections took
+    assert bool(through_psycopg) == (request.param == "psycopg"), through_psycopg
 
 
 def round_trips(frames: list[bytes]) -> list[list[str]]:

@@ -30,6 +30,9 @@ HOSTILE = (
     "req $$ %s %(x)s ? ?? \u00e9\u202e",
 )
 
+# Each test on both clients: the lean one (a Unix socket) and psycopg (tests/pg_routes.py).
+pytestmark = pytest.mark.usefixtures("pg_route")
+
 
 def _journaled(ledger: LedgerStore, rid: str, origin: str = ORIGIN) -> None:
     ledger.journal(rid, origin, "a@example.com", {"task": rid}, origin)
