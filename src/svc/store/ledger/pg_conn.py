@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import struct
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -22,6 +24,8 @@ from svc.store.ledger.pg_rows import Row, index_of
 from svc.store.ledger.pg_wire import operational
 
 _ASYNC = (b"N", b"S", b"A")  # a notice, a parameter's new value, a notification: any time
+CANCEL_REQUEST = 80877102
+DRAIN_SECONDS = 5.0  # after a cancel, the server ends the statement at once
 
 
 class NeedsLibpq(Exception):
@@ -30,8 +34,11 @@ class NeedsLibpq(Exception):
 
 
 class LeanConnection:
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, target: Target) -> None:
         self.sock = sock
+        self.target = target
+        self.cancel_key = b""  # BackendKeyData's process id and secret, for a cancel
+        self._lock = threading.Lock()  # one exchange at a time, as psycopg's connection
         self.reader = pg_wire.Reader(sock)
         self.status = b"I"  # ReadyForQuery's: I idle, T in a transaction, E in a failed one
         self.parameters: dict[str, str] = {}
@@ -68,18 +75,45 @@ class LeanConnection:
             raise operational("the connection is closed")
         data = b"".join(_statement(sql, params) for sql, params in statements)  # nothing sent
         data += pg_wire.SYNC
-        try:
-            self._send(data)
-            results, failure = self._results()
-        except BaseException:
-            self._abandon()  # cut short mid-exchange: the stream's place is unknown
-            raise
+        with self._lock:
+            results, failure = self._round_trip(data)
         if failure is not None:  # the server is ready again: the connection goes on
             raise failure
         if len(results) != len(statements):
             self._abandon()
             raise operational(f"the server answered {len(results)} of {len(statements)} statements")
         return results
+
+    def _round_trip(self, data: bytes) -> tuple[list[Result], PgError | None]:
+        sent = False
+        try:
+            self._send(data)
+            sent = True
+            return self._results()
+        except KeyboardInterrupt:
+            # As psycopg does on Ctrl-C: the statement cancelled in the server and its answer
+            # read to the end, so the connection goes on (a transaction left failed, rolled
+            # back by the caller); closed only when that cannot be done
+            if not (sent and self._cancelled_and_drained()):
+                self._abandon()
+            raise
+        except BaseException:
+            self._abandon()  # cut short mid-exchange: the stream's place is unknown
+            raise
+
+    def _cancelled_and_drained(self) -> bool:
+        try:
+            with contextlib.closing(_open(self.target, DRAIN_SECONDS)) as side:
+                side.sendall(struct.pack("!ii", 16, CANCEL_REQUEST) + self.cancel_key)
+            self.reader.deadline = time.monotonic() + DRAIN_SECONDS
+            self._results()
+        except BaseException:  # a second Ctrl-C, a dead server: the first Ctrl-C goes on
+            return False
+        finally:
+            self.reader.deadline = None
+            with contextlib.suppress(OSError):
+                self.sock.settimeout(None)
+        return True
 
     def _send(self, data: bytes) -> None:
         if self.trace is not None:
@@ -116,8 +150,9 @@ class LeanConnection:
         return results, failure
 
     def _async(self, kind: bytes, payload: bytes) -> None:
-        if kind == b"K" and len(payload) >= 4:
+        if kind == b"K" and len(payload) >= 8:
             self.backend_pid = int.from_bytes(payload[:4], "big")
+            self.cancel_key = payload
         elif kind == b"S":
             name, _, rest = payload.partition(b"\0")
             self.parameters[name.decode(errors="replace")] = rest.rstrip(b"\0").decode(
@@ -193,7 +228,7 @@ def connect(target: Target, timeout: float) -> LeanConnection:
         raise operational(f"connection to {_where(target)} failed: timeout expired") from None
     except OSError as exc:
         raise operational(f"connection to {_where(target)} failed: {exc.strerror or exc}") from None
-    conn = LeanConnection(sock)
+    conn = LeanConnection(sock, target)
     conn.reader.deadline = deadline
     try:
         _start(conn, target)

@@ -56,37 +56,42 @@ def startup(params: dict[str, str]) -> bytes:
 
 class Reader:
     """Messages read from a socket, each bounded: a length under 4 or over MAX_MESSAGE, or an
-    end of stream inside a message, is an operational error, never a hang on a short read."""
+    end of stream inside a message, is an operational error, never a hang on a short read.
+
+    What arrived is kept until a whole message is there: a read cut short (Ctrl-C) loses
+    nothing, so the rest of the answer can still be read (pg_conn drains it after a cancel)."""
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
-        self.deadline: float | None = None  # while connecting: the connect timeout's end
+        self.deadline: float | None = None  # while connecting or draining: when to give up
+        self._buffer = bytearray()
 
     def read(self) -> tuple[bytes, bytes]:
-        kind, length = _HEAD.unpack(self._exactly(5))
+        self._fill(5)
+        kind, length = _HEAD.unpack_from(self._buffer)
         if length < 4 or length > MAX_MESSAGE:
             raise operational(f"the server sent a message of {length} bytes (type {kind!r})")
-        return kind, self._exactly(length - 4)
+        self._fill(length + 1)
+        payload = bytes(self._buffer[5 : length + 1])
+        del self._buffer[: length + 1]
+        return kind, payload
 
-    def _exactly(self, count: int) -> bytes:
-        chunks, left = [], count
-        while left:
+    def _fill(self, count: int) -> None:
+        while len(self._buffer) < count:
             if self.deadline is not None:
                 remaining = self.deadline - time.monotonic()
                 if remaining <= 0:
                     raise operational("timeout expired")
                 self.sock.settimeout(remaining)
             try:
-                chunk = self.sock.recv(min(left, 1 << 20))
+                chunk = self.sock.recv(max(count - len(self._buffer), 65536))
             except TimeoutError:
                 raise operational("timeout expired") from None
             except OSError as exc:
                 raise operational(f"server closed the connection unexpectedly ({exc})") from None
             if not chunk:
                 raise operational("server closed the connection unexpectedly")
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+            self._buffer += chunk
 
 
 def fields(payload: bytes) -> dict[str, str]:
