@@ -180,3 +180,41 @@ def test_an_error_mid_transaction_is_rolled_back_and_the_ledger_goes_on(
             assert db.execute("SELECT 1").fetchall() == []
         finally:
             db.close()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        msg(b"T", struct.pack("!h", 2) + b"x\0"),  # two columns described, half of one sent
+        msg(b"T", struct.pack("!h", 1) + b"x"),  # a name without its end
+        msg(b"T", struct.pack("!h", 1) + b"x\0" + struct.pack("!ihihih", 0, 0, 23, 4, -1, 0))
+        + msg(b"D", struct.pack("!hi", 1, 3) + b"abc"),  # an int4 that is not a number
+        msg(b"T", struct.pack("!h", 1) + b"x\0" + struct.pack("!ihihih", 0, 0, 1700, -1, -1, 0))
+        + msg(b"D", struct.pack("!hi", 1, 3) + b"1.x"),  # a numeric that is not a number
+        msg(b"T", struct.pack("!h", 1) + b"x\0" + struct.pack("!ihihih", 0, 0, 25, -1, -1, 0))
+        + msg(b"D", struct.pack("!hi", 1, 2) + b"\xff\xfe"),  # text that is not UTF-8
+        msg(b"Z", b"Q"),  # a transaction status that does not exist
+    ],
+)
+def test_a_malformed_answer_is_an_operational_error_and_the_connection_is_dropped(
+    answer: bytes,
+) -> None:
+    def script(peer: PeerConnection) -> None:
+        peer.startup()
+        peer.send(GREETING)
+        peer.until_sync()
+        peer.send(msg(b"1") + msg(b"2") + answer + msg(b"C", b"SELECT 1\0") + READY_IDLE)
+        peer.read()
+
+    with PgPeer(script) as peer:
+        conn = postgres.connect(peer.ledger_url())
+        with pytest.raises(PgError) as caught:
+            conn.execute("SELECT x FROM t")
+        assert caught.value.operational and conn.closed
+
+
+def test_a_malformed_startup_is_refused() -> None:
+    with _after_startup(msg(b"R", b"\0\0"), close=False) as peer:  # a code cut short
+        assert "authentication svc does not speak" in _refused(peer).message
+    with _after_startup(auth(5, b"\0"), close=False) as peer:  # MD5 without its salt
+        _refused(peer, peer.ledger_url())

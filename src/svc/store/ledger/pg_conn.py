@@ -24,6 +24,9 @@ from svc.store.ledger.pg_rows import Row, index_of
 from svc.store.ledger.pg_wire import operational
 
 _ASYNC = (b"N", b"S", b"A")  # a notice, a parameter's new value, a notification: any time
+# What reading a malformed message raises (a short field, a bad number or UTF-8): an
+# operational error, as every other lie of the server, never a traceback.
+MALFORMED = (ValueError, IndexError, ArithmeticError, struct.error)
 CANCEL_REQUEST = 80877102
 DRAIN_SECONDS = 5.0  # after a cancel, the server ends the statement at once
 
@@ -90,6 +93,9 @@ class LeanConnection:
             self._send(data)
             sent = True
             return self._results()
+        except MALFORMED:
+            self._abandon()
+            raise operational("the server sent a malformed message") from None
         except KeyboardInterrupt:
             # As psycopg does on Ctrl-C: the statement cancelled in the server and its answer
             # read to the end, so the connection goes on (a transaction left failed, rolled
@@ -181,6 +187,8 @@ def _description(payload: bytes) -> tuple[tuple[str, ...], list[Any]]:
     names, decoders, at = [], [], 2
     for _ in range(count):
         end = payload.index(b"\0", at)
+        if end + 19 > len(payload):
+            raise IndexError("a field's description cut short")  # read as malformed
         names.append(payload[at:end].decode())
         oid = int.from_bytes(payload[end + 7 : end + 11], "big")
         decoders.append(pg_wire.decoder(oid))
@@ -231,7 +239,10 @@ def connect(target: Target, timeout: float) -> LeanConnection:
     conn = LeanConnection(sock, target)
     conn.reader.deadline = deadline
     try:
-        _start(conn, target)
+        try:
+            _start(conn, target)
+        except MALFORMED:
+            raise operational("the server sent a malformed message") from None
     except PgError as exc:
         conn._abandon()
         words = f"connection to {_where(target)} failed: {exc}"
