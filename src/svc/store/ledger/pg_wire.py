@@ -6,6 +6,8 @@ Nothing is quoted on the client: values travel as Bind parameters, apart from th
 
 from __future__ import annotations
 
+import functools
+import re
 import socket
 import struct
 import time
@@ -163,23 +165,31 @@ TERMINATE = message(b"X")
 
 def placeholders(sql: str, count: int) -> str:
     """psycopg's `%s` placeholders as the server's `$1..$n` (`%%` is a percent sign)."""
-    out, number, i = [], 0, 0
-    while i < len(sql):
-        char = sql[i]
-        if char == "%":
-            follower = sql[i + 1 : i + 2]
-            if follower == "%":
-                out.append("%")
-            elif follower == "s":
-                number += 1
-                out.append(f"${number}")
-            else:
-                words = f"only %s placeholders are understood: {sql[:60]!r}"
-                raise PgError(words, operational=False)
-            i += 2
-            continue
-        out.append(char)
-        i += 1
+    text, number = _numbered(sql)
+    if text is None:
+        raise PgError(f"only %s placeholders are understood: {sql[:60]!r}", operational=False)
     if number != count:
         raise PgError(f"{count} parameters for {number} placeholders", operational=False)
-    return "".join(out)
+    return text
+
+
+_PERCENT = re.compile(r"%(.?)", re.DOTALL)
+
+
+@functools.lru_cache(maxsize=256)  # the ledger's statements are few, and sent again and again
+def _numbered(sql: str) -> tuple[str | None, int]:
+    number = 0
+    bad = False
+
+    def one(match: re.Match[str]) -> str:
+        nonlocal number, bad
+        if match.group(1) == "%":
+            return "%"
+        if match.group(1) != "s":
+            bad = True
+            return ""
+        number += 1
+        return f"${number}"
+
+    text = _PERCENT.sub(one, sql)
+    return (None if bad else text), number
