@@ -6,6 +6,7 @@ itself."""
 
 from __future__ import annotations
 
+import socket
 import struct
 import time
 
@@ -25,6 +26,7 @@ from svc.errors import LedgerUnavailableError
 from svc.store.ledger import postgres
 from svc.store.ledger.pg_api import PgError
 from svc.store.ledger.pg_conn import LeanConnection
+from svc.store.ledger.pg_psycopg import PsycopgConnection
 from svc.store.ledger.pg_route import lean_target
 
 
@@ -218,3 +220,48 @@ def test_a_malformed_startup_is_refused() -> None:
         assert "authentication svc does not speak" in _refused(peer).message
     with _after_startup(auth(5, b"\0"), close=False) as peer:  # MD5 without its salt
         _refused(peer, peer.ledger_url())
+
+
+SSL_REQUEST = struct.pack("!ii", 8, 80877103)
+
+
+def test_a_loopback_refusal_that_tls_may_lift_is_tried_again_by_libpq() -> None:
+    """`no pg_hba.conf entry` on plain TCP while sslmode lets libpq try TLS (prefer): the lean
+    client hands the URL to libpq, which asks for TLS first, as it would have from the start."""
+    refusal = error("28000", "no pg_hba.conf entry for host", "FATAL")
+    first_bytes: list[bytes] = []
+
+    def script(peer: PeerConnection) -> None:
+        head = peer.sock.recv(8, socket.MSG_PEEK)
+        first_bytes.append(head)
+        if head == SSL_REQUEST:
+            peer.sock.recv(8)
+            peer.send(b"N")  # no TLS here: libpq goes on in the clear
+        peer.startup()
+        peer.send(refusal)
+
+    with PgPeer(script) as peer:
+        url = peer.ledger_url(extra="").replace("?sslmode=disable", "")
+        assert "no pg_hba.conf entry" in _refused(peer, url).message
+    assert first_bytes[0] != SSL_REQUEST and first_bytes[-1] == SSL_REQUEST
+    assert len(first_bytes) >= 2  # the lean client's try, then libpq's
+
+
+def test_a_client_encoding_other_than_utf8_is_left_to_psycopg() -> None:
+    ascii_greeting = GREETING.replace(
+        msg(b"S", b"client_encoding\0UTF8\0"), msg(b"S", b"client_encoding\0SQL_ASCII\0")
+    )
+
+    def script(peer: PeerConnection) -> None:
+        peer.startup()
+        seen.append(peer)
+        peer.send(ascii_greeting if len(seen) == 1 else GREETING)
+        peer.read()
+
+    seen: list[PeerConnection] = []
+    with PgPeer(script) as peer:
+        conn = postgres.connect(peer.ledger_url())
+        try:
+            assert isinstance(conn, PsycopgConnection) and len(seen) == 2
+        finally:
+            conn.close()
