@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pwd
+import socket
 
 import pytest
 
@@ -110,3 +111,10 @@ def test_the_variables_it_reads_are_read_as_libpq_reads_them() -> None:
     )
     assert lean_target("postgresql:///x", {"PGHOST": "db.example.com"}) is None
     assert lean_target("postgresql:///x", {"PGHOST": ""}) is None  # in doubt: libpq's
+
+
+def test_localhost_is_loopback_only_when_it_resolves_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert lean_target("postgresql://localhost/x", {}) is not None
+    lying = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.1.2.3", 0))]
+    monkeypatch.setattr(socket, "getaddrinfo", lambda *args, **kwargs: lying)
+    assert lean_target("postgresql://localhost/x", {}) is None  # an /etc/hosts that says so

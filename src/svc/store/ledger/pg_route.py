@@ -13,6 +13,7 @@ import ipaddress
 import os
 import pwd
 import re
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import unquote_to_bytes
@@ -152,8 +153,13 @@ def _target(settings: dict[str, str]) -> Target | None:
 
 
 def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
+    if host == "localhost":  # loopback when every address it names is (an /etc/hosts may lie)
+        try:
+            found = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+        except OSError:
+            return False
+        addresses = {str(info[4][0]).split("%")[0] for info in found}
+        return bool(addresses) and all(ipaddress.ip_address(a).is_loopback for a in addresses)
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
