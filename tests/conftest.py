@@ -41,6 +41,7 @@ pytest_plugins = [
     "tests.hostile_peer",
     "tests.hostile_links",
     "tests.hostile_answers",
+    "tests.pg_routes",
 ]
 
 

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.pg_routes import round_trips
 
 from svc.errors import LedgerUnavailableError
 from svc.store.ledger import LedgerStore, open_ledger
@@ -28,6 +29,9 @@ HOSTILE = (
     "req\\'; DROP TABLE budgets; --",
     "req $$ %s %(x)s ? ?? \u00e9\u202e",
 )
+
+# Each test on both clients: the lean one (a Unix socket) and psycopg (tests/pg_routes.py).
+pytestmark = pytest.mark.usefixtures("pg_route")
 
 
 def _journaled(ledger: LedgerStore, rid: str, origin: str = ORIGIN) -> None:
@@ -133,16 +137,19 @@ def test_a_hold_whose_lock_wait_fails_leaves_the_ledger_usable(pg_url: str) -> N
         other.close()
 
 
-def test_the_cap_lock_is_held_across_no_round_trip(pg_url: str) -> None:
-    """libpq's own trace of the hold: one message with BEGIN, the stale hold, the cap's lock,
-    the hold checked against the cap, the rate and the breaker, and COMMIT (before: seven
-    round trips, six of them under the lock)."""
+def test_the_cap_lock_is_held_across_no_round_trip(pg_url: str, pg_route: str) -> None:
+    """libpq's own trace of the hold (the lean client's bytes on its route): one message with
+    BEGIN, the stale hold, the cap's lock, the hold checked against the cap, the rate and the
+    breaker, and COMMIT (before: seven round trips, six of them under the lock)."""
+    if pg_route == "lean":
+        _the_lean_hold_is_one_round_trip(pg_url)
+        return
     from psycopg.pq import Trace
 
     ledger = open_ledger(pg_url, "r")
     try:
         _journaled(ledger, "req_traced")
-        conn = _db(ledger)._conn
+        conn = _db(ledger)._conn.conn
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "trace"
             with path.open("w") as sink:
@@ -160,6 +167,26 @@ def test_the_cap_lock_is_held_across_no_round_trip(pg_url: str) -> None:
             script.index("BEGIN") < script.index("pg_advisory_xact_lock") < script.index("INSERT")
         )
         assert script.rstrip('"').endswith("COMMIT")
+    finally:
+        ledger.close()
+
+
+def _the_lean_hold_is_one_round_trip(pg_url: str) -> None:
+    ledger = open_ledger(pg_url, "r")
+    try:
+        _journaled(ledger, "req_traced")
+        conn = _db(ledger)._conn
+        conn.trace = []
+        limits = Limits(Scope("default", "r"), breaker_after=5, max_per_hour=10)
+        assert _hold(ledger, "req_traced", ONE_USD, 5 * ONE_USD, limits=limits) is None
+        trips = round_trips(conn.trace)
+        assert len(trips) == 1, trips
+        (statements,) = trips
+        assert statements[0] == "BEGIN" and statements[-1] == "COMMIT"
+        assert statements[1].startswith("DELETE FROM authorizations")  # the stale hold
+        assert "pg_advisory_xact_lock" in statements[2]
+        assert statements[3].startswith("INSERT INTO authorizations") and len(statements) == 5
+        assert "$1" in statements[3] and "req_traced" not in statements[3]  # bound, not quoted
     finally:
         ledger.close()
 

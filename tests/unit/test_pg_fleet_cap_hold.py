@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from tests.pg_routes import round_trips
 from tests.unit.test_pg_cap_hold import ONE_USD, ORIGIN, _db, _journaled
 
 from svc.errors import UsageError
@@ -109,7 +110,7 @@ def test_a_fleet_value_that_is_not_a_cap_refuses_until_it_is_mended(
 
 
 def test_the_fleet_hold_keeps_its_one_round_trip_when_the_value_is_unchanged(
-    fleet: tuple[LedgerStore, LedgerStore],
+    pg_route: str, fleet: tuple[LedgerStore, LedgerStore]
 ) -> None:
     """The common case: the value this runner last saw is the one stored; the check of that
     is a condition of the one statement, not a read of its own."""
@@ -118,7 +119,14 @@ def test_the_fleet_hold_keeps_its_one_round_trip_when_the_value_is_unchanged(
     runner, operator = fleet
     operator.set_fleet_setting(KEY, "30")
     _journaled(runner, "req_traced")
-    conn = _db(runner)._conn
+    if pg_route == "lean":
+        lean = _db(runner)._conn
+        lean.trace = []
+        assert _reserve(runner, "req_traced", ONE_USD, _rule("30")) is None
+        (statements,) = round_trips(lean.trace)  # one round trip
+        assert "FROM settings" in statements[3] and statements[-1] == "COMMIT"
+        return
+    conn = _db(runner)._conn.conn
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "trace"
         with path.open("w") as sink:

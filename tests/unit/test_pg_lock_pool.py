@@ -8,9 +8,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
+
 from svc.store.ledger import open_ledger
+from svc.store.ledger.pg_api import PgConnection
 from svc.store.ledger.pg_lock_pool import LockConnections
 from svc.store.ledger.postgres import connect, lock_key
+
+# Each test on both clients: the lean one (a Unix socket) and psycopg (tests/pg_routes.py).
+pytestmark = pytest.mark.usefixtures("pg_route")
 
 
 def test_a_hundred_requests_one_after_another_keep_one_connection(
@@ -57,7 +63,7 @@ def test_a_kept_connection_the_server_closed_is_replaced(pg_url: str) -> None:
 
     made: list[Any] = []
 
-    def fresh() -> psycopg.Connection[Any]:
+    def fresh() -> PgConnection:
         made.append(connect(pg_url))
         return made[-1]
 
@@ -65,7 +71,7 @@ def test_a_kept_connection_the_server_closed_is_replaced(pg_url: str) -> None:
     conn, taken = pool.try_lock(lock_key("req_a"))
     assert taken
     pool.release(conn, lock_key("req_a"))
-    pid = conn.info.backend_pid
+    pid = conn.backend_pid
     with psycopg.connect(pg_url, autocommit=True) as admin:
         admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
     again, taken = pool.try_lock(lock_key("req_b"))

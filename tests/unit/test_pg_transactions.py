@@ -12,6 +12,9 @@ from svc.errors import LedgerUnavailableError
 from svc.store.ledger import open_ledger
 from svc.store.ledger.postgres import CAP_LOCK, NAMESPACE, PgDatabase, connect
 
+# Each test on both clients: the lean one (a Unix socket) and psycopg (tests/pg_routes.py).
+pytestmark = pytest.mark.usefixtures("pg_route")
+
 
 def _cap_is_free(url: str) -> bool:
     import psycopg
@@ -25,9 +28,7 @@ def _cap_is_free(url: str) -> bool:
 
 
 def _idle(db: PgDatabase) -> bool:
-    from psycopg.pq import TransactionStatus
-
-    return bool(db._conn.info.transaction_status == TransactionStatus.IDLE)
+    return db._conn.idle
 
 
 def test_a_serial_transaction_holds_the_cap_until_its_commit(

@@ -23,20 +23,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    import psycopg
+from svc.store.ledger.pg_api import PgConnection, PgError
 
 MAX_IDLE = 16  # more than a batch's concurrency: the rest are closed when released
 
-Connect = Callable[[], "psycopg.Connection[Any]"]
+Connect = Callable[[], PgConnection]
 
 
 class _Lent:
     """A ledger's connection lent to its thread's request locks, and what it is doing."""
 
-    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+    def __init__(self, conn: PgConnection) -> None:
         self.conn = conn
         self.holding = False  # a request lock is held (or being taken) on it
         self.closing = False  # its ledger closed meanwhile: the release closes it
@@ -46,14 +44,14 @@ class _Lent:
 class LockConnections:
     def __init__(self, connect: Connect) -> None:
         self._connect = connect
-        self._idle: list[psycopg.Connection[Any]] = []
+        self._idle: list[PgConnection] = []
         self._guard = threading.Lock()
         # The connection lent by the ledger this thread opened last: thread-local, so a
         # thread's entry ends with it (an ident may be reused by a later thread).
         self._lent = threading.local()
         self._out: dict[int, _Lent] = {}  # by id(conn): lent connections holding a lock
 
-    def lend(self, conn: psycopg.Connection[Any]) -> Callable[[], bool]:
+    def lend(self, conn: PgConnection) -> Callable[[], bool]:
         """Lend a ledger's connection to this thread's request locks. What it returns is the
         ledger's close: True when the connection may be closed now, False when it holds a lock
         (the release closes it: closing it here would drop the lock under its holder)."""
@@ -68,12 +66,10 @@ class LockConnections:
 
         return give_back
 
-    def try_lock(self, key: int) -> tuple[psycopg.Connection[Any], bool]:
+    def try_lock(self, key: int) -> tuple[PgConnection, bool]:
         """A connection and whether it took the lock on `key` (one round trip): this thread's
         ledger connection when it is free, else a kept one, else a new one (when none is kept
         or the kept one turns out dead)."""
-        import psycopg
-
         lent = self._borrow()
         if lent is not None:
             try:
@@ -85,15 +81,17 @@ class LockConnections:
         if conn is not None:
             try:
                 return conn, _try(conn, key)
-            except psycopg.OperationalError:  # closed by the server while kept
+            except PgError as exc:  # closed by the server while kept
+                if not exc.operational:
+                    raise
                 conn.close()
         conn = self._connect()
         return conn, _try(conn, key)
 
-    def retry(self, conn: psycopg.Connection[Any], key: int) -> bool:
+    def retry(self, conn: PgConnection, key: int) -> bool:
         return _try(conn, key)
 
-    def release(self, conn: psycopg.Connection[Any], key: int) -> None:
+    def release(self, conn: PgConnection, key: int) -> None:
         """Unlock `key` and keep the connection for the next request; closed instead when the
         unlock fails or enough are kept. A lent one goes back to its ledger (closed if the
         unlock failed, so it never holds a lock nobody will release, or if its ledger closed)."""
@@ -103,7 +101,7 @@ class LockConnections:
             unlocked = False
         self.abandon(conn, held=not unlocked)
 
-    def abandon(self, conn: psycopg.Connection[Any], *, held: bool | None) -> None:
+    def abandon(self, conn: PgConnection, *, held: bool | None) -> None:
         """Done with `conn` for a lock: `held` False when it holds none (kept or given back),
         True or None (unknown: a try cut short) when it may (closed, and the lock with it)."""
         with self._guard:
@@ -120,19 +118,17 @@ class LockConnections:
     def _borrow(self) -> _Lent | None:
         """This thread's ledger connection, marked as holding, if it holds no lock and is in
         no transaction (a lock taken inside one would wait with that transaction's locks)."""
-        from psycopg.pq import TransactionStatus
-
         with self._guard:
             lent: _Lent | None = getattr(self._lent, "entry", None)
             if lent is None or lent.holding or lent.returned or lent.conn.closed:
                 return None
-            if lent.conn.info.transaction_status != TransactionStatus.IDLE:
+            if not lent.conn.idle:
                 return None
             lent.holding = True
             self._out[id(lent.conn)] = lent
             return lent
 
-    def _kept(self) -> psycopg.Connection[Any] | None:
+    def _kept(self) -> PgConnection | None:
         with self._guard:
             while self._idle:
                 conn = self._idle.pop()
@@ -141,12 +137,12 @@ class LockConnections:
         return None
 
 
-def _try(conn: psycopg.Connection[Any], key: int) -> bool:
+def _try(conn: PgConnection, key: int) -> bool:
     row = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
     return bool(row and row[0])
 
 
-def _unlock(conn: psycopg.Connection[Any], key: int) -> bool:
+def _unlock(conn: PgConnection, key: int) -> bool:
     row = conn.execute("SELECT pg_advisory_unlock(%s)", (key,)).fetchone()
     return bool(row and row[0])
 

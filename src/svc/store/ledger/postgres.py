@@ -21,26 +21,26 @@ import hashlib
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from svc.errors import LedgerUnavailableError
 from svc.settings import LEDGER_SECRET_PARAMS, ledger_url_secrets
+from svc.store.ledger import pg_conn, pg_psycopg
 from svc.store.ledger.database import Statement
 from svc.store.ledger.locks import held, wait_until_free
+from svc.store.ledger.pg_api import INSUFFICIENT_PRIVILEGE, UNDEFINED_TABLE, PgConnection, PgError
 from svc.store.ledger.pg_lock_pool import pool_for
+from svc.store.ledger.pg_route import lean_target
 from svc.store.ledger.sqlite import LATE_INDEXES, MIGRATIONS, SCHEMA_VERSION
 from svc.store.ledger.sqlite import SCHEMA as SQLITE_SCHEMA
-
-if TYPE_CHECKING:
-    import psycopg
 
 CONNECT_TIMEOUT_SECONDS = 5
 NAMESPACE = 0x737663  # "svc": the first key of the two-key advisory locks below
 CAP_LOCK = 1  # every hold on the daily cap
 SCHEMA_LOCK = 2  # creating or migrating the schema
-# A serial transaction's start, one round trip: constants only, so psycopg sends it as a
-# simple query, which may hold two statements.
-BEGIN_SERIAL = f"BEGIN; SELECT pg_advisory_xact_lock({NAMESPACE}, {CAP_LOCK})"
+CAP_LOCK_SQL = f"SELECT pg_advisory_xact_lock({NAMESPACE}, {CAP_LOCK})"
+# A serial transaction's start, one round trip: BEGIN and the cap's lock.
+BEGIN_SERIAL: list[Statement] = [("BEGIN", ()), (CAP_LOCK_SQL, ())]
 
 # One schema for both engines: the SQLite file's, in PostgreSQL's words (µUSD amounts and
 # times outgrow 32-bit INTEGER and REAL), and the columns added since (sqlite.MIGRATIONS) by
@@ -67,55 +67,6 @@ RIGHTS = ("SELECT", "INSERT", "UPDATE", "DELETE")
 READ_TABLES = ("settings",)
 # Tables every runner reads and updates (a budget's warning mark, a breaker's reset).
 BUDGET_TABLES = ("budgets", "breaker_resets")
-
-
-class Row(tuple[Any, ...]):
-    """A row read by position or by column name, and `dict(row)`, as sqlite3.Row reads."""
-
-    names: tuple[str, ...]
-    _index: dict[str, int]
-
-    def __new__(
-        cls, names: tuple[str, ...], values: Sequence[Any], index: dict[str, int] | None = None
-    ) -> Row:
-        row = super().__new__(cls, values)
-        row.names = names
-        row._index = _index_of(names) if index is None else index
-        return row
-
-    def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, str):
-            return tuple.__getitem__(self, self._index[key])
-        return tuple.__getitem__(self, key)
-
-    def keys(self) -> tuple[str, ...]:
-        return self.names
-
-
-# Each statement's column names, and where each is (a statement's rows share them). A read by
-# name was a search of the names (`dict(row)` of a submission: 27 searches of 27 names).
-_INDEXES: dict[tuple[str, ...], dict[str, int]] = {}
-
-
-def _index_of(names: tuple[str, ...]) -> dict[str, int]:
-    index = _INDEXES.get(names)
-    if index is None:
-        index = {}
-        for i, name in enumerate(names):
-            index.setdefault(name, i)  # the first of a repeated name, as tuple.index found
-        if len(_INDEXES) < 256:  # the ledger's statements are few; never a growing cache
-            _INDEXES[names] = index
-    return index
-
-
-def _row_factory(cursor: Any) -> Callable[[Sequence[Any]], Row]:
-    """Rows named from the result's own field names: `cursor.description` built a Column
-    (with its type looked up) per column, per statement: half the CPU of reading a row."""
-    result = cursor.pgresult
-    count = result.nfields if result is not None else 0
-    names = tuple((result.fname(i) or b"").decode() for i in range(count))
-    index = _index_of(names)
-    return lambda values: Row(names, values, index)
 
 
 def redacted(url: str) -> str:
@@ -147,13 +98,21 @@ def scrubbed(text: str, url: str) -> str:
     return text
 
 
-def connect(url: str) -> psycopg.Connection[Any]:
-    """A connection in autocommit mode (transactions are explicit), or the contract's error."""
-    import psycopg
+def connect(url: str) -> PgConnection:
+    """A connection in autocommit mode (transactions are explicit), or the contract's error.
 
+    The lean client where it is sure (a local socket or loopback, nothing libpq-specific:
+    pg_route), psycopg everywhere else and wherever the server asks for what only libpq has
+    (a password from ~/.pgpass, GSSAPI, TLS)."""
     try:
-        return psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS)
-    except psycopg.Error as exc:
+        target = lean_target(url)
+        if target is not None:
+            try:
+                return pg_conn.connect(target, CONNECT_TIMEOUT_SECONDS)
+            except pg_conn.NeedsLibpq:
+                pass  # libpq connects from the start, as if the lean route had not been
+        return pg_psycopg.connect(url, CONNECT_TIMEOUT_SECONDS)
+    except PgError as exc:
         raise _unavailable(url, exc) from None
 
 
@@ -165,17 +124,15 @@ def _unavailable(url: str, exc: Exception) -> LedgerUnavailableError:
 
     The connection failing, the role lacking a right and the server refusing a statement
     (a deadlock, a lock timeout) are told apart: each has its own fix."""
-    import psycopg
-
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     why, where = scrubbed(first, url), redacted(url)
-    if isinstance(exc, psycopg.errors.InsufficientPrivilege):
+    if isinstance(exc, PgError) and exc.sqlstate == INSUFFICIENT_PRIVILEGE:
         return LedgerUnavailableError(
             f"the fleet ledger at {where} refused this role: {why}",
             hint="nothing was paid; grant SELECT, INSERT, UPDATE, DELETE on the ledger's tables "
             "to this role (svc doctor names what is missing)",
         )
-    if isinstance(exc, psycopg.OperationalError):
+    if isinstance(exc, PgError) and exc.operational:
         return LedgerUnavailableError(
             f"cannot reach the fleet ledger at {where}: {why}",
             hint="nothing was paid; check ledger_url (SVC_LEDGER_URL) and that the database is "
@@ -198,7 +155,6 @@ class PgDatabase:
     def __init__(self, url: str) -> None:
         self.url = url
         self._conn = connect(url)
-        self._conn.row_factory = _row_factory
         self._in_transaction = False
         if url not in _CURRENT:  # once per process: each batch worker's connection asked
             self._migrate()
@@ -208,11 +164,9 @@ class PgDatabase:
         self._give_back = pool_for(url, lambda: connect(url)).lend(self._conn)
 
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
-        import psycopg
-
         try:
             return self._conn.execute(sql.replace("?", "%s"), params)
-        except psycopg.Error as exc:  # told apart in _unavailable
+        except PgError as exc:  # told apart in _unavailable
             raise _unavailable(self.url, exc) from None
 
     @contextmanager
@@ -220,8 +174,8 @@ class PgDatabase:
         """One transaction; `serial` queues it behind every other serial one of the fleet.
         Every commit is durable here (synchronous_commit is the server's: on by default).
 
-        BEGIN and the cap's lock go in one simple-query round trip (psycopg's `transaction()`
-        sent them as two), and COMMIT in one: the statements between are the callers'."""
+        BEGIN and the cap's lock go in one round trip (psycopg's `transaction()` sent them as
+        two), and COMMIT in one: the statements between are the callers'."""
         if self._in_transaction:  # nested: part of the caller's transaction
             yield
             return
@@ -229,7 +183,10 @@ class PgDatabase:
             # BEGIN inside: a cap lock that times out (or a Ctrl-C while waiting for it) fails
             # after BEGIN ran, and an aborted transaction left open would refuse every later
             # statement of this connection
-            self._conn.execute(BEGIN_SERIAL if serial else "BEGIN")
+            if serial:
+                self._conn.at_once(BEGIN_SERIAL)
+            else:
+                self._conn.execute("BEGIN")
             yield
             self._conn.execute("COMMIT")
 
@@ -237,8 +194,6 @@ class PgDatabase:
     def _transaction(self) -> Iterator[None]:
         """While svc's statements of one transaction run: a failure of any kind rolls it back,
         and a driver's error is the contract's (told apart in _unavailable)."""
-        import psycopg
-
         self._in_transaction = True
         try:
             try:
@@ -246,47 +201,38 @@ class PgDatabase:
             except BaseException:
                 self._roll_back()
                 raise
-        except psycopg.Error as exc:
+        except PgError as exc:
             raise _unavailable(self.url, exc) from None
         finally:
             self._in_transaction = False
 
     def at_once(self, before: Sequence[Statement], serial: Sequence[Statement]) -> int | None:
-        """One serial transaction in one round trip: `before`, the cap's lock, `serial`, COMMIT,
-        as one simple query; the row count of the last of `serial`. None inside a transaction
-        (the caller's statements go one by one there).
+        """One serial transaction in one round trip: `before`, the cap's lock, `serial`, COMMIT;
+        the row count of the last of `serial`. None inside a transaction (the caller's
+        statements go one by one there).
 
         The cap's lock is then held for the server's work alone, never across a round trip
         to a runner that may wait for its GIL (issue 34.4: 7 to 10 of 32 workers queued on
-        it). Each statement of a simple query reads a snapshot of its own, taken after the
-        one before it ran, so `serial` sees every hold committed while the lock was awaited.
-        The parameters are bound by psycopg's client-side cursor, as quoted literals."""
-        import psycopg
-
+        it). Each statement reads a snapshot of its own (READ COMMITTED), taken after the one
+        before it ran, so `serial` sees every hold committed while the lock was awaited. How
+        the round trip goes is the client's: the lean one's Parse/Bind/Execute each and one
+        Sync, psycopg's one simple query bound by its client-side cursor."""
         if self._in_transaction:
             return None
-        lock = f"SELECT pg_advisory_xact_lock({NAMESPACE}, {CAP_LOCK})"
-        parts = [sql for sql, _ in before] + [lock] + [sql for sql, _ in serial]
-        script = "; ".join(["BEGIN", *parts, "COMMIT"]).replace("?", "%s")
-        params = tuple(value for _, values in (*before, *serial) for value in values)
-        with psycopg.ClientCursor(self._conn) as cursor, self._transaction():
-            cursor.execute(script, params)
-            counts = [cursor.rowcount]
-            while cursor.nextset():
-                counts.append(cursor.rowcount)
+        own = [(sql.replace("?", "%s"), values) for sql, values in (*before, (CAP_LOCK_SQL, ()))]
+        own += [(sql.replace("?", "%s"), values) for sql, values in serial]
+        with self._transaction():
+            counts = self._conn.at_once([("BEGIN", ()), *own, ("COMMIT", ())])
         return counts[-2]  # the last of `serial`: COMMIT's count follows it
 
     def _roll_back(self) -> None:
         """End a failed transaction; a connection already gone has ended it (the server rolls
         back what a dead session left open), so that failure is not the one to report."""
-        import psycopg
-        from psycopg.pq import TransactionStatus
-
-        if self._conn.closed or self._conn.info.transaction_status == TransactionStatus.IDLE:
+        if self._conn.closed or self._conn.idle:
             return
         try:
             self._conn.execute("ROLLBACK")
-        except psycopg.Error:
+        except PgError:
             self._conn.close()  # its state is unknown: a kept connection must be sound
 
     def close(self) -> None:
@@ -355,16 +301,14 @@ class PgDatabase:
         Outside a transaction one round trip: the read, and an undefined table read as 0 (a
         failed statement in autocommit spoils nothing). Inside the migration's transaction a
         failure would abort it: there the table is looked up first."""
-        import psycopg
-
         if self._in_transaction:
             exists = self.execute("SELECT to_regclass('svc_schema') IS NOT NULL").fetchone()
             return self.schema_version() if exists and exists[0] else 0
         try:
             row = self._conn.execute("SELECT MAX(version) FROM svc_schema").fetchone()
-        except psycopg.errors.UndefinedTable:
-            return 0
-        except psycopg.Error as exc:
+        except PgError as exc:
+            if exc.sqlstate == UNDEFINED_TABLE:
+                return 0
             raise _unavailable(self.url, exc) from None
         return int(row[0] or 0) if row else 0
 
@@ -383,12 +327,10 @@ def request_locks(url: str) -> Callable[[str, Callable[[str], None] | None], Any
     pool = pool_for(url, lambda: connect(url))
 
     def take(request_id: str, on_wait: Callable[[str], None] | None) -> Callable[[], None]:
-        import psycopg
-
         key = lock_key(request_id)
         try:
             conn, taken = pool.try_lock(key)
-        except psycopg.Error as exc:
+        except PgError as exc:
             raise _unavailable(url, exc) from None
         first = [taken]
         # What the last try answered: None while one is on the wire (cut short, it may have
@@ -401,7 +343,7 @@ def request_locks(url: str) -> Callable[[str, Callable[[str], None] | None], Any
             answer[0] = None
             try:
                 now = pool.retry(conn, key)
-            except psycopg.Error as exc:
+            except PgError as exc:
                 raise _unavailable(url, exc) from None
             answer[0] = now
             return now
