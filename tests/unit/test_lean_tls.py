@@ -93,7 +93,7 @@ def test_a_trickled_answer_over_tls_ends_at_the_deadline_on_both_routes(pki: Pki
     started = time.monotonic()
     outcome = _same_on_both(lambda: RawPeer(lambda _: (body, True), 0.2, pki.good), timeout=1.0)
     assert time.monotonic() - started < 5
-    assert outcome == ("UnavailableError", 9, "poll failed after 1 attempts: poll timed out")
+    assert outcome == ("UnavailableError", 9, "poll failed after 1 attempt: poll timed out")
 
 
 @pytest.mark.parametrize(
@@ -144,7 +144,7 @@ def test_a_trickled_handshake_ends_at_the_deadline_on_both_routes() -> None:
     outcome = _same_on_both(lambda: HostilePeer("trickle", gap=0.1), timeout=1.0)
     # Two polls of one second each, not the trickle's unending handshake (slack for a load).
     assert time.monotonic() - started < 8.0
-    assert outcome == ("UnavailableError", 9, "poll failed after 1 attempts: poll timed out")
+    assert outcome == ("UnavailableError", 9, "poll failed after 1 attempt: poll timed out")
 
 
 @pytest.fixture

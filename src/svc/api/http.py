@@ -22,6 +22,7 @@ from svc.api.proxies import from_environment as proxies_from_environment
 from svc.api.response import expect_json
 from svc.api.retry import (
     RetryPolicy,
+    certificate_refused,
     exhausted,
     is_final,
     retry_after_seconds,
@@ -170,6 +171,8 @@ class Http:
                 )
             except httpx.TransportError as exc:
                 last_problem = transport_problem(exc, what, str(url), resend_safe)
+                if certificate_refused(last_problem):  # the same certificate every time
+                    raise exhausted(what, attempt + 1, last_problem, str(url)) from None
             else:
                 if is_final(response, resend_safe, final_statuses):
                     return response

@@ -92,10 +92,17 @@ def transport_problem(exc: httpx.TransportError, what: str, url: str, resend_saf
     return f"the connection broke ({_short(exc)})"
 
 
+def certificate_refused(problem: str) -> bool:
+    """A connection ended by our check of the server's certificate: a retry meets the same
+    certificate, so the first refusal is the answer (it was retried 4 times, for nothing)."""
+    return "CERTIFICATE_VERIFY_FAILED" in problem
+
+
 def exhausted(what: str, attempts: int, problem: str, url: str) -> UnavailableError:
     """The error once every attempt failed without an answer to return (exit 9)."""
+    tries = "1 attempt" if attempts == 1 else f"{attempts} attempts"
     return UnavailableError(
-        f"{what} failed after {attempts} attempts: {problem}",
+        f"{what} failed after {tries}: {problem}",
         hint=_connect_hint(url, problem) if problem.startswith("cannot connect") else None,
     )
 
@@ -103,7 +110,7 @@ def exhausted(what: str, attempts: int, problem: str, url: str) -> UnavailableEr
 def _connect_hint(url: str, problem: str) -> str:
     """Exit 9's next step: a certificate refused names the CA settings; on loopback the usual
     cause is a sandbox that is not running."""
-    if "CERTIFICATE_VERIFY_FAILED" in problem:
+    if certificate_refused(problem):
         return (
             f"the server's certificate is not trusted ({_origin(url)}): for a private CA set "
             "SSL_CERT_FILE or SSL_CERT_DIR to its certificates; else check the host name"
