@@ -19,41 +19,13 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from pair_tree import PY, RUN, TEST_ADDRESS, TEST_KEY, proc_cpu, tree_env
+
 from svc_sandbox.server import SandboxProcess
-
-PY = sys.executable
-TEST_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
-TEST_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
-RUN = (
-    "import sys; from svc.__main__ import process_main; sys.argv[0] = 'svc'; "
-    "sys.exit(process_main())"
-)
-
-
-def proc_cpu(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def env_for(home: Path, url: str, src: str) -> dict[str, str]:
-    keep = ("PATH", "LANG", "LC_ALL", "TMPDIR")
-    return {
-        **{k: v for k, v in os.environ.items() if k in keep},
-        "HOME": str(home),
-        "SVC_CONFIG_DIR": str(home / "config"),
-        "SVC_DATA_DIR": str(home / "data"),
-        "SVC_KEYRING": "file",
-        "SVC_BASE_URL": url,
-        "SVC_DAILY_CAP": "none",
-        "NO_COLOR": "1",
-        "CI": "1",
-        "PYTHONPATH": src,
-    }
 
 
 def one_batch(
@@ -124,7 +96,7 @@ def main() -> None:
         envs = {}
         for name, src in trees.items():
             home = root / name
-            envs[name] = env_for(home, sandbox.url, src)
+            envs[name] = tree_env(home, src, sandbox.url)
             subprocess.run(
                 [PY, "-c", RUN, "wallet", "import"],
                 input=(TEST_KEY + "\n").encode(),

@@ -13,29 +13,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from pair_tree import PY, RUN, TEST_ADDRESS, TEST_KEY, proc_cpu, tree_env
+
 from svc_sandbox.server import SandboxProcess
-
-PY = sys.executable
-TEST_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
-TEST_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
-RUN = (
-    "import sys; from svc.__main__ import process_main; sys.argv[0] = 'svc'; "
-    "sys.exit(process_main())"
-)
-
-
-def proc_cpu(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def vm_hwm_mb(pid: int) -> float:
@@ -43,22 +30,6 @@ def vm_hwm_mb(pid: int) -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return 0.0
-
-
-def env_for(home: Path, src: str, url: str) -> dict[str, str]:
-    keep = ("PATH", "LANG", "LC_ALL", "TMPDIR")
-    return {
-        **{k: v for k, v in os.environ.items() if k in keep},
-        "HOME": str(home),
-        "SVC_CONFIG_DIR": str(home / "config"),
-        "SVC_DATA_DIR": str(home / "data"),
-        "SVC_KEYRING": "file",
-        "NO_COLOR": "1",
-        "CI": "1",
-        "SVC_DAILY_CAP": "none",
-        "SVC_BASE_URL": url,
-        "PYTHONPATH": src,
-    }
 
 
 def svc(env: dict[str, str], *args: str, stdin: str | None = None) -> str:
@@ -79,7 +50,7 @@ def main() -> int:
     root = Path(tempfile.mkdtemp(prefix="svc-watch-pair-"))
     with SandboxProcess(clock_speed=1.0) as sandbox:
         home = root / "seed"
-        env = env_for(home, args.new, sandbox.url)
+        env = tree_env(home, args.new, sandbox.url)
         svc(env, "wallet", "import", stdin=TEST_KEY + "\n")
         import httpx
 
@@ -99,7 +70,7 @@ def main() -> int:
         envs = {}
         for name, src in trees.items():
             shutil.copytree(home, root / name)
-            envs[name] = env_for(root / name, src, sandbox.url)
+            envs[name] = tree_env(root / name, src, sandbox.url)
         ratios = []
         for n in range(args.rounds):
             procs = {

@@ -74,24 +74,15 @@ class RawPeer(Listener):
         buf = b""
         with conn:
             while not self.closing.is_set():
-                while b"\r\n\r\n" not in buf:
-                    try:
-                        data = conn.recv(65536)
-                    except OSError:
-                        return
-                    if not data:
-                        return
-                    buf += data
+                buf = _received(conn, buf, lambda b: b"\r\n\r\n" in b)
+                if buf is None:
+                    return
                 head, _, buf = buf.partition(b"\r\n\r\n")
                 length = _content_length(head)
-                while len(buf) < length:  # a request's body (a POST's) is read whole
-                    try:
-                        data = conn.recv(65536)
-                    except OSError:
-                        return
-                    if not data:
-                        return
-                    buf += data
+                # a request's body (a POST's) is read whole
+                buf = _received(conn, buf, lambda b: len(b) >= length)
+                if buf is None:
+                    return
                 body, buf = buf[:length], buf[length:]
                 with self.lock:
                     index = len(self.requests)
@@ -114,6 +105,19 @@ class RawPeer(Listener):
         except OSError:
             return False
         return True
+
+
+def _received(conn: socket.socket, buf: bytes, enough: Callable[[bytes], bool]) -> bytes | None:
+    """`buf` read on until `enough` says so; None when the peer closed or the socket failed."""
+    while not enough(buf):
+        try:
+            data = conn.recv(65536)
+        except OSError:
+            return None
+        if not data:
+            return None
+        buf += data
+    return buf
 
 
 def _content_length(head: bytes) -> int:
