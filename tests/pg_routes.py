@@ -36,14 +36,20 @@ def round_trips(frames: list[bytes]) -> list[list[str]]:
     """Each round trip the lean client sent (one write ending with its one Sync): the SQL of
     its statements in order. A write without a Sync, or with two, fails here."""
     trips = []
+    named: dict[bytes, str] = {}  # the statements kept prepared, by name, as they were parsed
     for frame in frames:
         statements, syncs, at = [], 0, 0
+        unnamed = ""
         while at < len(frame):
             kind = frame[at : at + 1]
             (length,) = struct.unpack("!i", frame[at + 1 : at + 5])
             body = frame[at + 5 : at + 1 + length]
-            if kind == b"P":
-                statements.append(body.split(b"\0")[1].decode())
+            if kind == b"P":  # Parse: a name (empty: unnamed), the SQL
+                name, sql = body.split(b"\0")[:2]
+                named[name] = unnamed = sql.decode()
+            if kind == b"B":  # Bind: each statement run once, prepared earlier or just now
+                name = body.split(b"\0")[1]
+                statements.append(named[name] if name else unnamed)
             syncs += kind == b"S"
             at += 1 + length
         assert syncs == 1 and frame.endswith(b"S\0\0\0\x04"), frame[-40:]

@@ -144,13 +144,14 @@ def decoder(oid: int) -> Any:
     return found
 
 
-def parse(sql: str, oids: list[int]) -> bytes:
-    body = b"\0" + cstring(sql) + struct.pack(f"!h{len(oids)}I", len(oids), *oids)
+def parse(sql: str, oids: list[int], name: bytes = b"") -> bytes:
+    body = name + b"\0" + cstring(sql) + struct.pack(f"!h{len(oids)}I", len(oids), *oids)
     return message(b"P", body)
 
 
-def bind(values: list[bytes | None]) -> bytes:
-    parts = [b"\0\0", struct.pack("!hh", 0, len(values))]  # portal, statement; all text
+def bind(values: list[bytes | None], name: bytes = b"") -> bytes:
+    # the unnamed portal, then the statement's name; no format codes: every value in text
+    parts = [b"\0", name, b"\0", struct.pack("!h", 0), struct.pack("!h", len(values))]
     for value in values:
         parts.append(_INT.pack(-1) if value is None else _INT.pack(len(value)) + value)
     parts.append(struct.pack("!h", 0))  # results in text
