@@ -26,7 +26,7 @@ from tests.pg_cluster import start as start_cluster  # noqa: E402
 RUNNERS = 4
 
 
-def batch_file(folder: Path, name: str, start: int, count: int, stamp: int) -> Path:
+def batch_file(folder: Path, name: str, start: int, count: int, stamp: str) -> Path:
     path = folder / name
     path.write_text(
         "".join(
@@ -97,6 +97,9 @@ def run_batches(
     return wall, accepted, max(peaks) / 1024, cpu
 
 
+ROUNDS = 3  # one pair's ratio swung 1.05x-1.48x on this machine: the median of 3 travels
+
+
 def fleet_case(
     bench: Any, row: Callable[..., None], verdict: Callable[[float, float], str]
 ) -> None:
@@ -105,62 +108,86 @@ def fleet_case(
     cluster = start_cluster()
     try:
         url = cluster.create_database("svc_bench")
-        stamp = int(time.time())
         folder = bench.home / "fleet"
         folder.mkdir()
-        single_home = runner_home(folder, bench.home, "single")
-        single_env = {**bench.env_for(single_home)}
-        sandbox = bench.sandbox_cpu()
-        single = run_batches(
-            bench.svc, [(batch_file(folder, "all.jsonl", 0, n, stamp), single_env)], bench.peak_kb
-        )
-        single_sandbox = bench.sandbox_cpu() - sandbox
-        share = n // RUNNERS
-        jobs = []
-        for r in range(RUNNERS):
-            home = runner_home(folder, bench.home, f"runner-{r}")
-            env = {**bench.env_for(home), "SVC_LEDGER_URL": url, "SVC_RUNNER": f"runner-{r}"}
-            source = batch_file(folder, f"part{r}.jsonl", n + r * share, share, stamp)
-            jobs.append((source, env))
-        sandbox, server = bench.sandbox_cpu(), server_cpu(cluster.root / "data")
-        fleet = run_batches(bench.svc, jobs, bench.peak_kb)
-        fleet_sandbox = bench.sandbox_cpu() - sandbox
-        fleet_server = server_cpu(cluster.root / "data") - server
-        _rows(row, verdict, n, single, fleet)
-        row(
-            "  cpu: runners + PostgreSQL + sandbox",
-            f"1 runner {single[3]:.1f} + 0 + {single_sandbox:.1f} s;"
-            f" {RUNNERS} runners {fleet[3]:.1f} + {fleet_server:.1f} + {fleet_sandbox:.1f} s",
-        )
+        single_env = bench.env_for(runner_home(folder, bench.home, "single"))
+        runner_envs = [
+            {
+                **bench.env_for(runner_home(folder, bench.home, f"runner-{r}")),
+                "SVC_LEDGER_URL": url,
+                "SVC_RUNNER": f"runner-{r}",
+            }
+            for r in range(RUNNERS)
+        ]
+        stamp = int(time.time())
+        rounds = [
+            _round(bench, folder / f"round-{k}", single_env, runner_envs, f"{stamp}-{k}", cluster)
+            for k in range(ROUNDS)
+        ]
+        _rows(row, verdict, n, rounds)
         _submit_rows(bench, row, verdict, single_env, url)
     finally:
         cluster.stop()
 
 
+Round = tuple[tuple[float, int, float, float], tuple[float, int, float, float], str]
+
+
+def _round(
+    bench: Any,
+    folder: Path,
+    single_env: dict[str, str],
+    runner_envs: list[dict[str, str]],
+    stamp: str,
+    cluster: Any,
+) -> Round:
+    """One runner's batch of n fresh lines, then the fleet's (n fresh lines in RUNNERS parts):
+    both results and where the CPU went (runners + PostgreSQL + sandbox)."""
+    n, share = bench.args.tasks, bench.args.tasks // RUNNERS
+    folder.mkdir()
+    sandbox = bench.sandbox_cpu()
+    single = run_batches(
+        bench.svc, [(batch_file(folder, "all.jsonl", 0, n, stamp), single_env)], bench.peak_kb
+    )
+    single_sandbox = bench.sandbox_cpu() - sandbox
+    jobs = [
+        (batch_file(folder, f"part{r}.jsonl", n + r * share, share, stamp), env)
+        for r, env in enumerate(runner_envs)
+    ]
+    sandbox, server = bench.sandbox_cpu(), server_cpu(cluster.root / "data")
+    fleet = run_batches(bench.svc, jobs, bench.peak_kb)
+    fleet_sandbox = bench.sandbox_cpu() - sandbox
+    fleet_server = server_cpu(cluster.root / "data") - server
+    cpu = (
+        f"1 runner {single[3]:.1f} + 0 + {single_sandbox:.1f} s;"
+        f" {RUNNERS} runners {fleet[3]:.1f} + {fleet_server:.1f} + {fleet_sandbox:.1f} s"
+    )
+    return single, fleet, cpu
+
+
 def _rows(
-    row: Callable[..., None],
-    verdict: Callable[[float, float], str],
-    n: int,
-    single: tuple[float, int, float, float],
-    fleet: tuple[float, int, float, float],
+    row: Callable[..., None], verdict: Callable[[float, float], str], n: int, rounds: list[Round]
 ) -> None:
-    ratio = fleet[0] / max(single[0], 1e-9)
+    """The round of the median ratio, and the spread of the ratios."""
+    ratios = [fleet[0] / max(single[0], 1e-9) for single, fleet, _ in rounds]
+    ratio = statistics.median(ratios)
+    single, fleet, cpu = rounds[ratios.index(ratio)]
+    complete = all(s[1] == n and f[1] == n for s, f, _ in rounds)
     row(
         f"fleet: {n} tasks, 1 runner on SQLite",
         f"{single[1]} accepted in {single[0]:.1f} s (cpu {single[3]:.1f} s), peak"
         f" {single[2]:.0f} MB",
-        "ok" if single[1] == n else "FAILED",
+        "ok" if complete else "FAILED",
     )
     row(
         f"  {RUNNERS} runners sharing PostgreSQL",
-        f"{fleet[1]} accepted in {fleet[0]:.1f} s = {ratio:.2f}x (cpu {fleet[3]:.1f} s)",
-        f"target <= 1.25x: {verdict(ratio, 1.25)}" if fleet[1] == n else "FAILED",
+        f"{fleet[1]} accepted in {fleet[0]:.1f} s = {ratio:.2f}x, median of {len(rounds)}"
+        f" ({min(ratios):.2f}x-{max(ratios):.2f}x)",
+        f"target <= 1.25x: {verdict(ratio, 1.25)}" if complete else "FAILED",
     )
-    row(
-        "  largest runner peak memory",
-        f"{fleet[2]:.0f} MB",
-        f"target <= 150 MB: {verdict(fleet[2], 150)}",
-    )
+    row("  cpu: runners + PostgreSQL + sandbox", cpu)
+    peak = max(f[2] for _, f, _ in rounds)
+    row("  largest runner peak memory", f"{peak:.0f} MB", f"target <= 150 MB: {verdict(peak, 150)}")
 
 
 def _submit_rows(
