@@ -25,7 +25,7 @@ test: $(STAMP) tools $(TS_STAMP)
 	$(BIN)/ruff check src tests tools examples
 	$(BIN)/ruff format --check src tests tools examples
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --durations=10
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal --durations=10
 	$(BIN)/python -m tests.reliability_report --check
 
 # Copy the report the last full `make test` wrote (build/reliability.md) over the committed one.
