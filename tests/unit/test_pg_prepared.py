@@ -121,3 +121,38 @@ def test_transaction_control_is_never_kept(conns: tuple[LeanConnection, LeanConn
     conn.at_once([("BEGIN", ()), ("UPDATE things SET name = %s WHERE id = %s", ("x", 1))])
     conn.execute("COMMIT")
     assert [text for text, _ in conn.prepared] == ["UPDATE things SET name = $1 WHERE id = $2"]
+
+
+def test_a_statement_failing_again_and_again_leaves_no_statement_behind_in_the_server(
+    conns: tuple[LeanConnection, LeanConnection],
+) -> None:
+    conn, _ = conns
+    insert = "INSERT INTO things (id, name) VALUES (%s, %s)"
+    for _ in range(5):
+        with pytest.raises(PgError):
+            conn.execute(insert, (1, "again"))  # refused each time, after its Parse ran
+    # each give-up closed at the next exchange: the server holds only what the client keeps
+    held = conn.execute("SELECT count(*) FROM pg_prepared_statements").fetchone()[0]
+    assert held <= len(conn.prepared) + 1  # + this count's own statement
+
+
+def test_forgotten_plans_are_closed_in_the_server(
+    conns: tuple[LeanConnection, LeanConnection],
+) -> None:
+    conn, _ = conns
+    for column in ("id", "name", "id, name"):
+        conn.execute(f"SELECT {column} FROM things WHERE id = %s", (1,))
+    conn.execute("ALTER TABLE things ADD COLUMN colour TEXT")  # every kept plan forgotten
+    conn.execute("SELECT 1")
+    kept = _server_prepared(conn)
+    assert not any("FROM things" in text for text in kept), kept
+
+
+def test_two_connections_name_their_statements_apart(
+    conns: tuple[LeanConnection, LeanConnection],
+) -> None:
+    conn, other = conns
+    conn.execute(READ, (1,))
+    other.execute(READ, (1,))
+    # behind a pooler sharing sessions, one's name never runs the other's SQL
+    assert set(conn.prepared.values()).isdisjoint(other.prepared.values())

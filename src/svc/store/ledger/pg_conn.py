@@ -10,6 +10,7 @@ back what a dead session left open.
 from __future__ import annotations
 
 import contextlib
+import secrets
 import socket
 import struct
 import threading
@@ -60,6 +61,12 @@ class LeanConnection:
         # left it parsed): `_parsed` counts them
         self.prepared: dict[tuple[str, tuple[int, ...]], bytes] = {}
         self._parsed = 0
+        # Names unique to this connection (behind a pooler sharing server sessions, another
+        # connection's `svc_3` is never this one's: an unknown name fails, never runs other SQL)
+        self._prefix = secrets.token_hex(4).encode()
+        # Names the server may still hold and this connection gave up (a failed exchange's, a
+        # forgotten plan's): closed at the start of the next exchange, so none accumulate
+        self._orphans: list[bytes] = []
 
     @property
     def idle(self) -> bool:
@@ -81,7 +88,7 @@ class LeanConnection:
         try:
             return self._exchange([(sql, params)])[0]
         except PgError as exc:
-            if exc.sqlstate != PLAN_CHANGED or not self.idle:
+            if not _plan_changed(exc) or not self.idle:
                 raise
             # Outside a transaction the failed read changed nothing: read again, newly planned
             # (inside one, the caller's transaction is spoilt, and its error is the answer)
@@ -97,11 +104,16 @@ class LeanConnection:
             raise operational("the connection is closed")
         with self._lock:
             parsed: dict[tuple[str, tuple[int, ...]], bytes] = {}
+            closes = b"".join(pg_wire.message(b"C", b"S" + name + b"\0") for name in self._orphans)
+            self._orphans = []
             data = b"".join(self._statement(sql, params, parsed) for sql, params in statements)
-            results, failure = self._round_trip(data + pg_wire.SYNC)
+            results, failure = self._round_trip(closes + data + pg_wire.SYNC)
             if failure is None:
                 self.prepared.update(parsed)
+            else:
+                self._orphans.extend(parsed.values())
             if _moves_schema(statements, failure):
+                self._orphans.extend(self.prepared.values())
                 self.prepared.clear()  # every statement planned again, on the new tables
         if failure is not None:  # the server is ready again: the connection goes on
             raise failure
@@ -126,7 +138,7 @@ class LeanConnection:
             name = b""
             if len(self.prepared) < PREPARED_MAX and _first_word(text) in _PREPARABLE:
                 self._parsed += 1
-                name = parsed[key] = b"svc_%d" % self._parsed
+                name = parsed[key] = b"svc_%s_%d" % (self._prefix, self._parsed)
             head = pg_wire.parse(text, list(oids), name)
         return head + pg_wire.bind(values, name) + pg_wire.DESCRIBE_PORTAL + pg_wire.EXECUTE
 
@@ -180,7 +192,7 @@ class LeanConnection:
         rows: list[Row] = []
         while True:
             kind, payload = self.reader.read()
-            if kind in (b"1", b"2", b"n") or kind in _ASYNC:
+            if kind in (b"1", b"2", b"3", b"n") or kind in _ASYNC:
                 self._async(kind, payload)
             elif kind == b"T":
                 names, decoders = _description(payload)
@@ -219,10 +231,15 @@ def _first_word(sql: str) -> str:
     return words[0].upper() if words else ""
 
 
+def _plan_changed(error: PgError) -> bool:
+    """The server refusing a kept plan, not any other "feature not supported" (0A000)."""
+    return error.sqlstate == PLAN_CHANGED and "cached plan" in str(error)
+
+
 def _moves_schema(statements: Sequence[Statement], failure: PgError | None) -> bool:
     """A table this connection's prepared statements read may have changed: its own DDL (the
     migration), or the server saying a plan no longer fits (another runner's migration)."""
-    if failure is not None and failure.sqlstate == PLAN_CHANGED:
+    if failure is not None and _plan_changed(failure):
         return True
     return any(_first_word(sql) in _DDL for sql, _ in statements)
 
