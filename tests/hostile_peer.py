@@ -387,6 +387,7 @@ def _paid(peer: HostilePeer, record: Received, body: dict[str, Any]) -> Answer |
         return Answer(202, _nested(), {"Content-Type": "application/json"})
     simple = {
         "redirect": lambda: Answer(307, b"", {"Location": "/svc/elsewhere"}),
+        "switch": lambda: Answer(101, b"", {}),  # Switching Protocols, no upgrade asked for
         "bad_request": lambda: _json(400, {"error": "invalid_request"}),
         "codeless_402": lambda: challenge(peer, None),
         "repeat_402": lambda: challenge(peer),

@@ -397,6 +397,24 @@ def test_a_lost_mpp_answer_is_resumed_without_the_spt_in_the_ledger(
     assert lost_leaks == [] and _leaks(peer_cli, secrets) == []
 
 
+def test_a_proof_answered_101_is_an_unknown_outcome_and_resumes_with_the_same_proof(
+    peer_cli: Cli, hostile_peer: HostilePeer
+) -> None:
+    """A `101 Switching Protocols` nobody asked for is no answer: the proof left and its fate
+    is unknown (exit 10, the row `unknown`), never "refused, not charged" (the lean route
+    once took it for the service's final word); the resume re-sends the same proof."""
+    hostile_peer.config.mode = "switch"
+    rid = new_rid()
+    lost = submit(peer_cli, rid)
+    assert hostile_peer.proofs_received(), lost.stderr
+    assert lost.returncode == 10, lost.stderr
+    assert "not charged" not in lost.stderr, lost.stderr
+    hostile_peer.config.mode = "accept"
+    resumed = submit(peer_cli, rid)
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(hostile_peer.distinct_nonces(rid)) == 1
+
+
 # --- 9. Ctrl-C must not invite a second payment ----------------------------------------------
 
 

@@ -122,6 +122,28 @@ def test_a_paid_submit_is_the_same_bytes_on_both_routes(monkeypatch: pytest.Monk
     assert len(sent) == 2
 
 
+def test_a_paid_retry_answered_101_is_a_broken_connection_on_both_routes() -> None:
+    """The proof-carrying retry answered `101 Switching Protocols`, no upgrade asked for: h11
+    refuses it, so the connection broke and the proof's fate is unknown (exit 9 here, which
+    the submit flow journals as unknown, exit 10). The lean route once handed the 101 back as
+    the service's final answer, and the proof was journaled as refused: "not charged"."""
+    switching = b"HTTP/1.1 101 Switching Protocols\r\n\r\n" + OK
+    outcomes = []
+    for lean_route in (False, True):
+        answers = [CHALLENGE, switching]
+        with RawPeer(lambda i, answers=answers: (answers[i], False)) as peer:
+            http = _http(lean_route)
+            outcomes.append(_post(http, peer.url + "/svc/tasks", _PaidOnChallenge()))
+            http.close()
+    assert outcomes[0][:2] == ("UnavailableError", 9)
+    assert outcomes[1] == outcomes[0]
+
+
+def test_a_request_asking_for_an_upgrade_goes_to_httpx() -> None:
+    request = httpx.Request("GET", "http://127.0.0.1:9/x", headers={"Upgrade": "h2c"})
+    assert lean.request_head(request) is None
+
+
 def _dies_on_second(i: int) -> tuple[bytes, bool]:
     """Answers the first request and keeps the connection; reads the second and hangs up
     without a word: a kept connection that turned out dead once the POST was on it."""

@@ -127,6 +127,29 @@ HOSTILE = {
     + b"]" * 1000,
     "an error status": b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
     b'Content-Length: 19\r\n\r\n{"error": "resting"}'[:-1],
+    "an unasked-for 101, then an answer": b"HTTP/1.1 101 Switching Protocols\r\n\r\n" + OK,
+    "an unasked-for 101 with an Upgrade": b"HTTP/1.1 101 Switching Protocols\r\n"
+    b"Upgrade: h2c\r\nConnection: Upgrade\r\n\r\n",
+    "an early hint first": b"HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n" + OK,
+    "a 307 to another origin": b"HTTP/1.1 307 Temporary Redirect\r\n"
+    b"Location: http://127.0.0.2:9/x\r\nContent-Length: 0\r\n\r\n",
+    "a 308 to https": b"HTTP/1.1 308 Permanent Redirect\r\nLocation: https://example.com/x\r\n"
+    b"Content-Length: 0\r\n\r\n",
+    "a 204 with a body": b"HTTP/1.1 204 No Content\r\n\r\n{}",
+    "chunked and a length": HEAD + b"Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n"
+    b"2\r\n{}\r\n0\r\n\r\n",
+    "a chunk extension with a CR": HEAD + b"Transfer-Encoding: chunked\r\n\r\n"
+    b"2;a=\rb\r\n{}\r\n0\r\n\r\n",
+    "a bad trailer": HEAD + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\nX Y\r\n\r\n",
+    "a status 600": b"HTTP/1.1 600 X\r\nContent-Length: 2\r\n\r\n{}",
+    "HTTP/2.0 in the status line": b"HTTP/2.0 200 OK\r\nContent-Length: 2\r\n\r\n{}",
+    "a bare LF head": b"HTTP/1.1 200 OK\nContent-Type: application/json\nContent-Length: 2\n\n{}",
+    "a head of many fields within 100 KiB": HEAD
+    + b"".join(b"X-%d: v\r\n" % i for i in range(9000))
+    + b"Content-Length: 2\r\n\r\n{}",
+    "a length with a plus": HEAD + b"Content-Length: +2\r\n\r\n{}",
+    "a length with a space after it": HEAD + b"Content-Length: 2 \r\n\r\n{}",
+    "an empty Content-Length in a list": HEAD + b"Content-Length: 2,\r\n\r\n{}",
 }
 
 

@@ -44,6 +44,7 @@ _TARGET = re.compile(rb"[\x21-\x7e]+")
 _HTTPX_SENDS = "httpx._transports.default"  # where the real sending methods are defined
 _HTTPCORE_SENDS = "httpcore._sync.connection_pool"
 _BODY_FIELDS = (b"content-length", b"transfer-encoding")
+_UPGRADE = b"upgrade"  # a request asking for another protocol: httpx's (h11 follows it)
 # The methods this route sends: a poll's GET, and a POST with its whole body in memory (a
 # submit, its paid retry with the proof httpx's auth flow added, a reply).
 _METHODS = ("GET", "POST")
@@ -59,7 +60,7 @@ def request_head(request: httpx.Request) -> bytes | None:
     in order) and, for a POST, its body. None for a request this route does not send: a GET
     with a body, a POST whose body is not whole in memory or not framed by one Content-Length
     that says its size exactly (h11 refuses a mismatch half-way through sending: httpx's route
-    sends it, to fail the same way), and every other method."""
+    sends it, to fail the same way), a request asking for an `Upgrade`, and every other method."""
     if request.method not in _METHODS:
         return None
     method = request.method.encode("ascii")
@@ -75,6 +76,8 @@ def request_head(request: httpx.Request) -> bytes | None:
         if not FIELD_VALUE.fullmatch(value):
             raise httpx.LocalProtocolError(f"Illegal header value {value!r}")
         lowered = name.lower()
+        if lowered == _UPGRADE:
+            return None
         if lowered in _BODY_FIELDS:
             framing.append((lowered, value))
         (host if lowered == b"host" else rest).append(b"%s: %s\r\n" % (name, value))
@@ -133,7 +136,7 @@ class LeanTransport(httpx.BaseTransport):
         except BaseException:
             sock.close()
             raise
-        if answer.keep_alive and answer.status != 101 and exchange.whole and not exchange.buf:
+        if answer.keep_alive and exchange.whole and not exchange.buf:
             self._checkin(key, sock)
         else:
             sock.close()

@@ -125,10 +125,15 @@ class Exchange:
         return bool(data)
 
     def head(self) -> Head:
-        """The answer's head, informational (1xx) answers passed over as httpcore does."""
+        """The answer's head, informational (1xx) answers passed over as httpcore does. A
+        `101 Switching Protocols` is no answer: this route never asks for an upgrade (a
+        request that does goes to httpx's), so, as h11 judges it, the connection broke and
+        what the request did is unknown; never a final answer read as the service's."""
         while True:
             head = parse_head(self._lines(_DISCONNECTED))
-            if not 100 <= head.status < 200 or head.status == 101:
+            if head.status == 101:
+                raise broken("Received server _SWITCH_UPGRADE event without a pending proposal")
+            if not 100 <= head.status < 200:
                 return head
 
     def _lines(self, cut: str) -> bytes:
@@ -147,8 +152,6 @@ class Exchange:
                 raise broken(cut)
 
     def body(self, head: Head) -> bytes:
-        if head.status == 101:
-            return b""
         if head.framing == "length":
             return self._counted(head.length)
         if head.framing == "chunked":
