@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -14,10 +15,10 @@ import pytest
 from tests.fakes import MemorySecrets
 
 from svc.api.answers import SubmitAnswer, Task
-from svc.errors import PaymentError, UsageError
+from svc.errors import LedgerUnavailableError, PaymentError, UsageError
 from svc.origin import origin_of
 from svc.pay.chains import caip2
-from svc.pay.journal import RequestJournal, open_journal
+from svc.pay.journal import RequestJournal, held_journal, open_journal
 from svc.pay.offer import Offer, Paid
 from svc.store.ledger import AuthState, Ledger, PayState
 from svc.store.secrets import FileBackend
@@ -245,3 +246,31 @@ def test_approval_is_asked_last_and_a_no_signs_nothing() -> None:
     with pytest.raises(PolicyRefusal) as over:  # over the cap: refused before anyone is asked
         policy.decide([Offer("mpp", 2_000_000, "realm.example", "mpp:stripe", "usd")])
     assert over.value.code == "policy_refused" and len(asked) == 1
+
+
+def _held(ledger: Ledger, request_id: str) -> Any:
+    secrets = MemorySecrets()
+    return held_journal(
+        ledger,
+        lambda: secrets,  # type: ignore[arg-type,return-value]
+        request_id=request_id,
+        base_url="http://127.0.0.1:8402",
+        body=BODY,
+    )
+
+
+def test_a_signature_whose_row_was_removed_is_not_taken_as_journaled(tmp_path: Path) -> None:
+    """The held journal keeps its row and folds in what each transition wrote; a row removed
+    meanwhile by a writer that ignores the lock (an older svc's `forget`, a person's SQL)
+    must stop the proof (exit 9, nothing sent), not leave it "journaled" with no row on disk
+    (found by the review of the kept row)."""
+    ledger = Ledger(tmp_path / "ledger.sqlite3")
+    with _held(ledger, "req_gone_0001") as journal:
+        with sqlite3.connect(tmp_path / "ledger.sqlite3") as other:  # takes no request lock
+            other.execute("DELETE FROM submissions WHERE request_id = 'req_gone_0001'")
+        with pytest.raises(LedgerUnavailableError, match="no longer has the row") as caught:
+            journal.record(_paid())
+        assert caught.value.exit_code == 9
+    assert ledger.get("req_gone_0001") is None
+    states = [a.status for a in ledger.authorizations_of("req_gone_0001")]
+    assert AuthState.LIVE not in states, states  # the signature's transaction rolled back

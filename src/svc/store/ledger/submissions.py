@@ -7,6 +7,7 @@ import time
 from dataclasses import fields
 from typing import Any
 
+from svc.errors import LedgerUnavailableError
 from svc.store.ledger.database import Database
 from svc.store.ledger.rows import PayState, Submission, Written
 
@@ -87,13 +88,20 @@ class Submissions:
         return Submission(**written)
 
     def set(self, request_id: str, **fields: Any) -> Written:
-        """Write `fields` (and the time) into a request's row; returns what it wrote."""
+        """Write `fields` (and the time) into a request's row; returns what it wrote.
+
+        The journal keeps the row it holds the lock for and folds in what each transition
+        wrote instead of reading it back, so a transition that found no row must not read as
+        written: a row removed meanwhile by a writer that ignores the lock (an older svc's
+        `forget`, a person's own SQL) would leave a proof "journaled" with nothing on disk."""
         fields["updated_at"] = time.time()
         cols = ", ".join(f"{name} = ?" for name in fields)
-        self.db.execute(
+        updated = self.db.execute(
             f"UPDATE submissions SET {cols} WHERE request_id = ?",  # noqa: S608 - names are ours
             (*fields.values(), request_id),
         )
+        if updated.rowcount == 0:
+            raise _row_gone(request_id)
         return fields
 
     def delete(self, request_id: str) -> None:
@@ -104,3 +112,13 @@ class Submissions:
             "UPDATE submissions SET state = ?, updated_at = ? WHERE task_id = ?",
             (state, time.time(), task_id),
         )
+
+
+def _row_gone(request_id: str) -> LedgerUnavailableError:
+    return LedgerUnavailableError(
+        f"the ledger no longer has the row of request {request_id}: something removed it while "
+        "this run held the request's lock",
+        code="ledger_row_gone",
+        hint="nothing more was sent for it from this step on; check what else writes to this "
+        "ledger (an older svc, a script), then run the same command again",
+    )
