@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import ipaddress
 import re
+import socket
 import unicodedata
 from collections.abc import Callable
 from urllib.parse import urlsplit, urlunsplit
@@ -95,15 +96,21 @@ def origin_of(url: str) -> str:
 
 
 def is_loopback_host(host: str) -> bool:
-    """True only for a host whose packets never leave this machine: `localhost` or a loopback
-    address literal (an IPv4-mapped IPv6 one judged on the IPv4 address it carries). Judged on
-    the parsed address, never on how the text begins: `127.0.0.1.evil.com` is a name anyone
-    can register, and a name or number we cannot read is not loopback (the safe side)."""
+    """True only for a host whose packets never leave this machine: a loopback address literal
+    (an IPv4-mapped IPv6 one judged on the IPv4 address it carries), or `localhost` when every
+    address it resolves to is one (an /etc/hosts may name another machine `localhost`, and a
+    proof or a bearer would then cross the network in cleartext). Judged on the parsed address,
+    never on how the text begins: `127.0.0.1.evil.com` is a name anyone can register, and a
+    name or number we cannot read is not loopback (the safe side)."""
     host = host.lower().rstrip(".")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
     if host == "localhost":
-        return True
+        return _resolves_to_loopback_only(host)
+    return _loopback_literal(host)
+
+
+def _loopback_literal(host: str) -> bool:
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
@@ -111,6 +118,16 @@ def is_loopback_host(host: str) -> bool:
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         return address.ipv4_mapped.is_loopback
     return address.is_loopback
+
+
+def _resolves_to_loopback_only(name: str) -> bool:
+    """Asked each time (about 12 us from /etc/hosts), as the connection resolves it each time."""
+    try:
+        found = socket.getaddrinfo(name, None, type=socket.SOCK_STREAM)
+    except OSError:  # cannot say where it leads: not loopback (the safe side)
+        return False
+    addresses = {str(info[4][0]) for info in found}
+    return bool(addresses) and all(_loopback_literal(address) for address in addresses)
 
 
 def is_loopback_url(url: str) -> bool:

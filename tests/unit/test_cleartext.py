@@ -3,7 +3,10 @@ host a socket would really reach, never on how the URL text begins."""
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -125,6 +128,44 @@ def test_the_sandbox_needs_no_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     for url in LOOPBACK:
         assert settings.resolve(base_url=url, stdin_is_tty=False).is_loopback
     assert not settings.resolve(stdin_is_tty=False).allow_insecure_http
+
+
+def _localhost_names(monkeypatch: pytest.MonkeyPatch, *addresses: str) -> None:
+    """As an /etc/hosts that names these addresses `localhost`."""
+    real = socket.getaddrinfo
+
+    def resolve(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(host).lower() != "localhost":
+            return real(host, *args, **kwargs)
+        family = {4: socket.AF_INET, 6: socket.AF_INET6}
+        return [
+            (family[ipaddress.ip_address(a).version], socket.SOCK_STREAM, 6, "", (a, 0))
+            for a in addresses
+        ]
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolve)
+
+
+@pytest.mark.parametrize("addresses", [("192.0.2.7",), ("127.0.0.1", "192.0.2.7"), ()])
+def test_localhost_that_names_another_machine_is_cleartext(
+    monkeypatch: pytest.MonkeyPatch, addresses: tuple[str, ...]
+) -> None:
+    """`localhost` is loopback by what it resolves to, not by its name: a proof or a bearer to
+    http://localhost would cross the network in cleartext (found in review)."""
+    _no_svc_env(monkeypatch)
+    _localhost_names(monkeypatch, *addresses)
+    assert not origin.is_loopback_host("localhost")
+    assert origin.is_cleartext("http://localhost:8402/svc/tasks")
+    with pytest.raises(UsageError) as caught:
+        settings.resolve(base_url="http://localhost:8402", stdin_is_tty=False)
+    assert caught.value.exit_code == ExitCode.USAGE
+
+
+def test_localhost_that_names_only_loopback_is_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_svc_env(monkeypatch)
+    _localhost_names(monkeypatch, "127.0.0.1", "::1")
+    assert origin.is_loopback_host("LOCALHOST.")
+    assert settings.resolve(base_url="http://localhost:8402", stdin_is_tty=False).is_loopback
 
 
 def test_config_set_refuses_a_cleartext_url(tmp_path: Path) -> None:

@@ -9,14 +9,14 @@ a service file, a password file, several hosts, any option. In doubt, None.
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import pwd
 import re
-import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import unquote_to_bytes
+
+from svc.origin import is_loopback_host
 
 DEFAULT_SOCKET_DIR = "/var/run/postgresql"  # libpq's (pg_config --configure), psycopg-binary's
 DEFAULT_PORT = 5432
@@ -153,14 +153,5 @@ def _target(settings: dict[str, str]) -> Target | None:
 
 
 def _loopback(host: str) -> bool:
-    if host == "localhost":  # loopback when every address it names is (an /etc/hosts may lie)
-        try:
-            found = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
-        except OSError:
-            return False
-        addresses = {str(info[4][0]).split("%")[0] for info in found}
-        return bool(addresses) and all(ipaddress.ip_address(a).is_loopback for a in addresses)
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    """The one rule (svc.origin): a loopback literal, or `localhost` naming only loopback."""
+    return is_loopback_host(host) and not host.startswith("[")
