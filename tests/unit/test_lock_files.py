@@ -11,12 +11,14 @@ import fcntl
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from svc.store.ledger import Ledger
+from svc.store.ledger import Ledger, locks
 from svc.store.ledger.locks import STALE_LOCKS_WORTH_A_SWEEP, request_lock
 
 RACER = """
@@ -61,6 +63,35 @@ def test_a_released_lock_leaves_no_file_and_nesting_keeps_it(tmp_path: Path) -> 
         with request_lock(folder, "req_a", None):  # re-entrant: still the one file
             assert len(list(folder.iterdir())) == 1
         assert len(list(folder.iterdir())) == 1
+    assert list(folder.iterdir()) == []
+
+
+def test_threads_hold_one_at_a_time_and_the_process_keeps_no_lock_once_all_leave(
+    tmp_path: Path,
+) -> None:
+    """Threads of one process queue on its own lock of a request id (a flock taken twice by
+    one process would wait on itself); that lock goes with the last thread that held or
+    awaited it, so `svc mcp` and a long batch do not keep one per request id they ever met."""
+    folder = tmp_path / "locks"
+    holders: dict[str, int] = {}
+    most: list[int] = []
+
+    def worker(n: int) -> None:
+        for i in range(40):
+            request_id = f"req_{i % 3}" if n % 2 else "req_shared"
+            with request_lock(folder, request_id, None):
+                holders[request_id] = holders.get(request_id, 0) + 1
+                most.append(holders[request_id])
+                time.sleep(0.0005)
+                holders[request_id] -= 1
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(most) == 240 and max(most) == 1  # never two holders of one request id
+    assert locks._LOCKS == {}
     assert list(folder.iterdir()) == []
 
 

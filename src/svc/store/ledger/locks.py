@@ -23,8 +23,22 @@ from svc.store.disk import ledger_unwritable
 LOCK_WAIT_SECONDS = 600.0  # another process may be waiting on a person (a card page)
 _LOCK_FLAGS = os.O_RDWR | os.O_CREAT
 
-_LOCKS: dict[str, threading.RLock] = {}
-_DEPTH: dict[str, int] = {}  # read and written only by the thread holding that key's RLock
+
+class _Local:
+    """This process's lock of one request id: an RLock its threads queue on, how deep its
+    holder is in it (read and written only by that holder), and how many threads hold or
+    await it (under _GUARD), so the entry goes when the last one leaves: `svc mcp` and a
+    long batch meet a new request id each time, and kept entries would only grow."""
+
+    __slots__ = ("depth", "lock", "users")
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.depth = 0
+        self.users = 0
+
+
+_LOCKS: dict[str, _Local] = {}
 _GUARD = threading.Lock()
 
 
@@ -49,17 +63,24 @@ def held(request_id: str, on_wait: Callable[[str], None] | None, take: Take) -> 
     a session's advisory lock taken twice by one process would wait on itself."""
     key = _key(request_id)
     with _GUARD:
-        local = _LOCKS.setdefault(key, threading.RLock())
-    with local:
-        depth = _DEPTH.get(key, 0)
-        release = take(request_id, on_wait) if depth == 0 else None
-        _DEPTH[key] = depth + 1
-        try:
-            yield
-        finally:
-            _DEPTH[key] = depth
-            if release is not None:
-                release()
+        local = _LOCKS.get(key) or _LOCKS.setdefault(key, _Local())
+        local.users += 1
+    try:
+        with local.lock:
+            depth = local.depth
+            release = take(request_id, on_wait) if depth == 0 else None
+            local.depth = depth + 1
+            try:
+                yield
+            finally:
+                local.depth = depth
+                if release is not None:
+                    release()
+    finally:
+        with _GUARD:
+            local.users -= 1
+            if not local.users:
+                del _LOCKS[key]
 
 
 def _key(request_id: str) -> str:
