@@ -13,7 +13,6 @@ import httpx
 import pytest
 from tests.loopback import Loopback, send
 
-from svc.api import http as http_module
 from svc.api.cleartext import CleartextGuard
 from svc.api.http import Http
 from svc.api.retry import RetryPolicy
@@ -65,12 +64,9 @@ def test_an_id_that_is_not_one_is_refused_every_time_and_never_kept(http: Http) 
     assert not tasks._urls
 
 
-def test_the_kept_urls_are_bounded(http: Http, monkeypatch: pytest.MonkeyPatch) -> None:
-    from svc.api import tasks as tasks_module
-
-    monkeypatch.setattr(tasks_module, "KEPT_URLS", 3)
-    monkeypatch.setattr(http_module, "KEPT_URLS", 3)
+def test_the_kept_urls_are_bounded(http: Http) -> None:
     tasks = TaskClient(http, "http://127.0.0.1:9")
+    tasks._urls.limit = http._parsed.limit = 3
     for n in range(10):
         http._wire_url(tasks.url_of(f"task_{n}"))
     assert len(tasks._urls) <= 3 and len(http._parsed) <= 3

@@ -32,6 +32,7 @@ from svc.api.retry import (
 from svc.api.trace import Tracer
 from svc.api.transport import ProxyRouter, end_deadline
 from svc.errors import UsageError
+from svc.kept import Kept
 from svc.origin import TrustedURL
 
 USER_AGENT = f"svc/{__version__} (+python-httpx)"
@@ -120,21 +121,14 @@ class Http:
 
         # URL string -> httpx's parse of it: parsing a URL was an eighth of what a poll cost
         # this process; a watch sends each task's URL every 15-60 s.
-        self._parsed: dict[str, httpx.URL] = {}
+        self._parsed: Kept[str, httpx.URL] = Kept(KEPT_URLS)
 
     def close(self) -> None:
         self.client.close()
 
     def _wire_url(self, url: TrustedURL) -> httpx.URL:
         """httpx's URL for a gated one, parsed once (httpx takes a parsed URL as it is)."""
-        text = str(url)
-        parsed = self._parsed.get(text)
-        if parsed is None:
-            parsed = httpx.URL(text)
-            if len(self._parsed) >= KEPT_URLS:
-                self._parsed.clear()  # a long-lived process (svc mcp) that sends ever new URLs
-            self._parsed[text] = parsed
-        return parsed
+        return self._parsed.get(str(url), httpx.URL)
 
     def send(
         self,

@@ -12,6 +12,7 @@ from svc.api.http import Http
 from svc.api.ids import path_segment, task_id_arg
 from svc.api.response import expect_json
 from svc.errors import WrongTaskError
+from svc.kept import Kept
 from svc.origin import TrustedURL, configured
 
 TASKS_PATH = "/svc/tasks"
@@ -44,18 +45,12 @@ class TaskClient:
         self.base = configured(base_url, "the base URL")
         # Task id -> its URL through the origin gate: a watch of 1000 tasks polls each every
         # 15-60 s, and checking the same URL again each time was a tenth of a poll's own work.
-        self._urls: dict[str, TrustedURL] = {}
+        self._urls: Kept[str, TrustedURL] = Kept(KEPT_URLS)
 
     def url_of(self, task_id: str) -> TrustedURL:
         """The task's URL (`task_url`), built once per task id (an id that is not one is
         refused every time: nothing is kept for it)."""
-        url = self._urls.get(task_id)
-        if url is None:
-            url = task_url(self.base, task_id)
-            if len(self._urls) >= KEPT_URLS:
-                self._urls.clear()  # a long-lived process (svc mcp) that polls ever new tasks
-            self._urls[task_id] = url
-        return url
+        return self._urls.get(task_id, lambda task_id: task_url(self.base, task_id))
 
     def submit(
         self, body: dict[str, Any], request_id: str, auth: httpx.Auth | None

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any, Final
 
+from svc.kept import Kept
 from svc.pay.keccak import keccak256 as python_keccak256
 
 __all__ = ["EIP712Error", "digest", "keccak256"]
@@ -77,8 +78,8 @@ def digest(typed: Mapping[str, Any]) -> bytes:
 # Domain separators already computed, by (types, domain's fields): a batch signs every task for
 # the same domain, and its separator is three of the five hashes of a signature (the name's,
 # the version's and the struct's). Bounded: a long-lived process may meet many domains.
-_SEPARATORS: dict[tuple[_Frozen, tuple[tuple[str, type, Any], ...]], bytes] = {}
 KEPT_SEPARATORS: Final = 64
+_SEPARATORS: Kept[tuple[_Frozen, tuple[tuple[str, type, Any], ...]], bytes] = Kept(KEPT_SEPARATORS)
 
 
 def _domain_separator(domain: Mapping[str, Any], types: _Types, frozen: _Frozen) -> bytes:
@@ -90,17 +91,13 @@ def _domain_separator(domain: Mapping[str, Any], types: _Types, frozen: _Frozen)
         for name, _ in types["EIP712Domain"]
         for value in (domain.get(name, _MISSING),)
     )
-    key = (frozen, fields)
     try:
-        found = _SEPARATORS.get(key)
+        hash(fields)
     except TypeError:  # a list or an object where a word belongs: the encoder refuses it
         return _struct_hash("EIP712Domain", domain, types, frozen)
-    if found is None:
-        found = _struct_hash("EIP712Domain", domain, types, frozen)
-        if len(_SEPARATORS) >= KEPT_SEPARATORS:
-            _SEPARATORS.clear()
-        _SEPARATORS[key] = found
-    return found
+    return _SEPARATORS.get(
+        (frozen, fields), lambda _: _struct_hash("EIP712Domain", domain, types, frozen)
+    )
 
 
 _MISSING: Final = object()  # a declared field the domain lacks: refused, never kept
