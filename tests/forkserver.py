@@ -46,6 +46,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from tests.procs import read_both
+
 ROOT = Path(__file__).resolve().parent.parent
 # What the interpreter reads at its start (encodings, UTF-8 mode, buffering, hash seed...):
 # a child cannot change them after the fact, so a request must match the server's.
@@ -288,29 +290,18 @@ class Forked:
     ) -> tuple[str, str]:
         """Like Popen.communicate: writes `input`, closes stdin, reads both pipes to their end
         (at once: neither can fill and stall the child) and waits."""
-        found = {"out": "", "err": ""}
 
-        def drain(name: str, stream: IO[str]) -> None:
-            found[name] = stream.read()
+        def wait_after_input() -> None:
+            if self.stdin is not None and not self.stdin.closed:
+                try:
+                    if input:
+                        self.stdin.write(input)
+                    self.stdin.close()
+                except BrokenPipeError:
+                    pass  # it ended without reading: as Popen, not an error
+            self.wait(timeout)
 
-        readers = [
-            threading.Thread(target=drain, args=(name, stream), daemon=True)
-            for name, stream in (("out", self.stdout), ("err", self.stderr))
-            if stream is not None
-        ]
-        for reader in readers:
-            reader.start()
-        if self.stdin is not None and not self.stdin.closed:
-            try:
-                if input:
-                    self.stdin.write(input)
-                self.stdin.close()
-            except BrokenPipeError:
-                pass  # it ended without reading: as Popen, not an error
-        self.wait(timeout)
-        for reader in readers:
-            reader.join(timeout)
-        return found["out"], found["err"]
+        return read_both(self.stdout, self.stderr, wait_after_input, timeout)
 
 
 def _receive_pid(conn: socket.socket) -> tuple[int, int, bytes]:
