@@ -23,7 +23,7 @@ from eth_account.messages import encode_typed_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from svc.pay import eip712, keccak, secp256k1
+from svc.pay import eip712, keccak, keccak_c, secp256k1
 from svc.pay.secp256k1 import HALF_N, SECP256K1_N, SigningKey, key_for, recover
 from svc.pay.signers.external import recovered_address
 from svc.pay.signers.probe import PROBE
@@ -139,15 +139,55 @@ def test_the_python_keccak_equals_eth_hashs(data: bytes) -> None:
     assert keccak.keccak256(data) == compiled(data)
 
 
-def test_keccak256_gives_the_same_bytes_before_and_after_it_moves_to_eth_hash() -> None:
+@settings(max_examples=150, deadline=None)
+@given(data=st.binary(max_size=700))
+def test_the_compiled_keccak_through_ctypes_equals_eth_hashs(data: bytes) -> None:
     from eth_hash.auto import keccak as compiled
 
-    for n in range(eip712.PURE_PYTHON_HASHES + 20):  # past the switch, whatever ran before
-        data = bytes(range(n % 256)) * (1 + n // 40)
-        assert eip712.keccak256(data) == compiled(data)
-    assert keccak.keccak256(b"").hex() == (
-        "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"
+    bound = keccak_c.load()
+    assert bound is not None  # pycryptodome is a dependency: the fallback is not what runs
+    assert bound(data) == compiled(data)
+    assert eip712.keccak256(data) == compiled(data)
+
+
+def test_the_compiled_keccak_is_used_and_never_through_cffi() -> None:
+    """A process's hashes cost no cffi, pycparser or package-metadata scan (40 to 80 ms of CPU
+    before eth-hash's first hash), and it hashes compiled from the first one."""
+    script = (
+        "import sys; from svc.pay import eip712; eip712.keccak256(b'')\n"
+        "print(eip712._hasher() is not eip712.python_keccak256,"
+        " [m for m in ('cffi', 'pycparser', 'eth_hash', 'importlib.metadata') if m in sys.modules])"
     )
+    shown = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout
+    assert shown.strip() == "True []", shown
+
+
+@pytest.mark.parametrize(
+    "breakage",
+    ["no library", "another answer", "no such function"],
+)
+def test_a_compiled_keccak_that_cannot_be_trusted_falls_back_to_python(
+    monkeypatch: pytest.MonkeyPatch, breakage: str
+) -> None:
+    import ctypes
+
+    if breakage == "no library":
+        monkeypatch.setattr(keccak_c, "_library_path", lambda: None)
+    elif breakage == "another answer":
+        monkeypatch.setattr(keccak_c, "_PADDING", 0x06)  # SHA-3's padding: other digests
+    else:
+        monkeypatch.setattr(ctypes, "CDLL", lambda path: object())
+    assert keccak_c.load() is None
+    eip712._hasher.cache_clear()
+    try:
+        assert eip712._hasher() is keccak.keccak256
+        assert eip712.keccak256(b"").hex() == (
+            "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"
+        )
+    finally:
+        eip712._hasher.cache_clear()
 
 
 def test_without_coincurve_eth_keys_signs_and_recovers_the_same(

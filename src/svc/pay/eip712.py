@@ -8,19 +8,19 @@ types whose fields are atomic (address, bool, uintN, intN, bytesN, bytes, string
 struct types. Arrays are refused (svc never signs one). tests/unit/test_eip712_signing.py holds
 the digests equal to eth_account's for random messages.
 
-Keccak-256 is svc.pay.keccak's for a process's first hashes, then eth-hash's (pycryptodome
-underneath), imported when first needed: importing this module loads no third-party package.
+Keccak-256 is pycryptodome's compiled sponge through ctypes (svc.pay.keccak_c), loaded at the
+first hash, else svc.pay.keccak's in Python: importing this module loads no third-party package.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any, Final
 
 from svc.kept import Kept
+from svc.pay import keccak_c
 from svc.pay.keccak import keccak256 as python_keccak256
 
 __all__ = ["EIP712Error", "digest", "keccak256"]
@@ -38,26 +38,15 @@ class EIP712Error(ValueError):
     """Typed data that cannot be encoded (an unknown type, a value out of its type's range)."""
 
 
-# The first hashes of a process are made in Python (svc.pay.keccak): a paid submit of one task
-# makes seven (nine blocks), and eth-hash's compiled Keccak costs more to import (pycryptodome
-# through cffi and pycparser) than those take. A process that goes on hashing (a batch makes
-# three a task) moves to eth-hash after this many; both give the same bytes.
-PURE_PYTHON_HASHES: Final = 64
-_HASHES = itertools.count()
-
-
 @cache
-def _compiled() -> Callable[[bytes], bytes]:
-    from eth_hash.auto import keccak as compiled
-
-    return compiled
+def _hasher() -> Callable[[bytes], bytes]:
+    """The compiled Keccak when it loads and gives the known answers, else the Python one."""
+    return keccak_c.load() or python_keccak256
 
 
 def keccak256(data: bytes) -> bytes:
     """Keccak-256 (Ethereum's hash, not NIST SHA3-256) of `data`."""
-    if next(_HASHES) < PURE_PYTHON_HASHES:
-        return python_keccak256(data)
-    return _compiled()(data)
+    return _hasher()(data)
 
 
 def digest(typed: Mapping[str, Any]) -> bytes:
