@@ -178,7 +178,7 @@ def test_a_compiled_keccak_that_cannot_be_trusted_falls_back_to_python(
     elif breakage == "another answer":
         monkeypatch.setattr(keccak_c, "_PADDING", 0x06)  # SHA-3's padding: other digests
     else:
-        monkeypatch.setattr(ctypes, "CDLL", lambda path: object())
+        monkeypatch.setattr(ctypes, "PyDLL", lambda path: object())
     assert keccak_c.load() is None
     eip712._hasher.cache_clear()
     try:
