@@ -8,6 +8,7 @@ from starlette.exceptions import HTTPException
 from svc_sandbox.errors import SandboxError, handle_http_error, handle_sandbox_error
 from svc_sandbox.faults.middleware import FaultMiddleware
 from svc_sandbox.routes import admin, advisor, card, discovery, identity, tasks
+from svc_sandbox.routes.submit_fast import SubmitFastPath
 from svc_sandbox.state import requestlog
 from svc_sandbox.state.config import DEFAULT_NETWORK
 from svc_sandbox.state.sandbox import SandboxState
@@ -42,6 +43,8 @@ def create_app(state: SandboxState | None = None, *, network: str = DEFAULT_NETW
         app.include_router(router)
     app.add_exception_handler(SandboxError, handle_sandbox_error)
     app.add_exception_handler(HTTPException, handle_http_error)
+    # Innermost first: faults and the request log see every submit the fast path takes.
+    app.add_middleware(SubmitFastPath)
     app.add_middleware(FaultMiddleware, state=app.state.sandbox)
     app.state.request_log = requestlog.RequestLog()
     app.add_middleware(requestlog.RequestLogMiddleware, log=app.state.request_log)

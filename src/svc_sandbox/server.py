@@ -26,17 +26,24 @@ from svc_sandbox.faults import middleware
 from svc_sandbox.state.clock import SandboxClock
 from svc_sandbox.state.config import DEFAULT_NETWORK
 from svc_sandbox.state.sandbox import SandboxState
+from svc_sandbox.transport import CoalescingTransport
 
 URL_LINE_PREFIX = "SANDBOX_URL="
 START_TIMEOUT_SECONDS = 20.0
 
 
 class DroppableH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol, registering each transport so faults can really drop it."""
+    """uvicorn's h11 protocol, registering each transport so faults can really drop it, and
+    writing each answer in one piece (svc_sandbox.transport)."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        middleware.register_transport(self.client, transport)
+        self.coalescing = CoalescingTransport(transport, asyncio.get_running_loop())
+        super().connection_made(self.coalescing)
+        middleware.register_transport(self.client, self.coalescing)
+
+    def on_response_complete(self) -> None:
+        self.coalescing.flush()
+        super().on_response_complete()
 
     def connection_lost(self, exc: Exception | None) -> None:
         middleware.unregister_transport(self.client, self.transport)
