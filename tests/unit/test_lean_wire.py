@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import socket
 import time
 from collections.abc import Iterator
 
@@ -373,3 +374,25 @@ def test_a_mock_of_httpx_sending_sees_every_request(
         assert _outcome(lean_http, peer.url + "/t") == ("ok", {"ok": True})  # and now the wire
         assert len(peer.requests) == 1
     assert seen == [peer.url + "/t", "/t"]
+
+
+def test_a_kept_plain_connection_sets_no_timeout_per_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plain connection is made non-blocking once and waited on with poll: a timeout set
+    before each step was an ioctl a step, each a hand-off of the GIL among a batch's workers.
+    Three answers on one connection: the one timeout create_connection sets, no more."""
+    set_to: list[float | None] = []
+    real = socket.socket.settimeout
+
+    def counting(sock: socket.socket, value: float | None) -> None:
+        set_to.append(value)
+        real(sock, value)
+
+    monkeypatch.setattr(socket.socket, "settimeout", counting)
+    with RawPeer(lambda _: (OK, False)) as peer:
+        http = _http(lean_route=True)
+        try:
+            assert [_outcome(http, peer.url + "/x")[0] for _ in range(3)] == ["ok"] * 3
+        finally:
+            http.close()
+    assert peer.connections == 1
+    assert len(set_to) == 1, set_to

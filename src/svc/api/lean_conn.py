@@ -10,6 +10,8 @@ its ReadError, WriteError or ConnectError), so the retry loop sees what it alway
 
 from __future__ import annotations
 
+import math
+import select
 import socket
 import ssl
 import time
@@ -96,6 +98,9 @@ class Exchange:
         self.limit = limit
         self.buf = bytearray()
         self.whole = False  # the whole request was written (else the connection is not kept)
+        self.plain = not isinstance(sock, ssl.SSLSocket)
+        if self.plain and sock.gettimeout() != 0.0:
+            sock.setblocking(False)  # once a connection: see _wait
 
     def send(self, request: bytes) -> None:
         """The request's bytes (head and body) in one write, bounded as a whole. A write the
@@ -103,26 +108,59 @@ class Exchange:
         and closed before reading it all (a refusal of a large body), so the answer is read
         next, and a connection that had gone away ends there (no answer: its error); either
         way the request is never written again here."""
-        self.sock.settimeout(self.clock.left("write", httpx.WriteTimeout))
         try:
-            self.sock.sendall(request)
+            if self.plain:
+                self._send_plain(request)
+            else:
+                self.sock.settimeout(self.clock.left("write", httpx.WriteTimeout))
+                self.sock.sendall(request)
         except TimeoutError as exc:
             raise httpx.WriteTimeout(str(exc) or "timed out") from exc
         except OSError:
             return
         self.whole = True
 
+    def _send_plain(self, request: bytes) -> None:
+        view = memoryview(request)
+        while view:
+            try:
+                view = view[self.sock.send(view) :]
+            except BlockingIOError:
+                self._wait(select.POLLOUT, self.clock.left("write", httpx.WriteTimeout))
+
     def _fill(self) -> bool:
         """More bytes into the buffer; False when the server has closed its side."""
-        self.sock.settimeout(self.clock.left("read", httpx.ReadTimeout))
         try:
-            data = self.sock.recv(_RECV)
+            data = self._recv_plain() if self.plain else self._recv_tls()
         except TimeoutError as exc:
             raise httpx.ReadTimeout(str(exc) or "timed out") from exc
         except OSError as exc:
             raise httpx.ReadError(str(exc)) from exc
         self.buf += data
         return bool(data)
+
+    def _recv_plain(self) -> bytes:
+        while True:
+            self._wait(select.POLLIN, self.clock.left("read", httpx.ReadTimeout))
+            try:
+                return self.sock.recv(_RECV)
+            except BlockingIOError:  # ready, then not (a spurious wake-up): wait again
+                continue
+
+    def _recv_tls(self) -> bytes:
+        self.sock.settimeout(self.clock.left("read", httpx.ReadTimeout))
+        return self.sock.recv(_RECV)
+
+    def _wait(self, events: int, seconds: float) -> None:
+        """Until the plain socket is ready for `events`, within `seconds` (TimeoutError, as a
+        socket with a timeout raises it, past them). A plain connection stays non-blocking and
+        is waited on here, where a timeout set before each step cost an ioctl a step, each a
+        hand-off of the GIL among a batch's workers; a TLS one keeps its timeouts (its reads
+        may need writes, which the SSL layer does inside one call)."""
+        poller = select.poll()
+        poller.register(self.sock, events)
+        if not poller.poll(max(1, math.ceil(seconds * 1000))):
+            raise TimeoutError("timed out")
 
     def head(self) -> Head:
         """The answer's head, informational (1xx) answers passed over as httpcore does. A
