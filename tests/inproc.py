@@ -226,7 +226,11 @@ class _Foreign:
         import socketserver
 
         owner = getattr(getattr(thread, "_target", None), "__self__", None)
-        return thread in self.before or isinstance(owner, socketserver.BaseServer)
+        return (
+            thread in self.before
+            or isinstance(owner, socketserver.BaseServer)
+            or getattr(owner, "serves_the_test", False)  # a raw peer's connection (raw_peer)
+        )
 
 
 class _Routed:
