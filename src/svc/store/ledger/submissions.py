@@ -7,7 +7,7 @@ import time
 from dataclasses import fields
 from typing import Any
 
-from svc.store.ledger.database import Database
+from svc.store.ledger.database import Database, Statement
 from svc.store.ledger.rows import PayState, Submission, Written
 
 _COLUMNS = frozenset(f.name for f in fields(Submission))
@@ -88,13 +88,17 @@ class Submissions:
 
     def set(self, request_id: str, **fields: Any) -> Written:
         """Write `fields` (and the time) into a request's row; returns what it wrote."""
+        statement, written = self.update(request_id, **fields)
+        self.db.execute(*statement)
+        return written
+
+    def update(self, request_id: str, **fields: Any) -> tuple[Statement, Written]:
+        """`set`'s statement, for a transaction sent whole (`Database.transaction`), and what
+        it writes."""
         fields["updated_at"] = time.time()
         cols = ", ".join(f"{name} = ?" for name in fields)
-        self.db.execute(
-            f"UPDATE submissions SET {cols} WHERE request_id = ?",  # noqa: S608 - names are ours
-            (*fields.values(), request_id),
-        )
-        return fields
+        sql = f"UPDATE submissions SET {cols} WHERE request_id = ?"  # noqa: S608 - names are ours
+        return (sql, (*fields.values(), request_id)), fields
 
     def delete(self, request_id: str) -> None:
         self.db.execute("DELETE FROM submissions WHERE request_id = ?", (request_id,))
