@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from svc.store.ledger.budgets import Limits, check_limits, exposure_sql
-from svc.store.ledger.cap_hold import held_at_once
+from svc.store.ledger.cap_hold import held_at_once, hold_statement
 from svc.store.ledger.database import Database, Otherwise, Statement, Step
 from svc.store.ledger.fleet_settings import CapReached, CapRule
 from svc.store.ledger.rows import EXPOSED, Authorization, AuthState
@@ -110,12 +110,14 @@ class Authorizations:
         scope = limits.scope if limits is not None else None
         row = (rail, amount_atomic, origin, valid_before, self.runner,
                scope.profile if scope else None, scope.session if scope else None)  # fmt: skip
-        if held_at_once(
-            self.db, request_id, row=row, cap=rule, since=since, now=now, limits=limits
-        ):  # the fleet ledger: the common case in one round trip (cap_hold)
+        hold = hold_statement(request_id, row=row, cap=rule, since=since, now=now, limits=limits)
+        held = None if hold is None else held_at_once(self.db, request_id, hold)  # one trip
+        if held:
             return None
         with self.db.write(serial=True):  # across every process (and runner) on this store
             self.release(request_id)  # a dead run's hold (the caller holds the request's lock)
+            if held is None and hold is not None and self.db.execute(*hold).rowcount == 1:
+                return None  # the common case in one statement, under the serial lock
             applied = rule.current(self.db)  # under the cap's lock: no stale value pays
             if applied.atomic is not None:  # the sum reads every row of the day: only with a cap
                 exposure = self.exposure(since, now)
