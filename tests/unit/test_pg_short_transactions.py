@@ -147,35 +147,50 @@ def _sign(ledger: LedgerStore, rid: str, valid_before: float | None) -> None:
     )  # fmt: skip
 
 
+def _held(ledger: LedgerStore) -> None:
+    _journaled(ledger, "req_held")
+    assert ledger.reserve(
+        "req_held", rail="x402", amount_atomic=1_500_000, origin=ORIGIN, valid_before=9e9,
+        cap_atomic=None, since=0.0,
+    ) is None  # fmt: skip
+
+
+def _check_signatures(ledger: LedgerStore) -> None:
+    """The hold made live (its deadline kept), and a live row added where no hold was."""
+    (auth,) = ledger.authorizations_of("req_held")
+    assert (auth.status, auth.fingerprint, auth.valid_before) == ("live", "fp-req_held", 9e9)
+    _journaled(ledger, "req_no_hold")  # a ledger older than holds: the row is added
+    _sign(ledger, "req_no_hold", 1e9)
+    (added,) = ledger.authorizations_of("req_no_hold")
+    assert (added.status, added.amount_atomic, added.valid_before) == ("live", 1_500_000, 1e9)
+    assert (added.runner, added.pay_to, added.network) == ("runner-a", "0xrecipient", "eip155:8453")
+    row = ledger.get("req_no_hold")
+    assert row is not None and row.status == "signed" and row.proof == "proof-req_no_hold"
+
+
+def test_a_signature_on_sqlite_decides_its_fallback_as_before(tmp_path: Path) -> None:
+    ledger = open_where(str(tmp_path / "ledger.sqlite3"), "runner-a")
+    try:
+        _held(ledger)
+        _sign(ledger, "req_held", None)
+        _check_signatures(ledger)
+    finally:
+        ledger.close()
+
+
 @pytest.mark.usefixtures("pg_route")
 def test_a_signature_is_one_round_trip_and_makes_its_hold_live(pg_url: str) -> None:
     ledger = open_where(pg_url, "runner-a")
     try:
-        _journaled(ledger, "req_held")
-        assert ledger.reserve(
-            "req_held", rail="x402", amount_atomic=1_500_000, origin=ORIGIN, valid_before=9e9,
-            cap_atomic=None, since=0.0,
-        ) is None  # fmt: skip
+        _held(ledger)
         conn = ledger._db._conn  # type: ignore[attr-defined]
         if isinstance(conn, LeanConnection):
             conn.trace = []
         _sign(ledger, "req_held", None)
         if isinstance(conn, LeanConnection):
             assert conn.trace is not None
-            (trip,) = round_trips(conn.trace)
+            (trip,) = round_trips(conn.trace)  # the whole signature: one round trip
             assert trip[0] == "BEGIN" and trip[-1] == "COMMIT" and len(trip) == 5, trip
-        (auth,) = ledger.authorizations_of("req_held")
-        assert (auth.status, auth.fingerprint, auth.valid_before) == ("live", "fp-req_held", 9e9)
-        _journaled(ledger, "req_no_hold")  # a ledger older than holds: the row is added
-        _sign(ledger, "req_no_hold", 1e9)
-        (added,) = ledger.authorizations_of("req_no_hold")
-        assert (added.status, added.amount_atomic, added.valid_before) == ("live", 1_500_000, 1e9)
-        assert (added.runner, added.pay_to, added.network) == (
-            "runner-a",
-            "0xrecipient",
-            "eip155:8453",
-        )
-        row = ledger.get("req_no_hold")
-        assert row is not None and row.status == "signed" and row.proof == "proof-req_no_hold"
+        _check_signatures(ledger)
     finally:
         ledger.close()
