@@ -12,8 +12,8 @@ hourly rate and the breaker, each a condition of the one statement. When it hold
 budget exists, or a limit would refuse) the caller runs the full check in a serial
 transaction, which finds the exact refusal or holds after all: the fast path decides nothing
 but "held". SQLite runs the same statement first inside that serial transaction (its write
-lock), where it replaces the sums, the breaker's and the budgets' reads and the INSERT: 4
-statements of a paid request fewer, one more only when a budget exists.
+lock), where it replaces four (the day's sum, the breaker's and the budgets' reads, the
+INSERT): 3 statements of a paid request fewer, one more only when a budget exists.
 """
 
 from __future__ import annotations
