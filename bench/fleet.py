@@ -186,6 +186,11 @@ def _rows(
         f"target <= 1.25x: {verdict(ratio, 1.25)}" if complete else "FAILED",
     )
     row("  cpu: runners + PostgreSQL + sandbox", cpu)
+    # every round, for pairing runs of two trees: the median round alone hides the spread
+    each = "; ".join(
+        f"{s[0]:.1f}/{f[0]:.1f} s (cpu {s[3]:.1f} / {c.split('; ')[1]})" for s, f, c in rounds
+    )
+    row("  rounds: 1 runner / 4 runners wall (cpu)", each)
     peak = max(f[2] for _, f, _ in rounds)
     row("  largest runner peak memory", f"{peak:.0f} MB", f"target <= 150 MB: {verdict(peak, 150)}")
 

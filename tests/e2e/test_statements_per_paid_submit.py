@@ -19,19 +19,21 @@ from tests.ledger_reads import ledger_file, opened
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_payment_faults")]
 
 # What a fresh paid x402 submit runs once the ledger is open, in order (29 before issue 34's
-# fourth pass read the row four times and the pin twice, and marked a card it never had):
+# fourth pass read the row four times and the pin twice, and marked a card it never had; 20
+# before the cap's hold ran as one statement here too):
 #   1  SELECT submissions by body          the duplicate-submit check (no --request-id given)
 #   1  INSERT submissions                  journaled under the request's lock, its own commit,
 #                                          before the first byte is sent (a resume's row is read
 #                                          after it)
 #   1  UPDATE submissions 'challenged'     sent without a proof
 #   1  SELECT recipients                   the pin the 402's recipient is checked against
-#   7  BEGIN, DELETE a dead run's hold, SUM the day's exposure, the breaker's recent payments,
-#      the budgets, INSERT the hold, COMMIT: the cap's hold, one transaction before signing
+#   4  BEGIN, DELETE a dead run's hold, INSERT the hold ... SELECT (the day's exposure, the
+#      breaker's recent payments and no budget, each a condition of it: store/ledger/cap_hold),
+#      COMMIT: the cap's hold, one transaction before signing
 #   4  BEGIN, UPDATE authorizations 'live', UPDATE submissions (the proof), COMMIT: 'signed'
 #   1  UPDATE submissions 'sent'           the proof left
 #   4  BEGIN, UPDATE submissions 'accepted', UPDATE authorizations 'spent', COMMIT
-PAID_SUBMIT_STATEMENTS = 20
+PAID_SUBMIT_STATEMENTS = 17
 # journaled, challenged, the hold, signed, sent, accepted: each a state a crash may leave
 # (tests/e2e/test_crash_safety.py, test_library.py), so none of them is folded into another.
 PAID_SUBMIT_COMMITS = 6

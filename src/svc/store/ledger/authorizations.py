@@ -12,10 +12,27 @@ from datetime import datetime
 from typing import NamedTuple
 
 from svc.store.ledger.budgets import Limits, check_limits, exposure_sql
-from svc.store.ledger.cap_hold import held_at_once
-from svc.store.ledger.database import Database
+from svc.store.ledger.cap_hold import held_at_once, hold_statement
+from svc.store.ledger.database import Database, Otherwise, Statement, Step
 from svc.store.ledger.fleet_settings import CapReached, CapRule
 from svc.store.ledger.rows import EXPOSED, Authorization, AuthState
+
+# A live authorization's row where no hold was (`authorize`): as values, for an engine that
+# reads the hold's UPDATE row count first; as a SELECT that checks there is no hold, sent just
+# before that UPDATE by an engine that sends the transaction whole (PostgreSQL reads an
+# untyped NULL or number in a select list as text: the casts name the columns' kinds).
+_LIVE = (
+    "INSERT INTO authorizations (request_id, rail, amount_atomic, origin, signed_at,"
+    " valid_before, fingerprint, pay_to, network, status, updated_at, runner)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_LIVE_UNLESS_HELD = (
+    "INSERT INTO authorizations (request_id, rail, amount_atomic, origin, signed_at,"
+    " valid_before, fingerprint, pay_to, network, status, updated_at, runner)"
+    " SELECT ?, ?, CAST(? AS BIGINT), ?, CAST(? AS DOUBLE PRECISION),"
+    " CAST(? AS DOUBLE PRECISION), ?, ?, ?, ?, CAST(? AS DOUBLE PRECISION), ?"
+    " WHERE NOT EXISTS (SELECT 1 FROM authorizations WHERE request_id = ? AND status = ?)"
+)
 
 
 def cap_day_start() -> float:
@@ -93,12 +110,14 @@ class Authorizations:
         scope = limits.scope if limits is not None else None
         row = (rail, amount_atomic, origin, valid_before, self.runner,
                scope.profile if scope else None, scope.session if scope else None)  # fmt: skip
-        if held_at_once(
-            self.db, request_id, row=row, cap=rule, since=since, now=now, limits=limits
-        ):  # the fleet ledger: the common case in one round trip (cap_hold)
+        hold = hold_statement(request_id, row=row, cap=rule, since=since, now=now, limits=limits)
+        held = None if hold is None else held_at_once(self.db, request_id, hold)  # one trip
+        if held:
             return None
         with self.db.write(serial=True):  # across every process (and runner) on this store
             self.release(request_id)  # a dead run's hold (the caller holds the request's lock)
+            if held is None and hold is not None and self.db.execute(*hold).rowcount == 1:
+                return None  # the common case in one statement, under the serial lock
             applied = rule.current(self.db)  # under the cap's lock: no stale value pays
             if applied.atomic is not None:  # the sum reads every row of the day: only with a cap
                 exposure = self.exposure(since, now)
@@ -123,47 +142,24 @@ class Authorizations:
              now, runner, profile, session),
         )  # fmt: skip
 
-    def authorize(self, auth: LiveAuth, *, pay_to: str, network: str) -> None:
-        """Turn the request's hold into a live authorization (or add one, for a ledger older
-        than holds), in the caller's transaction."""
+    def authorize(self, auth: LiveAuth, *, pay_to: str, network: str) -> list[Step]:
+        """The steps that turn the request's hold into a live authorization (or add one, for
+        a ledger older than holds), for the caller's transaction (`Database.transaction`)."""
         now = time.time()
-        held = self.db.execute(
+        held: Statement = (
             "UPDATE authorizations SET status = ?, fingerprint = ?, pay_to = ?, network = ?,"
             " valid_before = COALESCE(?, valid_before), updated_at = ?"
             " WHERE id = (SELECT MAX(id) FROM authorizations WHERE request_id = ?"
             " AND status = ?)",
-            (
-                AuthState.LIVE,
-                auth.fingerprint,
-                pay_to,
-                network,
-                auth.valid_before,
-                now,
-                auth.request_id,
-                AuthState.RESERVED,
-            ),
-        )
-        if held.rowcount:
-            return
-        self.db.execute(
-            "INSERT INTO authorizations (request_id, rail, amount_atomic, origin,"
-            " signed_at, valid_before, fingerprint, pay_to, network, status, updated_at, runner)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                auth.request_id,
-                auth.rail,
-                auth.amount_atomic,
-                auth.origin,
-                now,  # signed_at
-                auth.valid_before,
-                auth.fingerprint,
-                pay_to,
-                network,
-                AuthState.LIVE,
-                now,
-                self.runner,
-            ),
-        )
+            (AuthState.LIVE, auth.fingerprint, pay_to, network, auth.valid_before, now,
+             auth.request_id, AuthState.RESERVED),
+        )  # fmt: skip
+        values = (auth.request_id, auth.rail, auth.amount_atomic, auth.origin, now,
+                  auth.valid_before, auth.fingerprint, pay_to, network, AuthState.LIVE, now,
+                  self.runner)  # fmt: skip
+        added: Statement = (_LIVE, values)
+        unless_held: Statement = (_LIVE_UNLESS_HELD, (*values, auth.request_id, AuthState.RESERVED))
+        return [held, Otherwise(added, unless_held)]
 
     def release(self, request_id: str) -> None:
         self.db.execute(
@@ -172,16 +168,21 @@ class Authorizations:
         )
 
     def set_status(self, request_id: str, status: AuthState, *, among: tuple[str, ...]) -> None:
+        self.db.execute(*self.status(request_id, status, among=among))
+
+    def status(self, request_id: str, status: AuthState, *, among: tuple[str, ...]) -> Statement:
+        """`set_status`'s statement, for a transaction sent whole."""
         marks = ", ".join("?" for _ in among)
-        self.db.execute(
+        return (
             f"UPDATE authorizations SET status = ?, updated_at = ?"  # noqa: S608 - marks only
             f" WHERE request_id = ? AND status IN ({marks})",
             (status, time.time(), request_id, *among),
         )
 
-    def refunded(self, request_id: str, refunded_atomic: int | None) -> None:
-        """Accounted as paid, less what came back."""
-        self.db.execute(
+    def refunded(self, request_id: str, refunded_atomic: int | None) -> Statement:
+        """Accounted as paid, less what came back: the statement, for the caller's
+        transaction."""
+        return (
             "UPDATE authorizations SET status = ?, refunded_atomic = ?, updated_at = ?"
             " WHERE request_id = ? AND status IN (?, ?, ?)",
             (AuthState.SPENT, refunded_atomic or 0, time.time(), request_id, *EXPOSED),

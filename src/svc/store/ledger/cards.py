@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from svc.store.ledger.database import Database
+from svc.store.ledger.database import Database, Statement
 from svc.store.ledger.rows import CardState
 
 
@@ -22,10 +22,10 @@ class Cards:
         status_url: str,
         checkout_url: str | None,
         amount_atomic: int,
-    ) -> None:
-        """A hosted page is started (in the caller's transaction)."""
+    ) -> Statement:
+        """A hosted page is started: the statement, for the caller's transaction."""
         now = time.time()
-        self.db.execute(
+        return (
             "INSERT INTO card_payments (request_id, payment_id, pay_url,"
             " status_url, checkout_url, amount_atomic, status, created_at, updated_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO UPDATE SET"
@@ -47,7 +47,11 @@ class Cards:
         )
 
     def set_status(self, request_id: str, status: CardState) -> None:
-        self.db.execute(
+        self.db.execute(*self.status(request_id, status))
+
+    def status(self, request_id: str, status: CardState) -> Statement:
+        """`set_status`'s statement, for a transaction sent whole."""
+        return (
             "UPDATE card_payments SET status = ?, updated_at = ? WHERE request_id = ?",
             (status, time.time(), request_id),
         )

@@ -8,11 +8,37 @@ CONFLICT`, no engine-specific functions), so one set of modules keeps the money 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 Statement = tuple[str, tuple[Any, ...]]  # SQL with `?` parameters, and their values
+
+
+class Otherwise(NamedTuple):
+    """In a `transaction`: a write run only when the statement before it matched no row (an
+    UPDATE's fallback INSERT: `Authorizations.authorize`).
+
+    `statement` is what an engine running one statement at a time sends after reading that
+    row count (SQLite: no statement more than the Python branch it replaces). `guarded` is the
+    same write with the condition in its own SQL, for an engine that sends the transaction at
+    once (PostgreSQL), which runs it just *before* the statement it follows here: its guard
+    reads what that statement will match, before it is changed. So `guarded` must not touch
+    the rows that statement matches (the INSERT adds a row its UPDATE's WHERE never reads)."""
+
+    statement: Statement
+    guarded: Statement
+
+
+Step = Statement | Otherwise
+
+
+class NoRowMatched(Exception):
+    """A transaction's required UPDATE changed no row: nothing of it was committed."""
+
+    def __init__(self, step: int) -> None:
+        super().__init__(f"step {step} of the transaction changed no row")
+        self.step = step
 
 
 class Cursor(Protocol):
@@ -34,6 +60,20 @@ class Database(Protocol):
     def write(self, *, durable: bool = False, serial: bool = False) -> AbstractContextManager[None]:
         """One transaction. `durable`: on disk before it returns. `serial`: no other serial
         transaction of any process on the same store runs beside it (the daily cap's hold)."""
+        ...
+
+    def transaction(
+        self, steps: Sequence[Step], *, durable: bool = False, required: int | None = None
+    ) -> list[int]:
+        """`steps` as one transaction (`write`'s, `durable` as there), committed; each one's
+        row count, in order (an `Otherwise` not run: 0). A short transaction whose statements
+        do not wait for one another's result in Python: the fleet ledger sends it in one round
+        trip (a signature's and an acceptance's were 4 each), SQLite runs it as `write` would.
+        Inside a caller's transaction, part of it, one statement at a time.
+
+        `required`: the index of a plain UPDATE that must change a row; when it changes none,
+        nothing of the transaction is committed and NoRowMatched is raised (the journal keeps
+        the row it wrote, so a transition that found none must not read as written)."""
         ...
 
     def close(self) -> None: ...
@@ -70,3 +110,22 @@ class AtOnce(Protocol):
         """`before`, the serial lock, `serial`, committed; the last statement's row count
         (None when it cannot: inside a transaction)."""
         ...
+
+
+def one_by_one(
+    execute: Callable[[str, tuple[Any, ...]], Cursor],
+    steps: Sequence[Step],
+    required: int | None = None,
+) -> list[int]:
+    """`steps` run one statement at a time, in the caller's transaction: each one's row count
+    (an `Otherwise` runs its plain statement only when the one before it matched no row)."""
+    counts: list[int] = []
+    for step in steps:
+        if isinstance(step, Otherwise) and counts and counts[-1]:
+            counts.append(0)
+            continue
+        sql, params = step.statement if isinstance(step, Otherwise) else step
+        counts.append(execute(sql, params).rowcount)
+    if required is not None and counts[required] == 0:
+        raise NoRowMatched(required)  # inside the write: what ran is rolled back
+    return counts

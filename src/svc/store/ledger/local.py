@@ -13,7 +13,7 @@ them (a signature, an acceptance, a void) is one transaction here.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +24,7 @@ from svc.store.ledger.books import Books, SpendGroup
 from svc.store.ledger.budgets import Budget, Budgets, LimitReached, Limits
 from svc.store.ledger.cards import Cards
 from svc.store.ledger.database import Database as DatabaseLike
+from svc.store.ledger.database import NoRowMatched, Step
 from svc.store.ledger.fleet_settings import CapRule, FleetSettings
 from svc.store.ledger.interface import LedgerInfo, LedgerStore, RequestLocks
 from svc.store.ledger.locks import request_lock, sweep_stale
@@ -39,7 +40,7 @@ from svc.store.ledger.rows import (
     Written,
 )
 from svc.store.ledger.sqlite import Database
-from svc.store.ledger.submissions import Submissions
+from svc.store.ledger.submissions import Submissions, check_updated
 
 DETAIL_LIMIT = 300  # characters of a refusal's words kept in a row
 
@@ -226,21 +227,22 @@ class Ledger:
 
         `proof` is None when the proof itself is a secret (kept in the secret store)."""
         auth = LiveAuth(request_id, rail, amount_atomic, origin, valid_before, fingerprint)
-        with self._db.write(durable=True):
-            self._auths.authorize(auth, pay_to=pay_to, network=network)
-            return self._rows.set(
-                request_id,
-                method=rail,
-                proof=proof,
-                proof_fp=fingerprint,
-                amount_atomic=amount_atomic,
-                pay_to=pay_to,
-                payer=payer,
-                network=network,
-                asset=asset,
-                status=PayState.SIGNED,
-                runner=self.runner,  # who holds the proof now (an MPP one: in its secrets)
-            )
+        signed, written = self._rows.update(
+            request_id,
+            method=rail,
+            proof=proof,
+            proof_fp=fingerprint,
+            amount_atomic=amount_atomic,
+            pay_to=pay_to,
+            payer=payer,
+            network=network,
+            asset=asset,
+            status=PayState.SIGNED,
+            runner=self.runner,  # who holds the proof now (an MPP one: in its secrets)
+        )
+        live = self._auths.authorize(auth, pay_to=pay_to, network=network)
+        self._transition(request_id, [*live, signed], len(live), durable=True)
+        return written
 
     def release_reservation(self, request_id: str) -> None:
         """Signing did not happen (no key, a refusal after the hold): nothing is exposed."""
@@ -264,24 +266,37 @@ class Ledger:
     ) -> Written:
         """The service accepted: the row, its authorization spent, and its card payment used
         (`card` False: none can be recorded for the request, so that UPDATE is not sent)."""
-        with self._db.write():
-            written = self._rows.set(
-                request_id,
-                status=PayState.ACCEPTED,
-                task_id=task_id,
-                state=state,
-                http_status=http_status,
-                billing=billing,
-                error=None,
-                receipt=receipt,
-                usage_error=usage_error,
-            )
-            self._auths.set_status(
+        accepted, written = self._rows.update(
+            request_id,
+            status=PayState.ACCEPTED,
+            task_id=task_id,
+            state=state,
+            http_status=http_status,
+            billing=billing,
+            error=None,
+            receipt=receipt,
+            usage_error=usage_error,
+        )
+        steps = [
+            accepted,
+            self._auths.status(
                 request_id, AuthState.SPENT, among=(AuthState.LIVE, AuthState.REFUSED)
-            )
-            if card:
-                self._cards.set_status(request_id, CardState.USED)
+            ),
+        ]
+        if card:
+            steps.append(self._cards.status(request_id, CardState.USED))
+        self._transition(request_id, steps, 0)
         return written
+
+    def _transition(
+        self, request_id: str, steps: Sequence[Step], row_at: int, *, durable: bool = False
+    ) -> None:
+        """A transition's transaction (one round trip on a fleet), whose step `row_at` is the
+        request's row: found, or nothing of it is committed (Submissions.set's rule)."""
+        try:
+            self._db.transaction(steps, durable=durable, required=row_at)
+        except NoRowMatched:
+            check_updated(request_id, 0)
 
     def mark_rejected(
         self,
@@ -301,11 +316,11 @@ class Ledger:
 
     def mark_refused(self, request_id: str, error: str, http_status: int | None = None) -> Written:
         """A proof was refused without the spec's word that it is void: keep it for resends."""
-        with self._db.write():
-            written = self._rows.set(
-                request_id, status=PayState.REFUSED, error=error, http_status=http_status
-            )
-            self._auths.set_status(request_id, AuthState.REFUSED, among=(AuthState.LIVE,))
+        refused, written = self._rows.update(
+            request_id, status=PayState.REFUSED, error=error, http_status=http_status
+        )
+        live = self._auths.status(request_id, AuthState.REFUSED, among=(AuthState.LIVE,))
+        self._db.transaction([refused, live])
         return written
 
     def mark_unknown(self, request_id: str, error: str, http_status: int | None = None) -> Written:
@@ -318,24 +333,24 @@ class Ledger:
         """The spec's codes prove the proof void: a new one may be signed. An x402
         authorization still counts until it expires (`frees_cap` False): whoever holds it can
         settle it, whatever the server said."""
-        with self._db.write():
-            written = self._rows.set(
-                request_id, proof=None, proof_fp=None, status=PayState.VOID, error=error
-            )
-            after = AuthState.VOID if frees_cap else AuthState.REFUSED
-            self._auths.set_status(request_id, after, among=(AuthState.LIVE, AuthState.REFUSED))
-            self._cards.set_status(request_id, CardState.DEAD)
+        void, written = self._rows.update(
+            request_id, proof=None, proof_fp=None, status=PayState.VOID, error=error
+        )
+        after = AuthState.VOID if frees_cap else AuthState.REFUSED
+        self._db.transaction(
+            [
+                void,
+                self._auths.status(request_id, after, among=(AuthState.LIVE, AuthState.REFUSED)),
+                self._cards.status(request_id, CardState.DEAD),
+            ]
+        )
         return written
 
     def mark_refunded(self, request_id: str, refunded_atomic: int | None, billing: str) -> Written:
-        with self._db.write():
-            written = self._rows.set(
-                request_id,
-                status=PayState.REFUNDED,
-                refunded_atomic=refunded_atomic,
-                billing=billing,
-            )
-            self._auths.refunded(request_id, refunded_atomic)
+        refunded, written = self._rows.update(
+            request_id, status=PayState.REFUNDED, refunded_atomic=refunded_atomic, billing=billing
+        )
+        self._db.transaction([refunded, self._auths.refunded(request_id, refunded_atomic)])
         return written
 
     def note_billing(self, request_id: str, billing: str) -> Written:
@@ -355,31 +370,36 @@ class Ledger:
         recipient: str,
     ) -> Written:
         """A hosted card page was started; a person has to pay it."""
-        with self._db.write(durable=True):
-            self._cards.started(
-                request_id,
-                payment_id=payment_id,
-                pay_url=pay_url,
-                status_url=status_url,
-                checkout_url=checkout_url,
-                amount_atomic=amount_atomic,
-            )
-            return self._rows.set(
-                request_id,
-                method=rail_table.CARD,
-                amount_atomic=amount_atomic,
-                pay_to=recipient,
-                status=PayState.AWAITING_CARD,
-            )
+        started = self._cards.started(
+            request_id,
+            payment_id=payment_id,
+            pay_url=pay_url,
+            status_url=status_url,
+            checkout_url=checkout_url,
+            amount_atomic=amount_atomic,
+        )
+        awaiting, written = self._rows.update(
+            request_id,
+            method=rail_table.CARD,
+            amount_atomic=amount_atomic,
+            pay_to=recipient,
+            status=PayState.AWAITING_CARD,
+        )
+        self._db.transaction([started, awaiting], durable=True)
+        return written
 
     def card_dead(self, request_id: str, error: str) -> Written:
         """The card payment failed or was cancelled: it can never be spent."""
-        with self._db.write():
-            self._cards.set_status(request_id, CardState.DEAD)
-            written = self._rows.set(
-                request_id, proof=None, proof_fp=None, status=PayState.VOID, error=error
-            )
-            self._auths.set_status(request_id, AuthState.VOID, among=EXPOSED)
+        void, written = self._rows.update(
+            request_id, proof=None, proof_fp=None, status=PayState.VOID, error=error
+        )
+        self._db.transaction(
+            [
+                self._cards.status(request_id, CardState.DEAD),
+                void,
+                self._auths.status(request_id, AuthState.VOID, among=EXPOSED),
+            ]
+        )
         return written
 
     def card_complete(self, request_id: str) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 from svc.errors import LedgerUnavailableError
 from svc.settings import LEDGER_SECRET_PARAMS, ledger_url_secrets
 from svc.store.ledger import pg_conn, pg_psycopg
-from svc.store.ledger.database import Statement
+from svc.store.ledger.database import NoRowMatched, Otherwise, Statement, Step, one_by_one
 from svc.store.ledger.locks import held, wait_until_free
 from svc.store.ledger.pg_api import INSUFFICIENT_PRIVILEGE, UNDEFINED_TABLE, PgConnection, PgError
 from svc.store.ledger.pg_lock_pool import pool_for
@@ -225,6 +225,28 @@ class PgDatabase:
             counts = self._conn.at_once([("BEGIN", ()), *own, ("COMMIT", ())])
         return counts[-2]  # the last of `serial`: COMMIT's count follows it
 
+    def transaction(
+        self, steps: Sequence[Step], *, durable: bool = False, required: int | None = None
+    ) -> list[int]:
+        """`steps` between BEGIN and COMMIT in one round trip (every commit is durable here);
+        each one's row count. Before, each statement of a signature's or an acceptance's
+        transaction was a round trip of its own, BEGIN and COMMIT included: 4 each (issue
+        34.4). A failure anywhere rolls the whole back, as `write`'s does, and the connection
+        goes on idle; inside a caller's transaction the statements go one by one."""
+        if self._in_transaction:
+            return one_by_one(self.execute, steps, required)
+        at, script = _script(steps)
+        if required is not None:  # the server refuses the whole script when it changes none
+            script[at[required]] = _changing_a_row(script[at[required]])
+        with self._transaction():  # rolls back on any failure, NoRowMatched included
+            try:
+                counts = self._conn.at_once([("BEGIN", ()), *script, ("COMMIT", ())])
+            except PgError as exc:
+                if required is not None and exc.sqlstate == _NO_ROW:
+                    raise NoRowMatched(required) from None
+                raise
+        return [counts[1 + i] for i in at]
+
     def _roll_back(self) -> None:
         """End a failed transaction; a connection already gone has ended it (the server rolls
         back what a dead session left open), so that failure is not the one to report."""
@@ -311,6 +333,41 @@ class PgDatabase:
                 return 0
             raise _unavailable(self.url, exc) from None
         return int(row[0] or 0) if row else 0
+
+
+def _script(steps: Sequence[Step]) -> tuple[list[int], list[Statement]]:
+    """The statements to send, in `%s` words, and where each step's is among them: an
+    `Otherwise` sends its guarded write just before the statement it follows."""
+    script: list[Statement] = []
+    at: list[int] = []
+    for step in steps:
+        if isinstance(step, Otherwise):
+            if not script:
+                raise ValueError("an Otherwise follows the statement it depends on")
+            before = at[-1]  # the statement it depends on: it moves one place on
+            sql, values = step.guarded
+            script.insert(before, (sql.replace("?", "%s"), values))
+            at[-1], step_at = before + 1, before
+            at.append(step_at)
+        else:
+            sql, values = step
+            at.append(len(script))
+            script.append((sql.replace("?", "%s"), values))
+    return at, script
+
+
+_NO_ROW = "22012"  # division_by_zero: what _changing_a_row's guard raises, and nothing else
+
+
+def _changing_a_row(statement: Statement) -> Statement:
+    """An UPDATE that fails (division by zero, so the server rolls the whole script back)
+    when it changes no row: sent at once, a transaction cannot look at a count before its
+    COMMIT. Its row count stays 1 when it changed one or more."""
+    sql, values = statement
+    if not sql.lstrip().upper().startswith("UPDATE "):
+        raise ValueError("only an UPDATE can be required to change a row")
+    guarded = f"WITH changed AS ({sql} RETURNING 1) SELECT 1 / COUNT(*) FROM changed"  # noqa: S608 - our own statement
+    return guarded, values
 
 
 def lock_key(request_id: str) -> int:

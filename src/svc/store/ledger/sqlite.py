@@ -19,7 +19,7 @@ import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from typing import Any
 from svc.errors import LedgerDiskError
 from svc.origin import origin_of
 from svc.store.disk import ledger_unwritable
+from svc.store.ledger.database import Step, one_by_one
 from svc.store.ledger.rows import LEGACY_STATUS
 from svc.store.paths import ensure_private_dir, ledger_path
 
@@ -402,6 +403,16 @@ class Database:
             ticket = self._file.committed
         if wal is not None:
             self._sync(ticket, wal)
+
+    def transaction(
+        self, steps: Sequence[Step], *, durable: bool = False, required: int | None = None
+    ) -> list[int]:
+        """`steps` in one `write` (the same statements, commit and sync as the transitions ran
+        before there was this method); each one's row count."""
+        if self._db.in_transaction:  # part of the caller's transaction
+            return one_by_one(self.execute, steps, required)
+        with self.write(durable=durable):
+            return one_by_one(self.execute, steps, required)
 
     def _sync(self, ticket: int, wal: int) -> None:
         """The commit on disk before the caller goes on (a proof leaves only after this).

@@ -8,7 +8,7 @@ from dataclasses import fields
 from typing import Any
 
 from svc.errors import LedgerUnavailableError
-from svc.store.ledger.database import Database
+from svc.store.ledger.database import Database, Statement
 from svc.store.ledger.rows import PayState, Submission, Written
 
 _COLUMNS = frozenset(f.name for f in fields(Submission))
@@ -94,15 +94,17 @@ class Submissions:
         wrote instead of reading it back, so a transition that found no row must not read as
         written: a row removed meanwhile by a writer that ignores the lock (an older svc's
         `forget`, a person's own SQL) would leave a proof "journaled" with nothing on disk."""
+        statement, written = self.update(request_id, **fields)
+        check_updated(request_id, self.db.execute(*statement).rowcount)
+        return written
+
+    def update(self, request_id: str, **fields: Any) -> tuple[Statement, Written]:
+        """`set`'s statement, for a transaction sent whole (`Database.transaction`), and what
+        it writes; the transaction's caller checks its row count (`check_updated`)."""
         fields["updated_at"] = time.time()
         cols = ", ".join(f"{name} = ?" for name in fields)
-        updated = self.db.execute(
-            f"UPDATE submissions SET {cols} WHERE request_id = ?",  # noqa: S608 - names are ours
-            (*fields.values(), request_id),
-        )
-        if updated.rowcount == 0:
-            raise _row_gone(request_id)
-        return fields
+        sql = f"UPDATE submissions SET {cols} WHERE request_id = ?"  # noqa: S608 - names are ours
+        return (sql, (*fields.values(), request_id)), fields
 
     def delete(self, request_id: str) -> None:
         self.db.execute("DELETE FROM submissions WHERE request_id = ?", (request_id,))
@@ -112,6 +114,12 @@ class Submissions:
             "UPDATE submissions SET state = ?, updated_at = ? WHERE task_id = ?",
             (state, time.time(), task_id),
         )
+
+
+def check_updated(request_id: str, rowcount: int) -> None:
+    """A transition's UPDATE of the row found it: else the ledger's error (exit 9)."""
+    if rowcount == 0:
+        raise _row_gone(request_id)
 
 
 def _row_gone(request_id: str) -> LedgerUnavailableError:
