@@ -250,17 +250,38 @@ def outcomes_sql(runner: str, since: float, count: int) -> tuple[str, tuple[obje
     since `since` and since its breaker's reset (read in it: no round trip of its own), newest
     first. Failed: refused after payment or proven void (settlement failed, a `payment_*`
     code), refunded, or the task ended `failed`. The fleet's hold counts the failed ones in
-    its one statement (cap_hold); the breaker reads them."""
+    its one statement (cap_hold); the breaker reads them.
+
+    Its cost is bounded by `count`, whatever the planner knows of the table: the `count`-th
+    newest signature time is read first (`_NEWEST`, in the runner index's own order: no sort),
+    and only rows from it on are sorted with their tie-break and joined. Sorting every row of
+    the runner's hour was the plan PostgreSQL chose for a ledger without statistics yet (a
+    new fleet's, until autovacuum's first ANALYZE): 1.05 ms a hold under the cap's lock
+    against 0.09 ms, for 750 rows."""
+    decided = (AuthState.SPENT, AuthState.REFUSED, AuthState.VOID)
+    mine = (runner, since, runner, *decided)
     sql = (
-        "SELECT CASE WHEN a.status <> ? OR COALESCE(a.refunded_atomic, 0) > 0"
+        "SELECT CASE WHEN a.status <> ? OR COALESCE(a.refunded_atomic, 0) > 0"  # noqa: S608 - ours
         " OR COALESCE(s.state, '') = 'failed' THEN 1 ELSE 0 END AS failed, a.signed_at"
         " FROM authorizations a LEFT JOIN submissions s ON s.request_id = a.request_id"
-        " WHERE a.runner = ? AND a.signed_at >= ? AND a.amount_atomic > 0"
-        " AND a.signed_at >= COALESCE((SELECT reset_at FROM breaker_resets WHERE runner = ?), 0)"
-        " AND a.status IN (?, ?, ?) ORDER BY a.signed_at DESC, a.id DESC LIMIT ?"
+        f" WHERE {_DECIDED.format(t='a')}"
+        f" AND a.signed_at >= COALESCE(({_NEWEST}), 0)"
+        " ORDER BY a.signed_at DESC, a.id DESC LIMIT ?"
     )
-    decided = (AuthState.SPENT, AuthState.REFUSED, AuthState.VOID)
-    return sql, (AuthState.SPENT, runner, since, runner, *decided, count)
+    return sql, (AuthState.SPENT, *mine, *mine, max(count - 1, 0), count)
+
+
+# A runner's decided paid requests since a time and since its breaker's reset (`t`: the alias).
+_DECIDED = (
+    "{t}.runner = ? AND {t}.signed_at >= ? AND {t}.amount_atomic > 0"
+    " AND {t}.signed_at >= COALESCE((SELECT reset_at FROM breaker_resets WHERE runner = ?), 0)"
+    " AND {t}.status IN (?, ?, ?)"
+)
+# The signature time of the count-th newest of them (OFFSET count - 1), or NULL when fewer.
+_NEWEST = (
+    f"SELECT b.signed_at FROM authorizations b WHERE {_DECIDED.format(t='b')}"  # noqa: S608
+    " ORDER BY b.signed_at DESC LIMIT 1 OFFSET ?"
+)
 
 
 def exposure_sql(
