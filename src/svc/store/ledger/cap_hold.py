@@ -49,13 +49,15 @@ def hold_statement(
     since: float,
     now: float,
     limits: Limits | None,
+    bounded: bool,
 ) -> Statement | None:
     """The hold as one statement that writes it only when the cap, the rate and the breaker
     allow it and no budget applies (0 rows: the caller's full check decides, and words the
     refusal); None when one statement cannot decide (a session's budget). `row` is the hold's
     (rail, amount_atomic, origin, valid_before, runner, profile, session). On a fleet it also
     requires the fleet's stored cap to be the one `cap` last saw: the value obeyed is the one
-    stored at the hold, read under the lock in the same statement."""
+    stored at the hold, read under the lock in the same statement. `bounded`: the breaker's
+    read as the fleet ledger needs it (`budgets.outcomes_sql`)."""
     if limits is not None and limits.extra:
         return None
     rail, amount, origin, valid_before, runner, profile, session = row
@@ -75,7 +77,7 @@ def hold_statement(
         sql += f" AND {_STARTED} < ?"
         params = (*params, payer, now - HOUR, request_id, limits.max_per_hour)
     if limits is not None and payer and limits.breaker_after > 0:  # not all the last N failed
-        outcomes, values = outcomes_sql(payer, now - HOUR, limits.breaker_after)
+        outcomes, values = outcomes_sql(payer, now - HOUR, limits.breaker_after, bounded=bounded)
         sql += f" AND (SELECT COUNT(*) FROM ({outcomes}) o WHERE o.failed = 1) < ?"  # noqa: S608
         params = (*params, *values, limits.breaker_after)
     return sql, params
