@@ -91,6 +91,14 @@ def sandbox_server() -> Iterator[Sandbox]:
 
 
 @pytest.fixture(scope="session")
+def shared_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder every xdist worker of this run shares (each worker's own base folder is inside
+    it), for what is worth building once a run (tests/ledger_fill.with_old_history)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[Cluster]:
     """A throw-away PostgreSQL server (one per test process), on a Unix socket."""
     cluster = start_cluster()

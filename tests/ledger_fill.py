@@ -9,14 +9,18 @@ x402 submission leaves: a submission with a proof and a spent authorization.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from svc.store.ledger import Ledger
+from svc.store.ledger.sqlite import SCHEMA_VERSION
 
 ORIGIN = "http://127.0.0.1:8402"
 
@@ -73,3 +77,40 @@ def fill(path: Path, charges: Iterator[Charge] | list[Charge]) -> int:
             auths,
         )
     return len(rows)
+
+
+# A busy fleet's history, 40 to 400 days old: what `svc spend`, `svc tasks` and `svc doctor` must
+# not read when they show a window (tests/e2e/test_spend_window.py, test_tasks_bounded.py).
+OLD_ROWS = 300_000
+
+
+def noon(day: date) -> float:
+    return datetime.combine(day, datetime.min.time()).timestamp() + 12 * 3600
+
+
+def ago(days: int) -> date:
+    return date.today() - timedelta(days=days)
+
+
+def old_history() -> Iterator[Charge]:
+    return spread(OLD_ROWS, noon(ago(400)), noon(ago(40)))
+
+
+def with_old_history(path: Path, shared: Path) -> int:
+    """The ledger at `path` begins as a copy of one holding `old_history()`, built once for
+    the whole run in `shared` (a folder every xdist worker sees), under a lock: building it
+    took 6 s of CPU, once for each worker that ran one of its tests. How many rows."""
+    template = shared / f"old-history-{OLD_ROWS}-{ago(0).isoformat()}-v{SCHEMA_VERSION}.sqlite3"
+    with open(shared / f"{template.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not template.exists():
+            building = shared / f"{template.name}.building"
+            for left in (building, *(Path(f"{building}{end}") for end in ("-wal", "-shm"))):
+                left.unlink(missing_ok=True)  # a worker that died while building it
+            fill(building, old_history())
+            with closing(sqlite3.connect(building)) as db:  # everything in the main file
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            building.rename(template)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(template, path)
+    return OLD_ROWS

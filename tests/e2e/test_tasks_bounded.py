@@ -15,14 +15,13 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
 from itertools import pairwise
 from pathlib import Path
 from typing import cast
 
 import pytest
 from tests.conftest import Cli, _base_env
-from tests.ledger_fill import Charge, fill, spread
+from tests.ledger_fill import Charge, ago, fill, noon, with_old_history
 from tests.ledger_reads import ledger_file
 
 from svc.context import AppContext
@@ -31,7 +30,6 @@ from svc.store.ledger import Ledger
 
 pytestmark = pytest.mark.e2e
 
-OLD_ROWS = 300_000
 CASES = (
     ["tasks", "--json"],
     ["tasks", "--state", "completed", "--json"],
@@ -41,21 +39,13 @@ CASES = (
 )
 
 
-def noon(day: date) -> float:
-    return datetime.combine(day, datetime.min.time()).timestamp() + 12 * 3600
-
-
-def ago(days: int) -> date:
-    return date.today() - timedelta(days=days)
-
-
 @pytest.fixture(scope="module")
-def homes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def homes(tmp_path_factory: pytest.TempPathFactory, shared_tmp: Path) -> tuple[Path, Path]:
     """(a home whose ledger holds 300,000 rows 40 to 400 days old, an empty home)."""
     big, empty = tmp_path_factory.mktemp("big"), tmp_path_factory.mktemp("empty")
-    old = spread(OLD_ROWS, noon(ago(400)), noon(ago(40)))
+    with_old_history(ledger_file(big), shared_tmp)
     recent = [Charge(f"req_recent_{n}", noon(ago(n % 3)), task_id=f"task_r{n}") for n in range(5)]
-    assert fill(ledger_file(big), [*old, *recent]) == OLD_ROWS + 5
+    assert fill(ledger_file(big), recent) == 5
     return big, empty
 
 
