@@ -126,7 +126,7 @@ def _lock_file(
                 fcntl.flock(fd[0], fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 return False
-            if _names(path, fd[0]):
+            if _named(fd[0]):
                 return True
             os.close(fd[0])  # its holder removed it as it let go: that file is no lock now
             fd[0] = -1
@@ -160,14 +160,12 @@ def _open_lock(folder: Path, path: Path) -> int:
         raise ledger_unwritable(folder, exc) from None
 
 
-def _names(path: Path, fd: int) -> bool:
-    """The path still names the open file `fd` (not removed, not replaced)."""
-    try:
-        on_disk = path.stat()
-    except FileNotFoundError:
-        return False
-    held = os.fstat(fd)
-    return (on_disk.st_dev, on_disk.st_ino) == (held.st_dev, held.st_ino)
+def _named(fd: int) -> bool:
+    """The path still names the open file `fd` (not removed, not replaced): the file still
+    has a name. svc makes no other link to a lock file, in a folder only its user can write,
+    so a removed or replaced one has none; one system call, where a stat of the path and
+    another of the file were two (each a hand-off of the GIL among a batch's workers)."""
+    return os.fstat(fd).st_nlink > 0
 
 
 def _release(path: Path, fd: int) -> bool:
@@ -214,7 +212,7 @@ def sweep_stale(folder: Path) -> int:
         except BlockingIOError:
             os.close(fd)
             continue
-        if _names(path, fd):
+        if _named(fd):
             removed += _release(path, fd)
         else:
             os.close(fd)
