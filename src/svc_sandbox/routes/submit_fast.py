@@ -108,7 +108,7 @@ def _submission(scope: Scope, messages: list[Message]) -> TaskSubmission | None:
     body = b"".join(m.get("body", b"") for m in messages)
     try:
         doc = json.loads(body)
-    except ValueError:  # JSONDecodeError, UnicodeDecodeError: the route's 422 or 400
+    except (ValueError, RecursionError):  # undecodable or too deep: the route's 422 or 400
         return None
     if not isinstance(doc, dict):
         return None

@@ -148,6 +148,7 @@ def test_faults_and_settings_answer_as_the_route_does(
         (json.dumps(BODY).encode(), "text/plain"),
         (json.dumps(BODY).encode(), "application/json; charset=utf-8"),
         (json.dumps(BODY).encode(), "application/vnd.api+json"),
+        (b'{"a":' * 100_000 + b"1" + b"}" * 100_000, JSON),  # past json's recursion limit
     ],
 )
 def test_any_other_body_goes_to_the_route_for_its_words(
