@@ -19,14 +19,14 @@ from tests.conftest import SVC, Cli, Sandbox, unique_email
 pytestmark = pytest.mark.e2e
 
 
-def loaded(args: list[str], env: dict[str, str]) -> tuple[set[str], str]:
+def loaded(args: list[str], env: dict[str, str], timeout: float = 60) -> tuple[set[str], str]:
     """The modules a run imports (full dotted names) and its stdout."""
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", *args],
         capture_output=True,
         text=True,
         env=env,
-        timeout=60,
+        timeout=timeout,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]

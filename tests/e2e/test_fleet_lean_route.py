@@ -5,12 +5,11 @@ and the submit is paid the same, once."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from tests.conftest import Cli, Sandbox, unique_email, unique_request_id
+from tests.e2e.test_fast_start import loaded
 from tests.e2e.test_fleet import runner_env
 
 pytestmark = pytest.mark.e2e
@@ -18,21 +17,13 @@ pytestmark = pytest.mark.e2e
 
 def _imports_of_a_paid_submit(
     cli: Cli, sandbox: Sandbox, pg_url: str, tmp_path: Path, extra: dict[str, str]
-) -> list[str]:
+) -> set[str]:
     env = runner_env(cli, tmp_path, "runner-r", pg_url, sandbox) | extra
     rid = unique_request_id()
     argv = ["submit", "Routed", "--email", unique_email(), "--request-id", rid, "--json"]
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "svc", *argv],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+    imported, _ = loaded(["-m", "svc", *argv], env, timeout=120)
     assert len(sandbox.charges_for(rid)) == 1  # paid, once
-    return [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line]
+    return imported
 
 
 def test_a_paid_submit_on_a_local_socket_never_imports_psycopg(

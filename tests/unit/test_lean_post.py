@@ -6,6 +6,7 @@ been applied). A raw peer on loopback writes the bytes (tests/raw_peer.py)."""
 
 from __future__ import annotations
 
+import ssl
 import time
 from collections.abc import Generator
 from pathlib import Path
@@ -100,20 +101,30 @@ CHALLENGE = b"HTTP/1.1 402 Payment Required\r\nContent-Type: application/json\r\
 CHALLENGE += b'Content-Length: 17\r\n\r\n{"challenge": 1}\n'
 
 
-def test_a_paid_submit_is_the_same_bytes_on_both_routes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The challenge and the paid retry (its proof added by the auth flow) go out byte for
-    byte as httpx writes them, on one kept connection, the lean route writing both."""
-    sent = _sends_lean(monkeypatch)
-    wires, outcomes = [], []
+def _paid_on_both_routes(
+    second: bytes, tls: ssl.SSLContext | None = None
+) -> tuple[list[tuple[object, ...]], list[list[bytes]]]:
+    """A paid submit on each route, httpx's first: the challenge, then `second` to the paid
+    retry. Each route's outcome and the requests it wrote (the peer's address as HOST), each
+    on one connection."""
+    outcomes, wires = [], []
     for lean_route in (False, True):
-        answers = [CHALLENGE, json_answer(b'{"id": "t1"}')]
-        with RawPeer(lambda i, answers=answers: (answers[i], False)) as peer:
+        answers = [CHALLENGE, second]
+        with RawPeer(lambda i, answers=answers: (answers[i], False), tls=tls) as peer:
             http = _http(lean_route)
             outcomes.append(_post(http, peer.url + "/svc/tasks", _PaidOnChallenge()))
             http.close()
         assert peer.connections == 1
-        host = peer.url[7:].encode()
+        host = peer.url.split("://", 1)[1].encode()
         wires.append([request.replace(host, b"HOST") for _, request in peer.requests])
+    return outcomes, wires
+
+
+def test_a_paid_submit_is_the_same_bytes_on_both_routes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The challenge and the paid retry (its proof added by the auth flow) go out byte for
+    byte as httpx writes them, on one kept connection, the lean route writing both."""
+    sent = _sends_lean(monkeypatch)
+    outcomes, wires = _paid_on_both_routes(json_answer(b'{"id": "t1"}'))
     assert outcomes == [("ok", 200, b'{"id": "t1"}')] * 2
     assert wires[1] == wires[0]
     assert wires[1][1].startswith(b"POST /svc/tasks HTTP/1.1\r\nHost: HOST\r\n")
@@ -127,14 +138,7 @@ def test_a_paid_retry_answered_101_is_a_broken_connection_on_both_routes() -> No
     refuses it, so the connection broke and the proof's fate is unknown (exit 9 here, which
     the submit flow journals as unknown, exit 10). The lean route once handed the 101 back as
     the service's final answer, and the proof was journaled as refused: "not charged"."""
-    switching = b"HTTP/1.1 101 Switching Protocols\r\n\r\n" + OK
-    outcomes = []
-    for lean_route in (False, True):
-        answers = [CHALLENGE, switching]
-        with RawPeer(lambda i, answers=answers: (answers[i], False)) as peer:
-            http = _http(lean_route)
-            outcomes.append(_post(http, peer.url + "/svc/tasks", _PaidOnChallenge()))
-            http.close()
+    outcomes, _ = _paid_on_both_routes(b"HTTP/1.1 101 Switching Protocols\r\n\r\n" + OK)
     assert outcomes[0][:2] == ("UnavailableError", 9)
     assert outcomes[1] == outcomes[0]
 
@@ -279,16 +283,7 @@ def test_a_paid_submit_over_tls_is_the_same_bytes_and_a_bad_certificate_sends_no
         refused.append(tuple(str(part).replace(port, "PORT") for part in outcome))
     assert refused[1] == refused[0] and refused[1][:2] == ("UnavailableError", "9")
     assert sent == []
-    wires, outcomes = [], []
-    for lean_route in (False, True):
-        answers = [CHALLENGE, json_answer(b'{"id": "t1"}')]
-        with RawPeer(lambda i, answers=answers: (answers[i], False), tls=pki.good) as peer:
-            http = _http(lean_route)
-            outcomes.append(_post(http, peer.url + "/svc/tasks", _PaidOnChallenge()))
-            http.close()
-        assert peer.connections == 1
-        host = peer.url[8:].encode()
-        wires.append([request.replace(host, b"HOST") for _, request in peer.requests])
+    outcomes, wires = _paid_on_both_routes(json_answer(b'{"id": "t1"}'), pki.good)
     assert outcomes == [("ok", 200, b'{"id": "t1"}')] * 2
     assert wires[1] == wires[0] and len(wires[1]) == 2
     assert b"\r\nPayment-Signature: proof-of-payment\r\n" in wires[1][1]
