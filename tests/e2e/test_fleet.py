@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from tests.conftest import SVC, Cli, Sandbox, _base_env, unique_email, unique_request_id
+from tests.forkserver import ForkServer
 from tests.pg_cluster import Cluster
 from tests.pg_cluster import start as start_cluster
 from tests.procs import rest_of
@@ -50,28 +51,28 @@ def fleet_ledger(pg_url: str):  # type: ignore[no-untyped-def]
 
 @pytest.mark.timeout(600)
 def test_four_runners_keep_one_cap_and_sign_each_request_once(
-    cli: Cli, sandbox: Sandbox, pg_url: str, tmp_path: Path
+    cli: Cli, fork_server: ForkServer, sandbox: Sandbox, pg_url: str, tmp_path: Path
 ) -> None:
     email = unique_email()
     ids = [unique_request_id() for _ in range(LINES)]
     lines = [
         {"task": f"Fleet task {i}", "email": email, "request_id": rid} for i, rid in enumerate(ids)
     ]
-    procs = []
+    runs = []
     for n in range(RUNNERS):
         # The same ids, each runner starting a quarter further on: they meet on every id.
         turn = n * LINES // RUNNERS
         batch = tmp_path / f"batch-{n}.jsonl"
         batch.write_text("".join(json.dumps(line) + "\n" for line in lines[turn:] + lines[:turn]))
-        procs.append(
-            subprocess.Popen(
-                [SVC, "submit", "--from", str(batch), "--concurrency", "4", "--json"],
-                env=runner_env(cli, tmp_path, f"runner-{n}", pg_url, sandbox),
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-        )
+        args = ["submit", "--from", str(batch), "--concurrency", "4", "--json"]
+        runs.append((args, runner_env(cli, tmp_path, f"runner-{n}", pg_url, sandbox)))
+    # Forked at once, and each POST a little slow, as a far service's: exec'd runners started
+    # seconds apart on a loaded machine (or one compiling its bytecode), and the first paid
+    # all 60 before the others began, so nothing was shared or raced.
+    sandbox.faults(
+        {"kind": "delay", "seconds": 0.05, "method": "POST", "path": "/svc/tasks", "count": 10_000}
+    )
+    procs = [fork_server.popen(args, env=env) for args, env in runs]
     outputs = [proc.communicate(timeout=540) for proc in procs]
     for (out, err), proc in zip(outputs, procs, strict=True):
         assert "Traceback" not in err, err[-2000:]
