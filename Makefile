@@ -10,7 +10,7 @@ TS_STAMP := tests/ts/node_modules/.installed
 # (docs/performance.md, "Workers").
 TEST_WORKERS ?= 6
 
-.PHONY: demo test lint typecheck bench clean tools docs soak reliability
+.PHONY: demo test lint typecheck test-bytecode bench clean tools docs soak reliability
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +24,7 @@ demo: $(STAMP)
 test: $(STAMP) tools $(TS_STAMP)
 	$(BIN)/ruff check src tests tools examples
 	$(BIN)/ruff format --check src tests tools examples
-	$(BIN)/mypy
+	$(MAKE) --no-print-directory -j2 typecheck test-bytecode
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal --durations=10
 	$(BIN)/python -m tests.reliability_report --check
 
@@ -71,6 +71,15 @@ bench: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
+
+# Bytecode for the test run, written once beside mypy (which keeps one core busy). Where
+# PYTHONDONTWRITEBYTECODE is set (some shells and CI images), every svc process a test starts
+# compiled svc's sources again, and each of the six workers rewrote and compiled every test
+# module's asserts: a worker's collection took 15 s of CPU, 7 s with pytest's own cache
+# (docs/performance.md, "Collection"). A collection error shows in the run that follows.
+test-bytecode: $(STAMP)
+	$(BIN)/python -m compileall -q -j 0 src tests tools examples >/dev/null
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q --collect-only -p no:cacheprovider >/dev/null 2>&1 || true
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
