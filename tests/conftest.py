@@ -291,6 +291,7 @@ FORK_PRELOAD = (
     "svc.commands.watch",
     "svc.commands.mcp",
     "svc.mcp.server",
+    "svc.mcp.http",  # uvicorn: `svc mcp --http` in test_mcp_http
     "svc.engines.submit",
     "svc.engines.batch",
     "svc.pay.x402",
@@ -308,6 +309,15 @@ def fork_server() -> Iterator[ForkServer]:
     """One fork server per test process, started by the first test that asks for it."""
     with ForkServer(SVC, preload=FORK_PRELOAD, env=_base_env(Path("/nonexistent"))) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def svc_mcp(fork_server: ForkServer) -> list[str]:
+    """The command an MCP host in a test runs to start `svc mcp`: forked from `fork_server`
+    through tests/fork_launch.py, since `svc mcp` imports the MCP SDK at every start (0.9 s of
+    CPU) and the hosts start it about seventy times. A test whose subject is that process
+    itself (its pid, its memory, its start-up, signals sent to it) runs SVC instead."""
+    return fork_server.launch_command("mcp")
 
 
 @pytest.fixture

@@ -49,6 +49,7 @@ from typing import IO, Any
 from tests.procs import read_both
 
 ROOT = Path(__file__).resolve().parent.parent
+LAUNCHER = ROOT / "tests" / "fork_launch.py"
 # What the interpreter reads at its start (encodings, UTF-8 mode, buffering, hash seed...):
 # a child cannot change them after the fact, so a request must match the server's.
 START_VARIABLES = ("LANG", "LC_ALL", "LC_CTYPE")
@@ -76,6 +77,23 @@ class ForkServer:
         self._folder = ""
         self._path = ""
         self._server: subprocess.Popen[str] | None = None
+
+    @classmethod
+    def attached(cls, path: str, program: str, start_env: Mapping[str, str]) -> ForkServer:
+        """A client of a server another process started (tests/fork_launch.py); closing it
+        leaves the server alone."""
+        client = cls(program, env={})
+        client.start_env = dict(start_env)
+        client._path = path
+        return client
+
+    def launch_command(self, *args: str) -> list[str]:
+        """The command line a program that starts svc itself (an MCP host) can run: `program
+        ARGS`, forked from this server by tests/fork_launch.py."""
+        if self._server is None:
+            raise RuntimeError("the fork server is not running")
+        start_env = json.dumps(self.start_env)
+        return [sys.executable, "-I", str(LAUNCHER), self._path, start_env, self.program, *args]
 
     def __enter__(self) -> ForkServer:
         return self.start()
@@ -143,7 +161,7 @@ class ForkServer:
             raise AssertionError(
                 f"{sorted(differs)} are read at an interpreter's start: exec the program instead"
             )
-        if self._server is None:
+        if not self._path:
             raise RuntimeError("the fork server is not running")
         ends = _Ends()
         try:
@@ -278,6 +296,13 @@ class Forked:
             return  # like Popen: never signal a process already reaped
         with contextlib.suppress(ProcessLookupError):  # ended meanwhile
             signal.pidfd_send_signal(self._pidfd, sig)  # this process, even if its pid is reused
+
+    def relay_signal(self, sig: int) -> None:
+        """`send_signal` without looking for the status first: for a signal handler, which may
+        run inside `wait()` while it reads the same connection."""
+        if self._pidfd >= 0:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(self._pidfd, sig)
 
     def terminate(self) -> None:
         self.send_signal(signal.SIGTERM)

@@ -16,10 +16,10 @@ SESSION = {"SVC_SESSION_BUDGET_USD": "3.00", "SVC_MCP_PREAPPROVED_USD": "2"}
 
 
 def test_a_session_budget_notes_its_end_refuses_past_it_and_a_new_session_starts_afresh(
-    cli: Cli, sandbox: Sandbox
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
 ) -> None:
     async def body() -> None:
-        async with served(cli, person=Person(), env=SESSION) as (session, _):
+        async with served(cli, svc_mcp, person=Person(), env=SESSION) as (session, _):
             _, first = await submitted(session, "Session one #complete")
             assert not first.is_error and "budget_notes" not in (first.structured_content or {})
             _, second = await submitted(session, "Session two #complete")
@@ -32,7 +32,7 @@ def test_a_session_budget_notes_its_end_refuses_past_it_and_a_new_session_starts
             assert refused["error"] == "budget_exceeded" and refused["exit_code"] == 5
             assert "resets with a new session" in refused["detail"]
             assert sandbox.charges_for(rid) == []
-        async with served(cli, person=Person(), env=SESSION) as (session, _):
+        async with served(cli, svc_mcp, person=Person(), env=SESSION) as (session, _):
             _, fresh = await submitted(session, "Session four #complete")
             assert not fresh.is_error, fresh.content
 

@@ -89,12 +89,12 @@ def test_a_runners_own_cap_is_named_as_its_own(
 
 @pytest.mark.timeout(180)
 def test_a_long_lived_mcp_server_obeys_the_fleet_cap_as_it_is_now(
-    cli: Cli, sandbox: Sandbox, pg_url: str
+    cli: Cli, sandbox: Sandbox, pg_url: str, svc_mcp: list[str]
 ) -> None:
     fleet = {"SVC_LEDGER_URL": pg_url, "SVC_RUNNER": "agent-1", "SVC_DAILY_CAP": "100"}
 
     async def body() -> None:
-        async with served(cli, person=Person(pay=True), env=fleet) as (session, _):
+        async with served(cli, svc_mcp, person=Person(pay=True), env=fleet) as (session, _):
             rid, first = await submitted(session, "Fleet cap mcp #complete")
             assert task_of(first) and len(sandbox.charges_for(rid)) == 1
             set_fleet_cap(cli, pg_url, "1")

@@ -70,11 +70,19 @@ class Person:
 
 @asynccontextmanager
 async def served(
-    cli: Cli, *, person: Person | None = None, env: dict[str, str] | None = None
+    cli: Cli,
+    command: list[str],
+    *,
+    person: Person | None = None,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[tuple[ClientSession, Path]]:
-    """A session with `svc mcp`; yields it and the file that receives the server's stderr."""
+    """A session with `svc mcp`, started with `command` (the `svc_mcp` fixture's, or the
+    installed script's for a test of the process itself); yields it and the file that receives
+    the server's stderr."""
     stderr = cli.home / f"mcp-stderr-{uuid.uuid4().hex[:8]}.txt"
-    params = StdioServerParameters(command=SVC, args=["mcp"], env={**cli.env, **(env or {})})
+    params = StdioServerParameters(
+        command=command[0], args=command[1:], env={**cli.env, **(env or {})}
+    )
     with stderr.open("w") as errlog:
         async with (
             stdio_client(params, errlog=errlog) as (read, write),
@@ -122,9 +130,9 @@ async def advance(sandbox: Sandbox, seconds: float) -> None:
     await anyio.to_thread.run_sync(sandbox.advance, seconds)
 
 
-def test_lists_the_tools_with_the_spec_limits(cli: Cli) -> None:
+def test_lists_the_tools_with_the_spec_limits(cli: Cli, svc_mcp: list[str]) -> None:
     async def body() -> None:
-        async with served(cli) as (session, _):
+        async with served(cli, svc_mcp) as (session, _):
             tools = {t.name: t for t in (await session.list_tools()).tools}
             assert set(tools) == TOOLS
             submit = tools["submit_task"].input_schema["properties"]
@@ -143,12 +151,12 @@ def test_lists_the_tools_with_the_spec_limits(cli: Cli) -> None:
 
 
 def test_submit_pays_once_and_the_same_request_id_is_never_charged_again(
-    cli: Cli, sandbox: Sandbox
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
 ) -> None:
     person = Person(pay=True)
 
     async def body() -> None:
-        async with served(cli, person=person) as (session, _):
+        async with served(cli, svc_mcp, person=person) as (session, _):
             email = unique_email()
             rid, first = await submitted(session, "Renew my library books #complete", email=email)
             task = task_of(first)
@@ -179,7 +187,9 @@ def test_submit_pays_once_and_the_same_request_id_is_never_charged_again(
     run(body)
 
 
-def test_wait_through_a_2fa_ask_with_the_person_typing_the_code(cli: Cli, sandbox: Sandbox) -> None:
+def test_wait_through_a_2fa_ask_with_the_person_typing_the_code(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
     code = f"{uuid.uuid4().int % 10**8:08d}"
     person = Person(pay=True, code=code)
     progress: list[tuple[float, float | None, str | None]] = []
@@ -190,7 +200,7 @@ def test_wait_through_a_2fa_ask_with_the_person_typing_the_code(cli: Cli, sandbo
         progress.append((done, total, message))
 
     async def body() -> None:
-        async with served(cli, person=person) as (session, stderr):
+        async with served(cli, svc_mcp, person=person) as (session, stderr):
             _, first = await submitted(session, "Log in to my bank #2fa")
             task_id = task_of(first)["id"]
             await advance(sandbox, 11)  # the sandbox asks for the code 10 s after creation
@@ -231,9 +241,11 @@ def test_wait_through_a_2fa_ask_with_the_person_typing_the_code(cli: Cli, sandbo
             assert code.encode() not in path.read_bytes(), path
 
 
-def test_questions_answered_with_field_values(cli: Cli, sandbox: Sandbox) -> None:
+def test_questions_answered_with_field_values(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
     async def body() -> None:
-        async with served(cli, env={"SVC_MCP_PREAPPROVED_USD": "1.50"}) as (session, _):
+        async with served(cli, svc_mcp, env={"SVC_MCP_PREAPPROVED_USD": "1.50"}) as (session, _):
             _, first = await submitted(session, "Book me a flight #questions")
             task_id = task_of(first)["id"]
             await advance(sandbox, 11)
@@ -262,9 +274,9 @@ def test_questions_answered_with_field_values(cli: Cli, sandbox: Sandbox) -> Non
     run(body)
 
 
-def test_decline_a_payment_ask(cli: Cli, sandbox: Sandbox) -> None:
+def test_decline_a_payment_ask(cli: Cli, sandbox: Sandbox, svc_mcp: list[str]) -> None:
     async def body() -> None:
-        async with served(cli, env={"SVC_MCP_PREAPPROVED_USD": "1.50"}) as (session, _):
+        async with served(cli, svc_mcp, env={"SVC_MCP_PREAPPROVED_USD": "1.50"}) as (session, _):
             _, first = await submitted(session, "Buy the plane ticket #approval")
             task_id = task_of(first)["id"]
             await advance(sandbox, 11)
@@ -280,11 +292,16 @@ def test_decline_a_payment_ask(cli: Cli, sandbox: Sandbox) -> None:
     run(body)
 
 
-def test_a_price_over_the_cap_is_refused_before_any_signature(cli: Cli, sandbox: Sandbox) -> None:
+def test_a_price_over_the_cap_is_refused_before_any_signature(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
     person = Person(pay=True)
 
     async def body() -> None:
-        async with served(cli, person=person, env={"SVC_MAX_PRICE": "1.00"}) as (session, _):
+        async with served(cli, svc_mcp, person=person, env={"SVC_MAX_PRICE": "1.00"}) as (
+            session,
+            _,
+        ):
             # the agent cannot raise the person's cap either
             rid, first = await submitted(session, "Too dear #complete", max_price_usd="5.00")
             error = error_of(first)
@@ -307,17 +324,19 @@ def test_a_price_over_the_cap_is_refused_before_any_signature(cli: Cli, sandbox:
     assert spend["outstanding"] == [] and spend["paid_count"] == 0
 
 
-def test_a_paid_call_needs_elicitation_or_a_pre_approval(cli: Cli, sandbox: Sandbox) -> None:
+def test_a_paid_call_needs_elicitation_or_a_pre_approval(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
     async def body() -> None:
-        async with served(cli) as (session, _):  # this client declares no elicitation
+        async with served(cli, svc_mcp) as (session, _):  # this client declares no elicitation
             _, first = await submitted(session, "Nobody to ask #complete")
             error = error_of(first)
             assert error["error"] == "payment_not_approved" and error["exit_code"] == 5
             assert "mcp_preapproved_usd" in error["hint"]
-        async with served(cli, person=Person(pay=False)) as (session, _):
+        async with served(cli, svc_mcp, person=Person(pay=False)) as (session, _):
             _, declined = await submitted(session, "The person says no #complete")
             assert error_of(declined)["error"] == "payment_not_approved"
-        async with served(cli, env={"SVC_MCP_PREAPPROVED_USD": "1.50"}) as (session, _):
+        async with served(cli, svc_mcp, env={"SVC_MCP_PREAPPROVED_USD": "1.50"}) as (session, _):
             rid, paid = await submitted(session, "Pre-approved price #complete")
             assert task_of(paid)["state"] == "pending"
             assert len(sandbox.charges_for(rid)) == 1
@@ -330,10 +349,10 @@ def test_a_paid_call_needs_elicitation_or_a_pre_approval(cli: Cli, sandbox: Sand
 
 
 def test_a_secret_from_the_model_is_refused_and_without_elicitation_the_person_is_sent_to_the_cli(
-    cli: Cli, sandbox: Sandbox
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
 ) -> None:
     async def body() -> None:
-        async with served(cli, env={"SVC_MCP_PREAPPROVED_USD": "1.50"}) as (session, _):
+        async with served(cli, svc_mcp, env={"SVC_MCP_PREAPPROVED_USD": "1.50"}) as (session, _):
             _, first = await submitted(session, "Log in #2fa")
             task_id = task_of(first)["id"]
             await advance(sandbox, 11)
@@ -394,14 +413,14 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
 
 
 def test_every_tool_declares_its_output_schema_and_results_conform(
-    cli: Cli, sandbox: Sandbox
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
 ) -> None:
     """Issue 25.5: structured content comes with an outputSchema, which the official client
     checks on every result that is not an error (it raises on a mismatch)."""
     from jsonschema import Draft202012Validator
 
     async def body() -> None:
-        async with served(cli, env={"SVC_MCP_PREAPPROVED_USD": "1.50"}) as (session, _):
+        async with served(cli, svc_mcp, env={"SVC_MCP_PREAPPROVED_USD": "1.50"}) as (session, _):
             tools = {t.name: t for t in (await session.list_tools()).tools}
             for tool in tools.values():
                 assert tool.output_schema is not None, tool.name
@@ -424,9 +443,11 @@ def test_every_tool_declares_its_output_schema_and_results_conform(
     run(body)
 
 
-def test_bad_arguments_are_tool_errors_and_the_server_lives_on(cli: Cli) -> None:
+def test_bad_arguments_are_tool_errors_and_the_server_lives_on(
+    cli: Cli, svc_mcp: list[str]
+) -> None:
     async def body() -> None:
-        async with served(cli) as (session, stderr):
+        async with served(cli, svc_mcp) as (session, stderr):
             for name, args, code in BAD_CALLS:
                 result = await session.call_tool(name, args)
                 error = error_of(result)
@@ -466,7 +487,10 @@ def test_figures_get_task_latency_and_idle_memory(cli: Cli, sandbox: Sandbox) ->
     figures: dict[str, float] = {}
 
     async def body() -> None:
-        async with served(cli, env={"SVC_MCP_PREAPPROVED_USD": "1.50"}) as (session, _):
+        async with served(cli, [SVC, "mcp"], env={"SVC_MCP_PREAPPROVED_USD": "1.50"}) as (
+            session,
+            _,
+        ):
             await anyio.sleep(1.0)
             status = Path(f"/proc/{_server_pid()}/status").read_text()
             rss_kb = int(next(x for x in status.splitlines() if x.startswith("VmRSS")).split()[1])
@@ -492,14 +516,16 @@ def test_figures_get_task_latency_and_idle_memory(cli: Cli, sandbox: Sandbox) ->
     assert figures["idle_rss_mib"] < 250
 
 
-def test_a_fleet_runner_serves_the_fleets_tasks(cli: Cli, sandbox: Sandbox, pg_url: str) -> None:
+def test_a_fleet_runner_serves_the_fleets_tasks(
+    cli: Cli, sandbox: Sandbox, pg_url: str, svc_mcp: list[str]
+) -> None:
     """On a shared ledger there is no local file: the resources and list_tasks read the fleet's
     rows (before, a fleet runner always listed nothing)."""
     fleet = {"SVC_LEDGER_URL": pg_url, "SVC_RUNNER": "ci-1"}
     task = cli.ok("submit", "Fleet resource", "--email", unique_email(), "--json", env=fleet).json()
 
     async def body() -> None:
-        async with served(cli, env={**fleet, "SVC_RUNNER": "agent-1"}) as (session, _):
+        async with served(cli, svc_mcp, env={**fleet, "SVC_RUNNER": "agent-1"}) as (session, _):
             listed = [str(r.uri) for r in (await session.list_resources()).resources]
             assert f"svc://tasks/{task['id']}" in listed
             tasks = await session.call_tool("list_tasks", {})

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 import queue
-import subprocess
 import threading
 from pathlib import Path
 
 import pytest
-from tests.conftest import SVC, Cli, _base_env
+from tests.conftest import Cli, _base_env
 from tests.e2e.test_hostile_answers import REASON_FIXES
 from tests.e2e.test_mcp import error_of, run, served
+from tests.forkserver import ForkServer
 from tests.hostile_answers import AnswersPeer, Busy
 from tests.mcp_wire import INITIALIZED, initialize
 
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.e2e
 
 @pytest.mark.parametrize("reason", ["unrecognized_agent_credential", "token_expired"])
 def test_an_invalid_token_tool_error_names_its_reason_and_fix(
-    tmp_path: Path, answers_peer: AnswersPeer, reason: str
+    tmp_path: Path, answers_peer: AnswersPeer, reason: str, svc_mcp: list[str]
 ) -> None:
     body = f'{{"error": "invalid_token", "reason": "{reason}", "detail": "refused"}}'
     answers_peer.config.busy = [Busy(401, {"WWW-Authenticate": "Bearer"}, body)]
@@ -32,7 +32,7 @@ def test_an_invalid_token_tool_error_names_its_reason_and_fix(
     docs: list[object] = []
 
     async def body_() -> None:
-        async with served(cli) as (session, _):
+        async with served(cli, svc_mcp) as (session, _):
             result = await session.call_tool("get_task", {"task_id": "task_mine"})
             assert result.is_error
             docs.append(error_of(result))
@@ -56,7 +56,9 @@ _MALFORMED = [
 ]
 
 
-def test_a_malformed_request_gets_a_json_rpc_error_and_the_server_lives_on(cli: Cli) -> None:
+def test_a_malformed_request_gets_a_json_rpc_error_and_the_server_lives_on(
+    cli: Cli, fork_server: ForkServer
+) -> None:
     """JSON-RPC 2.0: a line that is not JSON is a parse error (-32700, id null), JSON that is
     not a request is an invalid request (-32600, its id when readable); nothing goes
     unanswered, so a client never waits forever (issue 25.5)."""
@@ -64,14 +66,7 @@ def test_a_malformed_request_gets_a_json_rpc_error_and_the_server_lives_on(cli: 
     lines = [json.dumps(hello), json.dumps(INITIALIZED)]
     lines += [line for line, _, _ in _MALFORMED]
     lines.append('{"jsonrpc": "2.0", "id": 99, "method": "tools/list"}')
-    server = subprocess.Popen(
-        [SVC, "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=cli.env,
-        text=True,
-    )
+    server = fork_server.popen(["mcp"], env=cli.env)
     assert server.stdin and server.stdout
     replies: queue.Queue[str] = queue.Queue()
     reader = threading.Thread(target=lambda: [replies.put(x) for x in server.stdout], daemon=True)

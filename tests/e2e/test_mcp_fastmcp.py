@@ -20,9 +20,10 @@ import anyio.to_thread
 import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
-from tests.conftest import SVC, Cli, Sandbox, unique_email
+from tests.conftest import Cli, Sandbox, unique_email
 from tests.e2e.test_mcp import TOOLS, advance, run
 from tests.e2e.test_mcp_http import http_server
+from tests.forkserver import ForkServer
 
 pytestmark = pytest.mark.e2e
 MODERN = "2026-07-28"
@@ -42,9 +43,10 @@ class Person:
 
 
 @asynccontextmanager
-async def stdio(cli: Cli, person: Person) -> AsyncIterator[Client[Any]]:
+async def stdio(cli: Cli, command: list[str], person: Person) -> AsyncIterator[Client[Any]]:
+    """fastmcp's stdio transport starting `svc mcp` with `command` (the `svc_mcp` fixture's)."""
     log = (cli.home / "fastmcp-stderr.txt").open("w")
-    transport = StdioTransport(SVC, ["mcp"], env=cli.env, log_file=log)
+    transport = StdioTransport(command[0], command[1:], env=cli.env, log_file=log)
     try:
         async with Client(transport, elicitation_handler=person) as client:
             yield client
@@ -98,12 +100,14 @@ def _code() -> str:
     return f"{uuid.uuid4().int % 10**8:08d}"
 
 
-def test_fastmcp_over_stdio_pays_and_finishes_a_2fa_task(cli: Cli, sandbox: Sandbox) -> None:
+def test_fastmcp_over_stdio_pays_and_finishes_a_2fa_task(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
     person = Person(_code())
     seen: list[str] = []
 
     async def body() -> None:
-        async with stdio(cli, person) as client:
+        async with stdio(cli, svc_mcp, person) as client:
             seen.extend(await drive(client, sandbox, person))
 
     run(body)
@@ -113,10 +117,12 @@ def test_fastmcp_over_stdio_pays_and_finishes_a_2fa_task(cli: Cli, sandbox: Sand
             assert person.code.encode() not in path.read_bytes(), path
 
 
-def test_fastmcp_over_http_pays_and_finishes_a_2fa_task(cli: Cli, sandbox: Sandbox) -> None:
+def test_fastmcp_over_http_pays_and_finishes_a_2fa_task(
+    cli: Cli, sandbox: Sandbox, fork_server: ForkServer
+) -> None:
     person = Person(_code())
     seen: list[str] = []
-    with http_server(cli) as served:
+    with http_server(cli, fork_server) as served:
         assert served.token is not None
 
         async def body() -> None:

@@ -28,6 +28,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from tests.conftest import SVC, Cli, Sandbox, _base_env, unique_email
 from tests.e2e.test_mcp import Person, run
+from tests.forkserver import Forked, ForkServer
 from tests.mcp_wire import initialize, tools_list
 
 from svc.mcp.guard import MAX_BODY_BYTES
@@ -43,7 +44,7 @@ HEADERS = {"content-type": "application/json", "accept": "application/json, text
 class Served:
     url: str
     token: str | None  # printed only by the run that made it
-    proc: subprocess.Popen[str]
+    proc: subprocess.Popen[str] | Forked
     stdout: list[str]
     stderr: Path
 
@@ -52,15 +53,19 @@ class Served:
 
 
 @contextmanager
-def http_server(cli: Cli, *extra: str) -> Iterator[Served]:
+def http_server(cli: Cli, fork_server: ForkServer | None, *extra: str) -> Iterator[Served]:
+    """`svc mcp --http`, forked from `fork_server` (it imports the MCP SDK and uvicorn at each
+    start), or exec'd without one, for a test of what the kernel shows of the process (its
+    argv, its environment block)."""
     stderr = cli.home / f"http-stderr-{uuid.uuid4().hex[:8]}.txt"
+    args = ["mcp", "--http", "--port", "0", *extra]
     with stderr.open("w") as err:
-        proc = subprocess.Popen(
-            [SVC, "mcp", "--http", "--port", "0", *extra],
-            env=cli.env,
-            stdout=subprocess.PIPE,
-            stderr=err,
-            text=True,
+        proc: subprocess.Popen[str] | Forked = (
+            subprocess.Popen(
+                [SVC, *args], env=cli.env, stdout=subprocess.PIPE, stderr=err, text=True
+            )
+            if fork_server is None
+            else fork_server.popen(args, env=cli.env, stdin=None, stderr=err)
         )
     try:
         assert proc.stdout is not None
@@ -96,13 +101,17 @@ def token_of(cli: Cli) -> str:
 
 
 @pytest.fixture(scope="module")
-def attacked(tmp_path_factory: pytest.TempPathFactory, sandbox_server: Sandbox) -> Iterator[Served]:
+def attacked(
+    tmp_path_factory: pytest.TempPathFactory, sandbox_server: Sandbox, fork_server: ForkServer
+) -> Iterator[Served]:
     """One `svc mcp --http` (a fresh home: its token made and printed) for the attack tests,
     instead of one each (a start-up is seconds on a loaded machine). Each test ends on a
     request the server must still serve, so one attack cannot hide another's effect; the
     server must also stop cleanly after all of them (http_server's exit checks)."""
     home = tmp_path_factory.mktemp("attacked")
-    with http_server(Cli(home, {**_base_env(home), "SVC_BASE_URL": sandbox_server.url})) as served:
+    with http_server(
+        Cli(home, {**_base_env(home), "SVC_BASE_URL": sandbox_server.url}), fork_server
+    ) as served:
         yield served
 
 
@@ -223,7 +232,7 @@ def test_a_rebound_host_name_gets_421(attacked: Served) -> None:
 
 
 def test_the_token_is_printed_once_and_never_in_argv_or_logs(cli: Cli) -> None:
-    with http_server(cli) as first:
+    with http_server(cli, None) as first:  # exec'd: /proc shows its own argv and environment
         token = first.token
         assert token is not None and token.startswith("svcmcp_") and len(token) > 40
         cmdline = Path(f"/proc/{first.proc.pid}/cmdline").read_bytes()
@@ -232,7 +241,7 @@ def test_the_token_is_printed_once_and_never_in_argv_or_logs(cli: Cli) -> None:
         assert first.post(authorization=f"Bearer {token}").status_code == 200
         assert first.post().status_code == 401
         assert token not in first.stderr.read_text()
-    with http_server(cli) as second:
+    with http_server(cli, None) as second:
         assert second.token is None  # not printed again
         assert all(token not in line for line in second.stdout)
         assert token_of(cli) == token  # shown on request
@@ -252,10 +261,10 @@ def _client(served: Served, token: str, **kwargs: Any) -> Client:
 
 
 def test_the_sdk_client_pays_over_http_after_the_person_approves(
-    cli: Cli, sandbox: Sandbox
+    cli: Cli, sandbox: Sandbox, fork_server: ForkServer
 ) -> None:
     person = Person(pay=True)
-    with http_server(cli) as served:
+    with http_server(cli, fork_server) as served:
         assert served.token is not None
 
         async def body() -> None:
@@ -277,11 +286,11 @@ def test_the_sdk_client_pays_over_http_after_the_person_approves(
 
 
 def test_a_2025_client_which_stateless_http_cannot_ask_pays_nothing(
-    cli: Cli, sandbox: Sandbox
+    cli: Cli, sandbox: Sandbox, fork_server: ForkServer
 ) -> None:
     person = Person(pay=True)
     rid = f"req_{uuid.uuid4().hex}"
-    with http_server(cli) as served:
+    with http_server(cli, fork_server) as served:
 
         async def body() -> None:
             async with _client(
@@ -306,8 +315,8 @@ def test_a_2025_client_which_stateless_http_cannot_ask_pays_nothing(
     assert person.asked == []
 
 
-def test_sigterm_stops_the_server_and_frees_the_port(cli: Cli) -> None:
-    with http_server(cli) as served:
+def test_sigterm_stops_the_server_and_frees_the_port(cli: Cli, fork_server: ForkServer) -> None:
+    with http_server(cli, fork_server) as served:
         served.proc.send_signal(signal.SIGTERM)
         assert served.proc.wait(timeout=15) == 143
     with pytest.raises(httpx.TransportError):
@@ -315,7 +324,7 @@ def test_sigterm_stops_the_server_and_frees_the_port(cli: Cli) -> None:
 
 
 def test_a_signal_ends_a_waiting_call_promptly_not_after_its_budget(
-    cli: Cli, sandbox: Sandbox
+    cli: Cli, sandbox: Sandbox, fork_server: ForkServer
 ) -> None:
     """uvicorn's graceful stop waits for open requests; a `wait_for_task` call is one, for up
     to its whole budget (50 s here, unscaled): a SIGTERM took 39 s. The server must stop
@@ -336,7 +345,7 @@ def test_a_signal_ends_a_waiting_call_promptly_not_after_its_budget(
             "_meta": {"progressToken": "p"},
         },
     }
-    with http_server(cli) as served:
+    with http_server(cli, fork_server) as served:
         signalled = 0.0
         events: list[dict[str, Any]] = []
         headers = {**HEADERS, "authorization": f"Bearer {served.token}"}

@@ -98,14 +98,16 @@ def _answered_as_secret(sandbox: Sandbox, task_id: str) -> None:
     assert set(received[0]["payload"]["field_values"]) == {"shipping_address", "card_pin"}
 
 
-def test_2025_the_person_types_the_pin_by_elicitation(cli: Cli, sandbox: Sandbox) -> None:
+def test_2025_the_person_types_the_pin_by_elicitation(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
     pin = _pin()
     person = Typist({"card_pin": pin})
     seen: list[str] = []
     box: dict[str, str] = {}
 
     async def body() -> None:
-        async with served(cli, person=person) as (session, stderr):
+        async with served(cli, svc_mcp, person=person) as (session, stderr):
             task_id = box["id"] = await _blocked_task(session, sandbox)
             sent = await session.call_tool(
                 "reply_to_task",
@@ -122,12 +124,14 @@ def test_2025_the_person_types_the_pin_by_elicitation(cli: Cli, sandbox: Sandbox
     _nowhere(pin, seen, cli.home)
 
 
-def test_2025_a_secret_named_with_no_value_is_asked_too(cli: Cli, sandbox: Sandbox) -> None:
+def test_2025_a_secret_named_with_no_value_is_asked_too(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
     pin = _pin()
     person = Typist({"card_pin": pin})
 
     async def body() -> None:
-        async with served(cli, person=person) as (session, _):
+        async with served(cli, svc_mcp, person=person) as (session, _):
             task_id = await _blocked_task(session, sandbox)
             sent = await session.call_tool(
                 "reply_to_task",
@@ -139,13 +143,15 @@ def test_2025_a_secret_named_with_no_value_is_asked_too(cli: Cli, sandbox: Sandb
     run(body)
 
 
-def test_2026_the_person_types_the_pin_in_a_round(cli: Cli, sandbox: Sandbox) -> None:
+def test_2026_the_person_types_the_pin_in_a_round(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
     pin = _pin()
     person = Typist({"card_pin": pin})
     seen: list[str] = []
 
     async def body() -> None:
-        async with modern(cli, person=person) as (client, stderr):
+        async with modern(cli, svc_mcp, person=person) as (client, stderr):
             task_id = await _blocked_task(client, sandbox)
             sent = await client.call_tool(
                 "reply_to_task",
@@ -162,11 +168,13 @@ def test_2026_the_person_types_the_pin_in_a_round(cli: Cli, sandbox: Sandbox) ->
     _nowhere(pin, seen, cli.home)
 
 
-def test_2026_a_tampered_round_is_refused_and_nothing_is_sent(cli: Cli, sandbox: Sandbox) -> None:
+def test_2026_a_tampered_round_is_refused_and_nothing_is_sent(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
     box: dict[str, str] = {}
 
     async def body() -> None:
-        async with modern(cli, person=Typist({"card_pin": _pin()})) as (client, _):
+        async with modern(cli, svc_mcp, person=Typist({"card_pin": _pin()})) as (client, _):
             task_id = box["id"] = await _blocked_task(client, sandbox)
             args = {"task_id": task_id, "field_values": {"shipping_address": ADDRESS}}
             first = await client.session.call_tool("reply_to_task", args, allow_input_required=True)
@@ -193,13 +201,13 @@ def test_2026_a_tampered_round_is_refused_and_nothing_is_sent(cli: Cli, sandbox:
 
 
 def test_a_client_that_cannot_ask_the_person_is_refused_with_nothing_sent(
-    cli: Cli, sandbox: Sandbox
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
 ) -> None:
     box: dict[str, str] = {}
 
     async def body() -> None:
         # Paid with the profile's pre-approval, as a client with no form would have to.
-        async with served(cli, env={"SVC_MCP_PREAPPROVED_USD": "1.50"}) as (session, _):
+        async with served(cli, svc_mcp, env={"SVC_MCP_PREAPPROVED_USD": "1.50"}) as (session, _):
             created = await session.call_tool(
                 "submit_task", {"task": TASK, "email": unique_email()}
             )
@@ -223,11 +231,11 @@ def test_a_client_that_cannot_ask_the_person_is_refused_with_nothing_sent(
     assert internals["task"]["state"] == "blocked_on_user"
 
 
-def test_a_pin_from_the_model_stays_refused(cli: Cli, sandbox: Sandbox) -> None:
+def test_a_pin_from_the_model_stays_refused(cli: Cli, sandbox: Sandbox, svc_mcp: list[str]) -> None:
     box: dict[str, str] = {}
 
     async def body() -> None:
-        async with served(cli, person=Typist({"card_pin": _pin()})) as (session, _):
+        async with served(cli, svc_mcp, person=Typist({"card_pin": _pin()})) as (session, _):
             task_id = box["id"] = await _blocked_task(session, sandbox)
             sent = await session.call_tool(
                 "reply_to_task",
@@ -243,7 +251,7 @@ def test_a_pin_from_the_model_stays_refused(cli: Cli, sandbox: Sandbox) -> None:
 
 
 def test_2026_several_secrets_come_one_round_after_another_sealed(
-    tmp_path: Path, answers_peer: AnswersPeer
+    tmp_path: Path, answers_peer: AnswersPeer, svc_mcp: list[str]
 ) -> None:
     """Two secret keys: two rounds, the first answer kept sealed in the second round's state;
     one reply carries all three values, and none comes back in a later answer."""
@@ -264,7 +272,7 @@ def test_2026_several_secrets_come_one_round_after_another_sealed(
         return {"person": types.ElicitResult(action="accept", content={"value": value})}
 
     async def body() -> None:
-        async with modern(cli, person=Typist({})) as (client, stderr):
+        async with modern(cli, svc_mcp, person=Typist({})) as (client, stderr):
             call = client.session.call_tool
             first = await call("reply_to_task", args, allow_input_required=True)
             assert isinstance(first, types.InputRequiredResult), first

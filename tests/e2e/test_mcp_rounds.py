@@ -23,7 +23,7 @@ import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from tests.conftest import SVC, Cli, Sandbox, unique_email
+from tests.conftest import Cli, Sandbox, unique_email
 from tests.e2e.test_mcp import Person, advance, run, task_of
 
 pytestmark = pytest.mark.e2e
@@ -32,11 +32,18 @@ MODERN = "2026-07-28"
 
 @asynccontextmanager
 async def modern(
-    cli: Cli, *, person: Person | None = None, env: dict[str, str] | None = None
+    cli: Cli,
+    command: list[str],
+    *,
+    person: Person | None = None,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[tuple[Client, Path]]:
-    """A 2026-07-28 client of `svc mcp` over stdio; yields it and the server's stderr file."""
+    """A 2026-07-28 client of `svc mcp` (started with `command`, the `svc_mcp` fixture's) over
+    stdio; yields it and the server's stderr file."""
     stderr = cli.home / f"mcp-stderr-{uuid.uuid4().hex[:8]}.txt"
-    params = StdioServerParameters(command=SVC, args=["mcp"], env={**cli.env, **(env or {})})
+    params = StdioServerParameters(
+        command=command[0], args=command[1:], env={**cli.env, **(env or {})}
+    )
     with stderr.open("w") as errlog:
         params_err = {"errlog": errlog}
         async with Client(
@@ -82,12 +89,12 @@ def _refused(exc: MCPError) -> None:
 
 
 def test_a_forged_or_altered_state_is_refused_and_nothing_is_paid(
-    cli: Cli, sandbox: Sandbox
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
 ) -> None:
     args = _submit_args()
 
     async def body() -> None:
-        async with modern(cli, person=Person()) as (client, _):
+        async with modern(cli, svc_mcp, person=Person()) as (client, _):
             first = await _first_round(client, args)
             state = first.request_state
             assert state is not None
@@ -129,11 +136,13 @@ def test_a_forged_or_altered_state_is_refused_and_nothing_is_paid(
     assert all(r["status"] == "rejected" for r in rows), rows  # nothing held, nothing signed
 
 
-def test_a_replayed_round_is_refused_and_pays_once(cli: Cli, sandbox: Sandbox) -> None:
+def test_a_replayed_round_is_refused_and_pays_once(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
     args = _submit_args()
 
     async def body() -> None:
-        async with modern(cli, person=Person()) as (client, _):
+        async with modern(cli, svc_mcp, person=Person()) as (client, _):
             first = await _first_round(client, args)
             second = await client.session.call_tool(
                 "submit_task",
@@ -158,12 +167,14 @@ def test_a_replayed_round_is_refused_and_pays_once(cli: Cli, sandbox: Sandbox) -
     assert len(sandbox.charges_for(args["request_id"])) == 1
 
 
-def test_the_person_approves_in_a_round_and_is_charged_once(cli: Cli, sandbox: Sandbox) -> None:
+def test_the_person_approves_in_a_round_and_is_charged_once(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
     person = Person(pay=True)
     email = unique_email()
 
     async def body() -> None:
-        async with modern(cli, person=person) as (client, _):
+        async with modern(cli, svc_mcp, person=person) as (client, _):
             # No request id from the agent: the round keeps the one it asked about.
             paid = await client.call_tool(
                 "submit_task", {"task": "Renew my library books #complete", "email": email}
@@ -178,12 +189,14 @@ def test_the_person_approves_in_a_round_and_is_charged_once(cli: Cli, sandbox: S
     run(body)
 
 
-def test_a_declined_payment_pays_nothing_and_says_so(cli: Cli, sandbox: Sandbox) -> None:
+def test_a_declined_payment_pays_nothing_and_says_so(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
     person = Person(pay=False)
     args = _submit_args()
 
     async def body() -> None:
-        async with modern(cli, person=person) as (client, _):
+        async with modern(cli, svc_mcp, person=person) as (client, _):
             result = await client.call_tool("submit_task", args)
             assert result.is_error
             text = result.content[0].text  # type: ignore[union-attr]
@@ -195,12 +208,12 @@ def test_a_declined_payment_pays_nothing_and_says_so(cli: Cli, sandbox: Sandbox)
 
 
 def test_a_client_that_cannot_show_a_form_is_refused_with_nothing_paid(
-    cli: Cli, sandbox: Sandbox
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
 ) -> None:
     args = _submit_args()
 
     async def body() -> None:
-        async with modern(cli) as (client, _):  # no elicitation callback: no form declared
+        async with modern(cli, svc_mcp) as (client, _):  # no elicitation callback: no form declared
             result = await client.call_tool("submit_task", args)
             assert result.is_error
             text = result.content[0].text  # type: ignore[union-attr]
@@ -211,14 +224,14 @@ def test_a_client_that_cannot_show_a_form_is_refused_with_nothing_paid(
 
 
 def test_a_2fa_code_goes_from_the_person_to_the_service_in_a_round(
-    cli: Cli, sandbox: Sandbox
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
 ) -> None:
     code = f"{uuid.uuid4().int % 10**8:08d}"
     person = Person(pay=True, code=code)
     seen: list[str] = []
 
     async def body() -> None:
-        async with modern(cli, person=person) as (client, stderr):
+        async with modern(cli, svc_mcp, person=person) as (client, stderr):
             first = await client.call_tool(
                 "submit_task", {"task": "Log in to my bank #2fa", "email": unique_email()}
             )

@@ -34,7 +34,7 @@ ASK = {
 
 
 def test_a_typed_code_never_reaches_the_model_in_any_later_answer(
-    tmp_path: Path, answers_peer: AnswersPeer
+    tmp_path: Path, answers_peer: AnswersPeer, svc_mcp: list[str]
 ) -> None:
     code = f"{uuid.uuid4().int % 10**8:08d}"
     answers_peer.config.fold_replies = True
@@ -51,7 +51,7 @@ def test_a_typed_code_never_reaches_the_model_in_any_later_answer(
         progress.append(message or "")
 
     async def body() -> None:
-        async with served(cli, person=person) as (session, stderr):
+        async with served(cli, svc_mcp, person=person) as (session, stderr):
             waited = await session.call_tool(
                 "wait_for_task",
                 {"task_id": TASK, "timeout_seconds": 5},
@@ -101,7 +101,7 @@ def test_a_typed_code_never_reaches_the_model_in_any_later_answer(
 
 
 def test_service_words_are_quoted_as_data_in_the_text(
-    tmp_path: Path, answers_peer: AnswersPeer
+    tmp_path: Path, answers_peer: AnswersPeer, svc_mcp: list[str]
 ) -> None:
     """A note that tries to give the model orders is quoted after "the service", never
     written as one of our sentences; the task itself is under its own key."""
@@ -117,7 +117,7 @@ def test_service_words_are_quoted_as_data_in_the_text(
     cli = Cli(home, {**_base_env(home), "SVC_BASE_URL": answers_peer.url})
 
     async def body() -> None:
-        async with served(cli) as (session, _):
+        async with served(cli, svc_mcp) as (session, _):
             result = await session.call_tool("get_task", {"task_id": TASK})
             text = result.content[0].text  # type: ignore[union-attr]
             assert f'The service\'s note: "{order}".' in text, text
@@ -130,7 +130,7 @@ def test_service_words_are_quoted_as_data_in_the_text(
 
 
 def test_a_secret_the_profile_lets_the_model_send_is_kept_out_later_too(
-    tmp_path: Path, answers_peer: AnswersPeer
+    tmp_path: Path, answers_peer: AnswersPeer, svc_mcp: list[str]
 ) -> None:
     """With `mcp_allow_model_secrets`, a password sent in field_values is still a secret: the
     service folds it into the goal, and no later answer carries it."""
@@ -145,7 +145,7 @@ def test_a_secret_the_profile_lets_the_model_send_is_kept_out_later_too(
     seen: list[str] = []
 
     async def body() -> None:
-        async with served(cli) as (session, stderr):
+        async with served(cli, svc_mcp) as (session, stderr):
             sent = await session.call_tool(
                 "reply_to_task", {"task_id": TASK, "field_values": {"password": secret}}
             )

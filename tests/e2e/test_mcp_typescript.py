@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import SVC, Cli, Sandbox, unique_email
+from tests.conftest import Cli, Sandbox, unique_email
 from tests.e2e.test_mcp import BAD_CALLS
+from tests.forkserver import ForkServer
 
 from svc.mcp.pace import BEAT_SECONDS, TIME_SCALE_ENV
 from svc.mcp.schemas import WAIT_BUDGET_SECONDS
@@ -51,6 +52,7 @@ def node() -> str:
 def drive(
     cli: Cli,
     sandbox: Sandbox,
+    svc_mcp: list[str],
     steps: list[dict[str, Any]],
     *,
     env: dict[str, str] | None = None,
@@ -61,12 +63,13 @@ def drive(
     http: dict[str, str] | None = None,
     time_scale: float | None = None,
 ) -> dict[str, Any]:
-    """Run the TypeScript client on `steps` against a fresh `svc mcp`; its report. With
-    `time_scale`, the server's waits and the client's request timeout both run at that pace."""
+    """Run the TypeScript client on `steps` against a fresh `svc mcp` (started by the client with
+    `svc_mcp`, the conftest fixture's command); its report. With `time_scale`, the server's
+    waits and the client's request timeout both run at that pace."""
     scaled = {TIME_SCALE_ENV: str(time_scale)} if time_scale else {}
     plan = {
-        "command": SVC,
-        "args": ["mcp"],
+        "command": svc_mcp[0],
+        "args": svc_mcp[1:],
         "env": {**cli.env, **(env or {}), **scaled},
         "timeScale": time_scale,
         "sandbox": sandbox.url,
@@ -136,7 +139,7 @@ def submit_with_cli(cli: Cli, task: str) -> str:
 
 
 def test_the_typescript_client_gets_every_tool_error_as_a_result_with_its_code_and_hint(
-    cli: Cli, sandbox: Sandbox
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
 ) -> None:
     """The headline of issue 31: an error result's structuredContent was svc's error object,
     which the SDK checks against the tool's output schema and throws -32602 on; the model
@@ -156,7 +159,7 @@ def test_the_typescript_client_gets_every_tool_error_as_a_result_with_its_code_a
         (call("submit_task", task="t", email=email, request_id="short"), "invalid_arguments"),
     ]
     steps = [call(name, **args) for name, args, _ in BAD_CALLS] + [s for s, _ in stateful]
-    report = drive(cli, sandbox, steps, env=PREAPPROVED)
+    report = drive(cli, sandbox, svc_mcp, steps, env=PREAPPROVED)
 
     entries = report["steps"]
     for entry, (_, _, code) in zip(entries, BAD_CALLS, strict=False):
@@ -177,18 +180,20 @@ def test_the_typescript_client_gets_every_tool_error_as_a_result_with_its_code_a
 
 
 def test_a_refused_payment_and_a_client_without_forms_are_tool_errors_with_nothing_paid(
-    cli: Cli, sandbox: Sandbox
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
 ) -> None:
     rid = [f"req_{uuid.uuid4().hex}" for _ in range(3)]
     declined = drive(
         cli,
         sandbox,
+        svc_mcp,
         [call("submit_task", task="Say no #complete", email=unique_email(), request_id=rid[0])],
         person={"pay": False},
     )
     no_forms = drive(
         cli,
         sandbox,
+        svc_mcp,
         [
             call(
                 "submit_task",
@@ -203,6 +208,7 @@ def test_a_refused_payment_and_a_client_without_forms_are_tool_errors_with_nothi
     over_cap = drive(
         cli,
         sandbox,
+        svc_mcp,
         [call("submit_task", task="Too dear #complete", email=unique_email(), request_id=rid[2])],
         env={"SVC_MAX_PRICE": "1.00"},
         person={"pay": True},
@@ -224,11 +230,11 @@ def test_a_refused_payment_and_a_client_without_forms_are_tool_errors_with_nothi
 
 
 def test_every_tool_schema_passes_the_inspector_cli_strict_mode_and_ajv_strict(
-    cli: Cli, sandbox: Sandbox
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
 ) -> None:
     """The MCP Inspector CLI (pinned beside the SDK) reports schema portability problems with
     --strict; a nullable field was `type: [string, null]`, which it flags: now `anyOf`."""
-    report = drive(cli, sandbox, [{"listTools": True}, {"strictSchemas": True}])
+    report = drive(cli, sandbox, svc_mcp, [{"listTools": True}, {"strictSchemas": True}])
     tools = {t["name"]: t for t in report["steps"][0]["tools"]}
     assert set(tools) == TOOLS
     assert report["steps"][1]["problems"] == []
@@ -240,7 +246,7 @@ def test_every_tool_schema_passes_the_inspector_cli_strict_mode_and_ajv_strict(
     env = [x for k, v in cli.env.items() if v for x in ("-e", f"{k}={v}")]  # no empty values
     strict = ["--cli", "--method", "tools/list", "--strict"]
     inspector = subprocess.run(
-        [str(TS / "node_modules/.bin/mcp-inspector"), *strict, *env, SVC, "mcp"],
+        [str(TS / "node_modules/.bin/mcp-inspector"), *strict, *env, *svc_mcp],
         capture_output=True,
         text=True,
         timeout=120,
@@ -257,7 +263,9 @@ def test_every_tool_schema_passes_the_inspector_cli_strict_mode_and_ajv_strict(
 # --- 6. every free tool, a paid submit, a 2FA task through the person ----------------------
 
 
-def test_every_free_tool_through_the_typescript_client(cli: Cli, sandbox: Sandbox) -> None:
+def test_every_free_tool_through_the_typescript_client(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
     """Each result passes the SDK's own output-schema check (it throws otherwise)."""
     task_id = submit_with_cli(cli, "Renew my books #complete")
     steps = [
@@ -268,7 +276,7 @@ def test_every_free_tool_through_the_typescript_client(cli: Cli, sandbox: Sandbo
         call("list_tasks", limit=5),
         call("spend"),
     ]
-    report = drive(cli, sandbox, steps)
+    report = drive(cli, sandbox, svc_mcp, steps)
     get, wait, quote, guide, listed, spend = (result_of(e) for e in report["steps"])
     for result in (get, wait, quote, guide, listed, spend):
         assert not result.get("isError"), text_of(result)
@@ -286,7 +294,7 @@ def test_every_free_tool_through_the_typescript_client(cli: Cli, sandbox: Sandbo
     ids=["2025-11-25", "2025-06-18"],
 )
 def test_a_paid_submit_approved_by_the_person_in_the_typescript_client(
-    cli: Cli, sandbox: Sandbox, protocol: str | None, with_mode: bool
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str], protocol: str | None, with_mode: bool
 ) -> None:
     """The person ticks Pay in the client's form: one charge. The form carries `mode` only
     where the negotiated protocol has it (2025-11-25 on)."""
@@ -295,6 +303,7 @@ def test_a_paid_submit_approved_by_the_person_in_the_typescript_client(
     report = drive(
         cli,
         sandbox,
+        svc_mcp,
         [call("submit_task", **args), call("submit_task", **args)],
         person={"pay": True},
         protocol=protocol,
@@ -311,7 +320,7 @@ def test_a_paid_submit_approved_by_the_person_in_the_typescript_client(
 
 
 def test_a_2fa_task_answered_through_the_person_never_shows_the_code(
-    cli: Cli, sandbox: Sandbox
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
 ) -> None:
     code = f"{uuid.uuid4().int % 10**8:08d}"
     steps = [
@@ -323,7 +332,7 @@ def test_a_2fa_task_answered_through_the_person_never_shows_the_code(
         call("list_tasks"),
     ]
     report = drive(
-        cli, sandbox, steps, person={"pay": True, "code": code, "advanceAfterAnswer": 25}
+        cli, sandbox, svc_mcp, steps, person={"pay": True, "code": code, "advanceAfterAnswer": 25}
     )
     waited = report["steps"][3]
     assert task_of(waited)["state"] == "completed", text_of(result_of(waited))
@@ -340,7 +349,7 @@ def test_a_2fa_task_answered_through_the_person_never_shows_the_code(
 
 
 def test_a_long_wait_returns_before_the_clients_timeout_and_goes_on_when_called_again(
-    cli: Cli, sandbox: Sandbox
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
 ) -> None:
     """A task that needs 600 s of task time: wait_for_task asked for 300 s returns before the
     SDK's 60 s default (which progress does not reset), telling the model to call again, and
@@ -358,7 +367,7 @@ def test_a_long_wait_returns_before_the_clients_timeout_and_goes_on_when_called_
         {"advance": 600},
         call("wait_for_task", task_id=task_id, timeout_seconds=300),
     ]
-    report = drive(cli, sandbox, steps, timeout=300, time_scale=scale)
+    report = drive(cli, sandbox, svc_mcp, steps, timeout=300, time_scale=scale)
     assert report["defaultTimeoutMs"] == CLIENT_TIMEOUT_MS  # the SDK's, which a host keeps
     first, _, second = report["steps"]
     assert task_of(first)["state"] == "pending"
@@ -375,7 +384,9 @@ def test_a_long_wait_returns_before_the_clients_timeout_and_goes_on_when_called_
 # --- 5. logging -----------------------------------------------------------------------------
 
 
-def test_svc_logs_to_the_client_at_the_level_it_sets(cli: Cli, sandbox: Sandbox) -> None:
+def test_svc_logs_to_the_client_at_the_level_it_sets(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
     """The logging capability: logging/setLevel is answered (it was -32601) and what svc says
     on stderr while a tool runs reaches the client as notifications/message at that level."""
     email = unique_email()
@@ -387,6 +398,7 @@ def test_svc_logs_to_the_client_at_the_level_it_sets(cli: Cli, sandbox: Sandbox)
     report = drive(
         cli,
         sandbox,
+        svc_mcp,
         [paid(rid[0]), {"setLevel": "info"}, paid(rid[1])],
         env=PREAPPROVED,
     )
@@ -400,14 +412,16 @@ def test_svc_logs_to_the_client_at_the_level_it_sets(cli: Cli, sandbox: Sandbox)
 
 
 def test_a_warning_svc_gives_mid_call_reaches_the_client_as_a_log_message(
-    cli: Cli, sandbox: Sandbox, pg_url: str
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str], pg_url: str
 ) -> None:
     """A real warning, at the default level: on a fleet whose ledger caps the day at 6.00
     USD, this runner's own 30.00 is not used, and the paying call says so (issue 29.8)."""
     fleet = {"SVC_LEDGER_URL": pg_url, "SVC_RUNNER": "agent-1"}
     cli.ok("config", "set", "daily_cap_usd", "6", "--fleet", env=fleet)
     steps = [call("submit_task", task="Capped #complete", email=unique_email())]
-    report = drive(cli, sandbox, steps, env={**fleet, **PREAPPROVED, "SVC_DAILY_CAP": "30"})
+    report = drive(
+        cli, sandbox, svc_mcp, steps, env={**fleet, **PREAPPROVED, "SVC_DAILY_CAP": "30"}
+    )
     assert task_of(report["steps"][0])["state"] == "pending"
     [warning] = [log for log in report["logs"] if log["level"] == "warning"]
     assert "the fleet's daily cap is 6.00 USD" in warning["data"], warning
@@ -419,7 +433,7 @@ def test_a_warning_svc_gives_mid_call_reaches_the_client_as_a_log_message(
 
 
 def test_the_typescript_client_pays_and_finishes_a_task_over_http(
-    cli: Cli, sandbox: Sandbox
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str], fork_server: ForkServer
 ) -> None:
     """`svc mcp --http` with its bearer token: the TypeScript SDK's own HTTP transport pays
     (stateless HTTP cannot carry a 2025 client's form, so the person pre-approved 1.50 USD)
@@ -433,10 +447,10 @@ def test_the_typescript_client_pays_and_finishes_a_task_over_http(
         call("wait_for_task", task_id="$task", timeout_seconds=20),
     ]
     paying = Cli(cli.home, {**cli.env, **PREAPPROVED})
-    with http_server(paying) as served:
+    with http_server(paying, fork_server) as served:
         token = served.token or token_of(paying)
         assert served.post().status_code == 401  # no token: nothing served
-        report = drive(cli, sandbox, steps, http={"url": served.url, "token": token})
+        report = drive(cli, sandbox, svc_mcp, steps, http={"url": served.url, "token": token})
     assert report["negotiated"] == "2025-11-25" and report["stderr"] == ""  # HTTP, not stdio
     submitted, _, waited = report["steps"]
     assert "Paid 1.50 USD" in text_of(result_of(submitted)), text_of(result_of(submitted))

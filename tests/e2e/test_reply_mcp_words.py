@@ -32,9 +32,11 @@ async def refused(session: ClientSession, task_id: str, **args: Any) -> dict[str
     return error
 
 
-def test_each_mismatch_names_the_tools_arguments(cli: Cli, sandbox: Sandbox) -> None:
+def test_each_mismatch_names_the_tools_arguments(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
     async def body() -> None:
-        async with served(cli, env={"SVC_MCP_PREAPPROVED_USD": "1.50"}) as (session, _):
+        async with served(cli, svc_mcp, env={"SVC_MCP_PREAPPROVED_USD": "1.50"}) as (session, _):
             plain = await blocked(session, sandbox, "Log me in #2fa")
             structured = await blocked(session, sandbox, "Book a seat #questions")
             error = await refused(session, plain, field_values={"note": "x"})
