@@ -107,3 +107,25 @@ def test_whatever_a_server_sends_the_gate_answers_or_refuses_cleanly(text: str) 
         shown = str(url)
         assert "@" not in url.netloc and shown.isprintable() and " " not in shown
         assert url.origin == BASE.origin
+
+
+def test_the_plain_ascii_shortcut_refuses_what_the_character_check_refuses() -> None:
+    """`_plainly_safe` is an AND over characters (isascii, isprintable, no space, no
+    backslash), so agreeing with `_unsafe_char` on every ASCII character proves it agrees on
+    every ASCII string; anything else takes the character-by-character look."""
+    from svc.origin import _plainly_safe, _unsafe_char
+
+    for code in range(128):
+        assert _plainly_safe(chr(code)) == (not _unsafe_char(chr(code))), code
+    assert not _plainly_safe("https://example.com/é")  # not ASCII: looked at one by one
+    for url in ("https://a.example/x\x7f", "https://a.example/ x", "https://a.example\\@b/"):
+        with pytest.raises(UntrustedURLError, match="contains the character"):
+            configured(url, "the link")
+
+
+def test_a_remembered_loopback_answer_is_the_same_answer() -> None:
+    for _ in range(2):  # the second time from the cache
+        assert origin.is_loopback_host("127.0.0.1")
+        assert origin.is_loopback_host("[::ffff:127.0.0.2]")
+        assert not origin.is_loopback_host("10.0.0.1")
+        assert not origin.is_loopback_host("127.0.0.1.nip.io")

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from svc.store.ledger.budgets import Limits, check_limits, exposure_sql
 from svc.store.ledger.cap_hold import held_at_once, hold_statement
-from svc.store.ledger.database import AtOnce, Database, Otherwise, Statement, Step
+from svc.store.ledger.database import Database, Otherwise, Statement, Step, sends_at_once
 from svc.store.ledger.fleet_settings import CapReached, CapRule
 from svc.store.ledger.rows import EXPOSED, Authorization, AuthState
 
@@ -110,7 +110,7 @@ class Authorizations:
         scope = limits.scope if limits is not None else None
         row = (rail, amount_atomic, origin, valid_before, self.runner,
                scope.profile if scope else None, scope.session if scope else None)  # fmt: skip
-        at_once = isinstance(self.db, AtOnce)
+        at_once = sends_at_once(self.db)
         hold = hold_statement(
             request_id, row=row, cap=rule, since=since, now=now, limits=limits, bounded=at_once
         )

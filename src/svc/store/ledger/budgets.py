@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from svc.store.ledger.database import AtOnce, Database
+from svc.store.ledger.database import Database, sends_at_once
 from svc.store.ledger.rows import EXPOSED, AuthState
 
 SCOPES = ("fleet", "profile", "runner", "session")
@@ -226,7 +226,7 @@ class Budgets:
     def last_outcomes(self, runner: str, since: float, count: int) -> list[tuple[bool, float]]:
         """(failed, signed_at) of the runner's last `count` decided paid requests since
         `since` and since its breaker was last reset, newest first (`outcomes_sql`)."""
-        sql, params = outcomes_sql(runner, since, count, bounded=isinstance(self.db, AtOnce))
+        sql, params = outcomes_sql(runner, since, count, bounded=sends_at_once(self.db))
         return [(bool(row[0]), float(row[1])) for row in self.db.execute(sql, params)]
 
     def breaker(self, runner: str, after: int, now: float) -> LimitReached | None:

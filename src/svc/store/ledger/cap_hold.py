@@ -19,7 +19,7 @@ INSERT): 3 statements of a paid request fewer, one more only when a budget exist
 from __future__ import annotations
 
 from svc.store.ledger.budgets import HOUR, Limits, exposure_sql, outcomes_sql
-from svc.store.ledger.database import AtOnce, Database, Statement
+from svc.store.ledger.database import Database, Statement, sends_at_once
 from svc.store.ledger.fleet_settings import CapRule
 from svc.store.ledger.rows import AuthState
 
@@ -89,7 +89,7 @@ def held_at_once(db: Database, request_id: str, hold: Statement) -> bool | None:
     held, False when the caller's full check must decide (one round trip more, only then),
     None when not tried (another engine, or inside a transaction): the caller runs `hold`
     inside its own serial transaction first."""
-    if not isinstance(db, AtOnce):
+    if not sends_at_once(db):
         return None
     stale: Statement = (
         "DELETE FROM authorizations WHERE request_id = ? AND status = ?",

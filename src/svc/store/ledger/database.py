@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, TypeGuard, runtime_checkable
 
 Statement = tuple[str, tuple[Any, ...]]  # SQL with `?` parameters, and their values
 
@@ -110,6 +110,20 @@ class AtOnce(Protocol):
         """`before`, the serial lock, `serial`, committed; the last statement's row count
         (None when it cannot: inside a transaction)."""
         ...
+
+
+_SENDS_AT_ONCE: dict[type, bool] = {}
+
+
+def sends_at_once(db: object) -> TypeGuard[AtOnce]:
+    """`isinstance(db, AtOnce)`, judged once per class: a runtime-checkable Protocol's
+    isinstance walks the Protocol's attributes on every call, three times a paid request. No
+    engine gains or loses `at_once` after its class is made (none delegates by __getattr__)."""
+    kind = type(db)
+    known = _SENDS_AT_ONCE.get(kind)
+    if known is None:
+        known = _SENDS_AT_ONCE[kind] = isinstance(db, AtOnce)
+    return known
 
 
 def one_by_one(
