@@ -13,10 +13,13 @@ import importlib
 import json
 import subprocess
 import sys
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
-from tests.conftest import Cli, unique_email
+from tests.conftest import Cli, Sandbox, unique_email, unique_request_id
 
 from svc.commands import submit
 
@@ -71,17 +74,30 @@ def test_a_paid_submit_of_one_task_imports_neither_the_batch_nor_the_watch(cli: 
     assert not loaded & set(NOT_FOR_ONE), sorted(loaded & set(NOT_FOR_ONE))
 
 
-def test_from_and_wait_reach_their_modules(cli: Cli) -> None:
+def test_from_and_wait_reach_their_modules(cli: Cli, sandbox: Sandbox) -> None:
     line = json.dumps({"task": "Batch of one #complete", "email": unique_email()})
     loaded, _ = imported(cli, "submit", "--from", "-", "--json", stdin=line + "\n")
     assert {submit.BATCH, "svc.engines.batch"} <= loaded
     assert submit.FOLLOW not in loaded
-    loaded, out = imported(
-        cli, "submit", "Wait for me #complete", "--email", unique_email(), "--wait", "--json"
-    )
+    rid = unique_request_id()
+    args = ["submit", "Wait for me #complete", "--email", unique_email(), "--request-id", rid]
+    with ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(imported, cli, *args, "--wait", "--json")
+        _advance_once_paid(sandbox, rid, waiting)  # its 20 s on the sandbox's clock, not ours
+        loaded, out = waiting.result()
     assert submit.FOLLOW in loaded
     assert submit.BATCH not in loaded
     assert out.strip()
+
+
+def _advance_once_paid(sandbox: Sandbox, rid: str, waiting: Future[Any]) -> None:
+    """Once the task exists (its charge is booked), move the sandbox's clock past its work;
+    never before, since the clock also judges the payment's validity window."""
+    deadline = time.monotonic() + 60
+    while not sandbox.charges_for(rid) and not waiting.done():
+        assert time.monotonic() < deadline, "the waiting submit never paid"
+        time.sleep(0.1)
+    sandbox.advance(30)
 
 
 @pytest.mark.parametrize(
