@@ -78,7 +78,7 @@ typecheck: $(STAMP)
 # module's asserts: a worker's collection took 15 s of CPU, 7 s with pytest's own cache
 # (docs/performance.md, "Collection"). A collection error shows in the run that follows.
 test-bytecode: $(STAMP)
-	$(BIN)/python -m compileall -q -j 0 src tests tools examples >/dev/null
+	$(BIN)/python -m compileall -q -j 0 -x node_modules src tests tools examples
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q --collect-only -p no:cacheprovider >/dev/null 2>&1 || true
 
 clean:
