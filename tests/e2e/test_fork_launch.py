@@ -4,6 +4,7 @@ the end by SIGKILL; and an environment the fork server cannot honour is exec'd."
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import SVC, Cli, _base_env, unique_email
+from tests.e2e.test_forkserver import signalled_watch
 from tests.forkserver import ForkServer
 
 pytestmark = pytest.mark.e2e
@@ -81,14 +83,10 @@ def test_a_signal_to_the_launcher_ends_svc_as_it_ends_an_exec(
     """`svc watch` of a pending task, signalled in its polling loop: the same exit code and
     last lines, the launcher's exit being the child's."""
     task_id = str(cli.ok("submit", "Slow #slow", "--email", unique_email()).json()["id"])
-    ended = []
-    for command in _both(fork_server, "watch", task_id, "--interval", "0.2"):
-        proc = _start(command, cli)
-        assert proc.stdout is not None
-        assert task_id in proc.stdout.readline()
-        proc.send_signal(sig)
-        _, err = proc.communicate(timeout=30)
-        ended.append((proc.returncode, err))
+    ended = [
+        signalled_watch(functools.partial(_start, command, cli), task_id, sig)
+        for command in _both(fork_server, "watch", task_id, "--interval", "0.2")
+    ]
     assert ended[0] == ended[1]
     assert ended[0][0] == 128 + sig
 

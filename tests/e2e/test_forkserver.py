@@ -158,19 +158,28 @@ def test_a_signal_from_outside_ends_it_the_same_way(
     """`svc watch` of a task that stays pending, signalled once it has printed the task (it is
     in its polling loop): the same exit code and the same last lines."""
     task_id = _slow_task(cli)
-    ended = []
-    for start in (
-        lambda: _exec(cli, "watch", task_id, "--interval", "0.2"),
-        lambda: fork_server.popen(["watch", task_id, "--interval", "0.2"], env=cli.env),
-    ):
-        proc = start()
-        assert proc.stdout is not None
-        assert task_id in proc.stdout.readline()
-        proc.send_signal(sig)
-        _, err = proc.communicate(timeout=30)
-        ended.append((proc.returncode, err))
+    ended = [
+        signalled_watch(start, task_id, sig)
+        for start in (
+            lambda: _exec(cli, "watch", task_id, "--interval", "0.2"),
+            lambda: fork_server.popen(["watch", task_id, "--interval", "0.2"], env=cli.env),
+        )
+    ]
     assert ended[0] == ended[1]
     assert ended[0][0] == (-sig if sig == signal.SIGKILL else 128 + sig)
+
+
+def signalled_watch(
+    start: Callable[[], Started], task_id: str, sig: signal.Signals
+) -> tuple[int | None, str]:
+    """A `svc watch TASK` started by `start`, sent `sig` once it printed the task (it is in
+    its polling loop): its exit code and stderr."""
+    proc = start()
+    assert proc.stdout is not None
+    assert task_id in proc.stdout.readline()
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    return proc.returncode, err
 
 
 @pytest.mark.parametrize("crash_signal", ["", "TERM"], ids=["SIGKILL", "SIGTERM"])
