@@ -13,7 +13,7 @@ The host sees this process where it would see svc, and it behaves as svc does to
   child exists is passed on once it does); a signal the host left ignored starts ignored;
 * the end: the child's exit status becomes this process's, a child killed by a signal kills
   this process with the same signal; if this process dies, the server sees its connection
-  close and kills the child;
+  close and kills the child; with no server to ask (its worker ended), PROGRAM is exec'd;
 * an environment whose start-up variables (PYTHON*, the locale) differ from the server's
   cannot be forked: PROGRAM is exec'd instead, as if this launcher were not there.
 
@@ -22,6 +22,7 @@ The host sees this process where it would see svc, and it behaves as svc does to
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -64,7 +65,8 @@ def _let_go_of_streams() -> None:
 
 def _end_like(code: int) -> None:
     if code < 0:  # killed by a signal: so is this process, for the host to see
-        signal.signal(-code, signal.SIG_DFL)
+        with contextlib.suppress(OSError):  # SIGKILL's disposition cannot be set (nor need be)
+            signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
         code = 128 - code
     os._exit(code)
@@ -81,7 +83,10 @@ def main(argv: list[str]) -> None:
         if sig not in ignored:
             signal.signal(sig, relay)
     server = ForkServer.attached(path, program, start_env)
-    child = server.popen(args, env=env, stdin=None, stdout=None, stderr=None, signals=ignored)
+    try:
+        child = server.popen(args, env=env, stdin=None, stdout=None, stderr=None, signals=ignored)
+    except OSError:  # the server is gone (its worker ended): svc itself, as without a launcher
+        os.execv(program, [program, *args])
     relay.started(child)
     _let_go_of_streams()
     _end_like(child.wait())

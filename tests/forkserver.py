@@ -288,8 +288,8 @@ class Forked:
         """Once the status is known: the connection and the pidfd are no longer needed."""
         if self.returncode is not None and self._pidfd >= 0:
             self._conn.close()
-            os.close(self._pidfd)
-            self._pidfd = -1
+            pidfd, self._pidfd = self._pidfd, -1  # first: a relayed signal never meets it closed
+            os.close(pidfd)
 
     def send_signal(self, sig: int) -> None:
         if self.returncode is not None or self.poll() is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -67,8 +68,8 @@ def _is_worker(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if _is_worker(config) or os.environ.get(DIR_ENV):
-        return
+    if _is_worker(config) or os.environ.get(DIR_ENV) or config.option.collectonly:
+        return  # a collection alone (make test-bytecode's) runs no part of the report
     os.environ[DIR_ENV] = tempfile.mkdtemp(prefix="svc-reliability-")  # inherited by workers
     BUILT.unlink(missing_ok=True)  # a check after this run must never read an older report
 
@@ -79,11 +80,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     directory = Path(os.environ.get(DIR_ENV, ""))
     if not directory.is_dir():
         return
-    parts = _load(directory)
-    if parts is None:
-        return
-    BUILT.parent.mkdir(exist_ok=True)
-    BUILT.write_text(render(parts, _soak_block()))
+    try:
+        parts = _load(directory)
+        if parts is None:
+            return
+        BUILT.parent.mkdir(exist_ok=True)
+        BUILT.write_text(render(parts, _soak_block()))
+    finally:  # the rows live in the report now (or the run was partial): no folder left behind
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _load(directory: Path) -> dict[str, list[dict[str, Any]]] | None:

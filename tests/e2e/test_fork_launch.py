@@ -94,10 +94,13 @@ def test_a_signal_to_the_launcher_ends_svc_as_it_ends_an_exec(
 def test_end_of_file_comes_when_svc_ends_and_sigkill_ends_both(
     cli: Cli, fork_server: ForkServer
 ) -> None:
-    """A host closing `svc mcp`'s stdin reads end-of-file and exit 0 (nothing of the launcher
-    holds the pipes); a host killing the launcher leaves no `svc` behind."""
+    """A host closing `svc mcp`'s stdin reads end-of-file and exit 0, and the launcher holds
+    none of the host's pipes meanwhile; a host killing the launcher (stdin still open, so svc
+    would wait on) leaves no `svc` behind."""
     proc = _start(fork_server.launch_command("mcp"), cli)
     assert proc.stderr is not None and "serving MCP" in proc.stderr.readline()
+    held = {fd: os.readlink(f"/proc/{proc.pid}/fd/{fd}") for fd in (0, 1, 2)}
+    assert held == dict.fromkeys((0, 1, 2), os.devnull)
     out, _ = proc.communicate(timeout=30)
     assert (proc.returncode, out) == (0, "")
     before = _forked_children(fork_server)
@@ -106,7 +109,7 @@ def test_end_of_file_comes_when_svc_ends_and_sigkill_ends_both(
     started = _forked_children(fork_server) - before
     assert len(started) == 1
     proc.kill()
-    proc.communicate(timeout=30)
+    assert proc.wait(timeout=30) == -signal.SIGKILL
     deadline = time.monotonic() + 15
     while started & _forked_children(fork_server) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -147,3 +150,40 @@ def test_an_environment_the_server_cannot_honour_is_execd(
     assert os.fsencode(SVC) in cmdline and b"-I" not in cmdline
     proc.communicate(timeout=30)
     assert proc.returncode == 0
+
+
+def test_svc_killed_by_a_signal_ends_the_launcher_by_the_same(
+    cli: Cli, fork_server: ForkServer
+) -> None:
+    """SIGKILL sent to svc itself (an OOM killer, a person's kill -9): the host sees -9 from
+    the launcher, as from an exec'd svc."""
+    ended = []
+    for command in _both(fork_server, "mcp"):
+        before = _forked_children(fork_server)
+        proc = _start(command, cli)
+        assert proc.stderr is not None and "serving MCP" in proc.stderr.readline()
+        forked = _forked_children(fork_server) - before
+        os.kill(forked.pop() if forked else proc.pid, signal.SIGKILL)
+        ended.append(proc.wait(timeout=30))
+        proc.communicate(timeout=30)
+    assert ended == [-signal.SIGKILL, -signal.SIGKILL]
+
+
+def test_a_signal_before_the_child_exists_is_passed_on_once_it_does() -> None:
+    """The launcher's relay, on its own: a signal caught while the fork is being asked for is
+    kept, then passed on, in order, once the child exists; later ones go at once."""
+    from tests.fork_launch import _Relay
+
+    class Child:
+        def __init__(self) -> None:
+            self.got: list[int] = []
+
+        def relay_signal(self, sig: int) -> None:
+            self.got.append(sig)
+
+    relay, child = _Relay(), Child()
+    relay(signal.SIGTERM, None)
+    relay(signal.SIGHUP, None)
+    relay.started(child)  # type: ignore[arg-type]
+    relay(signal.SIGINT, None)
+    assert child.got == [signal.SIGTERM, signal.SIGHUP, signal.SIGINT]

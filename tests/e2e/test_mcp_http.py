@@ -315,8 +315,8 @@ def test_a_2025_client_which_stateless_http_cannot_ask_pays_nothing(
     assert person.asked == []
 
 
-def test_sigterm_stops_the_server_and_frees_the_port(cli: Cli, fork_server: ForkServer) -> None:
-    with http_server(cli, fork_server) as served:
+def test_sigterm_stops_the_server_and_frees_the_port(cli: Cli) -> None:
+    with http_server(cli, None) as served:  # a signal to the process: exec'd
         served.proc.send_signal(signal.SIGTERM)
         assert served.proc.wait(timeout=15) == 143
     with pytest.raises(httpx.TransportError):
@@ -324,7 +324,7 @@ def test_sigterm_stops_the_server_and_frees_the_port(cli: Cli, fork_server: Fork
 
 
 def test_a_signal_ends_a_waiting_call_promptly_not_after_its_budget(
-    cli: Cli, sandbox: Sandbox, fork_server: ForkServer
+    cli: Cli, sandbox: Sandbox
 ) -> None:
     """uvicorn's graceful stop waits for open requests; a `wait_for_task` call is one, for up
     to its whole budget (50 s here, unscaled): a SIGTERM took 39 s. The server must stop
@@ -345,7 +345,7 @@ def test_a_signal_ends_a_waiting_call_promptly_not_after_its_budget(
             "_meta": {"progressToken": "p"},
         },
     }
-    with http_server(cli, fork_server) as served:
+    with http_server(cli, None) as served:  # signalled: exec'd
         signalled = 0.0
         events: list[dict[str, Any]] = []
         headers = {**HEADERS, "authorization": f"Bearer {served.token}"}
