@@ -67,19 +67,23 @@ def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
+_MADE: list[Path] = []  # the folder this process made (and alone removes)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if _is_worker(config) or os.environ.get(DIR_ENV) or config.option.collectonly:
         return  # a collection alone (make test-bytecode's) runs no part of the report
-    os.environ[DIR_ENV] = tempfile.mkdtemp(prefix="svc-reliability-")  # inherited by workers
+    _MADE.append(Path(tempfile.mkdtemp(prefix="svc-reliability-")))
+    os.environ[DIR_ENV] = str(_MADE[0])  # inherited by workers
     BUILT.unlink(missing_ok=True)  # a check after this run must never read an older report
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _is_worker(session.config):
         return
-    directory = Path(os.environ.get(DIR_ENV, ""))
-    if not directory.is_dir():
+    if not _MADE:  # a collection alone, or a session inside another's (it reports there)
         return
+    directory = _MADE.pop()
     try:
         parts = _load(directory)
         if parts is None:
@@ -88,6 +92,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         BUILT.write_text(render(parts, _soak_block()))
     finally:  # the rows live in the report now (or the run was partial): no folder left behind
         shutil.rmtree(directory, ignore_errors=True)
+        if os.environ.get(DIR_ENV) == str(directory):
+            del os.environ[DIR_ENV]
 
 
 def _load(directory: Path) -> dict[str, list[dict[str, Any]]] | None:
