@@ -201,6 +201,45 @@ def test_card_payments_wait_for_a_person_then_end(ledger: LedgerStore) -> None:
     assert (ledger.card_payment("req_c") or {}).get("status") == "complete"
 
 
+_TRANSITIONS = {
+    "accepted": lambda lg, rid: lg.mark_accepted(
+        rid, task_id="tsk_x", state="pending", http_status=202, billing=None, receipt=None,
+        usage_error=None,
+    ),
+    "refused": lambda lg, rid: lg.mark_refused(rid, "refused", 402),
+    "void": lambda lg, rid: lg.void_proof(rid, "payment_failed", frees_cap=True),
+    "refunded": lambda lg, rid: lg.mark_refunded(rid, 1_500_000, "status=refunded"),
+    "card_pending": lambda lg, rid: lg.card_pending(
+        rid, payment_id="pay_gone", pay_url=ORIGIN + "/pay", status_url=ORIGIN + "/pay/status",
+        checkout_url=None, amount_atomic=1_500_000, recipient="merchant",
+    ),
+    "card_dead": lambda lg, rid: lg.card_dead(rid, "cancelled"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("transition", sorted(_TRANSITIONS))
+def test_a_transition_whose_row_was_removed_is_exit_9_and_commits_nothing(
+    ledger: LedgerStore, transition: str
+) -> None:
+    """Every transition of a paid request's row, not only the signature's and the
+    acceptance's: a row removed meanwhile by a writer that ignores the lock (an older svc's
+    forget, a person's SQL) is the ledger's error, and nothing else of the transaction stays
+    (its authorization keeps its state, no card payment is recorded). The review of this
+    change found five transitions that had lost the check."""
+    rid = f"req_gone_{transition}"
+    signed(ledger, rid)
+    assert ledger.forget(rid, money_too=True)  # the row goes, its authorization stays
+    before = [(a.status, a.refunded_atomic) for a in ledger.authorizations_of(rid)]
+    with pytest.raises(
+        LedgerUnavailableError, match=f"no longer has the row of request {rid}"
+    ) as gone:
+        _TRANSITIONS[transition](ledger, rid)
+    assert gone.value.exit_code == 9
+    assert ledger.get(rid) is None
+    assert [(a.status, a.refunded_atomic) for a in ledger.authorizations_of(rid)] == before
+    assert ledger.card_payment(rid) is None
+
+
 def test_task_states_recent_tasks_and_order(ledger: LedgerStore) -> None:
     signed(ledger, "req_1")
     accepted(ledger, "req_1", "task_1")

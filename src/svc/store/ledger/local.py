@@ -320,7 +320,7 @@ class Ledger:
             request_id, status=PayState.REFUSED, error=error, http_status=http_status
         )
         live = self._auths.status(request_id, AuthState.REFUSED, among=(AuthState.LIVE,))
-        self._db.transaction([refused, live])
+        self._transition(request_id, [refused, live], 0)
         return written
 
     def mark_unknown(self, request_id: str, error: str, http_status: int | None = None) -> Written:
@@ -337,20 +337,21 @@ class Ledger:
             request_id, proof=None, proof_fp=None, status=PayState.VOID, error=error
         )
         after = AuthState.VOID if frees_cap else AuthState.REFUSED
-        self._db.transaction(
-            [
-                void,
-                self._auths.status(request_id, after, among=(AuthState.LIVE, AuthState.REFUSED)),
-                self._cards.status(request_id, CardState.DEAD),
-            ]
-        )
+        steps = [
+            void,
+            self._auths.status(request_id, after, among=(AuthState.LIVE, AuthState.REFUSED)),
+            self._cards.status(request_id, CardState.DEAD),
+        ]
+        self._transition(request_id, steps, 0)
         return written
 
     def mark_refunded(self, request_id: str, refunded_atomic: int | None, billing: str) -> Written:
         refunded, written = self._rows.update(
             request_id, status=PayState.REFUNDED, refunded_atomic=refunded_atomic, billing=billing
         )
-        self._db.transaction([refunded, self._auths.refunded(request_id, refunded_atomic)])
+        self._transition(
+            request_id, [refunded, self._auths.refunded(request_id, refunded_atomic)], 0
+        )
         return written
 
     def note_billing(self, request_id: str, billing: str) -> Written:
@@ -385,7 +386,7 @@ class Ledger:
             pay_to=recipient,
             status=PayState.AWAITING_CARD,
         )
-        self._db.transaction([started, awaiting], durable=True)
+        self._transition(request_id, [started, awaiting], 1, durable=True)
         return written
 
     def card_dead(self, request_id: str, error: str) -> Written:
@@ -393,13 +394,12 @@ class Ledger:
         void, written = self._rows.update(
             request_id, proof=None, proof_fp=None, status=PayState.VOID, error=error
         )
-        self._db.transaction(
-            [
-                self._cards.status(request_id, CardState.DEAD),
-                void,
-                self._auths.status(request_id, AuthState.VOID, among=EXPOSED),
-            ]
-        )
+        steps = [
+            self._cards.status(request_id, CardState.DEAD),
+            void,
+            self._auths.status(request_id, AuthState.VOID, among=EXPOSED),
+        ]
+        self._transition(request_id, steps, 1)
         return written
 
     def card_complete(self, request_id: str) -> None:
