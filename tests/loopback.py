@@ -39,7 +39,7 @@ class Loopback:
             def _any(self) -> None:
                 outer.requests.append((self.command, self.path))
                 length = int(self.headers.get("content-length") or 0)
-                self.rfile.read(length)
+                self.body = self.rfile.read(length)  # the request's body, for an answer to echo
                 outer.answer(self)
 
             do_GET = do_POST = do_PUT = do_DELETE = _any

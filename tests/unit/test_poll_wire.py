@@ -165,6 +165,58 @@ def test_an_auth_flow_runs_whole_on_the_plain_get(http: Http) -> None:
     assert "X-Try: 2" in own.json() and own.json() == by_httpx.json()
 
 
+def _post_echo_server(status: int = 200) -> Loopback:
+    """Answers with the request's header lines and its body, as it received them."""
+
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        lines = [f"{name}: {value}" for name, value in handler.headers.items()]
+        body = handler.body.decode()  # type: ignore[attr-defined]  # tests/loopback.py keeps it
+        send(handler, json.dumps({"lines": lines, "body": body}).encode(), status=status)
+
+    return Loopback(answer)
+
+
+def _both_posts(http: Http, url: str, **kwargs: object) -> tuple[httpx.Response, httpx.Response]:
+    """The same JSON POST through httpx's client and through Http's own path."""
+    gated = configured(url, "the test URL")
+    body = {"task": "Résumé «quoted» \u2028 ok", "email": "a@b.co", "n": [1, 2.5, None]}
+    by_httpx = http.client.request("POST", str(gated), json=body, **kwargs)  # type: ignore[arg-type]
+    own = http._request_once("POST", gated, json=body, data=None, **kwargs)
+    return by_httpx, own
+
+
+def test_a_json_post_sends_the_bytes_httpx_sends(http: Http) -> None:
+    """A submit's body and headers (Content-Type, Content-Length, the client's own, the
+    caller's) leave exactly as httpx's client sends them, on the route that skips it."""
+    with _post_echo_server() as server:
+        by_httpx, own = _both_posts(
+            http, server.url + "/svc/tasks", headers={"svc-request-id": "req_1"}, auth=None
+        )
+    assert own.json() == by_httpx.json()
+    assert "Content-Type: application/json" in own.json()["lines"]
+    assert json.loads(own.json()["body"])["task"].startswith("Résumé")
+    assert own.request.extensions == by_httpx.request.extensions  # the same timeouts
+    assert own.is_closed and own.content == by_httpx.content
+
+
+def test_an_auth_flow_runs_whole_on_the_json_post(http: Http) -> None:
+    """The paid submit's shape: the auth flow sends the POST, reads the refusal, and sends it
+    again with a header it added; the body goes out both times."""
+    with _post_echo_server(status=401) as server:
+        by_httpx, own = _both_posts(http, server.url + "/t", headers=None, auth=_RetryOnce())
+        assert [p for _, p in server.requests] == ["/t"] * 4
+    assert "X-Try: 2" in own.json()["lines"] and own.json() == by_httpx.json()
+
+
+def test_a_form_post_still_goes_through_httpx(http: Http) -> None:
+    """Only JSON bodies take the short route: a form (the OAuth token endpoint) is httpx's."""
+    url = http._wire_url(configured("http://127.0.0.1:9/token", "u"))
+    assert not http._plain("POST", url, {"json": None, "data": {"a": "b"}})
+    assert not http._plain("POST", url, {"json": None, "data": None})
+    assert not http._plain("GET", url, {"json": {"a": 1}, "data": None})
+    assert http._plain("POST", url, {"json": {"a": 1}, "data": None})
+
+
 def test_a_bad_redirect_location_fails_the_same_on_both_paths(http: Http) -> None:
     with _echo_server(status=302, extra={"Location": "http://[::1"}) as server:
         target = configured(server.url + "/t", "u")
@@ -199,7 +251,7 @@ def test_a_get_with_a_cookie_to_send_goes_through_httpx(http: Http) -> None:
     with _task_server(cookie="session=abc; Path=/") as server:
         tasks = TaskClient(http, server.url)
         tasks.poll("task_1")  # sets the cookie: later GETs carry it, through httpx's client
-        assert not http._plain_get("GET", http._wire_url(tasks.url_of("task_1")), _NO_BODY)
+        assert not http._plain("GET", http._wire_url(tasks.url_of("task_1")), _NO_BODY)
         assert tasks.poll("task_1").raw["cookie_seen"] == "session=abc"
 
 

@@ -189,27 +189,35 @@ class Http:
             raise TypeError("Http.send takes a TrustedURL from svc.origin, not a plain string")
         try:
             wire = self._wire_url(url)
-            if self._plain_get(method, wire, kwargs):
-                return self._get(wire, kwargs["headers"], kwargs["auth"])
+            if self._plain(method, wire, kwargs):
+                return self._direct(method, wire, kwargs["json"], kwargs["headers"], kwargs["auth"])
             return self.client.request(method, wire, **kwargs)
         finally:
             end_deadline()
 
-    def _plain_get(self, method: str, url: httpx.URL, kwargs: dict[str, Any]) -> bool:
-        """A GET with nothing httpx would add of its own: no body, no cookie to send, and no
-        credentials in the URL (httpx would make them a Basic auth)."""
-        if method != "GET" or kwargs["json"] is not None or kwargs["data"] is not None:
+    def _plain(self, method: str, url: httpx.URL, kwargs: dict[str, Any]) -> bool:
+        """A GET with no body, or a POST whose body is JSON (a submit, its paid retry, a
+        reply), with nothing httpx would add of its own: no cookie to send, and no credentials
+        in the URL (httpx would make them a Basic auth). A form goes through httpx's client."""
+        if kwargs["data"] is not None or method not in ("GET", "POST"):
+            return False
+        if (method == "GET") != (kwargs["json"] is None):
             return False
         return not (self.client.cookies or url.username or url.password)
 
-    def _get(self, url: httpx.URL, headers: dict[str, str] | None, auth: Any) -> httpx.Response:
-        """A GET as `httpx.Client.request` sends it (the client's headers and timeouts, the
-        auth flow, the event hooks, cookies kept, the body read), straight to the transport:
-        httpx's generic layers (merging, redirect bookkeeping, stream wrappers, a log record)
-        were a sixth of a watch's poll. tests/unit/test_poll_wire.py holds it to httpx's."""
+    def _direct(
+        self, method: str, url: httpx.URL, json: Any, headers: dict[str, str] | None, auth: Any
+    ) -> httpx.Response:
+        """The request as `httpx.Client.request` sends it (the client's headers and timeouts,
+        its JSON body's bytes, the auth flow, the event hooks, cookies kept, the body read),
+        straight to the transport: httpx's generic layers (merging, redirect bookkeeping,
+        stream wrappers, a log record) were a sixth of a watch's poll and of a paid submit's
+        two requests. tests/unit/test_poll_wire.py holds both methods to httpx's own."""
         merged = httpx.Headers(self.client.headers)  # as httpx merges: names case-insensitive
         merged.update(headers)
-        request = httpx.Request("GET", url, headers=merged, extensions={"timeout": self._timeouts})
+        request = httpx.Request(
+            method, url, headers=merged, json=json, extensions={"timeout": self._timeouts}
+        )
         if not isinstance(auth, httpx.Auth):  # USE_CLIENT_DEFAULT: this client has no auth
             auth = httpx.Auth()
         flow = auth.sync_auth_flow(request)
