@@ -73,3 +73,28 @@ def test_poll_does_not_import_the_signing_stack_or_keyring(cli: Cli) -> None:
     loaded = imported_modules(["poll", task["id"], "--json"], cli.env)
     assert "httpx" in loaded  # it did make the request
     assert not loaded & set(HEAVY), loaded & set(HEAVY)
+
+
+# httpx's own transport (httpcore, h11): built only for a route the lean one does not take (a
+# proxy, a streamed body, a test double's sending), about 40 ms of start-up otherwise.
+HTTPX_ROUTE = ("httpcore", "h11", "svc.api.httpx_route")
+
+
+def test_a_poll_and_a_paid_submit_never_import_httpx_transport(cli: Cli) -> None:
+    email = unique_email()
+    submit = ["submit", f"Lean route {uuid.uuid4().hex} #complete", "--email", email, "--json"]
+    loaded = imported_module_names(submit, cli.env)
+    assert "svc.api.lean" in loaded and "svc.pay.x402" in loaded  # it did pay over the lean route
+    assert not loaded & set(HTTPX_ROUTE), sorted(loaded & set(HTTPX_ROUTE))
+    task = cli.ok("submit", "Lean route, polled #complete", "--email", email, "--json").json()
+    loaded = imported_module_names(["poll", task["id"], "--json"], cli.env)
+    assert "svc.api.lean" in loaded
+    assert not loaded & set(HTTPX_ROUTE), sorted(loaded & set(HTTPX_ROUTE))
+
+
+def test_a_request_through_a_proxy_builds_httpx_transport(cli: Cli) -> None:
+    """The route is still there when one needs it: through a proxy, httpx's transport sends
+    (an unreachable proxy: the poll fails, after importing it)."""
+    env = {**cli.env, "HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": "", "SVC_TIMEOUT": "2"}
+    loaded = imported_module_names(["poll", "task_0123456789abcdef", "--json"], env)
+    assert {"httpcore", "svc.api.httpx_route"} <= loaded

@@ -18,12 +18,13 @@ from tests.loopback import Loopback, bomb, nested, send, trickle
 
 from svc.api.capped import ResponseTooLargeError
 from svc.api.http import Http
+from svc.api.httpx_route import DeadlineTransport
 from svc.api.ids import is_id, path_segment, request_id_arg, task_id_arg
 from svc.api.jsonsafe import MAX_JSON_DEPTH, JsonTooDeepError, load_json, nesting_exceeds
 from svc.api.retry import RetryPolicy
 from svc.api.status import error_from_response
 from svc.api.trace import REDACTED_HEADERS, Tracer
-from svc.api.transport import DeadlineTransport
+from svc.api.transport import tls_context
 from svc.errors import ExitCode, ProtocolError, UnavailableError, UsageError
 from svc.origin import TrustedURL, configured
 from svc.pay.errors import error_code
@@ -267,7 +268,7 @@ def test_each_request_of_an_auth_flow_has_the_whole_bound() -> None:
 
 def test_the_deadline_wrapper_is_in_place() -> None:
     """httpx offers no public hook for it: this fails loudly if an httpx upgrade moves it."""
-    transport = DeadlineTransport(1.0)
+    transport = DeadlineTransport(1.0, verify=tls_context())
     assert type(transport.inner._pool._network_backend).__name__ == "_DeadlineBackend"
     transport.close()
 

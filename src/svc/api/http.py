@@ -18,6 +18,7 @@ import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from 
 from svc import __version__
 from svc.api.capped import ACCEPT_ENCODING, CappedTransport
 from svc.api.cleartext import CleartextGuard
+from svc.api.deadline import end_deadline
 from svc.api.proxies import from_environment as proxies_from_environment
 from svc.api.response import expect_json
 from svc.api.retry import (
@@ -30,7 +31,7 @@ from svc.api.retry import (
     waits_too_long,
 )
 from svc.api.trace import Tracer
-from svc.api.transport import ProxyRouter, end_deadline
+from svc.api.transport import ProxyRouter
 from svc.errors import UsageError
 from svc.kept import Kept
 from svc.origin import TrustedURL
@@ -182,9 +183,9 @@ class Http:
 
     def _request_once(self, method: str, url: TrustedURL, **kwargs: Any) -> httpx.Response:
         """One request (with its auth flow); each answer within SVC_TIMEOUT from its first byte
-        sent (api/transport.DeadlineTransport; a timeout raises httpx's TimeoutException, so
-        it is retried or reported like any other). Only a URL that passed the origin gate is
-        sent (what mypy checks, held at run time too)."""
+        sent (api/lean_conn.Clock, api/httpx_route.DeadlineTransport; a timeout raises httpx's
+        TimeoutException, so it is retried or reported like any other). Only a URL that passed
+        the origin gate is sent (what mypy checks, held at run time too)."""
         if not isinstance(url, TrustedURL):
             raise TypeError("Http.send takes a TrustedURL from svc.origin, not a plain string")
         try:

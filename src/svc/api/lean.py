@@ -28,11 +28,11 @@ import re
 import select
 import socket
 import ssl
+import sys
 import threading
 import time
 from collections.abc import Callable
 
-import httpcore
 import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
 
 from svc.api.lean_conn import Clock, Exchange, connect, handshake
@@ -105,11 +105,15 @@ class LeanTransport(httpx.BaseTransport):
     """Plain GETs and small POSTs (`request_head`), each answer whole within `seconds` and
     `limit` raw bytes, each request written once (never again on another connection: httpcore
     does not either, and the retry loop decides what may be sent twice); any other request
-    goes to httpx's transport of the same route (`other` for http://, `tls`'s for https://).
-    Without `tls`, every https request goes to `other`."""
+    goes to httpx's transport of the same route (`other()` for http://, `tls`'s for https://,
+    each built when first asked for). Without `tls`, every https request goes to `other()`."""
 
     def __init__(
-        self, seconds: float, limit: int, other: httpx.BaseTransport, tls: TlsRoute | None = None
+        self,
+        seconds: float,
+        limit: int,
+        other: Callable[[], httpx.BaseTransport],
+        tls: TlsRoute | None = None,
     ) -> None:
         self.seconds = seconds
         self.limit = limit
@@ -149,7 +153,7 @@ class LeanTransport(httpx.BaseTransport):
         )
 
     def _other(self, scheme: str) -> httpx.BaseTransport:
-        return self.tls()[1] if scheme == "https" and self.tls is not None else self.other
+        return self.tls()[1] if scheme == "https" and self.tls is not None else self.other()
 
     def _open(self, key: Key, clock: Clock) -> socket.socket:
         scheme, host, port = key
@@ -192,10 +196,11 @@ def _sending_is_mocked() -> bool:
     """Whether a test double stands in for httpx's or httpcore's sending (pytest-httpx and
     respx patch these methods): it must see every request, as before this route existed, and
     a mocked request must never reach the network instead; httpx's route sends it then."""
-    return (
-        getattr(httpx.HTTPTransport.handle_request, "__module__", None) != _HTTPX_SENDS
-        or getattr(httpcore.ConnectionPool.handle_request, "__module__", None) != _HTTPCORE_SENDS
-    )
+    if getattr(httpx.HTTPTransport.handle_request, "__module__", None) != _HTTPX_SENDS:
+        return True
+    httpcore = sys.modules.get("httpcore")  # not imported yet: nothing has patched it
+    sends = None if httpcore is None else httpcore.ConnectionPool.handle_request
+    return httpcore is not None and getattr(sends, "__module__", None) != _HTTPCORE_SENDS
 
 
 def _clean(sock: socket.socket) -> bool:

@@ -2,7 +2,7 @@
 whole, under one deadline and the size cap (the lean route of a GET or a small POST, api/lean.py).
 
 Each socket operation is bounded by its own timeout and by what is left of the answer's
-deadline, as api/transport.DeadlineTransport bounds httpcore's: a server that trickles a byte
+deadline, as api/httpx_route.DeadlineTransport bounds httpcore's: a server that trickles a byte
 just inside each read timeout cannot stretch an answer past it. Socket errors become httpx's
 exceptions as httpcore maps them (a timeout is httpx's Timeout of that step, any other OSError
 its ReadError, WriteError or ConnectError), so the retry loop sees what it always saw.

@@ -1,7 +1,7 @@
 """One bounded JSON POST to a remote signer (pay/signers/jsonrpc.py): what its HTTP status
 means is decided here, as every status is in svc/api. No redirect is followed (the token and
 the typed data go to that URL only), the answer is cut at `limit` bytes and, as a whole, at
-the signer's timeout (api/transport.py's deadline: a peer trickling one byte just inside each
+the signer's timeout (api/deadline.py: a peer trickling one byte just inside each
 read timeout cannot stretch it), and no proxy is used for a signer on loopback."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Literal
 
 from svc.api import headers
+from svc.api.deadline import end_deadline
 from svc.api.proxies import ProxyEnv, from_environment
 from svc.origin import is_loopback_url
 
@@ -27,9 +28,9 @@ class SignerHttpError(Exception):
 def post_json(url: str, body: bytes, token: str | None, timeout: float, limit: int) -> bytes:
     import httpx
 
-    # Here, not at the top: the transport imports httpx and httpcore, which a wallet's
+    # Here, not at the top: the transport imports httpx, which a wallet's
     # modules (pay/wallet.py imports the signers) must not load for a command that sends nothing.
-    from svc.api.transport import ProxyRouter, end_deadline
+    from svc.api.transport import ProxyRouter
 
     # The answer is read raw and must be raw: a coded body (a gzip bomb) would be decoded by
     # httpx a whole network chunk at a time, before any cap could count it.

@@ -24,7 +24,7 @@ from svc import paid_record, rail_table
 from svc.cli.app import current
 from svc.cli.inputs import payment_flags, read_text_source
 from svc.cli.next_words import resume_command
-from svc.engines import dry_run
+from svc.engines import dry_run, probe
 from svc.engines.submit import (
     SubmitResult,
     new_request_id,
@@ -212,8 +212,6 @@ def run(opts: SubmitOptions, app: FaceContext) -> int:
         return batch
     body = request_body(opts, app)
     if opts.probe:
-        from svc.engines import probe
-
         doc = probe.probe(app, body, opts.rail, opts.max_price_usd)
         return _shown(app, doc, views.probe, probe.refusal)
     if opts.dry_run:

@@ -1,0 +1,100 @@
+"""httpx's own transport, each request on the wire bounded as a whole by one deadline: the
+route for what the lean one (api/lean.py) does not send (https through a proxy, a streamed
+body, a test double standing in for httpx's sending).
+
+Imported when api/transport.ProxyRouter first builds such a route, not before: this module
+brings httpcore and h11 (about 40 ms of start-up), which a plain poll or a paid submit over the
+lean route never needs.
+"""
+
+from __future__ import annotations
+
+import ssl
+from typing import Any
+
+import httpcore
+import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
+
+from svc.api.deadline import remaining, start_deadline
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A socket whose every read and write ends by the deadline: a server that trickles one byte
+    just inside each read timeout still cannot stretch an answer past it."""
+
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
+        self.inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self.inner.read(max_bytes, remaining(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self.inner.write(buffer, remaining(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def start_tls(
+        self,
+        ssl_context: Any,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        left = remaining(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self.inner.start_tls(ssl_context, server_hostname, left))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self.inner.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    def __init__(self, inner: httpcore.NetworkBackend) -> None:
+        self.inner = inner
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> httpcore.NetworkStream:
+        left = remaining(timeout, httpcore.ConnectTimeout)
+        stream = self.inner.connect_tcp(host, port, left, local_address, socket_options)
+        return _DeadlineStream(stream)
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> httpcore.NetworkStream:
+        left = remaining(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self.inner.connect_unix_socket(path, left, socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self.inner.sleep(seconds)
+
+
+class DeadlineTransport(httpx.BaseTransport):
+    """httpx's transport, each request on the wire bounded as a whole by `seconds`.
+
+    The deadline starts when a request is handed to the transport and covers its answer, body
+    included (httpx reads it before the next request starts; the client calls `end_deadline`
+    once it has). Per request, not per `client.request` call: an auth flow (a 402 paid and
+    re-sent, a token refreshed) sends several, and each has the whole bound. httpx has no
+    whole-request timeout and no public way to pass a network backend, so the backend of its
+    connection pool is wrapped (tests/unit/test_bounded_http.py pins this).
+    """
+
+    def __init__(self, seconds: float, *, verify: ssl.SSLContext, proxy: str | None = None) -> None:
+        self.seconds = seconds
+        # One TLS context for every pool (the CA bundle is loaded once); `proxy`: through it
+        # (CONNECT for https), its sockets bounded the same way.
+        self.inner = httpx.HTTPTransport(verify=verify, proxy=proxy)
+        pool = self.inner._pool
+        pool._network_backend = _DeadlineBackend(pool._network_backend)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        start_deadline(self.seconds)
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:
+        self.inner.close()
