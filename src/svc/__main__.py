@@ -19,6 +19,12 @@ from svc.ui.terminal import (
 )
 
 
+class Process:
+    """What the console script's entry tells the rest of svc about this process."""
+
+    owned = False  # True: svc's own process, which runs one command and ends
+
+
 def main() -> None:
     let_a_person_interrupt()
     try:
@@ -43,6 +49,7 @@ def process_main() -> None:
     and svc closes its files and ledgers itself. Only this process entry freezes: a caller of
     `main` in a longer-lived process (the in-process test runner) keeps its collections.
     """
+    Process.owned = True  # a long run may freeze what start-up built (svc.cli.heap)
     try:
         main()
     finally:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from svc import rail_table
 from svc.cli import next_words
+from svc.cli.heap import freeze_start_up
 from svc.cli.inputs import open_binary_source
 from svc.commands.submit import SubmitOptions
 from svc.engines.batch import MAX_CONCURRENCY, line_ranges
@@ -45,6 +46,7 @@ def run_batch(opts: SubmitOptions, app: FaceContext, path: str) -> int:
         resume=_batch_resume(opts),
         present=next_words.present,
     )
+    freeze_start_up()  # the workers' garbage is collected without walking the imports
     summary = run_lines(app, path, options, BatchLines(app.output))
     return _batch_exit(app, summary, opts.skip_bad_lines)
 

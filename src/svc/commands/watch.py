@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import typer
 
 from svc.cli.app import current
+from svc.cli.heap import freeze_start_up
 from svc.commands.watch_face import Following, WatchFace
 from svc.engines.ids import task_id_arg
 from svc.engines.watch_parts import LedgerView, ledger_view
@@ -127,6 +128,7 @@ def run(opts: WatchOptions, app: FaceContext) -> int:
         from_ledger=frozenset(from_ledger) - set(opts.task_ids),
         known_states=None if view is None else view.states,
     )
+    freeze_start_up()  # a long run: its collections skip what start-up built
     try:
         return WatchFace(app, list(dict.fromkeys(ids)), following).run()
     except KeyboardInterrupt:  # nothing is lost: say the command that follows them again
