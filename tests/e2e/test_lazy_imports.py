@@ -76,8 +76,9 @@ def test_poll_does_not_import_the_signing_stack_or_keyring(cli: Cli) -> None:
 
 
 # httpx's own transport (httpcore, h11): built only for a route the lean one does not take (a
-# proxy, a streamed body, a test double's sending), about 40 ms of start-up otherwise.
-HTTPX_ROUTE = ("httpcore", "h11", "svc.api.httpx_route")
+# proxy, a streamed body, a test double's sending), about 40 ms of start-up otherwise; and
+# Python's IDNA codec (with stringprep, 5 ms), which a str host given to the resolver loads.
+HTTPX_ROUTE = ("httpcore", "h11", "svc.api.httpx_route", "encodings.idna", "stringprep")
 
 
 def test_a_poll_and_a_paid_submit_never_import_httpx_transport(cli: Cli) -> None:
