@@ -14,6 +14,7 @@ ledger views and the commands that print prices.
 
 from __future__ import annotations
 
+import functools
 import re
 from decimal import Context, Decimal
 from typing import Final
@@ -93,6 +94,22 @@ def shown(text: str) -> str:
 
 def usd_to_atomic(usd: Decimal | str, decimals: int = 6) -> int:
     """Exact dollars to atomic units (``"1.5"`` -> ``1500000``); no rounding, no floats."""
+    keyable = type(usd) is str or (type(usd) is Decimal and usd.is_finite())  # sNaN: no hash
+    if keyable and type(decimals) is int:
+        return _usd_to_atomic_kept(usd, decimals)
+    return _usd_to_atomic(usd, decimals)
+
+
+# A paid request converts the same few amounts (its price, its cap, the 402's) several times:
+# each conversion is kept, by its exact input (typed: "1.5" and Decimal("1.5") are two keys;
+# Decimal("1.5") and Decimal("1.50") are one, and convert alike). Only conversions that
+# succeed are kept; a refused amount is judged anew each time.
+@functools.lru_cache(maxsize=256, typed=True)
+def _usd_to_atomic_kept(usd: Decimal | str, decimals: int) -> int:
+    return _usd_to_atomic(usd, decimals)
+
+
+def _usd_to_atomic(usd: object, decimals: object) -> int:
     if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 77:
         raise AmountError("decimals must be an integer from 0 to 77.")
     if isinstance(usd, str):

@@ -29,6 +29,7 @@ from tests.fakes import MemoryPins
 from tests.hostile_peer import mpp_challenge
 
 import svc
+from svc import money
 from svc.api.advisor import quote_shape
 from svc.api.answers import Billing
 from svc.api.discovery import task_price
@@ -471,3 +472,21 @@ def test_a_non_ascii_digit_at_a_numbered_choice_names_no_option(typed: str) -> N
     from svc.ui import form
 
     assert form.pick(typed, ["window", "aisle"]) is None
+
+
+def test_a_kept_conversion_is_the_conversion_and_a_refusal_is_never_kept() -> None:
+    """usd_to_atomic keeps what it converted (a batch converts the same price many times):
+    the kept answer equals the one worked out anew, for every spelling of a value, and a
+    refused amount is refused again each time, with its own words."""
+    values: list[object] = ["1.5", "1.500000", "0", "0.000001", "12345.678901"]
+    values += [Decimal("1.5"), Decimal("1.50"), Decimal("-0"), Decimal("1E+2")]
+    for value in values * 2:
+        assert money.usd_to_atomic(value) == money._usd_to_atomic(value, 6)  # type: ignore[arg-type]
+        assert money.usd_to_atomic(value, 18) == money._usd_to_atomic(value, 18)  # type: ignore[arg-type]
+    for bad in ("1.0000001", "-1", Decimal("sNaN"), Decimal("NaN"), Decimal("1.0000001"), 1.5):
+        words = set()
+        for _ in range(2):
+            with pytest.raises(AmountError) as caught:
+                money.usd_to_atomic(bad)  # type: ignore[arg-type]
+            words.add(str(caught.value))
+        assert len(words) == 1
