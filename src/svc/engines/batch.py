@@ -7,6 +7,8 @@
   (the single-task flow `svc.engines.submit.submit` does each one). Re-running the file maps
   each line to the same request id: accepted lines are not sent again, interrupted ones
   resume with their journaled proof.
+* The lines are read ahead for the workers in bursts (`svc.engines.backlog`): a queue of a few
+  lines woke the reading thread for every line taken, a hand-off of the GIL each time.
 * Concurrency: each worker thread has its own HTTP client (a pool of one connection: httpcore
   checks every idle connection of a pool on each request) and its own ledger connection
   (SQLite WAL serialises writers across connections, as between processes). A failure in one
@@ -25,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import queue
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +35,7 @@ from typing import IO, TYPE_CHECKING, Any, Protocol, cast
 
 from svc import rail_table
 from svc.context import AppContext
+from svc.engines.backlog import Backlog
 from svc.engines.batch_file import (
     EMAIL_ELSEWHERE,
     BatchSource,
@@ -319,7 +321,7 @@ class _Sending:
         """Every good line to a worker; each one's result to the results."""
         secrets = _SharedSecrets(self.app.secrets, self.app.report.warn)
         self.app.tasks  # noqa: B018 - with_overrides() reads it: built here, not by racing workers
-        jobs: queue.Queue[Line | None] = queue.Queue(maxsize=self.options.concurrency * 2)
+        jobs = Backlog()
         args = (self.app, secrets, jobs, self.results, self.options)
         # Each worker runs in a copy of this context: what it pays is this run's record.
         workers = [
@@ -349,7 +351,7 @@ class _Sending:
         if not self.results.summary.sent and self.reported:
             self.results.summary.held = True  # every good line turned bad since the check
 
-    def _feed(self, stream: IO[bytes], jobs: queue.Queue[Line | None]) -> int:
+    def _feed(self, stream: IO[bytes], jobs: Backlog) -> int:
         """Queue each line for a worker; a line the ledger knows as accepted is not sent."""
         total = good = 0
         for parsed in parse_lines(stream, self.options.default_email, self.options.email_elsewhere):
@@ -382,7 +384,7 @@ class _Sending:
 
 def _stop(
     workers: list[threading.Thread],
-    jobs: queue.Queue[Line | None],
+    jobs: Backlog,
     *,
     grace: float | None,
     drain: bool = True,
@@ -390,13 +392,9 @@ def _stop(
     """End the workers once their current line is done: queued lines are dropped first when
     `drain` (they were not sent), and each waits at most `grace` seconds in all (None: as long
     as its line takes; an interrupted batch does not wait long for a person)."""
-    while drain:
-        try:
-            jobs.get_nowait()
-        except queue.Empty:
-            break
-    for _ in workers:
-        jobs.put(None)
+    if drain:
+        jobs.drop()
+    jobs.finish(len(workers))
     deadline = None if grace is None else time.monotonic() + grace
     for worker in workers:
         worker.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
@@ -416,7 +414,7 @@ def _interrupted(s: Summary, source: BatchSource, options: Options) -> Interrupt
 def _work(
     parent: AppContext,
     secrets: _SharedSecrets,
-    jobs: queue.Queue[Line | None],
+    jobs: Backlog,
     results: _Results,
     options: Options,
 ) -> None:
