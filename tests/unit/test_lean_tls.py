@@ -162,6 +162,16 @@ def test_a_connection_is_kept_and_reused(lean_http: Http, pki: Pki) -> None:
     assert (peer.connections, peer.handshakes, len(peer.requests)) == (1, 1, 3)
 
 
+def test_a_lean_https_request_builds_no_httpx_route(lean_http: Http, pki: Pki) -> None:
+    """The verifying context is built, httpx's routes are not: a lean https request needs
+    neither httpcore nor h11 (api/httpx_route.py is built for what the lean route declines)."""
+    with RawPeer(lambda _: (OK, False), tls=pki.good) as peer:
+        assert _outcome(lean_http, peer.url + "/svc/tasks/t1") == ("ok", {"ok": True})
+    router = lean_http.router
+    assert router.context is not None
+    assert router._direct is None and router._via is None and router._httpx_cleartext is None
+
+
 def test_alpn_offers_only_http_1_1(lean_http: Http, pki: Pki) -> None:
     with RawPeer(lambda _: (OK, False), tls=pki.good) as peer:
         _outcome(lean_http, peer.url + "/svc/tasks/t1")

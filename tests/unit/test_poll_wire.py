@@ -217,6 +217,18 @@ def test_a_form_post_still_goes_through_httpx(http: Http) -> None:
     assert http._plain("POST", url, {"json": {"a": 1}, "data": None})
 
 
+def test_a_closed_client_sends_nothing(http: Http) -> None:
+    """As httpx refuses to send on a closed client, so does the short route: a library
+    client's calls after close() never reach the wire (a paid POST above all)."""
+    with _post_echo_server() as server:
+        target = configured(server.url + "/t", "u")
+        http.close()
+        for method, body in (("POST", {"task": "x"}), ("GET", None)):
+            with pytest.raises(RuntimeError, match="closed"):
+                http._request_once(method, target, json=body, data=None, headers=None, auth=None)
+        assert server.requests == []
+
+
 def test_a_bad_redirect_location_fails_the_same_on_both_paths(http: Http) -> None:
     with _echo_server(status=302, extra={"Location": "http://[::1"}) as server:
         target = configured(server.url + "/t", "u")

@@ -199,8 +199,9 @@ class Http:
     def _plain(self, method: str, url: httpx.URL, kwargs: dict[str, Any]) -> bool:
         """A GET with no body, or a POST whose body is JSON (a submit, its paid retry, a
         reply), with nothing httpx would add of its own: no cookie to send, and no credentials
-        in the URL (httpx would make them a Basic auth). A form goes through httpx's client."""
-        if kwargs["data"] is not None or method not in ("GET", "POST"):
+        in the URL (httpx would make them a Basic auth). A form goes through httpx's client, and
+        so does every request of a closed client (httpx refuses to send it)."""
+        if kwargs["data"] is not None or method not in ("GET", "POST") or self.client.is_closed:
             return False
         if (method == "GET") != (kwargs["json"] is None):
             return False
@@ -243,7 +244,11 @@ class Http:
         """One request on the wire with the client's hooks, as httpx's own sending does."""
         for hook in self.client.event_hooks["request"]:
             hook(request)
-        response = self.transport.handle_request(request)
+        try:
+            response = self.transport.handle_request(request)
+        except httpx.RequestError as exc:  # as httpx's sending marks it (`exc.request`)
+            exc.request = request
+            raise
         response.request = request
         try:
             self.client.cookies.extract_cookies(response)

@@ -51,7 +51,7 @@ _METHODS = ("GET", "POST")
 
 Key = tuple[str, str, int]  # (scheme, host, port): the connections that may serve a request
 # The verifying context and httpx's direct https route, built on first TLS use (ProxyRouter).
-TlsRoute = Callable[[], tuple[ssl.SSLContext, httpx.BaseTransport]]
+TlsRoute = Callable[[], tuple[ssl.SSLContext, Callable[[], httpx.BaseTransport]]]
 _PORTS = {"http": 80, "https": 443}
 
 
@@ -153,7 +153,7 @@ class LeanTransport(httpx.BaseTransport):
         )
 
     def _other(self, scheme: str) -> httpx.BaseTransport:
-        return self.tls()[1] if scheme == "https" and self.tls is not None else self.other()
+        return self.tls()[1]() if scheme == "https" and self.tls is not None else self.other()
 
     def _open(self, key: Key, clock: Clock) -> socket.socket:
         scheme, host, port = key

@@ -79,7 +79,8 @@ def handshake(
     past the answer's deadline. The socket is closed on any failure, nothing was sent on it."""
     try:
         sock.settimeout(clock.left("connect", httpx.ConnectTimeout))
-        return context.wrap_socket(sock, server_hostname=host)
+        # bytes: ssl takes them as ASCII, where a str would load Python's IDNA codec
+        return context.wrap_socket(sock, server_hostname=host.encode("ascii"))
     except TimeoutError as exc:
         sock.close()
         raise httpx.ConnectTimeout(str(exc) or "timed out") from exc

@@ -107,25 +107,35 @@ class ProxyRouter(httpx.BaseTransport):
         assert self._via is not None
         return self._via
 
-    def _tls_routes(self) -> None:
+    def _verifying_context(self) -> ssl.SSLContext:
+        """The one context every https route verifies with (the CA bundle loaded once)."""
         with self._lock:  # watch's pollers route from several threads
+            if self.context is None:
+                context = tls_context()
+                # What httpcore sets on it before each handshake of an HTTP/1.1 client: set
+                # once here, so the lean route's handshakes offer the same.
+                context.set_alpn_protocols(["http/1.1"])
+                self.context = context
+            return self.context
+
+    def _tls_routes(self) -> None:
+        context = self._verifying_context()
+        with self._lock:
             if self._direct is not None:
                 return
-            context = tls_context()
-            # What httpcore sets on it before each handshake of an HTTP/1.1 client: set once
-            # here, so the lean route's handshakes offer the same.
-            context.set_alpn_protocols(["http/1.1"])
             self._via = {
                 p.url: _httpx_route(self.seconds, context, p.url) for p in self.env.proxies
             }
             self._direct = _httpx_route(self.seconds, context)
-            self.context = context
 
-    def _lean_tls(self) -> tuple[ssl.SSLContext, httpx.BaseTransport]:
-        """The lean route's https: this context, and httpx's direct route for the rest."""
-        direct = self.direct
-        assert self.context is not None  # built with `direct`
-        return self.context, direct
+    def _lean_tls(self) -> tuple[ssl.SSLContext, Callable[[], httpx.BaseTransport]]:
+        """The lean route's https: the verifying context, and how to reach httpx's direct
+        route for what it declines (built then, not with the context: a lean https request
+        needs neither httpcore nor h11)."""
+        return self._verifying_context(), self._direct_route
+
+    def _direct_route(self) -> httpx.BaseTransport:
+        return self.direct
 
     def route(self, url: str) -> Proxy | None:
         return self.env.proxy_for(url)
