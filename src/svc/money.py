@@ -94,10 +94,18 @@ def shown(text: str) -> str:
 
 def usd_to_atomic(usd: Decimal | str, decimals: int = 6) -> int:
     """Exact dollars to atomic units (``"1.5"`` -> ``1500000``); no rounding, no floats."""
-    keyable = type(usd) is str or (type(usd) is Decimal and usd.is_finite())  # sNaN: no hash
-    if keyable and type(decimals) is int:
+    if type(decimals) is int and _keyable(usd):
         return _usd_to_atomic_kept(usd, decimals)
     return _usd_to_atomic(usd, decimals)
+
+
+def _keyable(usd: object) -> bool:
+    """Whether a conversion of `usd` may be kept: text is keyed by its exact spelling; a
+    Decimal by its value, so only one whose every check depends on the value alone (finite:
+    an sNaN has no hash; at most 150 digits, the one check that reads its spelling)."""
+    if type(usd) is str:
+        return True
+    return type(usd) is Decimal and usd.is_finite() and len(usd.as_tuple().digits) <= 150
 
 
 # A paid request converts the same few amounts (its price, its cap, the 402's) several times:

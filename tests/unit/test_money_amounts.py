@@ -483,7 +483,10 @@ def test_a_kept_conversion_is_the_conversion_and_a_refusal_is_never_kept() -> No
     for value in values * 2:
         assert money.usd_to_atomic(value) == money._usd_to_atomic(value, 6)  # type: ignore[arg-type]
         assert money.usd_to_atomic(value, 18) == money._usd_to_atomic(value, 18)  # type: ignore[arg-type]
-    for bad in ("1.0000001", "-1", Decimal("sNaN"), Decimal("NaN"), Decimal("1.0000001"), 1.5):
+    assert money.usd_to_atomic(Decimal("1")) == 1_000_000
+    long_one = Decimal("1." + "0" * 200)  # equal to Decimal("1"), but over the digits' bound
+    bad_ones: list[object] = ["1.0000001", "-1", long_one, Decimal("sNaN"), Decimal("NaN"), 1.5]
+    for bad in bad_ones:
         words = set()
         for _ in range(2):
             with pytest.raises(AmountError) as caught:
