@@ -54,6 +54,7 @@ def process_main() -> None:
         main()
     finally:
         gc.freeze()
+        Process.owned = False  # a host that called this and goes on owns its process again
 
 
 def _run() -> int:

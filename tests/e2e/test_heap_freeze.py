@@ -65,3 +65,16 @@ def test_a_host_running_main_keeps_its_collections(cli: Cli, tmp_path: Path) -> 
     before = gc.get_freeze_count()
     cli.ok("submit", "--from", str(_batch(tmp_path, 2)))
     assert gc.get_freeze_count() == before
+
+
+def test_a_host_that_calls_the_console_entry_owns_its_process_again(cli: Cli) -> None:
+    """`process_main` raises SystemExit; a host that catches it and goes on is not svc's own
+    process any longer: a later batch there keeps its collections."""
+    code = (
+        "import sys\nfrom svc.__main__ import Process, process_main\nsys.argv = ['svc', '--version']\n"
+        "try:\n    process_main()\nexcept SystemExit:\n    pass\nprint('owned', Process.owned)\n"
+    )
+    run = [sys.executable, "-c", code]
+    proc = subprocess.run(run, capture_output=True, text=True, env=cli.env, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "owned False"

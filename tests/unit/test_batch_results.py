@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import io
 import json
-import queue
 import threading
 
+import pytest
+
+import svc.engines.batch as batch
+from svc.engines.backlog import Backlog
 from svc.engines.batch import Options, _Results, _work
 from svc.engines.batch_file import Line
 from svc.ui.batch import BatchLines
@@ -26,21 +29,26 @@ class _FlakyOutput(Output):
         super().emit_line(doc)
 
 
-def test_a_line_whose_result_failed_to_be_written_still_gets_one(monkeypatch: object) -> None:
+def _lines(*numbers: int) -> Backlog:
+    jobs = Backlog()
+    for number in numbers:
+        jobs.put(Line(number, {"task": "t", "email": "a@example.com"}, f"req_result_{number}x"))
+    jobs.finish(1)
+    return jobs
+
+
+def test_a_line_whose_result_failed_to_be_written_still_gets_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     out = io.StringIO()
     results = _Results(BatchLines(_FlakyOutput(json_mode=True, stdout=out, stderr=io.StringIO())))
-    jobs: queue.Queue[Line | None] = queue.Queue()
-    for number in (1, 2):
-        jobs.put(Line(number, {"task": "t", "email": "a@example.com"}, f"req_result_{number}x"))
-    jobs.put(None)
-
-    import svc.engines.batch as batch
+    jobs = _lines(1, 2)
 
     def fake_submit(ctx: object, line: Line, res: _Results, options: object) -> None:
         res.add({"line": line.number, "request_id": line.request_id, "outcome": "accepted"})
 
-    monkeypatch.setattr(batch, "_submit_line", fake_submit)  # type: ignore[attr-defined]
-    monkeypatch.setattr(batch, "_worker_context", lambda parent, secrets: _NoLedger())  # type: ignore[attr-defined]
+    monkeypatch.setattr(batch, "_submit_line", fake_submit)
+    monkeypatch.setattr(batch, "_worker_context", lambda parent, secrets: _NoLedger())
     worker = threading.Thread(target=_work, args=(None, None, jobs, results, Options()))
     worker.start()
     worker.join(10)
@@ -55,3 +63,25 @@ class _NoLedger:
 
     def close(self) -> None:
         """A worker closes its context (its own ledger link and HTTP client): none here."""
+
+
+def test_a_worker_that_cannot_start_still_answers_each_line_it_takes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its context failed (nothing was sent): each line it takes gets an error result, so the
+    reading thread is never left waiting for room that no worker makes."""
+
+    def broken(parent: object, secrets: object) -> None:
+        raise RuntimeError("no context")
+
+    monkeypatch.setattr(batch, "_worker_context", broken)
+    out = io.StringIO()
+    results = _Results(BatchLines(Output(json_mode=True, stdout=out, stderr=io.StringIO())))
+    worker = threading.Thread(target=_work, args=(None, None, _lines(1, 2, 3), results, Options()))
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive()
+    docs = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [doc["line"] for doc in docs] == [1, 2, 3]
+    assert all(doc["outcome"] == "error" and "not sent" in doc["detail"] for doc in docs)
+    assert results.summary.failed == 3

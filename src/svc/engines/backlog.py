@@ -67,7 +67,8 @@ class Backlog:
             return line
 
     def drop(self) -> None:
-        """Forget the queued lines (an interrupt): they were never sent."""
+        """Forget the queued lines (an interrupt): they were never sent. The feeder's own call
+        (after it stopped putting): a line put while another thread drops would still go."""
         with self._lock:
             self._items.clear()
             self._chars = 0

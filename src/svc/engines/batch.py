@@ -418,7 +418,12 @@ def _work(
     results: _Results,
     options: Options,
 ) -> None:
-    ctx = _worker_context(parent, secrets)
+    try:
+        ctx = _worker_context(parent, secrets)
+    except Exception as exc:  # no worker without its context: each line it takes says why
+        while (line := jobs.get()) is not None:
+            _plain_result(results, line, exc, "not sent (its worker could not start)")
+        return
     try:
         while (line := jobs.get()) is not None:
             if options.stopped():
@@ -431,10 +436,12 @@ def _work(
         ctx.close()  # its ledger link and its HTTP client, both its own
 
 
-def _plain_result(results: _Results, line: Line, exc: BaseException) -> None:
+def _plain_result(
+    results: _Results, line: Line, exc: BaseException, why: str = "the result could not be written"
+) -> None:
     """The line's result when writing its own failed: every line sent keeps its result line
     (and its count in the summary), whatever broke on the way out."""
-    detail = f"the result could not be written: {type(exc).__name__}: {str(exc)[:200]}"
+    detail = f"{why}: {type(exc).__name__}: {str(exc)[:200]}"
     doc = {
         "line": line.number,
         "request_id": line.request_id,
