@@ -32,30 +32,28 @@ def _drain(backlog: Backlog, got: list[int], pause: float = 0.0) -> None:
         time.sleep(pause)
 
 
-def test_every_line_reaches_a_worker_once_in_order_then_each_end() -> None:
-    backlog = Backlog(high=4, low=1)
+def _through(backlog: Backlog, lines: int, pause: float) -> list[int]:
+    """Feed `lines` lines to one worker that takes a line every `pause` seconds; what it got."""
     got: list[int] = []
-    worker = threading.Thread(target=_drain, args=(backlog, got, 0.001))
+    worker = threading.Thread(target=_drain, args=(backlog, got, pause))
     worker.start()
-    for n in range(50):
+    for n in range(lines):
         backlog.put(_line(n))
     backlog.finish(1)
     worker.join(10)
-    assert not worker.is_alive() and got == list(range(50))
+    assert not worker.is_alive()
+    return got
+
+
+def test_every_line_reaches_a_worker_once_in_order_then_each_end() -> None:
+    assert _through(Backlog(high=4, low=1), 50, 0.001) == list(range(50))
 
 
 def test_a_full_backlog_wakes_the_feeder_once_a_refill_not_once_a_line() -> None:
     backlog = Backlog(high=16, low=4)
     backlog._room = _Counted(backlog._lock)  # type: ignore[assignment]
     _Counted.waits = 0
-    got: list[int] = []
-    worker = threading.Thread(target=_drain, args=(backlog, got, 0.0005))
-    worker.start()
-    for n in range(400):
-        backlog.put(_line(n))
-    backlog.finish(1)
-    worker.join(10)
-    assert got == list(range(400))
+    assert _through(backlog, 400, 0.0005) == list(range(400))
     # A refill is 12 lines (16 down to 4): about 32 waits; a queue bounded at 16 without the
     # mark waits once for each line past the first 16 (384).
     assert 0 < _Counted.waits <= 400 // 12 + 2, _Counted.waits
