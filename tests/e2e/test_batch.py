@@ -171,3 +171,30 @@ def test_a_file_of_garbage_is_refused_whole_past_the_bad_line_cap(
     assert f"not read past line {MAX_BAD_LINES + 2}" in result.stderr
     assert "is this a batch file?" in result.stderr
     assert len(sandbox.books()["charges"]) == books
+
+
+def test_the_ledger_is_asked_a_chunk_of_lines_at_a_time(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, funds: None
+) -> None:
+    """Whether each line was accepted already is one ledger read a chunk, not one a line (a
+    round trip a line on a fleet's PostgreSQL): a re-run of 70 lines asks twice (64 + 6)."""
+    from svc.engines import batch
+    from svc.store.ledger.local import Ledger
+
+    email = unique_email()
+    source = write_lines(
+        tmp_path / "chunks.jsonl",
+        [{"task": f"chunk {i} #complete", "email": email} for i in range(70)],
+    )
+    cli.ok("submit", "--from", str(source), env={"SVC_DAILY_CAP": "none"})
+    asked: list[int] = []
+    among = Ledger.accepted_among
+
+    def counted(self: Ledger, request_ids: list[str]) -> object:
+        asked.append(len(request_ids))
+        return among(self, request_ids)
+
+    monkeypatch.setattr(Ledger, "accepted_among", counted)
+    again = cli.ok("submit", "--from", str(source))
+    assert {doc["outcome"] for doc in again.lines()} == {"already_accepted"}
+    assert asked == [batch.LOOKUP_CHUNK, 70 - batch.LOOKUP_CHUNK]

@@ -581,3 +581,22 @@ def test_a_ledger_of_schema_4_gains_the_refusal_words_on_open(
         assert (store.get("req_1") or pytest.fail()).status_reason == "refused: too dear"
     finally:
         store.close()
+
+
+def test_accepted_among_names_only_the_accepted_ids_asked_for(ledger: LedgerStore) -> None:
+    """A batch asks for a chunk of its lines at once (one statement): only the accepted ones
+    come back, with their task, whatever else the chunk or the ledger holds."""
+    for rid in ("req_among_a1", "req_among_b1", "req_among_c1", "req_among_d1"):
+        journaled(ledger, rid)
+    signed(ledger, "req_among_a1")
+    accepted(ledger, "req_among_a1", "task_among_a")
+    signed(ledger, "req_among_b1")  # signed, never accepted
+    signed(ledger, "req_among_d1")
+    accepted(ledger, "req_among_d1", "task_among_d")  # accepted, but not asked for
+    asked = ["req_among_a1", "req_among_b1", "req_among_c1", "req_among_zz", "req_among_a1"]
+    found = ledger.accepted_among(asked)
+    assert sorted(found) == ["req_among_a1"]
+    assert found["req_among_a1"].task_id == "task_among_a"
+    assert ledger.accepted_among([]) == {}
+    many = [f"req_among_n{i:04d}" for i in range(500)] + ["req_among_d1"]
+    assert list(ledger.accepted_among(many)) == ["req_among_d1"]  # one statement, 501 ids

@@ -47,13 +47,16 @@ from svc.engines.batch_file import (
 from svc.engines.submit import SubmitResult, submit
 from svc.errors import ExitCode, Interrupted, LedgerUnavailableError, SvcError, UsageError
 from svc.report import QuietReporter
-from svc.store.ledger import PayState, Submission
+from svc.store.ledger import Submission
 
 if TYPE_CHECKING:
     from svc.store.secrets import SecretStore
 
 DEFAULT_CONCURRENCY = 8
 MAX_CONCURRENCY = 64
+# Lines looked up in the ledger at once (already accepted?) before they are queued: a read a
+# line was a round trip a line on a fleet's PostgreSQL, on the thread that feeds the workers.
+LOOKUP_CHUNK = 64
 INTERRUPT_GRACE_SECONDS = 3.0  # lines in flight may finish and report before svc exits
 SEVERITY = (
     ExitCode.OUTCOME_UNKNOWN,
@@ -252,14 +255,16 @@ def _worker_context(parent: AppContext, secrets: _SharedSecrets) -> AppContext:
     return ctx
 
 
-def _accepted_row(app: AppContext, request_id: str) -> Submission | None:
-    """The line's row if it was accepted already. A shared ledger that went away is not a
-    reason to stop reading: the worker reports that line (nothing is paid without its row)."""
+def _accepted_rows(app: AppContext, lines: list[Line]) -> dict[str, Submission]:
+    """The rows of these lines that were accepted already, by request id. A shared ledger
+    that went away is not a reason to stop reading: the workers report those lines (nothing is
+    paid without its row)."""
     try:
-        row = app.ledger.get(request_id) if app.has_ledger() else None
+        if not app.has_ledger():
+            return {}
+        return app.ledger.accepted_among([line.request_id for line in lines])
     except LedgerUnavailableError:
-        return None
-    return row if row is not None and row.task_id and row.status == PayState.ACCEPTED else None
+        return {}
 
 
 def run_batch(
@@ -352,11 +357,13 @@ class _Sending:
             self.results.summary.held = True  # every good line turned bad since the check
 
     def _feed(self, stream: IO[bytes], jobs: Backlog) -> int:
-        """Queue each line for a worker; a line the ledger knows as accepted is not sent."""
+        """Queue each line for a worker, a chunk at a time (one ledger read a chunk); a line
+        the ledger knows as accepted is not sent."""
         total = good = 0
+        chunk: list[Line] = []
         for parsed in parse_lines(stream, self.options.default_email, self.options.email_elsewhere):
             if self.options.stopped():
-                break
+                return total  # the chunk not queued yet is not sent, as queued lines are not
             total += 1
             good += isinstance(parsed, Line)
             item = parsed
@@ -366,20 +373,30 @@ class _Sending:
                 if item.body["line"] not in self.reported:
                     self.results.invalid(item)
                 continue
-            row = _accepted_row(self.app, item.request_id)
+            chunk.append(item)
+            if len(chunk) == LOOKUP_CHUNK:
+                self._queue(chunk, jobs)
+                chunk = []
+        self._queue(chunk, jobs)
+        return total
+
+    def _queue(self, chunk: list[Line], jobs: Backlog) -> None:
+        """The chunk's lines to the workers, but those already accepted: their result now."""
+        accepted = _accepted_rows(self.app, chunk) if chunk else {}
+        for line in chunk:
+            row = accepted.get(line.request_id)
             if row is None:
-                jobs.put(item)
+                jobs.put(line)
                 continue
             self.results.add(
                 {
-                    "line": item.number,
-                    "request_id": item.request_id,
+                    "line": line.number,
+                    "request_id": line.request_id,
                     "outcome": "already_accepted",
                     "task_id": row.task_id,
                     "state": row.state,
                 }
             )
-        return total
 
 
 def _stop(

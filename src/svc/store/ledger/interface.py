@@ -14,7 +14,7 @@ The rows read back are `rows.Submission` and `rows.Authorization`, in the states
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -74,6 +74,11 @@ class LedgerStore(Protocol):
 
     # --- reading ----------------------------------------------------------------------------
     def get(self, request_id: str) -> Submission | None: ...
+
+    def accepted_among(self, request_ids: Sequence[str]) -> dict[str, Submission]:
+        """Which of these request ids are accepted (with their task), by id: one statement
+        for a batch's chunk of lines, where a read each was a round trip each on a fleet."""
+        ...
 
     def submissions(self, *, limit: int | None = None) -> list[Submission]: ...
 

@@ -111,6 +111,9 @@ class Ledger:
     def get(self, request_id: str) -> Submission | None:
         return self._rows.get(request_id)
 
+    def accepted_among(self, request_ids: Sequence[str]) -> dict[str, Submission]:
+        return self._rows.accepted_among(request_ids)
+
     def submissions(self, *, limit: int | None = None) -> list[Submission]:
         return self._rows.newest_first(limit=limit)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
@@ -30,6 +31,15 @@ class Submissions:
             "SELECT * FROM submissions WHERE request_id = ?", (request_id,)
         ).fetchone()
         return _read(row) if row else None
+
+    def accepted_among(self, request_ids: Sequence[str]) -> dict[str, Submission]:
+        if not request_ids:
+            return {}
+        marks = ", ".join("?" for _ in request_ids)  # placeholders only: the ids are parameters
+        where = f"status = ? AND task_id IS NOT NULL AND request_id IN ({marks})"
+        sql = "SELECT * FROM submissions WHERE " + where  # noqa: S608
+        rows = self.db.execute(sql, (PayState.ACCEPTED, *request_ids)).fetchall()
+        return {row.request_id: row for row in map(_read, rows)}
 
     def newest_first(self, *, limit: int | None = None) -> list[Submission]:
         sql = "SELECT * FROM submissions ORDER BY created_at DESC"
