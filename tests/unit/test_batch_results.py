@@ -83,5 +83,7 @@ def test_a_worker_that_cannot_start_still_answers_each_line_it_takes(
     assert not worker.is_alive()
     docs = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [doc["line"] for doc in docs] == [1, 2, 3]
-    assert all(doc["outcome"] == "error" and "not sent" in doc["detail"] for doc in docs)
+    assert all(doc["outcome"] == "error" and doc["error"] == "internal_error" for doc in docs)
+    assert all(doc["exit_code"] == 1 for doc in docs)
+    assert docs[0]["detail"] == ("not sent (its worker could not start): RuntimeError: no context")
     assert results.summary.failed == 3

@@ -198,9 +198,10 @@ def _sending_is_mocked() -> bool:
     a mocked request must never reach the network instead; httpx's route sends it then."""
     if getattr(httpx.HTTPTransport.handle_request, "__module__", None) != _HTTPX_SENDS:
         return True
-    httpcore = sys.modules.get("httpcore")  # not imported yet: nothing has patched it
-    sends = None if httpcore is None else httpcore.ConnectionPool.handle_request
-    return httpcore is not None and getattr(sends, "__module__", None) != _HTTPCORE_SENDS
+    httpcore = sys.modules.get("httpcore")
+    if httpcore is None:  # not imported yet: nothing has patched it
+        return False
+    return getattr(httpcore.ConnectionPool.handle_request, "__module__", None) != _HTTPCORE_SENDS
 
 
 def _clean(sock: socket.socket) -> bool:

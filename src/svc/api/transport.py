@@ -70,7 +70,7 @@ class ProxyRouter(httpx.BaseTransport):
             self.lean = LeanTransport(
                 seconds,
                 lean_limit,
-                _weakly(self, ProxyRouter._httpx_http),
+                _weakly(self, lambda router: router.httpx_cleartext),
                 _weakly(self, ProxyRouter._lean_tls),
             )
         self.context: ssl.SSLContext | None = None  # the verifying one, built on first TLS use
@@ -89,9 +89,6 @@ class ProxyRouter(httpx.BaseTransport):
             if self._httpx_cleartext is None:
                 self._httpx_cleartext = _httpx_route(self.seconds, _trusting_nobody())
             return self._httpx_cleartext
-
-    def _httpx_http(self) -> httpx.BaseTransport:
-        return self.httpx_cleartext
 
     @property
     def direct(self) -> DeadlineTransport:
@@ -169,9 +166,10 @@ R = TypeVar("R")
 
 
 def _weakly(router: ProxyRouter, method: Callable[[ProxyRouter], R]) -> Callable[[], R]:
-    """`method` of `router` for its lean route, through a weak reference: a cycle between the
-    two would keep their sockets open until a garbage collection, where a command that never
-    closes its client relies on them closing as it ends."""
+    """`method` applied to `router`, for its lean route, through a weak reference (`method`
+    must not hold the router itself): a cycle between the two would keep their sockets open
+    until a garbage collection, where a command that never closes its client relies on them
+    closing as it ends."""
     ref = weakref.ref(router)
 
     def call() -> R:
