@@ -32,7 +32,7 @@ from svc.ui import terminal
 from svc.ui.output import Output
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from types import FrameType
 
     from starlette.applications import Starlette
@@ -121,7 +121,7 @@ def serve_http(app: FaceContext, host: str, port: int) -> int:
         # payment journaled there.
         timeout_graceful_shutdown=STOP_GRACE_SECONDS,
     )
-    app.output.info(
+    ready = (
         f"svc mcp: serving MCP over HTTP at {where.url} "
         f"(profile {settings.profile}, {settings.base_url}); Ctrl-C stops it"
     )
@@ -131,7 +131,7 @@ def serve_http(app: FaceContext, host: str, port: int) -> int:
     stopping.quiet_cut_streams(logging.getLogger("uvicorn.error"))
     freeze_heap()
     try:
-        Server(config).run(sockets=[where.sock])
+        Server(config, on_ready=lambda: app.output.info(ready)).run(sockets=[where.sock])
     finally:
         pool.close()
         where.sock.close()
@@ -146,7 +146,22 @@ class Server(uvicorn.Server):
     ends the command as a Ctrl-C. SIGHUP it leaves to svc's handler, whose KeyboardInterrupt
     then lands in the middle of the event loop: the tasks are cancelled under uvicorn, which
     logs a traceback for the lifespan's. Taken over the same way it takes the same path, and
-    exits 129. An ignored SIGHUP (nohup) stays ignored."""
+    exits 129. An ignored SIGHUP (nohup) stays ignored.
+
+    `on_ready` says the server is serving once it is: the lifespan started and the signals
+    taken over. Said before (as it was, ahead of the event loop), a host or a test that
+    stopped the server on reading it could land its SIGTERM while asyncio was still building
+    the loop: exit 143 all the same, but a half-made loop's traceback on stderr (found under
+    load by tests/e2e/test_mcp_http.py)."""
+
+    def __init__(self, config: uvicorn.Config, on_ready: Callable[[], None]) -> None:
+        super().__init__(config)
+        self.on_ready = on_ready
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started:
+            self.on_ready()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         stopping.begin()  # waiting calls end at their next look (svc.mcp.stopping)
