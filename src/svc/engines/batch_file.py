@@ -33,8 +33,7 @@ from typing import IO, Any
 
 from svc.api.ids import request_id_arg
 from svc.api.jsonsafe import JsonTooDeepError, load_json
-from svc.api.models import TaskSubmission
-from svc.engines.validate import build, check_email
+from svc.engines.task_rules import checked_body
 from svc.errors import ExitCode, SvcError, UsageError
 from svc.store.paths import data_dir, ensure_private_dir
 
@@ -174,8 +173,7 @@ def _submission(
         except UnicodeEncodeError:
             raise _BadLine("a lone surrogate (\\ud800-\\udfff) is not text") from None
     try:
-        body = build(TaskSubmission, "task", task=task, email=email).model_dump()
-        check_email(body["email"])
+        body: dict[str, Any] = checked_body(task, email)
         if rid is not None:
             request_id_arg(rid, "request id")
     except UsageError as exc:

@@ -29,7 +29,7 @@ from svc import rail_table, words
 from svc.api.ids import request_id_arg
 from svc.context import AppContext
 from svc.engines.auth import free_call_auth, with_bearer
-from svc.engines.validate import only_submission_fields
+from svc.engines.task_rules import only_submission_fields
 from svc.errors import (
     HumanNeededError,
     LedgerUnavailableError,
