@@ -13,8 +13,6 @@ from __future__ import annotations
 import importlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from decimal import Decimal
 from types import ModuleType
 from typing import Any
 
@@ -24,6 +22,7 @@ from svc import paid_record, rail_table
 from svc.cli.app import current
 from svc.cli.inputs import payment_flags, read_text_source
 from svc.cli.next_words import resume_command
+from svc.commands.submit_options import SubmitOptions
 from svc.engines import dry_run, probe
 from svc.engines.submit import (
     SubmitResult,
@@ -39,27 +38,6 @@ from svc.ui.face import FaceContext
 from svc.ui.hints import next_steps
 from svc.ui.output import Output
 from svc.ui.prompts import confirm_payment
-
-
-@dataclass(frozen=True)
-class SubmitOptions:
-    """One submission, parsed: the task text is already read, the rail and cap checked."""
-
-    text: str | None = None  # None with --from: each line carries its own
-    email: str | None = None
-    rail: str = rail_table.DEFAULT
-    max_price_usd: Decimal | None = None  # None: the configured cap
-    request_id: str | None = None  # None: a new one (after the duplicate check)
-    dry_run: bool = False
-    probe: bool = False
-    trust_recipient: bool = False
-    wait: bool = False
-    interval: float | None = None
-    batch_file: str | None = None  # --from PATH ('-': stdin)
-    concurrency: int = 8
-    skip_bad_lines: bool = False  # --from: pay the good lines of a file with bad ones
-    yes: bool = False  # --from: no confirmation of the batch's most on a terminal
-
 
 app = typer.Typer(rich_markup_mode=None)
 
