@@ -81,6 +81,25 @@ def test_refusals_are_the_full_apps_byte_for_byte(
     )
 
 
+def test_clicks_completion_variable_changes_neither_path(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """svc completes through `svc __complete`; Click's `_SVC_COMPLETE`, read before parsing,
+    made the full app answer "Shell complete not supported" (exit 1) where the fast path ran
+    the batch: one command, two outcomes. Now both run it."""
+    source = _file(tmp_path / "bad.jsonl", [{"task": "x #slow", "email": "not-an-address"}])
+    plain = cli("submit", "--from", source)
+    assert plain.returncode == 2
+    for value in ("bash_complete", "bash_source", "zsh_complete"):
+        for extra in ({}, FULL_APP):
+            got = cli("submit", "--from", source, env={"_SVC_COMPLETE": value, **extra})
+            assert (got.returncode, got.stdout, got.stderr) == (
+                plain.returncode,
+                plain.stdout,
+                plain.stderr,
+            )
+
+
 def test_a_missing_file_is_the_full_apps_line(cli: Cli, tmp_path: Path) -> None:
     missing = str(tmp_path / "absent.jsonl")
     fast = cli("submit", "--from", missing, "--email", "a@b.co")

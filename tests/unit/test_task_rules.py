@@ -49,6 +49,8 @@ def test_the_plain_check_answers_as_the_model(task_length: int, email_length: in
         ("x", " ana@example.com"),
         ("x", "ana@example"),  # malformed: the e-mail check's own error
         ("x", "ana example@x.io"),
+        ("x", "ana@example.com\n"),  # a final newline is no part of an address
+        ("x", "ana@example.com\r\n"),
         ("\u00e9" * 100_000, "é@é.é"),
         ("\U0001f4da" * 100_001, "ana@example.com"),
     ],
@@ -75,3 +77,10 @@ def test_the_bounds_are_the_models() -> None:
         "task": task_rules.TASK_CHARACTERS,
         "email": task_rules.EMAIL_CHARACTERS,
     }
+
+
+@pytest.mark.parametrize("email", ["ana@example.com\n", "ana@example.com\n\n", "\nana@example.com"])
+def test_a_newline_around_an_address_is_refused(email: str) -> None:
+    with pytest.raises(UsageError, match="malformed e-mail address") as caught:
+        task_rules.checked_body("x", email)
+    assert caught.value.code == "invalid_email"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from typing import Any, ClassVar
 
 import typer
@@ -233,6 +233,13 @@ class LazyGroup(TyperGroup):
         command = typer.main.get_command(_wrap_commands(module.app))
         command.name = cmd_name
         return command
+
+    def _main_shell_completion(
+        self, ctx_args: MutableMapping[str, Any], prog_name: str, complete_var: str | None = None
+    ) -> None:
+        """Nothing: svc completes through `svc __complete` (svc.completion, the fast path).
+        Click's own protocol reads `_SVC_COMPLETE` before parsing, and with it set every
+        command answered "Shell complete not supported" where the fast paths ran the command."""
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]

@@ -20,11 +20,12 @@ TASK_CHARACTERS = (1, 100_000)
 EMAIL_CHARACTERS = (3, 254)
 
 # Deliberately loose: the service is the judge; this catches typos before paying for a 400.
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+# Matched whole (`fullmatch`): a `$` anchor also matched before a final newline.
+EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 
 def check_email(email: str) -> str:
-    if not EMAIL.match(email):
+    if not EMAIL.fullmatch(email):
         raise UsageError(f"malformed e-mail address: {email!r}", code="invalid_email")
     return email
 
