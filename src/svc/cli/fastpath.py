@@ -204,12 +204,13 @@ BATCH_VALUES = {
 
 def parse_batch(argv: list[str]) -> Invocation | None:
     """`[GLOBAL...] submit --from FILE [OPTION | GLOBAL]...`, or None if anything else. A
-    concurrency must be plain ASCII digits (as int() and Typer read those alike; a fullwidth
-    or signed one goes to the full app's own error)."""
+    concurrency is taken only as up to nine ASCII digits, which int() and Typer read alike; a
+    fullwidth, signed or longer one goes to the full app, and its own error."""
     got = scan(argv, "submit", BATCH_SWITCHES, BATCH_VALUES)
     if got is None or got.operands or "batch_file" not in got.options:
         return None
-    concurrency = got.options.get("concurrency", "8")
-    if not (isinstance(concurrency, str) and concurrency.isascii() and concurrency.isdigit()):
-        return None
-    return got if len(concurrency) <= 9 else None
+    concurrency = got.options.get("concurrency")
+    if concurrency is None:
+        return got
+    plain = isinstance(concurrency, str) and concurrency.isascii() and concurrency.isdigit()
+    return got if plain and len(str(concurrency)) <= 9 else None
