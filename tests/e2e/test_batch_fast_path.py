@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import Cli, Sandbox, unique_email
+from tests.e2e.test_batch import write_lines
 
-from svc.cli.fastpath import parse_batch
+from svc.cli.fastpath import BATCH_SWITCHES, BATCH_VALUES, parse_batch
 
 pytestmark = pytest.mark.e2e
 
@@ -22,8 +23,7 @@ HEAVY = {"typer", "click", "pydantic", "pydantic_core", "rich"}
 
 
 def _file(path: Path, lines: list[object]) -> str:
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    return str(path)
+    return str(write_lines(path, lines))
 
 
 def test_a_paid_batch_imports_neither_typer_nor_pydantic(
@@ -173,6 +173,23 @@ def test_the_fast_path_reads_what_click_reads() -> None:
     )
     assert got is not None
     assert got.flags == {"json_output": True, "verbose": True}
-    assert got.options == {"batch_file": "-", "email": "a@b.co", "concurrency": "08", "yes": True}
+    assert got.options == {"from_file": "-", "email": "a@b.co", "concurrency": "08", "yes": True}
     later = parse_batch(["submit", "--from", "a", "--from", "b", "--pay", "mpp", "--pay=card"])
-    assert later is not None and later.options == {"batch_file": "b", "pay": "card"}
+    assert later is not None and later.options == {"from_file": "b", "pay": "card"}
+
+
+def test_the_batch_options_are_the_typer_commands() -> None:
+    """Each spelling the fast path reads is an option of `svc submit` that takes a value or is
+    a switch as it is read, named as the command's parameter: an option renamed or changed in
+    the command cannot leave the fast path reading the old one."""
+    import typer
+
+    from svc.commands import submit
+
+    command = typer.main.get_command(submit.app)
+    by_flag = {flag: param for param in command.params for flag in param.opts}
+    for table, is_switch in ((BATCH_SWITCHES, True), (BATCH_VALUES, False)):
+        for flag, name in table.items():
+            param = by_flag[flag]
+            assert param.name == name, flag
+            assert getattr(param, "is_flag", False) is is_switch, flag

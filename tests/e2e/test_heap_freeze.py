@@ -5,13 +5,13 @@ program that runs commands in a longer life keeps its collections whole."""
 from __future__ import annotations
 
 import gc
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from tests.conftest import Cli, unique_email
+from tests.e2e.test_batch import write_lines
 
 pytestmark = pytest.mark.e2e
 
@@ -33,10 +33,8 @@ sys.argv[0] = "svc"
 
 def _batch(tmp_path: Path, n: int) -> Path:
     email = unique_email()
-    path = tmp_path / "lines.jsonl"
-    lines = [json.dumps({"task": f"heap {i} #complete", "email": email}) for i in range(n)]
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    lines: list[object] = [{"task": f"heap {i} #complete", "email": email} for i in range(n)]
+    return write_lines(tmp_path / "lines.jsonl", lines)
 
 
 def _frozen_at_start(cli: Cli, entry: str, path: Path) -> int:

@@ -84,3 +84,4 @@ def test_a_newline_around_an_address_is_refused(email: str) -> None:
     with pytest.raises(UsageError, match="malformed e-mail address") as caught:
         task_rules.checked_body("x", email)
     assert caught.value.code == "invalid_email"
+    assert int(caught.value.exit_code) == 2

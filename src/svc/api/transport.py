@@ -129,10 +129,7 @@ class ProxyRouter(httpx.BaseTransport):
         """The lean route's https: the verifying context, and how to reach httpx's direct
         route for what it declines (built then, not with the context: a lean https request
         needs neither httpcore nor h11)."""
-        return self._verifying_context(), self._direct_route
-
-    def _direct_route(self) -> httpx.BaseTransport:
-        return self.direct
+        return self._verifying_context(), lambda: self.direct
 
     def route(self, url: str) -> Proxy | None:
         return self.env.proxy_for(url)

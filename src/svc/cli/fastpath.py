@@ -64,12 +64,9 @@ def _command(argv: list[str]) -> int | None:
     from svc.cli.globals import split_json_fields
 
     args = split_json_fields(argv, frozenset({"poll", "submit"}))
-    poll = parse_poll(args)
-    batch = parse_batch(args) if poll is None else None
-    if poll is not None:
-        flags, task_id, exit_status = poll
-        body = _poll(flags, task_id, exit_status)
-    elif batch is not None:
+    if (poll := parse_poll(args)) is not None:
+        flags, body = poll[0], _poll(*poll)
+    elif (batch := parse_batch(args)) is not None:
         flags, body = batch.flags, _batch(batch)
     else:
         return None
@@ -184,7 +181,8 @@ def parse_poll(argv: list[str]) -> tuple[dict[str, object], str, bool] | None:
 
 
 BATCH_FACE = "svc.commands.submit_batch"
-# `svc submit --from FILE`'s options a fast path takes (the Typer command's own spellings);
+# `svc submit --from FILE`'s options a fast path takes, in the Typer command's own spellings and
+# by the names of its parameters (tests/e2e/test_batch_fast_path.py holds both to the command);
 # any other (a task, --wait, --dry-run, --help...) sends the run to the full app.
 BATCH_SWITCHES = {
     "--skip-bad-lines": "skip_bad_lines",
@@ -193,7 +191,7 @@ BATCH_SWITCHES = {
     "--trust-recipient": "trust_recipient",
 }
 BATCH_VALUES = {
-    "--from": "batch_file",
+    "--from": "from_file",
     "--concurrency": "concurrency",
     "--email": "email",
     "-e": "email",
@@ -207,7 +205,7 @@ def parse_batch(argv: list[str]) -> Invocation | None:
     concurrency is taken only as up to nine ASCII digits, which int() and Typer read alike; a
     fullwidth, signed or longer one goes to the full app, and its own error."""
     got = scan(argv, "submit", BATCH_SWITCHES, BATCH_VALUES)
-    if got is None or got.operands or "batch_file" not in got.options:
+    if got is None or got.operands or "from_file" not in got.options:
         return None
     concurrency = got.options.get("concurrency")
     if concurrency is None:

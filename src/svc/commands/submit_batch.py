@@ -60,7 +60,7 @@ def run_parsed(app: FaceContext, given: Mapping[str, str | bool]) -> int:
         return value if isinstance(value, str) else None
 
     rail, cap = payment_flags(app, text("pay"), text("max_price"))
-    path = str(given["batch_file"])
+    path = str(given["from_file"])
     opts = SubmitOptions(
         email=text("email"),
         rail=rail,
