@@ -15,6 +15,7 @@ from svc.ui.terminal import (
     interrupt_exit_code,
     interrupted_line,
     let_a_person_interrupt,
+    open_closed_streams,
     settle_streams,
 )
 
@@ -26,6 +27,7 @@ class Process:
 
 
 def main() -> None:
+    open_closed_streams()
     let_a_person_interrupt()
     try:
         code = _run()

@@ -37,6 +37,10 @@ NEUTRAL: Mapping[str, str] = MappingProxyType(
             "runner {runner}"
         ),
         "see_tasks": "see the ledger's tasks",
+        "allow_duplicate": (
+            "follow or resume the earlier request {request_id}, or allow a duplicate to pay "
+            "for it again on purpose"
+        ),
         "card_not_waiting": (
             "see the ledger's tasks; a card payment starts with a new submit paid by card"
         ),

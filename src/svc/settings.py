@@ -44,10 +44,10 @@ def usd_amount(label: str, raw: object) -> Decimal:
     Every source of a cap (flag, environment, config file, `svc config set`, an MCP tool's
     argument) goes through here, and so through the one amount parser: a NaN or negative cap
     would otherwise reach the payment policy and fail there, and `1_0` or fullwidth digits
-    would be read as a cap the person never typed. Only the ASCII whitespace a shell or an
-    editor leaves around a value is forgiven.
+    would be read as a cap the person never typed. Whitespace around it is refused too: a
+    cap is plain digits, wherever it is written.
     """
-    value = raw.strip(" \t\r\n") if isinstance(raw, str) else raw
+    value = raw
     if isinstance(value, Decimal) and value.is_finite() and not value.is_signed():
         return value  # already a number (a setting read before)
     try:

@@ -158,8 +158,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "duplicate_window_seconds",
         "seconds_or_off",
-        "seconds within which the same task and e-mail again asks (terminal) or warns (script); "
-        "0 turns it off",
+        "seconds within which the same task and e-mail again asks (terminal) or is refused "
+        "(script, library, svc mcp) unless allowed; 0 turns it off",
         env="SVC_DUPLICATE_WINDOW",
         default="600",
     ),

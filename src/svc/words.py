@@ -103,6 +103,20 @@ def when(stamp: object, now: float | None = None) -> str:
     return f"{shown} ({ago(then, time.time() if now is None else now)})"
 
 
+def not_charged(amount_usd: object, until: object) -> str:
+    """`3.00 USD signed but not charged counts until 14:05 UTC, when it expires`: exposure
+    the server did not charge, in words (the cap, `svc spend`, `svc budget` say it alike)."""
+    then = numbers.instant(until)
+    if then is None:
+        return f"{usd(amount_usd)} signed but not charged counts until it is known spent or void"
+    import time
+
+    clock = time.strftime("%H:%M UTC", time.gmtime(then))
+    if time.gmtime(then)[:3] != time.gmtime()[:3]:
+        clock = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(then))
+    return f"{usd(amount_usd)} signed but not charged counts until {clock}, when it expires"
+
+
 def source(where: str | None) -> str:
     """Where a setting's value came from (`Settings.sources`), for people."""
     if not where or where == "default":

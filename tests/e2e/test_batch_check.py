@@ -210,3 +210,31 @@ def test_a_batch_from_a_pipe_is_copied_once_and_paid(cli: Cli, sandbox: Sandbox)
     for i in range(2):
         assert len(sandbox.charges_for(derive_request_id(f"piped {i} #complete", email, 1))) == 1
     assert not list((cli.home / "data").glob("batch-stdin-*"))  # the copy is gone
+
+
+def test_a_rerun_batch_prices_only_its_new_lines(
+    cli: Cli, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Lines the ledger holds as accepted are not paid again: the question prices the new
+    ones and says how many were accepted already."""
+    email = unique_email()
+    source = tmp_path / "t.jsonl"
+    lines = [json.dumps({"task": f"again {i} #complete", "email": email}) for i in range(3)]
+    source.write_text("\n".join(lines[:2]) + "\n")
+    cli.ok("submit", "--from", str(source))
+    source.write_text("\n".join(lines) + "\n")
+    rerun = _on_a_terminal(cli, "submit", "--from", str(source))
+    rerun.expect(r"2 lines accepted already: not sent or paid again")
+    rerun.expect(r"Pay up to 1 x 1\.50 USD = 1\.50 USD\? \(y/N\)")
+    rerun.sendline("y")
+    rerun.expect(pexpect.EOF)
+    rerun.close()
+    assert rerun.exitstatus == 0, rerun.before
+    third = derive_request_id("again 2 #complete", email, 1)
+    assert len(sandbox.charges_for(third)) == 1
+
+    nothing_new = _on_a_terminal(cli, "submit", "--from", str(source))
+    nothing_new.expect(r"3 lines accepted already")
+    nothing_new.expect(pexpect.EOF)
+    nothing_new.close()
+    assert nothing_new.exitstatus == 0 and "Pay up to" not in (nothing_new.before or "")

@@ -31,9 +31,12 @@ def peer_cli(tmp_path: Path, hostile_peer: HostilePeer, wallet_home: Path) -> Cl
 
 
 def submit(cli: Cli, rail: str, *extra: str) -> Result:
+    """A submit with a fresh request id; a probe, which sends none, with none."""
     rid = f"req_{uuid.uuid4().hex}"
     email = f"m-{rid[-10:]}@example.com"
-    args = ["submit", "Renew my books", "--email", email, "--request-id", rid, "--pay", rail]
+    args = ["submit", "Renew my books", "--email", email, "--pay", rail]
+    if "--probe" not in extra:
+        args += ["--request-id", rid]
     return cli(*args, "--no-input", *extra)
 
 

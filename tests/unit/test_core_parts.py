@@ -352,7 +352,7 @@ def test_file_secret_store_is_private_and_refuses_loose_permissions(tmp_path: Pa
         FileBackend(link).get("wallet_key")
 
 
-@pytest.mark.parametrize("raw", ["1.50", " 2 ", "0", 1.5, 20])
+@pytest.mark.parametrize("raw", ["1.50", "2", "0", 1.5, 20])
 def test_usd_amount_accepts_finite_non_negative_amounts(raw: object) -> None:
     assert usd_amount("cap", raw) == Decimal(str(raw).strip())
 

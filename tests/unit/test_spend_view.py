@@ -57,3 +57,39 @@ def test_a_runner_name_from_the_shared_ledger_is_shown_inert() -> None:
     text = drawn({**spend_report([]), "cap": cap})
     assert "3.00 USD exposed of the daily cap" in text and "ci-2 1.50 USD" in text
     assert not any(ch in text for ch in ("\x1b", "\x07", "\u202e"))
+
+
+def test_a_refused_authorization_says_it_counts_until_it_expires() -> None:
+    """Exposure the server did not charge is named, with the time it stops counting."""
+    import time
+    from dataclasses import replace
+
+    from svc.ui import views_budget
+    from svc.ui.output import Output as Out
+
+    now = time.time()
+    expires = now + 600
+    refused = replace(auth("me", 3_000_000, "refused"), valid_before=expires)
+    cap = cap_section([auth("me", 1_500_000), refused], 15_000_000)
+    assert cap["exposed_today_usd"] == "4.500000"
+    assert cap["signed_not_charged_usd"] == "3.000000"
+    clock = time.strftime("%H:%M UTC", time.gmtime(expires))
+    if time.gmtime(expires)[:3] != time.gmtime(now)[:3]:
+        clock = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(expires))
+    text = drawn({**spend_report([]), "cap": cap})
+    assert f"3.00 USD signed but not charged counts until {clock}, when it expires" in text
+    screen = io.StringIO()
+    budgets = {"budgets": [], "breaker": {"open": False, "after": 0}, **cap}
+    views_budget.draw(Out(stdout=screen, stderr=io.StringIO()), budgets)
+    assert f"counts until {clock}, when it expires: the budgets count it too" in " ".join(
+        screen.getvalue().split()
+    )
+
+
+def test_an_expired_or_charged_authorization_is_not_called_not_charged() -> None:
+    from dataclasses import replace
+
+    expired = replace(auth("me", 3_000_000, "refused"), valid_before=1.0)
+    cap = cap_section([auth("me", 1_500_000), expired], 15_000_000)
+    assert cap["signed_not_charged_usd"] == "0.000000"
+    assert "not charged" not in drawn({**spend_report([]), "cap": cap})

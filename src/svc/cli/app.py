@@ -27,7 +27,7 @@ from svc.errors import ExitCode, SvcError
 from svc.errors import UsageError as SvcUsageError
 from svc.suggest import did_you_mean
 from svc.ui.face import FaceContext
-from svc.ui.terminal import error_line, interrupt_exit_code, interrupted_line
+from svc.ui.terminal import StdoutGone, error_line, interrupt_exit_code, interrupted_line
 
 # name -> (module, one-line summary). The summary is shown by `svc --help` without importing.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -363,6 +363,19 @@ def _lone_field(message: str, args: list[str], command: str) -> str | None:
     return lone_json_field(args, command.removeprefix("svc ").split(" ")[0])
 
 
+def _pipe_guarded(invoke: Callable[[click.Context], Any]) -> Callable[[click.Context], Any]:
+    """The root command's invoke, with a broken stdout pipe passed on as StdoutGone: Click
+    would catch the OSError itself and exit 1, and the exit path is the one that decides."""
+
+    def guarded(ctx: click.Context) -> Any:
+        try:
+            return invoke(ctx)
+        except BrokenPipeError:
+            raise StdoutGone from None
+
+    return guarded
+
+
 def main(argv: list[str] | None = None) -> int:
     args = split_json_fields(list(sys.argv[1:] if argv is None else argv), frozenset(COMMANDS))
 
@@ -371,6 +384,7 @@ def main(argv: list[str] | None = None) -> int:
 
         install()
         command = typer.main.get_command(app)
+        command.invoke = _pipe_guarded(command.invoke)  # type: ignore[method-assign,assignment]
         try:
             result = command.main(args=args, prog_name="svc", standalone_mode=False)
         except NoArgsIsHelpError as error:  # `svc group` alone: its help, as Click shows it

@@ -27,6 +27,16 @@ def _rails(nxt: Next) -> str:
     return " or ".join(f"--pay {rail}" for rail in nxt.fact("rails").split(","))
 
 
+def _allow_duplicate(nxt: Next) -> str:
+    task_id = nxt.facts.get("task_id")
+    earlier = (
+        f"follow the earlier one: svc watch {task_id}"
+        if task_id
+        else f"resume the earlier one: svc submit --request-id {nxt.fact('request_id')}"
+    )
+    return f"{earlier}; or pass --allow-duplicate to pay for it again on purpose"
+
+
 GET_A_WALLET = "`svc wallet create`, `svc wallet import`, or SVC_WALLET_KEY"
 NO_WALLET_GUIDE = "`svc guide GOAL` needs no wallet"
 
@@ -72,6 +82,7 @@ WORDS: Mapping[str, Renderer] = {
         f"--request-id, or see `svc tasks --runner {nxt.fact('runner')}`"
     ),
     "see_tasks": lambda _: "see `svc tasks`",
+    "allow_duplicate": _allow_duplicate,
     "card_not_waiting": lambda _: (
         "see `svc tasks`; a card payment starts with `svc submit --pay card`"
     ),

@@ -18,7 +18,7 @@ from svc.ui import terminal
 from svc.ui.face import FaceContext
 from svc.ui.output import Output
 from svc.ui.sanitize import clean
-from svc.ui.terminal import error_line, silence_stdout, stdout_is_tty
+from svc.ui.terminal import StdoutGone, error_line, silence_stdout, stdout_is_tty
 
 if TYPE_CHECKING:
     from svc.next_step import Next
@@ -118,7 +118,10 @@ def report(error: SvcError, json_mode: bool) -> int:
         doc = redact.scrub(error.to_json())
         if record.requests():
             doc["paid"] = record.as_json()
-        terminal.write_out(json.dumps(doc) + "\n")
+        try:
+            terminal.write_out(json.dumps(doc) + "\n")
+        except BrokenPipeError:  # nobody reads stdout: the line on stderr and the code say it
+            silence_stdout()
     return int(error.exit_code)
 
 
@@ -159,7 +162,7 @@ def _guarded(body: Callable[[], int], args: list[str]) -> int:
     except KeyboardInterrupt:
         error_line(terminal.interrupted_line())
         return int(ExitCode.INTERRUPTED)
-    except BrokenPipeError:
+    except (BrokenPipeError, StdoutGone):
         silence_stdout()  # the reader went away (`svc tasks | head`): not worth a line
         return 0
     except Exception as error:  # the last line of defence: one line, never a traceback

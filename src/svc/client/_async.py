@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from svc.client._sync import BATCH_CONCURRENCY, Client
 
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         BatchResult,
         Budgets,
         DoctorReport,
+        DryRun,
         Guide,
         IdentityStatus,
         Quote,
@@ -109,6 +110,7 @@ class AsyncClient:
     async def _run(self, work: Callable[[], T]) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._pool, work)
 
+    @overload
     async def submit(
         self,
         task: str,
@@ -119,20 +121,45 @@ class AsyncClient:
         max_price: Decimal | str | None = None,
         trust_recipient: bool = False,
         allow_duplicate: bool = False,
-    ) -> Task:
+        dry_run: Literal[False] = False,
+    ) -> Task: ...
+
+    @overload
+    async def submit(
+        self,
+        task: str,
+        email: str | None = None,
+        *,
+        pay: str | None = None,
+        max_price: Decimal | str | None = None,
+        dry_run: Literal[True],
+    ) -> DryRun: ...
+
+    async def submit(
+        self,
+        task: str,
+        email: str | None = None,
+        *,
+        request_id: str | None = None,
+        pay: str | None = None,
+        max_price: Decimal | str | None = None,
+        trust_recipient: bool = False,
+        allow_duplicate: bool = False,
+        dry_run: bool = False,
+    ) -> Task | DryRun:
         """`Client.submit` in a worker thread (see the module's note on cancellation)."""
-        return await self._run(
-            partial(
-                self.sync.submit,
-                task,
-                email,
-                request_id=request_id,
-                pay=pay,
-                max_price=max_price,
-                trust_recipient=trust_recipient,
-                allow_duplicate=allow_duplicate,
-            )
+        call = partial(
+            self.sync.submit,
+            task,
+            email,
+            request_id=request_id,
+            pay=pay,
+            max_price=max_price,
+            trust_recipient=trust_recipient,
+            allow_duplicate=allow_duplicate,
+            dry_run=dry_run,
         )
+        return await self._run(call)
 
     async def submit_many(
         self,

@@ -24,13 +24,12 @@ from typing import Any
 from svc import paid_record
 from svc.client import _next
 from svc.client._calls import one_call, settled
-from svc.client._context import check_rail
+from svc.client._context import amount_argument, check_rail
 from svc.client._contexts import Contexts
 from svc.client.types import BatchResult, Submission, Task
 from svc.engines.batch import LineResult, Options, Summary, line_ranges, run_batch
 from svc.engines.batch_file import BatchSource
 from svc.errors import SvcError, UsageError
-from svc.settings import usd_amount
 from svc.words import plural
 
 Lines = Iterable[Mapping[str, Any]] | str | os.PathLike[str]
@@ -212,7 +211,7 @@ def prepared(
     options = Options(
         default_email=email or settings.email,
         concurrency=concurrency,
-        max_price_usd=None if max_price is None else usd_amount("max_price", max_price),
+        max_price_usd=None if max_price is None else amount_argument("max_price", max_price),
         trust_recipient=trust_recipient,
         rail=check_rail(pay or settings.pay),
         skip_bad_lines=skip_bad_lines,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from svc import rail_table, redact
@@ -71,9 +72,10 @@ def _apply(settings: Settings, args: Arguments) -> None:
     """The arguments that `resolve` takes no flag for, read by the parsers the settings use."""
     given = settings.sources
     if args.max_price is not None:
-        settings.max_price_usd = usd_amount("max_price", args.max_price)
+        settings.max_price_usd = amount_argument("max_price", args.max_price)
         given["max_price_usd"] = "argument"
     if args.daily_cap is not None:
+        _amount_type("daily_cap", args.daily_cap)
         settings.daily_cap_usd = daily_cap("daily_cap", args.daily_cap)
         given["daily_cap_usd"] = "argument"
     if args.ledger_url is not None:
@@ -85,6 +87,20 @@ def _apply(settings: Settings, args: Arguments) -> None:
     if args.email is not None:
         settings.email = args.email
         given["email"] = "argument"
+
+
+def amount_argument(label: str, value: object) -> Decimal:
+    """A USD amount a program passes: a Decimal or a str, never a float (its binary value is
+    not the amount the person wrote), an int or a bool, refused before anything is sent."""
+    _amount_type(label, value)
+    return usd_amount(label, value)
+
+
+def _amount_type(label: str, value: object) -> None:
+    if not isinstance(value, str | Decimal):
+        raise TypeError(
+            f"{label} must be a Decimal or a str like '1.50', not {type(value).__name__}"
+        )
 
 
 def check_rail(rail: str) -> str:

@@ -48,6 +48,14 @@ WORDS: Mapping[str, Renderer] = {
         f"resume it on runner {nxt.fact('runner')} with the same request_id, or see tasks()"
     ),
     "see_tasks": lambda _: "see tasks()",
+    "allow_duplicate": lambda nxt: (
+        (
+            f"follow the earlier one with watch({nxt.fact('task_id')!r})"
+            if nxt.facts.get("task_id")
+            else f"resume the earlier one with request_id={nxt.fact('request_id')!r}"
+        )
+        + ", or pass allow_duplicate=True to pay for it again on purpose"
+    ),
     "card_not_waiting": lambda _: 'see tasks(); a card payment starts with submit(..., pay="card")',
     "raise_daily_cap": lambda _: (
         "see spend(); raise it with Client(daily_cap=...) or the daily_cap_usd setting"

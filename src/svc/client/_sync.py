@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
     from decimal import Decimal
     from types import TracebackType
-    from typing import Any
+    from typing import Any, Literal, overload
 
     from svc.client._batch import BatchRun
     from svc.client._context import Approver, LibraryContext
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         BatchResult,
         Budgets,
         DoctorReport,
+        DryRun,
         Guide,
         IdentityStatus,
         Quote,
@@ -48,6 +49,11 @@ if TYPE_CHECKING:
     from svc.engines.changes import TaskChange
     from svc.replies import Answer
     from svc.settings import Settings
+else:
+
+    def overload(function: object) -> object:
+        """typing.overload without importing typing (the last definition is the one run)."""
+        return function
 
 
 class Client:
@@ -110,6 +116,7 @@ class Client:
 
     # --- tasks --------------------------------------------------------------------------
 
+    @overload
     def submit(
         self,
         task: str,
@@ -120,13 +127,43 @@ class Client:
         max_price: Decimal | str | None = None,
         trust_recipient: bool = False,
         allow_duplicate: bool = False,
-    ) -> Task:
+        dry_run: Literal[False] = False,
+    ) -> Task: ...
+
+    @overload
+    def submit(  # noqa: F811  (overload is typing's, imported only to type-check)
+        self,
+        task: str,
+        email: str | None = None,
+        *,
+        pay: str | None = None,
+        max_price: Decimal | str | None = None,
+        dry_run: Literal[True],
+    ) -> DryRun: ...
+
+    def submit(  # noqa: F811
+        self,
+        task: str,
+        email: str | None = None,
+        *,
+        request_id: str | None = None,
+        pay: str | None = None,
+        max_price: Decimal | str | None = None,
+        trust_recipient: bool = False,
+        allow_duplicate: bool = False,
+        dry_run: bool = False,
+    ) -> Task | DryRun:
         """Submit and pay for a task (1.50 USD); the accepted task, `task.submission` saying
         how it was paid. With the `request_id` of an earlier submission it resumes that one
         (re-sending its journaled proof, never signing a second): the way back after a crash,
         a lost answer (OutcomeUnknown) or a cancelled call. Without one, the same task for
         the same e-mail within the duplicate window is refused (UsageError) unless
-        `allow_duplicate`: paying for it twice is the costly mistake."""
+        `allow_duplicate`: paying for it twice is the costly mistake.
+
+        `dry_run=True` sends nothing: the task is checked and the listed price returned
+        against the limit (`DryRun`); a request id or allow_duplicate beside it is a
+        UsageError, since only a paid request could honour them. `max_price` is a Decimal or
+        a str ("1.50"): a float, an int or a bool is a TypeError."""
         from svc.client import _work
 
         return _work.submit(
@@ -138,6 +175,7 @@ class Client:
             max_price=max_price,
             trust_recipient=trust_recipient,
             allow_duplicate=allow_duplicate,
+            dry_run=dry_run,
         )
 
     def submit_many(

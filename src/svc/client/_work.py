@@ -18,12 +18,14 @@ from svc.client._context import (
     Approver,
     Arguments,
     LibraryContext,
+    amount_argument,
     check_rail,
     resolve_settings,
 )
 from svc.client._contexts import Contexts
 from svc.client._reply import reply_body, tell_secrets
-from svc.client.types import Submission, Task
+from svc.client.types import DryRun, Submission, Task
+from svc.engines import dry_run as dry_run_engine
 from svc.engines import submit as submit_engine
 from svc.engines.auth import free_call_auth
 from svc.engines.changes import TaskChange
@@ -32,8 +34,9 @@ from svc.engines.types import TaskDetail
 from svc.engines.validate import task_body
 from svc.engines.watch import Follower
 from svc.errors import UsageError
+from svc.promises import refuse_sending
 from svc.replies import Answer
-from svc.settings import Settings, usd_amount
+from svc.settings import Settings
 from svc.store.config import ConfigFile
 
 STOP_CHECK = 1.0  # seconds between looks at a watch_many consumer's stop event
@@ -56,18 +59,26 @@ def submit(
     max_price: object,
     trust_recipient: bool,
     allow_duplicate: bool,
-) -> Task:
+    dry_run: bool,
+) -> Task | DryRun:
     with one_call():
+        given = {"dry_run": dry_run, "request_id": request_id is not None}
+        refuse_sending("library", given | {"allow_duplicate": allow_duplicate})
+        cap = None if max_price is None else amount_argument("max_price", max_price)
+        rail = check_rail(pay or app.settings.pay)
         body = task_body(task, _email(email, app.settings))
+        if dry_run:
+            checked = cap if cap is not None else app.settings.max_price_usd
+            return DryRun.from_document(dry_run_engine.dry_run(app, body, rail, checked))
         if request_id is None and not allow_duplicate:
-            _refuse_duplicate(app, body)
+            submit_engine.refuse_duplicate(app, body)
         result = submit_engine.submit(
             app,
             body,
             request_id=request_id or submit_engine.new_request_id(),
-            max_price_usd=None if max_price is None else usd_amount("max_price", max_price),
+            max_price_usd=cap,
             trust_recipient=trust_recipient,
-            rail=check_rail(pay or app.settings.pay),
+            rail=rail,
         )
         paid = Submission(result.request_id, result.rail, result.billing, result.replayed)
         return Task.from_service(result.task, paid)
@@ -81,21 +92,6 @@ def _email(given: str | None, settings: Settings) -> str:
             hint="pass email=..., set SVC_EMAIL, or `svc config set email ADDRESS`",
         )
     return email
-
-
-def _refuse_duplicate(app: LibraryContext, body: dict[str, Any]) -> None:
-    """The same task for the same person a moment ago: a retrying program is the usual cause,
-    and paying twice the costly outcome (svc mcp refuses it the same way)."""
-    earlier = submit_engine.recent_duplicate(app, body)
-    if earlier is None:
-        return
-    raise UsageError(
-        f"not submitted: the same task for {body['email']} was submitted a moment ago "
-        f"(request {earlier.request_id}); submitting it again pays again",
-        code="duplicate_submission",
-        hint=f"resume the earlier one with request_id={earlier.request_id!r}, or pass "
-        "allow_duplicate=True to pay for it again on purpose",
-    )
 
 
 def get(app: LibraryContext, task_id: str) -> Task:

@@ -26,6 +26,7 @@ __all__ = [
     "BatchResult",
     "Budgets",
     "DoctorReport",
+    "DryRun",
     "Finding",
     "Guide",
     "IdentityStatus",
@@ -185,6 +186,32 @@ class PaymentOffer:
     pay_to: str
     origin: str
     previous_pay_to: str | None = None
+
+
+@dataclass(frozen=True)
+class DryRun:
+    """What `submit(..., dry_run=True)` would send and pay, with nothing sent: the price the
+    service's manifest lists (`price_source` "manifest", else the spec's flat fee: "spec"),
+    the rail, the per-call limit, and whether the policy's price limit allows it."""
+
+    price_usd: Decimal
+    price_source: str
+    pay: str
+    max_price_usd: Decimal
+    within_policy: bool
+    body: dict[str, Any]
+
+    @classmethod
+    def from_document(cls, doc: dict[str, Any]) -> DryRun:
+        """From engines/dry_run's document (`svc submit --dry-run --json`)."""
+        return cls(
+            price_usd=parse_usd(doc["price_usd"], "price_usd"),
+            price_source=str(doc["price_source"]),
+            pay=str(doc["pay"]),
+            max_price_usd=parse_usd(doc["max_price_usd"], "max_price_usd"),
+            within_policy=bool(doc["within_policy"]),
+            body=dict(doc["request"]["body"]),
+        )
 
 
 BatchOutcome = Literal["submitted", "already_accepted", "failed", "invalid"]

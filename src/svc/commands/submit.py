@@ -11,7 +11,6 @@ their own, imported only when the run takes them (BATCH, FOLLOW).
 from __future__ import annotations
 
 import importlib
-import time
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -25,13 +24,15 @@ from svc.cli.next_words import resume_command
 from svc.commands.submit_options import SubmitOptions
 from svc.engines import dry_run, probe
 from svc.engines.submit import (
+    DuplicateSubmission,
     SubmitResult,
     new_request_id,
-    recent_duplicate,
+    refuse_duplicate,
 )
 from svc.engines.submit import submit as submit_paid
 from svc.engines.validate import task_body
-from svc.errors import Interrupted, SvcError, UsageError
+from svc.errors import ExitCode, Interrupted, SvcError, UsageError
+from svc.promises import refuse_sending
 from svc.settings import positive_seconds
 from svc.ui import views
 from svc.ui.face import FaceContext
@@ -110,6 +111,12 @@ _SKIP_BAD = typer.Option(
 _YES = typer.Option(
     False, "--yes", "-y", help="With --from: do not ask to confirm the batch's most on a terminal."
 )
+_ALLOW_DUPLICATE = typer.Option(
+    False,
+    "--allow-duplicate",
+    help="Pay for the same task and e-mail again within duplicate_window_seconds (by default "
+    "refused in a script, asked on a terminal).",
+)
 
 
 @app.command(
@@ -138,12 +145,16 @@ def submit(
     concurrency: int = _CONCURRENCY,
     skip_bad_lines: bool = _SKIP_BAD,
     yes: bool = _YES,
+    allow_duplicate: bool = _ALLOW_DUPLICATE,
 ) -> None:
     app_ctx = current()
+    given = {"dry_run": dry_run, "probe": probe, "batch": from_file is not None, "wait": wait}
+    given |= {"request_id": request_id is not None, "allow_duplicate": allow_duplicate}
+    refuse_sending("cli", given | {"trust_recipient": trust_recipient})
     if from_file is not None:
         _refuse_with_batch(
             {"TASK": task is not None, "--file": file is not None, "--wait": wait}
-            | {"--request-id": request_id is not None, "--dry-run": dry_run}
+            | {"--request-id": request_id is not None, "--allow-duplicate": allow_duplicate}
         )
     else:
         _refuse_without_batch({"--skip-bad-lines": skip_bad_lines, "--yes": yes})
@@ -163,17 +174,20 @@ def submit(
         concurrency=concurrency,
         skip_bad_lines=skip_bad_lines,
         yes=yes,
+        allow_duplicate=allow_duplicate,
     )
     raise typer.Exit(run(opts, app_ctx))
 
 
 def _refuse_with_batch(given: dict[str, bool]) -> None:
-    """--from with a flag that belongs to one task: say which (each line carries its own)."""
+    """--from with a flag that belongs to one task: say which (each line carries its own
+    task and request id, which pays it once)."""
     flags = [flag for flag, present in given.items() if present]
     if flags:
         raise UsageError(
             f"--from cannot be combined with {flags[0]}: each line carries its own task "
-            "(follow the tasks afterwards with `svc watch --all`)"
+            "and is paid once, by its request id (follow the tasks afterwards with "
+            "`svc watch --all`)"
         )
 
 
@@ -200,13 +214,16 @@ def run(opts: SubmitOptions, app: FaceContext) -> int:
     result = _pay(opts, app, body)
     task_id = str(result.task["id"])
     try:
-        with app.output.after_payment(task_id):  # from here the paid outcome decides the exit
+        with app.output.after_payment(task_id) as output:  # the paid outcome decides the exit
             return _paid(app, opts, result, task_id)
     except KeyboardInterrupt:  # at any point after paying: name the task, never a re-run
         raise Interrupted(
             f"interrupted; task {task_id} exists and is paid",
             hint=f"follow it without paying again: svc watch {task_id}",
         ) from None
+    # Reached only when a closed stdout cut the output short: a task not followed to its
+    # end is no "completed" (0) for --wait; the task was paid either way.
+    return int(ExitCode.OUTCOME_UNKNOWN) if output.cut and opts.wait else 0
 
 
 def _shown(
@@ -246,7 +263,7 @@ def request_body(opts: SubmitOptions, app: FaceContext) -> dict[str, Any]:
 
 
 def _pay(opts: SubmitOptions, app: FaceContext, body: dict[str, Any]) -> SubmitResult:
-    if opts.request_id is None:
+    if opts.request_id is None and not opts.allow_duplicate:
         check_duplicate(app, body)
     rid = opts.request_id or new_request_id()
     try:
@@ -273,33 +290,16 @@ def _pay(opts: SubmitOptions, app: FaceContext, body: dict[str, Any]) -> SubmitR
 
 
 def check_duplicate(app: FaceContext, body: dict[str, Any]) -> None:
-    """The same task for the same person a moment ago is likely an accident: ask on a
-    terminal, warn in a script (which goes on: it may mean it)."""
-    earlier = recent_duplicate(app, body)
-    if earlier is None:
-        return
-    what = f"task {earlier.task_id}" if earlier.task_id else f"request {earlier.request_id}"
-    ago = max(0, int(time.time() - earlier.created_at))
-    message = (
-        f"the same task for {body['email']} was submitted {ago} s ago ({what}); "
-        "submitting it again pays again"
-    )
-    follow_hint = (
-        f"follow the earlier one: svc watch {earlier.task_id}"
-        if earlier.task_id
-        else f"resume the earlier one: svc submit --request-id {earlier.request_id}"
-    )
-    if app.settings.no_input:
-        app.output.warn(f"{message} (to {follow_hint})" if earlier.task_id else message)
-        return
-
-    app.output.warn(message)
-    if not confirm_payment("Submit and pay again?"):
-        raise UsageError(
-            "not submitted: the same task was submitted a moment ago",
-            code="duplicate_submission",
-            hint=follow_hint,
-        )
+    """The one duplicate rule (engines.submit.refuse_duplicate): refused in a script, CI
+    included; on a terminal the person is asked, and saying yes is allowing it."""
+    try:
+        refuse_duplicate(app, body)
+    except DuplicateSubmission as duplicate:
+        if app.settings.no_input:
+            raise
+        app.output.warn(duplicate.message.removeprefix("not submitted: "))
+        if not confirm_payment("Submit and pay again?"):
+            raise
 
 
 def _task_text(task: str | None, file: str | None) -> str:

@@ -88,14 +88,19 @@ def _batch_exit(app: FaceContext, summary: BatchSummary, skipping: bool) -> int:
     return int(ExitCode.USAGE)
 
 
-def _batch_confirmation(app: FaceContext, opts: SubmitOptions) -> Callable[[int], bool] | None:
+def _batch_confirmation(app: FaceContext, opts: SubmitOptions) -> Callable[[int, int], bool] | None:
     """On a terminal, the most a batch can cost is confirmed before the first payment (a
-    300-line file paid 450 USD in 4 seconds); a script is bounded by the caps alone."""
+    300-line file paid 450 USD in 4 seconds); a script is bounded by the caps alone. Lines
+    the ledger holds as accepted are not paid again: said, and not priced."""
     if app.settings.no_input or not app.output.stderr_tty:
         return None
     price = opts.max_price_usd if opts.max_price_usd is not None else app.settings.max_price_usd
 
-    def ask(count: int) -> bool:
+    def ask(count: int, accepted: int) -> bool:
+        if accepted:
+            app.output.note(f"{plural(accepted, 'line')} accepted already: not sent or paid again")
+        if not count:
+            return True  # nothing new to pay for
         most = for_people(price * count)
         return confirm_payment(f"Pay up to {count} x {for_people(price)} = {most}?")
 

@@ -27,3 +27,4 @@ class SubmitOptions:
     concurrency: int = 8
     skip_bad_lines: bool = False  # --from: pay the good lines of a file with bad ones
     yes: bool = False  # --from: no confirmation of the batch's most on a terminal
+    allow_duplicate: bool = False  # the same task and e-mail again within the window

@@ -589,6 +589,11 @@ TABLE: dict[str, Any] = {'args': [],
                                      {'help': "With --from: do not ask to confirm the batch's "
                                               'most on a terminal.',
                                       'names': ['--yes', '-y'],
+                                      'value': False},
+                                     {'help': 'Pay for the same task and e-mail again within '
+                                              'duplicate_window_seconds (by default refused in a '
+                                              'script, asked on a terminal).',
+                                      'names': ['--allow-duplicate'],
                                       'value': False}]},
               'tasks': {'args': [],
                         'commands': {'forget': {'args': [{'kind': 'task_id', 'many': True}],

@@ -88,8 +88,9 @@ class Options:
     trust_recipient: bool = False
     rail: str = rail_table.DEFAULT
     skip_bad_lines: bool = False
-    # Asked on a terminal before the first payment: pay up to this many lines? (--yes: None)
-    confirm: Callable[[int], bool] | None = None
+    # Asked on a terminal before the first payment: pay up to this many new lines, the others
+    # accepted already and not paid again? (--yes: None)
+    confirm: Callable[[int, int], bool] | None = None
     # How the face resumes an interrupted batch (FILE: the file's path); the CLI's is a command.
     resume: str = "the same batch of FILE again"
     # The face's words for a line's error (svc.next_step), before the line's JSON is made.
@@ -267,6 +268,20 @@ def _accepted_rows(app: AppContext, lines: list[Line]) -> dict[str, Submission]:
         return {}
 
 
+def _already_accepted(app: AppContext, stream: IO[bytes], options: Options) -> int:
+    """How many of the file's good lines the ledger holds as accepted: they are not sent, so
+    not paid, again (read a chunk at a time, as the sending pass reads them)."""
+    known = 0
+    chunk: list[Line] = []
+    for parsed in parse_lines(stream, options.default_email, options.email_elsewhere):
+        if isinstance(parsed, Line):
+            chunk.append(parsed)
+        if len(chunk) == LOOKUP_CHUNK:
+            known += len(_accepted_rows(app, chunk))
+            chunk = []
+    return known + (len(_accepted_rows(app, chunk)) if chunk else 0)
+
+
 def run_batch(
     app: AppContext, path: str | BatchSource, options: Options, sink: BatchSink
 ) -> Summary:
@@ -288,8 +303,11 @@ def run_batch(
         if checked.bad and (not options.skip_bad_lines or not checked.good):
             results.summary.held = True
             return results.summary
-        if checked.good and options.confirm is not None and not options.confirm(checked.good):
-            raise UsageError("not submitted: nothing was sent or paid", code="cancelled")
+        if checked.good and options.confirm is not None:
+            with source.open() as stream:
+                known = _already_accepted(app, stream, options)
+            if not options.confirm(checked.good - known, known):
+                raise UsageError("not submitted: nothing was sent or paid", code="cancelled")
         sink.start(checked.good + len(checked.bad), results.summary)
         results.summary.started = time.monotonic()
         with source.open() as stream:

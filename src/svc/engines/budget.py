@@ -16,6 +16,7 @@ from svc.errors import UsageError
 from svc.money import atomic_to_usd as _decimal
 from svc.numbers import iso
 from svc.pay.budget import described, usd_atomic, window_words
+from svc.store.ledger import cap_day_start
 from svc.store.ledger.budgets import (
     CALENDAR,
     Budget,
@@ -24,6 +25,7 @@ from svc.store.ledger.budgets import (
     window_end,
     window_start,
 )
+from svc.store.spend import not_charged
 
 WINDOW_HINT = "day, week (Monday to Sunday), month, or rolling:24h / rolling:7d (1-9999 h or d)"
 
@@ -96,6 +98,7 @@ def report(app: AppContext) -> dict[str, Any]:
     ]
     entries.sort(key=lambda e: (not e["applies"], e["scope"], e["name"], e["per"]))
     runner = ledger.runner if ledger is not None else None
+    today = ledger.authorizations(since=cap_day_start()) if ledger is not None else []
     tripped = None
     if ledger is not None and runner:
         tripped = ledger.breaker_state(runner, app.settings.breaker_after, now)
@@ -110,6 +113,7 @@ def report(app: AppContext) -> dict[str, Any]:
         "max_paid_per_hour": app.settings.max_paid_per_hour,
         "warn_percent": app.settings.budget_warn_percent,
         "session_budget_usd": _usd_or_none(app.settings.session_budget_usd),
+        **not_charged(today, now),
     }
 
 

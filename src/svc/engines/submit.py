@@ -39,6 +39,7 @@ from svc.errors import (
     ProtocolError,
     SvcError,
     UnavailableError,
+    UsageError,
 )
 from svc.next_step import Next, step
 from svc.origin import TrustedURL
@@ -98,6 +99,36 @@ def resume_step(request_id: str, body: dict[str, Any], lead: str = "") -> Next:
         email=str(body["email"]),
         task=str(body.get("task", "")),
     )
+
+
+class DuplicateSubmission(UsageError):
+    """The same task for the same person within the duplicate window: a retrying caller is the
+    usual cause and a second payment the costly outcome, so every face refuses it unless the
+    caller says so. `earlier` is the submission it repeats; each face words the way around."""
+
+    default_code = "duplicate_submission"
+
+    def __init__(self, body: dict[str, Any], earlier: Submission, now: float) -> None:
+        what = f"task {earlier.task_id}" if earlier.task_id else f"request {earlier.request_id}"
+        ago = max(0, int(now - earlier.created_at))
+        facts = {"request_id": earlier.request_id, "task_id": earlier.task_id or ""}
+        super().__init__(
+            f"not submitted: the same task for {body['email']} was submitted {ago} s ago "
+            f"({what}); submitting it again pays again",
+            next=step("allow_duplicate", **facts),
+        )
+        self.earlier = earlier
+
+
+def refuse_duplicate(app: AppContext, body: dict[str, Any]) -> None:
+    """The one duplicate rule of every face: DuplicateSubmission when this very task and
+    e-mail were submitted within the window. A caller who gave a request id or allowed a
+    duplicate does not ask."""
+    import time
+
+    earlier = recent_duplicate(app, body)
+    if earlier is not None:
+        raise DuplicateSubmission(body, earlier, time.time())
 
 
 def recent_duplicate(app: AppContext, body: dict[str, Any]) -> Submission | None:
@@ -184,7 +215,9 @@ def _announcer(note: Callable[[str], None]) -> Callable[[str], None]:
         said[0] += 1
         if said[0] > 1:
             line = (
-                line.replace("paying ", "paying again ", 1) + " (the refused one was not charged)"
+                line.replace("paying ", "paying again ", 1)
+                + " (the refused one was not charged; signed, it counts against the daily cap "
+                "until it expires)"
             )
         note(line)
 

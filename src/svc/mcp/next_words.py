@@ -47,6 +47,14 @@ WORDS: Mapping[str, Renderer] = {
         f"resume it on runner {nxt.fact('runner')} with the same request_id, or see list_tasks"
     ),
     "see_tasks": lambda _: "see list_tasks",
+    "allow_duplicate": lambda nxt: (
+        (
+            f"follow the earlier one with wait_for_task task_id={nxt.fact('task_id')}"
+            if nxt.facts.get("task_id")
+            else f"resume the earlier one with submit_task request_id={nxt.fact('request_id')}"
+        )
+        + "; to pay for it again on purpose, pass allow_duplicate=true"
+    ),
     "card_not_waiting": lambda _: (
         'see list_tasks; a card payment starts with submit_task with pay="card"'
     ),

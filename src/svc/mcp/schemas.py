@@ -93,6 +93,11 @@ SUBMIT = ToolSpec(
             "description": "Submit (and pay) even though the same task for the same e-mail "
             "was submitted a few minutes ago. Default false: refused as a likely accident.",
         },
+        "dry_run": {
+            "type": "boolean",
+            "description": "Check the task and show the price against the limit; nothing is "
+            "sent or paid (not with request_id or allow_duplicate).",
+        },
     },
     ("task",),
 )
@@ -272,12 +277,22 @@ def _output(properties: dict[str, Any], *required: str) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(required)}
 
 
+def _output_one_of(properties: dict[str, Any], *shapes: tuple[str, ...]) -> dict[str, Any]:
+    """An outputSchema whose content holds all the keys of one of `shapes`; each branch
+    declares the keys it requires, as strict validators (ajv's strictRequired) ask."""
+    branches = [
+        {"properties": {key: properties[key] for key in keys}, "required": list(keys)}
+        for keys in shapes
+    ]
+    return {**_output(properties), "anyOf": branches}
+
+
 _OBJECT: dict[str, Any] = {"type": "object"}
 _TASK = {"task": {**_OBJECT, "description": "The service's task (data, not instructions)."}}
 # What each tool's structured content is when it succeeds (issue 25.5). A tool error carries
 # none (its text and `_meta` say it): the TypeScript SDK checks error results too (issue 31).
 OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
-    "submit_task": _output(
+    "submit_task": _output_one_of(
         {
             **_TASK,
             "request_id": {"type": "string"},
@@ -286,14 +301,12 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
             # anyOf, not `type: [string, null]`: hosts that map schemas onto a one-type
             # dialect (Gemini's OpenAPI subset) reject a type array; the Inspector flags it
             "billing": {"anyOf": [{"type": "string"}, {"type": "null"}]},
-            # a budget near its end (issue 35.3): words for the agent to tell its person
+            # a budget near its end: words for the agent to tell its person
             "budget_notes": {"type": "array", "items": {"type": "string"}},
+            "dry_run": {**_OBJECT, "description": "With dry_run: what would be paid."},
         },
-        "task",
-        "request_id",
-        "rail",
-        "replayed",
-        "billing",
+        ("task", "request_id", "rail", "replayed", "billing"),  # a paid submit
+        ("dry_run",),  # a dry run
     ),
     "get_task": _output(_TASK, "task"),
     "wait_for_task": _output(_TASK, "task"),

@@ -23,13 +23,15 @@ The promises it keeps, each in one method:
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from svc import paid_record, rail_table
-from svc.errors import OtherRunnerHoldsProofError, OutcomeUnknownError, UsageError
+from svc.errors import OtherRunnerHoldsProofError, OutcomeUnknownError, SvcError, UsageError
 from svc.money import atomic_for_people as usd
+from svc.money import parse_usd
 from svc.next_step import step
 from svc.origin import TrustedURL, host_of, origin_of
 from svc.pay.budget import note_in_session, warning_words
@@ -39,6 +41,8 @@ from svc.store.ledger import CardState, LedgerStore, PayState, Submission, cap_d
 from svc.store.ledger.budgets import LimitReached, Limits
 from svc.store.ledger.fleet_settings import FLEET, AppliedCap, CapReached, CapRule
 from svc.store.ledger.rows import Written
+from svc.store.spend import not_charged
+from svc.words import not_charged as not_charged_words
 
 if TYPE_CHECKING:
     from svc.api.answers import SubmitAnswer, Task
@@ -286,10 +290,20 @@ class RequestJournal:
         except LimitReached as reached:
             raise budget_refusal(reached, amount_atomic) from None
         except CapReached as reached:  # the cap applied at the hold, and where it came from
-            raise _cap_refusal(amount_atomic, reached.cap, reached.exposure_atomic) from None
+            exposure = reached.exposure_atomic
+            raise _cap_refusal(amount_atomic, reached.cap, exposure, self._pending()) from None
         if exposed is not None:  # a ledger that answers with the exposure (a fixed cap)
-            raise _cap_refusal(amount_atomic, self.cap.applied(None), exposed)
+            raise _cap_refusal(amount_atomic, self.cap.applied(None), exposed, self._pending())
         self._tell_warnings()
+
+    def _pending(self) -> dict[str, Any] | None:
+        """Today's exposure signed but not charged, for the refusal's words (None: the ledger
+        could not say, and the refusal stands without them)."""
+        try:
+            today = self.ledger.authorizations(since=cap_day_start())
+        except SvcError:
+            return None
+        return not_charged(today, time.time())
 
     def _tell_warnings(self) -> None:
         if self.limits is None:
@@ -402,15 +416,21 @@ class RequestJournal:
                     self._row, self._no_card = None, False
 
 
-def _cap_refusal(amount_atomic: int, cap: AppliedCap, exposed: int) -> Exception:
+def _cap_refusal(
+    amount_atomic: int, cap: AppliedCap, exposed: int, pending: dict[str, Any] | None = None
+) -> Exception:
     """The refusal names the value the hold was checked against, and whose it is: on a fleet
-    the operator may have changed it since this runner started."""
+    the operator may have changed it since this runner started; and what of the exposure
+    was signed but not charged, until when it counts (`pending`: spend's not_charged)."""
     cap_atomic = cap.atomic or 0  # refused: there was a cap
     whose = "the fleet ledger's" if cap.source == FLEET else f"this runner's, {cap.source}"
+    amount = (pending or {}).get("signed_not_charged_usd")
+    until = (pending or {}).get("signed_not_charged_until")
+    unpaid = f"; {not_charged_words(amount, until)}" if amount and parse_usd(amount, "a") else ""
     return PolicyRefusal(
         f"refusing to pay: {usd(amount_atomic)} would exceed the daily cap of "
         f"{usd(cap_atomic)} ({whose}; {usd(exposed)} spent or "
-        "authorized and not expired today)",
+        f"authorized and not expired today{unpaid})",
         code="daily_cap_exceeded",
         next=step("raise_daily_cap", "nothing was signed or paid; "),
     )

@@ -144,6 +144,21 @@ def cap_section(today: list[Authorization], cap_atomic: int | None) -> dict[str,
         "exposed_today_usd": _usd(exposed),
         "left_today_usd": None if cap_atomic is None else _usd(max(0, cap_atomic - exposed)),
         "by_runner": {name: _usd(amount) for name, amount in sorted(held.items())},
+        **not_charged(today, now),
+    }
+
+
+def not_charged(auths: Iterable[Authorization], now: float) -> dict[str, Any]:
+    """What of the exposure was signed but is not known charged (refused by the server, or
+    its answer not in yet): it counts against the cap until it expires, since whoever holds
+    a signed authorization could still settle it. `_until` is the last expiry (None: one
+    of them has none, and counts until it is known spent or void)."""
+    pending = [a for a in auths if a.status != "spent" and a.exposed(now)]
+    ends = [a.valid_before for a in pending]
+    last = None if not pending or None in ends else max(e for e in ends if e is not None)
+    return {
+        "signed_not_charged_usd": _usd(sum(a.amount_atomic for a in pending)),
+        "signed_not_charged_until": None if last is None else iso(last),
     }
 
 

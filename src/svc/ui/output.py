@@ -63,6 +63,7 @@ class Output:
         self._console: Console | None = None
         self._err_console: Console | None = None
         self._paid_task: str | None = None  # inside `after_payment`: the task that was paid
+        self._stdout_gone = False  # its reader went away after a payment: nothing more to it
         # Also handed each warning and note, as (level, text): `svc mcp` relays them to the
         # client as log messages (the terminal is not the person's there)
         self.relay: Callable[[str, str], None] | None = None
@@ -94,7 +95,7 @@ class Output:
     def _make_console(self, stream: TextIO, tty: bool) -> Console:
         from rich.console import Console
 
-        return Console(
+        console = Console(
             file=stream,
             force_terminal=tty,
             no_color=not self.color,
@@ -103,6 +104,8 @@ class Output:
             markup=False,
             soft_wrap=False,
         )
+        console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign]
+        return console
 
     def _console_for(self, err: bool) -> Console:
         if err:
@@ -167,18 +170,41 @@ class Output:
         return f"task {task} was submitted and paid all the same: `svc poll {task}` shows it"
 
     @contextlib.contextmanager
-    def after_payment(self, task_id: str) -> Iterator[None]:
-        """The output of a request that was paid (issue 22.1): a failing `--jq`/`--template`
-        or a closed stdout is a warning naming the task, never an exit code that reads as
-        "nothing charged" (a script that trusts the exit table would pay again)."""
+    def after_payment(self, task_id: str) -> Iterator[Cut]:
+        """The output of a request that was paid: a failing `--jq`/`--template` or a closed
+        stdout is a warning naming the task, never an exit code that reads as "nothing
+        charged" (a script that trusts the exit table would pay again). A closed stdout does
+        not end what follows the payment (`--wait` watches the task to its end, its state
+        the exit code); only a write this module cannot catch cuts it short (`Cut.cut`)."""
         outer, self._paid_task = self._paid_task, task_id
+        cut = Cut()
         try:
-            yield
+            yield cut
         except BrokenPipeError:
-            terminal.silence_stdout()
-            self.warn(f"stdout was closed before the answer was written; {self._paid_line()}")
+            self._stdout_closed()
+            cut.cut = True
         finally:
             self._paid_task = outer
+
+    def _stdout_closed(self) -> None:
+        """The reader of stdout went away after a payment: said once, and later writes go
+        nowhere, so the command goes on to its own end."""
+        if self._out is sys.stdout:
+            terminal.silence_stdout()
+        if not self._stdout_gone:
+            self._stdout_gone = True
+            self.warn(f"stdout was closed before the answer was written; {self._paid_line()}")
+
+    def _write_out(self, text: str) -> None:
+        """Our text on stdout; after a payment a closed stdout is a warning, not the end."""
+        if self._stdout_gone:
+            return
+        try:
+            terminal.write(self._out, text)
+        except BrokenPipeError:
+            if self._paid_task is None:
+                raise
+            self._stdout_closed()
 
     def _emit(
         self, piece: Any, *, indent: int | None = None, separators: tuple[str, str] | None = None
@@ -187,7 +213,7 @@ class Output:
             self.document(piece)
             return
         text = json.dumps(piece, ensure_ascii=False, indent=indent, separators=separators)
-        terminal.write(self._out, json_inert(text) + "\n")
+        self._write_out(json_inert(text) + "\n")
 
     def show(self, doc: T, render: Callable[[Output, T], None]) -> None:
         """The document as JSON in JSON mode, else drawn for a person by `render` (through
@@ -256,7 +282,7 @@ class Output:
         if not text.endswith("\n"):
             text += "\n"
         if not self.stdout_tty:
-            terminal.write(self._out, text)
+            self._write_out(text)
         elif self.pager and not self._paging:
             from svc.ui.pager import page
 
@@ -291,6 +317,18 @@ class Output:
     def progress(self, message: str, *, piped_lines: bool = False) -> Progress:
         """A running progress line; stop it (or use it as a context manager) when done."""
         return Progress(self, message, piped_lines=piped_lines)
+
+
+def _broken_pipe() -> None:
+    """rich's own answer to a closed stdout is SystemExit(1); svc's exit path decides
+    instead (after a payment, the paid outcome)."""
+    raise BrokenPipeError(32, "the reader of stdout went away")
+
+
+class Cut:
+    """Whether the output after a payment was cut short by a closed stdout."""
+
+    cut = False
 
 
 class Paged:

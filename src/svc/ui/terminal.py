@@ -150,6 +150,25 @@ def is_interrupt_handler(handler: object) -> bool:
     return handler is _on_interrupt
 
 
+def open_closed_streams() -> None:
+    """Point a standard stream the process started without (`svc ... >&-`, `2>&-`) at
+    /dev/null before anything opens a file: the ledger or a lock would otherwise take
+    descriptor 1 or 2 and receive the output, and every write to the missing stream would
+    fail. The command then runs as it runs with its output thrown away: the same exit code."""
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:  # a lower descriptor was closed too: it takes that one first
+                os.dup2(null, fd)
+                os.close(null)
+        mode = "r" if fd == 0 else "w"
+        setattr(sys, name, open(fd, mode, encoding="utf-8", closefd=False))  # noqa: SIM115
+
+
 def let_a_person_interrupt() -> None:
     """Make Ctrl-C work whenever a person can press it (issues 22.5 and 23), and make every
     terminating signal a Ctrl-C (issue 29.3).
@@ -244,6 +263,12 @@ def settle_streams() -> None:
                 os.write(fd, b"")
         except (OSError, ValueError):  # ValueError: already closed
             _to_devnull(stream)
+
+
+class StdoutGone(Exception):
+    """The reader of stdout went away mid-command. Not an OSError: Click turns a broken pipe
+    into exit 1 on its own, and the exit code is svc's to decide (a closed pipe is no failure
+    of the command)."""
 
 
 def silence_stdout() -> None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from svc.money import parse_usd, usd_to_atomic
 from svc.numbers import instant
 from svc.ui.words import usd
+from svc.words import not_charged
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
@@ -41,6 +42,10 @@ def draw(out: Output, doc: dict[str, Any]) -> None:
         )
     if doc.get("max_paid_per_hour"):
         out.line("rate: at most {n} paid requests an hour", "dim", n=doc["max_paid_per_hour"])
+    pending = doc.get("signed_not_charged_usd")
+    if pending and usd_to_atomic(parse_usd(pending, "signed_not_charged_usd")):
+        words = not_charged(pending, doc.get("signed_not_charged_until"))
+        out.line(f"{words}: the budgets count it too", "dim")
 
 
 def bars(out: Output, budgets: list[dict[str, Any]]) -> None:

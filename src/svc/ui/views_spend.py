@@ -12,6 +12,7 @@ from svc.money import parse_usd, usd_to_atomic
 from svc.ui import views_budget
 from svc.ui.tables import ID_COLUMN, REQUEST_COLUMN, Column
 from svc.ui.words import plural, usd, usd_atomic
+from svc.words import not_charged
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
@@ -79,6 +80,9 @@ def _today(out: Output, cap: dict[str, Any]) -> None:
         template += " ({held})"
         values["held"] = ", ".join(f"{name} {usd(amount)}" for name, amount in holders.items())
     out.line(template, "", **values)
+    pending = cap.get("signed_not_charged_usd")
+    if pending and _atomic(pending, "signed_not_charged_usd"):
+        out.line(not_charged(pending, cap.get("signed_not_charged_until")), style="dim")
 
 
 def _days(doc: dict[str, Any]) -> list[str]:

@@ -15,7 +15,8 @@ from typing import Any
 
 from svc.context import AppContext
 from svc.engines.billing import billing_terms
-from svc.engines.submit import SubmitResult, new_request_id, recent_duplicate, submit
+from svc.engines.dry_run import dry_run
+from svc.engines.submit import SubmitResult, new_request_id, refuse_duplicate, submit
 from svc.engines.validate import task_body
 from svc.errors import UsageError
 from svc.mcp.human import Human
@@ -23,6 +24,7 @@ from svc.mcp.results import Outcome
 from svc.mcp.state import Call
 from svc.money import atomic_for_people, for_people, usd_to_atomic
 from svc.pay.policy import PolicyRefusal
+from svc.promises import refuse_sending
 from svc.settings import Settings, usd_amount
 from svc.ui.sanitize import clean
 from svc.ui.words import usd
@@ -33,13 +35,17 @@ async def submit_task(call: Call, args: dict[str, Any]) -> Outcome:
 
 
 def _submit(app: AppContext, human: Human, args: dict[str, Any]) -> Outcome:
+    given = {"dry_run": bool(args.get("dry_run")), "request_id": "request_id" in args}
+    refuse_sending("mcp", given | {"allow_duplicate": bool(args.get("allow_duplicate"))})
     body = _body(app.settings, args)
     rail = str(args.get("pay") or app.settings.pay)
     cap = _cap(app.settings, args.get("max_price_usd"))
+    if given["dry_run"]:
+        return _dry_run(app, body, rail, cap)
     # The next round of an approval asked under 2026-07-28 resumes the request it named.
     request_id = args.get("request_id") or human.resumed("pay", "request_id")
     if request_id is None and not args.get("allow_duplicate"):
-        _refuse_duplicate(app, body)
+        refuse_duplicate(app, body)
     rid = str(request_id or new_request_id())
     app.payment_approver = approver(app.settings, human, body, rid)
     try:
@@ -51,6 +57,17 @@ def _submit(app: AppContext, human: Human, args: dict[str, Any]) -> Outcome:
     finally:
         app.payment_approver = None
     return _outcome(result)
+
+
+def _dry_run(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None) -> Outcome:
+    """What would be paid, with nothing sent to the task endpoint and nothing signed."""
+    doc = dry_run(app, body, rail, cap if cap is not None else app.settings.max_price_usd)
+    verdict = "within" if doc["within_policy"] else "above"
+    text = (
+        f"Dry run: nothing was sent or paid. The task would cost {usd(doc['price_usd'])} by "
+        f"{rail}, {verdict} the limit of {usd(doc['max_price_usd'])} per call."
+    )
+    return Outcome({"dry_run": doc}, text)
 
 
 def _body(settings: Settings, args: dict[str, Any]) -> dict[str, Any]:
@@ -67,25 +84,6 @@ def _cap(settings: Settings, raw: object) -> Decimal | None:
     if raw is None:
         return None
     return min(usd_amount("max_price_usd", raw), settings.max_price_usd)
-
-
-def _refuse_duplicate(app: AppContext, body: dict[str, Any]) -> None:
-    """The same task for the same person a moment ago: an agent retrying is the usual cause,
-    and paying twice is the costly outcome, so it is refused unless asked for explicitly."""
-    earlier = recent_duplicate(app, body)
-    if earlier is None:
-        return
-    follow = (
-        f"follow the earlier one with wait_for_task task_id={earlier.task_id}"
-        if earlier.task_id
-        else f"resume the earlier one with submit_task request_id={earlier.request_id}"
-    )
-    raise UsageError(
-        f"not submitted: the same task for {body['email']} was submitted a moment ago "
-        f"(request {earlier.request_id}); submitting it again pays again",
-        code="duplicate_submission",
-        hint=f"{follow}; to pay for it again on purpose, pass allow_duplicate=true",
-    )
 
 
 def approver(
