@@ -500,3 +500,22 @@ def test_the_probe_allows_a_v1_challenge_on_base(peer_cli: Cli, hostile_peer: Ho
     doc = peer_cli.ok(*args, "--json").json()
     assert doc["would_pay"]["within_policy"] is True, doc["would_pay"]
     assert hostile_peer.proofs_received() == []
+
+
+def test_a_refused_proof_is_said_to_count_until_it_expires(
+    peer_cli: Cli, hostile_peer: HostilePeer
+) -> None:
+    """A proof the server refused without proving it void is not charged, yet whoever holds
+    it could still settle it: `svc spend`, and a refusal by the daily cap, say so and until
+    when, instead of only "not charged"."""
+    hostile_peer.config.mode = "codeless_402"
+    result = submit(peer_cli, new_rid())
+    assert result.returncode != 0, result.stderr
+    cap = peer_cli.ok("spend", "--json").json()["cap"]
+    assert cap["signed_not_charged_usd"] == "1.500000"
+    assert cap["signed_not_charged_until"]
+    refused = submit(peer_cli, new_rid(), env={"SVC_DAILY_CAP": "2.00"})
+    assert refused.returncode == 5, refused.stderr
+    [line] = error_lines(refused)
+    assert "would exceed the daily cap" in line
+    assert "1.50 USD signed but not charged counts until" in line and "when it expires" in line
