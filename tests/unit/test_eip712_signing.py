@@ -23,7 +23,7 @@ from eth_account.messages import encode_typed_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from svc.pay import eip712, keccak, keccak_c, secp256k1
+from svc.pay import eip712, secp256k1
 from svc.pay.secp256k1 import HALF_N, SECP256K1_N, SigningKey, key_for, recover
 from svc.pay.signers.external import recovered_address
 from svc.pay.signers.probe import PROBE
@@ -133,61 +133,11 @@ def test_any_digest_signs_as_eth_keys_and_recovers(backend: str, key: bytes, dig
 
 @settings(max_examples=150, deadline=None)
 @given(data=st.binary(max_size=700))
-def test_the_python_keccak_equals_eth_hashs(data: bytes) -> None:
-    from eth_hash.auto import keccak as compiled
+def test_keccak_is_eth_hashs(data: bytes) -> None:
+    """The one hasher is pycryptodome's; eth-hash, what eth-account hashes with, agrees."""
+    from eth_hash.auto import keccak as reference
 
-    assert keccak.keccak256(data) == compiled(data)
-
-
-@settings(max_examples=150, deadline=None)
-@given(data=st.binary(max_size=700))
-def test_the_compiled_keccak_through_ctypes_equals_eth_hashs(data: bytes) -> None:
-    from eth_hash.auto import keccak as compiled
-
-    bound = keccak_c.load()
-    assert bound is not None  # pycryptodome is a dependency: the fallback is not what runs
-    assert bound(data) == compiled(data)
-    assert eip712.keccak256(data) == compiled(data)
-
-
-def test_the_compiled_keccak_is_used_and_never_through_cffi() -> None:
-    """A process's hashes cost no cffi, pycparser or package-metadata scan (40 to 80 ms of CPU
-    before eth-hash's first hash), and it hashes compiled from the first one."""
-    script = (
-        "import sys; from svc.pay import eip712; eip712.keccak256(b'')\n"
-        "print(eip712._hasher() is not eip712.python_keccak256,"
-        " [m for m in ('cffi', 'pycparser', 'eth_hash', 'importlib.metadata') if m in sys.modules])"
-    )
-    shown = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True
-    ).stdout
-    assert shown.strip() == "True []", shown
-
-
-@pytest.mark.parametrize(
-    "breakage",
-    ["no library", "another answer", "no such function"],
-)
-def test_a_compiled_keccak_that_cannot_be_trusted_falls_back_to_python(
-    monkeypatch: pytest.MonkeyPatch, breakage: str
-) -> None:
-    import ctypes
-
-    if breakage == "no library":
-        monkeypatch.setattr(keccak_c, "_library_path", lambda: None)
-    elif breakage == "another answer":
-        monkeypatch.setattr(keccak_c, "_PADDING", 0x06)  # SHA-3's padding: other digests
-    else:
-        monkeypatch.setattr(ctypes, "PyDLL", lambda path: object())
-    assert keccak_c.load() is None
-    eip712._hasher.cache_clear()
-    try:
-        assert eip712._hasher() is keccak.keccak256
-        assert eip712.keccak256(b"").hex() == (
-            "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"
-        )
-    finally:
-        eip712._hasher.cache_clear()
+    assert eip712.keccak256(data) == reference(data)
 
 
 def test_without_coincurve_eth_keys_signs_and_recovers_the_same(
@@ -347,15 +297,17 @@ def test_the_x402_signer_signs_what_eth_account_signs() -> None:
     assert payload["signature"] == "0x" + reference_signature(TEST_KEY, message).hex()
 
 
-def test_a_paid_signature_loads_neither_eth_account_nor_a_c_parser() -> None:
+def test_a_paid_signature_loads_no_eth_account() -> None:
+    """svc signs with its own EIP-712 encoder over pycryptodome's Keccak and coincurve: the
+    eth-account stack (eth_abi's grammar, eth_utils, eth_typing) stays unloaded."""
     code = (
         "import sys, svc.pay.x402 as m\n"
         "req = m.PaymentRequirements.from_entry({'scheme': 'exact', 'network': 'eip155:8453',"
         " 'amount': '1', 'asset': '0x' + '11' * 20, 'payTo': '0x' + '22' * 20,"
         " 'maxTimeoutSeconds': 60, 'extra': {'name': 'USD Coin', 'version': '2'}}, 2)\n"
         "m.X402Signer(m.generate_private_key()).sign(req)\n"
-        "heavy = [n for n in ('eth_account', 'eth_utils', 'eth_abi', 'eth_typing', 'Crypto',"
-        " 'pycparser') if n in sys.modules]\n"
+        "heavy = [n for n in ('eth_account', 'eth_utils', 'eth_abi', 'eth_typing')"
+        " if n in sys.modules]\n"
         "assert not heavy, heavy\n"
     )
     env = {

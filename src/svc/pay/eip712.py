@@ -8,8 +8,8 @@ types whose fields are atomic (address, bool, uintN, intN, bytesN, bytes, string
 struct types. Arrays are refused (svc never signs one). tests/unit/test_eip712_signing.py holds
 the digests equal to eth_account's for random messages.
 
-Keccak-256 is pycryptodome's compiled sponge through ctypes (svc.pay.keccak_c), loaded at the
-first hash, else svc.pay.keccak's in Python: importing this module loads no third-party package.
+Keccak-256 is pycryptodome's (`Crypto.Hash.keccak`), imported at the first hash: importing this
+module loads no third-party package.
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ from functools import cache
 from typing import Any, Final
 
 from svc.kept import Kept
-from svc.pay import keccak_c
-from svc.pay.keccak import keccak256 as python_keccak256
 
 __all__ = ["EIP712Error", "digest", "keccak256"]
 
@@ -40,8 +38,10 @@ class EIP712Error(ValueError):
 
 @cache
 def _hasher() -> Callable[[bytes], bytes]:
-    """The compiled Keccak when it loads and gives the known answers, else the Python one."""
-    return keccak_c.load() or python_keccak256
+    """pycryptodome's Keccak-256, imported once, at the first hash."""
+    from Crypto.Hash import keccak
+
+    return lambda data: keccak.new(digest_bits=256, data=data).digest()
 
 
 def keccak256(data: bytes) -> bytes:
