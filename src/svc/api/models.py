@@ -1,7 +1,7 @@
 """Pydantic models of every object in the service spec, with its constraints.
 
-Request models (`TaskSubmission`, `ReplyBody`, `QuoteRequest`) enforce the spec's limits before
-anything is sent. Response models tolerate what the spec leaves open: unknown states, event
+Request models (`ReplyBody`, `QuoteRequest`) enforce the spec's limits before anything is sent
+(a submission's body is checked by engines/task_rules). Response models tolerate what the spec leaves open: unknown states, event
 types and payment statuses are kept as plain strings, and unknown members are kept (extra="allow"),
 so a newer server never crashes an older client.
 """
@@ -25,11 +25,6 @@ class _Response(BaseModel):
 
 
 # --- task submission -------------------------------------------------------------------------
-
-
-class TaskSubmission(_Request):
-    task: Annotated[str, StringConstraints(min_length=1, max_length=100_000)]
-    email: Annotated[str, StringConstraints(min_length=3, max_length=254)]
 
 
 # --- task, ask, events -----------------------------------------------------------------------

@@ -1,11 +1,7 @@
-"""The spec's rules for a submission's body, in plain Python: its fields, their lengths and a
-plausible e-mail address.
-
-`TaskSubmission` (svc.api.models) states the same rules as a pydantic model, which the single
-submit, MCP and the library check with (`svc.engines.validate.task_body`). A batch checks
-every line twice and a paid submit checks the body's fields on every path to a payment: here
-they cost neither pydantic's import (with the models, about a quarter of a batch's start) nor
-a model a line. tests/unit/test_task_rules.py holds both to the same answers and words.
+"""The spec's rules for a submission's body: its fields, their lengths and a plausible e-mail
+address. Every body svc sends is checked here (a batch's lines, the single submit, MCP and the
+library, through engines/validate.task_body). The words for a length out of bounds are
+pydantic's, as every other request model's are.
 """
 
 from __future__ import annotations
@@ -45,7 +41,7 @@ def only_submission_fields(body: dict[str, Any]) -> None:
 
 def checked_body(task: str, email: str) -> dict[str, str]:
     """The body of a task given as text (no lone surrogate: a batch line refuses those before
-    this), in `TaskSubmission`'s words when a length is out of bounds."""
+    this), in pydantic's words when a length is out of bounds."""
     problems = [
         problem
         for problem in (

@@ -6,8 +6,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from svc.api.models import TaskSubmission
-from svc.engines.task_rules import check_email
+from svc.engines.task_rules import checked_body
 from svc.errors import UsageError
 
 M = TypeVar("M", bound=BaseModel)
@@ -32,9 +31,13 @@ def describe(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def task_body(task: object, email: str) -> dict[str, Any]:
-    """The checked body of a submission (`svc submit`, MCP `submit_task`): the task text
-    within the spec's bounds and a plausible end-user address."""
-    body = build(TaskSubmission, "task", task=task, email=email).model_dump()
-    check_email(body["email"])
-    return body
+def task_body(task: object, email: object) -> dict[str, Any]:
+    """The checked body of a submission (`svc submit`, MCP `submit_task`, the library): the
+    task text within the spec's bounds and a plausible end-user address, by the one set of
+    rules a batch's lines are checked by too (engines/task_rules)."""
+    for name, value in (("task", task), ("email", email)):
+        if not isinstance(value, str):
+            words = "Field required" if value is None else "Input should be a valid string"
+            raise UsageError(f"invalid task: {name}: {words}", code="validation_error")
+    assert isinstance(task, str) and isinstance(email, str)
+    return checked_body(task, email)
