@@ -41,7 +41,6 @@ pytest_plugins = [
     "tests.hostile_peer",
     "tests.hostile_links",
     "tests.hostile_answers",
-    "tests.pg_routes",
 ]
 
 
@@ -283,7 +282,6 @@ def process_cli(cli: Cli) -> Cli:
 # What the commands forked from `fork_server` would import anyway: imported once, in the server.
 FORK_PRELOAD = (
     "svc.__main__",
-    "svc.cli.fastpath",
     "svc.cli.app",
     "svc.commands.submit",
     "svc.commands.tasks",

@@ -1,27 +1,22 @@
-"""Issue 34's fleet row: every round trip of a paid request to the fleet ledger costs the
-runner a wait and the server a wake-up, so the number a paid `svc submit` makes on the lean
-client is pinned here (a ceiling), read from the bytes it sent (tests/pg_routes.py): each
-write ending with its one Sync is one round trip, whatever connection sent it."""
+"""Every round trip of a paid request to the fleet ledger costs the runner a wait and the
+server a wake-up, so the number a paid `svc submit` makes is pinned here (a ceiling), read from
+libpq's own trace of every connection the ledger opened (tests/pg_trace.py): each Query and
+each Sync svc sent is one round trip, whatever connection sent it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from tests.conftest import Cli, Sandbox, unique_email, unique_request_id
 from tests.e2e.test_fleet import runner_env
-from tests.pg_routes import round_trips
-
-from svc.store.ledger import pg_conn
-from svc.store.ledger.pg_route import Target
+from tests.pg_trace import traced_connects
 
 pytestmark = pytest.mark.e2e
 
 # What a paid x402 submit with its own request id sends once the schema is known (its check,
-# one round trip, is once a process), in round trips: 16 before the signature's and the
-# acceptance's transactions went as one script each (4 round trips each then):
+# one round trip, is once a process), in round trips as psycopg makes them (a statement with
+# values: Parse, Bind, Describe, Execute and their Sync; a whole transaction: one Query):
 #   1  the fleet's daily cap, read once a run (the guess the one-script hold checks)
 #   1  the request's lock (a session advisory lock on the connection lent to it)
 #   1  INSERT submissions, journaled before the first byte leaves
@@ -36,23 +31,6 @@ pytestmark = pytest.mark.e2e
 PAID_SUBMIT_ROUND_TRIPS = 10
 
 
-@contextmanager
-def traced(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[bytes]]]:
-    """The bytes each lean connection opened meanwhile sent, a list a connection."""
-    sent: list[list[bytes]] = []
-    connect = pg_conn.connect
-
-    def traced_connect(target: Target, timeout: float) -> pg_conn.LeanConnection:
-        conn = connect(target, timeout)
-        conn.trace = []
-        sent.append(conn.trace)
-        return conn
-
-    with monkeypatch.context() as patch:
-        patch.setattr(pg_conn, "connect", traced_connect)
-        yield sent
-
-
 def test_a_paid_submit_on_the_fleet_ledger_makes_no_more_round_trips_than_it_needs(
     cli: Cli, sandbox: Sandbox, pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -60,13 +38,12 @@ def test_a_paid_submit_on_the_fleet_ledger_makes_no_more_round_trips_than_it_nee
     runner = Cli(Path(env["HOME"]), env)
     runner.ok("submit", "First on the fleet #complete", "--email", unique_email())  # the schema
     rid = unique_request_id()
-    with traced(monkeypatch) as sent:
+    with traced_connects(monkeypatch) as trips:
         task = runner.ok(
             "submit", "Counted trips #complete", "--email", unique_email(), "--request-id", rid,
             "--json",
         ).json()  # fmt: skip
     assert sandbox.internals(task["id"])  # paid and accepted, not refused early
-    trips = [trip for frames in sent for trip in round_trips(frames)]
     listing = "\n".join(" | ".join(" ".join(s.split())[:60] for s in trip) for trip in trips)
     assert len(trips) <= PAID_SUBMIT_ROUND_TRIPS, listing
     signed = [trip for trip in trips if any(s.startswith("UPDATE authorizations") for s in trip)]

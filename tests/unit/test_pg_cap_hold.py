@@ -9,13 +9,11 @@ The race across processes is tests/unit/test_ledger_contract.py's and test_budge
 
 from __future__ import annotations
 
-import tempfile
 import threading
 import time
-from pathlib import Path
 
 import pytest
-from tests.pg_routes import round_trips
+from tests.pg_trace import traced
 
 from svc.errors import LedgerUnavailableError
 from svc.store.ledger import LedgerStore, open_ledger
@@ -29,9 +27,6 @@ HOSTILE = (
     "req\\'; DROP TABLE budgets; --",
     "req $$ %s %(x)s ? ?? \u00e9\u202e",
 )
-
-# Each test on both clients: the lean one (a Unix socket) and psycopg (tests/pg_routes.py).
-pytestmark = pytest.mark.usefixtures("pg_route")
 
 
 def _journaled(ledger: LedgerStore, rid: str, origin: str = ORIGIN) -> None:
@@ -137,56 +132,23 @@ def test_a_hold_whose_lock_wait_fails_leaves_the_ledger_usable(pg_url: str) -> N
         other.close()
 
 
-def test_the_cap_lock_is_held_across_no_round_trip(pg_url: str, pg_route: str) -> None:
-    """libpq's own trace of the hold (the lean client's bytes on its route): one message with
-    BEGIN, the stale hold, the cap's lock, the hold checked against the cap, the rate and the
-    breaker, and COMMIT (before: seven round trips, six of them under the lock)."""
-    if pg_route == "lean":
-        _the_lean_hold_is_one_round_trip(pg_url)
-        return
-    from psycopg.pq import Trace
-
+def test_the_cap_lock_is_held_across_no_round_trip(pg_url: str) -> None:
+    """libpq's own trace of the hold (tests/pg_trace.py): one round trip, a script with BEGIN,
+    the stale hold, the cap's lock, the hold checked against the cap, the rate and the breaker,
+    and COMMIT (before: seven round trips, six of them under the lock)."""
     ledger = open_ledger(pg_url, "r")
     try:
         _journaled(ledger, "req_traced")
-        conn = _db(ledger)._conn.conn
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "trace"
-            with path.open("w") as sink:
-                conn.pgconn.trace(sink.fileno())
-                conn.pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS)
-                limits = Limits(Scope("default", "r"), breaker_after=5, max_per_hour=10)
-                assert _hold(ledger, "req_traced", ONE_USD, 5 * ONE_USD, limits=limits) is None
-                conn.pgconn.untrace()
-            lines = [line.split("\t") for line in path.read_text().splitlines()]
-        sent = [" ".join(fields[2:]) for fields in lines if fields[0] == "F"]
-        trips = [m for m in sent if m.startswith(("Query", "Sync"))]
-        assert len(trips) == 1, sent
-        script = next(m for m in sent if m.startswith("Query"))
-        assert (
-            script.index("BEGIN") < script.index("pg_advisory_xact_lock") < script.index("INSERT")
-        )
-        assert script.rstrip('"').endswith("COMMIT")
-    finally:
-        ledger.close()
-
-
-def _the_lean_hold_is_one_round_trip(pg_url: str) -> None:
-    ledger = open_ledger(pg_url, "r")
-    try:
-        _journaled(ledger, "req_traced")
-        conn = _db(ledger)._conn
-        conn.trace = []
         limits = Limits(Scope("default", "r"), breaker_after=5, max_per_hour=10)
-        assert _hold(ledger, "req_traced", ONE_USD, 5 * ONE_USD, limits=limits) is None
-        trips = round_trips(conn.trace)
+        with traced(_db(ledger)._conn) as trips:
+            assert _hold(ledger, "req_traced", ONE_USD, 5 * ONE_USD, limits=limits) is None
         assert len(trips) == 1, trips
         (statements,) = trips
         assert statements[0] == "BEGIN" and statements[-1] == "COMMIT"
         assert statements[1].startswith("DELETE FROM authorizations")  # the stale hold
         assert "pg_advisory_xact_lock" in statements[2]
         assert statements[3].startswith("INSERT INTO authorizations") and len(statements) == 5
-        assert "$1" in statements[3] and "req_traced" not in statements[3]  # bound, not quoted
+        assert "'req_traced'" in statements[3]  # a quoted literal of the script
     finally:
         ledger.close()
 

@@ -5,11 +5,8 @@ seen and checks that assumption in its own statement; the serial fall-back reads
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 import pytest
-from tests.pg_routes import round_trips
+from tests.pg_trace import traced
 from tests.unit.test_pg_cap_hold import ONE_USD, ORIGIN, _db, _journaled
 
 from svc.errors import UsageError
@@ -110,32 +107,14 @@ def test_a_fleet_value_that_is_not_a_cap_refuses_until_it_is_mended(
 
 
 def test_the_fleet_hold_keeps_its_one_round_trip_when_the_value_is_unchanged(
-    pg_route: str, fleet: tuple[LedgerStore, LedgerStore]
+    fleet: tuple[LedgerStore, LedgerStore],
 ) -> None:
     """The common case: the value this runner last saw is the one stored; the check of that
-    is a condition of the one statement, not a read of its own."""
-    from psycopg.pq import Trace
-
+    is a condition of the one statement, not a read of its own (libpq's trace: tests/pg_trace.py)."""
     runner, operator = fleet
     operator.set_fleet_setting(KEY, "30")
     _journaled(runner, "req_traced")
-    if pg_route == "lean":
-        lean = _db(runner)._conn
-        lean.trace = []
+    with traced(_db(runner)._conn) as trips:
         assert _reserve(runner, "req_traced", ONE_USD, _rule("30")) is None
-        (statements,) = round_trips(lean.trace)  # one round trip
-        assert "FROM settings" in statements[3] and statements[-1] == "COMMIT"
-        return
-    conn = _db(runner)._conn.conn
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "trace"
-        with path.open("w") as sink:
-            conn.pgconn.trace(sink.fileno())
-            conn.pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS)
-            assert _reserve(runner, "req_traced", ONE_USD, _rule("30")) is None
-            conn.pgconn.untrace()
-        lines = [line.split("\t") for line in path.read_text().splitlines()]
-    sent = [" ".join(fields[2:]) for fields in lines if fields[0] == "F"]
-    trips = [m for m in sent if m.startswith(("Query", "Sync"))]
-    assert len(trips) == 1, sent
-    assert "FROM settings" in next(m for m in sent if m.startswith("Query"))
+    (statements,) = trips  # one round trip
+    assert "FROM settings" in statements[3] and statements[-1] == "COMMIT", statements

@@ -1,6 +1,6 @@
-"""A Ctrl-C while the fleet ledger waits for the server, on both clients: the statement is
-cancelled in the server (as psycopg cancels it), its answer read to the end, and the
-connection goes on, idle: never left stuck mid-answer, nor closed under the ledger's feet."""
+"""A Ctrl-C while the fleet ledger waits for the server: the statement is cancelled in the
+server (psycopg cancels it), its answer read to the end, and the connection goes on, idle:
+never left stuck mid-answer, nor closed under the ledger's feet."""
 
 from __future__ import annotations
 
@@ -14,8 +14,6 @@ import pytest
 
 from svc.store.ledger import postgres
 from svc.store.ledger.postgres import CAP_LOCK, NAMESPACE, PgDatabase
-
-pytestmark = pytest.mark.usefixtures("pg_route")
 
 
 @contextmanager

@@ -13,9 +13,6 @@ from svc.errors import ConflictError
 from svc.store.ledger import LedgerStore, open_ledger
 from svc.store.ledger.postgres import lock_key
 
-# Each test on both clients: the lean one (a Unix socket) and psycopg (tests/pg_routes.py).
-pytestmark = pytest.mark.usefixtures("pg_route")
-
 
 def _free(url: str, request_id: str) -> bool:
     """Whether another session can take the request's lock now (it lets go at once)."""

@@ -8,15 +8,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import pytest
-
 from svc.store.ledger import open_ledger
 from svc.store.ledger.pg_api import PgConnection
 from svc.store.ledger.pg_lock_pool import LockConnections
 from svc.store.ledger.postgres import connect, lock_key
-
-# Each test on both clients: the lean one (a Unix socket) and psycopg (tests/pg_routes.py).
-pytestmark = pytest.mark.usefixtures("pg_route")
 
 
 def test_a_hundred_requests_one_after_another_keep_one_connection(

@@ -1,7 +1,6 @@
 """A short transaction sent whole (`Database.transaction`, issue 34.4): the signature's and the
 acceptance's statements go to the fleet ledger as one script, BEGIN to COMMIT, one round trip
-instead of four. What `write()` promised still holds on both engines and both PostgreSQL
-clients: all of it or none of it, the connection idle after a failure or a Ctrl-C, each
+instead of four. What `write()` promised still holds on both engines: all of it or none of it, the connection idle after a failure or a Ctrl-C, each
 statement's row count, and the signature's fallback (a live authorization added where no hold
 was) decided as before."""
 
@@ -15,13 +14,12 @@ from pathlib import Path
 import pytest
 from tests.ledger_worker import open_where
 from tests.pg_cluster import Cluster
-from tests.pg_routes import round_trips
+from tests.pg_trace import traced
 from tests.unit.test_pg_interrupt import _ctrl_c_after
 
 from svc.errors import LedgerUnavailableError
-from svc.store.ledger import LedgerStore, postgres
+from svc.store.ledger import LedgerStore
 from svc.store.ledger.database import Database, NoRowMatched, Otherwise, Statement
-from svc.store.ledger.pg_conn import LeanConnection
 from svc.store.ledger.postgres import PgDatabase
 from svc.store.ledger.sqlite import Database as SqliteDatabase
 
@@ -41,20 +39,14 @@ def _settings(db: Database, *names: str) -> int:
     return int(db.execute(sql, names).fetchone()[0])
 
 
-@pytest.fixture(params=["sqlite", "lean", "psycopg"])
-def engine(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Database]:
-    """Each engine, and the fleet ledger on each of its clients."""
+@pytest.fixture(params=["sqlite", "postgresql"])
+def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    """Each engine: the local file and the fleet ledger."""
     if request.param == "sqlite":
         db: Database = SqliteDatabase(tmp_path / "ledger.sqlite3")
     else:
-        if request.param == "psycopg":
-            monkeypatch.setattr(postgres, "lean_target", lambda url: None)
         cluster: Cluster = request.getfixturevalue("pg_cluster")
         db = PgDatabase(cluster.create_database("svc_" + os.urandom(6).hex()))
-        client = type(db._conn).__name__
-        assert client == ("LeanConnection" if request.param == "lean" else "PsycopgConnection")
     try:
         yield db
     finally:
@@ -142,10 +134,9 @@ def test_inside_a_callers_transaction_it_is_part_of_it(engine: Database) -> None
     assert _settings(engine, "inner") == 0
 
 
-# --- on the fleet ledger, each client ---------------------------------------------------
+# --- on the fleet ledger ---------------------------------------------------------------
 
 
-@pytest.mark.usefixtures("pg_route")
 def test_a_ctrl_c_mid_transaction_rolls_it_back_and_the_connection_goes_on(pg_url: str) -> None:
     db = PgDatabase(pg_url)
     try:
@@ -201,19 +192,14 @@ def test_a_signature_on_sqlite_decides_its_fallback_as_before(tmp_path: Path) ->
         ledger.close()
 
 
-@pytest.mark.usefixtures("pg_route")
 def test_a_signature_is_one_round_trip_and_makes_its_hold_live(pg_url: str) -> None:
     ledger = open_where(pg_url, "runner-a")
     try:
         _held(ledger)
-        conn = ledger._db._conn  # type: ignore[attr-defined]
-        if isinstance(conn, LeanConnection):
-            conn.trace = []
-        _sign(ledger, "req_held", None)
-        if isinstance(conn, LeanConnection):
-            assert conn.trace is not None
-            (trip,) = round_trips(conn.trace)  # the whole signature: one round trip
-            assert trip[0] == "BEGIN" and trip[-1] == "COMMIT" and len(trip) == 5, trip
+        with traced(ledger._db._conn) as trips:  # type: ignore[attr-defined]
+            _sign(ledger, "req_held", None)
+        (trip,) = trips  # the whole signature: one round trip (libpq's trace)
+        assert trip[0] == "BEGIN" and trip[-1] == "COMMIT" and len(trip) == 5, trip
         _check_signatures(ledger)
     finally:
         ledger.close()

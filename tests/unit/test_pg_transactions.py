@@ -12,9 +12,6 @@ from svc.errors import LedgerUnavailableError
 from svc.store.ledger import open_ledger
 from svc.store.ledger.postgres import CAP_LOCK, NAMESPACE, PgDatabase, connect
 
-# Each test on both clients: the lean one (a Unix socket) and psycopg (tests/pg_routes.py).
-pytestmark = pytest.mark.usefixtures("pg_route")
-
 
 def _cap_is_free(url: str) -> bool:
     import psycopg

@@ -30,9 +30,8 @@ from svc.store.paths import ledger_path
 
 def open_ledger(url: str | None = None, runner: str | None = None) -> LedgerStore:
     """The ledger in effect: the local SQLite file, or with a `postgresql://` URL the fleet's
-    shared ledger (a local server speaks through svc's lean client, pg_conn; any other URL
-    through psycopg, imported only then). Rows carry the runner's name
-    (default: this host's)."""
+    shared ledger, spoken to through psycopg (imported only then). Rows carry the runner's
+    name (default: this host's)."""
 
     name = runner or socket.gethostname()
     if not url:

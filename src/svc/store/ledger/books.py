@@ -2,7 +2,7 @@
 behind it (`svc spend`, its exports, `svc receipt`).
 
 Every read here is bounded by the rows of its window (the indexes on `created_at` and
-`status`), never by the ledger's age: a year of a busy fleet is a million rows (issue 34.5).
+`status`), never by the ledger's age: a year of a busy fleet is a million rows.
 """
 
 from __future__ import annotations

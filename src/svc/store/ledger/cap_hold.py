@@ -1,5 +1,5 @@
 """The daily cap's hold in one round trip, on an engine that can send a whole serial
-transaction at once (the fleet ledger: `database.AtOnce`), issue 34.4.
+transaction at once (the fleet ledger: `database.AtOnce`).
 
 The fleet's runners queue on the cap's lock. Held across the six client round trips of the
 checks in Python (the request's stale hold, the breaker's reads, the budgets, the hold), it

@@ -1,4 +1,4 @@
-"""Settings a fleet keeps in its shared ledger, so every runner obeys one value (issue 29.8):
+"""Settings a fleet keeps in its shared ledger, so every runner obeys one value:
 today the daily cap, set once with `svc config set daily_cap_usd 90 --fleet`.
 
 Values are kept as the person wrote them (`90`, `none`); what they mean is the settings'

@@ -1,7 +1,7 @@
 """The ledger's interface: what any engine that keeps svc's money rules must provide.
 
 Today one engine implements it, the local SQLite ledger (`local.Ledger`); the fleet ledger on
-PostgreSQL (issue 24) is the next. Every money rule svc keeps rests on these promises:
+PostgreSQL is the next. Every money rule svc keeps rests on these promises:
 - `journal` writes a request's row before the first byte is sent, once per request id;
 - `reserve` checks the daily cap and holds the amount in one transaction, across every
   process (and, for a shared engine, every machine) that uses the same store;
@@ -282,7 +282,7 @@ class LedgerStore(Protocol):
 
     def confirm_link_host(self, origin: str, host: str) -> None: ...
 
-    # --- budgets and the breaker (issue 35) --------------------------------------------------
+    # --- budgets and the breaker --------------------------------------------------
     def budgets(self) -> list[Budget]:
         """Every stored budget, of every scope."""
         ...

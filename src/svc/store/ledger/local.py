@@ -55,7 +55,7 @@ class Ledger:
         db = Database(path)
         folder = db.path.parent / "locks"
         if db.unwritable is None:
-            sweep_stale(folder)  # what versions before issue 34 left, once
+            sweep_stale(folder)  # what older versions left, once
         self._open(db, lambda rid, wait: request_lock(folder, rid, wait), runner)
         self.path: Path | None = db.path
 
@@ -449,7 +449,7 @@ class Ledger:
     def confirm_link_host(self, origin: str, host: str) -> None:
         self._pins.confirm_link_host(origin, host)
 
-    # --- budgets and the breaker (issue 35) --------------------------------------------------
+    # --- budgets and the breaker --------------------------------------------------
 
     def budgets(self) -> list[Budget]:
         return self._budgets.all()

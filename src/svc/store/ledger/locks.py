@@ -111,7 +111,7 @@ def _lock_file(
     folder: Path, request_id: str, on_wait: Callable[[str], None] | None
 ) -> Callable[[], None]:
     """Take the request's lock file; the release removes it, so `locks/` holds a file only
-    while a request is being handled (issue 34: 5,004 files after one batch, never removed).
+    while a request is being handled (5,004 files after one batch, never removed).
 
     Removing a lock file is safe only with a check on the other side: a waiter may have opened
     the file before its holder removed it, and then wins the flock of a file nobody else can
@@ -148,7 +148,7 @@ def _lock_file(
 def _open_lock(folder: Path, path: Path) -> int:
     """The lock file opened (made if missing). The folder is made only when the open finds it
     missing: it exists for every request but a machine's first, and a `mkdir` that fails with
-    EEXIST was a system call per request (issue 34: a batch's every task); one removed while
+    EEXIST was a system call per request (a batch's every task); one removed while
     svc runs is made again all the same."""
     try:  # a full or read-only disk: the journal cannot be kept, so nothing is paid
         try:

@@ -1,11 +1,9 @@
-"""What the fleet ledger needs of a PostgreSQL connection, whichever client speaks for it.
+"""What the fleet ledger needs of a PostgreSQL connection.
 
-Two clients provide it: pg_conn.LeanConnection (svc's own, the protocol on a local socket,
-issue 34: `import psycopg` was most of a paid submit's gap to SQLite) and
-pg_psycopg.PsycopgConnection (libpq, for everything else). The ledger's code names only this:
-statements with `%s` parameters, a whole transaction in one round trip, whether a transaction
-is open, and svc's own error, which carries the server's SQLSTATE, so a failure is told apart
-(`postgres._unavailable`) without importing a driver.
+pg_psycopg.PsycopgConnection provides it (psycopg, over libpq). The ledger's code names only
+this: statements with `%s` parameters, a whole transaction in one round trip, whether a
+transaction is open, and svc's own error, which carries the server's SQLSTATE, so a failure
+is told apart (`postgres._unavailable`) without importing psycopg.
 """
 
 from __future__ import annotations
@@ -17,11 +15,6 @@ Statement = tuple[str, tuple[Any, ...]]  # SQL with `%s` parameters, and their v
 
 INSUFFICIENT_PRIVILEGE = "42501"
 UNDEFINED_TABLE = "42P01"
-# The SQLSTATE classes psycopg reads as OperationalError (psycopg.errors._base_exc_map): the
-# connection, the server's resources or state, a transaction rolled back, a lock not granted.
-OPERATIONAL_CLASSES = frozenset(
-    {"08", "27", "28", "2F", "38", "39", "3B", "40", "53", "54", "55", "57", "58"}
-)
 
 
 class PgError(Exception):
@@ -33,13 +26,6 @@ class PgError(Exception):
         super().__init__(message)
         self.sqlstate = sqlstate
         self.operational = operational
-
-
-def server_error(message: str, sqlstate: str | None) -> PgError:
-    """A server's ErrorResponse, classed as psycopg classes it."""
-    kind = (sqlstate or "")[:2]
-    operational = kind in OPERATIONAL_CLASSES or kind[:1] in ("F", "H")
-    return PgError(message, sqlstate, operational=operational)
 
 
 class Result:
@@ -86,7 +72,7 @@ class PgConnection(Protocol):
 
     @property
     def backend_pid(self) -> int:
-        """The server process of this session (BackendKeyData's)."""
+        """The server process of this session."""
         ...
 
     def close(self) -> None: ...

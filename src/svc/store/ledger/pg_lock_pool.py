@@ -1,4 +1,4 @@
-"""The connections a runner holds its request-id locks on (issue 34.4), kept for the process.
+"""The connections a runner holds its request-id locks on, kept for the process.
 
 A request id's lock on the fleet's ledger is a session advisory lock, held on a connection of
 its own so that it dies with the runner (the server drops a dead session's locks). Opening
@@ -12,7 +12,7 @@ connection instead of keeping it, so a kept connection never holds a lock.
 
 A ledger's own connection is lent to the request locks of the thread that opened it (`lend`):
 a single `svc submit` then opens one connection, not two (a connection costs the runner an
-authentication and the server a backend, ~10 ms of a paid submit's gap to SQLite, issue 34.4),
+authentication and the server a backend, ~10 ms of a paid submit's gap to SQLite),
 and a batch worker holds its locks on the connection it journals on. The lock still dies with
 its holder: that connection is the runner's session as much as a pool's is. Lent only while no
 lock and no transaction is open on it, and never closed under a held lock: a ledger closed while

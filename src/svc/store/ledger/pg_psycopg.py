@@ -1,6 +1,6 @@
-"""The fleet ledger's connection through psycopg (libpq): every URL the lean client does not
-take (a remote host, TLS, a service file, ~/.pgpass, ...). psycopg is imported here only, and
-only when such a connection is opened; its errors leave as svc's PgError."""
+"""The fleet ledger's connection, through psycopg (libpq reads the URL: a local socket or a
+remote host, TLS, a service file, ~/.pgpass, ...). psycopg is imported here only, and only
+when a connection is opened; its errors leave as svc's PgError."""
 
 from __future__ import annotations
 
@@ -13,6 +13,10 @@ from svc.store.ledger.pg_rows import Row, index_of
 
 if TYPE_CHECKING:
     import psycopg
+
+# feature_not_supported: what the server answers a prepared statement whose result's columns
+# changed since it was planned ("cached plan must not change result type")
+PLAN_CHANGED = "0A000"
 
 
 @contextmanager
@@ -50,8 +54,21 @@ class PsycopgConnection:
         self.conn = conn  # psycopg's own (a test traces its libpq connection)
 
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> Result:
+        import psycopg
+
         with _translated():
-            cursor = self.conn.execute(sql, params)
+            try:
+                cursor = self.conn.execute(sql, params)
+            except psycopg.errors.FeatureNotSupported as exc:
+                if exc.sqlstate != PLAN_CHANGED or not self.idle:
+                    raise  # in a transaction: spoilt; its ROLLBACK makes psycopg forget them
+                # Another session changed a table under a statement psycopg keeps prepared
+                # (another runner's migration added a column to a `SELECT *`): the server
+                # refuses the kept plan until it is deallocated. Nothing ran: forget every
+                # kept statement (psycopg reads DEALLOCATE ALL and forgets its own) and send it
+                # again, planned anew.
+                self.conn.execute("DEALLOCATE ALL")
+                cursor = self.conn.execute(sql, params)
             rows = cursor.fetchall() if cursor.pgresult and cursor.pgresult.nfields else []
             return Result(rows, cursor.rowcount)
 

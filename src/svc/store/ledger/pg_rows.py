@@ -1,5 +1,5 @@
-"""The fleet ledger's rows, whichever client read them: by position, by column name and as
-`dict(row)`, as sqlite3.Row reads."""
+"""The fleet ledger's rows as psycopg hands them over (pg_psycopg's row factory): by position,
+by column name and as `dict(row)`, as sqlite3.Row reads."""
 
 from __future__ import annotations
 

@@ -25,12 +25,11 @@ from typing import Any
 
 from svc.errors import LedgerUnavailableError
 from svc.settings import LEDGER_SECRET_PARAMS, ledger_url_secrets
-from svc.store.ledger import pg_conn, pg_psycopg
+from svc.store.ledger import pg_psycopg
 from svc.store.ledger.database import NoRowMatched, Otherwise, Statement, Step, one_by_one
 from svc.store.ledger.locks import held, wait_until_free
 from svc.store.ledger.pg_api import INSUFFICIENT_PRIVILEGE, UNDEFINED_TABLE, PgConnection, PgError
 from svc.store.ledger.pg_lock_pool import pool_for
-from svc.store.ledger.pg_route import lean_target
 from svc.store.ledger.sqlite import LATE_INDEXES, MIGRATIONS, SCHEMA_VERSION
 from svc.store.ledger.sqlite import SCHEMA as SQLITE_SCHEMA
 
@@ -72,7 +71,7 @@ BUDGET_TABLES = ("budgets", "breaker_resets")
 def redacted(url: str) -> str:
     """The URL as configured, its password masked (userinfo or `?password=`), for messages
     and doctor. Edited in place: urlunsplit drops an empty host, so `postgresql:///postgres`
-    came out `postgresql:/postgres` (issue 30.6)."""
+    came out `postgresql:/postgres`."""
     from urllib.parse import urlsplit
 
     parts = urlsplit(url)
@@ -101,16 +100,9 @@ def scrubbed(text: str, url: str) -> str:
 def connect(url: str) -> PgConnection:
     """A connection in autocommit mode (transactions are explicit), or the contract's error.
 
-    The lean client where it is sure (a local socket or loopback, nothing libpq-specific:
-    pg_route), psycopg everywhere else and wherever the server asks for what only libpq has
-    (a password from ~/.pgpass, GSSAPI, TLS)."""
+    psycopg's (libpq reads the URL, its environment and files: ~/.pgpass, a service file,
+    TLS); psycopg is imported then, never by a process without a ledger URL."""
     try:
-        target = lean_target(url)
-        if target is not None:
-            try:
-                return pg_conn.connect(target, CONNECT_TIMEOUT_SECONDS)
-            except pg_conn.NeedsLibpq:
-                pass  # libpq connects from the start, as if the lean route had not been
         return pg_psycopg.connect(url, CONNECT_TIMEOUT_SECONDS)
     except PgError as exc:
         raise _unavailable(url, exc) from None
@@ -212,11 +204,10 @@ class PgDatabase:
         statements go one by one there).
 
         The cap's lock is then held for the server's work alone, never across a round trip
-        to a runner that may wait for its GIL (issue 34.4: 7 to 10 of 32 workers queued on
+        to a runner that may wait for its GIL (7 to 10 of 32 workers queued on
         it). Each statement reads a snapshot of its own (READ COMMITTED), taken after the one
-        before it ran, so `serial` sees every hold committed while the lock was awaited. How
-        the round trip goes is the client's: the lean one's Parse/Bind/Execute each and one
-        Sync, psycopg's one simple query bound by its client-side cursor."""
+        before it ran, so `serial` sees every hold committed while the lock was awaited. The
+        round trip is one simple query, its values bound by psycopg's client-side cursor."""
         if self._in_transaction:
             return None
         own = [(sql.replace("?", "%s"), values) for sql, values in (*before, (CAP_LOCK_SQL, ()))]

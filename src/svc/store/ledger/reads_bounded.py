@@ -1,4 +1,4 @@
-"""Reads of the submissions whose cost is bounded by what they return (issue 34.5), for
+"""Reads of the submissions whose cost is bounded by what they return, for
 `svc tasks` with its filters: the WHERE and the LIMIT in SQL, never a read of the whole
 history filtered in Python; and whether a polled state is news to the ledger's cache.
 
@@ -69,7 +69,7 @@ class BoundedReads:
         """Whether a row of the task holds another state than `state` (one index lookup): a
         poll that tells the cache nothing new then writes nothing. A write is a WAL frame, and
         the checkpoint at the close of the process fsyncs the WAL, the file and its folder:
-        four fsyncs for a state already known (issue 34.3)."""
+        four fsyncs for a state already known."""
         row = self.db.execute(
             "SELECT 1 FROM submissions WHERE task_id = ? AND (state IS NULL OR state <> ?) LIMIT 1",
             (task_id, state),

@@ -148,13 +148,13 @@ LATE_INDEXES = (
 )
 
 # The schema's version, as `svc doctor` reports it (both engines keep the same number).
-# 4: the `settings` table (a fleet's shared daily cap, issue 29.8).
-# 5: submissions.error_detail (a refusal's words for `svc tasks`, issue 30.5).
+# 4: the `settings` table (a fleet's shared daily cap).
+# 5: submissions.error_detail (a refusal's words for `svc tasks`).
 # 6: submissions indexed by created_at, and the few with an open outcome by status: `svc
 #    spend` and the paid submit's same-task check read a window, never the whole history
-#    (issue 34.5). The status index is partial: a whole one led SQLite's planner to walk
+#   . The status index is partial: a whole one led SQLite's planner to walk
 #    every accepted row for a window's sums instead of the window.
-# 7: budgets and breaker_resets (issue 35); authorizations carry profile and session, the
+# 7: budgets and breaker_resets; authorizations carry profile and session, the
 #    scopes a budget filters on, and are indexed by runner for the breaker and the rate.
 SCHEMA_VERSION = 7
 
@@ -168,7 +168,7 @@ class _SharedFile:
     def __init__(self) -> None:
         # SQLite's busy handler waits for its write lock by sleeping 1, 2, 5 ... up to 100 ms
         # between tries, so eight threads queueing on it six times per paid request slept most
-        # of a batch away (issue 34: half the threads' time); a thread waiting here is woken the
+        # of a batch away (half the threads' time); a thread waiting here is woken the
         # moment the writer before it commits. Other processes still meet at SQLite's own lock.
         self.writer = threading.Lock()
         self._syncing = threading.Lock()  # one fdatasync of the WAL at a time
