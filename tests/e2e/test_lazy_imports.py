@@ -52,9 +52,7 @@ def imported_modules(args: list[str], env: dict[str, str]) -> set[str]:
 
 
 def test_help_loads_nothing_a_command_only_may_need(bare_cli: Cli) -> None:
-    # The full app's help (a terminal under 80 columns gets it; wider ones and pipes get the
-    # same text from the fast path, tests/e2e/test_fast_start.py).
-    loaded = imported_module_names(["--help"], {**bare_cli.env, "SVC_NO_FASTPATH": "1"})
+    loaded = imported_module_names(["--help"], bare_cli.env)
     assert "svc.cli.app" in loaded  # it did build the help
     assert not loaded & set(NOT_FOR_HELP), sorted(loaded & set(NOT_FOR_HELP))
 
@@ -73,29 +71,3 @@ def test_poll_does_not_import_the_signing_stack_or_keyring(cli: Cli) -> None:
     loaded = imported_modules(["poll", task["id"], "--json"], cli.env)
     assert "httpx" in loaded  # it did make the request
     assert not loaded & set(HEAVY), loaded & set(HEAVY)
-
-
-# httpx's own transport (httpcore, h11): built only for a route the lean one does not take (a
-# proxy, a streamed body, a test double's sending), about 40 ms of start-up otherwise; and
-# Python's IDNA codec (with stringprep, 5 ms), which a str host given to the resolver loads.
-HTTPX_ROUTE = ("httpcore", "h11", "svc.api.httpx_route", "encodings.idna", "stringprep")
-
-
-def test_a_poll_and_a_paid_submit_never_import_httpx_transport(cli: Cli) -> None:
-    email = unique_email()
-    submit = ["submit", f"Lean route {uuid.uuid4().hex} #complete", "--email", email, "--json"]
-    loaded = imported_module_names(submit, cli.env)
-    assert "svc.api.lean" in loaded and "svc.pay.x402" in loaded  # it did pay over the lean route
-    assert not loaded & set(HTTPX_ROUTE), sorted(loaded & set(HTTPX_ROUTE))
-    task = cli.ok("submit", "Lean route, polled #complete", "--email", email, "--json").json()
-    loaded = imported_module_names(["poll", task["id"], "--json"], cli.env)
-    assert "svc.api.lean" in loaded
-    assert not loaded & set(HTTPX_ROUTE), sorted(loaded & set(HTTPX_ROUTE))
-
-
-def test_a_request_through_a_proxy_builds_httpx_transport(cli: Cli) -> None:
-    """The route is still there when one needs it: through a proxy, httpx's transport sends
-    (an unreachable proxy: the poll fails, after importing it)."""
-    env = {**cli.env, "HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": "", "SVC_TIMEOUT": "2"}
-    loaded = imported_module_names(["poll", "task_0123456789abcdef", "--json"], env)
-    assert {"httpcore", "svc.api.httpx_route"} <= loaded

@@ -1,12 +1,12 @@
-"""What a watch's poll no longer does again at every poll (issue 34.3), and what it still does:
-the task URL and httpx's parse of it are built once per task, cookies are read only from an
-answer that sets one, and the cleartext guard judges the route only of a request carrying
-something to protect. Against a peer on loopback."""
+"""What a watch's poll does not do again at every poll, and what it still does: the task URL
+and httpx's parse of it are built once per task, cookies set by the server are kept and sent
+back, and the cleartext guard judges the route only of a request carrying something to
+protect. Against a peer on loopback."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Generator, Iterator
 from http.server import BaseHTTPRequestHandler
 
 import httpx
@@ -140,31 +140,6 @@ class _RetryOnce(httpx.Auth):
             yield request
 
 
-def _both(http: Http, url: str, **kwargs: object) -> tuple[httpx.Response, httpx.Response]:
-    """The same GET through httpx's client and through Http's own path."""
-    gated = configured(url, "the test URL")
-    by_httpx = http.client.request("GET", str(gated), **kwargs)  # type: ignore[arg-type]
-    own = http._request_once("GET", gated, json=None, data=None, **kwargs)
-    return by_httpx, own
-
-
-def test_a_plain_get_sends_the_bytes_httpx_sends(http: Http) -> None:
-    with _echo_server() as server:
-        by_httpx, own = _both(http, server.url + "/svc/tasks/t1", headers={"svc-x": "1"}, auth=None)
-    assert own.json() == by_httpx.json()
-    assert any(line.startswith("User-Agent: svc/") for line in own.json())
-    assert own.status_code == by_httpx.status_code == 200
-    assert own.request.extensions == by_httpx.request.extensions  # the same timeouts
-    assert own.is_closed and own.content == by_httpx.content
-
-
-def test_an_auth_flow_runs_whole_on_the_plain_get(http: Http) -> None:
-    with _echo_server(status=401) as server:
-        by_httpx, own = _both(http, server.url + "/t", headers=None, auth=_RetryOnce())
-        assert [p for _, p in server.requests] == ["/t"] * 4  # two requests for each
-    assert "X-Try: 2" in own.json() and own.json() == by_httpx.json()
-
-
 def _post_echo_server(status: int = 200) -> Loopback:
     """Answers with the request's header lines and its body, as it received them."""
 
@@ -176,50 +151,9 @@ def _post_echo_server(status: int = 200) -> Loopback:
     return Loopback(answer)
 
 
-def _both_posts(http: Http, url: str, **kwargs: object) -> tuple[httpx.Response, httpx.Response]:
-    """The same JSON POST through httpx's client and through Http's own path."""
-    gated = configured(url, "the test URL")
-    body = {"task": "Résumé «quoted» \u2028 ok", "email": "a@b.co", "n": [1, 2.5, None]}
-    by_httpx = http.client.request("POST", str(gated), json=body, **kwargs)  # type: ignore[arg-type]
-    own = http._request_once("POST", gated, json=body, data=None, **kwargs)
-    return by_httpx, own
-
-
-def test_a_json_post_sends_the_bytes_httpx_sends(http: Http) -> None:
-    """A submit's body and headers (Content-Type, Content-Length, the client's own, the
-    caller's) leave exactly as httpx's client sends them, on the route that skips it."""
-    with _post_echo_server() as server:
-        by_httpx, own = _both_posts(
-            http, server.url + "/svc/tasks", headers={"svc-request-id": "req_1"}, auth=None
-        )
-    assert own.json() == by_httpx.json()
-    assert "Content-Type: application/json" in own.json()["lines"]
-    assert json.loads(own.json()["body"])["task"].startswith("Résumé")
-    assert own.request.extensions == by_httpx.request.extensions  # the same timeouts
-    assert own.is_closed and own.content == by_httpx.content
-
-
-def test_an_auth_flow_runs_whole_on_the_json_post(http: Http) -> None:
-    """The paid submit's shape: the auth flow sends the POST, reads the refusal, and sends it
-    again with a header it added; the body goes out both times."""
-    with _post_echo_server(status=401) as server:
-        by_httpx, own = _both_posts(http, server.url + "/t", headers=None, auth=_RetryOnce())
-        assert [p for _, p in server.requests] == ["/t"] * 4
-    assert "X-Try: 2" in own.json()["lines"] and own.json() == by_httpx.json()
-
-
-def test_a_form_post_still_goes_through_httpx(http: Http) -> None:
-    """Only JSON bodies take the short route: a form (the OAuth token endpoint) is httpx's."""
-    url = http._wire_url(configured("http://127.0.0.1:9/token", "u"))
-    assert not http._plain("POST", url, {"json": None, "data": {"a": "b"}})
-    assert not http._plain("POST", url, {"json": None, "data": None})
-    assert not http._plain("GET", url, {"json": {"a": 1}, "data": None})
-    assert http._plain("POST", url, {"json": {"a": 1}, "data": None})
-
-
 def test_a_closed_client_sends_nothing(http: Http) -> None:
-    """As httpx refuses to send on a closed client, so does the short route: a library
-    client's calls after close() never reach the wire (a paid POST above all)."""
+    """A library client's calls after close() never reach the wire (a paid POST above all):
+    httpx refuses to send on a closed client."""
     with _post_echo_server() as server:
         target = configured(server.url + "/t", "u")
         http.close()
@@ -227,25 +161,6 @@ def test_a_closed_client_sends_nothing(http: Http) -> None:
             with pytest.raises(RuntimeError, match="closed"):
                 http._request_once(method, target, json=body, data=None, headers=None, auth=None)
         assert server.requests == []
-
-
-def test_a_bad_redirect_location_fails_the_same_on_both_paths(http: Http) -> None:
-    with _echo_server(status=302, extra={"Location": "http://[::1"}) as server:
-        target = configured(server.url + "/t", "u")
-
-        def by_httpx() -> object:
-            return http.client.request("GET", str(target))
-
-        def own() -> object:
-            return http._request_once("GET", target, json=None, data=None, headers=None, auth=None)
-
-        errors = []
-        paths: list[Callable[[], object]] = [by_httpx, own]
-        for send_it in paths:
-            with pytest.raises(httpx.RemoteProtocolError) as caught:
-                send_it()
-            errors.append(str(caught.value))
-    assert errors[0] == errors[1]
 
 
 def test_the_trace_hooks_see_the_plain_get() -> None:
@@ -259,15 +174,11 @@ def test_the_trace_hooks_see_the_plain_get() -> None:
     assert any("GET" in line for line in lines) and any("200" in line for line in lines)
 
 
-def test_a_get_with_a_cookie_to_send_goes_through_httpx(http: Http) -> None:
+def test_a_cookie_the_server_set_is_sent_on_the_next_get(http: Http) -> None:
     with _task_server(cookie="session=abc; Path=/") as server:
         tasks = TaskClient(http, server.url)
-        tasks.poll("task_1")  # sets the cookie: later GETs carry it, through httpx's client
-        assert not http._plain("GET", http._wire_url(tasks.url_of("task_1")), _NO_BODY)
+        tasks.poll("task_1")  # sets the cookie: later GETs carry it
         assert tasks.poll("task_1").raw["cookie_seen"] == "session=abc"
-
-
-_NO_BODY: dict[str, object] = {"json": None, "data": None}
 
 
 class _Bearer(httpx.Auth):

@@ -1,4 +1,4 @@
-"""Typed answers of the task API (issue 17.3).
+"""Typed answers of the task API.
 
 A submit's answer carries money facts in headers: the billing line, the payment receipt and a
 usage-billing error. They are read here, once, so no flow names a header, and the raw body is

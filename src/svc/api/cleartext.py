@@ -1,5 +1,5 @@
 """The cleartext guard: no payment or credential leaves this machine over plain http unless the
-person allowed it (issue 29.4). The client installs `CleartextGuard.check` as a request hook."""
+person allowed it. The client installs `CleartextGuard.check` as a request hook."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ _AUTHORIZATION = AUTHORIZATION.lower().encode()
 
 class CleartextGuard:
     """No payment or credential leaves this machine in cleartext unless the person allowed it
-    (allow_insecure_http), and then each says so (issue 29.4). Checked on every request as it
+    (allow_insecure_http), and then each says so. Checked on every request as it
     leaves (an httpx request hook runs after the auth flow added its proof), so a discovered
     endpoint, a next-page link or a card URL is held to the rule like the base URL: http://
     to another host, or http:// to any host through a proxy on another host."""

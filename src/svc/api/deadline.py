@@ -1,8 +1,7 @@
 """The deadline of the answer a thread is receiving through httpx's route (api/httpx_route.py):
 every read and write of its request ends by it, so a server that trickles one byte just inside
-each read timeout still cannot stretch an answer past it. (The lean route's exchange keeps its
-own clock, api/lean_conn.Clock.) Light on purpose: the HTTP client ends a deadline after every
-request, and must not import httpcore to do it.
+each read timeout still cannot stretch an answer past it. Light on purpose: the HTTP client
+ends a deadline after every request, and must not import httpcore to do it.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A free task call (a poll, a reply, a watch's polls) answers a 402 with a zero-amount proof.
 Making that proof's auth means the payment policy, the recipient pins, the rail and the signer's
-code: most of a `svc poll`'s start-up (issue 34.3), for a question the service seldom asks.
+code: most of a `svc poll`'s start-up, for a question the service seldom asks.
 `PaymentOnChallenge` sends the request as it is and builds the real auth only when a 402 comes
 back, then lets it answer that very 402 as if it had sent the request itself.
 """

@@ -1,4 +1,4 @@
-"""Every HTTP header name svc reads or writes, in one place (issue 17.3).
+"""Every HTTP header name svc reads or writes, in one place.
 
 The service's own (`svc-*`), x402's, MPP's and OAuth's. Code outside `svc.api` names a header
 only through these constants (tests/unit/test_header_names.py checks), so a renamed header is

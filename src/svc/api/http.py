@@ -60,17 +60,6 @@ def _env_number(name: str, default: float, *, integer: bool = False) -> float:
     return value
 
 
-class _Cookies(httpx.Cookies):
-    """httpx's cookie jar, which reads an answer only when it sets a cookie. httpx wraps every
-    answer and its request for `http.cookiejar` (the request's URL parsed again, the headers
-    copied) before the jar finds nothing to keep: a tenth of a watch's poll. An answer with
-    `Set-Cookie` (or `Set-Cookie2`) is read exactly as before."""
-
-    def extract_cookies(self, response: httpx.Response) -> None:
-        if "set-cookie" in response.headers or "set-cookie2" in response.headers:
-            super().extract_cookies(response)
-
-
 class Http:
     """Wraps one `httpx.Client`; every command gets payment, bearer and retries the same way."""
 
@@ -83,7 +72,6 @@ class Http:
         sleep: Callable[[float], None] = time.sleep,
         warn: Callable[[str], None] | None = None,
         cleartext_ok: bool = False,
-        lean: bool = True,
     ) -> None:
         self.tracer = Tracer(trace)  # `-v`: the caller's printer, which cleans each line
         self.retry = retry or RetryPolicy()
@@ -92,12 +80,7 @@ class Http:
             timeout = _env_number("SVC_TIMEOUT", DEFAULT_TIMEOUT)
         limit = int(_env_number("SVC_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE, integer=True))
         self.max_response_bytes = limit  # one answer's bound; a paged listing counts from it
-        # `lean`: a bodiless GET or a POST with its body in memory, with no proxy (http or
-        # https), skips httpcore (api/lean.py); False sends it by httpx's transport (the tests
-        # compare the two routes).
-        self.router = ProxyRouter(
-            timeout, proxies_from_environment(), lean_limit=limit if lean else None
-        )
+        self.router = ProxyRouter(timeout, proxies_from_environment())
         self.cleartext = CleartextGuard(self.router.route, cleartext_ok, warn)
         hooks: dict[str, list[Callable[..., Any]]] = {"request": [self.cleartext.check]}
         if trace is not None:
@@ -117,8 +100,6 @@ class Http:
             event_hooks=hooks,
             follow_redirects=False,
         )
-        self.client._cookies = _Cookies()  # what `client.cookies` returns and httpx fills
-        self._timeouts = self.client.timeout.as_dict()  # what httpx puts on each request
 
         # URL string -> httpx's parse of it: parsing a URL was an eighth of what a poll cost
         # this process; a watch sends each task's URL every 15-60 s.
@@ -182,84 +163,16 @@ class Http:
         raise exhausted(what, self.retry.attempts, last_problem, str(url))
 
     def _request_once(self, method: str, url: TrustedURL, **kwargs: Any) -> httpx.Response:
-        """One request (with its auth flow); each answer within SVC_TIMEOUT from its first byte
-        sent (api/lean_conn.Clock, api/httpx_route.DeadlineTransport; a timeout raises httpx's
-        TimeoutException, so it is retried or reported like any other). Only a URL that passed
-        the origin gate is sent (what mypy checks, held at run time too)."""
+        """One request (with its auth flow) through httpx's client; each answer within
+        SVC_TIMEOUT from its first byte sent (api/httpx_route.DeadlineTransport; a timeout
+        raises httpx's TimeoutException, so it is retried or reported like any other). Only a
+        URL that passed the origin gate is sent (what mypy checks, held at run time too)."""
         if not isinstance(url, TrustedURL):
             raise TypeError("Http.send takes a TrustedURL from svc.origin, not a plain string")
         try:
-            wire = self._wire_url(url)
-            if self._plain(method, wire, kwargs):
-                return self._direct(method, wire, kwargs["json"], kwargs["headers"], kwargs["auth"])
-            return self.client.request(method, wire, **kwargs)
+            return self.client.request(method, self._wire_url(url), **kwargs)
         finally:
             end_deadline()
-
-    def _plain(self, method: str, url: httpx.URL, kwargs: dict[str, Any]) -> bool:
-        """A GET with no body, or a POST whose body is JSON (a submit, its paid retry, a
-        reply), with nothing httpx would add of its own: no cookie to send, and no credentials
-        in the URL (httpx would make them a Basic auth). A form goes through httpx's client, and
-        so does every request of a closed client (httpx refuses to send it)."""
-        if kwargs["data"] is not None or method not in ("GET", "POST") or self.client.is_closed:
-            return False
-        if (method == "GET") != (kwargs["json"] is None):
-            return False
-        return not (self.client.cookies or url.username or url.password)
-
-    def _direct(
-        self, method: str, url: httpx.URL, json: Any, headers: dict[str, str] | None, auth: Any
-    ) -> httpx.Response:
-        """The request as `httpx.Client.request` sends it (the client's headers and timeouts,
-        its JSON body's bytes, the auth flow, the event hooks, cookies kept, the body read),
-        straight to the transport: httpx's generic layers (merging, redirect bookkeeping,
-        stream wrappers, a log record) were a sixth of a watch's poll and of a paid submit's
-        two requests. tests/unit/test_poll_wire.py holds both methods to httpx's own."""
-        merged = httpx.Headers(self.client.headers)  # as httpx merges: names case-insensitive
-        merged.update(headers)
-        request = httpx.Request(
-            method, url, headers=merged, json=json, extensions={"timeout": self._timeouts}
-        )
-        if not isinstance(auth, httpx.Auth):  # USE_CLIENT_DEFAULT: this client has no auth
-            auth = httpx.Auth()
-        flow = auth.sync_auth_flow(request)
-        try:
-            request = next(flow)
-            while True:
-                response = self._send_one(request)
-                try:
-                    try:
-                        request = flow.send(response)
-                    except StopIteration:
-                        response.read()
-                        return response
-                    response.read()  # an answer the auth flow goes past: read, as httpx does
-                except BaseException:
-                    response.close()
-                    raise
-        finally:
-            flow.close()
-
-    def _send_one(self, request: httpx.Request) -> httpx.Response:
-        """One request on the wire with the client's hooks, as httpx's own sending does."""
-        for hook in self.client.event_hooks["request"]:
-            hook(request)
-        try:
-            response = self.transport.handle_request(request)
-        except httpx.RequestError as exc:  # as httpx's sending marks it (`exc.request`)
-            exc.request = request
-            raise
-        response.request = request
-        try:
-            self.client.cookies.extract_cookies(response)
-            for hook in self.client.event_hooks["response"]:
-                hook(response)
-            if response.has_redirect_location:  # never followed; a bad Location still raises
-                response.next_request = self.client._build_redirect_request(request, response)
-        except BaseException:
-            response.close()
-            raise
-        return response
 
     def _note_retry(
         self, on_retry: Callable[[str], None] | None, what: str, problem: str, wait: float

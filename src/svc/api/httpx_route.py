@@ -1,10 +1,7 @@
-"""httpx's own transport, each request on the wire bounded as a whole by one deadline: the
-route for what the lean one (api/lean.py) does not send (https through a proxy, a streamed
-body, a test double standing in for httpx's sending).
+"""httpx's own transport, each request on the wire bounded as a whole by one deadline: every
+route of api/transport.ProxyRouter (direct, through a proxy, plain http).
 
-Imported when api/transport.ProxyRouter first builds such a route, not before: this module
-brings httpcore and h11 (about 40 ms of start-up), which a plain poll or a paid submit over the
-lean route never needs.
+Imported when the router first builds a route: this module brings httpcore and h11.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ def _shown(value: str) -> str:
 
 # What a script prints for a missing value (jq's `null`, Python's `None`, JavaScript's
 # `undefined`): `svc poll "$(... --jq .id)"` after a refused submit must not ask the service
-# for a task called "null" (issue 30.5). No service names a task so.
+# for a task called "null". No service names a task so.
 PLACEHOLDERS = frozenset({"null", "none", "nil", "undefined", "nan", "true", "false"})
 
 

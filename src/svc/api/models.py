@@ -1,9 +1,9 @@
 """Pydantic models of every object in the service spec, with its constraints.
 
 Request models (`ReplyBody`, `QuoteRequest`) enforce the spec's limits before anything is sent
-(a submission's body is checked by engines/task_rules). Response models tolerate what the spec leaves open: unknown states, event
-types and payment statuses are kept as plain strings, and unknown members are kept (extra="allow"),
-so a newer server never crashes an older client.
+(a submission's body is checked by engines/task_rules). Response models tolerate what the spec
+leaves open: unknown states, event types and payment statuses are kept as plain strings, and
+unknown members are kept (extra="allow"), so a newer server never crashes an older client.
 """
 
 from __future__ import annotations

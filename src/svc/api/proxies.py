@@ -1,4 +1,4 @@
-"""The proxy and CA environment, read as curl and pip read it (issue 29.5).
+"""The proxy and CA environment, read as curl and pip read it.
 
 svc hands httpx its own transport (the size cap and the whole-answer deadline), and httpx then
 ignores the proxy variables (`allow_env_proxies = trust_env and transport is None`), so they

@@ -27,7 +27,7 @@ def task_url(base: TrustedURL, task_id: str) -> TrustedURL:
 def task_answer(response: httpx.Response, asked: str, what: str) -> Task:
     """The task a poll or reply answer is about, which must be the one asked about: an answer
     about another task is refused before anything reads it (no hook, no ledger row, no
-    prompt acts on a task the server chose, issue 21.2)."""
+    prompt acts on a task the server chose)."""
     doc = require_task_shape(expect_json(response, what), what)
     if doc["id"] != asked:
         raise WrongTaskError(

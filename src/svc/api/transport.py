@@ -2,26 +2,19 @@
 
 httpx drops the proxy variables once it is handed a transport (api/proxies.py reads them), and
 it has no whole-answer timeout, so both are built here: `ProxyRouter` picks a route per
-request: the lean route (api/lean.py) for what it sends, else a `DeadlineTransport`
-(api/httpx_route.py), whose sockets end each read and write by the answer's deadline. The size
-cap around the router is api/capped.py.
-
-httpx's transport, and with it httpcore and h11, is built (and imported) when a request first
-needs it: about 40 ms of every command's start-up that a plain poll or a paid submit over the
-lean route never uses.
+request, each an httpx `DeadlineTransport` (api/httpx_route.py), whose sockets end each read
+and write by the answer's deadline. The size cap around the router is api/capped.py. A route
+is built (and httpcore imported) when a request first needs it.
 """
 
 from __future__ import annotations
 
 import ssl
 import threading
-import weakref
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
 
-from svc.api.lean import LeanTransport
 from svc.api.proxies import Proxy, ProxyEnv
 from svc.errors import UsageError
 
@@ -57,34 +50,18 @@ class ProxyRouter(httpx.BaseTransport):
     trusts no CA at all, so a TLS handshake on it could only fail, never pass unverified.
     """
 
-    def __init__(self, seconds: float, env: ProxyEnv, *, lean_limit: int | None = None) -> None:
+    def __init__(self, seconds: float, env: ProxyEnv) -> None:
         self.env = env
         self.seconds = seconds
         self._lock = threading.Lock()
         self._httpx_cleartext: DeadlineTransport | None = None  # built on first use
-        # `lean_limit`: a bodiless GET or a POST with its body in memory, with no proxy (http
-        # or https), skips httpcore (api/lean.py), its raw answer bounded by it; anything else
-        # goes on to httpx's transport of the same route.
-        self.lean: LeanTransport | None = None
-        if lean_limit is not None:
-            self.lean = LeanTransport(
-                seconds,
-                lean_limit,
-                _weakly(self, lambda router: router.httpx_cleartext),
-                _weakly(self, ProxyRouter._lean_tls),
-            )
         self.context: ssl.SSLContext | None = None  # the verifying one, built on first TLS use
         self._direct: DeadlineTransport | None = None
         self._via: dict[str, DeadlineTransport] | None = None
 
     @property
-    def cleartext(self) -> httpx.BaseTransport:
-        """The route of a plain http:// request with no proxy: the lean one, if there is one."""
-        return self.lean if self.lean is not None else self.httpx_cleartext
-
-    @property
-    def httpx_cleartext(self) -> DeadlineTransport:
-        """httpx's route for plain http://, whose context trusts no CA (built on first use)."""
+    def cleartext(self) -> DeadlineTransport:
+        """The route for plain http://, whose context trusts no CA (built on first use)."""
         with self._lock:
             if self._httpx_cleartext is None:
                 self._httpx_cleartext = _httpx_route(self.seconds, _trusting_nobody())
@@ -108,11 +85,7 @@ class ProxyRouter(httpx.BaseTransport):
         """The one context every https route verifies with (the CA bundle loaded once)."""
         with self._lock:  # watch's pollers route from several threads
             if self.context is None:
-                context = tls_context()
-                # What httpcore sets on it before each handshake of an HTTP/1.1 client: set
-                # once here, so the lean route's handshakes offer the same.
-                context.set_alpn_protocols(["http/1.1"])
-                self.context = context
+                self.context = tls_context()
             return self.context
 
     def _tls_routes(self) -> None:
@@ -125,12 +98,6 @@ class ProxyRouter(httpx.BaseTransport):
             }
             self._direct = _httpx_route(self.seconds, context)
 
-    def _lean_tls(self) -> tuple[ssl.SSLContext, Callable[[], httpx.BaseTransport]]:
-        """The lean route's https: the verifying context, and how to reach httpx's direct
-        route for what it declines (built then, not with the context: a lean https request
-        needs neither httpcore nor h11)."""
-        return self._verifying_context(), lambda: self.direct
-
     def route(self, url: str) -> Proxy | None:
         return self.env.proxy_for(url)
 
@@ -138,14 +105,12 @@ class ProxyRouter(httpx.BaseTransport):
         proxy = self.route(str(request.url))
         if proxy is None and request.url.scheme == "http":
             return self.cleartext.handle_request(request)
-        if proxy is None and self.lean is not None:
-            return self.lean.handle_request(request)
         transport = self.direct if proxy is None else self.via[proxy.url]
         return transport.handle_request(request)
 
     def close(self) -> None:
         built = [self._direct, *(self._via or {}).values(), self._httpx_cleartext]
-        for transport in (self.lean, *built):
+        for transport in built:
             if transport is not None:
                 transport.close()
 
@@ -157,24 +122,6 @@ def _httpx_route(
     from svc.api.httpx_route import DeadlineTransport
 
     return DeadlineTransport(seconds, verify=verify, proxy=proxy)
-
-
-R = TypeVar("R")
-
-
-def _weakly(router: ProxyRouter, method: Callable[[ProxyRouter], R]) -> Callable[[], R]:
-    """`method` applied to `router`, for its lean route, through a weak reference (`method`
-    must not hold the router itself): a cycle between the two would keep their sockets open
-    until a garbage collection, where a command that never closes its client relies on them
-    closing as it ends."""
-    ref = weakref.ref(router)
-
-    def call() -> R:
-        owner = ref()
-        assert owner is not None  # the router outlives every request it routes
-        return method(owner)
-
-    return call
 
 
 def _trusting_nobody() -> ssl.SSLContext:

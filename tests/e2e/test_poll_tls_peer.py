@@ -1,6 +1,5 @@
-"""`svc poll` and `svc watch` over https on the lean route (api/lean.py, issue 34) against a
-loopback TLS peer whose CA is made at test time (tests/tls_peer.py) and trusted through
-SSL_CERT_FILE as a user trusts a private CA; without it, the certificate is refused with one
+"""`svc poll` and `svc watch` over https against a loopback TLS peer whose CA is made at test
+time (tests/tls_peer.py) and trusted through SSL_CERT_FILE as a user trusts a private CA; without it, the certificate is refused with one
 line and the contract's exit code, and no request is sent."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""`svc poll` and `svc watch` on the lean plain-GET route (api/lean.py, issue 34) against a raw
-loopback peer: a sound answer is the task, kept connections are reused, and a hostile answer
-is one clear line with the contract's exit code, never a traceback."""
+"""`svc poll` and `svc watch` against a raw loopback peer: a sound answer is the task, kept
+connections are reused, and a hostile answer is one clear line with the contract's exit code,
+never a traceback."""
 
 from __future__ import annotations
 
