@@ -1,7 +1,7 @@
 """Entry point of the `svc` executable.
 
-The hottest invocations (`--version`, tab completion, `poll ID` in JSON mode) are answered by
-`svc.cli.fastpath` without importing Typer; everything else runs the full app.
+`svc --version` and tab completion are answered without importing Typer; every command runs
+through the Typer app (svc.cli.app).
 """
 
 from __future__ import annotations
@@ -60,15 +60,22 @@ def process_main() -> None:
 
 
 def _run() -> int:
-    """The fast path, else the full app (their imports are where a Ctrl-C may land)."""
-    from svc.cli.fastpath import dispatch
+    """The command: Typer's app, but for the two answers that need none of it (their imports
+    are where a Ctrl-C may land). `--version` alone prints the version; `__complete` is the
+    completion protocol, answered from the table `make docs` generates from the commands."""
+    argv = sys.argv[1:]
+    if argv == ["--version"]:
+        from svc import __version__
+        from svc.ui.plain import say
 
-    code = dispatch(sys.argv[1:])
-    if code is None:
-        from svc.cli.app import main as run
+        return say(f"svc {__version__}\n")
+    if argv[:1] == ["__complete"]:
+        from svc.completion.complete import main as complete
 
-        code = run()
-    return code
+        return complete(argv[1:])
+    from svc.cli.app import main as run
+
+    return run()
 
 
 if __name__ == "__main__":

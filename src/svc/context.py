@@ -19,7 +19,7 @@ from svc.origin import TrustedURL, configured
 from svc.report import Reporter
 from svc.settings import Settings, usd_amount
 
-# Every command, `svc --help` and the poll fast path included, builds one of these: what its
+# Every command, `svc --help` included, builds one of these: what its
 # members need (the ledger and sqlite3, the config file, the secret store, the payment policy,
 # the link trust) is imported when a member is first built (tests/unit/test_imports.py exempts
 # this module, and tests/e2e/test_lazy_imports.py keeps --help free of them).
@@ -188,7 +188,7 @@ class AppContext:
     def ledger_to_read(self) -> LedgerStore | None:
         """The ledger for a reader (`svc spend`, `svc tasks`, doctor), None if there is none
         yet. One on a full or read-only disk is read all the same, and the person is told
-        once that it cannot be written (issue 29.9)."""
+        once that it cannot be written."""
         if not self.has_ledger():
             return None
         ledger = self.ledger

@@ -209,13 +209,9 @@ def _serving(body: str) -> Loopback:
     [nested(100_000), '{"a":' * 100_000 + "1" + "}" * 100_000, "[" * 100_000],
     ids=["arrays", "objects", "unclosed"],
 )
-@pytest.mark.parametrize("fastpath", [True, False], ids=["fastpath", "full-app"])
-def test_json_nested_100000_deep_is_an_unreadable_answer(
-    home: Path, body: str, fastpath: bool
-) -> None:
-    env = {} if fastpath else {"SVC_NO_FASTPATH": "1"}
+def test_json_nested_100000_deep_is_an_unreadable_answer(home: Path, body: str) -> None:
     with _serving(body) as server:
-        result, _ = run(home, server.url, "poll", "task_x", **env)
+        result, _ = run(home, server.url, "poll", "task_x")
     assert result.returncode == 1, result.stderr
     line = one_line(result.stderr)
     assert f"nested deeper than {MAX_JSON_DEPTH} levels" in line, line
@@ -289,7 +285,7 @@ def test_an_id_that_is_not_one_is_refused_before_anything_is_sent(
 
 def test_the_full_app_refuses_them_too(home: Path, no_server: Loopback) -> None:
     for bad in ("", ".", ".."):
-        result, _ = run(home, no_server.url, "poll", bad, SVC_NO_FASTPATH="1")
+        result, _ = run(home, no_server.url, "poll", bad)
         assert result.returncode == 2 and "invalid ID" in one_line(result.stderr)
     assert no_server.requests == []
 

@@ -38,7 +38,7 @@ def one_error(result: Result, code: int) -> tuple[str, str]:
 def test_a_usage_error_is_one_line_and_a_hint(
     bare_cli: Cli, args: list[str], needle: str, hint: str
 ) -> None:
-    line, hint_line = one_error(bare_cli(*args, env={"SVC_NO_FASTPATH": "1"}), 2)
+    line, hint_line = one_error(bare_cli(*args), 2)
     assert needle in line and "Value error" not in line
     assert hint in hint_line
     assert "Usage:" not in line
@@ -82,10 +82,9 @@ def test_serve_on_a_host_that_does_not_resolve(bare_cli: Cli) -> None:
 
 
 def test_exit_9_on_loopback_says_to_start_the_sandbox(bare_cli: Cli) -> None:
-    for env in ({}, {"SVC_NO_FASTPATH": "1"}):  # the poll fast path and the full app alike
-        line, hint = one_error(bare_cli("poll", "task_1", env=env), 9)
-        assert "cannot connect to http://127.0.0.1:9" in line
-        assert "svc sandbox serve" in hint and "is the sandbox running?" in hint
+    line, hint = one_error(bare_cli("poll", "task_1"), 9)
+    assert "cannot connect to http://127.0.0.1:9" in line
+    assert "svc sandbox serve" in hint and "is the sandbox running?" in hint
 
 
 def test_a_usage_error_echoes_what_was_typed_inert(bare_cli: Cli) -> None:

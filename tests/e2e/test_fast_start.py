@@ -1,9 +1,9 @@
-"""Issue 34.2: `--version`, `--help` and a TAB load only what they print.
+"""`--version` and a TAB load only what they print; `--help` is Typer's at every width.
 
-Each case runs the installed `svc` script under `python -X importtime` as a process and compares what it imported
-with what a bare `python -c pass` imports: the difference must be svc's own few modules (and,
-for a TAB on a task id, what reading the ledger needs). `--help` is the full app's text, byte
-for byte, at every width. Timings are `make bench`'s; these are the rules that make them.
+Each case runs the installed `svc` script under `python -X importtime` as a process and
+compares what it imported with what a bare `python -c pass` imports: the difference must be
+svc's own few modules (and, for a TAB on a task id, what reading the ledger needs). Timings
+are `make bench`'s; these are the rules that make them.
 """
 
 from __future__ import annotations
@@ -54,22 +54,14 @@ assert "gc" in sys.builtin_module_names
 def test_version_loads_only_what_it_prints(bare_cli: Cli) -> None:
     extra, out = beyond_python(["--version"], bare_cli.env)
     assert out.startswith("svc ")
-    allowed = ENTRY | {"svc.cli.fastpath", "svc.ui.plain"}
-    assert extra <= allowed, sorted(extra - allowed)
-
-
-@pytest.mark.parametrize("flag", ["--help", "-h"])
-def test_help_loads_only_its_text(bare_cli: Cli, flag: str) -> None:
-    extra, out = beyond_python([flag], bare_cli.env)
-    assert out.startswith("Usage: svc [OPTIONS] COMMAND")
-    allowed = ENTRY | {"svc.cli.fastpath", "svc.cli.root_help", "svc.ui.plain"}
+    allowed = ENTRY | {"svc.ui.plain"}
     assert extra <= allowed, sorted(extra - allowed)
 
 
 def test_a_tab_on_a_command_name_loads_only_the_table(bare_cli: Cli) -> None:
     extra, out = beyond_python(["__complete", "po"], bare_cli.env)
     assert out.startswith("poll\t")
-    allowed = ENTRY | {"svc.cli.fastpath", "svc.completion", "svc.completion.table"}
+    allowed = ENTRY | {"svc.completion", "svc.completion.table"}
     allowed |= {"svc.completion.complete"}
     assert extra <= allowed, sorted(extra - allowed)
 
@@ -78,22 +70,13 @@ def test_a_tab_on_a_command_name_loads_only_the_table(bare_cli: Cli) -> None:
     "columns", [None, "80", "200", "79", "60", "40", "x"], ids=lambda c: f"COLUMNS={c}"
 )
 @pytest.mark.parametrize("flag", ["--help", "-h"])
-def test_help_is_the_full_apps_text_at_every_width(
-    bare_cli: Cli, flag: str, columns: str | None
-) -> None:
+def test_help_at_every_width(bare_cli: Cli, flag: str, columns: str | None) -> None:
     env = {k: v for k, v in bare_cli.env.items() if k != "COLUMNS"}
     if columns is not None:
         env["COLUMNS"] = columns
-    fast = bare_cli(flag, env=env)
-    full = bare_cli(flag, env={**env, "SVC_NO_FASTPATH": "1"})
-    assert (fast.returncode, fast.stdout, fast.stderr) == (0, full.stdout, "")
-    assert full.returncode == 0
-
-
-def test_help_text_is_current() -> None:
-    from tools import root_help
-
-    assert root_help.main(["--check"]) == 0, "run: make docs (python -m tools.root_help)"
+    shown = bare_cli(flag, env=env)
+    assert shown.returncode == 0 and shown.stderr == ""
+    assert shown.stdout.startswith("Usage: svc [OPTIONS] COMMAND")
 
 
 def test_a_tab_reads_the_ledger_under_an_odd_data_dir(cli: Cli, sandbox: Sandbox) -> None:
@@ -149,24 +132,19 @@ def test_a_stdout_that_takes_nothing_is_one_line_never_a_traceback(
         assert (proc.returncode, proc.stderr) == (0, "")
     else:
         assert proc.returncode == 1
-        assert proc.stderr.startswith("svc: cannot write to standard output: ")
+        assert proc.stderr.startswith("svc: cannot write")
+        assert "No space left on device" in proc.stderr
         assert proc.stderr.count("\n") == 1
 
 
 @pytest.mark.parametrize("columns", [60, 79, 80, 120])
-def test_help_on_a_terminal_is_the_full_apps_text(bare_cli: Cli, columns: int) -> None:
+def test_help_on_a_terminal(bare_cli: Cli, columns: int) -> None:
     """On a pty (no COLUMNS): the width is the terminal's, as Click reads it."""
     import pexpect
 
     env = {k: v for k, v in bare_cli.env.items() if k not in ("COLUMNS", "LINES")}
-    shown = []
-    for extra in ({}, {"SVC_NO_FASTPATH": "1"}):
-        child = pexpect.spawn(
-            SVC, ["--help"], env={**env, **extra}, dimensions=(40, columns), encoding="utf-8"
-        )
-        child.expect(pexpect.EOF, timeout=60)
-        child.close()
-        assert child.exitstatus == 0
-        shown.append(str(child.before))
-    assert shown[0] == shown[1]
-    assert shown[0].startswith("Usage: svc [OPTIONS] COMMAND")
+    child = pexpect.spawn(SVC, ["--help"], env=env, dimensions=(40, columns), encoding="utf-8")
+    child.expect(pexpect.EOF, timeout=60)
+    child.close()
+    assert child.exitstatus == 0
+    assert str(child.before).startswith("Usage: svc [OPTIONS] COMMAND")

@@ -170,18 +170,17 @@ def test_a_promise_no_command_can_keep_is_a_usage_error(
     assert not requests
 
 
-def test_a_batch_probe_pays_nothing_on_the_fast_path_and_the_full_app(
+def test_a_batch_probe_pays_nothing(
     peer_cli: Cli, hostile_peer: HostilePeer, tmp_path: Path
 ) -> None:
     batch = tmp_path / "tasks.jsonl"
     batch.write_text(batch_lines())
-    for env in ({}, {"SVC_NO_FASTPATH": "1"}):
-        with received(hostile_peer) as requests:
-            result = peer_cli("submit", "--from", str(batch), "--probe", "--json", env=env)
-        assert result.returncode == 2
-        assert result.json()["error"] == "nothing_sent_conflict"
-        assert "--probe" in result.json()["detail"] and "--from" in result.json()["detail"]
-        assert not requests
+    with received(hostile_peer) as requests:
+        result = peer_cli("submit", "--from", str(batch), "--probe", "--json")
+    assert result.returncode == 2
+    assert result.json()["error"] == "nothing_sent_conflict"
+    assert "--probe" in result.json()["detail"] and "--from" in result.json()["detail"]
+    assert not requests
 
 
 # --- the library -----------------------------------------------------------------------------

@@ -12,11 +12,8 @@ from tests.ledger_reads import ledger_file, submission_row
 pytestmark = pytest.mark.e2e
 
 
-@pytest.mark.parametrize("path", ["fast", "full"])
-def test_a_poll_writes_the_state_only_when_it_is_news(
-    cli: Cli, sandbox: Sandbox, path: str
-) -> None:
-    env = {"SVC_NO_FASTPATH": "1"} if path == "full" else {}
+def test_a_poll_writes_the_state_only_when_it_is_news(cli: Cli, sandbox: Sandbox) -> None:
+    env: dict[str, str] = {}
     rid = unique_request_id()
     task = cli.ok(
         "submit", "cache #slow", "--email", unique_email(), "--request-id", rid, "--json"

@@ -195,8 +195,6 @@ def test_with_several_tasks_waiting_the_stop_names_each_once(cli: Cli, sandbox: 
 def test_poll_exit_status_has_its_own_code_for_a_live_task(cli: Cli, sandbox: Sandbox) -> None:
     task_id = submit(cli, "Still going #complete")
     assert cli("poll", task_id, "--exit-status").returncode == 11
-    full = cli("poll", task_id, "--exit-status", env={"SVC_NO_FASTPATH": "1"})
-    assert full.returncode == 11
     sandbox.advance(25)
     assert cli("poll", task_id, "--exit-status").returncode == 0
 

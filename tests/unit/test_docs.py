@@ -210,7 +210,7 @@ def test_environment_topic_names_every_variable_the_code_reads() -> None:
     read = set()
     for path in (REPO / "src" / "svc").rglob("*.py"):
         read |= set(re.findall(r"\b(SVC_[A-Z_]+)\b", path.read_text(encoding="utf-8")))
-    internal = {"SVC_NO_FASTPATH"} | {v for v in read if v.startswith("SVC_TEST_")}
+    internal = {v for v in read if v.startswith("SVC_TEST_")}
     documented = {name for name, _ in help_topics.ENVIRONMENT}
     assert read - internal - documented == set()
     assert {"NO_COLOR", "CI"} <= documented

@@ -10,7 +10,6 @@ import pytest
 from tests.unit.test_ledger_rows_for_people import row
 
 from svc.api.models import TaskDetail
-from svc.cli.fastpath import parse_poll
 from svc.cli.globals import (
     GLOBALS,
     LEDGER_ROW_FIELDS,
@@ -40,22 +39,6 @@ COMMANDS = frozenset({"poll", "tasks", "submit"})
 )
 def test_json_fields_are_split_only_when_unambiguous(argv: list[str], expected: list[str]) -> None:
     assert split_json_fields(argv, COMMANDS) == expected
-
-
-def test_the_fast_path_reads_every_global_from_the_declaration() -> None:
-    argv = ["--base-url", "http://127.0.0.1:1", "poll", "--jq", ".state", "-v", "task_1"]
-    parsed = parse_poll([*argv, "--template", "{{ id }}", "--no-pager", "--json-fields", "id"])
-    assert parsed is not None
-    flags, task_id, _ = parsed
-    assert task_id == "task_1"
-    assert flags == {
-        "base_url": "http://127.0.0.1:1",
-        "jq": ".state",
-        "verbose": True,
-        "template": "{{ id }}",
-        "no_pager": True,
-        "json_fields": "id",
-    }
 
 
 def test_the_completion_table_offers_every_visible_global() -> None:

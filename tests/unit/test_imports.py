@@ -18,7 +18,6 @@ from tests.import_graph import write_package
 # `svc --help` must not pay for what a command may need.
 COMMAND_TABLE = (
     "svc.__main__",
-    "svc.cli.fastpath",
     "svc.completion.complete",
     "svc.cli.app",
     "svc.cli.runtime",

@@ -14,7 +14,7 @@ import pytest
 from tests import inproc
 from tests.conftest import Cli, _base_env
 
-from svc.cli import fastpath
+import svc.__main__ as entry
 
 
 @pytest.fixture
@@ -66,7 +66,7 @@ def test_an_exception_that_escapes_the_entry_point_fails_the_test_loudly(
     def broken(argv: list[str]) -> int | None:
         raise RuntimeError("a defect outside the error boundary")
 
-    monkeypatch.setattr(fastpath, "dispatch", broken)
+    monkeypatch.setattr(entry, "_run", lambda: broken([]))
     with pytest.raises(AssertionError, match="Traceback") as failed:
         both[0]("--version")
     assert "RuntimeError: a defect outside the error boundary" in str(failed.value)
@@ -89,7 +89,7 @@ def test_a_thread_the_command_leaves_running_fails_the_call(
         threading.Thread(target=stop.wait, name="left-running", daemon=True).start()
         return 0
 
-    monkeypatch.setattr(fastpath, "dispatch", leaves_a_thread)
+    monkeypatch.setattr(entry, "_run", lambda: leaves_a_thread([]))
     monkeypatch.setattr(inproc, "THREAD_GRACE", 0.2)
     try:
         with pytest.raises(inproc.LeftBehind, match="left-running"):
@@ -105,7 +105,7 @@ def test_a_thread_that_ends_soon_after_the_command_is_waited_for(
         threading.Thread(target=time.sleep, args=(0.2,), daemon=True).start()
         return 0
 
-    monkeypatch.setattr(fastpath, "dispatch", short_thread)
+    monkeypatch.setattr(entry, "_run", lambda: short_thread([]))
     assert both[0]("--version").returncode == 0
 
 
@@ -118,7 +118,7 @@ def test_a_file_the_command_leaves_open_fails_the_call(
         kept.append(open(tmp_path / "left-open", "w"))  # noqa: SIM115 - the defect under test
         return 0
 
-    monkeypatch.setattr(fastpath, "dispatch", leaves_a_file)
+    monkeypatch.setattr(entry, "_run", lambda: leaves_a_file([]))
     try:
         with pytest.raises(inproc.LeftBehind, match="left-open"):
             both[0]("--version")
@@ -157,7 +157,7 @@ def test_a_secret_told_in_one_call_is_not_redacted_from_the_next(
         redact.told("0123456789")
         return 0
 
-    monkeypatch.setattr(fastpath, "dispatch", tells)
+    monkeypatch.setattr(entry, "_run", lambda: tells([]))
     both[0]("--version")
     monkeypatch.undo()
     shown = both[0]("config", "set", "email", "a0123456789@example.com")

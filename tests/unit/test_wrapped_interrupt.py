@@ -33,15 +33,14 @@ def test_an_interrupt_wrapped_by_cpython_is_known_as_one() -> None:
 
 
 ENTRY = """
-import svc.cli.fastpath as fastpath
-def interrupted_import(argv):
+import svc.__main__ as entry
+def interrupted_import():
     type("Made", (), {"field": Interrupting()})
 class Interrupting:
     def __set_name__(self, owner, name):
         raise KeyboardInterrupt
-fastpath.dispatch = interrupted_import
-from svc.__main__ import main
-main()
+entry._run = interrupted_import
+entry.main()
 """
 
 

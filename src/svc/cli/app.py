@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, MutableMapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import typer
 from typer import Abort
@@ -28,6 +28,8 @@ from svc.errors import UsageError as SvcUsageError
 from svc.suggest import did_you_mean
 from svc.ui.face import FaceContext
 from svc.ui.terminal import StdoutGone, error_line, interrupt_exit_code, interrupted_line
+
+T = TypeVar("T")
 
 # name -> (module, one-line summary). The summary is shown by `svc --help` without importing.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -166,15 +168,15 @@ _NOT_A_CLIENT = frozenset(OUTPUT_FLAGS) | {
     "verbose",
 }
 # Global options a command refuses (the output flags) or ignores (a server calls no service):
-# accepted, so a shared alias or environment still works, but never listed in its help
-# (issue 30.13). `svc mcp` calls the service: its base URLs, profile and trace apply.
+# accepted, so a shared alias or environment still works, but never listed in its help.
+# `svc mcp` calls the service: its base URLs, profile and trace apply.
 IGNORED_GLOBALS: dict[tuple[str, ...], frozenset[str]] = {
     ("mcp",): frozenset(OUTPUT_FLAGS) | {"no_pager"},
     ("sandbox", "serve"): _NOT_A_CLIENT,
     ("completion", "show"): _NOT_A_CLIENT,
 }
 # Commands with no JSON form: a server, a protocol channel, a shell script. An output flag
-# there is refused, never silently ignored (issue 22.2).
+# there is refused, never silently ignored.
 NO_JSON_FORM = [list(path) for path in IGNORED_GLOBALS]
 
 
@@ -237,9 +239,9 @@ class LazyGroup(TyperGroup):
     def _main_shell_completion(
         self, ctx_args: MutableMapping[str, Any], prog_name: str, complete_var: str | None = None
     ) -> None:
-        """Nothing: svc completes through `svc __complete` (svc.completion, the fast path).
-        Click's own protocol reads `_SVC_COMPLETE` before parsing, and with it set every
-        command answered "Shell complete not supported" where the fast paths ran the command."""
+        """Nothing: svc completes through `svc __complete` (svc.completion). Click's own
+        protocol reads `_SVC_COMPLETE` before parsing, and with it set every command answered
+        "Shell complete not supported" instead of running."""
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
@@ -363,13 +365,14 @@ def _lone_field(message: str, args: list[str], command: str) -> str | None:
     return lone_json_field(args, command.removeprefix("svc ").split(" ")[0])
 
 
-def _pipe_guarded(invoke: Callable[[click.Context], Any]) -> Callable[[click.Context], Any]:
-    """The root command's invoke, with a broken stdout pipe passed on as StdoutGone: Click
-    would catch the OSError itself and exit 1, and the exit path is the one that decides."""
+def _pipe_guarded(step: Callable[..., T]) -> Callable[..., T]:
+    """A step of the root command's run (parsing, which prints `--help`, and the invoke) with
+    a broken stdout pipe passed on as StdoutGone: Click would catch the OSError itself and
+    exit 1, and svc's exit path is the one that decides."""
 
-    def guarded(ctx: click.Context) -> Any:
+    def guarded(*args: Any, **kwargs: Any) -> T:
         try:
-            return invoke(ctx)
+            return step(*args, **kwargs)
         except BrokenPipeError:
             raise StdoutGone from None
 
@@ -384,7 +387,8 @@ def main(argv: list[str] | None = None) -> int:
 
         install()
         command = typer.main.get_command(app)
-        command.invoke = _pipe_guarded(command.invoke)  # type: ignore[method-assign,assignment]
+        command.make_context = _pipe_guarded(command.make_context)  # type: ignore[method-assign]
+        command.invoke = _pipe_guarded(command.invoke)  # type: ignore[method-assign]
         try:
             result = command.main(args=args, prog_name="svc", standalone_mode=False)
         except NoArgsIsHelpError as error:  # `svc group` alone: its help, as Click shows it

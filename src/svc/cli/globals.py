@@ -1,8 +1,8 @@
-"""The global options, declared once (issue 17.2).
+"""The global options, declared once.
 
-The root callback and every command (`svc.cli.app`), the poll fast path (`svc.cli.fastpath`)
-and the error boundary's "was JSON asked for?" (`svc.cli.runtime`) all derive their tables
-from `GLOBALS`. Plain data with no imports: the fast path reads it without Typer.
+The root callback and every command (`svc.cli.app`), the completion table and the error
+boundary's "was JSON asked for?" (`svc.cli.runtime`) all derive their tables from `GLOBALS`.
+Plain data with no imports.
 """
 
 from __future__ import annotations
@@ -68,12 +68,6 @@ GLOBALS: tuple[GlobalOption, ...] = (
 )
 
 KEYS: tuple[str, ...] = tuple(option.key for option in GLOBALS)
-VALUE_FLAGS: dict[str, str] = {
-    flag: option.key for option in GLOBALS if option.takes_value for flag in option.flags
-}
-SWITCH_FLAGS: dict[str, str] = {
-    flag: option.key for option in GLOBALS if not option.takes_value for flag in option.flags
-}
 # Flags after which stdout carries JSON (errors then also go to stdout as a JSON document).
 JSON_FLAGS = ("--json", "--jq", "--template")
 # Flags whose stdout is what a program made of the answer: a failure leaves it empty (issue
@@ -117,7 +111,7 @@ def _is_field_list(token: str, commands: set[str] | frozenset[str]) -> bool:
     return all(part.isidentifier() for part in token.split(","))
 
 
-# The top-level fields of the commands whose output people pick fields of (issue 30.3): gh's
+# The top-level fields of the commands whose output people pick fields of: gh's
 # `--json state` habit. A usage error where such a word follows `--json` says that one field
 # needs the `=` form. Kept here as plain data (no import on the error path); a test holds
 # them to the task detail model, the ledger row and the spend report.

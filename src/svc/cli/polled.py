@@ -1,7 +1,6 @@
 """One polled task as the CLI presents it: drawn (a panel, or the service's JSON as returned),
 what to run next for a person, and the exit code its state means with `--exit-status`. Used by
-`svc poll` and `svc pay card`; machine mode is `svc.cli.polled_json`'s, which the poll fast path
-(`svc.cli.fastpath`, without Typer) uses alone."""
+`svc poll` and `svc pay card`; machine mode is `svc.cli.polled_json`'s."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """One polled task in machine mode (JSON, `--jq`, `--template`, a pipe): the service's object as
 returned and the exit code its state means with `--exit-status`.
 
-Apart from `svc.cli.polled` (which draws the panel and the next steps for a person) so that
-the poll fast path (`svc.cli.fastpath`), which only ever answers in machine mode, loads none of
-the presentation modules; `polled.present` hands machine mode here, so both paths print the
-same bytes.
+Apart from `svc.cli.polled` (which draws the panel and the next steps for a person): machine
+mode loads none of the presentation modules; `polled.present` hands it here.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """What every run of `svc` shares, without Typer: the app context and the error boundary.
 
-Both the full Typer app (`svc.cli.app`) and the fast paths of `svc.cli.fastpath` go through
-these functions, so a command answered on a fast path builds its settings with the same
-precedence and reports failures with the same line, JSON object and exit code.
+The Typer app (`svc.cli.app`) runs every command through these functions: the settings with
+their precedence, and every failure as one line, a JSON object and an exit code.
 """
 
 from __future__ import annotations
@@ -102,7 +101,7 @@ def report(error: SvcError, json_mode: bool) -> int:
     """One line on stderr (and a JSON error object on stdout in JSON mode); the exit code.
 
     After a charge, a code that reads as "nothing was charged" is never the answer (the
-    process's paid record decides, issue 29.1): the line says so and names what was paid."""
+    process's paid record decides): the line says so and names what was paid."""
     from svc.cli import next_words  # a failure's words: not loaded by a command that works
 
     next_words.present(error)  # before settle, which adds what was paid to the hint
@@ -165,17 +164,30 @@ def _guarded(body: Callable[[], int], args: list[str]) -> int:
     except (BrokenPipeError, StdoutGone):
         silence_stdout()  # the reader went away (`svc tasks | head`): not worth a line
         return 0
-    except Exception as error:  # the last line of defence: one line, never a traceback
-        if terminal.caused_by_interrupt(error):  # a Ctrl-C CPython wrapped (an import's class)
-            error_line(terminal.interrupted_line())
-            return int(ExitCode.INTERRUPTED)
-        if os.environ.get("SVC_DEBUG"):
-            raise
-
-        # An exception's text may quote server input (a pydantic error echoes the value).
-        error_line(
-            f"svc: internal error: {type(error).__name__}: "
-            f"{clean(str(error), 300, single_line=True)} "
-            "(set SVC_DEBUG=1 for a traceback, and please report it)"
-        )
+    except OSError as error:
+        if error.errno not in _FULL:
+            return _internal(error)
+        error_line(f"svc: cannot write: {error.strerror}")  # a full disk, /dev/full
         return int(ExitCode.ERROR)
+    except Exception as error:  # the last line of defence: one line, never a traceback
+        return _internal(error)
+
+
+# A write the disk or the stream refused: no space, over quota, too large, a device error.
+_FULL = frozenset({28, 122, 27, 5})  # ENOSPC, EDQUOT, EFBIG, EIO
+
+
+def _internal(error: Exception) -> int:
+    """An error svc did not expect, in one line (a Ctrl-C CPython wrapped is a Ctrl-C)."""
+    if terminal.caused_by_interrupt(error):  # a Ctrl-C CPython wrapped (an import's class)
+        error_line(terminal.interrupted_line())
+        return int(ExitCode.INTERRUPTED)
+    if os.environ.get("SVC_DEBUG"):
+        raise error
+    # An exception's text may quote server input (a pydantic error echoes the value).
+    error_line(
+        f"svc: internal error: {type(error).__name__}: "
+        f"{clean(str(error), 300, single_line=True)} "
+        "(set SVC_DEBUG=1 for a traceback, and please report it)"
+    )
+    return int(ExitCode.ERROR)

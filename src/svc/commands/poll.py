@@ -1,5 +1,4 @@
-"""`svc poll ID`: one GET of a task (its fast path, `svc.cli.fastpath`, runs the same engine and
-presents it the same way, `svc.cli.polled`)."""
+"""`svc poll ID`: one GET of a task, presented by `svc.cli.polled`."""
 
 from __future__ import annotations
 

@@ -9,12 +9,12 @@ confirmation of the batch's most on a terminal, the resume command and the exit 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from svc import rail_table
 from svc.cli import next_words
 from svc.cli.heap import freeze_start_up
-from svc.cli.inputs import open_binary_source, payment_flags
+from svc.cli.inputs import open_binary_source
 from svc.commands.submit_options import SubmitOptions
 from svc.engines.batch import MAX_CONCURRENCY, line_ranges
 from svc.engines.batch import Options as BatchOptions
@@ -49,29 +49,6 @@ def run_batch(opts: SubmitOptions, app: FaceContext, path: str) -> int:
     freeze_start_up()  # the workers' garbage is collected without walking the imports
     summary = run_lines(app, path, options, BatchLines(app.output))
     return _batch_exit(app, summary, opts.skip_bad_lines)
-
-
-def run_parsed(app: FaceContext, given: Mapping[str, str | bool]) -> int:
-    """The batch from the options the fast path read (svc.cli.fastpath.parse_batch: the Typer
-    command's own spellings, by the names of its parameters), as the Typer command runs it."""
-
-    def text(key: str) -> str | None:
-        value = given.get(key)
-        return value if isinstance(value, str) else None
-
-    rail, cap = payment_flags(app, text("pay"), text("max_price"))
-    path = str(given["from_file"])
-    opts = SubmitOptions(
-        email=text("email"),
-        rail=rail,
-        max_price_usd=cap,
-        trust_recipient="trust_recipient" in given,
-        batch_file=path,
-        concurrency=int(text("concurrency") or SubmitOptions.concurrency),
-        skip_bad_lines="skip_bad_lines" in given,
-        yes="yes" in given,
-    )
-    return run_batch(opts, app, path)
 
 
 def _batch_exit(app: FaceContext, summary: BatchSummary, skipping: bool) -> int:

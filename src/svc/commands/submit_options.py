@@ -1,5 +1,5 @@
-"""`svc submit`'s options, parsed: what the Typer command (svc.commands.submit) and the batch's
-fast path (svc.cli.fastpath, without Typer) hand the run."""
+"""`svc submit`'s options, parsed: what the Typer command (svc.commands.submit) hands the run,
+and the batch face (svc.commands.submit_batch) reads."""
 
 from __future__ import annotations
 

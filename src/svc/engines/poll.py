@@ -1,4 +1,4 @@
-"""One GET of a task: `svc poll`, its fast path and svc mcp's get_task. The ledger's cache of
+"""One GET of a task: `svc poll`, the library's get and svc mcp's get_task. The ledger's cache of
 the task's state is kept fresh; what the state means to a face (an exit code, a panel) is the
 face's."""
 
