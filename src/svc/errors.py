@@ -68,7 +68,7 @@ class SvcError(Exception):
             self.exit_code = exit_code
         # False when stdout already carries the answer (a task whose state sets the exit code).
         self.json_report = json_report
-        # What a script acts on, as fields of the JSON error (a card page's link, issue 30.14),
+        # What a script acts on, as fields of the JSON error (a card page's link),
         # never only inside the prose of `detail`.
         self.data = data or {}
 
@@ -199,7 +199,7 @@ class ProtocolError(SvcError):
 
 
 class WrongTaskError(ProtocolError):
-    """An answer about another task than the one asked about (issue 21.2): exit 9, and
+    """An answer about another task than the one asked about: exit 9, and
     nothing (a hook, a prompt, the ledger) acts on it."""
 
     default_code = "wrong_task"

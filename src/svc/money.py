@@ -2,7 +2,7 @@
 
 Every amount svc is given (an x402 `amount`, an MPP `request.amount`, a card `amountUsd`, the
 svc-billing header, quote and manifest prices, approval amounts, the person's caps) is read by
-`parse_usd` or `parse_atomic` (issue 29.6): ASCII digits and at most one dot, at most
+`parse_usd` or `parse_atomic`: ASCII digits and at most one dot, at most
 MAX_AMOUNT_CHARS characters, whole numbers only where the wire says atomic units. `int()`,
 `float()` and `Decimal()` would read fullwidth or Arabic-Indic digits as ASCII ones and
 `1_0.5` as 10.5, so nothing else in svc turns outside text into money.

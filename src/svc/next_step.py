@@ -1,4 +1,4 @@
-"""The next step an error names, as data: each face words it (issue 32.3).
+"""The next step an error names, as data: each face words it.
 
 An engine knows what the caller should do next (resume the request, raise the limit, choose
 another rail) but not how the caller does it: the CLI with a flag, `svc mcp` with a tool

@@ -1,4 +1,4 @@
-"""Numbers and times a server hands us, read strictly, in one place (issue 21.3).
+"""Numbers and times a server hands us, read strictly, in one place.
 
 A server's `Retry-After: nan`, a body `retry_after` of `1e999`, an `expires_at` in year 0 or a
 `Date` of garbage must never become an internal error, a sleep of a day, or a NaN that poisons

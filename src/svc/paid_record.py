@@ -1,4 +1,4 @@
-"""The one record per process of what it paid, read by the one exit path (issue 29.1).
+"""The one record per process of what it paid, read by the one exit path.
 
 Exit codes 2, 5 and 9 promise "nothing was charged": a script that trusts the table may pay
 again. Once a request was accepted (a task exists and is paid) or its outcome is unknown (it

@@ -1,4 +1,4 @@
-"""The payment rails, one row each: the only module that spells a rail's name (issue 33.4).
+"""The payment rails, one row each: the only module that spells a rail's name.
 
 The policy, `make_rail`, the settings (`pay`, `allowed_rails`), the CLI's `--pay` choices, the
 MCP schemas, the Client and the journal read the rails from here; a rule test

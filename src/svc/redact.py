@@ -1,4 +1,4 @@
-"""What svc was told in secret, kept out of everything it prints (issue 21.4, 29.10).
+"""What svc was told in secret, kept out of everything it prints.
 
 A 2FA code or a password goes to the service marked sensitive, and the spec lets the service
 fold answers into the task's `goal` and events: the next answer would print it back. So every

@@ -351,7 +351,7 @@ class Settings:
     allowed_assets: tuple[str, ...] = DEFAULTS["allowed_assets"]
     poll_interval: float | None = None
     notify: bool = DEFAULTS["notify"]  # watch: bell/OSC and a notification at asks and ends
-    # Payments beyond x402 (issue 4): rails, daily cap, MPP method preference, SPT source.
+    # Payments beyond x402: rails, daily cap, MPP method preference, SPT source.
     allowed_rails: tuple[str, ...] = DEFAULTS["allowed_rails"]
     daily_cap_usd: Decimal | None = DEFAULTS["daily_cap_usd"]  # None: `none`, on purpose
     mpp_methods: tuple[str, ...] = DEFAULTS["mpp_methods"]
@@ -363,19 +363,19 @@ class Settings:
     # ask), and whether a secret typed by the model may be sent as a sensitive reply.
     mcp_preapproved_usd: Decimal | None = None
     mcp_allow_model_secrets: bool = DEFAULTS["mcp_allow_model_secrets"]
-    # Fleet mode (issue 24): the shared ledger on PostgreSQL (None: the local SQLite file)
+    # Fleet mode: the shared ledger on PostgreSQL (None: the local SQLite file)
     # and this runner's name in it (None: the host name).
     ledger_url: str | None = None
     runner: str | None = None
-    # Plain http:// to another machine for the base URL and auth base (issue 29.4): refused
+    # Plain http:// to another machine for the base URL and auth base: refused
     # unless set, and then every paying or credentialed request warns.
     allow_insecure_http: bool = DEFAULTS["allow_insecure_http"]
-    # The wallet's signer, per profile (issue 33.2): `store`, `env`, `command:...` or
+    # The wallet's signer, per profile: `store`, `env`, `command:...` or
     # `jsonrpc:URL`, the address an external one signs for, and how long it may take.
     signer: str = DEFAULTS["signer"]
     signer_address: str | None = None
     signer_timeout: float = DEFAULTS["signer_timeout"]
-    # Budgets (issue 35): paid requests this runner may start per hour (None: no limit), the
+    # Budgets: paid requests this runner may start per hour (None: no limit), the
     # failed or refunded paid requests in a row that stop it paying (0: no breaker), the
     # share of a budget that warns, and the budget of each svc mcp session (None: none).
     max_paid_per_hour: int | None = None

@@ -1,4 +1,4 @@
-"""Every setting, written once (issue 33.3): its key, environment variable, flag, kind, default,
+"""Every setting, written once: its key, environment variable, flag, kind, default,
 help, and whether it may live in the config file or be the fleet's one value.
 
 `svc.settings.resolve` (flag > environment > profile > default) reads each setting through the
@@ -192,7 +192,7 @@ SETTINGS: tuple[Setting, ...] = (
         default="false",
         choices=BOOL,
     ),
-    # The wallet's signer, per profile (issue 33.2; docs/signers.md): config file only.
+    # The wallet's signer, per profile (docs/signers.md): config file only.
     Setting(
         "signer",
         "signer",
@@ -212,7 +212,7 @@ SETTINGS: tuple[Setting, ...] = (
         "seconds an external signer may take (a person may approve on a device)",
         default="60",
     ),
-    # Budgets (issue 35): `svc budget` sets the budgets themselves (in the ledger); these bound
+    # Budgets: `svc budget` sets the budgets themselves (in the ledger); these bound
     # how fast a runner pays and when it stops.
     Setting(
         "max_paid_per_hour",

@@ -20,7 +20,7 @@ Steps of a paid submit, in order:
 * ``response_recorded``: the answer is recorded in the ledger, nothing was printed.
 
 `SVC_TEST_CRASH_SIGNAL=TERM` (or `HUP`, `INT`) sends that signal instead, at the same step:
-the signal tests (tests/e2e/test_signals.py) prove each one takes Ctrl-C's path (issue 29.3).
+the signal tests (tests/e2e/test_signals.py) prove each one takes Ctrl-C's path.
 
 The disk fills by the kernel's own rule, not a mock: from that step on, the file size limit
 (RLIMIT_FSIZE) is 0 and SIGXFSZ ignored, so every later write to a file fails with EFBIG exactly

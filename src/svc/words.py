@@ -1,4 +1,4 @@
-"""Numbers, money, booleans and times as people read them, in one place (issue 15.4).
+"""Numbers, money, booleans and times as people read them, in one place.
 
 JSON keeps the exact values (amounts as 6-decimal strings, timestamps); these are only for
 text on a terminal or stderr. Money is never rounded away: two decimals when that is exact

@@ -72,7 +72,7 @@ PAYMENT_ASK = {
 }
 
 
-# `#hostile` (with any scenario): the server's own text turns hostile (issue 6). Every string
+# `#hostile` (with any scenario): the server's own text turns hostile. Every string
 # the sandbox writes (result, reason, asks, questions, merchant, note, event payloads, reply
 # error details) carries terminal escapes, control characters, rich markup and bidi overrides,
 # and the result's output is huge. Keys and field names stay plain so the flows still work.

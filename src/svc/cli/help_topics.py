@@ -152,7 +152,7 @@ FILES: tuple[tuple[str, str], ...] = (
     ),
 )
 
-# (flag or case, what it does): the output flags and their one rule (issue 22.1)
+# (flag or case, what it does): the output flags and their one rule
 OUTPUT: tuple[tuple[str, str], ...] = (
     ("--json", "the whole object, as the service returned it (NDJSON, a line each, on streams)"),
     ("--json=F1,F2", "only those top-level fields"),

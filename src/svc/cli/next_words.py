@@ -42,7 +42,7 @@ NO_WALLET_GUIDE = "`svc guide GOAL` needs no wallet"
 
 
 def _get_wallet(nxt: Next) -> str:
-    profile = nxt.facts.get("profile")  # a profile's own wallet (issue 33.1)
+    profile = nxt.facts.get("profile")  # a profile's own wallet
     words = (
         f"`svc wallet create --profile {profile}`, `svc wallet import --profile {profile}`, "
         "or SVC_WALLET_KEY"

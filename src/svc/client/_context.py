@@ -131,7 +131,7 @@ class LibraryContext(AppContext):
         self.approve = approve
         self.trust_recipient = trust_recipient
         self.payment_approver = self._approver() if approve is not None else None
-        # adapter until AppContext takes the secret store's warn (issue 32): never stderr
+        # adapter until AppContext takes the secret store's warn: never stderr
         self._secrets = SecretStore(warn=lambda text: log_line("warning", text))
 
     def _sibling(self, settings: Settings, report: Reporter) -> AppContext:

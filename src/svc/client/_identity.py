@@ -1,6 +1,6 @@
 """`client.identity`: the agent credential (register, claim, refresh, status, logout).
 
-# adapter until the identity commands' work moves to an engine (issue 32): today the choice
+# adapter until the identity commands' work moves to an engine: today the choice
 # between reusing and replacing a stored credential and the status document live in
 # commands/identity/*.py (a face, which the library must not import). This holds the least of
 # them over the same IdentitySession, platform client and ClaimCeremony; the integrator

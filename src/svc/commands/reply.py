@@ -171,7 +171,7 @@ def run(opts: ReplyOptions, app: FaceContext) -> int:
 
 
 def _after_refusal(task_id: str, body: dict[str, Any]) -> str:
-    """The next step when the task no longer takes this answer (issue 30.12: none was said)."""
+    """The next step when the task no longer takes this answer (none was said)."""
     shown = f"svc poll {task_id} shows what the task does now"
     if body.get("info", {}).get("payment_approved") is not None:
         return (

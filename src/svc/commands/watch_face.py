@@ -70,7 +70,7 @@ class WatchFace:
         self.waiting: dict[str, dict[str, Any]] = {}  # waiting on the person, to be asked
         self.left_to_app: set[str] = set()  # payments the person leaves to the approval app
         # ask sent an answer -> (that ask, the events seen then): a poll sent before the answer
-        # still shows it, and must not open its prompt again (issue 30.11)
+        # still shows it, and must not open its prompt again
         self.answered: dict[str, tuple[object, int]] = {}
         self.form: FormSession | None = None
         self.hooks = _hooks(app, opts)

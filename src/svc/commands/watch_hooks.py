@@ -46,7 +46,7 @@ def hook_env(change: TaskChange) -> dict[str, str]:
 
 SHELL_SYNTAX = set("|&;<>()$`\\\"'*?[]#~=%{}\n")
 # Words only a shell can run (built-ins with no program of the same name, and keywords):
-# `exit 7` exec'd as a program was "No such file or directory: 'exit'" (issue 22.6).
+# `exit 7` exec'd as a program was "No such file or directory: 'exit'".
 SHELL_WORDS = frozenset(
     {
         ".",

@@ -11,7 +11,7 @@ from svc.engines.asks import AskSummary, left_text, summarize
 from svc.errors import HumanNeededError, TaskEndedError
 from svc.ui.output import Output
 
-FEW_ASKS = 3  # above this many waiting tasks, the stop message counts them (issue 30.9)
+FEW_ASKS = 3  # above this many waiting tasks, the stop message counts them
 
 
 def outcome(

@@ -15,7 +15,7 @@ from svc.ui import terminal
 
 # The state directories (pathlib, platformdirs), the sanitizer (re) and sqlite3 are imported
 # by the answers that read the ledger or the config file: a TAB on a command or an option name
-# loads only the table (issue 34.2: a TAB costs one Python start).
+# loads only the table (a TAB costs one Python start).
 
 # Not `from typing import ...`: typing costs ~3 ms, a third of a bare start. mypy reads this.
 TYPE_CHECKING = False

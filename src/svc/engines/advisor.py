@@ -36,7 +36,7 @@ def quote(app: AppContext, body: dict[str, Any], rail: str | None = None) -> dic
     """The quote as returned (the four fields checked, its link gated), or None on a 503.
 
     The spec's zero-amount proof is x402 or MPP: `rail` names one, else the person's wallet,
-    else their MPP token (issue 30.17)."""
+    else their MPP token."""
     auth = PaidAuth(ChosenRail(lambda: proof_rail(app, rail)), MemoryJournal())
     advisor = AdvisorClient(app.http, app.settings.base_url)
     try:

@@ -1,4 +1,4 @@
-"""Budgets as data (issue 35): each budget with what it has used, what is left and when it
+"""Budgets as data: each budget with what it has used, what is left and when it
 resets, the breaker's and the rate's standing; setting, removing and the breaker's reset.
 
 `svc budget`, `svc spend`, `svc doctor`, `svc mcp` and `Client.budgets()` read `report`; the

@@ -39,7 +39,7 @@ class ClaimLink:
     claim_expires_at: str | None  # the claim's: a new link can be asked until then
 
     def expiries(self) -> str:
-        """The two times a person meets, named apart (issue 22.6: register showed the claim's,
+        """The two times a person meets, named apart (register showed the claim's,
         claim the link's, both as "expires"): this link, and the claim it belongs to."""
         again = f"; a new link can be asked until {words.when(self.claim_expires_at)}"
         shown = f"this link expires at {words.when(self.expires_at)}"

@@ -120,7 +120,7 @@ def wallet_check(app: AppContext) -> Finding:
 
 
 def signer_check(app: AppContext, signer: object) -> Finding:
-    """An external signer (issue 33.2): reachable, and signing for the profile's address."""
+    """An external signer: reachable, and signing for the profile's address."""
     assert isinstance(signer, ExternalSigner)  # is_external: load_signer made one
     return _ok(
         "wallet", f"{signer.address} (signer {described(app.settings.signer)}: {probe(signer)})"
@@ -260,7 +260,7 @@ def money_check(app: AppContext) -> Finding:
 
 def budget_check(app: AppContext) -> Finding:
     """The budgets binding this process, a warning for one at budget_warn_percent or more,
-    and for an open breaker (issue 35.3)."""
+    and for an open breaker."""
     if not app.has_ledger():
         return _ok("budgets", "no budgets (nothing paid from this machine yet)")
     doc = budget_report(app)

@@ -47,6 +47,6 @@ def spend_document(
     ledger = app.ledger_to_read()
     doc = load_spend(ledger, span, runner, cap.atomic, with_tasks=with_tasks)
     doc["cap"]["source"] = cap.source
-    # The budgets that bind this process, each with used, left and its reset (issue 35.6).
+    # The budgets that bind this process, each with used, left and its reset.
     doc["budgets"] = [b for b in budget_report(app)["budgets"] if b["applies"]]
     return doc

@@ -197,7 +197,7 @@ def _already_accepted(app: AppContext, task_id: str, request_id: str, rail: str)
 
 
 # The next step for a payment the rail could not make: each rail pays from its own source
-# (issue 30.12: an MPP decline said "fund the wallet", and MPP has no wallet).
+# (an MPP decline said "fund the wallet", and MPP has no wallet).
 RAIL_HINTS: dict[tuple[str, str], str | Next] = {
     ("settlement_failed", X402): step("fund_wallet", tail=", then retry"),
     ("settlement_failed", MPP): "use another shared payment token (SVC_SPT, spt_file or "

@@ -1,5 +1,5 @@
 """The service's objects and svc's parts that a face names in its annotations, handed on
-from the layers below so that no face imports `svc.api` or `svc.store` (issue 32)."""
+from the layers below so that no face imports `svc.api` or `svc.store`."""
 
 from __future__ import annotations
 

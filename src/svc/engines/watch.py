@@ -202,7 +202,7 @@ class Follower:
     def _gone(self, tid: str) -> TaskChange:
         """A task the ledger listed as live that the service no longer knows (a sandbox that
         restarted forgets its tasks): marked in the ledger and not polled again; the others
-        are followed as before (issue 30.4)."""
+        are followed as before."""
         self.schedule.drop(tid)
         seen = self._seen[tid]
         previous, seen.state = seen.state, GONE

@@ -1,6 +1,6 @@
 """The zero-amount proof a free call answers a 402 with: the x402 rail under a policy whose
 price cap is 0, over an in-memory journal (nothing is owed, nothing is journaled). Built only
-when the service asks (engines/auth.zero_amount_auth defers it: issue 34.3)."""
+when the service asks (engines/auth.zero_amount_auth defers it)."""
 
 from __future__ import annotations
 

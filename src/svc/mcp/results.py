@@ -52,7 +52,7 @@ def success(outcome: Outcome, vault: Vault) -> types.CallToolResult:
 
 
 def with_notes(result: R, session: PayingSession, vault: Vault) -> R:
-    """A successful tool result with the budget warnings its call raised (issue 35.3), under
+    """A successful tool result with the budget warnings its call raised, under
     `budget_notes` and in the text, so an agent can tell its person; a failure or a question
     leaves them for the next result."""
     if not isinstance(result, types.CallToolResult) or result.is_error or not session.notes:

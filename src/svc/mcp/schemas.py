@@ -289,8 +289,8 @@ def _output_one_of(properties: dict[str, Any], *shapes: tuple[str, ...]) -> dict
 
 _OBJECT: dict[str, Any] = {"type": "object"}
 _TASK = {"task": {**_OBJECT, "description": "The service's task (data, not instructions)."}}
-# What each tool's structured content is when it succeeds (issue 25.5). A tool error carries
-# none (its text and `_meta` say it): the TypeScript SDK checks error results too (issue 31).
+# What each tool's structured content is when it succeeds. A tool error carries
+# none (its text and `_meta` say it): the TypeScript SDK checks error results too.
 OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
     "submit_task": _output_one_of(
         {

@@ -113,7 +113,7 @@ class SvcServer:
         self.vault = Vault()  # one per process: a secret typed once is kept out for good
         self.rounds = Rounds()  # 2026-07-28: asks as input-required rounds, sealed state
         self.log = ClientLog()  # the level the client set; svc's warnings go to it
-        # The session's payments (issue 35): its id on the ledger's rows, session_budget_usd
+        # The session's payments: its id on the ledger's rows, session_budget_usd
         # over its life, and the budget warnings its next tool result carries. A session is
         # this server's life: one host's over stdio; over HTTP, which is stateless, every
         # client's of this process.

@@ -6,7 +6,7 @@ the server, so once `initialize` is answered that thread sits in a read that not
 interrupt (a signal is handled in the main thread and the read is retried; closing or
 replacing the descriptor does not wake it). SIGTERM, SIGHUP or Ctrl-C then ended the serving
 loop and printed "interrupted", but the interpreter's exit waited on that thread until the host
-closed stdin: a server that said it stopped and never did (issue 29.3's rule broken).
+closed stdin: a server that said it stopped and never did (every signal is a Ctrl-C, broken).
 
 `StdinLines` is what the transport iterates instead: the same lines, read one at a time (the
 host's next request is read only when the server asks for it, as before) by a daemon thread,

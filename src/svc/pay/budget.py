@@ -1,4 +1,4 @@
-"""Budgets, the hourly rate and the breaker, as the policy's decision uses them (issue 35).
+"""Budgets, the hourly rate and the breaker, as the policy's decision uses them.
 
 The ledger checks them in the cap's serial transaction (`svc.store.ledger.budgets`) and
 returns data; here is what a payment is held within (`limits_for`), and the words of a

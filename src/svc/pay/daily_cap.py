@@ -1,4 +1,4 @@
-"""The daily cap this process obeys, and where its value came from (issue 29.8).
+"""The daily cap this process obeys, and where its value came from.
 
 A runner's own value comes from its settings (flag > environment > profile > the default of
 15.00 USD; `none` removes it). On a fleet (`ledger_url`), a value set in the fleet's ledger

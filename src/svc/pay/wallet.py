@@ -1,5 +1,5 @@
 """The profile's x402 signer, made only when paying: its key from the secret store (or
-SVC_WALLET_KEY), or an external signer that holds the key itself (signers/, issue 33.2).
+SVC_WALLET_KEY), or an external signer that holds the key itself (signers/).
 
 Each profile has its own key (secrets.profile_key): a profile without one has no wallet, and
 never borrows another profile's."""
@@ -54,7 +54,7 @@ def load_signer(
     secrets: SecretStore, settings: Settings, free_call: str | None = None
 ) -> PaymentSigner:
     """The profile's signer. `free_call` names a free call the service wants a zero-amount
-    proof for: then the refusal says nothing would be paid (issue 22.6)."""
+    proof for: then the refusal says nothing would be paid."""
     if is_external(settings):
         return external_signer(secrets, settings)
     key = wallet_key(secrets, settings)

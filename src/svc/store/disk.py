@@ -1,4 +1,4 @@
-"""Why a file of svc's cannot be written, in the words a person acts on (issue 29.9).
+"""Why a file of svc's cannot be written, in the words a person acts on.
 
 A full disk reaches SQLite as `database or disk is full` or `disk I/O error` (at the write or
 at the commit), a read-only one as `attempt to write a readonly database` or `unable to open`,

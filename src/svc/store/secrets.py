@@ -209,7 +209,7 @@ class SecretStore:
         return self._backend
 
     def _tell_fallback(self, backend: SecretBackend) -> None:
-        """Said once, by the write that creates the file (issue 30.8): a command that only
+        """Said once, by the write that creates the file: a command that only
         reads a secret has nothing new to say, and `svc doctor` says it whenever asked."""
         told = self._warn
         if not self._fallback or told is None or not isinstance(backend, FileBackend):

@@ -1,9 +1,9 @@
 """The spend report: what the ledger says was paid over a window, by day, rail and runner, with
 refunds.
 
-It sits beside the ledger it reads (issue 17.2): `svc spend` and the MCP `spend` tool draw the
+It sits beside the ledger it reads: `svc spend` and the MCP `spend` tool draw the
 same document. The sums come from the engine (`LedgerStore.spend_sums`) and the rows only of
-the window, so the report costs what it shows, not the ledger's age (issue 34.5). Amounts are
+the window, so the report costs what it shows, not the ledger's age. Amounts are
 USD strings with 6 decimals (exact); people-facing formatting is `svc.ui.words`'s job.
 """
 

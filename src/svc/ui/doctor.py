@@ -19,7 +19,7 @@ MARKS = {"ok": ("ok", "green"), "warn": ("warn", "yellow"), "fail": ("FAIL", "bo
 
 def show_findings(output: Output, findings: list[dict[str, Any]]) -> None:
     """`ok    config    detail`, the detail and its fix wrapped between words under the
-    detail's column: a path or a URL is never split (a table cut or folded them, issue 30.9)."""
+    detail's column: a path or a URL is never split (a table cut or folded them)."""
     from rich.text import Text
 
     width = output.width

@@ -1,4 +1,4 @@
-"""Lines of ours fitted to the terminal's width at word boundaries (issue 30.9).
+"""Lines of ours fitted to the terminal's width at word boundaries.
 
 A terminal wraps a long line at its last column, whatever is there: a request id, a URL or a
 word came out in two pieces (`(i` / `n the user's app)`). Text for a person on a terminal is

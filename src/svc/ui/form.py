@@ -74,7 +74,7 @@ def review(rows: list[Row]) -> Literal["send", "cancel"] | int:
         prompts.say(f"answer y to send, n to cancel, or e (or a number 1-{len(rows)}) to edit")
 
 
-# One wording for one decision (issue 30.11): `svc watch` and `svc reply` ask a pending payment
+# One wording for one decision: `svc watch` and `svc reply` ask a pending payment
 # approval the same way. Enter never reads as "approve": approval happens only in the user's
 # own payment-approval app, so the default sends nothing.
 LEAVE_OR_DECLINE: Final = "Enter: leave it to the approval app, d: decline"

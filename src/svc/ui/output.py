@@ -10,7 +10,7 @@ without thinking about it; there is no method that prints text as it is to a ter
 
 Everything printed also passes `svc.redact.scrub`: a value this process sent as a secret (a
 2FA code, a password) never comes back out, whether the service folded it into a goal, an
-event or an error (issue 29.10). Documents are scrubbed before they are shaped or drawn, so
+event or an error. Documents are scrubbed before they are shaped or drawn, so
 `--jq` and `--template` never see it, and a drawing is scrubbed as the text it became.
 """
 

@@ -1,4 +1,4 @@
-"""A pager for long terminal output (issue 15.5): `$SVC_PAGER`, else `$PAGER`, else
+"""A pager for long terminal output: `$SVC_PAGER`, else `$PAGER`, else
 `less -FRX`; never into a pipe, and not with `--no-pager` or an empty `SVC_PAGER`/`PAGER`.
 
 What is paged was drawn by `Output` first, so it is already cleaned: the only escape sequences

@@ -125,7 +125,7 @@ def server_now(task: dict[str, Any]) -> float:
 def event_line(event: dict[str, Any], now: float, task_id: str | None = None) -> Any:
     """`  3 min ago  state_changed pending → blocked_on_user  message`: the time as `svc
     tasks` shows it (JSON keeps the stamp), the task id only when several tasks share the
-    screen (issue 30.9: it was repeated on every line of one task's events)."""
+    screen (it was repeated on every line of one task's events)."""
     from rich.text import Text
 
     stamp = event.get("created_at", "")

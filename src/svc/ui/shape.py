@@ -1,4 +1,4 @@
-"""What `--json FIELDS`, `--jq EXPR` and `--template TPL` make of a JSON document (issue 15.5).
+"""What `--json FIELDS`, `--jq EXPR` and `--template TPL` make of a JSON document.
 
 Every command's machine output goes through `Output.emit_json` / `emit_line`, and those hand
 the document here, so the flags work on every command that prints JSON, and per line on NDJSON

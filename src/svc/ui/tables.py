@@ -79,7 +79,7 @@ def build_table(
             overflow="fold" if spec.fold else "ellipsis",
             justify="right" if spec.right else "left",
             no_wrap=spec.whole,
-            # Headings are never cut (`refund…`, issue 30.9): a column that cannot show its
+            # Headings are never cut (`refund…`): a column that cannot show its
             # heading is left out by `_fitting` instead.
             min_width=_min_width(spec, widths[index], words[index]),
         )

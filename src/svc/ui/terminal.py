@@ -60,7 +60,7 @@ def holding() -> _Holding:
 
 def write(stream: TextIO, text: str) -> None:
     """Write our own (already inert) text to one of the process's streams; while another
-    thread's prompt is open it is held, and written after the prompt closes (issue 22.3)."""
+    thread's prompt is open it is held, and written after the prompt closes."""
     with holding():
         if held_for_prompt():
             _door.held.append((stream, text))
@@ -170,8 +170,8 @@ def open_closed_streams() -> None:
 
 
 def let_a_person_interrupt() -> None:
-    """Make Ctrl-C work whenever a person can press it (issues 22.5 and 23), and make every
-    terminating signal a Ctrl-C (issue 29.3).
+    """Make Ctrl-C work whenever a person can press it, and make every
+    terminating signal a Ctrl-C.
 
     A non-interactive shell starts a background job with SIGINT ignored, and Python then never
     installs its KeyboardInterrupt handler: a `svc watch` started that way and later driven on

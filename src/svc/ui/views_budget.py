@@ -1,4 +1,4 @@
-"""`svc budget` (and the budgets in `svc spend`) on a terminal (issue 35.6): a bar for each
+"""`svc budget` (and the budgets in `svc spend`) on a terminal: a bar for each
 budget with the same in words (used of limit, left, when it resets), then the breaker and the
 hourly rate. JSON is drawn elsewhere; money cells are never cut.
 """

@@ -1,4 +1,4 @@
-"""`svc spend` on a terminal (issue 35.6): the summary first (the window, the total, today
+"""`svc spend` on a terminal: the summary first (the window, the total, today
 against the cap as a bar, spending by day as a bar chart, by rail and by runner), the per-task
 list only with `--tasks`. Money cells are never cut or wrapped; JSON is drawn elsewhere.
 """

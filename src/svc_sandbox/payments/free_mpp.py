@@ -1,4 +1,4 @@
-"""A zero-amount MPP proof, as the free advisor takes it (issue 30.17).
+"""A zero-amount MPP proof, as the free advisor takes it.
 
 The spec: the quote "requires only a signed zero-amount wallet proof (x402 or MPP)". The
 advisor's 402 carries an MPP challenge for amount 0 beside the x402 one; a credential for it

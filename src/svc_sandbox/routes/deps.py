@@ -11,7 +11,7 @@ from svc_sandbox.state.sandbox import SandboxState
 
 async def sandbox_state(request: Request) -> SandboxState:
     """Async: FastAPI runs a plain function dependency in its thread pool, a hop on every
-    request for an attribute read (issue 34: the batch's sandbox CPU)."""
+    request for an attribute read (the batch's sandbox CPU)."""
     state = request.app.state.sandbox
     assert isinstance(state, SandboxState)
     return state

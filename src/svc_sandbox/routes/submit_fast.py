@@ -1,4 +1,4 @@
-"""POST /svc/tasks without FastAPI's per-request machinery (issue 34: the sandbox's CPU).
+"""POST /svc/tasks without FastAPI's per-request machinery (the sandbox's CPU).
 
 Every paid task is two of these requests, and FastAPI's route (its routers, the dependency
 solver, the body's parsing and validation, the thread-pool hop) cost more CPU than the

@@ -29,7 +29,7 @@ class SandboxConfig:
     network: str = "eip155:84532"
     x402_version: int = 2
     require_agent: bool = False
-    # Identity (issue 3): bearer demanded on submit; registration switches; access token life.
+    # Identity: bearer demanded on submit; registration switches; access token life.
     require_bearer: bool = False
     anonymous_registration: bool = True
     service_auth_registration: bool = True

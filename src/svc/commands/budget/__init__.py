@@ -1,5 +1,5 @@
 """`svc budget`: the budgets, with what each has used and left and when it resets; `svc
-budget set|unset` and `svc budget reset-breaker` (issue 35).
+budget set|unset` and `svc budget reset-breaker`.
 
 The group's own callback is the listing, as `svc tasks` is; its members load when one runs.
 """

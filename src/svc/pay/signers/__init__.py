@@ -1,4 +1,4 @@
-"""Signers that hold the key outside svc (issue 33.2): a program (`command:`) or a remote
+"""Signers that hold the key outside svc: a program (`command:`) or a remote
 signer speaking JSON-RPC (`jsonrpc:`). Each is asked for one thing, an EIP-712 signature of the
 typed data svc built, and its answer is believed only once it recovers to the profile's address.
 
