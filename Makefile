@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 TS_STAMP := tests/ts/node_modules/.installed
 # Six test workers on two cores: most of the suite waits (on the sandbox, on forked processes,
 # on the real timeouts it tests), and two workers left the cores idle most of a run
-# (docs/performance.md, "Workers").
+# (docs/performance.md, "The test suite").
 TEST_WORKERS ?= 6
 
 .PHONY: demo test lint typecheck test-bytecode bench clean tools docs soak reliability
@@ -65,7 +65,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests tools examples
 
 # Start-up, poll, paid submit, batch (1000 tasks) and watch at scale against a throw-away
-# sandbox: medians and ratios next to the targets of issue 8 (a few minutes; --quick: ~1).
+# sandbox: medians and ratios next to the targets (docs/performance.md; --quick: ~1 min).
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
@@ -76,7 +76,7 @@ typecheck: $(STAMP)
 # PYTHONDONTWRITEBYTECODE is set (some shells and CI images), every svc process a test starts
 # compiled svc's sources again, and each of the six workers rewrote and compiled every test
 # module's asserts: a worker's collection took 15 s of CPU, 7 s with pytest's own cache
-# (docs/performance.md, "Collection"). A collection error shows in the run that follows.
+# (docs/performance.md, "The test suite"). A collection error shows in the run that follows.
 test-bytecode: $(STAMP)
 	$(BIN)/python -m compileall -q -j 0 -x node_modules src tests tools examples
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q --collect-only -p no:cacheprovider >/dev/null 2>&1 || true

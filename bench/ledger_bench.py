@@ -43,7 +43,8 @@ def ledger_case(
     row("ledger: 1,000,000 charges written", f"{time.perf_counter() - began:.1f} s")
     runs = max(3, bench.args.runs // 3)
     spend = [bench.svc, "spend", "--json"]
-    submit = [bench.svc, "submit", "bench ledger #slow", "--email", "bench@example.com", "--json"]
+    submit = [bench.svc, "submit", "bench ledger #slow", "--email", "bench@example.com"]
+    submit += ["--json", "--allow-duplicate"]  # the same task each round, on purpose
     tasks = [bench.svc, "tasks", "--state", "completed", "--json"]
     doctor = [bench.svc, "doctor", "--json"]
     cases = (("svc spend", spend), ("svc tasks --state", tasks), ("svc doctor", doctor))
