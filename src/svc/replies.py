@@ -11,8 +11,29 @@ A secret's value never appears in a repr, a log line or an error: the dataclasse
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+# A name that reads like a secret (sms_code, password, card_pin, ...).
+_SECRET_NAME = re.compile(
+    r"(^|[_\-\s])(otp|totp|2fa|mfa|pin|cvv|cvc|password|passwd|passcode|passphrase|secret|token)"
+    r"($|[_\-\s])|(sms|verification|auth|security|login|one[_\-]?time|access)[_\-\s]?code",
+    re.IGNORECASE,
+)
+
+
+def is_secret(name: object, marked: object = None) -> bool:
+    """The one rule of every face for "is this field a secret?": the service marked it
+    `sensitive` (exactly true), or its name reads like one, whatever the ask says (a
+    structured ask has no flag: the name decides). A secret is asked hidden on a terminal,
+    sent marked sensitive, and asked of the person by `svc mcp`, never taken from the model."""
+    return marked is True or (isinstance(name, str) and bool(_SECRET_NAME.search(name)))
+
+
+def plain_ask_is_secret(payload: Mapping[str, object]) -> bool:
+    """A plain ask's payload (`{"field", "sensitive", "message"}`) asks for a secret."""
+    return is_secret(payload.get("field"), payload.get("sensitive"))
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,12 @@ import time
 import pytest
 
 from svc.errors import UsageError
-from svc.mcp.asks import looks_secret, reply_command
+from svc.mcp.asks import reply_command
 from svc.mcp.schemas import BY_NAME, TOOLS
 from svc.mcp.server import check_arguments
 from svc.mcp.state import PollGate
 from svc.redact import REDACTED, Vault
+from svc.replies import is_secret
 from svc.settings import resolve
 
 
@@ -21,14 +22,14 @@ from svc.settings import resolve
     ["sms_code", "password", "otp", "2fa", "bank-PIN", "verification code", "cvv", "card_pin"],
 )
 def test_secret_looking_fields(name: str) -> None:
-    assert looks_secret(name)
+    assert is_secret(name)
 
 
 @pytest.mark.parametrize(
     "name", ["postal_code", "zip_code", "phone", "shipping_address", "spinach", "topic"]
 )
 def test_ordinary_fields(name: str) -> None:
-    assert not looks_secret(name)
+    assert not is_secret(name)
 
 
 def test_the_vault_replaces_a_secret_at_any_depth_and_keeps_the_rest() -> None:

@@ -17,9 +17,10 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 from svc import redact
 from svc.api.models import InfoRequest, TaskEvent
 from svc.api.models import Task as TaskObject
-from svc.engines.asks import ask_kind, looks_secret, plain_payload
+from svc.engines.asks import ask_kind, plain_payload
 from svc.errors import ProtocolError, SvcError
 from svc.money import AmountError, parse_usd
+from svc.replies import is_secret, plain_ask_is_secret
 
 __all__ = [
     "Ask",
@@ -145,7 +146,7 @@ def _plain_ask(payload: dict[str, Any]) -> PlainAsk:
     field = payload.get("field") if isinstance(payload.get("field"), str) else None
     text = payload.get("message") or payload.get("prompt")
     message = str(text) if text is not None else None
-    if payload.get("sensitive") is True or (field is not None and looks_secret(field)):
+    if plain_ask_is_secret(payload):
         return SecretAsk(field=field, message=message)
     return PlainAsk(field=field, message=message)
 
@@ -161,7 +162,7 @@ def _structured_ask(ask: InfoRequest, kind: str) -> QuestionsAsk | PaymentApprov
             info_request=ask,
             expires_at=ask.expires_at,
         )
-    secret = tuple(k for k in keys if looks_secret(k))
+    secret = tuple(k for k in keys if is_secret(k))
     return QuestionsAsk(keys=keys, secret_keys=secret, info_request=ask, expires_at=ask.expires_at)
 
 

@@ -17,13 +17,13 @@ import typer
 
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
-from svc.engines.asks import left_text, looks_secret, summarize
+from svc.engines.asks import left_text, summarize
 from svc.engines.auth import free_call_auth
 from svc.engines.reply import ReplyMismatch, body_for, question_options
 from svc.engines.task_state import remember
 from svc.engines.types import TaskDetail
 from svc.errors import ConflictError, ProtocolError, UsageError
-from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value
+from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value, is_secret
 from svc.ui import views
 from svc.ui.face import FaceContext
 from svc.ui.prompts import ask_hidden
@@ -190,7 +190,7 @@ def _body(opts: ReplyOptions, app: FaceContext, detail: dict[str, Any]) -> dict[
                 "(prompting is off)"
             )
         check_time_left(app, detail)
-        answer = answer_from_form(task, AskReading(looks_secret, question_options))
+        answer = answer_from_form(task, AskReading(is_secret, question_options))
         body = _checked(task, answer)
         check_time_left(app, detail, after_form=True)
         return body

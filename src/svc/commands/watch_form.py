@@ -12,8 +12,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from svc.engines.asks import looks_secret
-from svc.replies import Approve, Decline
+from svc.replies import Approve, Decline, is_secret
 from svc.ui import form, prompts, words
 from svc.ui.sanitize import clean
 
@@ -59,9 +58,7 @@ class FormSession:
         from svc.ui.reply_form import AskReading, answer_from_form
 
         prompts.say(self.waiting_line)  # what is asked and the time left, before the form
-        return body_for(
-            detail, answer_from_form(detail, AskReading(looks_secret, question_options))
-        )
+        return body_for(detail, answer_from_form(detail, AskReading(is_secret, question_options)))
 
     def _payment(self, detail: Any) -> dict[str, Any] | str:
         """The payment decision, asked as `svc reply` asks it (ui/form.py)."""

@@ -8,27 +8,14 @@ the values a person types are never part of it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from svc import numbers
+from svc.replies import plain_ask_is_secret
 from svc.sanitize import clean
 from svc.words import usd
-
-# A key whose name reads like a secret (sms_code, password, card_pin, ...) is one, whatever the
-# ask says: the terminal form hides it and marks the reply sensitive, and svc mcp asks the
-# person for it instead of taking it from the model.
-_SECRET_NAME = re.compile(
-    r"(^|[_\-\s])(otp|totp|2fa|mfa|pin|cvv|cvc|password|passwd|passcode|passphrase|secret|token)"
-    r"($|[_\-\s])|(sms|verification|auth|security|login|one[_\-]?time|access)[_\-\s]?code",
-    re.IGNORECASE,
-)
-
-
-def looks_secret(name: str) -> bool:
-    return bool(_SECRET_NAME.search(name))
 
 
 @dataclass(frozen=True)
@@ -76,7 +63,7 @@ def _plain(base: AskSummary, payload: dict[str, Any]) -> AskSummary:
     if not isinstance(field, str) or not field:
         return replace(base, what="asks for an answer")
     name = clean(field, 64, single_line=True)
-    sensitive = bool(payload.get("sensitive"))
+    sensitive = plain_ask_is_secret(payload)
     hidden = " (a secret)" if sensitive else ""
     return replace(
         base, keys=(name,), field=name, sensitive=sensitive, what=f"asks for {name}{hidden}"

@@ -17,7 +17,15 @@ from svc import redact
 from svc.api.models import InfoRequest, Question, ReplyBody, TaskDetail
 from svc.engines.validate import build
 from svc.errors import ConflictError, UsageError
-from svc.replies import Answer, Approve, Fields, Message, Secret, Value
+from svc.replies import (
+    Answer,
+    Approve,
+    Fields,
+    Message,
+    Secret,
+    Value,
+    plain_ask_is_secret,
+)
 from svc.sanitize import clean
 
 AskKind = Literal["plain", "structured"]
@@ -137,7 +145,7 @@ def _plain_body(task: TaskDetail, answer: Answer) -> dict[str, Any]:
             given=_given(answer).kind,
         )
     sensitive = isinstance(answer, Secret) or (
-        bool(plain.get("sensitive")) and plain.get("field") == field
+        plain_ask_is_secret(plain) and plain.get("field") == field
     )
     if sensitive and answer.value:
         redact.told(answer.value)  # the service may fold it into the goal: never shown back

@@ -11,8 +11,8 @@ import json
 import shlex
 from typing import Any
 
-from svc.engines.asks import looks_secret
 from svc.engines.types import TaskDetail
+from svc.replies import is_secret, plain_ask_is_secret
 from svc.ui.sanitize import clean
 from svc.ui.words import usd
 
@@ -25,14 +25,14 @@ def secret_field(task: TaskDetail) -> str | None:
     field = plain.get("field")
     if not isinstance(field, str) or not field:
         return None
-    return field if plain.get("sensitive") is True or looks_secret(field) else None
+    return field if plain_ask_is_secret(plain) else None
 
 
 def secret_keys(task: TaskDetail) -> list[str]:
     """The keys of a structured ask that want a secret (a PIN, a password), in the ask's order.
     A structured ask has no per-key `sensitive` flag, so the name decides."""
     ask = task.info_request
-    return [key for key in ask.required_keys() if looks_secret(key)] if ask else []
+    return [key for key in ask.required_keys() if is_secret(key)] if ask else []
 
 
 def reply_command(task_id: str, field: str) -> str:

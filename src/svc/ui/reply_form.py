@@ -21,7 +21,16 @@ from typing import Final
 
 from svc.api.models import InfoRequest, Question, TaskDetail
 from svc.errors import UsageError
-from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value
+from svc.replies import (
+    Answer,
+    Approve,
+    Decline,
+    Fields,
+    Message,
+    Secret,
+    Value,
+    plain_ask_is_secret,
+)
 from svc.ui import form, prompts, words
 from svc.ui.sanitize import clean
 
@@ -163,7 +172,7 @@ def _plain(task: TaskDetail) -> Answer:
         item.value = item.ask()
         _review(task.id, [item])
         return Message(item.value)
-    hidden = bool(plain.get("sensitive"))
+    hidden = plain_ask_is_secret(plain)
     label = clean(str(name), 64, single_line=True) + (" (hidden)" if hidden else "")
     item = _Item(str(name), _asker(label, hidden=hidden), secret=hidden)
     item.value = item.ask()

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Any
 
-from svc.engines.asks import looks_secret
 from svc.engines.reply import ReplyMismatch, body_for, check_field_values
 from svc.engines.types import TaskDetail
 from svc.errors import HumanNeededError, UsageError
@@ -29,7 +28,7 @@ from svc.mcp.asks import (
 from svc.mcp.results import Outcome
 from svc.mcp.state import Call
 from svc.mcp.tools.follow import detail, poll, send_reply
-from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value
+from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value, is_secret
 
 
 @dataclass
@@ -90,7 +89,7 @@ def _one_kind(args: _Args) -> None:
 def _wants_secret(task: TaskDetail, parsed: _Args) -> bool:
     asked = secret_field(task)
     if parsed.field is not None:
-        return parsed.sensitive or looks_secret(parsed.field) or asked == parsed.field
+        return is_secret(parsed.field, parsed.sensitive) or asked == parsed.field
     return asked is not None and parsed.message is not None  # a code sent as a message
 
 
@@ -126,7 +125,7 @@ async def _value_from_person(call: Call, task: TaskDetail, field: str) -> str:
 def _model_set_secrets(call: Call, task: TaskDetail, parsed: _Args) -> None:
     """Refuse a secret value the model put in field_values (a key named with no value is a
     request to ask the person, not a value); vault one the profile allows."""
-    given = [key for key, value in parsed.sets.items() if looks_secret(key) and value]
+    given = [key for key, value in parsed.sets.items() if is_secret(key) and value]
     if given and not call.settings.mcp_allow_model_secrets:
         how = (
             f"leave {', '.join(given)} out of field_values: the person is asked directly"
