@@ -5,14 +5,12 @@ checked); `run` does the rest against the `FaceContext` it is handed, so it can 
 in-process. The paid submission itself is `svc.engines.submit.submit`; this module is the
 command around it: the duplicate check, --dry-run, --probe and what is shown. --from (the
 batch, `svc.commands.submit_batch`) and --wait (`svc.commands.watch_face.follow`) are modules of
-their own, imported only when the run takes them (BATCH, FOLLOW).
+their own.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any
 
 import typer
@@ -21,7 +19,9 @@ from svc import paid_record, rail_table
 from svc.cli.app import current
 from svc.cli.inputs import payment_flags, read_text_source
 from svc.cli.next_words import resume_command
+from svc.commands.submit_batch import run_batch
 from svc.commands.submit_options import SubmitOptions
+from svc.commands.watch_face import follow
 from svc.engines import dry_run, probe
 from svc.engines.submit import (
     DuplicateSubmission,
@@ -41,19 +41,6 @@ from svc.ui.output import Output
 from svc.ui.prompts import confirm_payment
 
 app = typer.Typer(rich_markup_mode=None)
-
-# The branches a submit of one task does not take, by module name, imported when taken as the
-# command table imports a command's module when it runs (svc.cli.app.COMMANDS): the batch
-# (--from: its engine, the file reader, the workers) and the watch face (--wait: the follower,
-# the answer form, hooks, notifications) were a tenth of a single paid submit's imports.
-BATCH = "svc.commands.submit_batch"
-FOLLOW = "svc.commands.watch_face"
-
-
-def _branch(module: str) -> ModuleType:
-    """The module of a branch this run takes (BATCH or FOLLOW)."""
-    return importlib.import_module(module)
-
 
 # The options, declared once here so the command's signature reads as a list of flags.
 _TASK = typer.Argument(
@@ -200,8 +187,7 @@ def _refuse_without_batch(given: dict[str, bool]) -> None:
 def run(opts: SubmitOptions, app: FaceContext) -> int:
     """Submit (or dry-run, or probe) the task, or the batch; returns the exit code."""
     if opts.batch_file is not None:
-        batch: int = _branch(BATCH).run_batch(opts, app, opts.batch_file)
-        return batch
+        return run_batch(opts, app, opts.batch_file)
     body = request_body(opts, app)
     if opts.probe:
         doc = probe.probe(app, body, opts.rail, opts.max_price_usd)
@@ -246,8 +232,7 @@ def _paid(app: FaceContext, opts: SubmitOptions, result: SubmitResult, task_id: 
         app.output.note(f"request {result.request_id} was already accepted: not charged again")
     app.output.note(f"request id {result.request_id} (task {task_id})")
     if opts.wait:
-        followed: int = _branch(FOLLOW).follow(app, [task_id], opts.interval)
-        return followed
+        return follow(app, [task_id], opts.interval)
 
     app.output.show(result.task, views.task)
     next_steps(app.output, result.task)  # `next: svc watch ID`, for a person only
