@@ -5,8 +5,8 @@ another rail) but not how the caller does it: the CLI with a flag, `svc mcp` wit
 argument, a Python program with a method's argument. So an engine raises its error with a
 `Next`: an action, the facts a face needs, and the prose around the step (`lead`, `tail`).
 The error's own hint is the neutral wording (`neutral`), for any face that does not know the
-action; the faces replace it with their own words (cli/next_words, mcp/next_words,
-client/_next).
+action; the faces replace it with their own words (svc/next_words.py: the CLI's, svc mcp's
+and the library's).
 """
 
 from __future__ import annotations

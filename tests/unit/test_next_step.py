@@ -7,11 +7,13 @@ from __future__ import annotations
 import pytest
 from tests.unit.test_engines_name_no_flag import CLI_WORDS
 
-from svc.cli import next_words as cli_words
-from svc.client import _next as client_words
 from svc.errors import PolicyRefused, SvcError
-from svc.mcp import next_words as mcp_words
 from svc.next_step import NEUTRAL, Next, step
+from svc.next_words import CLI_WORDS as CLI_TABLE
+from svc.next_words import LIBRARY_WORDS, MCP_WORDS
+from svc.next_words import cli as cli_words
+from svc.next_words import library as client_words
+from svc.next_words import mcp as mcp_words
 
 FACTS = {
     "request_id": "req_1",
@@ -22,7 +24,7 @@ FACTS = {
     "runner": "ci-7",
     "key": "mcp_allow_model_secrets",
 }
-FACES = {"cli": cli_words.WORDS, "mcp": mcp_words.WORDS, "client": client_words.WORDS}
+FACES = {"cli": CLI_TABLE, "mcp": MCP_WORDS, "client": LIBRARY_WORDS}
 
 
 def resume() -> Next:
@@ -89,7 +91,7 @@ def test_no_face_but_the_cli_names_a_flag_or_a_command(face: str, action: str) -
 
 @pytest.mark.parametrize("action", sorted(NEUTRAL))
 def test_the_cli_and_the_library_word_every_action(action: str) -> None:
-    assert action in cli_words.WORDS and action in client_words.WORDS
+    assert action in CLI_TABLE and action in LIBRARY_WORDS
 
 
 def test_a_rewritten_hint_is_kept_and_presenting_twice_changes_nothing() -> None:
@@ -108,3 +110,20 @@ def test_a_rewritten_hint_is_kept_and_presenting_twice_changes_nothing() -> None
 def test_an_unknown_action_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown next step"):
         step("fly_away")
+
+
+def test_the_vocabulary_lives_in_one_module() -> None:
+    """Every face's words for a next step are svc/next_words.py's: no other module holds a
+    table of them or presents an error's step itself."""
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[2] / "src" / "svc"
+    holders = [
+        str(path.relative_to(src))
+        for path in src.rglob("*.py")
+        if path.name not in ("next_words.py", "next_step.py")
+        and (
+            "Mapping[str, Renderer]" in path.read_text() or "next_step.present(" in path.read_text()
+        )
+    ]
+    assert holders == []

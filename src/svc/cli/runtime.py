@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from svc import paid_record, redact
 from svc.cli.globals import json_flag_given, shaping_flag_given
 from svc.errors import ExitCode, SvcError
+from svc.next_words import cli as cli_words
 from svc.ui import terminal
 from svc.ui.face import FaceContext
 from svc.ui.output import Output
@@ -20,7 +21,7 @@ from svc.ui.sanitize import clean
 from svc.ui.terminal import StdoutGone, error_line, silence_stdout, stdout_is_tty
 
 if TYPE_CHECKING:
-    from svc.next_step import Next
+    pass
 
 
 def build_context(
@@ -56,15 +57,7 @@ def build_context(
         repairing=repairing,
     )
     output = _output(flags, settings.json_output)
-    return FaceContext(settings, output, config, next_words=_words)
-
-
-def _words(nxt: Next) -> str:
-    """A next step in the CLI's words (`svc.cli.next_words`, imported when one is said: with
-    `shlex` it is a poll's largest presentation import, and a poll that works says none)."""
-    from svc.cli import next_words
-
-    return next_words.words(nxt)
+    return FaceContext(settings, output, config, next_words=cli_words.words)
 
 
 def _output(flags: dict[str, Any], json_output: bool) -> Any:
@@ -102,9 +95,7 @@ def report(error: SvcError, json_mode: bool) -> int:
 
     After a charge, a code that reads as "nothing was charged" is never the answer (the
     process's paid record decides): the line says so and names what was paid."""
-    from svc.cli import next_words  # a failure's words: not loaded by a command that works
-
-    next_words.present(error)  # before settle, which adds what was paid to the hint
+    cli_words.present(error)  # before settle, which adds what was paid to the hint
     record = paid_record.current()
     record.settle(error)  # after a charge, never a code that reads as "nothing charged"
     message, hint = redact.scrub(error.message), redact.scrub(error.hint)  # a server may echo

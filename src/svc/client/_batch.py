@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from svc import paid_record
-from svc.client import _next
 from svc.client._calls import one_call, settled
 from svc.client._context import amount_argument, check_rail
 from svc.client._contexts import Contexts
@@ -30,6 +29,7 @@ from svc.client.types import BatchResult, Submission, Task
 from svc.engines.batch import LineResult, Options, Summary, line_ranges, run_batch
 from svc.engines.batch_file import BatchSource
 from svc.errors import SvcError, UsageError
+from svc.next_words import library as _next
 from svc.words import plural
 
 Lines = Iterable[Mapping[str, Any]] | str | os.PathLike[str]

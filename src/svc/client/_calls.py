@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from svc import paid_record, redact
-from svc.client import _next
 from svc.errors import SvcError
+from svc.next_words import library as _next
 
 
 @contextmanager

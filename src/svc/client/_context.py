@@ -16,11 +16,11 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from svc import rail_table, redact
-from svc.client import _next
 from svc.client.types import PaymentOffer
 from svc.context import AppContext, FacePrompts
 from svc.errors import UsageError
 from svc.money import atomic_to_usd
+from svc.next_words import library as _next
 from svc.origin import origin_of
 from svc.pay.policy import offer_in_question
 from svc.report import LogReporter, Reporter

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from svc.api.models import QuoteRequest
-from svc.client import _next
 from svc.client._calls import one_call
 from svc.client._context import LibraryContext
 from svc.client.types import Budgets, DoctorReport, Guide, Quote, Spend, Submission, Task, TaskRow
@@ -18,6 +17,7 @@ from svc.engines.submit import pay_card as pay_card_engine
 from svc.engines.task_list import TaskQuery, collect
 from svc.engines.validate import build
 from svc.errors import AdvisorUnavailableError
+from svc.next_words import library as _next
 
 
 def quote(app: LibraryContext, goal: str, fields: dict[str, Any]) -> Quote:

@@ -7,10 +7,10 @@ from typing import Any
 
 import typer
 
-from svc.cli import next_words
 from svc.cli.app import current
 from svc.commands.doctor_checks import cli_checks
 from svc.engines.doctor import first_failure, run_checks
+from svc.next_words import cli as next_words
 from svc.ui.doctor import show_findings
 from svc.ui.face import FaceContext
 from svc.ui.notify import desktop_notifier

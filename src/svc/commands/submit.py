@@ -18,7 +18,6 @@ import typer
 from svc import paid_record, rail_table
 from svc.cli.app import current
 from svc.cli.inputs import payment_flags, read_text_source
-from svc.cli.next_words import resume_command
 from svc.commands.submit_batch import run_batch
 from svc.commands.submit_options import SubmitOptions
 from svc.commands.watch_face import follow
@@ -32,6 +31,7 @@ from svc.engines.submit import (
 from svc.engines.submit import submit as submit_paid
 from svc.engines.validate import task_body
 from svc.errors import ExitCode, Interrupted, SvcError, UsageError
+from svc.next_words import resume_command
 from svc.promises import refuse_sending
 from svc.settings import positive_seconds
 from svc.ui import views

@@ -12,7 +12,6 @@ import shlex
 from collections.abc import Callable
 
 from svc import rail_table
-from svc.cli import next_words
 from svc.cli.heap import freeze_start_up
 from svc.cli.inputs import open_binary_source
 from svc.commands.submit_options import SubmitOptions
@@ -22,6 +21,7 @@ from svc.engines.batch import Summary as BatchSummary
 from svc.engines.batch import run_batch as run_lines
 from svc.errors import ExitCode, UsageError
 from svc.money import for_people
+from svc.next_words import cli as next_words
 from svc.ui.batch import BatchLines
 from svc.ui.face import FaceContext
 from svc.ui.prompts import confirm_payment

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import mcp_types as types
 
 from svc.errors import SvcError
-from svc.mcp import next_words
+from svc.next_words import mcp as next_words
 from svc.pay.budget import PayingSession
 from svc.redact import Vault
 from svc.ui.sanitize import clean

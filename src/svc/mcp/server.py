@@ -23,7 +23,7 @@ from mcp_types import INVALID_PARAMS
 
 from svc import __version__, paid_record
 from svc.errors import SvcError, UsageError
-from svc.mcp import next_words, resources
+from svc.mcp import resources
 from svc.mcp.log import ClientLog
 from svc.mcp.results import Outcome, bounded, failure, success, with_notes
 from svc.mcp.rounds import InputNeeded, Rounds, input_required
@@ -33,6 +33,7 @@ from svc.mcp.stdin import StdinLines, claimed_stdin
 from svc.mcp.tools import follow, info, reply, submit
 from svc.mcp.versions import VersionGate
 from svc.mcp.wire import AnsweringReader
+from svc.next_words import mcp as next_words
 from svc.pay.budget import PayingSession, done_paying, paying_in
 from svc.redact import Vault
 from svc.ui import terminal

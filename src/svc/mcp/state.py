@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 import anyio.to_thread
 
-from svc.mcp.next_words import words
 from svc.mcp.pace import beat_seconds
+from svc.next_words import mcp as _mcp_words
 from svc.redact import Vault
 from svc.ui.face import FaceContext
 
@@ -46,7 +46,7 @@ class ContextPool:
         """This thread's context (settings and config are shared, connections are not)."""
         app: FaceContext | None = getattr(self._local, "app", None)
         if app is None:
-            app = FaceContext(self.settings, self.output, self.config, next_words=words)
+            app = FaceContext(self.settings, self.output, self.config, next_words=_mcp_words.words)
             self._local.app = app
             with self._lock:
                 self._all.append(app)
