@@ -218,7 +218,7 @@ def test_the_judge_catches_what_the_server_sends() -> None:
     """The judge itself: the raw payload fails it; the cleaned one passes."""
     from tests.hostile_text import HEADER_HOSTILE, HOSTILE
 
-    from svc.ui.sanitize import clean
+    from svc.sanitize import clean
 
     for raw in (HOSTILE, HEADER_HOSTILE):
         with pytest.raises(AssertionError):

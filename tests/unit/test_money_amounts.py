@@ -45,7 +45,7 @@ from svc.pay.x402 import PaymentRequirements, X402Error
 from svc.settings import usd_amount
 from svc.ui import views
 from svc.ui.output import Output
-from svc.ui.words import billing, usd
+from svc.words import billing, usd
 
 USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 

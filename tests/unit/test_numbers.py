@@ -20,7 +20,7 @@ from svc.api.retry import RetryPolicy, retry_after_seconds
 from svc.engines.asks import seconds_left
 from svc.money import AmountError, usd_to_atomic
 from svc.pay.x402 import X402Error, parse_challenge
-from svc.ui.words import usd
+from svc.words import usd
 
 # Text a hostile server might send where a number belongs, beside arbitrary text.
 NUMBERISH = st.sampled_from(

@@ -13,7 +13,7 @@ import unicodedata
 
 import pytest
 
-from svc.ui.sanitize import clean
+from svc.sanitize import clean
 
 MARK = "\N{REPLACEMENT CHARACTER}"
 

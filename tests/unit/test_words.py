@@ -69,7 +69,7 @@ def test_the_billing_line_in_words() -> None:
 
 def test_catalog_prices_and_server_times_read_as_people_read_them() -> None:
     """Issue 30.10: `1.500000` became `1.50 USD`; a claim link's time kept its case."""
-    from svc.ui.words import price, source, when
+    from svc.words import price, source, when
 
     assert price("1.500000") == "1.50 USD" and price("0") == "free" and price(None) == ""
     stamp = "2026-11-26T05:20:44.768Z"

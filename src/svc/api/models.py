@@ -36,7 +36,7 @@ class Question(_Response):
 
 class InfoRequest(_Response):
     # Kept as the server sent it (a float | str union turned `true` into 1.0): the one
-    # amount parser reads it where it is shown (svc.ui.words.usd).
+    # amount parser reads it where it is shown (svc.words.usd).
     amount_usd: object = None
     merchant_name: str | None = None
     payment_status: str | None = None

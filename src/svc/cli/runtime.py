@@ -14,10 +14,10 @@ from svc import paid_record, redact
 from svc.cli.globals import json_flag_given, shaping_flag_given
 from svc.errors import ExitCode, SvcError
 from svc.next_words import cli as cli_words
+from svc.sanitize import clean
 from svc.ui import terminal
 from svc.ui.face import FaceContext
 from svc.ui.output import Output
-from svc.ui.sanitize import clean
 from svc.ui.terminal import StdoutGone, error_line, silence_stdout, stdout_is_tty
 
 if TYPE_CHECKING:

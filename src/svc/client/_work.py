@@ -23,12 +23,12 @@ from svc.client._context import (
     resolve_settings,
 )
 from svc.client._contexts import Contexts
-from svc.client._reply import reply_body, tell_secrets
 from svc.client.types import DryRun, Submission, Task
 from svc.engines import dry_run as dry_run_engine
 from svc.engines import submit as submit_engine
 from svc.engines.auth import free_call_auth
 from svc.engines.changes import TaskChange
+from svc.engines.reply import body_for, tell_secrets
 from svc.engines.task_state import remember
 from svc.engines.types import TaskDetail
 from svc.engines.validate import task_body
@@ -110,7 +110,7 @@ def reply(app: LibraryContext, task_id: str, answer: Answer) -> Task:
     with one_call():
         raw = _poll(app, task_id)
         Task.from_service(raw)  # a shape the spec does not allow: ProtocolError
-        body = reply_body(TaskDetail.model_validate(raw), answer)
+        body = body_for(TaskDetail.model_validate(raw), answer)
         answered = app.tasks.reply(task_id, body, auth=free_call_auth(app))
         remember(app, answered)
         return Task.from_service(answered.raw)

@@ -12,7 +12,7 @@ from svc.engines.discovery import manifest as fetch_manifest
 from svc.errors import ProtocolError
 from svc.ui.face import FaceContext
 from svc.ui.tables import Column
-from svc.ui.words import price
+from svc.words import price
 
 if TYPE_CHECKING:
     from svc.ui.output import Output

@@ -11,7 +11,7 @@ from svc.engines.spend import Window, spend_document, spend_window
 from svc.errors import LedgerDiskError, LedgerUnavailableError, UsageError, ledger_read_hint
 from svc.ui import views
 from svc.ui.face import FaceContext
-from svc.ui.words import counted
+from svc.words import counted
 
 app = typer.Typer(rich_markup_mode=None)
 

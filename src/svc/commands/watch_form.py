@@ -12,9 +12,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from svc import words
 from svc.replies import Approve, Decline, is_secret
-from svc.ui import form, prompts, words
-from svc.ui.sanitize import clean
+from svc.sanitize import clean
+from svc.ui import form, prompts
 
 LEAVE = "leave"  # the person leaves a payment to the approval app: nothing to send
 

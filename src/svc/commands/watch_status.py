@@ -7,7 +7,7 @@ import time
 from typing import TYPE_CHECKING
 
 from svc.engines.asks import left_text
-from svc.ui.words import plural
+from svc.words import plural
 
 if TYPE_CHECKING:
     from svc.ui.output import Output, Progress

@@ -167,7 +167,7 @@ def task_ids(prefix: str) -> list[tuple[str, str]]:
         return []
     import sqlite3
 
-    from svc.ui.sanitize import clean
+    from svc.sanitize import clean
 
     db = sqlite3.connect(f"{_file_uri(path)}?mode=ro", uri=True, timeout=1)
     try:

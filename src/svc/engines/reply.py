@@ -89,6 +89,17 @@ class ReplyMismatch(UsageError):
         return self
 
 
+def tell_secrets(answer: Answer) -> None:
+    """Tell svc.redact every secret an answer carries, before it is checked, sent, or could be
+    quoted by an error, a log line or the service's answer (a caller that fetches the task
+    first, as the library does, tells them before that fetch)."""
+    if isinstance(answer, Secret):
+        redact.told(answer.value)
+    elif isinstance(answer, Fields) and answer.sensitive:
+        for value in answer.values.values():
+            redact.told(value)
+
+
 def body_for(task: TaskDetail, answer: Answer) -> dict[str, Any]:
     """The body of `POST /tasks/{id}/reply` for `answer`, checked against the task's ask.
 

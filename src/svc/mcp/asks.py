@@ -13,8 +13,8 @@ from typing import Any
 
 from svc.engines.types import TaskDetail
 from svc.replies import is_secret, plain_ask_is_secret
-from svc.ui.sanitize import clean
-from svc.ui.words import usd
+from svc.sanitize import clean
+from svc.words import usd
 
 
 def secret_field(task: TaskDetail) -> str | None:

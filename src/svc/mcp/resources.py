@@ -18,7 +18,7 @@ from svc.errors import SvcError
 from svc.mcp.results import bounded, error_doc, resource_text
 from svc.mcp.state import Call
 from svc.mcp.tools.follow import poll
-from svc.ui.sanitize import clean
+from svc.sanitize import clean
 
 PREFIX = "svc://tasks/"
 TEMPLATE = types.ResourceTemplate(

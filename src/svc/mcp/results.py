@@ -18,7 +18,7 @@ from svc.errors import SvcError
 from svc.next_words import mcp as next_words
 from svc.pay.budget import PayingSession
 from svc.redact import Vault
-from svc.ui.sanitize import clean
+from svc.sanitize import clean
 
 R = TypeVar("R")
 TEXT_LIMIT = 4000  # the short text; the full object is in the structured content

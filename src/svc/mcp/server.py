@@ -36,9 +36,9 @@ from svc.mcp.wire import AnsweringReader
 from svc.next_words import mcp as next_words
 from svc.pay.budget import PayingSession, done_paying, paying_in
 from svc.redact import Vault
+from svc.sanitize import clean
 from svc.ui import terminal
 from svc.ui.output import Output
-from svc.ui.sanitize import clean
 from svc.ui.terminal import error_line
 
 if TYPE_CHECKING:

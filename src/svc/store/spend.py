@@ -4,7 +4,7 @@ refunds.
 It sits beside the ledger it reads: `svc spend` and the MCP `spend` tool draw the
 same document. The sums come from the engine (`LedgerStore.spend_sums`) and the rows only of
 the window, so the report costs what it shows, not the ledger's age. Amounts are
-USD strings with 6 decimals (exact); people-facing formatting is `svc.ui.words`'s job.
+USD strings with 6 decimals (exact); people-facing formatting is `svc.words`'s job.
 """
 
 from __future__ import annotations

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from svc.sanitize import clean
 from svc.ui.fit import fit
-from svc.ui.sanitize import clean
-from svc.ui.words import plural
+from svc.words import plural
 
 if TYPE_CHECKING:
     from svc.ui.output import Output

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from svc.sanitize import clean
 from svc.ui import prompts
-from svc.ui.sanitize import clean
 
 HIDDEN: Final = "(hidden)"
 SEND: Final = "send"

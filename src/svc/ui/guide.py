@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from svc.ui.sanitize import clean
+from svc.sanitize import clean
 
 if TYPE_CHECKING:
     from svc.ui.output import Output

@@ -22,8 +22,8 @@ import sys
 from collections.abc import Callable
 
 from svc import redact
+from svc.sanitize import clean
 from svc.ui import terminal
-from svc.ui.sanitize import clean
 
 TITLE = "svc"
 DESKTOP_TIMEOUT = 5.0  # seconds a notifier may take; it runs detached, this only reaps it

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from svc.ui.sanitize import clean
-from svc.ui.words import price as price_words
+from svc.sanitize import clean
+from svc.words import price as price_words
 
 if TYPE_CHECKING:
     from rich.console import RenderableType

@@ -4,7 +4,7 @@ Machine output (exactly one JSON document, or NDJSON for streams) goes to stdout
 progress and prompts go to stderr. Colour is decided here, once: never when NO_COLOR is set or
 the stream is not a terminal.
 
-Every method that prints human text cleans it (`svc.ui.sanitize.clean`) on the way out: a
+Every method that prints human text cleans it (`svc.sanitize.clean`) on the way out: a
 message, a table cell, a trace line. A caller may interpolate server text into a message
 without thinking about it; there is no method that prints text as it is to a terminal.
 
@@ -25,9 +25,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 from svc import redact
+from svc.sanitize import FORMAT_CHARACTERS, clean
 from svc.ui import terminal
 from svc.ui.fit import columns, fit
-from svc.ui.sanitize import FORMAT_CHARACTERS, clean
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType

@@ -18,9 +18,9 @@ import threading
 from typing import TYPE_CHECKING
 
 from svc.errors import HumanNeededError
+from svc.sanitize import clean
 from svc.ui import terminal
 from svc.ui.fit import columns, fit
-from svc.ui.sanitize import clean
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from svc import numbers
-from svc.ui.sanitize import clean
-from svc.ui.words import ago, usd
+from svc.sanitize import clean
+from svc.words import ago, usd
 
 if TYPE_CHECKING:
     from rich.console import RenderableType

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from svc import words
 from svc.api.models import InfoRequest, Question, TaskDetail
 from svc.errors import UsageError
 from svc.replies import (
@@ -31,8 +32,8 @@ from svc.replies import (
     Value,
     plain_ask_is_secret,
 )
-from svc.ui import form, prompts, words
-from svc.ui.sanitize import clean
+from svc.sanitize import clean
+from svc.ui import form, prompts
 
 
 @dataclass(frozen=True)

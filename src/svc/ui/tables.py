@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from svc.ui.sanitize import clean
-from svc.ui.words import yes_no
+from svc.sanitize import clean
+from svc.words import yes_no
 
 if TYPE_CHECKING:
     from rich.table import Table

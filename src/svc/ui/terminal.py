@@ -119,8 +119,8 @@ def write_out(text: str) -> None:
 def error_line(message: str, limit: int = 1000) -> None:
     """One inert line on stderr: for code that runs without an `Output` (crash handler, tools);
     on a terminal it is wrapped between words, never inside an id or a command."""
+    from svc.sanitize import clean
     from svc.ui.fit import columns, fit
-    from svc.ui.sanitize import clean
 
     write(sys.stderr, fit(clean(message, limit, single_line=True), columns(sys.stderr)) + "\n")
 
@@ -376,7 +376,7 @@ class Spinner:
             frame += 1
 
     def _draw(self, frame: str) -> None:
-        from svc.ui.sanitize import clean
+        from svc.sanitize import clean
 
         width = _columns(self.stream) - 1  # never reach the last column: no wrap to undo
         text = clean(f"{frame} {self.message}", max(width, 10), single_line=True)[:width]

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 from svc.numbers import instant
 from svc.origin import TrustedURL
 from svc.rail_table import CARD, MPP, X402
+from svc.sanitize import clean
 from svc.ui import views_spend
 from svc.ui.guide import show_markdown, status_words
 from svc.ui.render import STATE_STYLES, event_line, server_now
 from svc.ui.render import task_panel as panel
-from svc.ui.sanitize import clean
 from svc.ui.tables import ID_COLUMN, REQUEST_COLUMN, Column, Styled
-from svc.ui.words import ago, plural, usd, usd_atomic
+from svc.words import ago, plural, usd, usd_atomic
 
 if TYPE_CHECKING:
     from svc.ui.output import Output

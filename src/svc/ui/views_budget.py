@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc.money import parse_usd, usd_to_atomic
 from svc.numbers import instant
-from svc.ui.words import usd
-from svc.words import not_charged
+from svc.words import not_charged, usd
 
 if TYPE_CHECKING:
     from svc.ui.output import Output

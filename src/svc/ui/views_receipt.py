@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from svc.ui.words import usd
+from svc.words import usd
 
 if TYPE_CHECKING:
     from svc.ui.output import Output

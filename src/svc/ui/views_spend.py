@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 from svc.money import parse_usd, usd_to_atomic
 from svc.ui import views_budget
 from svc.ui.tables import ID_COLUMN, REQUEST_COLUMN, Column
-from svc.ui.words import plural, usd, usd_atomic
-from svc.words import not_charged
+from svc.words import not_charged, plural, usd, usd_atomic
 
 if TYPE_CHECKING:
     from svc.ui.output import Output

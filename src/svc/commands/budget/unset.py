@@ -10,7 +10,7 @@ from svc.cli.app import current
 from svc.commands.budget.scope import target
 from svc.engines.budget import unset_budget
 from svc.ui.face import FaceContext
-from svc.ui.words import plural
+from svc.words import plural
 
 app = typer.Typer(rich_markup_mode=None)
 

@@ -16,7 +16,7 @@ from svc.engines.discovery import services as fetch_services
 from svc.ui.face import FaceContext
 from svc.ui.output import Output
 from svc.ui.tables import Column
-from svc.ui.words import price
+from svc.words import price
 
 MEMBERS = {
     "show": (

@@ -18,7 +18,7 @@ from svc.errors import LedgerDiskError, LedgerUnavailableError, UsageError, ledg
 from svc.suggest import did_you_mean
 from svc.ui import views
 from svc.ui.face import FaceContext
-from svc.ui.words import plural
+from svc.words import plural
 
 MEMBERS = {
     "forget": (

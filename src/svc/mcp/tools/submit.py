@@ -25,9 +25,9 @@ from svc.mcp.state import Call
 from svc.money import atomic_for_people, for_people, usd_to_atomic
 from svc.pay.policy import PolicyRefusal
 from svc.promises import refuse_sending
+from svc.sanitize import clean
 from svc.settings import Settings, usd_amount
-from svc.ui.sanitize import clean
-from svc.ui.words import usd
+from svc.words import usd
 
 
 async def submit_task(call: Call, args: dict[str, Any]) -> Outcome:
