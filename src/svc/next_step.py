@@ -14,10 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from svc.errors import SvcError
+from typing import Protocol
 
 # The neutral words of each action: what a reader of any face understands, naming no flag,
 # argument or command. Facts fill the braces.
@@ -121,7 +118,15 @@ def worded(nxt: Next, renderers: Mapping[str, Renderer]) -> str:
     return nxt.words(renderer(nxt)) if renderer else nxt.neutral
 
 
-def present(error: SvcError, renderers: Mapping[str, Renderer]) -> None:
+class Stepped(Protocol):
+    """What `present` reads and writes of an error (svc.errors.SvcError is one): its step and
+    its hint. A protocol, so the errors module imports this one and not the other way."""
+
+    next: Next | None
+    hint: str | None
+
+
+def present(error: Stepped, renderers: Mapping[str, Renderer]) -> None:
     """A face's words for the error's next step, in place of the neutral hint (an action the
     face has no words for keeps the neutral one). Only a hint still neutral is replaced: one
     that was presented already, or rewritten (what was paid added to it), stays as it is."""
