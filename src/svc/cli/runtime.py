@@ -6,9 +6,10 @@ their precedence, and every failure as one line, a JSON object and an exit code.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from svc import paid_record, redact
 from svc.cli.globals import json_flag_given, shaping_flag_given
@@ -19,9 +20,6 @@ from svc.ui import terminal
 from svc.ui.face import FaceContext
 from svc.ui.output import Output
 from svc.ui.terminal import StdoutGone, error_line, silence_stdout, stdout_is_tty
-
-if TYPE_CHECKING:
-    pass
 
 
 def build_context(
@@ -165,7 +163,7 @@ def _guarded(body: Callable[[], int], args: list[str]) -> int:
 
 
 # A write the disk or the stream refused: no space, over quota, too large, a device error.
-_FULL = frozenset({28, 122, 27, 5})  # ENOSPC, EDQUOT, EFBIG, EIO
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 
 
 def _internal(error: Exception) -> int:

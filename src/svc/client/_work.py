@@ -68,8 +68,7 @@ def submit(
         rail = check_rail(pay or app.settings.pay)
         body = task_body(task, _email(email, app.settings))
         if dry_run:
-            checked = cap if cap is not None else app.settings.max_price_usd
-            return DryRun.from_document(dry_run_engine.dry_run(app, body, rail, checked))
+            return DryRun.from_document(dry_run_engine.dry_run(app, body, rail, cap))
         if request_id is None and not allow_duplicate:
             submit_engine.refuse_duplicate(app, body)
         result = submit_engine.submit(

@@ -193,9 +193,7 @@ def run(opts: SubmitOptions, app: FaceContext) -> int:
         doc = probe.probe(app, body, opts.rail, opts.max_price_usd)
         return _shown(app, doc, views.probe, probe.refusal)
     if opts.dry_run:
-        cap = opts.max_price_usd
-        cap = cap if cap is not None else app.settings.max_price_usd
-        doc = dry_run.dry_run(app, body, opts.rail, cap)
+        doc = dry_run.dry_run(app, body, opts.rail, opts.max_price_usd)
         return _shown(app, doc, views.dry_run, dry_run.refusal)
     result = _pay(opts, app, body)
     task_id = str(result.task["id"])

@@ -25,7 +25,7 @@ from svc.store.ledger.budgets import (
     window_end,
     window_start,
 )
-from svc.store.spend import not_charged
+from svc.store.spend import signed_not_charged
 
 WINDOW_HINT = "day, week (Monday to Sunday), month, or rolling:24h / rolling:7d (1-9999 h or d)"
 
@@ -113,7 +113,7 @@ def report(app: AppContext) -> dict[str, Any]:
         "max_paid_per_hour": app.settings.max_paid_per_hour,
         "warn_percent": app.settings.budget_warn_percent,
         "session_budget_usd": _usd_or_none(app.settings.session_budget_usd),
-        **not_charged(today, now),
+        **signed_not_charged(today, now),
     }
 
 

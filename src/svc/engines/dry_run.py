@@ -32,8 +32,12 @@ def listed_price(app: AppContext) -> tuple[str, str]:
     return f"{price:.6f}", "manifest"
 
 
-def dry_run(app: AppContext, body: dict[str, Any], method: str, cap: Decimal) -> dict[str, Any]:
-    """What would be sent and paid, and whether the policy allows it (`refusal` says why not)."""
+def dry_run(
+    app: AppContext, body: dict[str, Any], method: str, cap: Decimal | None
+) -> dict[str, Any]:
+    """What would be sent and paid, and whether the policy allows it (`refusal` says why not);
+    `cap` None: the profile's max_price_usd."""
+    cap = app.settings.max_price_usd if cap is None else cap
     listed, source = listed_price(app)
     within = parse_usd(listed, "the listed price") <= cap
     doc = {

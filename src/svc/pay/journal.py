@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING, Any
 from svc import paid_record, rail_table
 from svc.errors import OtherRunnerHoldsProofError, OutcomeUnknownError, SvcError, UsageError
 from svc.money import atomic_for_people as usd
-from svc.money import parse_usd
+from svc.money import atomic_to_usd
 from svc.next_step import step
+from svc.numbers import iso
 from svc.origin import TrustedURL, host_of, origin_of
 from svc.pay.budget import note_in_session, warning_words
 from svc.pay.budget import refusal as budget_refusal
@@ -41,8 +42,8 @@ from svc.store.ledger import CardState, LedgerStore, PayState, Submission, cap_d
 from svc.store.ledger.budgets import LimitReached, Limits
 from svc.store.ledger.fleet_settings import FLEET, AppliedCap, CapReached, CapRule
 from svc.store.ledger.rows import Written
-from svc.store.spend import not_charged
-from svc.words import not_charged as not_charged_words
+from svc.store.spend import unpaid_exposure
+from svc.words import not_charged
 
 if TYPE_CHECKING:
     from svc.api.answers import SubmitAnswer, Task
@@ -296,14 +297,14 @@ class RequestJournal:
             raise _cap_refusal(amount_atomic, self.cap.applied(None), exposed, self._pending())
         self._tell_warnings()
 
-    def _pending(self) -> dict[str, Any] | None:
-        """Today's exposure signed but not charged, for the refusal's words (None: the ledger
-        could not say, and the refusal stands without them)."""
+    def _pending(self) -> tuple[int, float | None]:
+        """Today's exposure signed but not charged and its last expiry, for the refusal's
+        words (nothing when the ledger cannot say: the refusal stands without them)."""
         try:
             today = self.ledger.authorizations(since=cap_day_start())
         except SvcError:
-            return None
-        return not_charged(today, time.time())
+            return 0, None
+        return unpaid_exposure(today, time.time())
 
     def _tell_warnings(self) -> None:
         if self.limits is None:
@@ -417,16 +418,17 @@ class RequestJournal:
 
 
 def _cap_refusal(
-    amount_atomic: int, cap: AppliedCap, exposed: int, pending: dict[str, Any] | None = None
+    amount_atomic: int, cap: AppliedCap, exposed: int, pending: tuple[int, float | None]
 ) -> Exception:
     """The refusal names the value the hold was checked against, and whose it is: on a fleet
     the operator may have changed it since this runner started; and what of the exposure
-    was signed but not charged, until when it counts (`pending`: spend's not_charged)."""
+    was signed but not charged, until when it counts (`pending`: µUSD and the last expiry)."""
     cap_atomic = cap.atomic or 0  # refused: there was a cap
     whose = "the fleet ledger's" if cap.source == FLEET else f"this runner's, {cap.source}"
-    amount = (pending or {}).get("signed_not_charged_usd")
-    until = (pending or {}).get("signed_not_charged_until")
-    unpaid = f"; {not_charged_words(amount, until)}" if amount and parse_usd(amount, "a") else ""
+    atomic, until = pending
+    unpaid = ""
+    if atomic:
+        unpaid = f"; {not_charged(atomic_to_usd(atomic), None if until is None else iso(until))}"
     return PolicyRefusal(
         f"refusing to pay: {usd(amount_atomic)} would exceed the daily cap of "
         f"{usd(cap_atomic)} ({whose}; {usd(exposed)} spent or "

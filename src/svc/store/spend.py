@@ -144,20 +144,26 @@ def cap_section(today: list[Authorization], cap_atomic: int | None) -> dict[str,
         "exposed_today_usd": _usd(exposed),
         "left_today_usd": None if cap_atomic is None else _usd(max(0, cap_atomic - exposed)),
         "by_runner": {name: _usd(amount) for name, amount in sorted(held.items())},
-        **not_charged(today, now),
+        **signed_not_charged(today, now),
     }
 
 
-def not_charged(auths: Iterable[Authorization], now: float) -> dict[str, Any]:
+def unpaid_exposure(auths: Iterable[Authorization], now: float) -> tuple[int, float | None]:
     """What of the exposure was signed but is not known charged (refused by the server, or
-    its answer not in yet): it counts against the cap until it expires, since whoever holds
-    a signed authorization could still settle it. `_until` is the last expiry (None: one
-    of them has none, and counts until it is known spent or void)."""
+    its answer not in yet), in µUSD, and the last expiry: it counts against the cap until
+    then, since whoever holds a signed authorization could still settle it (None: one of
+    them has no expiry, and counts until it is known spent or void)."""
     pending = [a for a in auths if a.status != "spent" and a.exposed(now)]
     ends = [a.valid_before for a in pending]
     last = None if not pending or None in ends else max(e for e in ends if e is not None)
+    return sum(a.amount_atomic for a in pending), last
+
+
+def signed_not_charged(auths: Iterable[Authorization], now: float) -> dict[str, Any]:
+    """`unpaid_exposure` as the JSON of `svc spend`'s cap and `svc budget` say it."""
+    amount, last = unpaid_exposure(auths, now)
     return {
-        "signed_not_charged_usd": _usd(sum(a.amount_atomic for a in pending)),
+        "signed_not_charged_usd": _usd(amount),
         "signed_not_charged_until": None if last is None else iso(last),
     }
 

@@ -17,6 +17,7 @@ event or an error. Documents are scrubbed before they are shaped or drawn, so
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -322,7 +323,7 @@ class Output:
 def _broken_pipe() -> None:
     """rich's own answer to a closed stdout is SystemExit(1); svc's exit path decides
     instead (after a payment, the paid outcome)."""
-    raise BrokenPipeError(32, "the reader of stdout went away")
+    raise BrokenPipeError(errno.EPIPE, "the reader of stdout went away")
 
 
 class Cut:

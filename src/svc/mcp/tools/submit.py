@@ -61,7 +61,7 @@ def _submit(app: AppContext, human: Human, args: dict[str, Any]) -> Outcome:
 
 def _dry_run(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None) -> Outcome:
     """What would be paid, with nothing sent to the task endpoint and nothing signed."""
-    doc = dry_run(app, body, rail, cap if cap is not None else app.settings.max_price_usd)
+    doc = dry_run(app, body, rail, cap)
     verdict = "within" if doc["within_policy"] else "above"
     text = (
         f"Dry run: nothing was sent or paid. The task would cost {usd(doc['price_usd'])} by "
