@@ -42,10 +42,17 @@ def _listed_tools(cli: Cli) -> list[dict[str, Any]]:
         stderr=subprocess.PIPE,
         text=True,
     )
-    messages = [initialize("golden"), INITIALIZED, tools_list(2)]
-    out, _ = proc.communicate("".join(json.dumps(m) + "\n" for m in messages), timeout=60)
-    answers = [json.loads(line) for line in out.splitlines() if line.strip()]
-    listed = next(a for a in answers if a.get("id") == 2)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:  # stdin stays open until the answer is read: at its end the server stops serving
+        for message in (initialize("golden"), INITIALIZED, tools_list(2)):
+            proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.flush()
+        listed: dict[str, Any] = {}
+        while listed.get("id") != 2:
+            listed = json.loads(proc.stdout.readline())
+    finally:
+        proc.kill()
+        proc.communicate()
     return list(listed["result"]["tools"])
 
 
