@@ -31,21 +31,14 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports o
     from svc.client.types import (
         Ask,
         BatchResult,
-        Budgets,
-        DoctorReport,
         DryRun,
-        Guide,
-        IdentityStatus,
         PaymentApproval,
         PaymentOffer,
         PlainAsk,
         QuestionsAsk,
-        Quote,
         SecretAsk,
-        Spend,
         Submission,
         Task,
-        TaskRow,
     )
     from svc.engines.changes import TaskChange
     from svc.errors import (
@@ -63,6 +56,16 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ imports o
         Unavailable,
         UsageError,
     )
+    from svc.operations.results import (
+        Budgets,
+        DoctorReport,
+        Guide,
+        IdentityStatus,
+        Quote,
+        Receipt,
+        Spend,
+        TaskRow,
+    )
     from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value
 
 # name -> the module that defines it (imported by name, so importing svc imports none of them)
@@ -73,23 +76,29 @@ _PUBLIC = {
         (
             "Ask",
             "BatchResult",
-            "Budgets",
-            "DoctorReport",
             "DryRun",
-            "Guide",
-            "IdentityStatus",
             "PaymentApproval",
             "PaymentOffer",
             "PlainAsk",
             "QuestionsAsk",
-            "Quote",
             "SecretAsk",
-            "Spend",
             "Submission",
             "Task",
-            "TaskRow",
         ),
         "svc.client.types",
+    ),
+    **dict.fromkeys(
+        (
+            "Budgets",
+            "DoctorReport",
+            "Guide",
+            "IdentityStatus",
+            "Quote",
+            "Receipt",
+            "Spend",
+            "TaskRow",
+        ),
+        "svc.operations.results",
     ),
     "TaskChange": "svc.engines.changes",
     **dict.fromkeys(
@@ -144,6 +153,7 @@ __all__ = [  # exactly the names of _PUBLIC (tests/unit/test_library_surface.py)
     "PolicyRefused",
     "QuestionsAsk",
     "Quote",
+    "Receipt",
     "Secret",
     "SecretAsk",
     "Spend",

@@ -38,6 +38,7 @@ TOOLS = {
     "guide",
     "list_tasks",
     "spend",
+    "get_receipt",
 }
 
 

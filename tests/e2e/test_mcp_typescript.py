@@ -26,13 +26,13 @@ from tests.e2e.test_mcp import BAD_CALLS
 from tests.forkserver import ForkServer
 
 from svc.mcp.pace import BEAT_SECONDS, TIME_SCALE_ENV
-from svc.mcp.schemas import WAIT_BUDGET_SECONDS
+from svc.operations.requests import WAIT_BUDGET_SECONDS
 
 pytestmark = pytest.mark.e2e
 
 TS = Path(__file__).resolve().parents[1] / "ts"
 TOOLS = {"submit_task", "get_task", "wait_for_task", "reply_to_task"}
-TOOLS |= {"quote", "guide", "list_tasks", "spend"}
+TOOLS |= {"quote", "guide", "list_tasks", "spend", "get_receipt"}
 PREAPPROVED = {"SVC_MCP_PREAPPROVED_USD": "1.50"}
 CLIENT_TIMEOUT_MS = 60_000  # the TypeScript SDK's DEFAULT_REQUEST_TIMEOUT_MSEC
 # The long-wait test runs the server's waits and the client's timeout at a quarter of the pace

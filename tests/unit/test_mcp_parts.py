@@ -9,9 +9,9 @@ import pytest
 
 from svc.errors import UsageError
 from svc.mcp.asks import reply_command
-from svc.mcp.schemas import BY_NAME, TOOLS
-from svc.mcp.server import check_arguments
+from svc.mcp.server import check_arguments, offered
 from svc.mcp.state import PollGate
+from svc.mcp.tool_schemas import output_schema
 from svc.redact import REDACTED, Vault
 from svc.replies import is_secret
 from svc.settings import resolve
@@ -58,22 +58,23 @@ def test_the_vault_holds_digests_only_and_merges_overlapping_secrets() -> None:
 def test_argument_errors_name_the_rule_not_the_value() -> None:
     secret = "s3cr3t-" + "x" * 5000
     with pytest.raises(UsageError) as info:
-        check_arguments(BY_NAME["reply_to_task"], {"task_id": "t", "field": "f", "value": secret})
+        check_arguments(offered()["reply_to_task"], {"task_id": "t", "field": "f", "value": secret})
     assert info.value.code == "invalid_arguments"
     assert "value: at most 4000 characters" in info.value.message
     assert "s3cr3t" not in info.value.message
     with pytest.raises(UsageError, match="Additional properties"):
-        check_arguments(BY_NAME["get_task"], {"task_id": "t", "extra": 1})
-    check_arguments(BY_NAME["get_task"], {"task_id": "tsk_1"})  # a valid call passes
+        check_arguments(offered()["get_task"], {"task_id": "t", "extra": 1})
+    check_arguments(offered()["get_task"], {"task_id": "tsk_1"})  # a valid call passes
 
 
 def test_every_tool_schema_is_closed_and_valid() -> None:
     from jsonschema import Draft202012Validator
 
-    for tool in TOOLS:
+    for tool in offered().values():
         Draft202012Validator.check_schema(tool.input_schema)
+        Draft202012Validator.check_schema(output_schema(tool.face))
         assert tool.input_schema["additionalProperties"] is False
-        assert set(tool.required) <= set(tool.properties)
+        assert set(tool.input_schema["required"]) <= set(tool.input_schema["properties"])
 
 
 def test_poll_gate_spaces_polls_of_one_task() -> None:
@@ -134,11 +135,9 @@ def test_submit_task_names_an_argument_it_does_not_have() -> None:
     """Issue 30.18: a typo (`emial`) must not fall back to the profile's e-mail and pay; the
     schema refuses it by name before the paid engine runs (which refuses it too)."""
     from svc.errors import UsageError
-    from svc.mcp.schemas import BY_NAME
-    from svc.mcp.server import check_arguments
 
     with pytest.raises(UsageError) as caught:
-        check_arguments(BY_NAME["submit_task"], {"task": "t", "emial": "a@b.co"})
+        check_arguments(offered()["submit_task"], {"task": "t", "emial": "a@b.co"})
     assert caught.value.code == "invalid_arguments"
     assert "'emial' was unexpected" in caught.value.message
 

@@ -19,7 +19,7 @@ from svc import redact
 from svc.api.models import TaskDetail
 from svc.engines.reply import HIDDEN, ReplyMismatch, body_for
 from svc.errors import ConflictError, ExitCode, SvcError, UsageError
-from svc.mcp.schemas import BY_NAME
+from svc.mcp.server import offered
 from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value
 
 SEAT = {"key": "seat", "question": "Window or aisle?", "options": ["window", "aisle"]}
@@ -275,7 +275,7 @@ def test_no_error_speaks_a_faces_words() -> None:
     errors that say what to answer with (the kind mismatches), where a face's vocabulary
     would leak. Elsewhere `value` and `message` are plain words ("empty value for phone", the
     spec's length check naming the wire's `value`), as the CLI has always said them."""
-    arguments = set(BY_NAME["reply_to_task"].input_schema["properties"])
+    arguments = set(offered()["reply_to_task"].input_schema["properties"])
     assert {"field_values", "approve_payment", "message", "value"} <= arguments
     compound = re.compile(r"\b(" + "|".join(a for a in sorted(arguments) if "_" in a) + r")\b")
     any_name = re.compile(r"\b(" + "|".join(sorted(arguments)) + r")\b")

@@ -22,28 +22,18 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import partial
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from svc.client._generated import AsyncCalls, AsyncIdentity
 from svc.client._sync import BATCH_CONCURRENCY, Client
 
 if TYPE_CHECKING:
     from svc.client._context import Approver
     from svc.client.types import (
         BatchResult,
-        Budgets,
-        DoctorReport,
-        DryRun,
-        Guide,
-        IdentityStatus,
-        Quote,
-        Spend,
-        Task,
-        TaskRow,
     )
     from svc.engines.changes import TaskChange
-    from svc.replies import Answer
 
 T = TypeVar("T")
 DEFAULT_WORKERS = 8
@@ -56,7 +46,7 @@ class _End:
     error: BaseException | None = None
 
 
-class AsyncClient:
+class AsyncClient(AsyncCalls):
     """`Client` for asyncio programs: the same arguments (plus `max_workers`), the same
     methods as coroutines; `watch` and `watch_many` are async iterators."""
 
@@ -107,60 +97,6 @@ class AsyncClient:
         await asyncio.get_running_loop().run_in_executor(None, self._pool.shutdown)
         self.sync.close()
 
-    async def _run(self, work: Callable[[], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._pool, work)
-
-    @overload
-    async def submit(
-        self,
-        task: str,
-        email: str | None = None,
-        *,
-        request_id: str | None = None,
-        pay: str | None = None,
-        max_price: Decimal | str | None = None,
-        trust_recipient: bool = False,
-        allow_duplicate: bool = False,
-        dry_run: Literal[False] = False,
-    ) -> Task: ...
-
-    @overload
-    async def submit(
-        self,
-        task: str,
-        email: str | None = None,
-        *,
-        pay: str | None = None,
-        max_price: Decimal | str | None = None,
-        dry_run: Literal[True],
-    ) -> DryRun: ...
-
-    async def submit(
-        self,
-        task: str,
-        email: str | None = None,
-        *,
-        request_id: str | None = None,
-        pay: str | None = None,
-        max_price: Decimal | str | None = None,
-        trust_recipient: bool = False,
-        allow_duplicate: bool = False,
-        dry_run: bool = False,
-    ) -> Task | DryRun:
-        """`Client.submit` in a worker thread (see the module's note on cancellation)."""
-        call = partial(
-            self.sync.submit,
-            task,
-            email,
-            request_id=request_id,
-            pay=pay,
-            max_price=max_price,
-            trust_recipient=trust_recipient,
-            allow_duplicate=allow_duplicate,
-            dry_run=dry_run,
-        )
-        return await self._run(call)
-
     async def submit_many(
         self,
         lines: Iterable[Mapping[str, Any]] | str | os.PathLike[str],
@@ -189,42 +125,6 @@ class AsyncClient:
                 yield result
         finally:
             await asyncio.get_running_loop().run_in_executor(None, run.stop)
-
-    async def get(self, task_id: str) -> Task:
-        """`Client.get`: the task as the service answers it now (a free call)."""
-        return await self._run(partial(self.sync.get, task_id))
-
-    async def reply(self, task_id: str, answer: Answer) -> Task:
-        """`Client.reply`: a neutral answer to the task's ask, checked as the CLI checks it."""
-        return await self._run(partial(self.sync.reply, task_id, answer))
-
-    async def pay_card(self, request_id: str | None = None) -> Task:
-        """`Client.pay_card`: finish a saved card payment and send its request."""
-        return await self._run(partial(self.sync.pay_card, request_id))
-
-    async def quote(self, goal: str, **fields: Any) -> Quote:
-        """`Client.quote`: the free advisor's quote for a goal."""
-        return await self._run(partial(self.sync.quote, goal, **fields))
-
-    async def guide(self, goal: str) -> Guide:
-        """`Client.guide`: the free advisor's guide for a goal."""
-        return await self._run(partial(self.sync.guide, goal))
-
-    async def tasks(self, *, limit: int = 50, refresh: bool = False) -> list[TaskRow]:
-        """`Client.tasks`: the tasks this machine's ledger knows, newest first."""
-        return await self._run(partial(self.sync.tasks, limit=limit, refresh=refresh))
-
-    async def spend(self, *, since: str | None = None) -> Spend:
-        """`Client.spend`: what the ledger says was paid."""
-        return await self._run(partial(self.sync.spend, since=since))
-
-    async def budgets(self) -> Budgets:
-        """`Client.budgets`: the budgets, what each has left and when it resets."""
-        return await self._run(self.sync.budgets)
-
-    async def doctor(self) -> DoctorReport:
-        """`Client.doctor`: every check of `svc doctor`; a failure is a finding."""
-        return await self._run(self.sync.doctor)
 
     def watch(self, task_id: str, *, interval: float | None = None) -> AsyncIterator[TaskChange]:
         """One task's changes until it is final or asks something (`watch_many` of one)."""
@@ -259,38 +159,6 @@ class AsyncClient:
                     yield change
         finally:
             stop.set()
-
-
-class AsyncIdentity:
-    """`client.identity` of an AsyncClient: Client.identity's calls as coroutines."""
-
-    def __init__(self, client: AsyncClient) -> None:
-        self._client = client
-        self._sync = client.sync.identity
-
-    async def status(self) -> IdentityStatus:
-        """`Client.identity.status`: the stored agent credential, as data."""
-        return await self._client._run(self._sync.status)
-
-    async def register(
-        self, *, email: str | None = None, assertion: str | None = None, force: bool = False
-    ) -> IdentityStatus:
-        """`Client.identity.register`: a new agent credential (for `email`, from an ID-JAG
-        `assertion`, or anonymous)."""
-        register = partial(self._sync.register, email=email, assertion=assertion, force=force)
-        return await self._client._run(register)
-
-    async def claim(self, *, email: str | None = None, code: str | None = None) -> IdentityStatus:
-        """`Client.identity.claim`: without `code`, HumanNeeded with the claim link as data."""
-        return await self._client._run(partial(self._sync.claim, email=email, code=code))
-
-    async def refresh(self) -> IdentityStatus:
-        """`Client.identity.refresh`: a fresh token for the stored credential."""
-        return await self._client._run(self._sync.refresh)
-
-    async def logout(self) -> bool:
-        """`Client.identity.logout`: forget the stored credential; False if there was none."""
-        return await self._client._run(self._sync.logout)
 
 
 def _feed(

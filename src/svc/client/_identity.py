@@ -14,12 +14,12 @@ from typing import Any
 from svc import redact
 from svc.client._calls import one_call
 from svc.client._context import LibraryContext
-from svc.client.types import IdentityStatus
 from svc.engines.claim import ClaimCeremony, ClaimLink
 from svc.engines.identity import asks_for, id_jag_body, status_document
 from svc.engines.identity import register as register_credential
 from svc.errors import AuthError, HumanNeededError, UsageError
 from svc.identity.store import Credential
+from svc.operations.results import IdentityStatus
 
 CLAIM_CALL = "identity.claim(code=...)"  # what a program calls with the code the page shows
 

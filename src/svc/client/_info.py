@@ -8,16 +8,17 @@ from typing import Any
 from svc.api.models import QuoteRequest
 from svc.client._calls import one_call
 from svc.client._context import LibraryContext
-from svc.client.types import Budgets, DoctorReport, Guide, Quote, Spend, Submission, Task, TaskRow
+from svc.client.types import Submission, Task
 from svc.engines import advisor
 from svc.engines.budget import report as budget_report
 from svc.engines.doctor import first_failure, run_checks
-from svc.engines.spend import spend_document
 from svc.engines.submit import pay_card as pay_card_engine
 from svc.engines.task_list import TaskQuery, collect
 from svc.engines.validate import build
 from svc.errors import AdvisorUnavailableError
 from svc.next_words import library as _next
+from svc.operations.declare import Document, Operation
+from svc.operations.results import Budgets, DoctorReport, Guide, Quote, TaskRow
 
 
 def quote(app: LibraryContext, goal: str, fields: dict[str, Any]) -> Quote:
@@ -47,11 +48,6 @@ def tasks(app: LibraryContext, limit: int, refresh: bool) -> list[TaskRow]:
         return [TaskRow.model_validate(doc) for doc in listing.documents()]
 
 
-def spend(app: LibraryContext, since: str | None) -> Spend:
-    with one_call():
-        return Spend.model_validate(spend_document(app, since, name="since"))
-
-
 def budgets(app: LibraryContext) -> Budgets:
     with one_call():
         return Budgets.model_validate(budget_report(app))
@@ -74,3 +70,9 @@ def pay_card(app: LibraryContext, request_id: str | None) -> Task:
         result = pay_card_engine(app, request_id, open_browser=False)
         paid = Submission(result.request_id, result.rail, result.billing, result.replayed)
         return Task.from_service(result.task, paid)
+
+
+def served(app: LibraryContext, operation: Operation[Any], arguments: dict[str, Any]) -> Document:
+    """An operation served whole from its declaration, as one library call."""
+    with one_call():
+        return operation.call(app, arguments)

@@ -21,6 +21,8 @@ the engines (httpx, pydantic) load when a Client is built (_work.py).
 
 from __future__ import annotations
 
+from svc.client._generated import OperationMethods
+
 TYPE_CHECKING = False  # as in svc/__init__.py: `from svc import Client` loads no typing
 BATCH_CONCURRENCY = 8  # engines.batch.DEFAULT_CONCURRENCY, as `svc submit --from` (a test checks)
 
@@ -34,19 +36,9 @@ if TYPE_CHECKING:
 
     from svc.client._batch import BatchRun
     from svc.client._context import Approver, LibraryContext
-    from svc.client.types import (
-        BatchResult,
-        Budgets,
-        DoctorReport,
-        DryRun,
-        Guide,
-        IdentityStatus,
-        Quote,
-        Spend,
-        Task,
-        TaskRow,
-    )
+    from svc.client.types import BatchResult, DryRun, Task
     from svc.engines.changes import TaskChange
+    from svc.operations.results import Budgets, DoctorReport, Guide, IdentityStatus, Quote, TaskRow
     from svc.replies import Answer
     from svc.settings import Settings
 else:
@@ -56,7 +48,7 @@ else:
         return function
 
 
-class Client:
+class Client(OperationMethods):
     """A client of the task service with this machine's (or `profile`'s) settings, wallet,
     secret store, ledger, payment policy and daily cap.
 
@@ -268,12 +260,6 @@ class Client:
 
         return _info.tasks(self._app, limit, refresh)
 
-    def spend(self, *, since: str | None = None) -> Spend:
-        """What was paid since a YYYY-MM-DD day (all time by default), from the ledger."""
-        from svc.client import _info
-
-        return _info.spend(self._app, since)
-
     def budgets(self) -> Budgets:
         """The budgets, each with what it has used and left and when it resets, the breaker
         and the hourly rate (`svc budget --json`)."""
@@ -339,6 +325,7 @@ class Identity:
         self._client = client
 
     def status(self) -> IdentityStatus:
+        """The stored agent credential, as data (never its secret)."""
         from svc.client import _identity
 
         return _identity.status(self._client._app)
@@ -362,11 +349,13 @@ class Identity:
         return _identity.claim(self._client._app, email, code)
 
     def refresh(self) -> IdentityStatus:
+        """A fresh token for the stored credential."""
         from svc.client import _identity
 
         return _identity.refresh(self._client._app)
 
     def logout(self) -> bool:
+        """Forget the stored credential; False if there was none."""
         from svc.client import _identity
 
         return _identity.logout(self._client._app)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
+from pydantic import ConfigDict, PrivateAttr, ValidationError
 
 from svc import redact
 from svc.api.models import InfoRequest, TaskEvent
@@ -25,22 +25,14 @@ from svc.replies import is_secret, plain_ask_is_secret
 __all__ = [
     "Ask",
     "BatchResult",
-    "Budgets",
-    "DoctorReport",
     "DryRun",
-    "Finding",
-    "Guide",
-    "IdentityStatus",
     "PaymentApproval",
     "PaymentOffer",
     "PlainAsk",
     "QuestionsAsk",
-    "Quote",
     "SecretAsk",
-    "Spend",
     "Submission",
     "Task",
-    "TaskRow",
 ]
 
 
@@ -237,87 +229,3 @@ class BatchResult:
     def index(self) -> int:
         """The line's 0-based place among the lines given (a file's line number - 1)."""
         return self.line - 1
-
-
-class _Document(BaseModel):
-    """A document `--json` prints, its known members typed and every other kept."""
-
-    model_config = ConfigDict(extra="allow")
-
-    def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude_unset=True)
-
-
-class Quote(_Document):
-    """The advisor's quote (`svc quote --json`); free: no funds move."""
-
-    status: str
-    priceUsd: str  # the service's own member names
-    guide: str
-    guideUrl: str
-
-
-class Guide(_Document):
-    """The wallet-free guide (`svc guide --json`): the service's object, or its Markdown."""
-
-    guide: Any = None
-
-
-class TaskRow(_Document):
-    """One submission in this machine's ledger (`svc tasks --json`): never its proof."""
-
-    request_id: str
-    task_id: str | None = None
-    status: str
-    state: str | None = None
-
-
-class Spend(_Document):
-    """What was paid, from the ledger (`svc spend --json`); amounts are exact USD strings."""
-
-    paid_usd: str
-    paid_count: int
-    refunded_usd: str
-    total_usd: str
-    outstanding_usd: str
-    unknown_outcome: list[Any]
-    cap: dict[str, Any]
-
-
-class Budgets(_Document):
-    """The budgets (`svc budget --json`): each with its scope, window, limit, used and left
-    (exact USD strings), when it resets and whether it binds this client's payments; the
-    breaker and the hourly rate. A refusal by one is `svc.PolicyRefused` (budget_exceeded,
-    breaker_open, rate_limited)."""
-
-    budgets: list[dict[str, Any]]
-    breaker: dict[str, Any]
-    max_paid_per_hour: int | None = None
-    warn_percent: int = 80
-
-
-class Finding(_Document):
-    check: str
-    status: str  # ok | warn | fail
-    detail: str
-    fix: str | None = None
-    exit_code: int = 0
-
-
-class DoctorReport(_Document):
-    """`svc doctor --json`: every check, and the exit code the first failure gives."""
-
-    ok: bool
-    exit_code: int
-    checks: list[Finding]
-
-
-class IdentityStatus(_Document):
-    """The agent credential as `svc identity status --json` shows it: never a secret."""
-
-    registered: bool
-    auth_base: str
-    id: str | None = None
-    type: str | None = None
-    claimed: bool | None = None
-    email: str | None = None

@@ -13,6 +13,8 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any, cast
 
 import anyio
@@ -27,13 +29,15 @@ from svc.mcp import resources
 from svc.mcp.log import ClientLog
 from svc.mcp.results import Outcome, bounded, failure, success, with_notes
 from svc.mcp.rounds import InputNeeded, Rounds, input_required
-from svc.mcp.schemas import BY_NAME, OUTPUT_SCHEMAS, TOOLS, ToolSpec
 from svc.mcp.state import Call, ContextPool, PollGate
 from svc.mcp.stdin import StdinLines, claimed_stdin
+from svc.mcp.tool_schemas import input_schema, output_schema
 from svc.mcp.tools import follow, info, reply, submit
 from svc.mcp.versions import VersionGate
 from svc.mcp.wire import AnsweringReader
 from svc.next_words import mcp as next_words
+from svc.operations import table
+from svc.operations.declare import Operation, Tool
 from svc.pay.budget import PayingSession, done_paying, paying_in
 from svc.redact import Vault
 from svc.sanitize import clean
@@ -47,7 +51,9 @@ if TYPE_CHECKING:
     from svc.context import AppContext
 
 Handler = Callable[[Call, dict[str, Any]], Awaitable[Outcome]]
-HANDLERS: dict[str, Handler] = {
+# The tools whose operation a face drives itself (a person to ask, a payment to approve); every
+# other tool is its operation's `run`, answered in its `text`.
+WRITTEN: dict[str, Handler] = {
     "submit_task": submit.submit_task,
     "get_task": follow.get_task,
     "wait_for_task": follow.wait_for_task,
@@ -55,8 +61,39 @@ HANDLERS: dict[str, Handler] = {
     "quote": info.quote,
     "guide": info.guide,
     "list_tasks": info.list_tasks,
-    "spend": info.spend,
 }
+
+
+@dataclass(frozen=True)
+class Offered:
+    """One tool as listed and checked: its operation, MCP face and schemas."""
+
+    operation: Operation[Any]
+    face: Tool
+    input_schema: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return self.face.name
+
+
+@cache
+def offered() -> dict[str, Offered]:
+    """The tools, by name, in the order listed (schemas derived once, on first use)."""
+    tools = {}
+    for operation in table.TOOLS:
+        assert isinstance(operation.mcp, Tool)
+        face = operation.mcp
+        tools[face.name] = Offered(operation, face, input_schema(operation.request))
+    return tools
+
+
+async def served(call: Call, tool: Offered, args: dict[str, Any]) -> Outcome:
+    """A tool served whole from its declaration: one call into the engine."""
+    operation = tool.operation
+    doc = await call.run(lambda app: operation.call(app, args))
+    return Outcome(doc, operation.text(doc) if operation.text else "")
+
 
 INSTRUCTIONS = (
     "Paid, asynchronous tasks done for a person on real web sites. submit_task pays a flat "
@@ -84,13 +121,13 @@ _RULES = {
 }
 
 
-def check_arguments(spec: ToolSpec, args: dict[str, Any]) -> None:
+def check_arguments(tool: Offered, args: dict[str, Any]) -> None:
     """A usage error naming the first argument that breaks the tool's schema. The message
     names the rule, not the value (which may be long, or a secret)."""
     from jsonschema import Draft202012Validator
 
     errors = sorted(
-        Draft202012Validator(spec.input_schema).iter_errors(args), key=lambda e: list(e.path)
+        Draft202012Validator(tool.input_schema).iter_errors(args), key=lambda e: list(e.path)
     )
     if not errors:
         return
@@ -99,7 +136,7 @@ def check_arguments(spec: ToolSpec, args: dict[str, Any]) -> None:
     rule = _RULES.get(str(error.validator))
     why = rule.format(error.validator_value) if rule else clean(error.message, 200)
     raise UsageError(
-        f"invalid arguments for {spec.name}: {where}: {why}",
+        f"invalid arguments for {tool.name}: {where}: {why}",
         code="invalid_arguments",
         hint="nothing was sent; see the tool's input schema",
     )
@@ -133,19 +170,19 @@ class SvcServer:
         return types.ListToolsResult(
             tools=[
                 types.Tool(
-                    name=spec.name,
-                    title=spec.title,
-                    description=spec.description,
-                    input_schema=spec.input_schema,
-                    output_schema=OUTPUT_SCHEMAS[spec.name],
+                    name=tool.name,
+                    title=tool.face.title,
+                    description=tool.face.description,
+                    input_schema=tool.input_schema,
+                    output_schema=output_schema(tool.face),
                     annotations=types.ToolAnnotations(
-                        title=spec.title,
-                        read_only_hint=spec.read_only,
+                        title=tool.face.title,
+                        read_only_hint=tool.face.read_only,
                         destructive_hint=False,
                         open_world_hint=True,
                     ),
                 )
-                for spec in TOOLS
+                for tool in offered().values()
             ]
         )
 
@@ -193,15 +230,16 @@ class SvcServer:
         return failure(error, call.vault)
 
     async def _dispatch(self, call: Call, name: str, args: dict[str, Any]) -> Outcome:
-        spec, handler = BY_NAME.get(name), HANDLERS.get(name)
-        if spec is None or handler is None:  # a protocol error, as the MCP spec asks
+        tool = offered().get(name)
+        if tool is None:  # a protocol error, as the MCP spec asks
             raise MCPError(
                 INVALID_PARAMS,
                 f"unknown tool {clean(name, 80, single_line=True)!r}; tools: "
-                + ", ".join(HANDLERS),
+                + ", ".join(offered()),
             )
-        check_arguments(spec, args)
-        return await handler(call, args)
+        check_arguments(tool, args)
+        handler = WRITTEN.get(name)
+        return await (handler(call, args) if handler else served(call, tool, args))
 
     async def list_resources(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None

@@ -1,0 +1,83 @@
+"""What an operation's declaration holds, face by face.
+
+An operation with `run` is served whole from its declaration: `svc mcp` validates the
+arguments against the request model's schema and answers `run`'s document with `text`'s words,
+and `svc.Client` gets a generated method (tools/gen_client.py) that returns `result`. One
+without `run` (a paid submit, a wait that asks the person) is driven by each face's own code,
+which the face names beside the declaration; its schema and its words still come from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from svc.context import AppContext
+from svc.engines.validate import build
+
+Q = TypeVar("Q", bound=BaseModel)
+Document = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A face that rightly lacks the operation, and why (a test lists every gap)."""
+
+    why: str
+
+
+@dataclass(frozen=True)
+class Command:
+    """The CLI's command (`"identity register"`), built in svc.commands."""
+
+    path: str
+
+
+@dataclass(frozen=True)
+class Tool:
+    """The MCP tool: its name, title and description for the model, and the model of its
+    structured content (its outputSchema)."""
+
+    name: str
+    title: str
+    description: str
+    output: type[Any]  # a TypedDict or a pydantic model
+    read_only: bool = False
+    shapes: tuple[tuple[str, ...], ...] = ()  # content holds all the keys of one of these
+
+
+@dataclass(frozen=True)
+class Method:
+    """The library's method on `Client` (and, as a coroutine, on `AsyncClient`)."""
+
+    name: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class Written:
+    """A library method written by hand in svc.client (a paid submit's overloads, an
+    iterator of changes): its arguments are the face's own."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Operation(Generic[Q]):
+    name: str
+    request: type[Q] | None
+    cli: Command | Missing
+    mcp: Tool | Missing
+    library: Method | Written | Missing
+    run: Callable[[AppContext, Q], Document] | None = None
+    result: type[BaseModel] | None = None  # the library's model of run's document
+    text: Callable[[Document], str] | None = None  # run's document in a line or two
+
+    def call(self, app: AppContext, arguments: dict[str, Any]) -> Document:
+        """Run the operation on `arguments` (already valid against the request's schema)."""
+        if self.run is None or self.request is None:
+            raise TypeError(f"{self.name} is driven by each face's own code")
+        return self.run(app, build(self.request, f"arguments for {self.name}", **arguments))

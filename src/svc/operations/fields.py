@@ -1,0 +1,79 @@
+"""What a request model's field says beyond its type: its CLI spelling, its place in a call,
+the faces it is not offered on. Markers in `Annotated[...]`, read by the faces that build from
+the declarations; JSON Schema never sees them.
+
+    since: Annotated[str | None, Field(None, pattern=DATE), Flag("--since")]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+USD_PATTERN = r"^(0|[1-9]\d{0,8})(\.\d{1,6})?$"  # the spec's budgetUsd pattern
+REQUEST_ID_PATTERN = r"^[A-Za-z0-9._:-]{8,128}$"  # what `svc submit --request-id` accepts
+DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+
+TaskId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=256,
+        description="The task id (task_...), as returned by submit_task or list_tasks.",
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Flag:
+    """The CLI's spelling of a field (`--since`), and its metavar."""
+
+    spelling: str
+    metavar: str | None = None
+
+
+@dataclass(frozen=True)
+class Positional:
+    """The field is the call's positional argument (`svc receipt ID`, `client.receipt(id)`)."""
+
+
+@dataclass(frozen=True)
+class NotIn:
+    """The field is not offered on these faces ("mcp", "library", "cli")."""
+
+    faces: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SecretInput:
+    """The field carries a secret: never echoed, logged or put in argv."""
+
+
+class Request(BaseModel):
+    """An operation's arguments: every field declared, nothing else accepted."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+def markers(model: type[BaseModel], name: str) -> list[Any]:
+    """The markers on one field of `model`."""
+    return list(model.model_fields[name].metadata)
+
+
+def offered(model: type[BaseModel], face: str) -> list[str]:
+    """The fields of `model` that `face` offers, in their declared order."""
+    return [
+        name
+        for name in model.model_fields
+        if not any(isinstance(m, NotIn) and face in m.faces for m in markers(model, name))
+    ]
+
+
+def is_positional(model: type[BaseModel], name: str) -> bool:
+    return any(isinstance(m, Positional) for m in markers(model, name))
+
+
+def is_secret_field(model: type[BaseModel], name: str) -> bool:
+    return any(isinstance(m, SecretInput) for m in markers(model, name))

@@ -1,0 +1,235 @@
+"""Every operation svc offers, and on which face: the one table (docs/architecture.md).
+
+An entry with `run` is served whole from here (see declare.py); a face that lacks an operation
+says why. tests/unit/test_operations.py holds the table against the faces as they are: every
+CLI command, MCP tool and Client method is in it, and every entry on its faces.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from svc.context import AppContext
+from svc.engines.receipt import receipt_document
+from svc.engines.spend import spend_document
+from svc.operations.declare import (
+    Command,
+    Document,
+    Method,
+    Operation,
+    Tool,
+    Written,
+)
+from svc.operations.requests import (
+    WAIT_BUDGET_SECONDS,
+    GuideRequest,
+    QuoteRequest,
+    ReceiptRequest,
+    ReplyRequest,
+    SpendRequest,
+    SubmitRequest,
+    TaskRequest,
+    TasksRequest,
+    WaitRequest,
+)
+from svc.operations.results import Receipt, Spend
+from svc.operations.shown import (
+    GuideShown,
+    QuoteShown,
+    SpendShown,
+    SubmitShown,
+    TaskShown,
+    TasksShown,
+)
+from svc.operations.words import receipt_text, spend_text
+
+# Why a face lacks an operation, said once for the reasons many share.
+LOCAL_SETUP = "sets up this machine (a file, a key, a shell): a person's step at a shell"
+NO_PERSON = "a person's step in a browser or at a shell, not an agent's"
+SANDBOX = "drives the local sandbox, which only a person or a test starts"
+CLI_ONLY = "shows the CLI itself"
+NOT_YET = "not offered there yet"
+
+
+def _spend(app: AppContext, request: SpendRequest) -> Document:
+    return spend_document(app, request.since, name="since")
+
+
+def _receipt(app: AppContext, request: ReceiptRequest) -> Document:
+    return receipt_document(app, request.task_or_request_id)
+
+
+SUBMIT = Operation(
+    "submit",
+    SubmitRequest,
+    cli=Command("submit"),
+    mcp=Tool(
+        "submit_task",
+        "Submit and pay for a task",
+        "Submit a task for a person and pay its flat fee (1.50 USD per task) from this "
+        "machine's wallet, within the person's payment policy (per-call price cap, daily cap, "
+        "allowed rails). The person confirms each payment in the MCP client unless their "
+        "profile pre-approves that price; you cannot raise any limit. Returns the task (state "
+        "pending) and its request_id. To retry after an error or a lost answer, call again "
+        "with the SAME request_id: it is never charged twice. Then follow the task with "
+        "wait_for_task.",
+        SubmitShown,
+        shapes=(("task", "request_id", "rail", "replayed", "billing"), ("dry_run",)),
+    ),
+    library=Written("submit"),
+)
+
+GET = Operation(
+    "poll",
+    TaskRequest,
+    cli=Command("poll"),
+    mcp=Tool(
+        "get_task",
+        "Get a task",
+        "Fetch a task once (free): its state (pending, blocked_on_user, completed, failed, "
+        "cancelled), result, ask (info_request) and events. To wait for a change, use "
+        "wait_for_task instead of calling this in a loop.",
+        TaskShown,
+        read_only=True,
+    ),
+    library=Written("get"),
+)
+
+WAIT = Operation(
+    "watch",
+    WaitRequest,
+    cli=Command("watch"),
+    mcp=Tool(
+        "wait_for_task",
+        "Wait for a task",
+        "Poll a task (free, at the interval the service allows: 15 s or more on a real host) "
+        f"until it is final or asks something, or until timeout_seconds pass (at most "
+        f"{WAIT_BUDGET_SECONDS} s a call, so no client times out: call again to keep waiting); "
+        "reports progress. When the task asks for a secret (a 2FA code, a password), the person "
+        "is asked for it directly by the MCP client and it is sent without you ever seeing it; "
+        "then waiting goes on. Other asks (missing fields, a payment approval) are returned to "
+        "you: answer with reply_to_task.",
+        TaskShown,
+        read_only=True,
+    ),
+    library=Written("watch"),
+)
+
+REPLY = Operation(
+    "reply",
+    ReplyRequest,
+    cli=Command("reply"),
+    mcp=Tool(
+        "reply_to_task",
+        "Answer a task's ask",
+        "Answer a task waiting on the person (state blocked_on_user). For a plain ask: "
+        "message, or field plus value. For a structured ask (info_request): field_values with "
+        "exactly the requested_fields and question keys, and for a payment ask decline_payment "
+        "(ends the task failed, payment_rejected) or approve_payment (only re-sends an expired "
+        "approval to the person's app; approval itself happens in that app). Secrets (2FA "
+        "codes, passwords): give the field WITHOUT a value and the person is asked directly; "
+        'in field_values, leave the secret keys out (or give them "") and send the others. A '
+        "secret value from you is refused.",
+        TaskShown,
+    ),
+    library=Written("reply"),
+)
+
+QUOTE = Operation(
+    "quote",
+    QuoteRequest,
+    cli=Command("quote"),
+    mcp=Tool(
+        "quote",
+        "Quote a goal",
+        "Ask the free advisor what a goal will cost and how to go about it (status, guide, "
+        "price of the quote: 0). Costs nothing and authorizes no spending. If the advisor is "
+        "unavailable, the wallet-free guide is returned instead.",
+        QuoteShown,
+        read_only=True,
+    ),
+    library=Written("quote"),
+)
+
+GUIDE = Operation(
+    "guide",
+    GuideRequest,
+    cli=Command("guide"),
+    mcp=Tool(
+        "guide",
+        "Wallet-free guide",
+        "The advisor's wallet-free guide (Markdown) for a goal: free, no wallet, no proof.",
+        GuideShown,
+        read_only=True,
+    ),
+    library=Written("guide"),
+)
+
+TASKS = Operation(
+    "tasks",
+    TasksRequest,
+    cli=Command("tasks"),
+    mcp=Tool(
+        "list_tasks",
+        "List submitted tasks",
+        "The tasks submitted from this machine (on a shared fleet ledger: by every runner), "
+        "newest first, from the ledger (the service has no list call): task id, last known "
+        "state, request id, payment status. States may be stale: refresh one with get_task.",
+        TasksShown,
+        read_only=True,
+    ),
+    library=Written("tasks"),
+)
+
+SPEND = Operation(
+    "spend",
+    SpendRequest,
+    cli=Command("spend"),
+    mcp=Tool(
+        "spend",
+        "What was paid",
+        "What the ledger says was paid, by day, task and rail, with refunds, outstanding "
+        "authorizations (signed, may still be spent) and submissions with an unknown outcome.",
+        SpendShown,
+        read_only=True,
+    ),
+    library=Method(
+        "spend",
+        "What was paid from a YYYY-MM-DD day on (the last 30 days by default), from the "
+        "ledger (`svc spend --json`).",
+    ),
+    run=_spend,
+    result=Spend,
+    text=spend_text,
+)
+
+RECEIPT = Operation(
+    "receipt",
+    ReceiptRequest,
+    cli=Command("receipt"),
+    mcp=Tool(
+        "get_receipt",
+        "A payment's receipt",
+        "What the ledger says was paid for one task or request id (free, nothing sent): the "
+        "rail, amount, payer and recipient, network and asset, the settlement reference (the "
+        "x402 transaction, the MPP receipt's reference, the card payment id), when it was paid "
+        "and any refund. An id the ledger lacks, or one that paid nothing, is an error.",
+        Receipt,
+        read_only=True,
+    ),
+    library=Method(
+        "receipt",
+        "The receipt of one task or request id from the ledger (`svc receipt ID --json`); "
+        "NotFound for an id the ledger lacks or one that paid nothing.",
+    ),
+    run=_receipt,
+    result=Receipt,
+    text=receipt_text,
+)
+
+
+# The operations `svc mcp` lists, in the order it lists them.
+TOOLS: tuple[Operation[Any], ...] = (SUBMIT, GET, WAIT, REPLY, QUOTE, GUIDE, TASKS, SPEND, RECEIPT)
+
+# Every operation, in the order the library's generated methods follow.
+OPERATIONS: tuple[Operation[Any], ...] = TOOLS
