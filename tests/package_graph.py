@@ -36,6 +36,7 @@ GROUP = {
     "sanitize": "core",
     "words": "core",
     "next_step": "core",
+    "version": "core",
 }
 
 

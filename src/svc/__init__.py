@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import sys as _sys
 
+from svc.version import __version__
+
 # Not `from typing import TYPE_CHECKING`: typing (and re) cost more than `python -c pass`
 # itself, and type checkers read a constant of this name the same way.
 TYPE_CHECKING = False
 
-__version__ = "0.1.0"
 
 # httpx imports its optional CLI (click, rich, pygments: ~45 ms) whenever click is importable,
 # and click is (uvicorn needs it). A None entry makes that import fail fast and httpx falls back

@@ -11,7 +11,7 @@ from pathlib import Path
 from tools import gen_client
 
 from svc.client._async import AsyncClient
-from svc.client._generated import AsyncIdentity
+from svc.client._generated_async import AsyncIdentity
 from svc.client._sync import Client, Identity
 from svc.operations import table
 from svc.operations.declare import Method
@@ -19,10 +19,10 @@ from svc.operations.declare import Method
 ASYNC = Path(gen_client.ROOT) / "src/svc/client/_async.py"
 
 
-def test_the_generated_file_is_fresh() -> None:
-    assert gen_client.TARGET.read_text(encoding="utf-8") == gen_client.generated(), (
-        "client/_generated.py is stale: run `make docs`"
-    )
+def test_the_generated_files_are_fresh() -> None:
+    sync, awaited = gen_client.generated()
+    for target, text in ((gen_client.TARGET, sync), (gen_client.ASYNC_TARGET, awaited)):
+        assert target.read_text(encoding="utf-8") == text, f"{target.name} is stale: make docs"
 
 
 def _public(cls: type) -> dict[str, inspect.Signature]:

@@ -14,11 +14,11 @@ import httpx
 import pytest
 from pytest_httpx import HTTPXMock
 
-from svc.api.agent_auth import AgentAuth
 from svc.api.http import Http
 from svc.api.identity import IdentityPlatform
 from svc.api.retry import RetryPolicy
 from svc.errors import AuthError
+from svc.identity.agent_auth import AgentAuth
 from svc.identity.bearer import AGENT_HEADER, BearerAuth
 from svc.identity.idjag import check_id_jag
 from svc.identity.session import IdentitySession

@@ -15,7 +15,6 @@ from typing import Any
 
 import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
 
-from svc import __version__
 from svc.api.capped import ACCEPT_ENCODING, CappedTransport
 from svc.api.cleartext import CleartextGuard
 from svc.api.deadline import end_deadline
@@ -35,6 +34,7 @@ from svc.api.transport import ProxyRouter
 from svc.errors import UsageError
 from svc.kept import Kept
 from svc.origin import TrustedURL
+from svc.version import __version__
 
 USER_AGENT = f"svc/{__version__} (+python-httpx)"
 # Seconds for each read and for a whole answer (connect, headers and body); SVC_TIMEOUT

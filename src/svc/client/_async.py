@@ -25,7 +25,7 @@ from decimal import Decimal
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from svc.client._generated import AsyncCalls, AsyncIdentity
+from svc.client._generated_async import AsyncCalls, AsyncIdentity
 from svc.client._sync import BATCH_CONCURRENCY, Client
 
 if TYPE_CHECKING:

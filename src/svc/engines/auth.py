@@ -16,7 +16,7 @@ def with_bearer(app: AppContext, payment: httpx.Auth | None) -> httpx.Auth | Non
     """`payment` with the agent bearer placed on every request it sends (if one exists)."""
     if app.bearer is None:
         return payment
-    from svc.api.agent_auth import AgentAuth
+    from svc.identity.agent_auth import AgentAuth
 
     return AgentAuth(app.bearer, payment)
 
