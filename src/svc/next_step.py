@@ -71,6 +71,9 @@ NEUTRAL: Mapping[str, str] = MappingProxyType(
         "set_daily_cap": "set the daily_cap_usd setting (15 USD is the default)",
         "unset_setting": "turn the {key} setting off",
         "serve_sandbox": "start the local sandbox",
+        # an agent's answer that holds a secret (engines/reply_draft)
+        "leave_secret_to_person": "leave {names} for the person to give directly",
+        "answer_in_terminal": "have the person answer task {task_id} in a terminal",
     }
 )
 

@@ -25,6 +25,20 @@ def resume_command(request_id: str, email: str, task: str) -> str:
     return f"svc submit --request-id {request_id} --email {shlex.quote(email)} {shown}"
 
 
+def reply_command(task_id: str, field: str) -> str:
+    """What the person runs in a terminal to give a secret without the agent seeing it."""
+    return (
+        f"svc reply {shlex.quote(task_id)} --field {shlex.quote(field)} --sensitive --value-file -"
+    )
+
+
+def _reply_in_terminal(nxt: Next) -> str:
+    field = nxt.facts.get("field")
+    if field:
+        return reply_command(nxt.fact("task_id"), field)
+    return f"svc reply {shlex.quote(nxt.fact('task_id'))}"
+
+
 def _resume(nxt: Next) -> str:
     return resume_command(nxt.fact("request_id"), nxt.fact("email"), nxt.fact("task"))
 
@@ -115,10 +129,38 @@ CLI_WORDS: Mapping[str, Renderer] = {
     ),
     "unset_setting": lambda nxt: f"svc config unset {nxt.fact('key')}",
     "serve_sandbox": lambda _: "svc sandbox serve &",
+    "leave_secret_to_person": lambda nxt: f"leave {nxt.fact('names')} for the person to type",
+    "answer_in_terminal": _reply_in_terminal,
 }
 
 
 # --- svc mcp -------------------------------------------------------------------------------------
+
+
+ALLOW_MODEL_SECRETS = "; a profile may allow it with `svc config set mcp_allow_model_secrets true`"
+
+
+def _mcp_leave_secret(nxt: Next) -> str:
+    names = nxt.fact("names")
+    words = (
+        f"leave {names} out of field_values: the person is asked directly"
+        if nxt.facts.get("ask") == "whole"
+        else f"call reply_to_task with field={names} and no value: the person is asked directly"
+    )
+    return words + (ALLOW_MODEL_SECRETS if nxt.facts.get("allow") else "")
+
+
+def _mcp_in_terminal(nxt: Next) -> str:
+    """The person types it, not the model: the one way in for a secret this client cannot
+    ask for, so these words name the person's command."""
+    command = _reply_in_terminal(nxt)
+    what = nxt.facts.get("what")
+    words = (
+        f"have the person answer {what} in a terminal: {command}"
+        if what
+        else f"have the person run, in a terminal: {command}"
+    )
+    return words + (ALLOW_MODEL_SECRETS if nxt.facts.get("allow") else "")
 
 
 def _mcp_rails(nxt: Next) -> str:
@@ -174,6 +216,8 @@ MCP_WORDS: Mapping[str, Renderer] = {
     "start_card": lambda _: 'submit_task with pay="card"',
     "see_budgets": lambda _: "tell the person; they see and change budgets with svc budget",
     "reset_breaker": lambda _: "tell the person; they reset it with svc budget reset-breaker",
+    "leave_secret_to_person": _mcp_leave_secret,
+    "answer_in_terminal": _mcp_in_terminal,
 }
 
 
@@ -254,6 +298,12 @@ LIBRARY_WORDS: Mapping[str, Renderer] = {
     "set_daily_cap": lambda _: "Client(daily_cap=...) or the daily_cap_usd setting",
     "serve_sandbox": lambda _: "start the local sandbox at the base URL first",
     "unset_setting": lambda nxt: f"the {nxt.fact('key')} setting off",
+    "leave_secret_to_person": lambda nxt: (
+        f"leave {nxt.fact('names')} out: reply(task_id, Secret(...)) with the person's own input"
+    ),
+    "answer_in_terminal": lambda nxt: (
+        f"the person answers task {nxt.fact('task_id')} in their own program or terminal"
+    ),
 }
 
 

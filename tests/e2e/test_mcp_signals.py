@@ -198,3 +198,40 @@ def _until_sent(cli: Cli, request_id: str) -> None:
     while submission_row(ledger_file(cli.home), request_id).get("status") != "sent":
         assert time.monotonic() < deadline, submission_row(ledger_file(cli.home), request_id)
         time.sleep(0.02)
+
+
+def test_sigterm_while_the_person_is_asked_for_a_secret_ends_the_server_promptly(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    """reply_to_task waits on the person's 2FA code (an elicitation the host never answers):
+    the engine asks from its worker thread, and a signal must still end the server at once,
+    with nothing sent."""
+    task_id = cli.ok("submit", "Signal mid-ask #2fa", "--email", unique_email()).json()["id"]
+    sandbox.advance(11)  # the sandbox asks for the code 10 s after creation
+    hello = initialize("signals")
+    hello["params"]["capabilities"] = {"elicitation": {"form": {}}}
+    reply = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {"name": "reply_to_task", "arguments": {"task_id": task_id, "field": "sms_code"}},
+    }
+    proc = _stdio_server(cli)
+    try:
+        _exchange(proc, hello)
+        _exchange(proc, INITIALIZED)
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(reply) + "\n")
+        proc.stdin.flush()
+        asked = json.loads(proc.stdout.readline())  # the server's elicitation, left unanswered
+        assert asked.get("method") == "elicitation/create", asked
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        code, err = _ended(proc, signal.SIGTERM)
+    finally:
+        _stopped(proc)
+    assert code == 143, (code, err)
+    assert time.monotonic() - started < 10, err
+    assert "Traceback" not in err, err
+    events = cli.ok("poll", task_id, "--json").json()["events"]
+    assert not [e for e in events if e["type"] == "reply_received"]  # nothing was sent

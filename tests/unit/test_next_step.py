@@ -23,8 +23,15 @@ FACTS = {
     "base_url": "https://svc.test",
     "runner": "ci-7",
     "key": "mcp_allow_model_secrets",
+    "names": "pin",
+    "task_id": "task_1",
 }
 FACES = {"cli": CLI_TABLE, "mcp": MCP_WORDS, "client": LIBRARY_WORDS}
+# (face, action) -> why its words name a command: addressed to the person, not the caller.
+NAMES_THE_PERSONS_COMMAND = {
+    ("mcp", "answer_in_terminal"): "a secret this client cannot ask for reaches the service "
+    "only from the person's own terminal: the model tells the person what to type",
+}
 
 
 def resume() -> Next:
@@ -86,7 +93,8 @@ def test_each_face_words_a_rail_choice(face: str, expected: str) -> None:
 def test_no_face_but_the_cli_names_a_flag_or_a_command(face: str, action: str) -> None:
     renderer = FACES[face].get(action)
     words = renderer(Next(action, FACTS)) if renderer else NEUTRAL[action].format_map(FACTS)
-    assert not CLI_WORDS.search(words), words
+    named = CLI_WORDS.search(words)
+    assert bool(named) == ((face, action) in NAMES_THE_PERSONS_COMMAND), words
 
 
 @pytest.mark.parametrize("action", sorted(NEUTRAL))

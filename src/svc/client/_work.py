@@ -26,10 +26,9 @@ from svc.client._contexts import Contexts
 from svc.client.types import DryRun, Submission, Task
 from svc.engines import dry_run as dry_run_engine
 from svc.engines import submit as submit_engine
-from svc.engines.auth import free_call_auth
 from svc.engines.changes import TaskChange
-from svc.engines.reply import body_for, tell_secrets
-from svc.engines.task_state import remember
+from svc.engines.poll import poll_once
+from svc.engines.reply import send, tell_secrets
 from svc.engines.types import TaskDetail
 from svc.engines.validate import task_body
 from svc.engines.watch import Follower
@@ -99,9 +98,7 @@ def get(app: LibraryContext, task_id: str) -> Task:
 
 
 def _poll(app: LibraryContext, task_id: str) -> dict[str, Any]:
-    polled = app.tasks.poll(task_id, auth=free_call_auth(app))
-    remember(app, polled)
-    return polled.raw
+    return poll_once(app, task_id).raw
 
 
 def reply(app: LibraryContext, task_id: str, answer: Answer) -> Task:
@@ -109,9 +106,7 @@ def reply(app: LibraryContext, task_id: str, answer: Answer) -> Task:
     with one_call():
         raw = _poll(app, task_id)
         Task.from_service(raw)  # a shape the spec does not allow: ProtocolError
-        body = body_for(TaskDetail.model_validate(raw), answer)
-        answered = app.tasks.reply(task_id, body, auth=free_call_auth(app))
-        remember(app, answered)
+        answered = send(app, TaskDetail.model_validate(raw), answer)
         return Task.from_service(answered.raw)
 
 

@@ -18,9 +18,8 @@ import typer
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
 from svc.engines.asks import left_text, summarize
-from svc.engines.auth import free_call_auth
-from svc.engines.reply import ReplyMismatch, body_for, question_options
-from svc.engines.task_state import remember
+from svc.engines.poll import poll_once
+from svc.engines.reply import ReplyMismatch, body_for, question_options, send_body
 from svc.engines.types import TaskDetail
 from svc.errors import ConflictError, ProtocolError, UsageError
 from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value, is_secret
@@ -149,18 +148,17 @@ def _one_kind(message: str | None, field: str | None, sets: list[str], payment: 
 
 def run(opts: ReplyOptions, app: FaceContext) -> int:
     """Send the answer and show the task; returns the exit code."""
-    detail = app.tasks.poll(opts.task_id, auth=free_call_auth(app))
+    detail = poll_once(app, opts.task_id)
     try:
         body = _body(opts, app, detail.raw)
     except LeftToApprovalApp:
         _left_to_app(app, opts.task_id)
         return 0
     try:
-        answered = app.tasks.reply(opts.task_id, body, auth=free_call_auth(app))
+        answered = send_body(app, opts.task_id, body)  # the ledger keeps its state
     except ConflictError as refused:  # 409 (not waiting on it) or 410 (the ask expired)
         refused.hint = refused.hint or _after_refusal(opts.task_id, body)
         raise
-    remember(app, answered)  # the ledger's last known state, if there is a ledger
     if not app.output.json_mode:
         app.output.note(
             "answer sent; task {id} is now {state}", id=opts.task_id, state=answered.state

@@ -18,8 +18,8 @@ from svc.commands.watch_hooks import ExecHooks
 from svc.commands.watch_status import Status
 from svc.commands.watch_stop import outcome
 from svc.engines.asks import left_text, plain_payload, summarize
-from svc.engines.auth import free_call_auth
 from svc.engines.changes import TaskChange
+from svc.engines.reply import send_body
 from svc.engines.watch import Follower
 from svc.engines.watch_parts import events_of
 from svc.errors import ConflictError
@@ -222,7 +222,7 @@ class WatchFace:
             self.app.output.warn("an empty answer is not sent; asking again")
             return  # the task still waits: its form opens again
         try:
-            answered = self.app.tasks.reply(tid, body, auth=free_call_auth(self.app))
+            answered = send_body(self.app, tid, body)
         except ConflictError as exc:
             # Answered elsewhere or expired between the Enter and the send: the watch goes on
             # and the next poll shows what the task does now.

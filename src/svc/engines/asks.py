@@ -13,7 +13,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from svc import numbers
-from svc.replies import plain_ask_is_secret
+from svc.api.models import TaskDetail
+from svc.replies import is_secret, plain_ask_is_secret
 from svc.sanitize import clean
 from svc.words import usd
 
@@ -119,3 +120,21 @@ def left_text(seconds: int | None) -> str:
         return "expired"
     minutes, secs = divmod(seconds, 60)
     return f"{minutes}m{secs:02d}s left" if minutes else f"{secs}s left"
+
+
+def secret_field(task: TaskDetail) -> str | None:
+    """The field of a plain ask that wants a secret, else None."""
+    plain = task.plain_ask()
+    if not plain:
+        return None
+    field = plain.get("field")
+    if not isinstance(field, str) or not field:
+        return None
+    return field if plain_ask_is_secret(plain) else None
+
+
+def secret_keys(task: TaskDetail) -> list[str]:
+    """The keys of a structured ask that want a secret (a PIN, a password), in the ask's order.
+    A structured ask has no per-key `sensitive` flag, so the name decides."""
+    ask = task.info_request
+    return [key for key in ask.required_keys() if is_secret(key)] if ask else []

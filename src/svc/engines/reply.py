@@ -14,7 +14,11 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from svc import redact
+from svc.api.answers import Task
 from svc.api.models import InfoRequest, Question, ReplyBody, TaskDetail
+from svc.context import AppContext
+from svc.engines.auth import free_call_auth
+from svc.engines.task_state import remember
 from svc.engines.validate import build
 from svc.errors import ConflictError, UsageError
 from svc.replies import (
@@ -254,3 +258,16 @@ def question_options(question: Question) -> list[str] | None:
     if not isinstance(options, list) or not options:
         return None
     return [clean(str(option), 80, single_line=True) for option in options[:50]]
+
+
+def send_body(app: AppContext, task_id: str, body: dict[str, Any]) -> Task:
+    """Send a checked reply body (a reply is never re-sent: it is not idempotent); the task as
+    the service answered it, its state kept in the ledger."""
+    answered = app.tasks.reply(task_id, body, auth=free_call_auth(app))
+    remember(app, answered)
+    return answered
+
+
+def send(app: AppContext, task: TaskDetail, answer: Answer) -> Task:
+    """Check `answer` against the task's ask and send it."""
+    return send_body(app, task.id, body_for(task, answer))

@@ -1,9 +1,5 @@
-"""What a blocked task asks, in words an agent can act on, and which asks want a secret.
-
-A plain ask wants a secret when the service marks it `sensitive` (as `svc reply` and `svc watch`
-decide); a field whose name reads like a secret (sms_code, password, otp, ...) is treated as one
-too, so a model cannot send a 2FA code by leaving the flag out.
-"""
+"""What a blocked task asks, in words an agent can act on, and how the person is asked for a
+secret (which asks want one: svc.engines.asks)."""
 
 from __future__ import annotations
 
@@ -11,35 +7,11 @@ import json
 import shlex
 from typing import Any
 
+from svc.engines.asks import secret_field, secret_keys
 from svc.engines.types import TaskDetail
-from svc.replies import is_secret, plain_ask_is_secret
+from svc.next_words import reply_command
 from svc.sanitize import clean
 from svc.words import usd
-
-
-def secret_field(task: TaskDetail) -> str | None:
-    """The field of a plain ask that wants a secret, else None."""
-    plain = task.plain_ask()
-    if not plain:
-        return None
-    field = plain.get("field")
-    if not isinstance(field, str) or not field:
-        return None
-    return field if plain_ask_is_secret(plain) else None
-
-
-def secret_keys(task: TaskDetail) -> list[str]:
-    """The keys of a structured ask that want a secret (a PIN, a password), in the ask's order.
-    A structured ask has no per-key `sensitive` flag, so the name decides."""
-    ask = task.info_request
-    return [key for key in ask.required_keys() if is_secret(key)] if ask else []
-
-
-def reply_command(task_id: str, field: str) -> str:
-    """What the person runs in a terminal to give the secret without the agent seeing it."""
-    return (
-        f"svc reply {shlex.quote(task_id)} --field {shlex.quote(field)} --sensitive --value-file -"
-    )
 
 
 def secret_prompt(task: TaskDetail, field: str) -> str:

@@ -8,16 +8,15 @@ from typing import Any
 import anyio
 import anyio.from_thread
 
-from svc.engines.auth import free_call_auth
+from svc.engines.asks import secret_field
 from svc.engines.poll import poll_once
-from svc.engines.reply import body_for
-from svc.engines.task_state import remember
+from svc.engines.reply import send
 from svc.engines.types import TaskDetail
 from svc.engines.watch import Follower
 from svc.engines.watch_parts import poll_interval
 from svc.errors import ProtocolError
 from svc.mcp import stopping
-from svc.mcp.asks import describe, secret_field, secret_prompt
+from svc.mcp.asks import describe, secret_prompt
 from svc.mcp.pace import wait_budget
 from svc.mcp.results import Outcome
 from svc.mcp.state import Call
@@ -47,15 +46,6 @@ async def poll(call: Call, task_id: str) -> dict[str, Any]:
     return task
 
 
-async def send_reply(call: Call, task_id: str, body: dict[str, Any]) -> dict[str, Any]:
-    def work(app: FaceContext) -> dict[str, Any]:
-        answered = app.tasks.reply(task_id, body, auth=free_call_auth(app))
-        remember(app, answered)
-        return answered.raw
-
-    return await call.run(work)
-
-
 async def get_task(call: Call, args: dict[str, Any]) -> Outcome:
     task_id = str(args["task_id"])
     recent = call.gate.recent(task_id)
@@ -82,8 +72,7 @@ async def answer_secret(call: Call, task: TaskDetail, field: str) -> dict[str, A
     if value is None:
         return None
     call.vault.add(value)
-    body = body_for(task, Secret(value, field))
-    return await send_reply(call, task.id, body)
+    return await call.run(lambda app: send(app, task, Secret(value, field)).raw)
 
 
 async def wait_for_task(call: Call, args: dict[str, Any]) -> Outcome:
