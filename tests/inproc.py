@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from svc.settings import resolve
-from svc.ui.face import FaceContext
+from svc.ui.face import FaceContext, face_context
 from svc.ui.output import Output
 
 
@@ -48,7 +48,7 @@ def captured(
     settings = resolve(
         base_url=base_url, json_output=True, no_input=not person, stdin_is_tty=person
     )
-    return FaceContext(settings, Output(json_mode=True, stdout=out, stderr=err)), out, err
+    return face_context(settings, Output(json_mode=True, stdout=out, stderr=err)), out, err
 
 
 def task_doc(**changes: Any) -> dict[str, Any]:

@@ -4,8 +4,9 @@ Nothing heavy is built until an engine asks for it: the HTTP client, the ledger 
 store (and through it keyring) are created on first use, so `svc --help` and `svc poll` stay fast.
 It knows no face: what it says goes to a `svc.report.Reporter`, and what it would ask a person
 (a changed payment recipient, a link on another host) is a callback the face passes in
-(`FacePrompts`); without one the answer is no. The CLI and `svc mcp` build the subclass
-`svc.ui.face.FaceContext`, which adds the Output they draw with.
+(`FacePrompts`); without one the answer is no. There is one class and no subclass: each face
+builds it with its own reporter and callbacks (svc.ui.face for the CLI and `svc mcp`, whose
+Output is the reporter `output` hands back typed; svc.client._context for the library).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from svc.origin import TrustedURL, configured
 from svc.report import Reporter
@@ -41,6 +42,14 @@ if TYPE_CHECKING:
 
 
 P = TypeVar("P")
+# The face's reporter: engines see a Reporter, the CLI its Output (`AppContext[Output]`).
+if TYPE_CHECKING:  # the default (a bare `AppContext` is one of a Reporter) is for checkers:
+    # typing_extensions would cost every command's start, `svc --help` included
+    from typing_extensions import TypeVar as DefaultedTypeVar
+
+    R_co = DefaultedTypeVar("R_co", bound=Reporter, default=Reporter, covariant=True)
+else:
+    R_co = TypeVar("R_co", bound=Reporter, covariant=True)
 
 
 @dataclass(frozen=True)
@@ -61,21 +70,29 @@ class FacePrompts:
     # a money warning (a budget nearly spent) for a person who asked to be told beyond the
     # terminal (the CLI's `notify` setting: a desktop notification); None: the report only
     notify_person: Callable[[str], None] | None = None
+    # The callbacks are a program's decisions (the library's approve()), not questions to a
+    # person: no_input does not silence them.
+    by_program: bool = False
 
 
-class AppContext:
+class AppContext(Generic[R_co]):
     def __init__(
         self,
         settings: Settings,
-        report: Reporter,
+        report: R_co,
         config: ConfigFile | None = None,
         *,
         prompts: FacePrompts | None = None,
+        trust_recipient: bool = False,
     ) -> None:
         self.settings = settings
-        self.report = report
+        self.report: Reporter = report
+        self._face_report = report
         self.prompts = prompts or FacePrompts()
         self._config = config
+        # Pay a recipient other than the one pinned for this origin without asking (the
+        # library's `trust_recipient`); a call's own trust_recipient adds to it.
+        self.trust_recipient = trust_recipient
         # Asked before any paid call is signed (PaymentPolicy.approve_payment); `svc mcp` sets it
         # to ask the human through the MCP client. None: the policy's limits alone decide.
         self.payment_approver: Callable[[str, int, str], bool] | None = None
@@ -93,6 +110,11 @@ class AppContext:
         self._cap_lock = threading.Lock()
 
     @property
+    def output(self) -> R_co:
+        """The face's own reporter, with its type: the CLI's and svc mcp's Output."""
+        return self._face_report
+
+    @property
     def config(self) -> ConfigFile:
         if self._config is None:
             from svc.store.config import ConfigFile
@@ -108,21 +130,21 @@ class AppContext:
         **settings: Any,
     ) -> AppContext:
         """A sibling context with `settings` fields replaced that shares this one's HTTP pool,
-        task client, secret store (or `secrets`) and prompts, but never its ledger: each context
-        (each worker thread) opens its own SQLite link.
+        task client, secret store (or `secrets`), prompts, trust and approver, but never its
+        ledger: each context (each worker thread) opens its own SQLite link.
         """
-        child = self._sibling(replace(self.settings, **settings), report or self.report)
+        child = AppContext(
+            replace(self.settings, **settings),
+            report or self.report,
+            self._config,
+            prompts=self.prompts,
+            trust_recipient=self.trust_recipient,
+        )
         child.payment_approver = self.payment_approver
         child._http, child._tasks = self.http, self.tasks
         child._secrets = secrets if secrets is not None else self.secrets
         child._cap, child._cap_lock = self._cap, self._cap_lock
         return child
-
-    def _sibling(self, settings: Settings, report: Reporter) -> AppContext:
-        """A new context of this kind for with_overrides(): a face's subclass whose rules live
-        in its methods (the library's approve() and trust_recipient) keeps them in a batch's
-        workers."""
-        return AppContext(settings, report, self._config, prompts=self.prompts)
 
     @property
     def http(self) -> Http:
@@ -230,9 +252,10 @@ class AppContext:
         from svc.pay.policy import PaymentPolicy
 
         ask = self._prompt(self.prompts.confirm_recipient)
+        trusted = trust_recipient or self.trust_recipient
 
         def confirm(old: str, new: str) -> bool:
-            return trust_recipient or (ask is not None and ask(old, new))
+            return trusted or (ask is not None and ask(old, new))
 
         cap = (  # a cap the face parsed (flag, MCP argument) or a library caller's: one parser
             usd_amount("max_price_usd", max_price_usd)
@@ -289,8 +312,9 @@ class AppContext:
         return nxt.neutral if worded is None else worded(nxt)
 
     def _prompt(self, ask: P | None) -> P | None:
-        """The face's prompt, unless the person said `--no-input`: then nobody is asked."""
-        return None if self.settings.no_input else ask
+        """The face's prompt, unless the person said `--no-input`: then nobody is asked (a
+        program's own callback still answers)."""
+        return None if self.settings.no_input and not self.prompts.by_program else ask
 
     @cached_property
     def bearer(self) -> BearerAuth | None:

@@ -14,7 +14,7 @@ from svc.context import AppContext, FacePrompts
 from svc.report import LogReporter
 from svc.settings import resolve
 from svc.store.ledger import ledger_path
-from svc.ui.face import FaceContext
+from svc.ui.face import face_context
 from svc.ui.output import Output
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -129,7 +129,7 @@ def test_without_a_prompt_or_with_no_input_nobody_is_asked_and_the_answer_is_no(
 
 def test_the_engines_reporter_is_the_faces_output(app: AppContext) -> None:
     err = io.StringIO()
-    face = FaceContext(app.settings, Output(stdout=io.StringIO(), stderr=err))
+    face = face_context(app.settings, Output(stdout=io.StringIO(), stderr=err))
     assert face.report is face.output
     face.report.warn("the ledger is read-only")
     assert err.getvalue() == "warning: the ledger is read-only\n"

@@ -1,9 +1,11 @@
-"""The faces present; the engines work (issue 32): no module under `svc.commands` or `svc.mcp`
-imports `svc.api` or `svc.store`, and no module under `svc.engines` imports `svc.ui`.
+"""The faces present; the engines work: no module under `svc.commands` or `svc.mcp` imports
+`svc.api` or `svc.store`, save the service's objects as data (`svc.api.models`: pydantic models,
+no I/O, which a face validates a task into); no module under `svc.engines` imports `svc.ui`;
+the operations' declarations import no face.
 
 Every import counts here, wherever it sits: at the top, inside a function (deferred), or under
-`if TYPE_CHECKING:` (a face that names `svc.api`'s types still depends on it). A face gets what
-it needs from an engine, types included (`svc.engines.types`, or the engine that returns them).
+`if TYPE_CHECKING:` (a face that names `svc.store`'s types still depends on it). A face gets
+what it does from an engine: the wire and the disk are the engines'.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from tests.import_graph import _absolute, module_names, package_root, write_pack
 # when the reason is gone.)
 FACES_NOT_YET: frozenset[str] = frozenset()
 ENGINES_NOT_YET: frozenset[str] = frozenset()
+DATA = "svc.api.models"  # the service's objects as data, which a face may name
 
 
 def every_import(package: str, root: Path | None = None) -> dict[str, set[str]]:
@@ -71,8 +74,21 @@ def test_no_face_imports_api_or_store() -> None:
     imports = every_import("svc")
     assert "svc.commands.quote" in imports and "svc.mcp.server" in imports  # the scan sees them
     found = breaking(imports, ("svc.commands", "svc.mcp"), ("svc.api", "svc.store"))
+    found = {
+        module: rest
+        for module, targets in found.items()
+        if (rest := [t for t in targets if t != DATA])
+    }
     wrong = _judged(found, FACES_NOT_YET)
     assert not wrong, "a face talks to api/ or store/ itself; call an engine:\n" + "\n".join(wrong)
+
+
+def test_the_declarations_import_no_face() -> None:
+    imports = every_import("svc")
+    assert "svc.operations.table" in imports
+    faces = ("svc.ui", "svc.cli", "svc.commands", "svc.mcp", "svc.client")
+    found = breaking(imports, ("svc.operations",), faces)
+    assert not found, f"a declaration reaches into a face: {found}"
 
 
 def test_no_engine_imports_ui() -> None:

@@ -13,10 +13,11 @@ from tests.inproc import isolate_home
 from svc import Client, errors, paid_record
 from svc.client._batch import held
 from svc.client._calls import settled
-from svc.client._context import LibraryContext
 from svc.commands.submit import SubmitOptions
+from svc.context import AppContext
 from svc.engines.batch import DEFAULT_CONCURRENCY
 from svc.engines.batch_file import bad_line
+from svc.report import LogReporter
 
 
 def test_the_default_concurrency_is_the_one_of_svc_submit_from() -> None:
@@ -31,8 +32,8 @@ def test_a_batch_worker_keeps_the_callers_approve_and_trust(
     with Client(approve=lambda offer: True, trust_recipient=True) as client:
         parent = client._app
         worker = parent.with_overrides(no_input=True)
-        assert isinstance(worker, LibraryContext)
-        assert worker.approve is parent.approve and worker.trust_recipient
+        assert isinstance(worker, AppContext) and isinstance(worker.output, LogReporter)
+        assert worker.prompts is parent.prompts and worker.trust_recipient
         assert worker.payment_approver is parent.payment_approver
         assert worker.http is parent.http  # the shared pool, as for the CLI's workers
 

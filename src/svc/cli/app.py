@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, MutableMapping
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 import typer
 from typer import Abort
@@ -23,6 +23,7 @@ from typer.core import TyperGroup
 from svc import __version__
 from svc.cli.globals import GLOBALS, KEYS, lone_json_field, split_json_fields
 from svc.cli.runtime import build_context, run_guarded
+from svc.context import AppContext
 from svc.errors import ExitCode, SvcError
 from svc.errors import UsageError as SvcUsageError
 from svc.suggest import did_you_mean
@@ -213,9 +214,9 @@ def _wrap_commands(typer_app: typer.Typer) -> typer.Typer:
 def current() -> FaceContext:
     """The app context of the running command (the CLI's: with its Output)."""
     obj = get_current_context().obj
-    if not isinstance(obj, FaceContext):  # pragma: no cover - a wiring bug
+    if not isinstance(obj, AppContext):  # pragma: no cover - a wiring bug
         raise RuntimeError("command ran without an app context")
-    return obj
+    return cast("FaceContext", obj)
 
 
 class LazyGroup(TyperGroup):

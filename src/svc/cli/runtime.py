@@ -17,7 +17,7 @@ from svc.errors import ExitCode, SvcError
 from svc.next_words import cli as cli_words
 from svc.sanitize import clean
 from svc.ui import terminal
-from svc.ui.face import FaceContext
+from svc.ui.face import FaceContext, face_context
 from svc.ui.output import Output
 from svc.ui.terminal import StdoutGone, error_line, silence_stdout, stdout_is_tty
 
@@ -55,7 +55,7 @@ def build_context(
         repairing=repairing,
     )
     output = _output(flags, settings.json_output)
-    return FaceContext(settings, output, config, next_words=cli_words.words)
+    return face_context(settings, output, config, next_words=cli_words.words)
 
 
 def _output(flags: dict[str, Any], json_output: bool) -> Any:

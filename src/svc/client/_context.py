@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from svc import rail_table, redact
+from svc import rail_table
 from svc.client.types import PaymentOffer
 from svc.context import AppContext, FacePrompts
 from svc.errors import UsageError
@@ -23,16 +23,11 @@ from svc.money import atomic_to_usd
 from svc.next_words import library as _next
 from svc.origin import origin_of
 from svc.pay.policy import offer_in_question
-from svc.report import LogReporter, Reporter
+from svc.report import LogReporter
 from svc.settings import Settings, daily_cap, ledger_url, profile_name, resolve, usd_amount
 from svc.store.config import ConfigFile
-from svc.store.secrets import SecretStore
-
-if TYPE_CHECKING:
-    from svc.pay.policy import PaymentPolicy
 
 LOGGER = logging.getLogger("svc")
-LEVELS = {"info": logging.INFO, "warning": logging.WARNING}
 RAILS = rail_table.NAMES
 
 Approver = Callable[[PaymentOffer], bool]
@@ -109,71 +104,56 @@ def check_rail(rail: str) -> str:
     return rail
 
 
-def log_line(level: str, text: str) -> None:
-    """A warning of the secret store's, to the logger "svc" (scrubbed of told secrets)."""
-    LOGGER.log(LEVELS.get(level, logging.INFO), "%s", redact.scrub(text))
+LibraryContext = AppContext[LogReporter]
 
 
-class LibraryContext(AppContext):
-    """AppContext for a Python program: the approval and a changed recipient are the caller's
-    `approve(offer)` (never a prompt), and the secret store's warning goes to the log."""
+def library_context(
+    settings: Settings, config: ConfigFile, *, approve: Approver | None, trust_recipient: bool
+) -> LibraryContext:
+    """The context of a Python program: its notes and warnings go to the logger "svc"
+    (scrubbed), and a payment or a changed recipient is the caller's `approve(offer)`, a
+    program's decision that `no_input` does not silence (without one: the limits alone, and
+    a changed recipient is refused unless trusted)."""
+    prompts = FacePrompts(
+        confirm_recipient=_recipient_approver(settings, approve) if approve else None,
+        next_words=_next.words,
+        by_program=True,
+    )
+    app = AppContext(
+        settings, LogReporter(LOGGER), config, prompts=prompts, trust_recipient=trust_recipient
+    )
+    app.payment_approver = _payment_approver(settings, approve) if approve else None
+    return app
 
-    def __init__(
-        self,
-        settings: Settings,
-        config: ConfigFile,
-        *,
-        approve: Approver | None,
-        trust_recipient: bool,
-    ) -> None:
-        prompts = FacePrompts(next_words=_next.words)
-        super().__init__(settings, LogReporter(LOGGER), config, prompts=prompts)
-        self.approve = approve
-        self.trust_recipient = trust_recipient
-        self.payment_approver = self._approver() if approve is not None else None
-        # adapter until AppContext takes the secret store's warn: never stderr
-        self._secrets = SecretStore(warn=lambda text: log_line("warning", text))
 
-    def _sibling(self, settings: Settings, report: Reporter) -> AppContext:
-        """A batch worker's context (engines/batch): the same approve() and trust, so each
-        line of submit_many is approved as a submit is."""
-        child = LibraryContext(
-            settings, self.config, approve=self.approve, trust_recipient=self.trust_recipient
-        )
-        child.report = report
-        return child
+def _offer(
+    settings: Settings, rail: str, amount_atomic: int, pay_to: str, **extra: Any
+) -> PaymentOffer:
+    asked = offer_in_question()
+    return PaymentOffer(
+        amount_usd=atomic_to_usd(amount_atomic),
+        rail=rail,
+        network=asked.network if asked else None,
+        asset=asked.asset if asked else None,
+        pay_to=pay_to,
+        origin=origin_of(settings.base_url),
+        **extra,
+    )
 
-    def policy(
-        self, *, max_price_usd: object = None, trust_recipient: bool = False
-    ) -> PaymentPolicy:
-        trusted = trust_recipient or self.trust_recipient
-        policy = super().policy(max_price_usd=max_price_usd, trust_recipient=trusted)
-        if trusted or self.approve is None:
-            return policy  # trusted, or refused: settings.no_input answers no
-        return replace(policy, confirm_new_recipient=self._confirm_recipient)
 
-    def _offer(self, rail: str, amount_atomic: int, pay_to: str, **extra: Any) -> PaymentOffer:
+def _payment_approver(settings: Settings, approve: Approver) -> Callable[[str, int, str], bool]:
+    def ask(rail: str, amount_atomic: int, pay_to: str) -> bool:
+        return approve(_offer(settings, rail, amount_atomic, pay_to)) is True
+
+    return ask
+
+
+def _recipient_approver(settings: Settings, approve: Approver) -> Callable[[str, str], bool]:
+    def ask(old: str, new: str) -> bool:
         asked = offer_in_question()
-        return PaymentOffer(
-            amount_usd=atomic_to_usd(amount_atomic),
-            rail=rail,
-            network=asked.network if asked else None,
-            asset=asked.asset if asked else None,
-            pay_to=pay_to,
-            origin=origin_of(self.settings.base_url),
-            **extra,
-        )
-
-    def _approver(self) -> Callable[[str, int, str], bool]:
-        def ask(rail: str, amount_atomic: int, pay_to: str) -> bool:
-            assert self.approve is not None
-            return self.approve(self._offer(rail, amount_atomic, pay_to)) is True
-
-        return ask
-
-    def _confirm_recipient(self, old: str, new: str) -> bool:
-        asked = offer_in_question()
-        if asked is None or self.approve is None:
+        if asked is None:
             return False
-        offer = self._offer(asked.rail, asked.amount_atomic, new, previous_pay_to=old)
-        return self.approve(offer) is True
+        offer = _offer(settings, asked.rail, asked.amount_atomic, new, previous_pay_to=old)
+        return approve(offer) is True
+
+    return ask

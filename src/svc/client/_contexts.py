@@ -11,7 +11,7 @@ import contextlib
 import threading
 from typing import Protocol
 
-from svc.client._context import Approver, LibraryContext
+from svc.client._context import Approver, LibraryContext, library_context
 from svc.settings import Settings
 from svc.store.config import ConfigFile
 
@@ -56,7 +56,7 @@ class Contexts:
         if app is None:
             if self.closed:
                 raise RuntimeError("this svc Client is closed")
-            app = LibraryContext(
+            app = library_context(
                 self.settings, self._config, approve=self._approve, trust_recipient=self._trust
             )
             self._local.app = app

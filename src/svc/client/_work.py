@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from svc import redact
+from svc.api.models import TaskDetail
 from svc.client._calls import one_call
 from svc.client._context import (
     Approver,
@@ -29,7 +30,6 @@ from svc.engines import submit as submit_engine
 from svc.engines.changes import TaskChange
 from svc.engines.poll import poll_once
 from svc.engines.reply import send, tell_secrets
-from svc.engines.types import TaskDetail
 from svc.engines.validate import task_body
 from svc.engines.watch import Follower
 from svc.errors import UsageError

@@ -15,12 +15,12 @@ from typing import Any
 
 import typer
 
+from svc.api.models import TaskDetail
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
 from svc.engines.asks import left_text, summarize
 from svc.engines.poll import poll_once
 from svc.engines.reply import ReplyMismatch, body_for, question_options, send_body
-from svc.engines.types import TaskDetail
 from svc.errors import ConflictError, ProtocolError, UsageError
 from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value, is_secret
 from svc.ui import views

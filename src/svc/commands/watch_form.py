@@ -49,7 +49,7 @@ class FormSession:
             self.done.set()
 
     def _form(self) -> dict[str, Any] | str:
-        from svc.engines.types import TaskDetail
+        from svc.api.models import TaskDetail
 
         detail = TaskDetail.model_validate(self.task)
         ask = detail.info_request

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from svc import rail_table, words
+from svc.api.answers import parse_billing
 from svc.api.ids import request_id_arg
 from svc.context import AppContext
 from svc.engines.auth import free_call_auth, with_bearer
@@ -77,6 +78,12 @@ class SubmitResult:
     billing: str | None
     replayed: bool
     rail: str = rail_table.DEFAULT
+
+    @property
+    def terms(self) -> dict[str, str]:
+        """What the `svc-billing` answer says (status, method, amount_usd, payment_id); none
+        when the answer carried none."""
+        return parse_billing(self.billing) if self.billing else {}
 
 
 def new_request_id() -> str:

@@ -7,8 +7,8 @@ import json
 import shlex
 from typing import Any
 
+from svc.api.models import TaskDetail
 from svc.engines.asks import secret_field, secret_keys
-from svc.engines.types import TaskDetail
 from svc.next_words import reply_command
 from svc.sanitize import clean
 from svc.words import usd

@@ -106,7 +106,7 @@ def serve_http(app: FaceContext, host: str, port: int) -> int:
     settings.no_input = True  # a person is reached only through the client
     token, made = mcp_token.ensure(app)
     announce(app.output, where, token if made else None)
-    pool = ContextPool(settings, Output.for_protocol(), app.config)
+    pool = ContextPool(app, Output.for_protocol())
     check = mcp_token.check(app)
     config = uvicorn.Config(
         build_app(pool, where, check),

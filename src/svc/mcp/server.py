@@ -48,7 +48,7 @@ from svc.ui.terminal import error_line
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
-    from svc.context import AppContext
+    from svc.ui.face import FaceContext
 
 Handler = Callable[[Call, dict[str, Any]], Awaitable[Outcome]]
 # The tools whose operation a face drives itself (a person to ask, a payment to approve); every
@@ -292,14 +292,14 @@ def _server(handlers: SvcServer) -> Server[Any]:
     )
 
 
-def serve_stdio(app: AppContext) -> int:
+def serve_stdio(app: FaceContext) -> int:
     """Serve until the client closes stdin; the CLI's settings, never a prompt."""
     from mcp.server.stdio import stdio_server
 
     settings = app.settings
     settings.no_input = True  # no terminal here: a person is reached only through the client
     output = Output.for_protocol(relay=ClientLog.relay)
-    pool = ContextPool(settings, output, app.config)
+    pool = ContextPool(app, output)
     server = build_server(pool)
 
     caught: list[int] = []  # the terminating signal that stopped the server, if one did

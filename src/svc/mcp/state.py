@@ -21,10 +21,9 @@ import anyio.to_thread
 from svc.mcp.pace import beat_seconds
 from svc.next_words import mcp as _mcp_words
 from svc.redact import Vault
-from svc.ui.face import FaceContext
+from svc.ui.face import FaceContext, face_context
 
 if TYPE_CHECKING:
-    from svc.engines.types import ConfigFile
     from svc.mcp.human import Human
     from svc.settings import Settings
     from svc.ui.output import Output
@@ -34,10 +33,12 @@ REMEMBERED_TASKS = 10_000  # poll times kept; the oldest are forgotten first
 
 
 class ContextPool:
-    def __init__(self, settings: Settings, output: Output, config: ConfigFile) -> None:
-        self.settings = settings
+    def __init__(self, app: FaceContext, output: Output) -> None:
+        """Contexts like the command's `app` (its settings and config file), each drawing
+        through `output` (the protocol's) and wording next steps as svc mcp does."""
+        self.settings = app.settings
         self.output = output
-        self.config = config
+        self.config = app.config
         self._local = threading.local()
         self._lock = threading.Lock()
         self._all: list[FaceContext] = []
@@ -46,7 +47,7 @@ class ContextPool:
         """This thread's context (settings and config are shared, connections are not)."""
         app: FaceContext | None = getattr(self._local, "app", None)
         if app is None:
-            app = FaceContext(self.settings, self.output, self.config, next_words=_mcp_words.words)
+            app = face_context(self.settings, self.output, self.config, next_words=_mcp_words.words)
             self._local.app = app
             with self._lock:
                 self._all.append(app)

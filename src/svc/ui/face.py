@@ -1,10 +1,9 @@
-"""A face's context: the library's AppContext plus the Output this face draws with.
+"""The context of the CLI and of `svc mcp`: AppContext with an Output as its reporter.
 
 The engines see `AppContext`: settings, lazily built parts, a `Reporter` for what they say and
-`FacePrompts` for what they would ask a person. A face needs more: the CLI's commands show
-documents, tables and JSON through their `Output`, `svc mcp` relays through its own. So the
-faces build this subclass, whose Output is also the engines' Reporter, and whose prompts are
-the terminal's (`svc.ui.prompts`, the QR code and the browser); engines never see the type.
+`FacePrompts` for what they would ask a person. These faces show documents, tables and JSON
+through their `Output` (`app.output`, typed), which is also the engines' Reporter, and their
+prompts are the terminal's (`svc.ui.prompts`, the QR code and the browser).
 """
 
 from __future__ import annotations
@@ -24,19 +23,21 @@ if TYPE_CHECKING:
     from svc.store.config import ConfigFile
 
 
-class FaceContext(AppContext):
-    def __init__(
-        self,
-        settings: Settings,
-        output: Output,
-        config: ConfigFile | None = None,
-        *,
-        next_words: Callable[[Next], str] | None = None,
-    ) -> None:
-        notify = _notifier() if settings.notify else None
-        prompts = replace(terminal_prompts(output), next_words=next_words, notify_person=notify)
-        super().__init__(settings, output, config, prompts=prompts)
-        self.output = output
+FaceContext = AppContext[Output]
+
+
+def face_context(
+    settings: Settings,
+    output: Output,
+    config: ConfigFile | None = None,
+    *,
+    next_words: Callable[[Next], str] | None = None,
+) -> FaceContext:
+    """The context of a command or a tool call: `output` draws and reports, the terminal's
+    prompts ask, `next_words` says a next step in this face's words."""
+    notify = _notifier() if settings.notify else None
+    prompts = replace(terminal_prompts(output), next_words=next_words, notify_person=notify)
+    return AppContext(settings, output, config, prompts=prompts)
 
 
 def terminal_prompts(output: Output) -> FacePrompts:

@@ -8,10 +8,10 @@ from typing import Any
 import anyio
 import anyio.from_thread
 
+from svc.api.models import TaskDetail
 from svc.engines.asks import secret_field
 from svc.engines.poll import poll_once
 from svc.engines.reply import send
-from svc.engines.types import TaskDetail
 from svc.engines.watch import Follower
 from svc.engines.watch_parts import poll_interval
 from svc.errors import ProtocolError

@@ -12,9 +12,9 @@ from typing import Any
 
 import anyio.from_thread
 
+from svc.api.models import TaskDetail
 from svc.engines.reply import ReplyMismatch
 from svc.engines.reply_draft import Draft, send_draft
-from svc.engines.types import TaskDetail
 from svc.errors import UsageError
 from svc.mcp.asks import describe, secret_prompt
 from svc.mcp.results import Outcome

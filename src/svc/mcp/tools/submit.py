@@ -14,7 +14,6 @@ from decimal import Decimal
 from typing import Any
 
 from svc.context import AppContext
-from svc.engines.billing import billing_terms
 from svc.engines.dry_run import dry_run
 from svc.engines.submit import SubmitResult, new_request_id, refuse_duplicate, submit
 from svc.engines.validate import task_body
@@ -141,7 +140,7 @@ def _outcome(result: SubmitResult) -> Outcome:
         "billing": result.billing,
     }
     text = f"Task {task.get('id')} submitted ({task.get('state')}); request id {result.request_id}."
-    billing = billing_terms(result.billing)
+    billing = result.terms
     if result.replayed:
         text += " It was already accepted earlier: not charged again."
     elif billing.get("status") == "charged":
