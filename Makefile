@@ -55,7 +55,7 @@ $(TS_STAMP): tests/ts/package-lock.json | tools
 # Then the Python API reference from the docstrings (pdoc) in build/api/, not committed.
 docs: $(STAMP)
 	$(BIN)/python -m tools.docgen
-	$(BIN)/python -m tools.gen_client
+	$(BIN)/python -m tools.gen_faces
 	$(BIN)/python -m tools.settings_doc
 	$(BIN)/python -m tests.fidelity
 	$(BIN)/python -m tests.package_graph

@@ -1,7 +1,8 @@
-"""Every command is one module with options + run (issue 23.1): `svc X` is commands/X.py and
+"""Every command written by hand is one module with options + run: `svc X` is commands/X.py and
 `svc X Y` is commands/X/Y.py; each holds a frozen options dataclass, the Typer function that
 only parses into it, and `run(opts, ctx) -> int`, so the work can be run (and tested) without
-Typer, and a newcomer finds a command from its name alone."""
+Typer, and a newcomer finds a command from its name alone. A command built from its
+operation's declaration (svc.cli.declared) has its one place in svc/operations/table.py."""
 
 from __future__ import annotations
 
@@ -41,11 +42,26 @@ def leaves() -> Iterator[tuple[list[str], Any]]:
 
 
 LEAVES = list(leaves())
+DECLARED_MODULE = "svc.cli.declared"
 
 
 def module_of(command: Any) -> ModuleType:
     callback = inspect.unwrap(command.callback)
     return importlib.import_module(callback.__module__)
+
+
+def _written(leaves: list[tuple[list[str], Any]]) -> list[tuple[list[str], Any]]:
+    return [(p, c) for p, c in leaves if module_of(c).__name__ != DECLARED_MODULE]
+
+
+WRITTEN = _written(LEAVES)
+
+
+def test_a_declared_command_is_its_operations() -> None:
+    from svc.cli.declared import declared
+
+    built = {" ".join(p) for p, c in LEAVES if module_of(c).__name__ == DECLARED_MODULE}
+    assert built == set(declared()) and "receipt" in built
 
 
 def test_the_walk_finds_every_command() -> None:
@@ -54,7 +70,7 @@ def test_the_walk_finds_every_command() -> None:
     assert len(paths) >= 40
 
 
-@pytest.mark.parametrize("path,command", LEAVES, ids=[" ".join(p) for p, _ in LEAVES])
+@pytest.mark.parametrize("path,command", WRITTEN, ids=[" ".join(p) for p, _ in WRITTEN])
 def test_a_command_is_one_module_named_after_it(path: list[str], command: Any) -> None:
     module = module_of(command)
     file = Path(str(module.__file__)).relative_to(SRC / "svc" / "commands")
@@ -69,7 +85,7 @@ def test_a_command_is_one_module_named_after_it(path: list[str], command: Any) -
     assert str(file) in allowed, f"svc {' '.join(path)} lives in {file}"
 
 
-@pytest.mark.parametrize("path,command", LEAVES, ids=[" ".join(p) for p, _ in LEAVES])
+@pytest.mark.parametrize("path,command", WRITTEN, ids=[" ".join(p) for p, _ in WRITTEN])
 def test_a_command_has_options_and_run(path: list[str], command: Any) -> None:
     module = module_of(command)
     run = getattr(module, "run", None)

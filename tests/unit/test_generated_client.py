@@ -8,7 +8,7 @@ import ast
 import inspect
 from pathlib import Path
 
-from tools import gen_client
+from tools import gen_faces as gen_client
 
 from svc.client._async import AsyncClient
 from svc.client._generated_async import AsyncIdentity
@@ -21,7 +21,9 @@ ASYNC = Path(gen_client.ROOT) / "src/svc/client/_async.py"
 
 def test_the_generated_files_are_fresh() -> None:
     sync, awaited = gen_client.generated()
-    for target, text in ((gen_client.TARGET, sync), (gen_client.ASYNC_TARGET, awaited)):
+    index = gen_client.command_index()
+    generated = ((gen_client.TARGET, sync), (gen_client.ASYNC_TARGET, awaited))
+    for target, text in (*generated, (gen_client.INDEX_TARGET, index)):
         assert target.read_text(encoding="utf-8") == text, f"{target.name} is stale: make docs"
 
 

@@ -21,6 +21,7 @@ from typer._click.globals import get_current_context
 from typer.core import TyperGroup
 
 from svc import __version__
+from svc.cli.declared_index import SUMMARIES
 from svc.cli.globals import GLOBALS, KEYS, lone_json_field, split_json_fields
 from svc.cli.runtime import build_context, run_guarded
 from svc.context import AppContext
@@ -32,6 +33,7 @@ from svc.ui.terminal import StdoutGone, error_line, interrupt_exit_code, interru
 
 T = TypeVar("T")
 
+DECLARED = "svc.cli.declared"  # a command built from its operation's declaration
 # name -> (module, one-line summary). The summary is shown by `svc --help` without importing.
 COMMANDS: dict[str, tuple[str, str]] = {
     "submit": ("svc.commands.submit", "Submit a task for an end user and pay for it."),
@@ -56,10 +58,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "svc.commands.budget",
         "Show and set spending budgets per window; reset the breaker.",
     ),
-    "receipt": (
-        "svc.commands.receipt",
-        "Show one payment: rail, amount, parties and its settlement reference.",
-    ),
+    "receipt": (DECLARED, SUMMARIES["receipt"]),
     "pay": ("svc.commands.pay", "Complete a card payment that waits for a person (svc pay card)."),
     "wallet": (
         "svc.commands.wallet",
@@ -89,6 +88,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "help": ("svc.commands.help", "Reference topics: exit codes, environment, files."),
 }
+# A declared command not placed above comes last.
+COMMANDS.update(
+    {name: (DECLARED, text) for name, text in SUMMARIES.items() if name not in COMMANDS}
+)
 
 
 def _global_parameters(ignored: frozenset[str] = frozenset()) -> list[Any]:
@@ -232,8 +235,13 @@ class LazyGroup(TyperGroup):
         entry = self.members.get(cmd_name)
         if entry is None:
             return None
-        module = importlib.import_module(entry[0])
-        command = typer.main.get_command(_wrap_commands(module.app))
+        if entry[0] == DECLARED:
+            from svc.cli.declared import app_for
+
+            built = app_for(cmd_name)
+        else:
+            built = importlib.import_module(entry[0]).app
+        command = typer.main.get_command(_wrap_commands(built))
         command.name = cmd_name
         return command
 

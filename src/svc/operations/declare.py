@@ -31,9 +31,16 @@ class Missing:
 
 @dataclass(frozen=True)
 class Command:
-    """The CLI's command (`"identity register"`), built in svc.commands."""
+    """The CLI's command (`"identity register"`): built in svc.commands by hand, or, with
+    `help`, from the declaration (svc.cli.declared), its one-line `summary` in `svc --help`."""
 
     path: str
+    summary: str = ""
+    help: str = ""
+
+    @property
+    def declared(self) -> bool:
+        return bool(self.help)
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,11 @@ the declarations; JSON Schema never sees them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+
+M = TypeVar("M")
 
 USD_PATTERN = r"^(0|[1-9]\d{0,8})(\.\d{1,6})?$"  # the spec's budgetUsd pattern
 REQUEST_ID_PATTERN = r"^[A-Za-z0-9._:-]{8,128}$"  # what `svc submit --request-id` accepts
@@ -36,7 +38,10 @@ class Flag:
 
 @dataclass(frozen=True)
 class Positional:
-    """The field is the call's positional argument (`svc receipt ID`, `client.receipt(id)`)."""
+    """The field is the call's positional argument (`svc receipt ID`, `client.receipt(id)`),
+    shown as `metavar` in the CLI's help."""
+
+    metavar: str | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,11 @@ def offered(model: type[BaseModel], face: str) -> list[str]:
 
 def is_positional(model: type[BaseModel], name: str) -> bool:
     return any(isinstance(m, Positional) for m in markers(model, name))
+
+
+def marker(model: type[BaseModel], name: str, kind: type[M]) -> M | None:
+    """The field's marker of `kind`, if it has one."""
+    return next((m for m in markers(model, name) if isinstance(m, kind)), None)
 
 
 def is_secret_field(model: type[BaseModel], name: str) -> bool:

@@ -172,7 +172,7 @@ class SpendRequest(Request):
 
 
 class ReceiptRequest(Request):
-    task_or_request_id: Annotated[str, Positional()] = Field(
+    task_or_request_id: Annotated[str, Positional("ID")] = Field(
         min_length=1, max_length=256, description="A task id or request id."
     )
 

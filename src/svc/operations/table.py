@@ -206,7 +206,19 @@ SPEND = Operation(
 RECEIPT = Operation(
     "receipt",
     ReceiptRequest,
-    cli=Command("receipt"),
+    cli=Command(
+        "receipt",
+        "Show one payment: rail, amount, parties and its settlement reference.",
+        "Show what was paid for one task or request: a receipt from the ledger.\n\n"
+        "The rail (x402, mpp, card), the amount, payer and recipient, network and asset, the "
+        "settlement reference (the x402 PAYMENT-RESPONSE's transaction, the MPP receipt's "
+        "reference, the card payment id), when it was paid, and any refund. One JSON document "
+        "when piped or with --json. Exit 7 when the ledger has no such id, or nothing was "
+        "paid for it. Reads the ledger only: nothing is sent.\n\n"
+        "\b\nExamples:\n"
+        "  svc receipt task_8f2c41d09b7e6a13\n"
+        "  svc receipt req_5b1d... --json | jq -r .settlement.reference",
+    ),
     mcp=Tool(
         "get_receipt",
         "A payment's receipt",
