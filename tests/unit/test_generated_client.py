@@ -23,7 +23,8 @@ def test_the_generated_files_are_fresh() -> None:
     sync, awaited = gen_client.generated()
     index = gen_client.command_index()
     generated = ((gen_client.TARGET, sync), (gen_client.ASYNC_TARGET, awaited))
-    for target, text in (*generated, (gen_client.INDEX_TARGET, index)):
+    page = gen_client.page_with_matrix(gen_client.PAGE.read_text(encoding="utf-8"))
+    for target, text in (*generated, (gen_client.INDEX_TARGET, index), (gen_client.PAGE, page)):
         assert target.read_text(encoding="utf-8") == text, f"{target.name} is stale: make docs"
 
 

@@ -66,10 +66,15 @@ class Method:
 
 @dataclass(frozen=True)
 class Written:
-    """A library method written by hand in svc.client (a paid submit's overloads, an
-    iterator of changes): its arguments are the face's own."""
+    """Library methods written by hand in svc.client (a paid submit's overloads, an iterator
+    of changes): their arguments are the face's own. `names` as a program calls them
+    (`identity.claim` for `client.identity.claim`)."""
 
-    name: str
+    names: tuple[str, ...]
+
+
+def written(*names: str) -> Written:
+    return Written(names)
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,11 @@ from svc.operations.declare import (
     Command,
     Document,
     Method,
+    Missing,
     Operation,
     Tool,
     Written,
+    written,
 )
 from svc.operations.requests import (
     WAIT_BUDGET_SECONDS,
@@ -44,11 +46,12 @@ from svc.operations.shown import (
 from svc.operations.words import receipt_text, spend_text
 
 # Why a face lacks an operation, said once for the reasons many share.
-LOCAL_SETUP = "sets up this machine (a file, a key, a shell): a person's step at a shell"
-NO_PERSON = "a person's step in a browser or at a shell, not an agent's"
-SANDBOX = "drives the local sandbox, which only a person or a test starts"
-CLI_ONLY = "shows the CLI itself"
-NOT_YET = "not offered there yet"
+PERSON = "the person's step"  # their key, credential, limits, ledger: not an agent's
+SETUP = "machine set-up"  # config, completion: a person at a shell
+SANDBOX = "sandbox only"  # the local emulator a person or a test starts
+CLI = "about the CLI"
+SERVER = "serves the faces"
+NOT_YET = "not yet: to revisit"
 
 
 def _spend(app: AppContext, request: SpendRequest) -> Document:
@@ -76,7 +79,7 @@ SUBMIT = Operation(
         SubmitShown,
         shapes=(("task", "request_id", "rail", "replayed", "billing"), ("dry_run",)),
     ),
-    library=Written("submit"),
+    library=written("submit", "submit_many"),
 )
 
 GET = Operation(
@@ -92,7 +95,7 @@ GET = Operation(
         TaskShown,
         read_only=True,
     ),
-    library=Written("get"),
+    library=written("get"),
 )
 
 WAIT = Operation(
@@ -112,7 +115,7 @@ WAIT = Operation(
         TaskShown,
         read_only=True,
     ),
-    library=Written("watch"),
+    library=written("watch", "watch_many"),
 )
 
 REPLY = Operation(
@@ -132,7 +135,7 @@ REPLY = Operation(
         "secret value from you is refused.",
         TaskShown,
     ),
-    library=Written("reply"),
+    library=written("reply"),
 )
 
 QUOTE = Operation(
@@ -148,7 +151,7 @@ QUOTE = Operation(
         QuoteShown,
         read_only=True,
     ),
-    library=Written("quote"),
+    library=written("quote"),
 )
 
 GUIDE = Operation(
@@ -162,7 +165,7 @@ GUIDE = Operation(
         GuideShown,
         read_only=True,
     ),
-    library=Written("guide"),
+    library=written("guide"),
 )
 
 TASKS = Operation(
@@ -178,7 +181,7 @@ TASKS = Operation(
         TasksShown,
         read_only=True,
     ),
-    library=Written("tasks"),
+    library=written("tasks"),
 )
 
 SPEND = Operation(
@@ -240,8 +243,57 @@ RECEIPT = Operation(
 )
 
 
+def _shell(path: str, mcp: str, library: str = "", *, written_as: str = "") -> Operation[Any]:
+    """An operation whose CLI command is written by hand and that another face lacks (or
+    offers by hand: `written_as`)."""
+    face: Missing | Written = written(written_as) if written_as else Missing(library or mcp)
+    return Operation(path, None, Command(path), Missing(mcp), face)
+
+
+OTHERS: tuple[Operation[Any], ...] = (
+    _shell("budget", PERSON, written_as="budgets"),
+    _shell("budget set", PERSON),
+    _shell("budget unset", PERSON),
+    _shell("budget reset-breaker", PERSON),
+    _shell("pay card", "a person's page", written_as="pay_card"),
+    _shell("wallet create", PERSON),
+    _shell("wallet import", PERSON),
+    _shell("wallet address", PERSON),
+    _shell("wallet list", PERSON),
+    _shell("identity register", PERSON, written_as="identity.register"),
+    _shell("identity claim", PERSON, written_as="identity.claim"),
+    _shell("identity refresh", PERSON, written_as="identity.refresh"),
+    _shell("identity logout", PERSON, written_as="identity.logout"),
+    _shell("identity status", NOT_YET, written_as="identity.status"),
+    _shell("entitlements", NOT_YET, NOT_YET),
+    _shell("api search", NOT_YET, NOT_YET),
+    _shell("api get", NOT_YET, NOT_YET),
+    _shell("services", NOT_YET, NOT_YET),
+    _shell("services show", NOT_YET, NOT_YET),
+    _shell("manifest", NOT_YET, NOT_YET),
+    _shell("llms", NOT_YET, NOT_YET),
+    _shell("tasks forget", PERSON, PERSON),
+    _shell("tasks prune", PERSON, PERSON),
+    _shell("config get", SETUP),
+    _shell("config set", SETUP),
+    _shell("config unset", SETUP),
+    _shell("config list", SETUP),
+    _shell("config path", SETUP),
+    _shell("doctor", SETUP, written_as="doctor"),
+    _shell("mcp", SERVER),
+    _shell("sandbox serve", SANDBOX),
+    _shell("sandbox approve", SANDBOX),
+    _shell("sandbox claim-code", SANDBOX),
+    _shell("sandbox mint-id-jag", SANDBOX),
+    _shell("sandbox pay-card", SANDBOX),
+    _shell("sandbox tags", SANDBOX),
+    _shell("completion show", SETUP),
+    _shell("completion install", SETUP),
+    _shell("help", CLI),
+)
+
 # The operations `svc mcp` lists, in the order it lists them.
 TOOLS: tuple[Operation[Any], ...] = (SUBMIT, GET, WAIT, REPLY, QUOTE, GUIDE, TASKS, SPEND, RECEIPT)
 
-# Every operation, in the order the library's generated methods follow.
-OPERATIONS: tuple[Operation[Any], ...] = TOOLS
+# Every operation: the tools first, in the order the library's generated methods follow.
+OPERATIONS: tuple[Operation[Any], ...] = (*TOOLS, *OTHERS)
