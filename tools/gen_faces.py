@@ -292,15 +292,23 @@ def _cell(face: object) -> str:
 
 
 def operations_matrix() -> str:
-    """The table of operations by face, as docs/architecture.md shows it."""
-    lines = [
-        "| operation | CLI | svc mcp | svc.Client |",
-        "|---|---|---|---|",
-        *(
-            f"| {op.name} | {_cell(op.cli)} | {_cell(op.mcp)} | {_cell(op.library)} |"
-            for op in table.OPERATIONS
-        ),
-    ]
+    """The table of operations by face, as docs/architecture.md shows it: the commands of one
+    group that no other face offers, for the same reason, share a row."""
+    rows: list[tuple[list[Operation[Any]], str, str]] = []
+    for op in table.OPERATIONS:
+        mcp, library = _cell(op.mcp), _cell(op.library)
+        last = rows[-1] if rows else None
+        alike = last is not None and last[1:] == (mcp, library)
+        same_group = last is not None and last[0][0].name.split()[0] == op.name.split()[0]
+        if alike and same_group and isinstance(op.library, Missing) and last is not None:
+            last[0].append(op)
+            continue
+        rows.append(([op], mcp, library))
+    lines = ["| operation | CLI | svc mcp | svc.Client |", "|---|---|---|---|"]
+    for ops, mcp, library in rows:
+        names = ", ".join(op.name for op in ops)
+        commands = ", ".join(_cell(op.cli) for op in ops)
+        lines.append(f"| {names} | {commands} | {mcp} | {library} |")
     return "\n".join(lines)
 
 
