@@ -239,7 +239,7 @@ def _public(cls: ast.ClassDef) -> list[ast.FunctionDef]:
         if isinstance(node, ast.FunctionDef)
         and not node.name.startswith("_")
         and node.name not in ITERATORS
-        and node.name != "close"
+        and node.name not in ("close", "with_options")
     ]
 
 

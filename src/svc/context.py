@@ -153,12 +153,17 @@ class AppContext(Generic[R_co]):
         return self._http
 
     def _new_http(self, warn: Callable[[str], None]) -> Http:
-        from svc.api.http import Http
+        from svc.api.http import Http, whole_seconds
+        from svc.api.retry import RetryPolicy
 
+        retries = self.settings.max_retries
         return Http(
             trace=self.report.trace if self.settings.verbose else None,
             warn=warn,
             cleartext_ok=self.settings.allow_insecure_http,
+            timeout=self.settings.timeout,
+            call_timeout=whole_seconds(self.settings.timeout),
+            retry=RetryPolicy(attempts=retries + 1) if retries is not None else None,
         )
 
     def use_own_http(self, warn: Callable[[str], None] | None = None) -> None:

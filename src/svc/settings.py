@@ -12,12 +12,15 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from svc import origin, rail_table
 from svc.errors import UsageError
 from svc.money import AmountError, parse_usd, shown, usd_to_atomic
 from svc.settings_table import BY_KEY, SETTINGS, Setting
+
+if TYPE_CHECKING:
+    import httpx
 
 NO_CAP = "none"
 DEFAULT_PROFILE = "default"
@@ -344,6 +347,11 @@ class Settings:
     json_output: bool = False
     no_input: bool = False
     verbose: bool = False
+    # A library caller's bounds (Client(timeout=, max_retries=)): seconds for a whole call,
+    # its retries included (an httpx.Timeout also sets each request's own); None: each
+    # request's SVC_TIMEOUT and the default retries, no bound on a whole call (the CLI's).
+    timeout: float | httpx.Timeout | None = None
+    max_retries: int | None = None
     email: str | None = None
     pay: str = DEFAULTS["pay"]
     max_price_usd: Decimal = DEFAULTS["max_price_usd"]

@@ -49,9 +49,15 @@ def test_every_client_method_has_an_async_twin_with_the_same_arguments() -> None
                 assert _without_return(signature) == _without_return(awaited[name]), name
 
 
+def test_the_async_client_takes_the_clients_arguments() -> None:
+    synced = _without_return(inspect.signature(Client.__init__))
+    awaited = _without_return(inspect.signature(AsyncClient.__init__))
+    assert [p for p in awaited if p.name != "max_workers"] == synced
+
+
 def test_every_async_coroutine_says_what_its_sync_twin_says() -> None:
     for name, method in _public(Client).items():
-        if name in gen_client.ITERATORS or name == "close":
+        if name in gen_client.ITERATORS or name in ("close", "with_options"):
             continue
         sync_doc = inspect.getdoc(getattr(Client, name))
         assert sync_doc and sync_doc in (inspect.getdoc(getattr(AsyncClient, name)) or ""), name
@@ -66,7 +72,7 @@ def test_async_py_defines_only_the_iterators_and_its_life() -> None:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         and not node.name.startswith("_")
     }
-    assert defined == set(gen_client.ITERATORS) | {"aclose"}
+    assert defined == set(gen_client.ITERATORS) | {"aclose", "with_options"}
 
 
 def test_every_declared_library_method_is_on_both_clients() -> None:

@@ -8,15 +8,45 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 # The monotonic time by which the answer being received by this thread must be complete (watch
 # polls from several threads through one client, so it is per thread, not per client).
 _deadline = threading.local()
 
 
+# The time by which everything this thread sends must be answered: a library caller's whole
+# call (Client(timeout=)), which no retry and no later request of the call may outlive.
+_cap = threading.local()
+
+
 def start_deadline(seconds: float) -> None:
-    """The answer this thread sends a request for next must be whole within `seconds`."""
-    _deadline.at = time.monotonic() + seconds
+    """The answer this thread sends a request for next must be whole within `seconds` (and
+    by the cap, if one is set)."""
+    at = time.monotonic() + seconds
+    cap: float | None = getattr(_cap, "at", None)
+    _deadline.at = at if cap is None else min(at, cap)
+
+
+@contextmanager
+def capped(seconds: float | None) -> Iterator[None]:
+    """Everything this thread sends meanwhile is answered within `seconds` from now, or fails
+    as a timeout (an outer cap that ends sooner still holds); None: no new cap."""
+    before: float | None = getattr(_cap, "at", None)
+    if seconds is not None:
+        at = time.monotonic() + seconds
+        _cap.at = at if before is None else min(before, at)
+    try:
+        yield
+    finally:
+        _cap.at = before
+
+
+def cap_left() -> float | None:
+    """Seconds left before the cap (never below 0), or None when there is none."""
+    at: float | None = getattr(_cap, "at", None)
+    return None if at is None else max(0.0, at - time.monotonic())
 
 
 def end_deadline() -> None:

@@ -17,7 +17,7 @@ import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from 
 
 from svc.api.capped import ACCEPT_ENCODING, CappedTransport
 from svc.api.cleartext import CleartextGuard
-from svc.api.deadline import end_deadline
+from svc.api.deadline import cap_left, capped, end_deadline
 from svc.api.proxies import from_environment as proxies_from_environment
 from svc.api.response import expect_json
 from svc.api.retry import (
@@ -60,6 +60,14 @@ def _env_number(name: str, default: float, *, integer: bool = False) -> float:
     return value
 
 
+def whole_seconds(timeout: float | httpx.Timeout | None) -> float | None:
+    """The seconds a whole call may take: the number, or an httpx.Timeout's longest bound."""
+    if isinstance(timeout, httpx.Timeout):
+        bounds = [t for t in (timeout.connect, timeout.read, timeout.write, timeout.pool) if t]
+        return max(bounds) if bounds else None
+    return timeout
+
+
 class Http:
     """Wraps one `httpx.Client`; every command gets payment, bearer and retries the same way."""
 
@@ -67,7 +75,8 @@ class Http:
         self,
         *,
         trace: Callable[[str], None] | None = None,
-        timeout: float | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        call_timeout: float | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
         warn: Callable[[str], None] | None = None,
@@ -75,12 +84,16 @@ class Http:
     ) -> None:
         self.tracer = Tracer(trace)  # `-v`: the caller's printer, which cleans each line
         self.retry = retry or RetryPolicy()
+        # A library caller's bound on each send, its retries included (Client(timeout=)).
+        self.call_timeout = call_timeout
         self.sleep = sleep
+        given = timeout if isinstance(timeout, httpx.Timeout) else None
         if timeout is None:
             timeout = _env_number("SVC_TIMEOUT", DEFAULT_TIMEOUT)
+        seconds = whole_seconds(timeout) or DEFAULT_TIMEOUT
         limit = int(_env_number("SVC_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE, integer=True))
         self.max_response_bytes = limit  # one answer's bound; a paged listing counts from it
-        self.router = ProxyRouter(timeout, proxies_from_environment())
+        self.router = ProxyRouter(seconds, proxies_from_environment())
         self.cleartext = CleartextGuard(self.router.route, cleartext_ok, warn)
         hooks: dict[str, list[Callable[..., Any]]] = {"request": [self.cleartext.check]}
         if trace is not None:
@@ -91,7 +104,7 @@ class Http:
         self.transport = CappedTransport(self.router, limit)
         self.client = httpx.Client(
             transport=self.transport,
-            timeout=httpx.Timeout(timeout, connect=min(10.0, timeout)),
+            timeout=given or httpx.Timeout(seconds, connect=min(10.0, seconds)),
             headers={
                 "User-Agent": USER_AGENT,
                 "Accept": "application/json",
@@ -133,8 +146,37 @@ class Http:
         refused connection, a 429 or a 503 (the request was not processed) is retried.
         `final_statuses` are returned at once, never retried (the caller has a better answer);
         `url` passed the origin gate (svc.origin): nothing else is ever sent."""
+        with capped(self.call_timeout):
+            return self._send(
+                method,
+                url,
+                what=what,
+                body=(json_body, form),
+                headers=headers,
+                auth=auth,
+                resend_safe=resend_safe,
+                on_retry=on_retry,
+                final_statuses=final_statuses,
+            )
+
+    def _send(
+        self,
+        method: str,
+        url: TrustedURL,
+        *,
+        what: str,
+        body: tuple[Any, dict[str, str] | None],
+        headers: dict[str, str] | None,
+        auth: httpx.Auth | None,
+        resend_safe: bool,
+        on_retry: Callable[[str], None] | None,
+        final_statuses: tuple[int, ...],
+    ) -> httpx.Response:
+        json_body, form = body
         last_problem = ""
         for attempt in range(self.retry.attempts):
+            if cap_left() == 0:  # the caller's whole bound is spent: no attempt may start
+                raise exhausted(what, attempt, last_problem or "timed out", str(url))
             hinted: float | None = None
             try:
                 response = self._request_once(
@@ -158,6 +200,8 @@ class Http:
                     return response
             if not self.retry.is_last(attempt):
                 wait = self.retry.delay(attempt, hinted)
+                left = cap_left()
+                wait = wait if left is None else min(wait, left)
                 self._note_retry(on_retry, what, last_problem, wait)
                 self.sleep(wait)
         raise exhausted(what, self.retry.attempts, last_problem, str(url))

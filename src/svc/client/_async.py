@@ -26,9 +26,16 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from svc.client._generated_async import AsyncCalls, AsyncIdentity
-from svc.client._sync import BATCH_CONCURRENCY, Client
+from svc.client._sync import (
+    BATCH_CONCURRENCY,
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_TIMEOUT,
+    Client,
+)
 
 if TYPE_CHECKING:
+    import httpx
+
     from svc.client._context import Approver
     from svc.client.types import (
         BatchResult,
@@ -63,6 +70,8 @@ class AsyncClient(AsyncCalls):
         email: str | None = None,
         approve: Approver | None = None,
         trust_recipient: bool = False,
+        timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
         max_workers: int = DEFAULT_WORKERS,
     ) -> None:
         self.sync = Client(  # the same settings, contexts and engines
@@ -76,10 +85,22 @@ class AsyncClient(AsyncCalls):
             email=email,
             approve=approve,
             trust_recipient=trust_recipient,
+            timeout=timeout,
+            max_retries=max_retries,
         )
         self.settings = self.sync.settings
+        self._max_workers = max_workers
         self._pool = ThreadPoolExecutor(max_workers, thread_name_prefix="svc-client")
         self.identity = AsyncIdentity(self)
+
+    def with_options(self, **changes: Any) -> AsyncClient:
+        """A new client with these arguments changed (`timeout=5`, `max_retries=0`,
+        `max_workers=2`, ...) and every other as this one's; close it as any other."""
+        options = {**self.sync._options, "max_workers": self._max_workers, **changes}
+        return AsyncClient(**options)
+
+    def __repr__(self) -> str:
+        return "Async" + repr(self.sync)
 
     async def __aenter__(self) -> AsyncClient:
         return self

@@ -14,13 +14,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from svc import paid_record, redact
+from svc.api.deadline import capped
+from svc.api.http import whole_seconds
+from svc.context import AppContext
 from svc.errors import SvcError
 from svc.next_words import library as _next
 
 
 @contextmanager
-def one_call() -> Iterator[paid_record.PaidRecord]:
-    with paid_record.scoped() as paid:
+def one_call(app: AppContext | None = None) -> Iterator[paid_record.PaidRecord]:
+    """One call's record; with `app`, the call ends within its `timeout` (Client(timeout=)),
+    every request and retry of it included."""
+    bound = whole_seconds(app.settings.timeout) if app is not None else None
+    with paid_record.scoped() as paid, capped(bound):
         try:
             yield paid
         except SvcError as error:

@@ -10,10 +10,11 @@ process was told (svc.redact), and nothing ever prompts (`no_input`).
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from svc import rail_table
 from svc.client.types import PaymentOffer
@@ -26,6 +27,9 @@ from svc.pay.policy import offer_in_question
 from svc.report import LogReporter
 from svc.settings import Settings, daily_cap, ledger_url, profile_name, resolve, usd_amount
 from svc.store.config import ConfigFile
+
+if TYPE_CHECKING:
+    import httpx
 
 LOGGER = logging.getLogger("svc")
 RAILS = rail_table.NAMES
@@ -45,6 +49,8 @@ class Arguments:
     daily_cap: object = None
     pay: str | None = None
     email: str | None = None
+    timeout: object = None  # seconds for a whole call, or an httpx.Timeout; None: no bound
+    max_retries: object = None
 
 
 def resolve_settings(args: Arguments, config: ConfigFile) -> Settings:
@@ -82,6 +88,35 @@ def _apply(settings: Settings, args: Arguments) -> None:
     if args.email is not None:
         settings.email = args.email
         given["email"] = "argument"
+    settings.timeout = timeout_argument(args.timeout)
+    settings.max_retries = retries_argument(args.max_retries)
+
+
+MOST_RETRIES = 10
+
+
+def timeout_argument(value: object) -> float | httpx.Timeout | None:
+    """A call's bound: seconds (a finite number above 0), an httpx.Timeout, or None."""
+    import httpx
+
+    if value is None or isinstance(value, httpx.Timeout):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"timeout must be seconds or an httpx.Timeout, not {type(value).__name__}")
+    if not math.isfinite(value) or value <= 0:
+        raise UsageError(f"timeout must be a number of seconds above 0, got {value!r}")
+    return float(value)
+
+
+def retries_argument(value: object) -> int | None:
+    """How many times a failed request is tried again: 0 to MOST_RETRIES, or None."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"max_retries must be an int, not {type(value).__name__}")
+    if not 0 <= value <= MOST_RETRIES:
+        raise UsageError(f"max_retries must be 0 to {MOST_RETRIES}, got {value}")
+    return value
 
 
 def amount_argument(label: str, value: object) -> Decimal:

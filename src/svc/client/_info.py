@@ -25,7 +25,7 @@ def quote(app: LibraryContext, goal: str, fields: dict[str, Any]) -> Quote:
     """The advisor's quote (free: a zero-amount proof at most, under a cap of 0). The spec's
     answer to an unavailable advisor is the wallet-free guide: AdvisorUnavailable (exit 9)
     says so, and `guide()` gives it."""
-    with one_call():
+    with one_call(app):
         body = build(QuoteRequest, "quote", goal=goal, **fields).model_dump(exclude_none=True)
         doc = advisor.quote(app, body, fields.get("payment"))
         if doc is None:
@@ -37,25 +37,25 @@ def quote(app: LibraryContext, goal: str, fields: dict[str, Any]) -> Quote:
 
 
 def guide(app: LibraryContext, goal: str) -> Guide:
-    with one_call():
+    with one_call(app):
         return Guide.model_validate(advisor.guide_document(advisor.guide(app, goal)))
 
 
 def tasks(app: LibraryContext, limit: int, refresh: bool) -> list[TaskRow]:
     """This machine's submissions, newest first (no ledger yet: none)."""
-    with one_call():
+    with one_call(app):
         listing = collect(TaskQuery(limit=limit, refresh=refresh), app)
         return [TaskRow.model_validate(doc) for doc in listing.documents()]
 
 
 def budgets(app: LibraryContext) -> Budgets:
-    with one_call():
+    with one_call(app):
         return Budgets.model_validate(budget_report(app))
 
 
 def doctor(app: LibraryContext) -> DoctorReport:
     """Every check of `svc doctor`; a failure is a finding, not an exception."""
-    with one_call():
+    with one_call(app):
         findings = run_checks(app, present=_next.present, words=_next.words)
         failed = first_failure(findings)
         code = 0 if failed is None else failed.exit_code
@@ -66,7 +66,7 @@ def doctor(app: LibraryContext) -> DoctorReport:
 def pay_card(app: LibraryContext, request_id: str | None) -> Task:
     """Finish a saved card payment and send its request (`svc pay card`); a card page that
     still waits for a person is HumanNeeded, its link in `error.data`."""
-    with one_call():
+    with one_call(app):
         result = pay_card_engine(app, request_id, open_browser=False)
         paid = Submission(result.request_id, result.rail, result.billing, result.replayed)
         return Task.from_service(result.task, paid)
@@ -74,5 +74,5 @@ def pay_card(app: LibraryContext, request_id: str | None) -> Task:
 
 def served(app: LibraryContext, operation: Operation[Any], arguments: dict[str, Any]) -> Document:
     """An operation served whole from its declaration, as one library call."""
-    with one_call():
+    with one_call(app):
         return operation.call(app, arguments)

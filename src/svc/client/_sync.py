@@ -25,6 +25,8 @@ from svc.client._generated import OperationMethods
 
 TYPE_CHECKING = False  # as in svc/__init__.py: `from svc import Client` loads no typing
 BATCH_CONCURRENCY = 8  # engines.batch.DEFAULT_CONCURRENCY, as `svc submit --from` (a test checks)
+DEFAULT_TIMEOUT = 60.0  # seconds a whole call may take, its retries included
+DEFAULT_MAX_RETRIES = 3  # as the CLI: four attempts at most
 
 if TYPE_CHECKING:
     import os
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
     from decimal import Decimal
     from types import TracebackType
     from typing import Any, Literal, overload
+
+    import httpx
 
     from svc.client._batch import BatchRun
     from svc.client._context import Approver, LibraryContext
@@ -59,6 +63,14 @@ class Client(OperationMethods):
     the policy's limits alone decide and a changed recipient is refused unless
     `trust_recipient`. Safe to use from several threads (one app context per thread).
     Errors are `svc.SvcError`s carrying the contract's `code`, `exit_code` and `hint`.
+
+    `timeout` bounds each call, its retries included (seconds, default 60; an
+    `httpx.Timeout` also sets each request's own bounds; None: no bound on a whole call,
+    each request's SVC_TIMEOUT as the CLI's). A watch is bounded poll by poll.
+    `max_retries`: how often a request that failed on the way is tried again (default 3).
+    A call that runs out of time raises `svc.Unavailable` (nothing was sent) or, once a paid
+    request may have reached the service, `svc.OutcomeUnknown` (resume with its request id).
+    `with_options(...)` returns a client with some of these changed.
     """
 
     def __init__(
@@ -74,15 +86,54 @@ class Client(OperationMethods):
         email: str | None = None,
         approve: Approver | None = None,
         trust_recipient: bool = False,
+        timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
     ) -> None:
         # The engines load here, not when svc is imported (httpx, pydantic: ~0.2 s).
         from svc.client._context import Arguments
         from svc.client._work import open_contexts
 
-        args = Arguments(profile, base_url, auth_base, ledger_url, max_price, daily_cap, pay, email)
+        self._options: dict[str, Any] = {
+            "profile": profile,
+            "base_url": base_url,
+            "auth_base": auth_base,
+            "ledger_url": ledger_url,
+            "max_price": max_price,
+            "daily_cap": daily_cap,
+            "pay": pay,
+            "email": email,
+            "approve": approve,
+            "trust_recipient": trust_recipient,
+            "timeout": timeout,
+            "max_retries": max_retries,
+        }
+        args = Arguments(
+            profile,
+            base_url,
+            auth_base,
+            ledger_url,
+            max_price,
+            daily_cap,
+            pay,
+            email,
+            timeout,
+            max_retries,
+        )
         self._contexts = open_contexts(args, approve, trust_recipient)
         self.settings: Settings = self._contexts.settings
         self.identity = Identity(self)
+
+    def with_options(self, **changes: Any) -> Client:
+        """A new client with these arguments changed (`timeout=5`, `max_retries=0`,
+        `profile="work"`, ...) and every other as this one's; close it as any other."""
+        return Client(**{**self._options, **changes})
+
+    def __repr__(self) -> str:
+        ledger = "fleet" if self.settings.ledger_url else "local"
+        return (
+            f"Client(base_url={self.settings.base_url!r}, profile={self.settings.profile!r}, "
+            f"ledger={ledger!r})"
+        )
 
     # --- life ---------------------------------------------------------------------------
 

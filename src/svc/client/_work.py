@@ -60,7 +60,7 @@ def submit(
     allow_duplicate: bool,
     dry_run: bool,
 ) -> Task | DryRun:
-    with one_call():
+    with one_call(app):
         given = {"dry_run": dry_run, "request_id": request_id is not None}
         refuse_sending("library", given | {"allow_duplicate": allow_duplicate})
         cap = None if max_price is None else amount_argument("max_price", max_price)
@@ -93,7 +93,7 @@ def _email(given: str | None, settings: Settings) -> str:
 
 
 def get(app: LibraryContext, task_id: str) -> Task:
-    with one_call():
+    with one_call(app):
         return Task.from_service(_poll(app, task_id))
 
 
@@ -103,7 +103,7 @@ def _poll(app: LibraryContext, task_id: str) -> dict[str, Any]:
 
 def reply(app: LibraryContext, task_id: str, answer: Answer) -> Task:
     tell_secrets(answer)  # before anything could quote it
-    with one_call():
+    with one_call(app):
         raw = _poll(app, task_id)
         Task.from_service(raw)  # a shape the spec does not allow: ProtocolError
         answered = send(app, TaskDetail.model_validate(raw), answer)
