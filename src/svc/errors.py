@@ -39,6 +39,9 @@ class SvcError(Exception):
 
     exit_code: ExitCode = ExitCode.ERROR
     default_code = "error"
+    # The way on when the raiser names none, for a program (`str(error)`, the library's
+    # errors): every class of the exit-code table has one. The CLI prints only a named hint.
+    default_hint: str | None = None
 
     def __init__(
         self,
@@ -72,6 +75,11 @@ class SvcError(Exception):
         # never only inside the prose of `detail`.
         self.data = data or {}
 
+    def __str__(self) -> str:
+        """The message and its way on, as the CLI's error and hint lines say them."""
+        hint = self.hint or self.default_hint
+        return f"{self.message} (hint: {hint})" if hint else self.message
+
     def to_json(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
             "error": self.code,
@@ -92,24 +100,28 @@ class SvcError(Exception):
 class UsageError(SvcError):
     exit_code = ExitCode.USAGE
     default_code = "usage_error"
+    default_hint = "nothing was sent; check the arguments"
 
 
-class TaskEndedError(SvcError):
+class TaskFailed(SvcError):
     exit_code = ExitCode.TASK_FAILED
     default_code = "task_not_completed"
+    default_hint = "the task's result and events say why it ended so"
 
 
 class AuthError(SvcError):
     exit_code = ExitCode.AUTH
     default_code = "unauthorized"
+    default_hint = "check the agent credential: register it again, or log out to pay as you go"
 
 
-class PaymentError(SvcError):
+class PaymentFailed(SvcError):
     exit_code = ExitCode.PAYMENT
     default_code = "payment_failed"
+    default_hint = "nothing more is paid for this request; its request id resumes it"
 
 
-class PolicyRefused(PaymentError):
+class PolicyRefused(PaymentFailed):
     """The payment policy refused before anything was signed (a price above the limit, a rail,
     network or asset not allowed, a changed recipient, a payment not approved, the daily cap):
     exit 5 like every payment failure, and nothing was paid."""
@@ -117,33 +129,37 @@ class PolicyRefused(PaymentError):
     default_code = "policy_refused"
 
 
-class HumanNeededError(SvcError):
+class HumanNeeded(SvcError):
     exit_code = ExitCode.HUMAN_NEEDED
     default_code = "human_needed"
+    default_hint = "the person must take this step; it waits for them"
 
 
-class NotFoundError(SvcError):
+class NotFound(SvcError):
     exit_code = ExitCode.NOT_FOUND
     default_code = "not_found"
+    default_hint = "check the id: the ledger's tasks list the task and request ids it holds"
 
 
-class ConflictError(SvcError):
+class Conflict(SvcError):
     exit_code = ExitCode.CONFLICT
     default_code = "conflict"
+    default_hint = "fetch the task again: it was answered elsewhere, expired or ended"
 
 
-class UnavailableError(SvcError):
+class Unavailable(SvcError):
     exit_code = ExitCode.UNAVAILABLE
     default_code = "unavailable"
+    default_hint = "try again later; a request id resumes a paid submit without paying twice"
 
 
-class AdvisorUnavailableError(UnavailableError):
+class AdvisorUnavailableError(Unavailable):
     """The advisor answered 503: the spec's way on is the wallet-free guide, not a retry."""
 
     default_code = "advisor_unavailable"
 
 
-class LedgerUnavailableError(UnavailableError):
+class LedgerUnavailableError(Unavailable):
     """The fleet ledger (PostgreSQL) cannot be reached: nothing is paid without its journal."""
 
     default_code = "ledger_unavailable"
@@ -173,12 +189,13 @@ class StorageError(SvcError):
     default_code = "storage_unwritable"
 
 
-class OutcomeUnknownError(SvcError):
+class OutcomeUnknown(SvcError):
     exit_code = ExitCode.OUTCOME_UNKNOWN
     default_code = "outcome_unknown"
+    default_hint = "resume with the same request id: it is never charged twice"
 
 
-class OtherRunnerHoldsProofError(OutcomeUnknownError):
+class OtherRunnerHoldsProofError(OutcomeUnknown):
     """Another runner journaled a secret proof (an MPP credential) for this request id: it
     lives in that runner's secret store, so this runner neither re-sends nor re-signs it."""
 
@@ -212,19 +229,6 @@ class UntrustedURLError(ProtocolError):
 
     exit_code = ExitCode.UNAVAILABLE
     default_code = "untrusted_url"
-
-
-# The public names of the exit-code table's rows (`svc.TaskFailed`, `svc.HumanNeeded`, ...),
-# one per row of docs/cli-contract.md: the very classes the engines raise, so a Python caller's
-# `except svc.HumanNeeded` catches what `svc watch` would exit 6 for. UsageError, AuthError and
-# Interrupted already carry their public names.
-TaskFailed = TaskEndedError
-PaymentFailed = PaymentError
-HumanNeeded = HumanNeededError
-NotFound = NotFoundError
-Conflict = ConflictError
-Unavailable = UnavailableError
-OutcomeUnknown = OutcomeUnknownError
 
 
 class Action(enum.Enum):
@@ -276,21 +280,21 @@ CODES: dict[str, Code] = {
         # --- payment and access -------------------------------------------------------------
         Code(
             "payment_provider_unavailable",
-            UnavailableError,
+            Unavailable,
             "the payment provider is down; try again later with the same --request-id",
             Action.RETRY_UNCHANGED,
             NOT_CHARGED,
         ),
         Code(
             "settlement_failed",
-            PaymentError,
+            PaymentFailed,
             "the payment did not settle: fund the wallet or use another token or card, then retry",
             Action.FRESH_CHALLENGE,
             NOT_CHARGED,
         ),
         Code(
             "identity_invalid",
-            PaymentError,
+            PaymentFailed,
             "the payment proof was refused; retry to sign a fresh challenge",
             Action.FRESH_CHALLENGE,
             NOT_CHARGED,
@@ -298,7 +302,7 @@ CODES: dict[str, Code] = {
         *(
             Code(
                 code,
-                PaymentError,
+                PaymentFailed,
                 "run the submit again to pay a fresh 402",
                 Action.START_OVER,
                 "that payment can never be spent",
@@ -307,38 +311,38 @@ CODES: dict[str, Code] = {
         ),
         Code(
             "payment_incomplete",
-            HumanNeededError,
+            HumanNeeded,
             "finish it on the payment page, then: svc pay card",
             Action.FINISH_CARD,
             "the card payment is not finished",
         ),
         Code(
             "payment_unknown",
-            PaymentError,
+            PaymentFailed,
             "submit with a new --request-id to pay a fresh 402",
             money="the service knows no such payment; nothing was charged for it",
         ),
         Code(
             "payment_request_mismatch",
-            PaymentError,
+            PaymentFailed,
             "submit with a new --request-id to pay a fresh 402",
             money="that payment belongs to another request; nothing was charged for this one",
         ),
         Code(
             "payment_amount_mismatch",
-            PaymentError,
+            PaymentFailed,
             "the price changed since the challenge; run the submit again",
             money=NOT_CHARGED,
         ),
         Code(
             "usage_not_priced",
-            ConflictError,
+            Conflict,
             "the service priced this usage wrongly; report it to the service",
             money="the call could not be billed",
         ),
         Code(
             "rate_limit_exceeded",
-            UnavailableError,  # the HTTP layer already waited and retried within its bounds
+            Unavailable,  # the HTTP layer already waited and retried within its bounds
             "the service is rate limiting; wait and run the same command again",
             money=NOT_CHARGED,
         ),
@@ -351,9 +355,9 @@ CODES: dict[str, Code] = {
         ),
         Code("invalid_request", UsageError, "the request could not be read (a malformed body)"),
         Code("payg_not_purchasable", UsageError, "pay-as-you-go needs no plan: just call the API"),
-        Code("seller_not_found", NotFoundError, "check --base-url: no seller at this host"),
-        Code("plan_not_found", NotFoundError, "use a plan id from `svc manifest`"),
-        Code("signing_secret_required", ConflictError, "the seller's setup is unfinished"),
+        Code("seller_not_found", NotFound, "check --base-url: no seller at this host"),
+        Code("plan_not_found", NotFound, "use a plan id from `svc manifest`"),
+        Code("signing_secret_required", Conflict, "the seller's setup is unfinished"),
         # --- identity flow ---------------------------------------------------------------------
         Code(
             "invalid_login_hint",

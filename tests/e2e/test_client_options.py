@@ -133,3 +133,36 @@ def test_a_wrong_option_is_refused_before_anything_is_sent(
     with pytest.raises(error):
         Client(**options)  # type: ignore[arg-type]
     assert silent.connections == 0
+
+
+def test_every_error_has_its_public_name_and_says_its_way_on() -> None:
+    import svc
+
+    public = ("TaskFailed", "PaymentFailed", "HumanNeeded", "NotFound", "Conflict")
+    for name in (*public, "Unavailable", "OutcomeUnknown", "UsageError", "AuthError"):
+        cls = getattr(svc, name)
+        assert cls.__name__ == name  # one name per class: the one the docs use
+        text = str(cls("it went wrong"))
+        assert text.startswith("it went wrong (hint: ") and text.endswith(")"), text
+    named = svc.NotFound("no such task", hint="see tasks()")
+    assert str(named) == "no such task (hint: see tasks())"
+
+
+@pytest.mark.parametrize("task_id", [None, 7, b"task_x"])
+def test_an_id_of_the_wrong_type_is_a_type_error_at_the_call(
+    silent: Silent, task_id: object
+) -> None:
+    from svc import Message
+
+    with Client(timeout=1) as client:
+        with pytest.raises(TypeError):
+            client.get(task_id)  # type: ignore[arg-type]
+        with pytest.raises(TypeError):
+            client.reply(task_id, Message("hi"))  # type: ignore[arg-type]
+        with pytest.raises(TypeError):
+            client.watch(task_id)  # type: ignore[arg-type]
+        with pytest.raises(UsageError):
+            client.get("  ")
+        with pytest.raises(UsageError):
+            client.receipt(task_id)  # type: ignore[arg-type]
+    assert silent.connections == 0

@@ -25,7 +25,7 @@ from svc.api.retry import RetryPolicy
 from svc.api.status import error_from_response
 from svc.api.trace import REDACTED_HEADERS, Tracer
 from svc.api.transport import tls_context
-from svc.errors import ExitCode, ProtocolError, UnavailableError, UsageError
+from svc.errors import ExitCode, ProtocolError, Unavailable, UsageError
 from svc.origin import TrustedURL, configured
 from svc.pay.errors import error_code
 
@@ -100,7 +100,7 @@ def test_call_sites_that_read_error_bodies_treat_deep_json_as_no_json() -> None:
     deep = nested(100_000).encode()
     assert error_code(deep) == (None, {})
     error = error_from_response(503, deep, "poll")
-    assert isinstance(error, UnavailableError) and error.body is None
+    assert isinstance(error, Unavailable) and error.body is None
 
 
 # --- decoding within the cap -------------------------------------------------------------
@@ -214,7 +214,7 @@ def test_a_trickled_mutation_ends_at_the_deadline_as_an_ambiguous_timeout() -> N
     http = Http(timeout=1.0, sleep=lambda _: None)
     with Loopback(answer) as server:
         started = time.monotonic()
-        with pytest.raises(UnavailableError) as failed:
+        with pytest.raises(Unavailable) as failed:
             http.send("POST", url(server.url + "/m"), what="reply", json_body={}, resend_safe=False)
         elapsed = time.monotonic() - started
         sent = list(server.requests)

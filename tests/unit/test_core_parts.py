@@ -239,10 +239,10 @@ def test_expect_status_returns_raises_the_contracts_error_or_calls_it_a_protocol
     with pytest.raises(SvcError) as refused:
         expect_status(answer(404, b'{"error": "payment_unknown"}'), "probe", ok=(402,))
     assert refused.value.exit_code == ExitCode.PAYMENT and refused.value.code == "payment_unknown"
-    assert str(refused.value) == "probe failed: HTTP 404 payment_unknown"
+    assert refused.value.message == "probe failed: HTTP 404 payment_unknown"
     with pytest.raises(ProtocolError) as odd:
         expect_status(answer(204), "manifest")
-    assert str(odd.value) == "manifest: the service answered 204, not 200"
+    assert odd.value.message == "manifest: the service answered 204, not 200"
     assert odd.value.exit_code == ExitCode.ERROR
 
 

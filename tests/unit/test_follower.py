@@ -18,7 +18,7 @@ from svc.context import AppContext
 from svc.engines.changes import TaskChange
 from svc.engines.watch import Follower, follow
 from svc.engines.watch_parts import ledger_states, ledger_view, live_task_ids
-from svc.errors import NotFoundError
+from svc.errors import NotFound
 
 INTERVAL = 0.2
 
@@ -126,7 +126,7 @@ def test_an_unknown_ledger_id_is_gone_and_the_others_are_followed(
     states = {row["task_id"]: row["state"] for row in cli.ok("tasks", "--json").json()}
     assert states == {done: "completed", forgot: "gone"}  # the ledger's cache, kept by the engine
     silent(out, err)
-    with pytest.raises(NotFoundError):  # an id the caller named stays not found
+    with pytest.raises(NotFound):  # an id the caller named stays not found
         list(follow(app, [forgot], INTERVAL))
     app.close()
 

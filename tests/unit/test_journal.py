@@ -15,7 +15,7 @@ import pytest
 from tests.fakes import MemorySecrets
 
 from svc.api.answers import SubmitAnswer, Task
-from svc.errors import LedgerUnavailableError, PaymentError, UsageError
+from svc.errors import LedgerUnavailableError, PaymentFailed, UsageError
 from svc.origin import origin_of
 from svc.pay.chains import caip2
 from svc.pay.journal import RequestJournal, held_journal, open_journal
@@ -114,7 +114,7 @@ def test_exposure_counts_refused_x402_until_it_expires(tmp_path: Path) -> None:
     journal.reserve("x402", 1_500_000, soon)  # a new hold replaces this request's old one
     other = RequestJournal(ledger, MemorySecrets, "req_00000002", journal.origin, 3_000_000)  # type: ignore[arg-type]
     ledger.journal(other.request_id, other.origin, "a@example.com", BODY)
-    with pytest.raises(PaymentError) as capped:
+    with pytest.raises(PaymentFailed) as capped:
         other.reserve("x402", 1_500_000, soon)
     assert capped.value.code == "daily_cap_exceeded"
     ledger.release_reservation(journal.request_id)

@@ -66,10 +66,10 @@ def test_the_table_covers_every_exit_code_but_success_and_pending() -> None:
 
 
 def test_public_names_are_the_very_classes_the_engines_raise() -> None:
-    assert svc.HumanNeeded is errors.HumanNeededError
-    assert svc.TaskFailed is errors.TaskEndedError
-    assert svc.OutcomeUnknown is errors.OutcomeUnknownError
-    assert svc.NotFound is errors.NotFoundError
+    assert svc.HumanNeeded is errors.HumanNeeded
+    assert svc.TaskFailed is errors.TaskFailed
+    assert svc.OutcomeUnknown is errors.OutcomeUnknown
+    assert svc.NotFound is errors.NotFound
     assert policy.PolicyRefusal is svc.PolicyRefused  # what the policy raises
     assert issubclass(svc.PolicyRefused, svc.PaymentFailed)
     refused = policy.PolicyRefusal("refusing to pay")

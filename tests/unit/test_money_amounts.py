@@ -34,7 +34,7 @@ from svc.api.advisor import quote_shape
 from svc.api.answers import Billing
 from svc.api.discovery import task_price
 from svc.engines.asks import summarize
-from svc.errors import ExitCode, PaymentError, SvcError, UsageError
+from svc.errors import ExitCode, PaymentFailed, SvcError, UsageError
 from svc.money import MAX_AMOUNT_CHARS, AmountError, parse_atomic, parse_usd, usd_to_atomic
 from svc.origin import configured
 from svc.pay import mpp
@@ -252,7 +252,7 @@ def test_the_x402_rail_refuses_a_hostile_amount_before_loading_the_key(amount: s
         raise AssertionError("the key was loaded for a payment that must be refused")
 
     rail = X402Rail(_policy(), no_signer, "x-payment")
-    with pytest.raises(PaymentError) as caught:
+    with pytest.raises(PaymentFailed) as caught:
         rail.pay(_x402_402(amount))
     assert caught.value.exit_code == ExitCode.PAYMENT
     assert "amount" in caught.value.message and "nothing was paid" in caught.value.message
@@ -283,7 +283,7 @@ def test_an_mpp_challenge_with_a_hostile_amount_is_unusable_naming_the_field(tex
     challenge = _mpp(text)
     why = mpp.why_unusable(challenge)
     assert why is not None and "request.amount" in why
-    with pytest.raises(PaymentError) as caught:
+    with pytest.raises(PaymentFailed) as caught:
         mpp.choose([challenge], ["stripe"])
     assert caught.value.exit_code == ExitCode.PAYMENT
     assert "request.amount" in caught.value.message
@@ -298,7 +298,7 @@ def test_the_mpp_rail_refuses_a_hostile_amount_before_reading_the_token(amount: 
         raise AssertionError("the token was read for a payment that must be refused")
 
     response = httpx.Response(402, headers={"WWW-Authenticate": mpp_challenge("p.ex", amount)})
-    with pytest.raises(PaymentError) as caught:
+    with pytest.raises(PaymentFailed) as caught:
         MppRail(_policy(), no_token).pay(response)
     assert caught.value.exit_code == ExitCode.PAYMENT and "amount" in caught.value.message
 
@@ -331,7 +331,7 @@ def _no_trust(origin: str, host: str, what: str) -> bool:
 @settings(max_examples=300)
 @given(HOSTILE | st.sampled_from([None, True, [1], {"usd": 1}]))
 def test_a_card_offer_with_a_hostile_amount_is_a_payment_refusal(amount: object) -> None:
-    with pytest.raises(PaymentError) as caught:
+    with pytest.raises(PaymentFailed) as caught:
         parse_offer(_card_body(amount), BASE, _no_trust)
     assert caught.value.exit_code == ExitCode.PAYMENT
     assert "payment.amountUsd" in caught.value.message

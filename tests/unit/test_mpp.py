@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from tests.pay_readers import read_receipt
 
-from svc.errors import PaymentError
+from svc.errors import PaymentFailed
 from svc.pay import mpp as M
 from svc_sandbox.payments.challenges import NETWORK_ID, mpp_server, wire_request
 from svc_sandbox.payments.store import PaymentStore
@@ -129,9 +129,9 @@ def test_choose_skips_expired_unsupported_and_follows_preference() -> None:
     expired = _challenge(store, BODY, minutes=-1)
     challenges = M.parse_challenges([expired])
     assert M.why_unusable(challenges[0]) == "it has expired"
-    with pytest.raises(PaymentError, match="no MPP challenge can be paid"):
+    with pytest.raises(PaymentFailed, match="no MPP challenge can be paid"):
         M.choose(challenges, ["stripe"])
-    with pytest.raises(PaymentError, match="offered no MPP challenge"):
+    with pytest.raises(PaymentFailed, match="offered no MPP challenge"):
         M.choose([], ["stripe"])
 
 
@@ -158,8 +158,8 @@ def test_spt_sources(tmp_path: Any) -> None:
     f.chmod(0o600)
     assert M.SptSource(lambda: None, file=str(f)).token() == "spt_test_file"
     assert M.SptSource(lambda: None, command="echo spt_test_cmd").token() == "spt_test_cmd"
-    with pytest.raises(PaymentError, match="exit code"):
+    with pytest.raises(PaymentFailed, match="exit code"):
         M.SptSource(lambda: None, command="false").token()
-    with pytest.raises(PaymentError, match="one shared payment token"):
+    with pytest.raises(PaymentFailed, match="one shared payment token"):
         M.SptSource(lambda: "two words").token()
     assert NETWORK_ID

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from svc.errors import ConflictError
+from svc.errors import Conflict
 from svc.store.ledger import LedgerStore, open_ledger
 from svc.store.ledger.postgres import lock_key
 
@@ -96,7 +96,7 @@ def test_a_request_busy_elsewhere_given_up_on_leaves_the_ledger_usable(
         with psycopg.connect(pg_url, autocommit=True) as other:
             other.execute("SELECT pg_advisory_lock(%s)", (lock_key("req_busy"),))
             with (
-                pytest.raises(ConflictError),
+                pytest.raises(Conflict),
                 ledger.request_lock("req_busy", waits.append),
             ):
                 pass

@@ -18,7 +18,7 @@ from tests.inproc import task_doc
 from svc import redact
 from svc.api.models import TaskDetail
 from svc.engines.reply import HIDDEN, ReplyMismatch, body_for
-from svc.errors import ConflictError, ExitCode, SvcError, UsageError
+from svc.errors import Conflict, ExitCode, SvcError, UsageError
 from svc.mcp.server import offered
 from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value
 
@@ -224,7 +224,7 @@ ALL_KINDS: list[Answer] = [
 @pytest.mark.parametrize("answer", ALL_KINDS, ids=lambda a: type(a).__name__)
 def test_a_task_not_waiting_takes_no_answer_of_any_kind(answer: Answer) -> None:
     task = TaskDetail.model_validate(task_doc(state="completed"))
-    with pytest.raises(ConflictError) as caught:
+    with pytest.raises(Conflict) as caught:
         body_for(task, answer)
     assert caught.value.code == "not_waiting"
     assert caught.value.message == "task task_1 is completed, not waiting on a reply"
@@ -263,10 +263,10 @@ def every_error() -> list[tuple[str, SvcError]]:
 
 def test_every_error_is_covered_and_typed() -> None:
     kinds = {type(error).__name__ for _, error in every_error()}
-    assert kinds == {"ReplyMismatch", "UsageError", "ConflictError"}
+    assert kinds == {"ReplyMismatch", "UsageError", "Conflict"}
     problems = {e.problem for _, e in every_error() if isinstance(e, ReplyMismatch)}
     assert problems == {"wrong_kind", "no_field", "not_payment", "fields", "option"}
-    assert all(isinstance(e, UsageError | ConflictError) for _, e in every_error())
+    assert all(isinstance(e, UsageError | Conflict) for _, e in every_error())
 
 
 def test_no_error_speaks_a_faces_words() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from svc.commands.reply import check_time_left
-from svc.errors import ConflictError, ExitCode
+from svc.errors import Conflict, ExitCode
 
 
 class _Output:
@@ -40,7 +40,7 @@ def _detail(expires_in: float) -> dict[str, Any]:
 
 def test_an_expired_ask_is_exit_8_with_its_time_and_nothing_sent() -> None:
     detail = _detail(-30)
-    with pytest.raises(ConflictError) as caught:
+    with pytest.raises(Conflict) as caught:
         check_time_left(_App(), detail)  # type: ignore[arg-type]
     error = caught.value
     assert error.exit_code == ExitCode.CONFLICT and error.code == "ask_expired"
@@ -50,7 +50,7 @@ def test_an_expired_ask_is_exit_8_with_its_time_and_nothing_sent() -> None:
 
 
 def test_an_ask_that_expires_while_the_form_is_open_says_so() -> None:
-    with pytest.raises(ConflictError, match="while the form was open"):
+    with pytest.raises(Conflict, match="while the form was open"):
         check_time_left(_App(), _detail(-1), after_form=True)  # type: ignore[arg-type]
 
 

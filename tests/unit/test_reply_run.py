@@ -23,7 +23,7 @@ from svc.commands.reply import ReplyOptions, run
 from svc.commands.submit import SubmitOptions
 from svc.commands.submit import run as submit
 from svc.context import AppContext
-from svc.errors import ConflictError, ExitCode, UsageError
+from svc.errors import Conflict, ExitCode, UsageError
 from svc.ui import prompts
 from svc.ui.output import Output
 from svc.ui.reply_form import ReplyCancelled
@@ -277,7 +277,7 @@ def test_a_hostile_set_value_is_refused_inertly(monkeypatch: pytest.MonkeyPatch)
 def test_a_task_that_no_longer_waits_is_a_conflict_and_nothing_is_sent() -> None:
     task = {**hostile_task(), "state": "completed", "info_request": None}
     app = FakeApp(task, no_input=True)
-    with pytest.raises(ConflictError):
+    with pytest.raises(Conflict):
         run(ReplyOptions("task_1", message="hi"), app)  # type: ignore[arg-type]
     assert app.tasks.sent == []
 

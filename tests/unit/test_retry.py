@@ -21,7 +21,7 @@ from svc.api.retry import (
     transport_problem,
     waits_too_long,
 )
-from svc.errors import ExitCode, UnavailableError
+from svc.errors import ExitCode, Unavailable
 from svc.origin import TrustedURL, configured
 
 REMOTE = "https://svc.test:8443/svc/tasks/abc"
@@ -93,9 +93,9 @@ def test_an_ambiguous_failure_is_retried_only_when_resend_safe(
     exc: httpx.TransportError, problem: str
 ) -> None:
     assert transport_problem(exc, "poll", REMOTE, resend_safe=True) == problem
-    with pytest.raises(UnavailableError) as refused:
+    with pytest.raises(Unavailable) as refused:
         transport_problem(exc, "poll", REMOTE, resend_safe=False)
-    assert str(refused.value).endswith("it may or may not have been applied")
+    assert refused.value.message.endswith("it may or may not have been applied")
     assert refused.value.exit_code == ExitCode.UNAVAILABLE
 
 
@@ -157,7 +157,7 @@ def test_the_wait_a_server_asks_for(headers: dict[str, str], body: bytes, wait: 
 def test_giving_up_on_loopback_points_at_the_sandbox() -> None:
     error = exhausted("poll", 4, "cannot connect to http://127.0.0.1:8402 (refused)", LOOPBACK)
     assert (
-        str(error)
+        error.message
         == "poll failed after 4 attempts: cannot connect to http://127.0.0.1:8402 (refused)"
     )
     assert error.exit_code == ExitCode.UNAVAILABLE
@@ -198,9 +198,9 @@ def test_refused_connections_end_in_the_give_up_error(httpx_mock: HTTPXMock) -> 
     for _ in range(3):
         httpx_mock.add_exception(httpx.ConnectError("Connection refused"))
     http = Http(retry=RetryPolicy(attempts=3, base=0), sleep=lambda _s: None)
-    with pytest.raises(UnavailableError) as failed:
+    with pytest.raises(Unavailable) as failed:
         http.send("POST", url(LOOPBACK), what="reply", resend_safe=False, on_retry=notes.append)
-    assert str(failed.value).startswith("reply failed after 3 attempts: cannot connect to")
+    assert failed.value.message.startswith("reply failed after 3 attempts: cannot connect to")
     assert failed.value.hint is not None and "svc sandbox serve" in failed.value.hint
     assert len(notes) == 2 and notes[0].startswith("reply: cannot connect to http://127.0.0.1")
     assert notes[0].endswith("retrying in 0.0s")

@@ -15,7 +15,7 @@ from tests.ledger_reads import ledger_file, submission_row
 
 from svc.commands.submit import SubmitOptions, run
 from svc.context import AppContext
-from svc.errors import ExitCode, TaskEndedError, UsageError
+from svc.errors import ExitCode, TaskFailed, UsageError
 from svc.pay.policy import PolicyRefusal
 
 
@@ -111,7 +111,7 @@ def test_wait_follows_the_task_to_its_final_state(sandbox: Sandbox, home: Path) 
     opts = SubmitOptions(text="Wait #fail", email=unique_email(), wait=True, interval=0.2)
     sandbox.admin("POST", "/clock", json={"speed": 20})
     try:
-        with pytest.raises(TaskEndedError) as caught:
+        with pytest.raises(TaskFailed) as caught:
             run(opts, app)
     finally:
         sandbox.admin("POST", "/clock", json={"speed": 1})

@@ -18,7 +18,7 @@ from svc.commands.watch_hooks import ExecHooks, command_argv
 from svc.context import AppContext
 from svc.engines.asks import summarize
 from svc.engines.changes import TaskChange
-from svc.errors import HumanNeededError, UsageError
+from svc.errors import HumanNeeded, UsageError
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def test_run_stops_at_an_ask_with_the_reply_command_and_a_stop_line(
     task_id = submit(cli, "In process #questions")
     sandbox.advance(11)
     app, out, _ = context(sandbox)
-    with pytest.raises(HumanNeededError) as caught:
+    with pytest.raises(HumanNeeded) as caught:
         run(WatchOptions(task_ids=[task_id], interval=0.2), app)
     assert caught.value.hint and f"svc reply {task_id} --set shipping_address=VALUE" in (
         caught.value.hint

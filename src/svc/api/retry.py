@@ -17,7 +17,7 @@ import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from 
 from svc import numbers
 from svc.api.headers import BILLING, RETRY_AFTER
 from svc.api.jsonsafe import load_json
-from svc.errors import UnavailableError
+from svc.errors import Unavailable
 from svc.origin import is_loopback_host
 
 MAX_RETRY_AFTER = 60.0
@@ -83,10 +83,10 @@ def transport_problem(exc: httpx.TransportError, what: str, url: str, resend_saf
         return f"cannot connect to {_origin(url)} ({_short(exc)})"
     if isinstance(exc, httpx.TimeoutException):
         if not resend_safe:
-            raise UnavailableError(f"{what} timed out; it may or may not have been applied")
+            raise Unavailable(f"{what} timed out; it may or may not have been applied")
         return f"{what} timed out"
     if not resend_safe:
-        raise UnavailableError(
+        raise Unavailable(
             f"{what}: the connection broke ({_short(exc)}); it may or may not have been applied"
         )
     return f"the connection broke ({_short(exc)})"
@@ -98,10 +98,10 @@ def certificate_refused(problem: str) -> bool:
     return "CERTIFICATE_VERIFY_FAILED" in problem
 
 
-def exhausted(what: str, attempts: int, problem: str, url: str) -> UnavailableError:
+def exhausted(what: str, attempts: int, problem: str, url: str) -> Unavailable:
     """The error once every attempt failed without an answer to return (exit 9)."""
     tries = "1 attempt" if attempts == 1 else f"{attempts} attempts"
-    return UnavailableError(
+    return Unavailable(
         f"{what} failed after {tries}: {problem}",
         hint=_connect_hint(url, problem) if problem.startswith("cannot connect") else None,
     )

@@ -16,24 +16,24 @@ from svc.errors import (
     CODES,
     INVALID_TOKEN_HINTS,
     AuthError,
-    ConflictError,
-    NotFoundError,
-    PaymentError,
+    Conflict,
+    NotFound,
+    PaymentFailed,
     SvcError,
-    UnavailableError,
+    Unavailable,
     UsageError,
 )
 
 _STATUS_EXIT: dict[int, type[SvcError]] = {
     400: UsageError,
     401: AuthError,
-    402: PaymentError,
+    402: PaymentFailed,
     403: AuthError,
-    404: NotFoundError,
-    409: ConflictError,
-    410: ConflictError,
+    404: NotFound,
+    409: Conflict,
+    410: Conflict,
     422: UsageError,
-    429: UnavailableError,
+    429: Unavailable,
 }
 
 
@@ -78,7 +78,7 @@ def error_from_response(status: int, content: bytes, what: str = "request") -> S
     known = CODES.get(code or "")
     cls = known.error if known else _STATUS_EXIT.get(status)
     if cls is None:
-        cls = UnavailableError if status >= 500 else SvcError
+        cls = Unavailable if status >= 500 else SvcError
     message = f"{what} failed: HTTP {status}"
     if code:
         message += f" {code}"

@@ -158,8 +158,10 @@ class AsyncClient(AsyncCalls):
         scheduler thread; leaving the loop early stops it within a second."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[list[TaskChange] | _End] = asyncio.Queue()
+        from svc.client._context import id_argument  # the engines load with a client
+
         stop = threading.Event()
-        ids = list(task_ids)
+        ids = [id_argument("task_id", task_id) for task_id in task_ids]
 
         def follow() -> Iterator[list[TaskChange]]:
             return self.sync._change_batches(ids, interval, stop)

@@ -47,8 +47,8 @@ def settled(error: SvcError, paid: paid_record.PaidRecord) -> SvcError:
 
 def _scrub(error: SvcError) -> None:
     error.message = redact.scrub(error.message)
-    error.hint = redact.scrub(error.hint)
-    # What str(error) and a traceback show: the way out too, as the CLI's hint line says it.
-    error.args = (f"{error.message} (hint: {error.hint})" if error.hint else error.message,)
+    error.hint = redact.scrub(error.hint or error.default_hint)
+    # What a traceback shows (str(error) says the same): the message and the way on.
+    error.args = (str(error),)
     error.body = redact.scrub(error.body)
     error.data = redact.scrub(error.data)

@@ -95,6 +95,16 @@ def _apply(settings: Settings, args: Arguments) -> None:
 MOST_RETRIES = 10
 
 
+def id_argument(label: str, value: object) -> str:
+    """A task or request id a program passes: a str (TypeError else), not empty (UsageError),
+    refused at the call, before anything is sent."""
+    if not isinstance(value, str):
+        raise TypeError(f"{label} must be a str, not {type(value).__name__}")
+    if not value.strip():
+        raise UsageError(f"{label} is empty", hint="pass the id a submit or tasks() returned")
+    return value
+
+
 def timeout_argument(value: object) -> float | httpx.Timeout | None:
     """A call's bound: seconds (a finite number above 0), an httpx.Timeout, or None."""
     import httpx

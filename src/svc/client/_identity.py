@@ -17,7 +17,7 @@ from svc.client._context import LibraryContext
 from svc.engines.claim import ClaimCeremony, ClaimLink
 from svc.engines.identity import asks_for, id_jag_body, status_document
 from svc.engines.identity import register as register_credential
-from svc.errors import AuthError, HumanNeededError, UsageError
+from svc.errors import AuthError, HumanNeeded, UsageError
 from svc.identity.store import Credential
 from svc.operations.results import IdentityStatus
 
@@ -86,7 +86,7 @@ def claim(app: LibraryContext, email: str | None, code: str | None) -> IdentityS
         person = _LinkKept()
         try:
             claimed = ClaimCeremony(app, app.identity, cred, hint, person=person).run(code)
-        except HumanNeededError as need:
+        except HumanNeeded as need:
             if person.link is not None:
                 link = person.link.action_required(CLAIM_CALL)
                 need.data.update(redact.scrub(link))  # the link, as data
@@ -106,7 +106,7 @@ class _LinkKept:
 
     def code_for(self, link: ClaimLink) -> str:  # never called: a library sets no_input
         self.link = link
-        raise HumanNeededError("a person must open the claim link", code="action_required")
+        raise HumanNeeded("a person must open the claim link", code="action_required")
 
 
 def refresh(app: LibraryContext) -> IdentityStatus:

@@ -271,7 +271,10 @@ class Client(OperationMethods):
     ) -> Iterator[TaskChange]:
         """The changes of many tasks, interleaved as they happen, until each is final or asks
         something: one scheduler and at most 8 polls in flight, however many tasks."""
-        return self._changes(list(task_ids), interval)
+        from svc.client._context import id_argument
+
+        ids = [id_argument("task_id", task_id) for task_id in task_ids]  # at the call
+        return self._changes(ids, interval)
 
     def reply(self, task_id: str, answer: Answer) -> Task:
         """Answer the task's ask with a neutral answer (svc.replies: Message, Value, Secret,

@@ -21,6 +21,7 @@ from svc.client._context import (
     LibraryContext,
     amount_argument,
     check_rail,
+    id_argument,
     resolve_settings,
 )
 from svc.client._contexts import Contexts
@@ -93,6 +94,7 @@ def _email(given: str | None, settings: Settings) -> str:
 
 
 def get(app: LibraryContext, task_id: str) -> Task:
+    id_argument("task_id", task_id)
     with one_call(app):
         return Task.from_service(_poll(app, task_id))
 
@@ -102,6 +104,7 @@ def _poll(app: LibraryContext, task_id: str) -> dict[str, Any]:
 
 
 def reply(app: LibraryContext, task_id: str, answer: Answer) -> Task:
+    id_argument("task_id", task_id)
     tell_secrets(answer)  # before anything could quote it
     with one_call(app):
         raw = _poll(app, task_id)

@@ -21,7 +21,7 @@ from svc.cli.inputs import read_text_source
 from svc.engines.asks import left_text, summarize
 from svc.engines.poll import poll_once
 from svc.engines.reply import ReplyMismatch, body_for, question_options, send_body
-from svc.errors import ConflictError, ProtocolError, UsageError
+from svc.errors import Conflict, ProtocolError, UsageError
 from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value, is_secret
 from svc.ui import views
 from svc.ui.face import FaceContext
@@ -156,7 +156,7 @@ def run(opts: ReplyOptions, app: FaceContext) -> int:
         return 0
     try:
         answered = send_body(app, opts.task_id, body)  # the ledger keeps its state
-    except ConflictError as refused:  # 409 (not waiting on it) or 410 (the ask expired)
+    except Conflict as refused:  # 409 (not waiting on it) or 410 (the ask expired)
         refused.hint = refused.hint or _after_refusal(opts.task_id, body)
         raise
     if not app.output.json_mode:
@@ -245,7 +245,7 @@ def check_time_left(app: FaceContext, detail: dict[str, Any], after_form: bool =
         return
     if left <= 0:
         when = "while the form was open" if after_form else "before it was answered"
-        raise ConflictError(
+        raise Conflict(
             f"the ask of task {detail.get('id')} expired at {expires} ({when}); nothing was sent",
             code="ask_expired",
             hint=f"svc poll {detail.get('id')} shows what the task does now",

@@ -22,7 +22,7 @@ from svc.engines.changes import TaskChange
 from svc.engines.reply import send_body
 from svc.engines.watch import Follower
 from svc.engines.watch_parts import events_of
-from svc.errors import ConflictError
+from svc.errors import Conflict
 from svc.ui import terminal, views
 from svc.ui.notify import Notifier
 
@@ -223,7 +223,7 @@ class WatchFace:
             return  # the task still waits: its form opens again
         try:
             answered = send_body(self.app, tid, body)
-        except ConflictError as exc:
+        except Conflict as exc:
             # Answered elsewhere or expired between the Enter and the send: the watch goes on
             # and the next poll shows what the task does now.
             self.app.output.warn(f"answer not taken: {exc.message}")

@@ -8,7 +8,7 @@ from typing import Any
 
 from svc.commands.ask_commands import next_step, reply_command, stop_line
 from svc.engines.asks import AskSummary, left_text, summarize
-from svc.errors import HumanNeededError, TaskEndedError
+from svc.errors import HumanNeeded, TaskFailed
 from svc.ui.output import Output
 
 FEW_ASKS = 3  # above this many waiting tasks, the stop message counts them
@@ -26,13 +26,13 @@ def outcome(
         why = task.get("error") or task.get("state")
         reason = f": {task['reason']}" if task.get("reason") else ""
         more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
-        raise TaskEndedError(
+        raise TaskFailed(
             f"task {tid} ended {task.get('state')} ({why}){reason}{more}", json_report=False
         )
     return 0
 
 
-def stopped_at_asks(output: Output, blocked: dict[str, dict[str, Any]]) -> HumanNeededError:
+def stopped_at_asks(output: Output, blocked: dict[str, dict[str, Any]]) -> HumanNeeded:
     """Exit 6 that says how to answer: the reply command and the time left (and, with --json,
     one stop line per task carrying the same)."""
 
@@ -53,10 +53,10 @@ def stopped_at_asks(output: Output, blocked: dict[str, dict[str, Any]]) -> Human
     then = (
         "" if all(s.kind == "payment" for s in summaries.values()) else f", then `svc watch {ids}`"
     )
-    return HumanNeededError(message, hint="; ".join(steps) + then, json_report=False)
+    return HumanNeeded(message, hint="; ".join(steps) + then, json_report=False)
 
 
-def _many_stopped(summaries: dict[str, AskSummary]) -> HumanNeededError:
+def _many_stopped(summaries: dict[str, AskSummary]) -> HumanNeeded:
     """A count, the first few answers and where the rest are listed: 60 ids on one line were
     cut with `…` in the middle of an id."""
     first = list(summaries.values())[:FEW_ASKS]
@@ -73,4 +73,4 @@ def _many_stopped(summaries: dict[str, AskSummary]) -> HumanNeededError:
     asked = "on a terminal `svc watch --all` asks each in turn"
     hint = "; ".join([f"`{reply_command(s)}`" for s in first] + [f"and {rest} more: {listed}"])
     hint += f"; {asked}"
-    return HumanNeededError(message, hint=hint, json_report=False)
+    return HumanNeeded(message, hint=hint, json_report=False)

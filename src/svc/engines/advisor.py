@@ -14,7 +14,7 @@ from typing import Any
 from svc import rail_table
 from svc.api.advisor import AdvisorClient, Guide
 from svc.context import AppContext
-from svc.errors import AdvisorUnavailableError, PaymentError, UsageError
+from svc.errors import AdvisorUnavailableError, PaymentFailed, UsageError
 from svc.next_step import step
 from svc.pay.mpp import SptSource
 from svc.pay.rails import (
@@ -70,8 +70,8 @@ def proof_rail(app: AppContext, wanted: str | None) -> Rail:
     )
 
 
-def _neither() -> PaymentError:
-    return PaymentError(
+def _neither() -> PaymentFailed:
+    return PaymentFailed(
         "the quote is free, but the service asks for a zero-amount proof (nothing is paid) "
         "signed by a wallet or an MPP token, and there is neither",
         code="no_wallet",

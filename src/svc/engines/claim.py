@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from svc import words
 from svc.context import AppContext
-from svc.errors import AuthError, HumanNeededError
+from svc.errors import AuthError, HumanNeeded
 from svc.identity.session import IdentitySession, credential_from
 from svc.identity.store import Credential
 from svc.next_step import step
@@ -161,7 +161,7 @@ class ClaimCeremony:
         if person is None or self.app.settings.no_input:
             if person is not None:
                 person.unattended(shown)
-            raise HumanNeededError(
+            raise HumanNeeded(
                 "a person must open the claim link, sign in and read the code",
                 code="action_required",
                 next=step(

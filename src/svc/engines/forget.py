@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from svc.errors import NotFoundError, UsageError
+from svc.errors import NotFound, UsageError
 from svc.money import atomic_for_people
 from svc.next_step import step
 from svc.store.ledger.rows import GONE, PayState, Submission
@@ -62,7 +62,7 @@ def named(app: AppContext, ids: list[str]) -> Forgetting:
     for wanted in ids:
         matches = [r for r in rows if wanted in (r.task_id, r.request_id)]
         if not matches:
-            raise NotFoundError(
+            raise NotFound(
                 f"no row in the ledger for {wanted!r}: nothing was removed",
                 code="not_in_ledger",
                 next=step("list_ledger"),
@@ -126,5 +126,5 @@ def _summary(row: Submission) -> dict[str, Any]:
 def _ledger(app: AppContext) -> LedgerStore:
     ledger = app.ledger_to_read()
     if ledger is None:
-        raise NotFoundError("there is no ledger here yet: nothing to remove", code="not_in_ledger")
+        raise NotFound("there is no ledger here yet: nothing to remove", code="not_in_ledger")
     return ledger

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def poll_once(app: AppContext, task_id: str) -> Task:
     """The task as the service answers it now (raises the contract's errors: 404 is
-    NotFoundError)."""
+    NotFound)."""
     task = app.tasks.poll(task_id, auth=free_call_auth(app))
     task_state_cache(app, lambda ledger: _remember(ledger, task), None)
     return task

@@ -17,7 +17,7 @@ from svc.api.response import expect_status
 from svc.api.status import json_or_none
 from svc.api.tasks import TASKS_PATH
 from svc.context import AppContext
-from svc.errors import PaymentError, SvcError
+from svc.errors import PaymentFailed, SvcError
 from svc.money import atomic_to_usd
 from svc.pay import card, mpp
 from svc.pay.offer import Offer, card_offer, mpp_offer, x402_offers
@@ -71,7 +71,7 @@ def _card_terms(app: AppContext, response: httpx.Response, offers: dict[str, Any
     unreadable x402 challenge, so the other rails' offers are still shown."""
     try:
         return card.parse_offer(json_or_none(response.content), app.base, app.trusts_link_host)
-    except PaymentError as exc:
+    except PaymentFailed as exc:
         offers["card_error"] = exc.message
         return None
 

@@ -11,7 +11,7 @@ from svc.engines.settlement import (
     settlement_kind,
     settlement_reference,
 )
-from svc.errors import NotFoundError
+from svc.errors import NotFound
 from svc.money import atomic_to_usd
 from svc.next_step import step
 from svc.numbers import iso
@@ -19,18 +19,18 @@ from svc.store.ledger import Authorization, LedgerStore, Submission
 
 
 def receipt_document(app: AppContext, task_or_request_id: str) -> dict[str, Any]:
-    """The receipt of a request id or task id the ledger holds; NotFoundError (exit 7) for
+    """The receipt of a request id or task id the ledger holds; NotFound (exit 7) for
     one it lacks, or one that never paid (nothing to show a receipt for)."""
     ledger = app.ledger_to_read()
     row = ledger.find(task_or_request_id) if ledger is not None else None
     if ledger is None or row is None:
-        raise NotFoundError(
+        raise NotFound(
             f"the ledger has no request or task {task_or_request_id!r}",
             code="not_in_ledger",
             next=step("see_tasks", tail=" (what this ledger holds: a shared one, every runner's)"),
         )
     if not row.amount_atomic or not row.method:
-        raise NotFoundError(
+        raise NotFound(
             f"nothing was paid for {task_or_request_id!r} (its status: {row.status})",
             code="no_payment",
             next=step("see_tasks", tail=": what became of it"),

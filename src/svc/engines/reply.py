@@ -20,7 +20,7 @@ from svc.context import AppContext
 from svc.engines.auth import free_call_auth
 from svc.engines.task_state import remember
 from svc.engines.validate import build
-from svc.errors import ConflictError, UsageError
+from svc.errors import Conflict, UsageError
 from svc.replies import (
     Answer,
     Approve,
@@ -110,7 +110,7 @@ def body_for(task: TaskDetail, answer: Answer) -> dict[str, Any]:
     A sensitive value is told to `svc.redact` before the body is returned: the service may
     fold it into the goal, and nothing this process shows may carry it back."""
     if task.state != "blocked_on_user":
-        raise ConflictError(
+        raise Conflict(
             f"task {task.id} is {task.state}, not waiting on a reply", code="not_waiting"
         )
     ask = task.info_request

@@ -18,7 +18,7 @@ from svc.api.models import TaskDetail
 from svc.context import AppContext
 from svc.engines.asks import secret_field, secret_keys
 from svc.engines.reply import check_field_values, send
-from svc.errors import HumanNeededError, UsageError
+from svc.errors import HumanNeeded, UsageError
 from svc.next_step import Next, step
 from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value, is_secret
 
@@ -95,7 +95,7 @@ def _ask_for_secret_keys(task: TaskDetail, draft: Draft, person: Person) -> None
     assert task.info_request is not None
     check_field_values(task.info_request, {**draft.sets, **dict.fromkeys(missing, "asked")})
     if not person.reachable:
-        raise HumanNeededError(
+        raise HumanNeeded(
             f"{', '.join(missing)}: a secret, and this MCP client cannot ask the person for "
             "it; nothing was sent",
             code="human_needed",
@@ -127,7 +127,7 @@ def _plain_secret(task: TaskDetail, draft: Draft, person: Person, allowed: bool)
         person.keep(given)
     elif draft.field is not None:
         if not person.reachable:
-            raise HumanNeededError(
+            raise HumanNeeded(
                 f"{draft.field} is a secret and this MCP client cannot ask the person for it",
                 code="human_needed",
                 next=step("answer_in_terminal", task_id=task.id, field=draft.field),
@@ -139,7 +139,7 @@ def _plain_secret(task: TaskDetail, draft: Draft, person: Person, allowed: bool)
 def _from_person(task: TaskDetail, key: str, person: Person) -> str:
     value = person.secret(task, key)
     if value is None:
-        raise HumanNeededError(f"the person gave no {key}; nothing was sent", code="human_needed")
+        raise HumanNeeded(f"the person gave no {key}; nothing was sent", code="human_needed")
     person.keep(value)
     return value
 

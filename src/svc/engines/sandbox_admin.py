@@ -12,7 +12,7 @@ from typing import Any
 from svc.api.ids import path_segment
 from svc.api.response import expect_json, expect_status
 from svc.context import AppContext
-from svc.errors import NotFoundError, SvcError, UsageError
+from svc.errors import NotFound, SvcError, UsageError
 from svc.origin import configured
 
 
@@ -69,7 +69,7 @@ def press_card_page(app: AppContext, request_id: str | None, *, decline: bool) -
     return str(saved["request_id"])
 
 
-class NoCardPageError(NotFoundError):
+class NoCardPageError(NotFound):
     """No card payment's page is waiting (for that request): nothing was pressed."""
 
     def __init__(self, rid: str | None) -> None:

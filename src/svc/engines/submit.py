@@ -32,14 +32,14 @@ from svc.context import AppContext
 from svc.engines.auth import free_call_auth, with_bearer
 from svc.engines.task_rules import only_submission_fields
 from svc.errors import (
-    HumanNeededError,
+    HumanNeeded,
     LedgerUnavailableError,
-    NotFoundError,
-    OutcomeUnknownError,
-    PaymentError,
+    NotFound,
+    OutcomeUnknown,
+    PaymentFailed,
     ProtocolError,
     SvcError,
-    UnavailableError,
+    Unavailable,
     UsageError,
 )
 from svc.next_step import Next, step
@@ -346,13 +346,13 @@ class _Run:
             # its state (a journaled proof is re-sent by a resume) and the error's hint already
             # says nothing was paid.
             raise
-        except (UnavailableError, ProtocolError) as exc:  # no answer, or an unreadable one
+        except (Unavailable, ProtocolError) as exc:  # no answer, or an unreadable one
             if auth.carried_proof:
                 raise _answer_lost(journal, self.body, exc.message) from None
             journal.rejected(exc.code, detail=exc.message)
             exc.hint = "nothing was charged" + (f"; {exc.hint}" if exc.hint else "")
             raise
-        except HumanNeededError:  # a card page waits for a person: the row says so already
+        except HumanNeeded:  # a card page waits for a person: the row says so already
             raise
         except SvcError as exc:  # policy refusal, no wallet or token: before any signature
             if not auth.carried_proof:
@@ -412,7 +412,7 @@ class _Run:
         )
         if answer.server_failed and not not_processed:
             _note_unknown(journal, f"http_{status}", status)
-            raise OutcomeUnknownError(
+            raise OutcomeUnknown(
                 f"the paid submit failed with HTTP {status} after retries; it may or may not "
                 "have been charged and accepted",
                 next=resume_step(journal.request_id, self.body, "reconcile without paying again: "),
@@ -464,10 +464,10 @@ def _record_accepted(
         )
 
 
-def _answer_lost(journal: RequestJournal, body: dict[str, Any], why: str) -> OutcomeUnknownError:
+def _answer_lost(journal: RequestJournal, body: dict[str, Any], why: str) -> OutcomeUnknown:
     """A request that carried a proof got no readable answer: it may have been charged."""
     _note_unknown(journal, why)
-    return OutcomeUnknownError(
+    return OutcomeUnknown(
         f"the answer to the paid submit was lost ({why}); it may have been charged and accepted",
         next=resume_step(
             journal.request_id, body, "reconcile without paying again (the same proof is re-sent): "
@@ -487,9 +487,9 @@ def finish_card(app: AppContext, journal: RequestJournal, *, open_browser: bool 
 
     saved = journal.saved_card()
     if saved is None:
-        raise PaymentError("the service says the card payment is incomplete, but none is saved")
+        raise PaymentFailed("the service says the card payment is incomplete, but none is saved")
     if saved["status"] == "dead":
-        raise PaymentError(
+        raise PaymentFailed(
             "that card payment can never be spent",
             code="payment_failed",
             next=step("start_card", "start over: "),
@@ -508,14 +508,14 @@ def pay_card(app: AppContext, request_id: str | None, *, open_browser: bool) -> 
     saved = app.ledger.card_payment(request_id)
     if saved is None:
         target = f"request {request_id}" if request_id else "any submission"
-        raise NotFoundError(
+        raise NotFound(
             f"no card payment is waiting for {target}",
             next=step("card_not_waiting"),
         )
     rid = str(saved["request_id"])
     row = app.ledger.get(rid)
     if row is None:
-        raise NotFoundError(f"request {rid} is not in the ledger")
+        raise NotFound(f"request {rid} is not in the ledger")
     body = json.loads(row.body)
     with journal_for(app, body, rid, CARD) as journal:  # refuses another origin, sends nothing
         if journal.row().status != PayState.ACCEPTED:

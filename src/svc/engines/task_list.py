@@ -17,7 +17,7 @@ from svc.api.models import FINAL_STATES
 from svc.context import AppContext
 from svc.engines.auth import free_call_auth
 from svc.engines.task_state import remember_state
-from svc.errors import NotFoundError, SvcError
+from svc.errors import NotFound, SvcError
 from svc.store.ledger.reads_bounded import COUNT_CAP, Filter
 from svc.store.ledger.rows import GONE
 
@@ -137,7 +137,7 @@ def _poll(tasks: TaskClient, auth: Auth | None, task_id: str) -> tuple[str | Non
     no longer knows (404) is `gone`, which a later answer about it overwrites."""
     try:
         task = tasks.poll(task_id, auth=auth)
-    except NotFoundError:
+    except NotFound:
         return GONE, None
     except SvcError as exc:
         return None, exc.message

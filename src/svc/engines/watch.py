@@ -30,7 +30,7 @@ from svc.engines.watch_parts import (
     ledger_states,
     poll_interval,
 )
-from svc.errors import NotFoundError
+from svc.errors import NotFound
 from svc.store.ledger.rows import GONE
 
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ class Follower:
     def _take(
         self, tid: str, task: dict[str, Any] | None, error: BaseException | None
     ) -> list[TaskChange]:
-        if isinstance(error, NotFoundError) and tid in self.from_ledger:
+        if isinstance(error, NotFound) and tid in self.from_ledger:
             return [self._gone(tid)]
         if error is not None:
             raise error
@@ -227,7 +227,7 @@ def follow(
     person, yielding every change in order (see `TaskChange`). Polls share one schedule: the
     interval (default: the profile's), spread, jittered and never under the host's floor.
 
-    Raises the contract's errors (a task id the service does not know: NotFoundError, unless
+    Raises the contract's errors (a task id the service does not know: NotFound, unless
     it came `from_ledger`). Closing the iterator early stops the polling threads.
     """
     ids = [task_ids] if isinstance(task_ids, str) else list(task_ids)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from svc.api.identity import IdentityPlatform
-from svc.errors import REGISTER_AGAIN, AuthError, ProtocolError, UnavailableError
+from svc.errors import REGISTER_AGAIN, AuthError, ProtocolError, Unavailable
 from svc.identity.store import Credential, CredentialStore
 
 
@@ -146,7 +146,7 @@ class IdentitySession:
             )
         try:
             doc = self.platform.refresh(cred.refresh_token)
-        except UnavailableError as exc:
+        except Unavailable as exc:
             exc.hint = (
                 "the refresh token may have been spent on the lost answer; if the next "
                 "`svc identity refresh` fails, " + REGISTER_AGAIN

@@ -59,7 +59,7 @@ class SecretInput:
 class Request(BaseModel):
     """An operation's arguments: every field declared, nothing else accepted."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
 
 
 def markers(model: type[BaseModel], name: str) -> list[Any]:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc.api import headers
 from svc.api.response import expect_json
-from svc.errors import HumanNeededError, PaymentError, ProtocolError
+from svc.errors import HumanNeeded, PaymentFailed, ProtocolError
 from svc.money import AmountError, parse_atomic, parse_usd, usd_to_atomic
 from svc.next_step import step
 from svc.origin import HostTrust, TrustedURL, from_server
@@ -65,7 +65,7 @@ def parse_offer(body: Any, served_by: TrustedURL, trusts: HostTrust) -> CardOffe
     status = from_server(status_url, served_by, "the card payment's statusUrl", trusts)
     currency = str(payment.get("currency", "USD")).upper()
     if currency != "USD":
-        raise PaymentError(f"the card payment is in {currency}, not USD", code="bad_currency")
+        raise PaymentFailed(f"the card payment is in {currency}, not USD", code="bad_currency")
     return CardOffer(str(pid), _amount(payment.get("amountUsd")), pay, status)
 
 
@@ -78,7 +78,7 @@ def _amount(value: object, saved: bool = False) -> int:
             return parse_atomic(value, "the saved card payment's amount")
         return usd_to_atomic(parse_usd(value, AMOUNT_FIELD))
     except AmountError as exc:
-        raise PaymentError(
+        raise PaymentFailed(
             f"refusing to pay: {str(exc).rstrip('.')}; nothing was paid", code="malformed_amount"
         ) from None
 
@@ -186,13 +186,13 @@ class CardCheckout:
                     progress.done("card payment complete")
                     return
                 if state == "dead":
-                    raise PaymentError(
+                    raise PaymentFailed(
                         "the card payment failed or was cancelled; nothing was charged",
                         code="card_payment_failed",
                         hint="run the submit again to start a new payment",
                     )
                 if time.monotonic() >= deadline:
-                    raise HumanNeededError(
+                    raise HumanNeeded(
                         "the card payment was not completed in time",
                         next=step("resume_card", "finish it on the payment page, then: "),
                     )

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from svc import paid_record, rail_table
-from svc.errors import OtherRunnerHoldsProofError, OutcomeUnknownError, SvcError, UsageError
+from svc.errors import OtherRunnerHoldsProofError, OutcomeUnknown, SvcError, UsageError
 from svc.money import atomic_for_people as usd
 from svc.money import atomic_to_usd
 from svc.next_step import step
@@ -229,7 +229,7 @@ class RequestJournal:
                 next=step("resume_on_runner", runner=row.runner),
             )
         if kept is None or proof_fingerprint(kept) != row.proof_fp:
-            raise OutcomeUnknownError(
+            raise OutcomeUnknown(
                 f"the payment credential of request {self.request_id} is no longer in the "
                 "secret store, so it cannot be re-sent; it may have been charged",
                 next=step(

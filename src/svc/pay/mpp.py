@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from svc.api import headers
-from svc.errors import PaymentError
+from svc.errors import PaymentFailed
 from svc.money import AmountError, parse_atomic
 from svc.next_step import step
 
@@ -208,13 +208,13 @@ def choose(challenges: Sequence[MppChallenge], preference: Sequence[str]) -> Mpp
     usable = [c for c in challenges if why_unusable(c) is None]
     if not usable:
         if not challenges:
-            raise PaymentError(
+            raise PaymentFailed(
                 "the service asked for payment (402) but offered no MPP challenge",
                 code="no_mpp_challenge",
                 next=step("choose_rail", "try another rail with ", rails="x402,card"),
             )
         reasons = "; ".join(f"{c.method}: {why_unusable(c)}" for c in challenges)
-        raise PaymentError(
+        raise PaymentFailed(
             f"no MPP challenge can be paid ({reasons}); nothing was paid", code="no_mpp_challenge"
         )
     rank = {name: i for i, name in enumerate(preference)}
@@ -276,7 +276,7 @@ class SptSource:
             return _check(_read_file(Path(self.file).expanduser()), f"the file {self.file}")
         if self.command:
             return _check(self._run(self.command), "spt_command")
-        raise PaymentError(
+        raise PaymentFailed(
             "no shared payment token to pay with",
             code="no_spt",
             next=step("give_spt"),
@@ -292,13 +292,13 @@ class SptSource:
                 check=False,
             )
         except (OSError, ValueError) as exc:
-            raise PaymentError(f"spt_command could not run: {exc}", code="no_spt") from None
+            raise PaymentFailed(f"spt_command could not run: {exc}", code="no_spt") from None
         except subprocess.TimeoutExpired:
-            raise PaymentError(
+            raise PaymentFailed(
                 f"spt_command did not finish within {self.timeout:g} s", code="no_spt"
             ) from None
         if proc.returncode != 0:
-            raise PaymentError(
+            raise PaymentFailed(
                 f"spt_command failed with exit code {proc.returncode}", code="no_spt"
             )
         return proc.stdout
@@ -308,14 +308,14 @@ def _read_file(path: Path) -> str:
     try:
         info = os.lstat(path)
         if stat.S_ISLNK(info.st_mode) or info.st_mode & 0o077:
-            raise PaymentError(
+            raise PaymentFailed(
                 f"refusing to read the token file {path}: it is a symbolic link or readable by "
                 f"other users; run: chmod 600 {path}",
                 code="insecure_secret_file",
             )
         return path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise PaymentError(
+        raise PaymentFailed(
             f"cannot read the token file {path}: {exc.strerror}", code="no_spt"
         ) from None
 
@@ -323,5 +323,5 @@ def _read_file(path: Path) -> str:
 def _check(raw: str, where: str) -> str:
     token = raw.strip()
     if not token or any(c.isspace() for c in token) or len(token) > 512:
-        raise PaymentError(f"{where} does not hold one shared payment token", code="no_spt")
+        raise PaymentFailed(f"{where} does not hold one shared payment token", code="no_spt")
     return token

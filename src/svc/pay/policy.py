@@ -22,7 +22,7 @@ from svc.next_step import step
 from svc.pay.chains import caip2
 from svc.pay.offer import Offer
 
-# The policy's refusal is the public `svc.PolicyRefused` (a PaymentError: exit 5, code
+# The policy's refusal is the public `svc.PolicyRefused` (a PaymentFailed: exit 5, code
 # policy_refused unless a rule names its own); the old name stays for the engines that raise it.
 PolicyRefusal = PolicyRefused
 

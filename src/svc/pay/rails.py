@@ -23,7 +23,7 @@ from svc import rail_table
 from svc.api import headers
 from svc.api.jsonsafe import load_json
 from svc.api.status import is_payment_challenge
-from svc.errors import HumanNeededError, PaymentError, UsageError
+from svc.errors import HumanNeeded, PaymentFailed, UsageError
 from svc.money import atomic_for_people
 from svc.next_step import step
 from svc.pay import mpp
@@ -178,7 +178,7 @@ class X402Rail:
         try:
             payload = signer.sign(terms, max_window=offer.timeout_seconds)  # the decided window
         except X402Error as exc:
-            raise PaymentError(f"cannot sign the payment: {exc}") from None
+            raise PaymentFailed(f"cannot sign the payment: {exc}") from None
         proof = encode_proof(challenge, terms, payload)
         self.policy.pin(offer)
         return offer.paid(proof, signer.address, float(payload["authorization"]["validBefore"]))
@@ -192,11 +192,11 @@ def _x402_challenge(response: httpx.Response) -> X402Challenge:
         challenge = parse_challenge(response.headers, response.content)
     except X402Error as exc:
         reason = str(exc).rstrip(".")
-        raise PaymentError(
+        raise PaymentFailed(
             f"cannot read the 402 payment challenge: {reason}; nothing was paid"
         ) from None
     if challenge is None:
-        raise PaymentError(
+        raise PaymentFailed(
             "the service asked for payment (402) but offered no x402 challenge",
             code="no_x402_challenge",
             next=step("choose_rail", "try another rail with ", rails=rail_table.others(X402)),
@@ -278,7 +278,7 @@ class CardRail:
     def pay(self, response: httpx.Response) -> Paid:
         offer = self.checkout.offer(_json_body(response))
         if offer is None:
-            raise PaymentError(
+            raise PaymentFailed(
                 "the service offers no card payment for this call",
                 code="card_unavailable",
                 next=step(
@@ -320,7 +320,7 @@ def settle_card(
     state = checkout.status(offer) if check_first else "pending"
     if state == "dead":
         journal.card_dead("card_payment_failed")
-        raise PaymentError(
+        raise PaymentFailed(
             "the card payment failed or was cancelled; nothing was charged",
             code="card_payment_failed",
             next=step("start_card", "start over: "),
@@ -329,7 +329,7 @@ def settle_card(
         amount = atomic_for_people(offer.amount_atomic)
         checkout.show(link, amount)
         if not checkout.interactive:
-            raise HumanNeededError(
+            raise HumanNeeded(
                 f"a person must pay {amount} by card on the payment page: {link}",
                 code="card_payment_pending",
                 next=step(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from svc.errors import PaymentError, UsageError
+from svc.errors import PaymentFailed, UsageError
 from svc.next_step import step
 from svc.pay.signers import described
 from svc.pay.signers.command import CommandSigner
@@ -85,18 +85,18 @@ def external_signer(secrets: SecretStore, settings: Settings) -> PaymentSigner:
     return ExternalSigner(address or remote.only_account(), remote)
 
 
-def _no_wallet(settings: Settings, free_call: str | None) -> PaymentError:
+def _no_wallet(settings: Settings, free_call: str | None) -> PaymentFailed:
     other = settings.profile != DEFAULT_PROFILE
     whose = f" for profile {settings.profile!r}" if other else ""
     facts = {"profile": settings.profile} if other else {}  # the face names it in its words
     if settings.signer == "env":
-        return PaymentError(
+        return PaymentFailed(
             f"the signer is env{whose}, and {WALLET_ENV} is not set",
             code="no_wallet",
             hint=f"set {WALLET_ENV} (a 0x-prefixed 32-byte hex key)",
         )
     if free_call:
-        return PaymentError(
+        return PaymentFailed(
             f"{free_call} is free, but the service asks for a zero-amount proof signed by a "
             f"wallet (nothing is paid) and there is none{whose}",
             code="no_wallet",
@@ -107,14 +107,14 @@ def _no_wallet(settings: Settings, free_call: str | None) -> PaymentError:
                 **({"guide": "yes"} if free_call == "the quote" else {}),
             ),
         )
-    return PaymentError(
+    return PaymentFailed(
         f"no wallet to pay with{whose}",
         code="no_wallet",
         next=step("get_wallet", "get one with ", **facts),
     )
 
 
-def _unusable(secrets: SecretStore, settings: Settings, exc: X402Error) -> PaymentError:
+def _unusable(secrets: SecretStore, settings: Settings, exc: X402Error) -> PaymentFailed:
     from_env = settings.signer == "env" or bool(os.environ.get(WALLET_ENV))  # it wins
     where = WALLET_ENV if from_env else "the stored wallet key"
     fix = (
@@ -122,7 +122,7 @@ def _unusable(secrets: SecretStore, settings: Settings, exc: X402Error) -> Payme
         if not from_env
         else None  # the environment's key is the caller's own to fix, in every face
     )
-    return PaymentError(
+    return PaymentFailed(
         f"{where} is unusable: {exc}",
         code="bad_wallet_key",
         hint=None if fix else f"fix or unset {WALLET_ENV} (a 0x-prefixed 32-byte hex key)",

@@ -17,7 +17,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
-from svc.errors import HumanNeededError
+from svc.errors import HumanNeeded
 from svc.sanitize import clean
 from svc.ui import terminal
 from svc.ui.fit import columns, fit
@@ -88,7 +88,7 @@ def _no_echo() -> Iterator[None]:
 
 def _require_tty(what: str) -> None:
     if not sys.stdin.isatty():
-        raise HumanNeededError(f"{what} needs a terminal; none is attached")
+        raise HumanNeeded(f"{what} needs a terminal; none is attached")
 
 
 def ask_hidden(prompt: str) -> str:
@@ -122,7 +122,7 @@ def ask_text(prompt: str, default: str | None = None) -> str:
             terminal.write(sys.stderr, "\n")  # a withdrawn prompt still ends its own line
             raise
     if not line:
-        raise HumanNeededError("no answer: standard input closed")
+        raise HumanNeeded("no answer: standard input closed")
     answer = line.rstrip("\n")
     return answer or (default or "")
 

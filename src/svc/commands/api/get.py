@@ -10,7 +10,7 @@ import typer
 from svc.cli.app import current
 from svc.commands.api.operations import checked_method
 from svc.engines.discovery import matching_operations
-from svc.errors import NotFoundError
+from svc.errors import NotFound
 from svc.ui.face import FaceContext
 from svc.ui.operations import draw_operation
 from svc.ui.output import Output
@@ -46,7 +46,7 @@ def run(opts: GetOptions, ctx: FaceContext) -> int:
     doc, found = matching_operations(ctx, opts.path, opts.method)  # whole: the detail shows each
     if not found:
         which = f"{opts.method} {opts.path}" if opts.method else opts.path
-        raise NotFoundError(
+        raise NotFound(
             f"no operation {which} in the service's description",
             hint="list them with: svc api search --all",
         )

@@ -9,7 +9,7 @@ import re
 import time
 from typing import Any
 
-from svc.errors import PaymentError
+from svc.errors import PaymentFailed
 from svc.pay import eip712
 from svc.pay.secp256k1 import HALF_N as _HALF_N
 from svc.pay.secp256k1 import recover
@@ -22,7 +22,7 @@ _SIGNATURE = re.compile(r"0x[0-9a-fA-F]{130}", re.ASCII)
 PROTOCOL_HINT = "the signer protocol is in docs/signers.md; nothing was paid"
 
 
-class SignerError(PaymentError):
+class SignerError(PaymentFailed):
     """An external signer could not give a usable signature: nothing was signed or sent."""
 
     default_code = "signer_failed"

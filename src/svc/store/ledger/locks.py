@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from svc.errors import ConflictError
+from svc.errors import Conflict
 from svc.store.disk import ledger_unwritable
 
 LOCK_WAIT_SECONDS = 600.0  # another process may be waiting on a person (a card page)
@@ -96,7 +96,7 @@ def wait_until_free(
     told = False
     while not try_once():
         if time.monotonic() > deadline:
-            raise ConflictError(
+            raise Conflict(
                 f"another svc process is still handling request {request_id}",
                 code="request_busy",
                 hint="wait for it to finish, then run the same command again",
