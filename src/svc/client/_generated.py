@@ -6,11 +6,12 @@ from __future__ import annotations
 TYPE_CHECKING = False  # as in _sync.py: importing the client loads no typing
 
 if TYPE_CHECKING:
+    from decimal import Decimal
     from typing import Any
 
     from svc.client._context import LibraryContext
     from svc.operations.declare import Operation
-    from svc.operations.results import Receipt, Spend
+    from svc.operations.results import Price, Receipt, Spend
 
 
 class OperationMethods:
@@ -42,3 +43,22 @@ class OperationMethods:
 
         doc = self._served(table.RECEIPT, {"task_or_request_id": task_or_request_id})
         return Receipt.model_validate(doc)
+
+    def price(
+        self,
+        task: str,
+        *,
+        email: str | None = None,
+        pay: str | None = None,
+        max_price: Decimal | str | None = None,
+    ) -> Price:
+        """What paying for `task` would cost, from the service's own 402, with nothing signed or
+        paid (one unpaid request is sent): the rail's amount, recipient, network and
+        asset, and whether the payment policy allows it (`refusal` says why not)."""
+        from svc.operations import table
+        from svc.operations.results import Price
+
+        doc = self._served(
+            table.PRICE, {"task": task, "email": email, "pay": pay, "max_price": max_price}
+        )
+        return Price.model_validate(doc)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         DoctorReport,
         Guide,
         IdentityStatus,
+        Price,
         Quote,
         Receipt,
         Spend,
@@ -102,6 +103,38 @@ class AsyncCalls:
             )
         )
 
+    async def run(
+        self,
+        task: str,
+        email: str | None = None,
+        *,
+        answer: Callable[[Task], Answer | None] | None = None,
+        request_id: str | None = None,
+        pay: str | None = None,
+        max_price: Decimal | str | None = None,
+        interval: float | None = None,
+    ) -> Task:
+        """Submit and pay for a task, then follow it to its end: `svc submit --wait` as one
+        call. Each time the task asks something, `answer(task)` is called with the task (its
+        `ask` typed) and what it returns is sent as the reply; without `answer`, or when it
+        returns None, HumanNeeded is raised and the task waits (`error.data["task_id"]`).
+        Returns the completed task; one that ends failed or cancelled raises TaskFailed
+        (`error.data["task"]`). Its request id resumes it as `submit` does.
+
+        `Client.run` in a worker thread."""
+        return await self._run(
+            partial(
+                self.sync.run,
+                task,
+                email,
+                answer=answer,
+                request_id=request_id,
+                pay=pay,
+                max_price=max_price,
+                interval=interval,
+            )
+        )
+
     async def get(self, task_id: str) -> Task:
         """The task as the service has it now, with its events (one free poll).
 
@@ -170,6 +203,23 @@ class AsyncCalls:
 
         `Client.receipt` in a worker thread."""
         return await self._run(partial(self.sync.receipt, task_or_request_id))
+
+    async def price(
+        self,
+        task: str,
+        *,
+        email: str | None = None,
+        pay: str | None = None,
+        max_price: Decimal | str | None = None,
+    ) -> Price:
+        """What paying for `task` would cost, from the service's own 402, with nothing signed or
+        paid (one unpaid request is sent): the rail's amount, recipient, network and
+        asset, and whether the payment policy allows it (`refusal` says why not).
+
+        `Client.price` in a worker thread."""
+        return await self._run(
+            partial(self.sync.price, task, email=email, pay=pay, max_price=max_price)
+        )
 
 
 class AsyncIdentity:

@@ -31,7 +31,7 @@ DEFAULT_MAX_RETRIES = 3  # as the CLI: four attempts at most
 if TYPE_CHECKING:
     import os
     import threading
-    from collections.abc import Iterable, Iterator, Mapping
+    from collections.abc import Callable, Iterable, Iterator, Mapping
     from decimal import Decimal
     from types import TracebackType
     from typing import Any, Literal, overload
@@ -220,6 +220,28 @@ class Client(OperationMethods):
             allow_duplicate=allow_duplicate,
             dry_run=dry_run,
         )
+
+    def run(
+        self,
+        task: str,
+        email: str | None = None,
+        *,
+        answer: Callable[[Task], Answer | None] | None = None,
+        request_id: str | None = None,
+        pay: str | None = None,
+        max_price: Decimal | str | None = None,
+        interval: float | None = None,
+    ) -> Task:
+        """Submit and pay for a task, then follow it to its end: `svc submit --wait` as one
+        call. Each time the task asks something, `answer(task)` is called with the task (its
+        `ask` typed) and what it returns is sent as the reply; without `answer`, or when it
+        returns None, HumanNeeded is raised and the task waits (`error.data["task_id"]`).
+        Returns the completed task; one that ends failed or cancelled raises TaskFailed
+        (`error.data["task"]`). Its request id resumes it as `submit` does."""
+        from svc.client import _work
+
+        submitted = self.submit(task, email, request_id=request_id, pay=pay, max_price=max_price)
+        return _work.run_to_end(self, submitted, answer, interval)
 
     def submit_many(
         self,

@@ -8,9 +8,9 @@ fail runs in `one_call()`: its own record of what it paid, settled onto its erro
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from svc import redact
 from svc.api.models import TaskDetail
@@ -33,7 +33,7 @@ from svc.engines.poll import poll_once
 from svc.engines.reply import send, tell_secrets
 from svc.engines.validate import task_body
 from svc.engines.watch import Follower
-from svc.errors import UsageError
+from svc.errors import HumanNeeded, NotFound, TaskFailed, UsageError
 from svc.promises import refuse_sending
 from svc.replies import Answer
 from svc.settings import Settings
@@ -152,3 +152,49 @@ def scrubbed(change: TaskChange) -> TaskChange:
         return change  # nothing to scrub: no copy per change
     event = None if change.event is None else redact.scrub(change.event)
     return replace(change, task=redact.scrub(change.task), event=event)
+
+
+class Following(Protocol):
+    """What run_to_end needs of a Client (a protocol: this module is the Client's work)."""
+
+    def watch(self, task_id: str, *, interval: float | None = None) -> Iterator[TaskChange]: ...
+
+    def reply(self, task_id: str, answer: Answer) -> Task: ...
+
+
+def run_to_end(
+    client: Following,
+    task: Task,
+    answer: Callable[[Task], Answer | None] | None,
+    interval: float | None,
+) -> Task:
+    """Follow a submitted task to its end, answering its asks through `answer` (Client.run)."""
+    while True:
+        last = None
+        for last in client.watch(task.id, interval=interval):  # noqa: B007 (the last one)
+            pass
+        if last is None:  # nothing new at all: look again
+            continue
+        current = Task.from_service(last.task, task.submission)
+        if last.kind == "final":
+            return _ended(current)
+        if last.kind == "gone":
+            raise NotFound(f"the service no longer knows task {task.id}")
+        reply = answer(current) if answer is not None else None
+        if reply is None:
+            raise HumanNeeded(
+                f"task {task.id} asks the person something, and no answer was given",
+                data={"task_id": task.id},
+                hint="answer it with reply(task_id, ...), or pass answer= to run()",
+            )
+        client.reply(task.id, reply)
+
+
+def _ended(task: Task) -> Task:
+    if task.state == "completed":
+        return task
+    raise TaskFailed(
+        f"task {task.id} ended {task.state}",
+        data={"task": task.to_json()},
+        hint="the task's result and events say why",
+    )

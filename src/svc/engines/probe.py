@@ -17,6 +17,7 @@ from svc.api.response import expect_status
 from svc.api.status import json_or_none
 from svc.api.tasks import TASKS_PATH
 from svc.context import AppContext
+from svc.engines.validate import task_body
 from svc.errors import PaymentFailed, SvcError
 from svc.money import atomic_to_usd
 from svc.pay import card, mpp
@@ -24,6 +25,7 @@ from svc.pay.offer import Offer, card_offer, mpp_offer, x402_offers
 from svc.pay.policy import PaymentPolicy, PolicyRefusal
 from svc.pay.x402 import X402Error, parse_challenge
 from svc.rail_table import CARD, MPP, X402
+from svc.settings import usd_amount
 
 if TYPE_CHECKING:
     import httpx
@@ -169,3 +171,31 @@ def refusal(doc: dict[str, Any]) -> PolicyRefusal | None:
     if verdict["within_policy"]:
         return None
     return PolicyRefusal(str(verdict["refusal"]), json_report=False)
+
+
+def price_document(
+    app: AppContext, task: str, email: str | None, rail: str | None, cap: object
+) -> dict[str, Any]:
+    """What paying for a task would cost, from a probe: the chosen rail's offer and the
+    policy's verdict, flat, with every rail's offers beside them (the library's `price`)."""
+    body = task_body(task, email or app.settings.email)
+    limit = None if cap is None else usd_amount("max_price", cap)
+    doc = probe(app, body, rail or app.settings.pay, limit)
+    verdict = dict(doc["would_pay"])
+    chosen = verdict.pop("rail")
+    offered = _first_offer(doc["challenges"].get(chosen))
+    return {
+        "rail": chosen,
+        "within_policy": verdict.pop("within_policy"),
+        **{key: offered.get(key) for key in ("amount_usd", "pay_to", "network", "asset")},
+        **verdict,  # what the policy would pay, when it would
+        "max_price_usd": doc["max_price_usd"],
+        "offers": doc["challenges"],
+    }
+
+
+def _first_offer(offers: object) -> dict[str, Any]:
+    """The rail's first offer as the probe shows it (a refused price is still a price)."""
+    if isinstance(offers, list):
+        return dict(offers[0]) if offers else {}
+    return dict(offers) if isinstance(offers, dict) else {}

@@ -6,6 +6,7 @@ refuse is refused before anything is sent or signed.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, WithJsonSchema
@@ -78,6 +79,26 @@ class SubmitRequest(Request):
         None,
         description="Check the task and show the price against the limit; nothing is "
         "sent or paid (not with request_id or allow_duplicate).",
+    )
+
+
+class PriceRequest(Request):
+    """What a submit would send, priced by the service's own 402 before anything is paid."""
+
+    task: Annotated[str, Positional("TASK")] = Field(
+        min_length=1, max_length=100_000, description="The task in natural language."
+    )
+    email: str | None = Field(
+        None,
+        min_length=3,
+        max_length=254,
+        description="The person's e-mail address (default: the profile's email).",
+    )
+    pay: Rail | None = Field(None, description="Payment rail (default: the profile's).")
+    max_price: Decimal | str | None = Field(
+        None,
+        description="The per-call limit to judge the price by (a Decimal or '1.50'); it can "
+        "only lower the profile's max_price_usd.",
     )
 
 

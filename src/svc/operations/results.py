@@ -5,6 +5,7 @@ program). `svc mcp` derives its tools' output schemas from the same models.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -15,6 +16,7 @@ __all__ = [
     "Finding",
     "Guide",
     "IdentityStatus",
+    "Price",
     "Quote",
     "Receipt",
     "Spend",
@@ -141,3 +143,19 @@ class Receipt(_Document):
     net_usd: str | None = None
     origin: str | None = None
     runner: str | None = None
+
+
+class Price(_Document):
+    """What paying for a task would cost, from the service's own 402, with nothing signed or
+    paid (one unpaid request was sent): the rail's offer, whether the payment policy allows
+    it (`refusal` says why not) and every rail's offers as the 402 listed them."""
+
+    rail: str
+    within_policy: bool
+    amount_usd: Decimal | None = None
+    pay_to: str | None = None
+    network: str | None = None
+    asset: str | None = None
+    refusal: str | None = None
+    max_price_usd: Decimal
+    offers: dict[str, Any]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from svc.context import AppContext
+from svc.engines.probe import price_document
 from svc.engines.receipt import receipt_document
 from svc.engines.spend import spend_document
 from svc.operations.declare import (
@@ -25,6 +26,7 @@ from svc.operations.declare import (
 from svc.operations.requests import (
     WAIT_BUDGET_SECONDS,
     GuideRequest,
+    PriceRequest,
     QuoteRequest,
     ReceiptRequest,
     ReplyRequest,
@@ -34,7 +36,7 @@ from svc.operations.requests import (
     TasksRequest,
     WaitRequest,
 )
-from svc.operations.results import Receipt, Spend
+from svc.operations.results import Price, Receipt, Spend
 from svc.operations.shown import (
     GuideShown,
     QuoteShown,
@@ -43,7 +45,7 @@ from svc.operations.shown import (
     TaskShown,
     TasksShown,
 )
-from svc.operations.words import receipt_text, spend_text
+from svc.operations.words import price_text, receipt_text, spend_text
 
 # Why a face lacks an operation, said once for the reasons many share.
 PERSON = "the person's step"  # their key, credential, limits, ledger: not an agent's
@@ -60,6 +62,10 @@ def _spend(app: AppContext, request: SpendRequest) -> Document:
 
 def _receipt(app: AppContext, request: ReceiptRequest) -> Document:
     return receipt_document(app, request.task_or_request_id)
+
+
+def _price(app: AppContext, request: PriceRequest) -> Document:
+    return price_document(app, request.task, request.email, request.pay, request.max_price)
 
 
 SUBMIT = Operation(
@@ -79,7 +85,7 @@ SUBMIT = Operation(
         SubmitShown,
         shapes=(("task", "request_id", "rail", "replayed", "billing"), ("dry_run",)),
     ),
-    library=written("submit", "submit_many"),
+    library=written("submit", "submit_many", "run"),
 )
 
 GET = Operation(
@@ -243,6 +249,23 @@ RECEIPT = Operation(
 )
 
 
+PRICE = Operation(
+    "price",
+    PriceRequest,
+    cli=Missing("svc submit --probe shows the 402's offers and the verdict"),
+    mcp=Missing("submit_task's dry_run gives the price; the offer itself: not yet"),
+    library=Method(
+        "price",
+        "What paying for `task` would cost, from the service's own 402, with nothing signed "
+        "or paid (one unpaid request is sent): the rail's amount, recipient, network and "
+        "asset, and whether the payment policy allows it (`refusal` says why not).",
+    ),
+    run=_price,
+    result=Price,
+    text=price_text,
+)
+
+
 def _shell(path: str, mcp: str, library: str = "", *, written_as: str = "") -> Operation[Any]:
     """An operation whose CLI command is written by hand and that another face lacks (or
     offers by hand: `written_as`)."""
@@ -296,4 +319,4 @@ OTHERS: tuple[Operation[Any], ...] = (
 TOOLS: tuple[Operation[Any], ...] = (SUBMIT, GET, WAIT, REPLY, QUOTE, GUIDE, TASKS, SPEND, RECEIPT)
 
 # Every operation: the tools first, in the order the library's generated methods follow.
-OPERATIONS: tuple[Operation[Any], ...] = (*TOOLS, *OTHERS)
+OPERATIONS: tuple[Operation[Any], ...] = (*TOOLS, PRICE, *OTHERS)

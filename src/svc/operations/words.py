@@ -34,3 +34,9 @@ def receipt_text(doc: dict[str, Any]) -> str:
     if refund:
         text += f" Refunded {usd(refund.get('amount_usd') or '0')}; net {usd(doc['net_usd'])}."
     return text
+
+
+def price_text(doc: dict[str, Any]) -> str:
+    verdict = "within the payment policy" if doc["within_policy"] else "refused by the policy"
+    text = f"{usd(doc.get('amount_usd'))} by {doc['rail']}, {verdict}"
+    return text + (f": {doc['refusal']}." if doc.get("refusal") else ".")
