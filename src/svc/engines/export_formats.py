@@ -14,18 +14,28 @@ import io
 import json
 import re
 from datetime import datetime
+from urllib.parse import urlsplit
 
-from svc.engines.export_entry import Entry
+from svc.engines.export_entry import CURRENCY, TEST_CURRENCY, Entry
 from svc.money import atomic_to_usd
 from svc.numbers import iso
+from svc.origin import host_of, origin_of
 from svc.rail_table import CARD, MPP, X402
 from svc.store.spend import Window
 
-CURRENCY = "USD"
 EXPENSES = "Expenses:Svc:Tasks"
-RAIL_ACCOUNTS = {X402: "Assets:Svc:X402", MPP: "Assets:Svc:MPP", CARD: "Assets:Svc:Card"}
+RAIL_ACCOUNTS = {MPP: "Assets:Svc:MPP", CARD: "Assets:Svc:Card"}
+WALLETS = "Assets:Svc:X402"  # x402 pays from a wallet: one account under it per wallet
 OTHER_ACCOUNT = "Assets:Svc:Other"  # a rail svc does not know (another runner's row)
+UNKNOWN = "Unknown"  # a wallet or a service a row does not name
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_HEX_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
+# What each commodity is, for the books' declarations (beancount's `name`, a journal's comment).
+COMMODITY_NAMES = {
+    CURRENCY: "US dollars (cards, MPP, USDC on a mainnet)",
+    TEST_CURRENCY: "test money, worth nothing (USDC on a test network such as Base Sepolia)",
+}
 
 
 def _plain(text: object) -> str:
@@ -38,8 +48,31 @@ def _amount(atomic: int) -> str:
     return ("-" if atomic < 0 else "") + str(atomic_to_usd(abs(atomic)))
 
 
-def _account(rail: str) -> str:
-    return RAIL_ACCOUNTS.get(rail, OTHER_ACCOUNT)
+def _account(e: Entry) -> str:
+    if e.rail == X402:
+        return f"{WALLETS}:{_wallet(e.payer)}"
+    return RAIL_ACCOUNTS.get(e.rail, OTHER_ACCOUNT)
+
+
+def _wallet(payer: str | None) -> str:
+    """A wallet as the last part of an account name, legal in all three formats: an address's
+    first and last four digits (`0xf39f-2266`, as wallets show one), letters and digits only."""
+    text = _plain(payer)
+    if _HEX_ADDRESS.fullmatch(text):
+        text = text.lower()  # the checksum's case is not the address: one wallet, one account
+    kept = _NOT_ALNUM.sub("", text)
+    if not kept:
+        return UNKNOWN
+    short = kept if len(kept) <= 12 else f"{kept[:6]}-{kept[-4:]}"
+    # beancount: an account's part starts with a capital letter or a digit.
+    return short if short[0].isdigit() or short[0].isupper() else f"W-{short}"
+
+
+def _payee(e: Entry) -> str:
+    """The service paid, as people name it: its host, and its port unless the default."""
+    if not e.origin or not urlsplit(e.origin).hostname:
+        return f"{UNKNOWN} service"
+    return host_of(origin_of(e.origin))
 
 
 def _metadata(e: Entry) -> list[tuple[str, str]]:
@@ -55,19 +88,45 @@ def _metadata(e: Entry) -> list[tuple[str, str]]:
         ("recipient", e.recipient),
         ("network", e.network),
         ("asset", e.asset),
+        ("origin", e.origin),
+        ("profile", e.profile),
     ]
     return [(key, str(value)) for key, value in pairs if value]
 
 
+def _in_order(values: list[str]) -> list[str]:
+    """Each value once, where it first came."""
+    return list(dict.fromkeys(values))
+
+
+def _used_currencies(found: list[Entry]) -> dict[str, list[str]]:
+    """The commodities each account holds, the expenses first (USD when nothing was paid)."""
+    held: dict[str, list[str]] = {EXPENSES: []}
+    for e in found:
+        for account in (EXPENSES, _account(e)):
+            held.setdefault(account, []).append(e.currency)
+    order = [EXPENSES, *sorted(set(held) - {EXPENSES})]
+    return {account: sorted(set(held[account])) or [CURRENCY] for account in order}
+
+
+def _postings(e: Entry, indent: str) -> list[str]:
+    """The expense and the account it was paid from, in the entry's commodity."""
+    return [
+        f"{indent}{EXPENSES}  {_amount(e.amount_atomic)} {e.currency}",
+        f"{indent}{_account(e)}  {_amount(-e.amount_atomic)} {e.currency}",
+    ]
+
+
 # --- CSV ---------------------------------------------------------------------------------------
 
+# New columns go at the end: scripts that read the columns by position keep working.
 CSV_COLUMNS = (
     "date",
-    "time",
+    "time",  # ISO 8601 with the UTC offset: the local time the date column's day is of
     "kind",
     "rail",
     "amount_usd",
-    "currency",
+    "currency",  # USD, or USDC_TEST for test money (export_entry.TEST_CURRENCY)
     "task_id",
     "request_id",
     "settlement_reference",
@@ -78,6 +137,8 @@ CSV_COLUMNS = (
     "network",
     "asset",
     "task",
+    "origin",
+    "profile",
 )
 
 
@@ -87,17 +148,27 @@ def _cell(text: object) -> str:
     return "'" + value if value[:1] in ("=", "+", "-", "@") else value
 
 
+def _local_time(at: float) -> str:
+    """`2026-11-26T13:20:44+01:00`: the local time with its offset, so it names one moment."""
+    return datetime.fromtimestamp(at).astimezone().isoformat(timespec="seconds")
+
+
+def _csv_row(e: Entry) -> list[str]:
+    ours = {
+        "date": e.day,
+        "time": _local_time(e.at),
+        "amount_usd": _amount(e.amount_atomic),
+        "currency": e.currency,
+    }
+    texts = {**dict(_metadata(e)), "task": e.task}  # from outside: made inert
+    return [ours[c] if c in ours else _cell(texts.get(c, "")) for c in CSV_COLUMNS]
+
+
 def csv_(found: list[Entry], span: Window) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for e in found:
-        time_of_day = datetime.fromtimestamp(e.at).strftime("%H:%M:%S")
-        meta = dict(_metadata(e))
-        texts = [meta.get(name, "") for name in CSV_COLUMNS[6:15]]
-        amount = _amount(e.amount_atomic)
-        row = [e.day, time_of_day, _cell(e.kind), _cell(e.rail), amount, CURRENCY]
-        writer.writerow([*row, *map(_cell, texts), _cell(e.task)])
+    writer.writerows(_csv_row(e) for e in found)
     return out.getvalue()
 
 
@@ -108,23 +179,37 @@ def _bean_string(text: object) -> str:
     return '"' + _plain(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def _bean_declarations(found: list[Entry], first: str) -> list[str]:
+    """The commodities and the accounts, opened for the commodities they hold."""
+    held = _used_currencies(found)
+    lines = [f'option "operating_currency" "{CURRENCY}"', ""]
+    for currency in sorted({c for cs in held.values() for c in cs}):
+        lines += [f"{first} commodity {currency}"]
+        lines += [f"  name: {_bean_string(COMMODITY_NAMES[currency])}"]
+    return lines + [f"{first} open {account} {','.join(cs)}" for account, cs in held.items()]
+
+
+def _bean_transaction(e: Entry) -> list[str]:
+    what = ("refund: " if e.kind == "refund" else "") + _plain(e.task)
+    lines = ["", f"{e.day} * {_bean_string(_payee(e))} {_bean_string(what)}"]
+    lines += [f"  {key}: {_bean_string(value)}" for key, value in _metadata(e)]
+    return [*lines, *_postings(e, "  ")]
+
+
 def beancount(found: list[Entry], span: Window) -> str:
     first = min((e.day for e in found), default=span.since or "1970-01-01")
-    accounts = [EXPENSES, *sorted({_account(e.rail) for e in found})]
-    lines = [f'option "operating_currency" "{CURRENCY}"', ""]
-    lines += [f"{first} open {account} {CURRENCY}" for account in accounts]
+    lines = _bean_declarations(found, first)
     for e in found:
-        what = ("refund: " if e.kind == "refund" else "") + _plain(e.task)
-        lines += ["", f'{e.day} * "svc" {_bean_string(what)}']
-        lines += [f"  {key}: {_bean_string(value)}" for key, value in _metadata(e)]
-        lines += [
-            f"  {EXPENSES}  {_amount(e.amount_atomic)} {CURRENCY}",
-            f"  {_account(e.rail)}  {_amount(-e.amount_atomic)} {CURRENCY}",
-        ]
+        lines += _bean_transaction(e)
     return "\n".join(lines) + "\n"
 
 
 # --- a ledger / hledger journal ----------------------------------------------------------------
+
+# Written for both ledger and hledger, and declared for their strict checks: `hledger --strict`,
+# `hledger check payees`, `ledger --strict --check-payees` read it without an error or a warning.
+# The description is the payee alone (ledger reads no `payee | note`); the task's text is the
+# `task` tag, whose value runs to the end of its line in both (after its key, no tag starts).
 
 
 def _journal_text(text: object) -> str:
@@ -132,17 +217,41 @@ def _journal_text(text: object) -> str:
     return " ".join(_plain(text).replace(";", " ").replace(",", " ").replace("|", "/").split())
 
 
+def _journal_payee(e: Entry) -> str:
+    """The payee as a transaction's description: one that began with `(` would read as a code,
+    with `*` or `!` as a status (a host in a shared ledger is text another machine wrote)."""
+    return _journal_text(_payee(e)).lstrip("(*! ") or f"{UNKNOWN} service"
+
+
+def _journal_tags(e: Entry) -> list[tuple[str, str]]:
+    pairs = [("task", _journal_text(e.task))]
+    pairs += [(key, _journal_text(value)) for key, value in _metadata(e)]
+    return [(key, value) for key, value in pairs if value]
+
+
+def _journal_declarations(found: list[Entry]) -> list[str]:
+    """`account`, `commodity` (with its display precision), `payee` and `tag` directives for
+    everything the transactions use: forms both ledger and hledger read."""
+    held = _used_currencies(found)
+    lines = [f"account {account}" for account in held]
+    for currency in sorted({c for cs in held.values() for c in cs}):
+        lines += [f"commodity {currency}  ; {COMMODITY_NAMES[currency]}"]
+        lines += [f"    format {_amount(1_000_000)} {currency}"]
+    lines += [f"payee {p}" for p in _in_order([_journal_payee(e) for e in found])]
+    tags = _in_order([key for e in found for key, _ in _journal_tags(e)])
+    return lines + [f"tag {key}" for key in tags] + [""]
+
+
+def _journal_transaction(e: Entry) -> list[str]:
+    lines = [f"{e.day} * {_journal_payee(e)}"]
+    lines += [f"    ; {key}: {value}" for key, value in _journal_tags(e)]
+    return [*lines, *_postings(e, "    "), ""]
+
+
 def ledger(found: list[Entry], span: Window) -> str:
-    lines: list[str] = []
+    lines = _journal_declarations(found)
     for e in found:
-        what = ("refund: " if e.kind == "refund" else "") + _journal_text(e.task)
-        lines += [f"{e.day} * svc: {what}".rstrip()]
-        lines += [f"    ; {key}: {_journal_text(value)}" for key, value in _metadata(e)]
-        lines += [
-            f"    {EXPENSES}  {_amount(e.amount_atomic)} {CURRENCY}",
-            f"    {_account(e.rail)}  {_amount(-e.amount_atomic)} {CURRENCY}",
-            "",
-        ]
+        lines += _journal_transaction(e)
     return "\n".join(lines)
 
 
@@ -159,6 +268,7 @@ def json_(found: list[Entry], span: Window) -> str:
                 "date": e.day,
                 "at": iso(e.at),
                 "amount_usd": _amount(e.amount_atomic),
+                "currency": e.currency,
                 "task": e.task,
                 **dict(_metadata(e)),
                 "task_id": e.task_id,
