@@ -122,10 +122,15 @@ def _fitting(specs: Sequence[Column], widths: list[int], words: list[int], width
 
 
 def pairs_table(rows: Iterable[tuple[str, object]]) -> Table:
+    """Key/value lines: a value wraps between its words, and a word longer than the room left
+    beside the key (a transaction hash, a request id) is folded onto the next line instead of
+    cut with `…`, so every character of it is shown and it can still be copied."""
     from rich.table import Table
     from rich.text import Text
 
     table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column()  # keys wrap between their words on a narrow terminal
+    table.add_column(overflow="fold")
     for key, value in rows:
         shown = yes_no(value) if isinstance(value, bool) else value  # people read yes/no
         table.add_row(Text(clean(key, 100, single_line=True), style="dim"), cell(shown))
