@@ -166,3 +166,24 @@ def test_an_id_of_the_wrong_type_is_a_type_error_at_the_call(
         with pytest.raises(UsageError):
             client.receipt(task_id)  # type: ignore[arg-type]
     assert silent.connections == 0
+
+
+def test_a_cancelled_async_call_ends_its_network_wait_at_once(silent: Silent) -> None:
+    """The call's timeout is long (30 s): only the cancellation can end its wait, within a
+    second, and leaving `async with` then waits for nothing."""
+
+    async def body() -> tuple[float, float]:
+        async with AsyncClient(timeout=30) as client:
+            call = asyncio.create_task(client.get("task_silent"))
+            while silent.connections == 0:  # the request is out and waiting
+                await asyncio.sleep(0.05)
+            started = time.monotonic()
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+            cancelled = time.monotonic() - started
+        return cancelled, time.monotonic() - started
+
+    cancelled, closed = asyncio.run(body())
+    assert cancelled < 1 and closed < 2, (cancelled, closed)
+    assert silent.connections == 1  # no retry went out after the cancellation

@@ -6,9 +6,10 @@ ends a deadline after every request, and must not import httpcore to do it.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 # The monotonic time by which the answer being received by this thread must be complete (watch
@@ -44,9 +45,52 @@ def capped(seconds: float | None) -> Iterator[None]:
 
 
 def cap_left() -> float | None:
-    """Seconds left before the cap (never below 0), or None when there is none."""
+    """Seconds left before the cap (never below 0), or None when there is none; 0 once the
+    call was cancelled."""
+    if cancelled():
+        return 0.0
     at: float | None = getattr(_cap, "at", None)
     return None if at is None else max(0.0, at - time.monotonic())
+
+
+class Cancel:
+    """A call's cancellation, set from another thread (an awaiting coroutine cancelled): every
+    network wait of the call ends at once (its sockets are shut), and nothing more is sent."""
+
+    def __init__(self) -> None:
+        self.cancelled = False
+        self._aborts: dict[int, Callable[[], None]] = {}
+        self._lock = threading.Lock()
+
+    def watch(self, key: int, abort: Callable[[], None]) -> None:
+        """`abort` ends one of the call's network waits (a socket's shutdown)."""
+        with self._lock:
+            self._aborts[key] = abort
+            now = self.cancelled
+        if now:
+            abort()
+
+    def forget(self, key: int) -> None:
+        with self._lock:
+            self._aborts.pop(key, None)
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled = True
+            aborts = list(self._aborts.values())
+        for abort in aborts:
+            abort()
+
+
+# The cancellation of the call this context runs (an AsyncClient call's worker), if any.
+current_cancel: contextvars.ContextVar[Cancel | None] = contextvars.ContextVar(
+    "svc_cancel", default=None
+)
+
+
+def cancelled() -> bool:
+    token = current_cancel.get()
+    return token is not None and token.cancelled
 
 
 def end_deadline() -> None:
@@ -57,6 +101,8 @@ def end_deadline() -> None:
 
 def remaining(timeout: float | None, error: type[Exception]) -> float | None:
     """The time this network operation may take: its own timeout, cut to the answer's deadline."""
+    if cancelled():
+        raise error("the call was cancelled")
     until: float | None = getattr(_deadline, "at", None)
     if until is None:
         return timeout

@@ -6,13 +6,15 @@ Imported when the router first builds a route: this module brings httpcore and h
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import ssl
 from typing import Any
 
 import httpcore
 import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
 
-from svc.api.deadline import remaining, start_deadline
+from svc.api.deadline import current_cancel, remaining, start_deadline
 
 
 class _DeadlineStream(httpcore.NetworkStream):
@@ -21,6 +23,16 @@ class _DeadlineStream(httpcore.NetworkStream):
 
     def __init__(self, inner: httpcore.NetworkStream) -> None:
         self.inner = inner
+        self.cancel = current_cancel.get()
+        if self.cancel is not None:  # a cancelled call shuts this socket from its thread
+            self.cancel.watch(id(self), self._shut)
+
+    def _shut(self) -> None:
+        """Wake the read or write this stream is blocked in: it fails, and the call ends."""
+        sock = self.inner.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         return self.inner.read(max_bytes, remaining(timeout, httpcore.ReadTimeout))
@@ -29,6 +41,8 @@ class _DeadlineStream(httpcore.NetworkStream):
         self.inner.write(buffer, remaining(timeout, httpcore.WriteTimeout))
 
     def close(self) -> None:
+        if self.cancel is not None:
+            self.cancel.forget(id(self))
         self.inner.close()
 
     def start_tls(
@@ -38,6 +52,8 @@ class _DeadlineStream(httpcore.NetworkStream):
         timeout: float | None = None,
     ) -> httpcore.NetworkStream:
         left = remaining(timeout, httpcore.ConnectTimeout)
+        if self.cancel is not None:  # the TLS stream wraps the same socket: one watch for it
+            self.cancel.forget(id(self))
         return _DeadlineStream(self.inner.start_tls(ssl_context, server_hostname, left))
 
     def get_extra_info(self, info: str) -> Any:

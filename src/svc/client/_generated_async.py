@@ -4,8 +4,11 @@ do not edit (`make docs` writes it again). See that tool for what is here and wh
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
+
+from svc.api.deadline import Cancel, current_cancel
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -37,7 +40,17 @@ class AsyncCalls:
     _pool: ThreadPoolExecutor
 
     async def _run(self, work: Callable[[], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._pool, work)
+        """`work` in a worker thread; cancelled while it runs, its network waits end at once
+        (their sockets shut) and it sends nothing more: a paid request's journal resumes it."""
+        token = Cancel()
+        context = contextvars.copy_context()
+        context.run(current_cancel.set, token)
+        running = asyncio.get_running_loop().run_in_executor(self._pool, context.run, work)
+        try:
+            return await running
+        except asyncio.CancelledError:
+            token.cancel()
+            raise
 
     @overload
     async def submit(
