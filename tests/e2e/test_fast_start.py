@@ -47,7 +47,16 @@ def beyond_python(args: list[str], env: dict[str, str]) -> tuple[set[str], str]:
 
 
 # `gc` is built into the interpreter (no file is read): the entry freezes the heap with it.
-ENTRY = {"__future__", "gc", "svc", "svc.ui", "svc.ui.terminal", "svc.__main__", "svc.cli"}
+ENTRY = {
+    "__future__",
+    "gc",
+    "svc",
+    "svc.version",
+    "svc.ui",
+    "svc.ui.terminal",
+    "svc.__main__",
+    "svc.cli",
+}
 assert "gc" in sys.builtin_module_names
 
 
