@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import SVC, Cli
+from tests.conftest import Cli
+from tests.e2e.test_mcp_signals import _stdio_server
 from tests.mcp_wire import INITIALIZED, initialize, tools_list
 from tools.docgen import command_tree, walk
 
@@ -34,14 +34,7 @@ def _matches(path: Path, actual: str) -> bool:
 
 
 def _listed_tools(cli: Cli) -> list[dict[str, Any]]:
-    proc = subprocess.Popen(
-        [SVC, "mcp"],
-        env=cli.env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _stdio_server(cli)
     assert proc.stdin is not None and proc.stdout is not None
     try:  # stdin stays open until the answer is read: at its end the server stops serving
         for message in (initialize("golden"), INITIALIZED, tools_list(2)):

@@ -41,6 +41,7 @@ Rail = Annotated[
     WithJsonSchema({"type": "string", "enum": list(rail_table.NAMES)}),
 ]
 Usd = Annotated[str, Field(pattern=USD_PATTERN)]
+Email = Annotated[str, Field(min_length=3, max_length=254)]
 
 
 class SubmitRequest(Request):
@@ -50,11 +51,8 @@ class SubmitRequest(Request):
         description="The task in natural language, with every detail it needs. "
         "Never put passwords or codes here.",
     )
-    email: str | None = Field(
-        None,
-        min_length=3,
-        max_length=254,
-        description="The person's e-mail address (default: the profile's email).",
+    email: Email | None = Field(
+        None, description="The person's e-mail address (default: the profile's email)."
     )
     pay: Rail | None = Field(
         None, description="Payment rail (default: the profile's, usually x402)."
@@ -88,11 +86,8 @@ class PriceRequest(Request):
     task: Annotated[str, Positional("TASK")] = Field(
         min_length=1, max_length=100_000, description="The task in natural language."
     )
-    email: str | None = Field(
-        None,
-        min_length=3,
-        max_length=254,
-        description="The person's e-mail address (default: the profile's email).",
+    email: Email | None = Field(
+        None, description="The person's e-mail address (default: the profile's email)."
     )
     pay: Rail | None = Field(None, description="Payment rail (default: the profile's).")
     max_price: Decimal | str | None = Field(
