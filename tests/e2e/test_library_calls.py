@@ -165,7 +165,8 @@ def test_a_fleet_ledger_given_as_an_argument_journals_the_payment(
     assert task.submission is not None and spend.paid_count == 1
     assert spend.cap["source"]  # the fleet's cap section, read from the shared ledger
     shown = cli.ok("spend", "--json", env={"SVC_LEDGER_URL": pg_url}).json()
-    assert shown["paid_count"] == 1 and shown["paid_usd"] == spend.paid_usd
+    assert shown["paid_count"] == 1 and Decimal(shown["paid_usd"]) == spend.paid_usd
+    assert spend.to_json()["paid_usd"] == shown["paid_usd"]  # the same text in JSON
     assert not (home / "data" / "ledger.sqlite3").exists()  # nothing went to the local file
 
 
@@ -183,3 +184,22 @@ def test_the_async_client_submits_many_and_reads_its_identity(home: Path, sandbo
     assert identity.registered is False and spend.paid_count == 2
     for result in results:
         assert result.request_id and len(sandbox.charges_for(result.request_id)) == 1
+
+
+def test_spend_takes_the_clis_window_and_runner(home: Path, sandbox: Sandbox) -> None:
+    import datetime
+
+    today = datetime.datetime.now(datetime.UTC).astimezone().date().isoformat()
+    with Client() as client:
+        client.submit("Windowed spend #complete", unique_email())
+        assert client.spend(since=today).paid_count >= 1
+        assert client.spend(whole=True).paid_count >= 1
+        assert client.spend(since="2019-01-01", until="2019-12-31").paid_count == 0
+        assert client.spend(runner="nobody-runs-this").paid_count == 0
+        assert isinstance(client.spend().total_usd, Decimal)
+        with pytest.raises(svc.UsageError, match="until 2019-01-01 is before since"):
+            client.spend(since="2020-01-01", until="2019-01-01")
+        with pytest.raises(svc.UsageError, match="not with since or until"):
+            client.spend(whole=True, since="2020-01-01")
+        with pytest.raises(svc.UsageError):
+            client.spend(since="yesterday")

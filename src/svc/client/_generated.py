@@ -26,13 +26,23 @@ class OperationMethods:
 
         return served(self._app, operation, arguments)
 
-    def spend(self, *, since: str | None = None) -> Spend:
-        """What was paid from a YYYY-MM-DD day on (the last 30 days by default), from the ledger
-        (`svc spend --json`)."""
+    def spend(
+        self,
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        whole: bool = False,
+        runner: str | None = None,
+    ) -> Spend:
+        """What was paid over a window of days (YYYY-MM-DD `since` and `until`; the last 30 days by
+        default; `whole` for every day), of one `runner` of a fleet ledger or all, from
+        the ledger (`svc spend --json`); amounts are Decimals."""
         from svc.operations import table
         from svc.operations.results import Spend
 
-        doc = self._served(table.SPEND, {"since": since})
+        doc = self._served(
+            table.SPEND, {"since": since, "until": until, "whole": whole, "runner": runner}
+        )
         return Spend.model_validate(doc)
 
     def receipt(self, task_or_request_id: str) -> Receipt:

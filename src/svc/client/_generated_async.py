@@ -203,12 +203,22 @@ class AsyncCalls:
         `Client.doctor` in a worker thread."""
         return await self._run(self.sync.doctor)
 
-    async def spend(self, *, since: str | None = None) -> Spend:
-        """What was paid from a YYYY-MM-DD day on (the last 30 days by default), from the ledger
-        (`svc spend --json`).
+    async def spend(
+        self,
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        whole: bool = False,
+        runner: str | None = None,
+    ) -> Spend:
+        """What was paid over a window of days (YYYY-MM-DD `since` and `until`; the last 30 days by
+        default; `whole` for every day), of one `runner` of a fleet ledger or all, from
+        the ledger (`svc spend --json`); amounts are Decimals.
 
         `Client.spend` in a worker thread."""
-        return await self._run(partial(self.sync.spend, since=since))
+        return await self._run(
+            partial(self.sync.spend, since=since, until=until, whole=whole, runner=runner)
+        )
 
     async def receipt(self, task_or_request_id: str) -> Receipt:
         """The receipt of one task or request id from the ledger (`svc receipt ID --json`);

@@ -185,6 +185,15 @@ class SpendRequest(Request):
         pattern=DATE_PATTERN,
         description="Only days from this one on (YYYY-MM-DD); default: the last 30 days.",
     )
+    until: Annotated[str | None, Flag("--until", "DAY"), NotIn(("mcp",))] = Field(
+        None, pattern=DATE_PATTERN, description="Only days up to this one (YYYY-MM-DD)."
+    )
+    whole: Annotated[bool, Flag("--all"), NotIn(("mcp",))] = Field(
+        False, description="Every day the ledger holds (not with since or until)."
+    )
+    runner: Annotated[str | None, Flag("--runner", "NAME"), NotIn(("mcp",))] = Field(
+        None, min_length=1, max_length=64, description="One runner's share of a fleet ledger."
+    )
 
 
 class ReceiptRequest(Request):

@@ -58,13 +58,13 @@ class TaskRow(_Document):
 
 
 class Spend(_Document):
-    """What was paid, from the ledger (`svc spend --json`); amounts are exact USD strings."""
+    """What was paid, from the ledger (`svc spend --json`): amounts are exact Decimals."""
 
-    paid_usd: str
+    paid_usd: Decimal
     paid_count: int
-    refunded_usd: str
-    total_usd: str
-    outstanding_usd: str
+    refunded_usd: Decimal
+    total_usd: Decimal
+    outstanding_usd: Decimal
     unknown_outcome: list[Any]
     cap: dict[str, Any]
 

@@ -12,7 +12,8 @@ from typing import Any
 from svc.context import AppContext
 from svc.engines.probe import price_document
 from svc.engines.receipt import receipt_document
-from svc.engines.spend import spend_document
+from svc.engines.spend import spend_document, spend_window
+from svc.errors import UsageError
 from svc.operations.declare import (
     Command,
     Document,
@@ -57,7 +58,10 @@ NOT_YET = "not yet: to revisit"
 
 
 def _spend(app: AppContext, request: SpendRequest) -> Document:
-    return spend_document(app, request.since, name="since")
+    if request.whole and (request.since or request.until):
+        raise UsageError("whole takes every day: not with since or until")
+    span = spend_window(request.since, request.until, whole=request.whole)
+    return spend_document(app, request.since, span=span, runner=request.runner)
 
 
 def _receipt(app: AppContext, request: ReceiptRequest) -> Document:
@@ -204,8 +208,9 @@ SPEND = Operation(
     ),
     library=Method(
         "spend",
-        "What was paid from a YYYY-MM-DD day on (the last 30 days by default), from the "
-        "ledger (`svc spend --json`).",
+        "What was paid over a window of days (YYYY-MM-DD `since` and `until`; the last 30 "
+        "days by default; `whole` for every day), of one `runner` of a fleet ledger or all, "
+        "from the ledger (`svc spend --json`); amounts are Decimals.",
     ),
     run=_spend,
     result=Spend,
