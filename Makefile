@@ -46,7 +46,9 @@ tools:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
 
 # The MCP TypeScript SDK client and the MCP Inspector CLI at the versions the lockfile pins
-# (tests/e2e/test_mcp_typescript.py drives `svc mcp` with them); again only when it changes.
+# (tests/e2e/test_mcp_typescript.py drives `svc mcp` with them), and pyright, a dev dependency
+# (tests/e2e/test_type_completeness.py: `pyright --verifytypes svc` at least 95 %); again only
+# when it changes.
 $(TS_STAMP): tests/ts/package-lock.json | tools
 	npm ci --prefix tests/ts --no-audit --no-fund --loglevel=error
 	touch $(TS_STAMP)

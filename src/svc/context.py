@@ -88,7 +88,7 @@ class AppContext(Generic[R_co]):
         self.settings = settings
         self.report: Reporter = report
         self._face_report = report
-        self.prompts = prompts or FacePrompts()
+        self.prompts: FacePrompts = prompts or FacePrompts()
         self._config = config
         # Pay a recipient other than the one pinned for this origin without asking (the
         # library's `trust_recipient`); a call's own trust_recipient adds to it.

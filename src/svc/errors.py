@@ -59,13 +59,13 @@ class SvcError(Exception):
     ) -> None:
         super().__init__(message)
         self.message = message
-        self.code = code or self.default_code
+        self.code: str = code or self.default_code
         self.status = status
         self.reason = reason
         # The next step as data (svc.next_step): each face words it; the hint is its neutral
         # wording until a face presents the error.
         self.next = next
-        self.hint = hint if hint is not None or next is None else next.neutral
+        self.hint: str | None = hint if hint is not None or next is None else next.neutral
         self.body = body
         if exit_code is not None:
             self.exit_code = exit_code
@@ -73,7 +73,7 @@ class SvcError(Exception):
         self.json_report = json_report
         # What a script acts on, as fields of the JSON error (a card page's link),
         # never only inside the prose of `detail`.
-        self.data = data or {}
+        self.data: dict[str, Any] = data or {}
 
     def __str__(self) -> str:
         """The message and its way on, as the CLI's error and hint lines say them."""
@@ -100,25 +100,27 @@ class SvcError(Exception):
 class UsageError(SvcError):
     exit_code = ExitCode.USAGE
     default_code = "usage_error"
-    default_hint = "nothing was sent; check the arguments"
+    default_hint: str | None = "nothing was sent; check the arguments"
 
 
 class TaskFailed(SvcError):
     exit_code = ExitCode.TASK_FAILED
     default_code = "task_not_completed"
-    default_hint = "the task's result and events say why it ended so"
+    default_hint: str | None = "the task's result and events say why it ended so"
 
 
 class AuthError(SvcError):
     exit_code = ExitCode.AUTH
     default_code = "unauthorized"
-    default_hint = "check the agent credential: register it again, or log out to pay as you go"
+    default_hint: str | None = (
+        "check the agent credential: register it again, or log out to pay as you go"
+    )
 
 
 class PaymentFailed(SvcError):
     exit_code = ExitCode.PAYMENT
     default_code = "payment_failed"
-    default_hint = "nothing more is paid for this request; its request id resumes it"
+    default_hint: str | None = "nothing more is paid for this request; its request id resumes it"
 
 
 class PolicyRefused(PaymentFailed):
@@ -132,25 +134,29 @@ class PolicyRefused(PaymentFailed):
 class HumanNeeded(SvcError):
     exit_code = ExitCode.HUMAN_NEEDED
     default_code = "human_needed"
-    default_hint = "the person must take this step; it waits for them"
+    default_hint: str | None = "the person must take this step; it waits for them"
 
 
 class NotFound(SvcError):
     exit_code = ExitCode.NOT_FOUND
     default_code = "not_found"
-    default_hint = "check the id: the ledger's tasks list the task and request ids it holds"
+    default_hint: str | None = (
+        "check the id: the ledger's tasks list the task and request ids it holds"
+    )
 
 
 class Conflict(SvcError):
     exit_code = ExitCode.CONFLICT
     default_code = "conflict"
-    default_hint = "fetch the task again: it was answered elsewhere, expired or ended"
+    default_hint: str | None = "fetch the task again: it was answered elsewhere, expired or ended"
 
 
 class Unavailable(SvcError):
     exit_code = ExitCode.UNAVAILABLE
     default_code = "unavailable"
-    default_hint = "try again later; a request id resumes a paid submit without paying twice"
+    default_hint: str | None = (
+        "try again later; a request id resumes a paid submit without paying twice"
+    )
 
 
 class AdvisorUnavailableError(Unavailable):
@@ -192,7 +198,7 @@ class StorageError(SvcError):
 class OutcomeUnknown(SvcError):
     exit_code = ExitCode.OUTCOME_UNKNOWN
     default_code = "outcome_unknown"
-    default_hint = "resume with the same request id: it is never charged twice"
+    default_hint: str | None = "resume with the same request id: it is never charged twice"
 
 
 class OtherRunnerHoldsProofError(OutcomeUnknown):

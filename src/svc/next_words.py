@@ -324,6 +324,6 @@ class FaceWords:
         return next_step.worded(nxt, self.table)
 
 
-cli = FaceWords(CLI_WORDS)
-mcp = FaceWords(MCP_WORDS)
-library = FaceWords(LIBRARY_WORDS)
+cli: FaceWords = FaceWords(CLI_WORDS)
+mcp: FaceWords = FaceWords(MCP_WORDS)
+library: FaceWords = FaceWords(LIBRARY_WORDS)

@@ -51,10 +51,10 @@ class TrustedURL:
     def __init__(self, url: str, origin: str, host: str, netloc: str, key: object) -> None:
         if key is not _GATE:
             raise TypeError("a TrustedURL is made only by the gate in svc.origin")
-        self.url = url
-        self.origin = origin
-        self.host = host  # ASCII, lowercase; what a person is told
-        self.netloc = netloc  # host[:port], never userinfo: what recipients are keyed by
+        self.url: str = url
+        self.origin: str = origin
+        self.host: str = host  # ASCII, lowercase; what a person is told
+        self.netloc: str = netloc  # host[:port], never userinfo: what recipients are keyed by
 
     def __str__(self) -> str:
         return self.url

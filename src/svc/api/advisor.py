@@ -12,7 +12,7 @@ from svc.api.http import Http
 from svc.api.response import expect_json, parse_json
 from svc.api.status import error_from_response
 from svc.errors import AdvisorUnavailableError, ProtocolError
-from svc.origin import HostTrust, configured, from_server
+from svc.origin import HostTrust, TrustedURL, configured, from_server
 
 QUOTE_PATH = "/svc/agent/quote"
 GUIDE_PATH = "/svc/agent/guide"
@@ -33,7 +33,7 @@ class Guide:
 class AdvisorClient:
     def __init__(self, http: Http, base_url: str) -> None:
         self.http = http
-        self.base = configured(base_url, "the base URL")
+        self.base: TrustedURL = configured(base_url, "the base URL")
 
     def quote(self, body: dict[str, Any], auth: httpx.Auth, trusts: HostTrust) -> dict[str, Any]:
         """A quote as returned, checked for the spec's four fields; its `guideUrl` is a link

@@ -58,7 +58,7 @@ class Cancel:
     network wait of the call ends at once (its sockets are shut), and nothing more is sent."""
 
     def __init__(self) -> None:
-        self.cancelled = False
+        self.cancelled: bool = False
         self._aborts: dict[int, Callable[[], None]] = {}
         self._lock = threading.Lock()
 

@@ -25,7 +25,7 @@ from svc.api.response import expect_json
 from svc.api.status import error_from_response
 from svc.errors import ProtocolError
 from svc.money import AmountError, atomic_to_usd, parse_usd, usd_to_atomic
-from svc.origin import configured
+from svc.origin import TrustedURL, configured
 
 METHODS = ("get", "put", "post", "delete", "patch", "options", "head", "trace")
 MAX_PAGES = 200  # a runaway chain of next links stops here
@@ -162,7 +162,7 @@ class DiscoveryClient:
     def __init__(self, http: Http, base_url: str) -> None:
         self.http = http
         self.base_url = base_url
-        self.base = configured(base_url, "the base URL")
+        self.base: TrustedURL = configured(base_url, "the base URL")
 
     # --- OpenAPI pages ---------------------------------------------------------------------
 

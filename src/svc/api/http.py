@@ -82,8 +82,8 @@ class Http:
         warn: Callable[[str], None] | None = None,
         cleartext_ok: bool = False,
     ) -> None:
-        self.tracer = Tracer(trace)  # `-v`: the caller's printer, which cleans each line
-        self.retry = retry or RetryPolicy()
+        self.tracer: Tracer = Tracer(trace)  # `-v`: the caller's printer, which cleans each line
+        self.retry: RetryPolicy = retry or RetryPolicy()
         # A library caller's bound on each send, its retries included (Client(timeout=)).
         self.call_timeout = call_timeout
         self.sleep = sleep
@@ -93,16 +93,16 @@ class Http:
         seconds = whole_seconds(timeout) or DEFAULT_TIMEOUT
         limit = int(_env_number("SVC_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE, integer=True))
         self.max_response_bytes = limit  # one answer's bound; a paged listing counts from it
-        self.router = ProxyRouter(seconds, proxies_from_environment())
-        self.cleartext = CleartextGuard(self.router.route, cleartext_ok, warn)
+        self.router: ProxyRouter = ProxyRouter(seconds, proxies_from_environment())
+        self.cleartext: CleartextGuard = CleartextGuard(self.router.route, cleartext_ok, warn)
         hooks: dict[str, list[Callable[..., Any]]] = {"request": [self.cleartext.check]}
         if trace is not None:
             hooks = {
                 "request": [self.cleartext.check, self.tracer.request],
                 "response": [self.tracer.response],
             }
-        self.transport = CappedTransport(self.router, limit)
-        self.client = httpx.Client(
+        self.transport: CappedTransport = CappedTransport(self.router, limit)
+        self.client: httpx.Client = httpx.Client(
             transport=self.transport,
             timeout=given or httpx.Timeout(seconds, connect=min(10.0, seconds)),
             headers={

@@ -101,7 +101,7 @@ class DeadlineTransport(httpx.BaseTransport):
         self.seconds = seconds
         # One TLS context for every pool (the CA bundle is loaded once); `proxy`: through it
         # (CONNECT for https), its sockets bounded the same way.
-        self.inner = httpx.HTTPTransport(verify=verify, proxy=proxy)
+        self.inner: httpx.HTTPTransport = httpx.HTTPTransport(verify=verify, proxy=proxy)
         pool = self.inner._pool
         pool._network_backend = _DeadlineBackend(pool._network_backend)
 

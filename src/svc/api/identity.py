@@ -27,7 +27,7 @@ JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 ID_JAG_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id-jag"
 
 # endpoint name in our code -> where the discovery document puts it
-ENDPOINT_KEYS = {
+ENDPOINT_KEYS: dict[str, tuple[str | None, str]] = {
     "registration": ("agent_auth", "registration_endpoint"),
     "claim": ("agent_auth", "claim_endpoint"),
     "claim_complete": ("agent_auth", "claim_completion_endpoint"),
@@ -62,7 +62,7 @@ class IdentityPlatform:
     ) -> None:
         self.http = http
         self.auth_base = auth_base
-        self.base = configured(auth_base, "the auth base")
+        self.base: TrustedURL = configured(auth_base, "the auth base")
         self.resource = resource  # the base URL the bearer is for, checked against RFC 9728
         self._endpoints = self._kept(endpoints or {})
 

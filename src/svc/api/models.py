@@ -8,7 +8,7 @@ unknown members are kept (extra="allow"), so a newer server never crashes an old
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
 
@@ -17,11 +17,11 @@ BUDGET_PATTERN = r"^(0|[1-9]\d{0,8})(\.\d{1,6})?$"
 
 
 class _Request(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=False)
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="forbid", str_strip_whitespace=False)
 
 
 class _Response(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="allow")
 
 
 # --- task submission -------------------------------------------------------------------------

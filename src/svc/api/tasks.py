@@ -42,7 +42,7 @@ class TaskClient:
     def __init__(self, http: Http, base_url: str) -> None:
         self.http = http
         self.base_url = base_url
-        self.base = configured(base_url, "the base URL")
+        self.base: TrustedURL = configured(base_url, "the base URL")
         # Task id -> its URL through the origin gate: a watch of 1000 tasks polls each every
         # 15-60 s, and checking the same URL again each time was a tenth of a poll's own work.
         self._urls: Kept[str, TrustedURL] = Kept(KEPT_URLS)

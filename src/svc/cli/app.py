@@ -294,7 +294,7 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-app = typer.Typer(
+app: typer.Typer = typer.Typer(
     cls=lazy_group(COMMANDS),
     name="svc",
     help="Submit, pay for, follow and answer tasks of the paid task-execution service.\n\n"

@@ -22,12 +22,12 @@ class GlobalOption:
         metavar: str | None = None,
         hidden: bool = False,
     ) -> None:
-        self.key = key
-        self.flags = flags
-        self.help = help
-        self.metavar = metavar
-        self.takes_value = metavar is not None
-        self.hidden = hidden
+        self.key: str = key
+        self.flags: tuple[str, ...] = flags
+        self.help: str = help
+        self.metavar: str | None = metavar
+        self.takes_value: bool = metavar is not None
+        self.hidden: bool = hidden
 
 
 GLOBALS: tuple[GlobalOption, ...] = (

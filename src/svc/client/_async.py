@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         BatchResult,
     )
     from svc.engines.changes import TaskChange
+    from svc.settings import Settings
 
 T = TypeVar("T")
 DEFAULT_WORKERS = 8
@@ -74,7 +75,7 @@ class AsyncClient(AsyncCalls):
         max_retries: int = DEFAULT_MAX_RETRIES,
         max_workers: int = DEFAULT_WORKERS,
     ) -> None:
-        self.sync = Client(  # the same settings, contexts and engines
+        self.sync: Client = Client(  # the same settings, contexts and engines
             profile=profile,
             base_url=base_url,
             auth_base=auth_base,
@@ -88,10 +89,10 @@ class AsyncClient(AsyncCalls):
             timeout=timeout,
             max_retries=max_retries,
         )
-        self.settings = self.sync.settings
+        self.settings: Settings = self.sync.settings
         self._max_workers = max_workers
         self._pool = ThreadPoolExecutor(max_workers, thread_name_prefix="svc-client")
-        self.identity = AsyncIdentity(self)
+        self.identity: AsyncIdentity = AsyncIdentity(self)
 
     def with_options(self, **changes: Any) -> AsyncClient:
         """A new client with these arguments changed (`timeout=5`, `max_retries=0`,

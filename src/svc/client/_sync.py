@@ -121,7 +121,7 @@ class Client(OperationMethods):
         )
         self._contexts = open_contexts(args, approve, trust_recipient)
         self.settings: Settings = self._contexts.settings
-        self.identity = Identity(self)
+        self.identity: Identity = Identity(self)
 
     def with_options(self, **changes: Any) -> Client:
         """A new client with these arguments changed (`timeout=5`, `max_retries=0`,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import ConfigDict, PrivateAttr, ValidationError
 
@@ -94,7 +94,7 @@ class Submission:
 class Task(TaskObject):
     """A task as the service answered it (the task object, plus `events` when polled)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="allow")
 
     events: list[TaskEvent] | None = None
     _submission: Submission | None = PrivateAttr(default=None)

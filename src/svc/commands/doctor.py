@@ -15,7 +15,7 @@ from svc.ui.doctor import show_findings
 from svc.ui.face import FaceContext
 from svc.ui.notify import desktop_notifier
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from svc.errors import AuthError
 from svc.ui import views
 from svc.ui.face import FaceContext
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

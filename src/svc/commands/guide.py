@@ -12,7 +12,7 @@ from svc.engines.advisor import guide_document
 from svc.ui.face import FaceContext
 from svc.ui.guide import show_markdown
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ class Topic(enum.StrEnum):
     OUTPUT = "output"
 
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

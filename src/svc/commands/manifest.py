@@ -17,7 +17,7 @@ from svc.words import price
 if TYPE_CHECKING:
     from svc.ui.output import Output
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

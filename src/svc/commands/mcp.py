@@ -13,7 +13,7 @@ from svc.errors import UsageError
 from svc.mcp.guard import loopback_address
 from svc.ui.face import FaceContext
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 DEFAULT_PORT = 8765
 ACTIONS = ("token",)

@@ -11,7 +11,7 @@ from svc.cli.polled import present
 from svc.engines.poll import poll_once
 from svc.ui.face import FaceContext
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

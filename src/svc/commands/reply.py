@@ -28,7 +28,7 @@ from svc.ui.face import FaceContext
 from svc.ui.prompts import ask_hidden
 from svc.ui.reply_form import AskReading, LeftToApprovalApp, answer_from_form
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 # Below this, the form warns that the ask is about to expire (a person types a 2FA code in
 # well under a minute; an address takes longer).

@@ -13,7 +13,7 @@ from svc.ui import views
 from svc.ui.face import FaceContext
 from svc.words import counted
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 FORMATS = ("csv", "beancount", "ledger", "json")  # svc.engines.export.FORMATS, kept import-free

@@ -40,7 +40,7 @@ from svc.ui.hints import next_steps
 from svc.ui.output import Output
 from svc.ui.prompts import confirm_payment
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 # The options, declared once here so the command's signature reads as a list of flags.
 _TASK = typer.Argument(

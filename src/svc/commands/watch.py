@@ -21,7 +21,7 @@ from svc.settings import positive_seconds
 from svc.ui.face import FaceContext
 from svc.ui.terminal import interrupted_line
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ class WatchFace:
 
     def __init__(self, app: FaceContext, task_ids: list[str], opts: Following) -> None:
         self.app = app
-        self.follower = Follower(
+        self.follower: Follower = Follower(
             app,
             task_ids,
             opts.interval,
@@ -63,8 +63,8 @@ class WatchFace:
         )
         ids = self.follower.task_ids
         self.states: dict[str, str | None] = dict.fromkeys(ids)  # for the status line
-        self.with_id = len(ids) > 1  # one task's lines need no id on each
-        self.many = len(ids) > MANY
+        self.with_id: bool = len(ids) > 1  # one task's lines need no id on each
+        self.many: bool = len(ids) > MANY
         self.finals: dict[str, dict[str, Any]] = {}
         self.blocked: dict[str, dict[str, Any]] = {}  # left waiting: prompting is off
         self.waiting: dict[str, dict[str, Any]] = {}  # waiting on the person, to be asked
@@ -73,8 +73,8 @@ class WatchFace:
         # still shows it, and must not open its prompt again
         self.answered: dict[str, tuple[object, int]] = {}
         self.form: FormSession | None = None
-        self.hooks = _hooks(app, opts)
-        self.notifier = Notifier() if opts.notify else None
+        self.hooks: ExecHooks | None = _hooks(app, opts)
+        self.notifier: Notifier | None = Notifier() if opts.notify else None
         self.status: Status | None = None
 
     def run(self) -> int:

@@ -23,10 +23,10 @@ LEAVE = "leave"  # the person leaves a payment to the approval app: nothing to s
 class FormSession:
     def __init__(self, task: dict[str, Any], waiting_line: str) -> None:
         self.task = task
-        self.task_id = str(task["id"])
+        self.task_id: str = str(task["id"])
         self.waiting_line = waiting_line
-        self.cancel = threading.Event()
-        self.done = threading.Event()
+        self.cancel: threading.Event = threading.Event()
+        self.done: threading.Event = threading.Event()
         self.body: dict[str, Any] | str | None = None  # a reply body, LEAVE, or None
         self.error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="svc-form", daemon=True)

@@ -118,7 +118,7 @@ class ExecHooks:
         self, command: str, warn: Callable[[str], None], timeout: float = DEFAULT_TIMEOUT
     ) -> None:
         self.command = command
-        self.argv = command_argv(command)
+        self.argv: list[str] = command_argv(command)
         self.timeout = timeout
         self._warn = warn
         self._jobs: queue.SimpleQueue[TaskChange | None] = queue.SimpleQueue()

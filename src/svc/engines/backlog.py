@@ -33,7 +33,9 @@ class Backlog:
     def __init__(
         self, high: int = HIGH_LINES, low: int = LOW_LINES, max_chars: int = MAX_CHARS
     ) -> None:
-        self.high, self.low, self.max_chars = high, low, max_chars
+        self.high: int = high
+        self.low: int = low
+        self.max_chars: int = max_chars
         self._items: deque[tuple[Line | None, int]] = deque()
         self._chars = 0
         self._lock = threading.Lock()

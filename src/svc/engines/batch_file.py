@@ -257,7 +257,7 @@ class BatchSource:
         self.given = path
         self._spooled: Path | None = None
         if lines is not None:
-            self.path = self._spool(lines)
+            self.path: Path = self._spool(lines)
         elif path == "-":
             self.path = self._spool(_chunks(sys.stdin.buffer))
         elif _regular_file(path):

@@ -22,8 +22,8 @@ class QuoteFieldError(UsageError):
     def __init__(self, exc: ValidationError) -> None:
         super().__init__(f"invalid quote: {describe(exc)}", code="validation_error")
         first = exc.errors()[0]
-        self.field = str(first["loc"][0]) if first["loc"] else "goal"
-        self.problem = _problem(self.field, first)
+        self.field: str = str(first["loc"][0]) if first["loc"] else "goal"
+        self.problem: str = _problem(self.field, first)
 
 
 def quote_body(values: dict[str, Any]) -> dict[str, Any]:

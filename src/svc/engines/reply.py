@@ -89,7 +89,7 @@ class ReplyMismatch(UsageError):
     def reword(self, message: str) -> ReplyMismatch:
         """The same mismatch in a face's words (its flags, its arguments)."""
         self.message = message
-        self.args = (message,)
+        self.args: tuple[Any, ...] = (message,)
         return self
 
 

@@ -39,9 +39,9 @@ class PollSchedule:
         if interval <= 0:
             raise ValueError("interval must be positive")
         self.interval = interval
-        self.ceiling = ceiling_for(interval)
+        self.ceiling: float = ceiling_for(interval)
         self.clock = clock
-        self.rng = rng or random.Random()  # noqa: S311 - jitter, not secrecy
+        self.rng: random.Random = rng or random.Random()  # noqa: S311 - jitter, not secrecy
         self._heap: list[tuple[float, int, str]] = []
         self._current: dict[str, float] = {}  # task id -> its present interval (backoff)
         self._seq = 0

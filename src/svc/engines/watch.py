@@ -65,10 +65,10 @@ class Follower:
         self.app = app
         self.interval: PollInterval = poll_interval(app.settings, interval)
         ids = list(dict.fromkeys(task_ids))
-        self.schedule = PollSchedule(ids, self.interval.seconds)
-        self.coalesce = min(MAX_COALESCE, self.interval.seconds / 60)
+        self.schedule: PollSchedule = PollSchedule(ids, self.interval.seconds)
+        self.coalesce: float = min(MAX_COALESCE, self.interval.seconds / 60)
         self.stop_at_ask = stop_at_ask
-        self.from_ledger = frozenset(from_ledger)
+        self.from_ledger: frozenset[str] = frozenset(from_ledger)
         self._seen = {tid: Seen() for tid in ids}
         self._known: dict[str, str | None] = {}  # the ledger's states: written only when behind
         self._given_known = known_states

@@ -31,11 +31,11 @@ class Seen:
 
     def __init__(self) -> None:
         self.state: str | None = None
-        self.events = 0
+        self.events: int = 0
         self.updated: Any = None
-        self.polls = 0
+        self.polls: int = 0
         self.last: dict[str, Any] | None = None  # the task as the last poll answered it
-        self.renew = False  # the next answer is news even if nothing moved (after a reply)
+        self.renew: bool = False  # the next answer is news even if nothing moved (after a reply)
 
     def is_news(self, task: dict[str, Any], events: list[Any]) -> bool:
         return (

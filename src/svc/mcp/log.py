@@ -64,7 +64,7 @@ class ClientLog:
     """The level the client set, and the relay `Output.for_protocol` calls."""
 
     def __init__(self) -> None:
-        self.level = DEFAULT_LEVEL
+        self.level: str = DEFAULT_LEVEL
 
     async def set_level(
         self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams

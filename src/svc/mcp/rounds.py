@@ -77,7 +77,8 @@ class InputNeeded(SvcError):
         self.question = question
         self.schema = schema
         self.about = about
-        self.kept = kept or []  # the earlier rounds' answers of this call, for the next state
+        # the earlier rounds' answers of this call, for the next state
+        self.kept: list[Kept] = kept or []
 
 
 def refused_state() -> MCPError:
@@ -161,8 +162,10 @@ class Rounds:
     """The server's sealing policy and spent nonces: one per process."""
 
     def __init__(self) -> None:
-        self.security = RequestStateSecurity.ephemeral(ttl=ANSWER_TIMEOUT, audience=AUDIENCE)
-        self.spent = SpentNonces(ANSWER_TIMEOUT)
+        self.security: RequestStateSecurity = RequestStateSecurity.ephemeral(
+            ttl=ANSWER_TIMEOUT, audience=AUDIENCE
+        )
+        self.spent: SpentNonces = SpentNonces(ANSWER_TIMEOUT)
 
     def install(self, server: Server[Any]) -> None:
         """Seal every outgoing state and check every incoming one before a handler runs."""

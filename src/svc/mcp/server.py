@@ -147,15 +147,15 @@ class SvcServer:
 
     def __init__(self, pool: ContextPool) -> None:
         self.pool = pool
-        self.gate = PollGate(pool.settings.min_poll_interval())
-        self.vault = Vault()  # one per process: a secret typed once is kept out for good
-        self.rounds = Rounds()  # 2026-07-28: asks as input-required rounds, sealed state
-        self.log = ClientLog()  # the level the client set; svc's warnings go to it
+        self.gate: PollGate = PollGate(pool.settings.min_poll_interval())
+        self.vault: Vault = Vault()  # one per process: a secret typed once is kept out for good
+        self.rounds: Rounds = Rounds()  # 2026-07-28: asks as input-required rounds, sealed state
+        self.log: ClientLog = ClientLog()  # the level the client set; svc's warnings go to it
         # The session's payments: its id on the ledger's rows, session_budget_usd
         # over its life, and the budget warnings its next tool result carries. A session is
         # this server's life: one host's over stdio; over HTTP, which is stateless, every
         # client's of this process.
-        self.paying = PayingSession(f"mcp_{uuid.uuid4().hex[:16]}", time.time())
+        self.paying: PayingSession = PayingSession(f"mcp_{uuid.uuid4().hex[:16]}", time.time())
 
     def call_for(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams | None = None

@@ -36,7 +36,7 @@ class ContextPool:
     def __init__(self, app: FaceContext, output: Output) -> None:
         """Contexts like the command's `app` (its settings and config file), each drawing
         through `output` (the protocol's) and wording next steps as svc mcp does."""
-        self.settings = app.settings
+        self.settings: Settings = app.settings
         self.output = output
         self.config = app.config
         self._local = threading.local()

@@ -8,7 +8,7 @@ the declarations; JSON Schema never sees them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -59,7 +59,9 @@ class SecretInput:
 class Request(BaseModel):
     """An operation's arguments: every field declared, nothing else accepted."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
+    model_config: ClassVar[ConfigDict] = ConfigDict(
+        extra="forbid", populate_by_name=True, strict=True
+    )
 
 
 def markers(model: type[BaseModel], name: str) -> list[Any]:

@@ -6,7 +6,7 @@ program). `svc mcp` derives its tools' output schemas from the same models.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -27,7 +27,7 @@ __all__ = [
 class _Document(BaseModel):
     """A document `--json` prints, its known members typed and every other kept."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="allow")
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_unset=True)

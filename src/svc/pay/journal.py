@@ -157,7 +157,7 @@ class RequestJournal:
         self.request_id = request_id
         self.origin = origin
         self.cap_atomic = cap_atomic
-        self.cap = cap if cap is not None else CapRule.fixed(cap_atomic)
+        self.cap: CapRule = cap if cap is not None else CapRule.fixed(cap_atomic)
         self.limits: Limits | None = None
         self.on_warning: Callable[[str], None] | None = None
         self._held = 0  # depth of this journal's holds of the request's lock
@@ -446,7 +446,7 @@ class RecipientPins:
 
     def __init__(self, ledger: Callable[[], LedgerStore], base_url: str) -> None:
         self._ledger = ledger
-        self.origin = origin_of(base_url)
+        self.origin: str = origin_of(base_url)
 
     def pinned(self, network: str, asset: str) -> str | None:
         return self._ledger().pinned_recipient(self.origin, network, asset)

@@ -93,7 +93,7 @@ class PaidAuth(httpx.Auth):
     def __init__(self, rail: Rail, journal: Journal) -> None:
         self.rail = rail
         self.journal = journal
-        self.carried_proof = False  # did the last request sent carry a proof?
+        self.carried_proof: bool = False  # did the last request sent carry a proof?
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         proof = self.journal.proof()

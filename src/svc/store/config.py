@@ -59,7 +59,7 @@ class ConfigFile:
     """Reads and writes the profiles; writes are atomic (temp file + rename)."""
 
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path or config_path()
+        self.path: Path = path or config_path()
         self._data: dict[str, Any] | None = None
 
     def _load(self) -> dict[str, Any]:

@@ -65,7 +65,7 @@ class FileBackend:
     name = "file"
 
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path or config_dir() / "secrets.json"
+        self.path: Path = path or config_dir() / "secrets.json"
 
     def _check(self) -> None:
         try:

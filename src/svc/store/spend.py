@@ -75,7 +75,8 @@ class BadDay(ValueError):
 
     def __init__(self, which: str, value: str | None) -> None:
         super().__init__(which)
-        self.which, self.value = which, value
+        self.which: str = which
+        self.value: str | None = value
 
 
 def window(

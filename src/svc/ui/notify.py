@@ -37,8 +37,8 @@ def _inert(text: str) -> str:
 
 class Notifier:
     def __init__(self, *, terminal_ok: bool | None = None) -> None:
-        self.terminal_ok = sys.stdout.isatty() if terminal_ok is None else terminal_ok
-        self.desktop = _desktop_command()
+        self.terminal_ok: bool = sys.stdout.isatty() if terminal_ok is None else terminal_ok
+        self.desktop: _Command | None = _desktop_command()
 
     def notify(self, text: str) -> None:
         body = _inert(redact.scrub(text))  # a desktop banner is printing too

@@ -55,11 +55,11 @@ class Output:
     ) -> None:
         self._out = stdout or sys.stdout
         self._err = stderr or sys.stderr
-        self.stdout_tty = self._out.isatty()
-        self.stderr_tty = self._err.isatty()
+        self.stdout_tty: bool = self._out.isatty()
+        self.stderr_tty: bool = self._err.isatty()
         self.shape = shape  # --json FIELDS / --jq / --template (None: as is)
-        self.json_mode = json_mode or not self.stdout_tty or bool(shape and shape.active)
-        self.pager = pager if self.stdout_tty else None  # never into a pipe
+        self.json_mode: bool = json_mode or not self.stdout_tty or bool(shape and shape.active)
+        self.pager: str | None = pager if self.stdout_tty else None  # never into a pipe
         self._paging = False  # inside `paged()`: collect, do not page again
         self._console: Console | None = None
         self._err_console: Console | None = None

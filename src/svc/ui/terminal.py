@@ -285,7 +285,7 @@ class _Prompting:
         with _lock:
             _door.prompt_owner = _thread.get_ident()
             _door.prompts_open += 1
-        self.spinner = _door.active
+        self.spinner: Spinner | None = _door.active
         if self.spinner is not None:
             self.spinner.pause()
 
@@ -321,8 +321,8 @@ class Spinner:
         import threading
 
         self.stream = stream
-        self.message = message
-        self.started = time.monotonic()
+        self.message: str = message
+        self.started: float = time.monotonic()
         self._drawn = 0  # width of what is on the line now
         self._paused = 0
         self._stop: threading.Event = threading.Event()

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from svc.cli.app import command_group
+
+if TYPE_CHECKING:
+    import typer
 
 MEMBERS = {
     "search": (
@@ -15,7 +20,7 @@ MEMBERS = {
     ),
 }
 
-app = command_group(
+app: typer.Typer = command_group(
     MEMBERS,
     "Search the service's OpenAPI description (10 operations a page).\n\n"
     "Free and wallet-free: the service's own description of its operations, read page by "

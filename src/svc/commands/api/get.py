@@ -15,7 +15,7 @@ from svc.ui.face import FaceContext
 from svc.ui.operations import draw_operation
 from svc.ui.output import Output
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from svc.engines.discovery import Search, search_pages
 from svc.errors import UsageError
 from svc.ui.face import FaceContext
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

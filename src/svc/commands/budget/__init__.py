@@ -22,7 +22,7 @@ MEMBERS = {
     ),
 }
 
-app = typer.Typer(cls=lazy_group(MEMBERS), rich_markup_mode=None)
+app: typer.Typer = typer.Typer(cls=lazy_group(MEMBERS), rich_markup_mode=None)
 
 HELP = (
     "Show the budgets: each one's limit, what is used and left, when it resets.\n\n"

@@ -12,7 +12,7 @@ from svc.engines.budget import set_budget
 from svc.ui import views_budget
 from svc.ui.face import FaceContext
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from svc.engines.budget import unset_budget
 from svc.ui.face import FaceContext
 from svc.words import plural
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from svc.cli.app import command_group
+
+if TYPE_CHECKING:
+    import typer
 
 MEMBERS = {
     "show": ("svc.commands.completion.show", "Print the completion script for SHELL on stdout."),
@@ -12,7 +17,7 @@ MEMBERS = {
     ),
 }
 
-app = command_group(
+app: typer.Typer = command_group(
     MEMBERS,
     "Print or install the tab-completion script for bash, zsh or fish.\n\n"
     "Completes commands, options, enum values (--pay, --payment), profile names from the "

@@ -18,7 +18,7 @@ from svc.errors import SvcError
 from svc.ui.face import FaceContext
 from svc.ui.output import Output
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

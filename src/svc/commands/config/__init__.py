@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from svc.cli.app import command_group
+
+if TYPE_CHECKING:
+    import typer
 
 MEMBERS = {
     "path": ("svc.commands.config.path", "Print the config file's path."),
@@ -18,7 +23,7 @@ MEMBERS = {
     ),
 }
 
-app = command_group(
+app: typer.Typer = command_group(
     MEMBERS,
     "Read and write settings in the config file (TOML, one table per profile).\n\n"
     "Precedence: flag > environment > profile > default. Secrets never go here.\n\n"

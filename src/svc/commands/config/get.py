@@ -11,7 +11,7 @@ from svc.commands.config.values import for_people, key_names
 from svc.engines.config_edit import setting
 from svc.ui.face import FaceContext
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

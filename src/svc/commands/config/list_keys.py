@@ -14,7 +14,7 @@ from svc.ui.face import FaceContext
 from svc.ui.output import Output
 from svc.ui.tables import Column
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from svc.engines.config_edit import set_fleet_value, set_value
 from svc.settings_table import FLEET_KEYS
 from svc.ui.face import FaceContext
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

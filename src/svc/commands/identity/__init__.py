@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from svc.cli.app import command_group
+
+if TYPE_CHECKING:
+    import typer
 
 MEMBERS = {
     "register": (
@@ -24,7 +29,7 @@ MEMBERS = {
     ),
 }
 
-app = command_group(
+app: typer.Typer = command_group(
     MEMBERS,
     "Manage the agent credential (identity platform at --auth-base).\n\n"
     "Secrets (assertion, refresh token) live in the OS keyring, or a 0600 file when there is "

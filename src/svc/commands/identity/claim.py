@@ -16,7 +16,7 @@ from svc.ui.claim import TerminalClaim
 from svc.ui.face import FaceContext
 from svc.ui.prompts import ask_text
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

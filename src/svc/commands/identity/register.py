@@ -16,7 +16,7 @@ from svc.errors import UsageError
 from svc.ui.face import FaceContext
 from svc.ui.prompts import confirm
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

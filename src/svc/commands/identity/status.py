@@ -11,7 +11,7 @@ from svc.commands.identity.views import next_step, show
 from svc.engines.identity import status_document
 from svc.ui.face import FaceContext
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from svc.cli.polled import show_task
 from svc.engines.ids import request_id_arg
 from svc.ui.face import FaceContext
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from svc.cli.app import command_group
+
+if TYPE_CHECKING:
+    import typer
 
 MEMBERS = {
     "serve": ("svc.commands.sandbox.serve", "Serve the sandbox on loopback until interrupted."),
@@ -29,7 +34,7 @@ MEMBERS = {
     ),
 }
 
-app = command_group(
+app: typer.Typer = command_group(
     MEMBERS,
     "Run the local emulator of the service: tasks, x402 payments, scenarios. No money moves.\n\n"
     "approve, claim-code and mint-id-jag drive a running sandbox by hand. Scenario tags in a "

@@ -10,7 +10,7 @@ from svc.cli.app import current
 from svc.engines import sandbox_admin
 from svc.ui.face import FaceContext
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from svc.engines.ids import request_id_arg
 from svc.engines.sandbox_admin import NoCardPageError, press_card_page
 from svc.ui.face import FaceContext
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from svc.cli.app import current
 from svc.commands.sandbox.scenario_tags import CODE_FAULTS, QUOTE_TAGS, TASK_TAGS, cheat_sheet
 from svc.ui.face import FaceContext
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ MEMBERS = {
     ),
 }
 
-app = typer.Typer(cls=lazy_group(MEMBERS), rich_markup_mode=None)
+app: typer.Typer = typer.Typer(cls=lazy_group(MEMBERS), rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from svc.errors import UsageError
 from svc.ui.face import FaceContext
 from svc.ui.operations import draw_operations
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ MEMBERS = {
     ),
 }
 
-app = typer.Typer(cls=lazy_group(MEMBERS), rich_markup_mode=None)
+app: typer.Typer = typer.Typer(cls=lazy_group(MEMBERS), rich_markup_mode=None)
 
 # The command's options are the engine's query: which rows, refreshed or not.
 TasksOptions = TaskQuery

@@ -11,7 +11,7 @@ from svc.commands.tasks.views import remove
 from svc.engines.forget import named, refuse_money
 from svc.ui.face import FaceContext
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from svc.cli.app import command_group
+
+if TYPE_CHECKING:
+    import typer
 
 MEMBERS = {
     "create": ("svc.commands.wallet.create", "Create a new signing key and store it."),
@@ -17,7 +22,7 @@ MEMBERS = {
     ),
 }
 
-app = command_group(
+app: typer.Typer = command_group(
     MEMBERS,
     "Manage each profile's x402 signing key (a USDC wallet on Base).\n\n"
     "Each profile has its own key in the OS keyring (or a 0600 file when there is none), never "

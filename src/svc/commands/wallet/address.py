@@ -11,7 +11,7 @@ from svc.commands.wallet.views import show_address
 from svc.engines.wallet import stored_key
 from svc.ui.face import FaceContext
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

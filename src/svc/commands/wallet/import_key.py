@@ -17,7 +17,7 @@ from svc.ui.face import FaceContext
 from svc.ui.output import Output
 from svc.ui.prompts import ask_hidden
 
-app = typer.Typer(rich_markup_mode=None)
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
 @dataclass(frozen=True)

@@ -122,7 +122,7 @@ class Waiting:
         self.call = call
         self.task_id = task_id
         self.timeout = timeout
-        self.polls = 0  # answers this call had, over every follow
+        self.polls: int = 0  # answers this call had, over every follow
         self._before = 0  # answers before the present follow
 
     def follow(self, app: FaceContext) -> tuple[dict[str, Any], bool]:

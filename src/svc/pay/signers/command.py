@@ -35,9 +35,9 @@ PASSED_ENV = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "
 
 class CommandSigner:
     def __init__(self, command: str, timeout: float) -> None:
-        self.argv = shlex.split(command)  # checked when the setting was read
+        self.argv: list[str] = shlex.split(command)  # checked when the setting was read
         self.timeout = timeout
-        self.where = described("command:" + command)
+        self.where: str = described("command:" + command)
 
     def sign_typed_data(self, address: str, typed_data: dict[str, Any]) -> str:
         request = json.dumps({"address": address, "typed_data": typed_data}).encode()

@@ -30,7 +30,7 @@ class JsonRpcSigner:
         self.url = url
         self.token = token
         self.timeout = timeout
-        self.where = described(f"jsonrpc:{url}")
+        self.where: str = described(f"jsonrpc:{url}")
 
     def accounts(self) -> list[str]:
         """The addresses the signer signs for."""

@@ -73,8 +73,11 @@ class LimitReached(Exception):
         resets_at: float | None = None,
     ) -> None:
         super().__init__(kind)
-        self.kind, self.budget, self.exposure_atomic = kind, budget, exposure_atomic
-        self.count, self.resets_at = count, resets_at
+        self.kind: str = kind
+        self.budget: Budget | None = budget
+        self.exposure_atomic: int = exposure_atomic
+        self.count: int = count
+        self.resets_at: float | None = resets_at
 
 
 @dataclass

@@ -216,7 +216,7 @@ class Database:
     (submissions, authorizations, cards, pins) share one and write through `write()`."""
 
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path or ledger_path()
+        self.path: Path = path or ledger_path()
         self.unwritable: LedgerDiskError | None = None  # set when opened to read only
         self._file = _shared(self.path)
         self._writer = self._file.writer
