@@ -38,7 +38,7 @@ class ContextPool:
         through `output` (the protocol's) and wording next steps as svc mcp does."""
         self.settings: Settings = app.settings
         self.output = output
-        self.config = app.config
+        self._command = app  # its config file, read once and shared by every context
         self._local = threading.local()
         self._lock = threading.Lock()
         self._all: list[FaceContext] = []
@@ -47,7 +47,9 @@ class ContextPool:
         """This thread's context (settings and config are shared, connections are not)."""
         app: FaceContext | None = getattr(self._local, "app", None)
         if app is None:
-            app = face_context(self.settings, self.output, self.config, next_words=_mcp_words.words)
+            app = face_context(
+                self.settings, self.output, self._command.config, next_words=_mcp_words.words
+            )
             self._local.app = app
             with self._lock:
                 self._all.append(app)

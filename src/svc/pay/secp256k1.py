@@ -101,7 +101,8 @@ class SigningKey:
     def __repr__(self) -> str:
         return f"SigningKey(address={self.address})"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        return repr(self)
 
     def __reduce__(self) -> Any:
         raise TypeError("a SigningKey cannot be pickled (it holds a private key).")

@@ -447,7 +447,8 @@ class X402Signer:
         shown = self._address if self._address is not None else "<not derived yet>"
         return f"X402Signer(address={shown})"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        return repr(self)
 
     def __reduce__(self) -> Any:
         raise TypeError("an X402Signer cannot be pickled (it holds a private key).")
