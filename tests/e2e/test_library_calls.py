@@ -63,9 +63,9 @@ def test_quote_and_guide_are_free(home: Path, sandbox: Sandbox, cli: Cli) -> Non
 
 def test_tasks_spend_and_doctor_read_what_the_cli_reads(home: Path, cli: Cli) -> None:
     with Client() as client:
-        assert client.tasks() == [] and client.spend().paid_count == 0
+        assert list(client.tasks()) == [] and client.spend().paid_count == 0
         paid = client.submit("Count me #complete", unique_email())
-        rows = client.tasks()
+        rows = list(client.tasks())
         spend = client.spend()
         report = client.doctor()
     assert paid.submission is not None
@@ -85,7 +85,7 @@ def test_submit_many_checks_every_line_first_then_pays_each_once(
     with Client() as client:
         with pytest.raises(svc.UsageError, match="line 2"):
             list(client.submit_many([lines[0], {"task": "", "email": email}]))
-        assert client.tasks() == []  # the bad line stopped it before anything was paid
+        assert list(client.tasks()) == []  # the bad line stopped it before anything was paid
         first = list(client.submit_many(lines))
         again = list(client.submit_many(lines))
     assert [r.outcome for r in first] == ["submitted"] * 3
@@ -203,3 +203,29 @@ def test_spend_takes_the_clis_window_and_runner(home: Path, sandbox: Sandbox) ->
             client.spend(whole=True, since="2020-01-01")
         with pytest.raises(svc.UsageError):
             client.spend(since="yesterday")
+
+
+def test_tasks_pages_by_cursor_newest_first(home: Path, sandbox: Sandbox) -> None:
+    with Client() as client:
+        for n in range(5):
+            client.submit(f"Paged task {n} #complete", unique_email())
+        every = [row.request_id for row in client.tasks(page_size=50)]
+        paged = client.tasks(page_size=2)
+        first = [next(paged).request_id for _ in range(2)]
+        client.submit("Written between two pages #complete", unique_email())  # newer: not seen
+        rest = [row.request_id for row in paged]
+        assert first + rest == every and len(every) == len(set(every)) == 5
+        now = [row.request_id for row in client.tasks()]
+        assert len(now) == 6 and now[1:] == every  # the one written meanwhile is the newest
+        assert [row.request_id for row in client.tasks(limit=3, page_size=2)] == now[:3]
+        with pytest.raises(TypeError):
+            client.tasks(page_size="2")  # type: ignore[arg-type]
+        with pytest.raises(svc.UsageError):
+            client.tasks(limit=0)
+
+    async def awaited() -> list[str]:
+        async with svc.AsyncClient() as client:
+            return [row.request_id async for row in client.tasks(page_size=2, limit=4)]
+
+    newest = [row.request_id for row in Client().tasks(limit=4)]
+    assert asyncio.run(awaited()) == newest

@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
         BatchResult,
     )
     from svc.engines.changes import TaskChange
+    from svc.operations.results import TaskRow
     from svc.settings import Settings
 
 T = TypeVar("T")
@@ -147,6 +149,27 @@ class AsyncClient(AsyncCalls):
                 yield result
         finally:
             await asyncio.get_running_loop().run_in_executor(None, run.stop)
+
+    async def tasks(
+        self, *, limit: int | None = None, page_size: int = 50, refresh: bool = False
+    ) -> AsyncIterator[TaskRow]:
+        """`Client.tasks`: this machine's submissions, newest first, a page of `page_size`
+        read in a worker thread as the iteration goes (its ledger link is that thread's)."""
+        from svc.client._context import count_argument  # the engines load with a client
+
+        count_argument("page_size", page_size, most=500)
+        if limit is not None:
+            count_argument("limit", limit)
+        cursor, given = None, 0
+        while limit is None or given < limit:
+            size = page_size if limit is None else min(page_size, limit - given)
+            page = partial(self.sync._task_page, size, refresh, cursor)
+            rows, cursor = await self._run(page)
+            for row in rows:
+                yield row
+            given += len(rows)
+            if cursor is None:
+                return
 
     def watch(self, task_id: str, *, interval: float | None = None) -> AsyncIterator[TaskChange]:
         """One task's changes until it is final or asks something (`watch_many` of one)."""

@@ -95,6 +95,16 @@ def _apply(settings: Settings, args: Arguments) -> None:
 MOST_RETRIES = 10
 
 
+def count_argument(label: str, value: object, *, most: int | None = None) -> int:
+    """A count a program passes: an int (TypeError else), 1 or more (and at most `most`)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{label} must be an int, not {type(value).__name__}")
+    if value < 1 or (most is not None and value > most):
+        bound = f" to {most}" if most is not None else " or more"
+        raise UsageError(f"{label} must be 1{bound}, got {value}")
+    return value
+
+
 def id_argument(label: str, value: object) -> str:
     """A task or request id a program passes: a str (TypeError else), not empty (UsageError),
     refused at the call, before anything is sent."""

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
         Quote,
         Receipt,
         Spend,
-        TaskRow,
     )
     from svc.replies import Answer
 
@@ -183,12 +182,6 @@ class AsyncCalls:
 
         `Client.guide` in a worker thread."""
         return await self._run(partial(self.sync.guide, goal))
-
-    async def tasks(self, *, limit: int = 50, refresh: bool = False) -> list[TaskRow]:
-        """This machine's submissions from the ledger, newest first (`svc tasks`).
-
-        `Client.tasks` in a worker thread."""
-        return await self._run(partial(self.sync.tasks, limit=limit, refresh=refresh))
 
     async def budgets(self) -> Budgets:
         """The budgets, each with what it has used and left and when it resets, the breaker

@@ -13,7 +13,7 @@ from svc.engines import advisor
 from svc.engines.budget import report as budget_report
 from svc.engines.doctor import first_failure, run_checks
 from svc.engines.submit import pay_card as pay_card_engine
-from svc.engines.task_list import TaskQuery, collect
+from svc.engines.task_list import TaskQuery, collect, cursor_after
 from svc.engines.validate import build
 from svc.errors import AdvisorUnavailableError
 from svc.next_words import library as _next
@@ -41,11 +41,18 @@ def guide(app: LibraryContext, goal: str) -> Guide:
         return Guide.model_validate(advisor.guide_document(advisor.guide(app, goal)))
 
 
-def tasks(app: LibraryContext, limit: int, refresh: bool) -> list[TaskRow]:
-    """This machine's submissions, newest first (no ledger yet: none)."""
+Cursor = tuple[float, str]
+
+
+def task_page(
+    app: LibraryContext, size: int, refresh: bool, cursor: Cursor | None
+) -> tuple[list[TaskRow], Cursor | None]:
+    """One page of this machine's submissions, newest first, and the next page's cursor
+    (None: this was the last); no ledger yet: none."""
     with one_call(app):
-        listing = collect(TaskQuery(limit=limit, refresh=refresh), app)
-        return [TaskRow.model_validate(doc) for doc in listing.documents()]
+        listing = collect(TaskQuery(limit=size, refresh=refresh, before=cursor), app)
+        rows = [TaskRow.model_validate(doc) for doc in listing.documents()]
+        return rows, cursor_after(listing)
 
 
 def budgets(app: LibraryContext) -> Budgets:

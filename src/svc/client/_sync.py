@@ -330,11 +330,38 @@ class Client(OperationMethods):
 
         return _info.guide(self._app, goal)
 
-    def tasks(self, *, limit: int = 50, refresh: bool = False) -> list[TaskRow]:
-        """This machine's submissions from the ledger, newest first (`svc tasks`)."""
+    def tasks(
+        self, *, limit: int | None = None, page_size: int = 50, refresh: bool = False
+    ) -> Iterator[TaskRow]:
+        """This machine's submissions from the ledger, newest first (`svc tasks`), read a
+        page of `page_size` at a time as the iteration goes (a cursor, so rows written
+        meanwhile neither repeat nor shift a page), up to `limit` rows (None: all).
+        `refresh` polls each page's live tasks first."""
+        from svc.client._context import count_argument
+
+        count_argument("page_size", page_size, most=500)
+        if limit is not None:
+            count_argument("limit", limit)
+        return self._tasks(limit, page_size, refresh)
+
+    def _tasks(self, limit: int | None, page_size: int, refresh: bool) -> Iterator[TaskRow]:
         from svc.client import _info
 
-        return _info.tasks(self._app, limit, refresh)
+        cursor, given = None, 0
+        while limit is None or given < limit:
+            size = page_size if limit is None else min(page_size, limit - given)
+            rows, cursor = _info.task_page(self._app, size, refresh, cursor)
+            yield from rows
+            given += len(rows)
+            if cursor is None:
+                return
+
+    def _task_page(
+        self, size: int, refresh: bool, cursor: tuple[float, str] | None
+    ) -> tuple[list[TaskRow], tuple[float, str] | None]:
+        from svc.client import _info
+
+        return _info.task_page(self._app, size, refresh, cursor)
 
     def budgets(self) -> Budgets:
         """The budgets, each with what it has used and left and when it resets, the breaker

@@ -41,6 +41,7 @@ class TaskQuery:
     since: float | None = None  # a timestamp: rows created at or after it
     refresh: bool = False
     runner: str | None = None  # a shared (fleet) ledger: only this runner's submissions
+    before: tuple[float, str] | None = None  # a page's cursor: rows older than this one
 
 
 @dataclass
@@ -68,6 +69,8 @@ class Listing:
 
 
 def collect(opts: TaskQuery, app: AppContext) -> Listing:
+    if opts.before is not None and opts.refresh and opts.states:
+        raise ValueError("a page's cursor reads the newest rows first: not with states")
     filtered = bool(opts.states) or opts.since is not None or opts.runner is not None
     ledger = app.ledger_to_read()
     if ledger is None:
@@ -76,7 +79,7 @@ def collect(opts: TaskQuery, app: AppContext) -> Listing:
         # A refresh may move any live row into the states asked for: every candidate is read.
         return _collect_all(opts, app, ledger, filtered)
     # The filters and the limit in SQL: the time is the rows shown, not the ledger's age.
-    where = Filter(opts.states, opts.since, opts.runner)
+    where = Filter(opts.states, opts.since, opts.runner, opts.before)
     limit = opts.limit or None
     reads = ledger.bounded()
     listing = Listing(reads.newest(where, limit), filtered)
@@ -86,6 +89,14 @@ def collect(opts: TaskQuery, app: AppContext) -> Listing:
     if limit is not None and listing.total == limit:  # cut, perhaps: one capped count says
         listing.total, listing.total_exact = reads.count(where, max(COUNT_CAP, limit + 1))
     return listing
+
+
+def cursor_after(listing: Listing) -> tuple[float, str] | None:
+    """The cursor of the page after this one (None: the rows are all shown)."""
+    if not listing.cut or not listing.rows:
+        return None
+    last = listing.rows[-1]
+    return (last.created_at, last.request_id)
 
 
 def _collect_all(opts: TaskQuery, app: AppContext, ledger: LedgerStore, filtered: bool) -> Listing:

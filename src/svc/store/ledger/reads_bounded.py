@@ -26,15 +26,21 @@ COUNT_CAP = 10_000
 @dataclass(frozen=True)
 class Filter:
     """Which submissions: of these task states (empty: any), created at or after `since`,
-    journaled by `runner` (None: any)."""
+    journaled by `runner` (None: any), older than `before` in the newest-first order (a page's
+    cursor: the last row's creation time and request id)."""
 
     states: tuple[str, ...] = ()
     since: float | None = None
     runner: str | None = None
+    before: tuple[float, str] | None = None
 
     def where(self) -> tuple[str, tuple[Any, ...]]:
         clauses = ["created_at >= ?"]
         params: list[Any] = [self.since or 0.0]
+        if self.before is not None:
+            at, request_id = self.before
+            clauses.append("(created_at < ? OR (created_at = ? AND request_id < ?))")
+            params += [at, at, request_id]
         if self.states:
             clauses.append(f"state IN ({', '.join('?' for _ in self.states)})")
             params += self.states
@@ -51,7 +57,9 @@ class BoundedReads:
     def newest(self, where: Filter, limit: int | None) -> list[Submission]:
         """The newest rows that match, newest first (`limit` None: all of them)."""
         clause, params = where.where()
-        sql = f"SELECT * FROM submissions WHERE {clause} ORDER BY created_at DESC"  # noqa: S608
+        # request id breaks a tie of times: a cursor then lands between any two rows
+        order = "ORDER BY created_at DESC, request_id DESC"
+        sql = f"SELECT * FROM submissions WHERE {clause} {order}"  # noqa: S608
         if limit:
             sql += f" LIMIT {int(limit)}"
         return [_read(row) for row in self.db.execute(sql, params)]
