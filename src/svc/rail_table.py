@@ -14,11 +14,13 @@ service's `svc-billing` answers.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 X402 = "x402"
 MPP = "mpp"
 CARD = "card"
+# The rails as a type, for the library's models (a test holds it to NAMES).
+RailName = Literal["x402", "mpp", "card"]
 
 
 class Rail(NamedTuple):

@@ -90,10 +90,7 @@ class ResultSink:
         submitted = result.submitted
         try:
             assert submitted is not None  # accepted or replayed: the engine's result is there
-            paid = Submission(
-                submitted.request_id, submitted.rail, submitted.billing, submitted.replayed
-            )
-            task = Task.from_service(submitted.task, paid)
+            task = Task.from_service(submitted.task, Submission.of(submitted))
         except SvcError as error:  # paid, then a task the spec does not allow
             return BatchResult(result.line, rid, "failed", None, task_id, self._settled(rid, error))
         return BatchResult(result.line, rid, "submitted", task, task.id)

@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from svc import rail_table
-from svc.client.types import PaymentOffer
+from svc.client.types import PaymentOffer, rail_of
 from svc.context import AppContext, FacePrompts
 from svc.errors import UsageError
 from svc.money import atomic_to_usd
@@ -187,7 +187,7 @@ def _offer(
     asked = offer_in_question()
     return PaymentOffer(
         amount_usd=atomic_to_usd(amount_atomic),
-        rail=rail,
+        rail=rail_of(rail),
         network=asked.network if asked else None,
         asset=asked.asset if asked else None,
         pay_to=pay_to,

@@ -75,7 +75,7 @@ def pay_card(app: LibraryContext, request_id: str | None) -> Task:
     still waits for a person is HumanNeeded, its link in `error.data`."""
     with one_call(app):
         result = pay_card_engine(app, request_id, open_browser=False)
-        paid = Submission(result.request_id, result.rail, result.billing, result.replayed)
+        paid = Submission.of(result)
         return Task.from_service(result.task, paid)
 
 

@@ -79,7 +79,7 @@ def submit(
             trust_recipient=trust_recipient,
             rail=rail,
         )
-        paid = Submission(result.request_id, result.rail, result.billing, result.replayed)
+        paid = Submission.of(result)
         return Task.from_service(result.task, paid)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, cast, get_args
 
 from pydantic import ConfigDict, PrivateAttr, ValidationError
 
@@ -18,8 +18,10 @@ from svc import redact
 from svc.api.models import InfoRequest, TaskEvent
 from svc.api.models import Task as TaskObject
 from svc.engines.asks import ask_kind, plain_payload
+from svc.engines.submit import SubmitResult
 from svc.errors import ProtocolError, SvcError
 from svc.money import AmountError, parse_usd
+from svc.rail_table import RailName as Rail
 from svc.replies import is_secret, plain_ask_is_secret
 
 __all__ = [
@@ -30,9 +32,11 @@ __all__ = [
     "PaymentOffer",
     "PlainAsk",
     "QuestionsAsk",
+    "Rail",
     "SecretAsk",
     "Submission",
     "Task",
+    "TaskState",
 ]
 
 
@@ -78,6 +82,15 @@ class PaymentApproval:
 
 
 Ask = PlainAsk | SecretAsk | QuestionsAsk | PaymentApproval
+# The spec's task states (engines/task_list.TASK_STATES; a test holds the two together).
+TaskState = Literal["pending", "blocked_on_user", "completed", "failed", "cancelled"]
+
+
+def rail_of(name: str) -> Rail:
+    """A rail's name as the Rail type (svc chose it: any other is a bug, not an input)."""
+    if name in get_args(Rail):
+        return cast("Rail", name)
+    raise ValueError(f"not a rail: {name!r}")
 
 
 @dataclass(frozen=True)
@@ -86,9 +99,14 @@ class Submission:
     again), the rail, the service's svc-billing line, and whether it was accepted earlier."""
 
     request_id: str
-    rail: str
+    rail: Rail
     billing: str | None
     replayed: bool
+
+    @classmethod
+    def of(cls, result: SubmitResult) -> Submission:
+        """How the submit engine's result was paid."""
+        return cls(result.request_id, rail_of(result.rail), result.billing, result.replayed)
 
 
 class Task(TaskObject):
@@ -96,6 +114,7 @@ class Task(TaskObject):
 
     model_config: ClassVar[ConfigDict] = ConfigDict(extra="allow")
 
+    state: TaskState  # one of the spec's: any other is the server's fault (ProtocolError)
     events: list[TaskEvent] | None = None
     _submission: Submission | None = PrivateAttr(default=None)
 
@@ -173,7 +192,7 @@ class PaymentOffer:
     set when the recipient differs from the one pinned for this origin: True trusts it."""
 
     amount_usd: Decimal
-    rail: str
+    rail: Rail
     network: str | None
     asset: str | None
     pay_to: str
@@ -189,7 +208,7 @@ class DryRun:
 
     price_usd: Decimal
     price_source: str
-    pay: str
+    pay: Rail
     max_price_usd: Decimal
     within_policy: bool
     body: dict[str, Any]
@@ -200,7 +219,7 @@ class DryRun:
         return cls(
             price_usd=parse_usd(doc["price_usd"], "price_usd"),
             price_source=str(doc["price_source"]),
-            pay=str(doc["pay"]),
+            pay=rail_of(str(doc["pay"])),
             max_price_usd=parse_usd(doc["max_price_usd"], "max_price_usd"),
             within_policy=bool(doc["within_policy"]),
             body=dict(doc["request"]["body"]),
