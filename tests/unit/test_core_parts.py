@@ -7,6 +7,7 @@ import os
 import stat
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -41,19 +42,25 @@ USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 # --- models ---------------------------------------------------------------------------------
 
 
+TASK_DOC: dict[str, Any] = {
+    "id": "t",
+    "state": "pending",
+    "goal": "g",
+    "flow": None,
+    "max_budget_usd": None,
+    "webhook_url": None,
+    "result": None,
+    "error": None,
+    "created_at": "x",
+    "updated_at": "x",
+    "completed_at": None,
+}
+
+
 def test_task_detail_keeps_unknown_states_event_types_and_members() -> None:
     doc = {
-        "id": "t",
+        **TASK_DOC,
         "state": "paused_by_moon",
-        "goal": "g",
-        "flow": None,
-        "max_budget_usd": None,
-        "webhook_url": None,
-        "result": None,
-        "error": None,
-        "created_at": "x",
-        "updated_at": "x",
-        "completed_at": None,
         "future_member": 1,
         "events": [{"id": "e", "type": "teleported", "created_at": "x", "payload": {}}],
     }

@@ -36,7 +36,6 @@ __all__ = [
     "SecretAsk",
     "Submission",
     "Task",
-    "TaskState",
 ]
 
 
@@ -82,8 +81,6 @@ class PaymentApproval:
 
 
 Ask = PlainAsk | SecretAsk | QuestionsAsk | PaymentApproval
-# The spec's task states (engines/task_list.TASK_STATES; a test holds the two together).
-TaskState = Literal["pending", "blocked_on_user", "completed", "failed", "cancelled"]
 
 
 def rail_of(name: str) -> Rail:
@@ -114,7 +111,6 @@ class Task(TaskObject):
 
     model_config: ClassVar[ConfigDict] = ConfigDict(extra="allow")
 
-    state: TaskState  # one of the spec's: any other is the server's fault (ProtocolError)
     events: list[TaskEvent] | None = None
     _submission: Submission | None = PrivateAttr(default=None)
 
