@@ -15,7 +15,7 @@ The iterators (`submit_many`, `watch`, `watch_many`) are written by hand in _asy
 holds their signatures to the sync ones. `make docs` runs this; a test fails while the file is
 stale (tests/unit/test_generated_client.py).
 
-    python -m tools.gen_client [--check]
+    python -m tools.gen_faces [--check]
 """
 
 from __future__ import annotations

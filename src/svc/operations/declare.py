@@ -2,7 +2,7 @@
 
 An operation with `run` is served whole from its declaration: `svc mcp` validates the
 arguments against the request model's schema and answers `run`'s document with `text`'s words,
-and `svc.Client` gets a generated method (tools/gen_client.py) that returns `result`. One
+and `svc.Client` gets a generated method (tools/gen_faces.py) that returns `result`. One
 without `run` (a paid submit, a wait that asks the person) is driven by each face's own code,
 which the face names beside the declaration; its schema and its words still come from here.
 """
