@@ -204,3 +204,16 @@ def test_refused_connections_end_in_the_give_up_error(httpx_mock: HTTPXMock) -> 
     assert failed.value.hint is not None and "svc sandbox serve" in failed.value.hint
     assert len(notes) == 2 and notes[0].startswith("reply: cannot connect to http://127.0.0.1")
     assert notes[0].endswith("retrying in 0.0s")
+
+
+def test_a_call_whose_time_is_spent_sends_nothing_and_says_so(httpx_mock: HTTPXMock) -> None:
+    from svc.api.deadline import capped
+
+    http = Http(retry=RetryPolicy(attempts=3, base=0.0))
+    with capped(0.0), pytest.raises(Unavailable) as caught:
+        http.send("GET", configured(LOOPBACK, "test"), what="poll", resend_safe=True)
+    assert (
+        caught.value.message == "poll was not sent: the call's time ran out (or it was cancelled)"
+    )
+    assert caught.value.exit_code == ExitCode.UNAVAILABLE and caught.value.code == "timed_out"
+    assert httpx_mock.get_requests() == []

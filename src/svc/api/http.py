@@ -31,7 +31,7 @@ from svc.api.retry import (
 )
 from svc.api.trace import Tracer
 from svc.api.transport import ProxyRouter
-from svc.errors import UsageError
+from svc.errors import Unavailable, UsageError
 from svc.kept import Kept
 from svc.origin import TrustedURL
 from svc.version import __version__
@@ -66,6 +66,19 @@ def whole_seconds(timeout: float | httpx.Timeout | None) -> float | None:
         bounds = [t for t in (timeout.connect, timeout.read, timeout.write, timeout.pool) if t]
         return max(bounds) if bounds else None
     return timeout
+
+
+def _refuse_when_spent(what: str, attempt: int, problem: str, url: str) -> None:
+    """No attempt starts once the caller's whole bound is spent (or the call was cancelled)."""
+    if cap_left() != 0:
+        return
+    if attempt == 0:
+        raise Unavailable(
+            f"{what} was not sent: the call's time ran out (or it was cancelled)",
+            code="timed_out",
+            hint="a longer timeout (Client(timeout=...)); nothing was sent",
+        )
+    raise exhausted(what, attempt, problem or "timed out", url)
 
 
 class Http:
@@ -175,8 +188,7 @@ class Http:
         json_body, form = body
         last_problem = ""
         for attempt in range(self.retry.attempts):
-            if cap_left() == 0:  # the caller's whole bound is spent: no attempt may start
-                raise exhausted(what, attempt, last_problem or "timed out", str(url))
+            _refuse_when_spent(what, attempt, last_problem, str(url))
             hinted: float | None = None
             try:
                 response = self._request_once(
