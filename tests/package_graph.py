@@ -37,6 +37,7 @@ GROUP = {
     "words": "core",
     "next_step": "core",
     "version": "core",
+    "address": "core",
 }
 
 

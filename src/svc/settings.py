@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from svc import origin, rail_table
+from svc.address import is_address
 from svc.errors import UsageError
 from svc.money import AmountError, parse_usd, shown, usd_to_atomic
 from svc.settings_table import BY_KEY, SETTINGS, Setting
@@ -257,7 +258,7 @@ def signer_address(label: str, raw: object) -> str:
     import re
 
     value = str(raw).strip()
-    if not re.fullmatch(r"0x[0-9a-fA-F]{40}", value, re.ASCII):
+    if not is_address(value):
         # Not repeated back: a private key pasted here is the likeliest mistake.
         key_like = re.fullmatch(r"(0x)?[0-9a-fA-F]{64}", value, re.ASCII)
         raise UsageError(
@@ -444,6 +445,8 @@ def resolve(
     transport's cleartext guard, so nothing is paid or credentialed over it."""
     s = Settings()
     s.profile = profile_name(profile)
+    named = "flag" if profile else "env SVC_PROFILE" if os.environ.get("SVC_PROFILE") else None
+    s.sources["profile"] = named or "default"
     pick = _Picker(s, profile_values or {})
     flags = {"base_url": base_url, "auth_base": auth_base}
     for key in _FIRST:

@@ -163,7 +163,7 @@ def test_a_fleet_ledger_given_as_an_argument_journals_the_payment(
         task = client.submit("On the fleet #complete", unique_email())
         spend = client.spend()
     assert task.submission is not None and spend.paid_count == 1
-    assert spend.cap["source"]  # the fleet's cap section, read from the shared ledger
+    assert spend.cap.source  # the fleet's cap section, read from the shared ledger
     shown = cli.ok("spend", "--json", env={"SVC_LEDGER_URL": pg_url}).json()
     assert shown["paid_count"] == 1 and Decimal(shown["paid_usd"]) == spend.paid_usd
     assert spend.to_json()["paid_usd"] == shown["paid_usd"]  # the same text in JSON

@@ -19,7 +19,7 @@ from tests.ledger_worker import open_where
 from tests.pg_cluster import Cluster
 
 from svc.errors import LedgerUnavailableError, OtherRunnerHoldsProofError
-from svc.store.ledger import AuthState, LedgerStore, PayState, open_ledger
+from svc.store.ledger import AuthState, LedgerStore, PayState, Whose, open_ledger
 from svc.store.ledger.sqlite import SCHEMA_VERSION
 
 ORIGIN = "http://127.0.0.1:8402"
@@ -294,13 +294,18 @@ def test_the_books_sum_a_window_in_the_engine_by_quarter_hour_rail_and_runner(
             made = (a.get(rid) or pytest.fail()).created_at
             assert any(q <= made < q + 900 for q in quarters), (made, quarters)
         assert a.spend_sums(after) == [] and a.spend_sums(0.0, before) == []
-        only_b = a.spend_sums(before, after, "runner-b")
+        only_b = a.spend_sums(before, after, Whose(runner="runner-b"))
         assert [(g.rail, g.paid_atomic) for g in only_b] == [("mpp", 2_000_000)]
 
         assert [r.request_id for r in a.charges(before)] == ["req_f", "req_m", "req_x"]
-        assert [r.request_id for r in a.charges(before, runner="runner-a")] == ["req_f", "req_x"]
+        only_a = a.charges(before, whose=Whose(runner="runner-a"))
+        assert [r.request_id for r in only_a] == ["req_f", "req_x"]
+        by_wallet = a.charges(before, whose=Whose(wallet="0xPAYER"))  # its case is not it
+        assert [r.request_id for r in by_wallet] == ["req_f", "req_m", "req_x"]
+        assert a.charges(before, whose=Whose(wallet="0xother")) == []
+        assert a.spend_sums(before, whose=Whose(profile="nobody")) == []  # none named one
         assert [r.request_id for r in a.open_items()] == ["req_u"]
-        assert a.open_items("runner-b") == []
+        assert a.open_items(Whose(runner="runner-b")) == []
         assert [x.request_id for x in a.exposed_authorizations(before)] == ["req_u"]
         assert [x.status for x in a.authorizations_of("req_x")] == [AuthState.SPENT]
     finally:

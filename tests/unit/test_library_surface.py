@@ -4,6 +4,7 @@ tests (tests/e2e/test_library.py) drive the same Client against the sandbox."""
 
 from __future__ import annotations
 
+import typing
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -204,8 +205,18 @@ def test_rails_are_a_literal_the_table_holds() -> None:
 
 
 def test_a_state_a_newer_service_adds_is_kept_as_the_cli_keeps_it() -> None:
-    """States stay a str, not a closed Literal: a newer server's state must not break an older
-    program (the CLI keeps one too: tests/unit/test_core_parts.py)."""
+    """States are a Literal for a type checker, and at run time a newer server's state is
+    kept, not refused: it must not break an older program (the CLI keeps one too:
+    tests/unit/test_core_parts.py)."""
     from tests.unit.test_core_parts import TASK_DOC
 
+    from svc.client.types import TaskState
+    from svc.engines.task_list import GONE, TASK_STATES
+    from svc.errors import ProtocolError
+
+    assert set(typing.get_args(TaskState)) == set(TASK_STATES) - {GONE}  # the ledger's own
+    assert typing.get_type_hints(Task)["state"] == TaskState  # what a type checker sees
     assert Task.from_service({**TASK_DOC, "state": "paused_by_moon"}).state == "paused_by_moon"
+    assert Task.from_service({**TASK_DOC, "state": "failed"}).state == "failed"
+    with pytest.raises(ProtocolError, match="state"):  # a state is a string, whatever it says
+        Task.from_service({**TASK_DOC, "state": 7})

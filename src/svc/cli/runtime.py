@@ -45,7 +45,7 @@ def build_context(
     settings = resolve(
         base_url=flags.get("base_url"),
         auth_base=flags.get("auth_base"),
-        profile=profile,
+        profile=flags.get("profile"),  # as given: whether a person named one is a source
         # An output flag asks for the JSON form wherever a command has one (help topics and
         # `sandbox tags` print text unless asked): `--jq` alone must not be ignored (22.2).
         json_output=any(flags.get(k) for k in ("json_output", "json_fields", "jq", "template")),

@@ -33,15 +33,26 @@ class OperationMethods:
         until: str | None = None,
         whole: bool = False,
         runner: str | None = None,
+        profile: str | None = None,
+        wallet: str | None = None,
     ) -> Spend:
         """What was paid over a window of days (YYYY-MM-DD `since` and `until`; the last 30 days by
-        default; `whole` for every day), of one `runner` of a fleet ledger or all, from
-        the ledger (`svc spend --json`); amounts are Decimals."""
+        default; `whole` for every day), by everyone or only one `runner` of a fleet
+        ledger, one config `profile` or one `wallet` address, from the ledger (`svc
+        spend --json`); amounts are Decimals."""
         from svc.operations import table
         from svc.operations.results import Spend
 
         doc = self._served(
-            table.SPEND, {"since": since, "until": until, "whole": whole, "runner": runner}
+            table.SPEND,
+            {
+                "since": since,
+                "until": until,
+                "whole": whole,
+                "runner": runner,
+                "profile": profile,
+                "wallet": wallet,
+            },
         )
         return Spend.model_validate(doc)
 

@@ -203,14 +203,25 @@ class AsyncCalls:
         until: str | None = None,
         whole: bool = False,
         runner: str | None = None,
+        profile: str | None = None,
+        wallet: str | None = None,
     ) -> Spend:
         """What was paid over a window of days (YYYY-MM-DD `since` and `until`; the last 30 days by
-        default; `whole` for every day), of one `runner` of a fleet ledger or all, from
-        the ledger (`svc spend --json`); amounts are Decimals.
+        default; `whole` for every day), by everyone or only one `runner` of a fleet
+        ledger, one config `profile` or one `wallet` address, from the ledger (`svc
+        spend --json`); amounts are Decimals.
 
         `Client.spend` in a worker thread."""
         return await self._run(
-            partial(self.sync.spend, since=since, until=until, whole=whole, runner=runner)
+            partial(
+                self.sync.spend,
+                since=since,
+                until=until,
+                whole=whole,
+                runner=runner,
+                profile=profile,
+                wallet=wallet,
+            )
         )
 
     async def receipt(self, task_or_request_id: str) -> Receipt:

@@ -10,9 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, ClassVar, Literal, cast, get_args
+from typing import Annotated, Any, ClassVar, Literal, cast, get_args
 
-from pydantic import ConfigDict, PrivateAttr, ValidationError
+from pydantic import (
+    ConfigDict,
+    PrivateAttr,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+)
 
 from svc import redact
 from svc.api.models import InfoRequest, TaskEvent
@@ -36,6 +42,7 @@ __all__ = [
     "SecretAsk",
     "Submission",
     "Task",
+    "TaskState",
 ]
 
 
@@ -81,6 +88,24 @@ class PaymentApproval:
 
 
 Ask = PlainAsk | SecretAsk | QuestionsAsk | PaymentApproval
+# The spec's task states (engines/task_list.TASK_STATES; a test holds the two together).
+TaskState = Literal["pending", "blocked_on_user", "completed", "failed", "cancelled"]
+
+
+def _state_kept(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """One of the spec's states, or any other string as the server sent it: a state a newer
+    service adds must not break an older program (the CLI shows it as it is too)."""
+    try:
+        return handler(value)
+    except ValidationError:
+        if isinstance(value, str):
+            return value
+        raise
+
+
+# What a type checker sees is the spec's states (openai-python types its enums the same way);
+# at run time a newer one is kept, never refused.
+KnownState = Annotated[TaskState, WrapValidator(_state_kept)]
 
 
 def rail_of(name: str) -> Rail:
@@ -111,6 +136,7 @@ class Task(TaskObject):
 
     model_config: ClassVar[ConfigDict] = ConfigDict(extra="allow")
 
+    state: KnownState
     events: list[TaskEvent] | None = None
     _submission: Submission | None = PrivateAttr(default=None)
 

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 import typer
 
+from svc.address import is_address
 from svc.cli.app import current
-from svc.engines.spend import Window, spend_document, spend_window
+from svc.engines.spend import Whose, Window, spend_document, spend_window
 from svc.errors import LedgerDiskError, LedgerUnavailableError, UsageError, ledger_read_hint
 from svc.ui import views
 from svc.ui.face import FaceContext
@@ -28,6 +29,7 @@ class SpendOptions:
     whole: bool = False  # --all: every day the ledger holds
     fmt: str | None = None  # an export: one of FORMATS
     tasks: bool = False  # the per-task list on a terminal
+    wallet: str | None = None  # one paying address's share
 
 
 @app.command(
@@ -41,7 +43,8 @@ class SpendOptions:
     "known spent, void or expired: they count against the daily cap) are listed apart, as "
     "are submissions whose outcome is unknown and card payments waiting for a person, of "
     "any age. On a shared ledger (ledger_url) it is the fleet's: --runner NAME keeps one "
-    "runner's share.\n\n"
+    "runner's share. A profile named by --profile or SVC_PROFILE keeps what that profile "
+    "paid, --wallet ADDRESS what one wallet paid; with neither, every payment counts.\n\n"
     "--format csv|beancount|ledger|json exports the window for an accountant: one row or "
     "transaction per charge and per refund (a refund goes with its charge's window), with "
     "the task id, request id and settlement reference (x402 transaction, MPP receipt "
@@ -53,7 +56,8 @@ class SpendOptions:
     "  svc spend --since 2026-11-01 --until 2026-11-30\n"
     "  svc spend --all --json | jq .by_rail\n"
     "  svc spend --format beancount --since 2026-11-01 > svc.beancount\n"
-    "  svc spend --runner ci-7 --json | jq .cap.by_runner"
+    "  svc spend --runner ci-7 --json | jq .cap.by_runner\n"
+    "  svc spend --profile work --format csv > work.csv"
 )
 def spend(
     since: str | None = typer.Option(
@@ -75,8 +79,11 @@ def spend(
         help="Export the window: csv, beancount, ledger (hledger too) or json.",
     ),
     tasks: bool = typer.Option(False, "--tasks", help="List every paid task (a terminal)."),
+    wallet: str | None = typer.Option(
+        None, "--wallet", metavar="ADDRESS", help="Only what this wallet (0x address) paid."
+    ),
 ) -> None:
-    opts = SpendOptions(since, runner, until, whole, fmt, tasks)
+    opts = SpendOptions(since, runner, until, whole, fmt, tasks, wallet)
     raise typer.Exit(run(opts, current()))
 
 
@@ -89,11 +96,12 @@ def run(opts: SpendOptions, ctx: FaceContext) -> int:
     if opts.fmt is not None and shape is not None and shape.active:  # refused, never ignored
         raise UsageError("--jq, --template and --json FIELDS shape svc's JSON, not an export")
     span = spend_window(opts.since, opts.until, whole=opts.whole, names=FLAGS)
+    whose = _whose(opts, ctx)
     try:
         if opts.fmt is not None:
-            return _export(opts, ctx, span)
+            return _export(opts.fmt, ctx, span, whose)
         with_tasks = opts.tasks or ctx.output.json_mode
-        doc = spend_document(ctx, None, runner=opts.runner, span=span, with_tasks=with_tasks)
+        doc = spend_document(ctx, None, whose=whose, span=span, with_tasks=with_tasks)
     except LedgerUnavailableError as error:
         if not isinstance(error, LedgerDiskError):  # a local file's own hint names the disk
             error.hint = ledger_read_hint("svc spend")
@@ -110,10 +118,20 @@ def run(opts: SpendOptions, ctx: FaceContext) -> int:
     return 0
 
 
-def _export(opts: SpendOptions, ctx: FaceContext, span: Window) -> int:
+def _whose(opts: SpendOptions, ctx: FaceContext) -> Whose:
+    """Whose payments count: a runner's, the profile a person named (a profile in effect only
+    by default keeps everyone's, as before profiles were recorded), a wallet's."""
+    wallet = opts.wallet
+    if wallet is not None and not is_address(wallet):
+        raise UsageError(f"--wallet must be a 0x address of 40 hex digits, got {wallet!r}")
+    settings = ctx.settings
+    named = settings.sources.get("profile", "default") != "default"
+    return Whose(opts.runner, settings.profile if named else None, wallet)
+
+
+def _export(fmt: str, ctx: FaceContext, span: Window, whose: Whose) -> int:
     """The window as a file's text on stdout, whatever the output mode (it is the format)."""
     from svc.engines.export import export
 
-    assert opts.fmt is not None
-    ctx.output.document(export(ctx, opts.fmt, span, opts.runner))
+    ctx.output.document(export(ctx, fmt, span, whose))
     return 0

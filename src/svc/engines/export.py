@@ -17,16 +17,17 @@ from svc.engines.export_entry import Entry
 from svc.engines.export_formats import WRITERS
 from svc.engines.settlement import payment_id, settlement_reference
 from svc.origin import origin_of
-from svc.store.ledger import LedgerStore, Submission
+from svc.store.ledger import EVERYONE, LedgerStore, Submission, Whose
 from svc.store.spend import Window
 
 FORMATS = ("csv", "beancount", "ledger", "json")
 
 
-def entries(app: AppContext, span: Window, runner: str | None = None) -> list[Entry]:
-    """The window's charges and refunds in date order; none without a ledger."""
+def entries(app: AppContext, span: Window, whose: Whose = EVERYONE) -> list[Entry]:
+    """The window's charges and refunds (`whose`: one runner's, profile's or wallet's) in
+    date order; none without a ledger."""
     ledger = app.ledger_to_read()
-    rows = [] if ledger is None else ledger.charges(span.start, span.end, runner)
+    rows = [] if ledger is None else ledger.charges(span.start, span.end, whose)
     out: list[Entry] = []
     for row in reversed(rows):  # charges() is newest first
         profile = None if ledger is None else _profile(ledger, row)
@@ -71,6 +72,6 @@ def _origin(row: Submission) -> str | None:
     return origin_of(where) if where else None
 
 
-def export(app: AppContext, fmt: str, span: Window, runner: str | None = None) -> str:
+def export(app: AppContext, fmt: str, span: Window, whose: Whose = EVERYONE) -> str:
     """The window in one of FORMATS, as the text of a file."""
-    return WRITERS[fmt](entries(app, span, runner), span)
+    return WRITERS[fmt](entries(app, span, whose), span)

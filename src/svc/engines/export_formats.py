@@ -16,6 +16,7 @@ import re
 from datetime import datetime
 from urllib.parse import urlsplit
 
+from svc.address import is_address
 from svc.engines.export_entry import CURRENCY, TEST_CURRENCY, Entry
 from svc.money import atomic_to_usd
 from svc.numbers import iso
@@ -29,7 +30,6 @@ WALLETS = "Assets:Svc:X402"  # x402 pays from a wallet: one account under it per
 OTHER_ACCOUNT = "Assets:Svc:Other"  # a rail svc does not know (another runner's row)
 UNKNOWN = "Unknown"  # a wallet or a service a row does not name
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_HEX_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
 # What each commodity is, for the books' declarations (beancount's `name`, a journal's comment).
 COMMODITY_NAMES = {
@@ -58,7 +58,7 @@ def _wallet(payer: str | None) -> str:
     """A wallet as the last part of an account name, legal in all three formats: an address's
     first and last four digits (`0xf39f-2266`, as wallets show one), letters and digits only."""
     text = _plain(payer)
-    if _HEX_ADDRESS.fullmatch(text):
+    if is_address(text):
         text = text.lower()  # the checksum's case is not the address: one wallet, one account
     kept = _NOT_ALNUM.sub("", text)
     if not kept:

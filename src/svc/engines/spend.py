@@ -7,9 +7,10 @@ from typing import Any
 from svc.context import AppContext
 from svc.engines.budget import report as budget_report
 from svc.errors import UsageError
+from svc.store.ledger import EVERYONE, Whose
 from svc.store.spend import BadDay, Window, load_spend, window
 
-__all__ = ["Window", "spend_document", "spend_window"]
+__all__ = ["EVERYONE", "Whose", "Window", "spend_document", "spend_window"]
 
 
 def spend_window(
@@ -35,17 +36,17 @@ def spend_document(
     since: str | None,
     *,
     name: str = "since",
-    runner: str | None = None,
+    whose: Whose = EVERYONE,
     span: Window | None = None,
     with_tasks: bool = True,
 ) -> dict[str, Any]:
     """The spend report of a window (`span`, else the last 30 days or from a `YYYY-MM-DD`
-    day: `name` is what the caller calls it in an error), of one runner's share of a shared
-    ledger or of all; no ledger yet means nothing paid."""
+    day: `name` is what the caller calls it in an error), of one runner's, profile's or
+    wallet's share (`whose`) or of all; no ledger yet means nothing paid."""
     span = span or spend_window(since, names=(name, "until"))
     cap = app.daily_cap()  # on a fleet: the fleet's one value
     ledger = app.ledger_to_read()
-    doc = load_spend(ledger, span, runner, cap.atomic, with_tasks=with_tasks)
+    doc = load_spend(ledger, span, whose, cap.atomic, with_tasks=with_tasks)
     doc["cap"]["source"] = cap.source
     # The budgets that bind this process, each with used, left and its reset.
     doc["budgets"] = [b for b in budget_report(app)["budgets"] if b["applies"]]

@@ -38,7 +38,7 @@ def input_schema(request: type[BaseModel] | None) -> dict[str, Any]:
 
 
 def output_schema(tool: Tool) -> dict[str, Any]:
-    raw = TypeAdapter(tool.output).json_schema()
+    raw = TypeAdapter(tool.output).json_schema(mode="serialization")  # what is sent
     defs = raw.get("$defs", {})
     properties = {name: _plain(sub, defs) for name, sub in raw["properties"].items()}
     required = list(raw.get("required", []))

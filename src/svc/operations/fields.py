@@ -17,6 +17,7 @@ M = TypeVar("M")
 USD_PATTERN = r"^(0|[1-9]\d{0,8})(\.\d{1,6})?$"  # the spec's budgetUsd pattern
 REQUEST_ID_PATTERN = r"^[A-Za-z0-9._:-]{8,128}$"  # what `svc submit --request-id` accepts
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+WALLET_PATTERN = r"^0x[0-9a-fA-F]{40}$"  # an EVM address, the payer the ledger records
 
 TaskId = Annotated[
     str,

@@ -16,6 +16,7 @@ from svc.operations.fields import (
     DATE_PATTERN,
     REQUEST_ID_PATTERN,
     USD_PATTERN,
+    WALLET_PATTERN,
     Flag,
     NotIn,
     Positional,
@@ -193,6 +194,13 @@ class SpendRequest(Request):
     )
     runner: Annotated[str | None, Flag("--runner", "NAME"), NotIn(("mcp",))] = Field(
         None, min_length=1, max_length=64, description="One runner's share of a fleet ledger."
+    )
+    # On the CLI the global --profile, when named (flag or SVC_PROFILE), is this filter.
+    profile: Annotated[str | None, Flag("--profile", "NAME"), NotIn(("mcp",))] = Field(
+        None, min_length=1, max_length=64, description="What one config profile paid."
+    )
+    wallet: Annotated[str | None, Flag("--wallet", "ADDRESS"), NotIn(("mcp",))] = Field(
+        None, pattern=WALLET_PATTERN, description="What one wallet (its 0x address) paid."
     )
 
 

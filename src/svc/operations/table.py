@@ -12,7 +12,7 @@ from typing import Any
 from svc.context import AppContext
 from svc.engines.probe import price_document
 from svc.engines.receipt import receipt_document
-from svc.engines.spend import spend_document, spend_window
+from svc.engines.spend import Whose, spend_document, spend_window
 from svc.errors import UsageError
 from svc.operations.declare import (
     Command,
@@ -61,7 +61,8 @@ def _spend(app: AppContext, request: SpendRequest) -> Document:
     if request.whole and (request.since or request.until):
         raise UsageError("whole takes every day: not with since or until")
     span = spend_window(request.since, request.until, whole=request.whole)
-    return spend_document(app, request.since, span=span, runner=request.runner)
+    whose = Whose(request.runner, request.profile, request.wallet)
+    return spend_document(app, request.since, span=span, whose=whose)
 
 
 def _receipt(app: AppContext, request: ReceiptRequest) -> Document:
@@ -209,8 +210,9 @@ SPEND = Operation(
     library=Method(
         "spend",
         "What was paid over a window of days (YYYY-MM-DD `since` and `until`; the last 30 "
-        "days by default; `whole` for every day), of one `runner` of a fleet ledger or all, "
-        "from the ledger (`svc spend --json`); amounts are Decimals.",
+        "days by default; `whole` for every day), by everyone or only one `runner` of a fleet "
+        "ledger, one config `profile` or one `wallet` address, from the ledger (`svc spend "
+        "--json`); amounts are Decimals.",
     ),
     run=_spend,
     result=Spend,

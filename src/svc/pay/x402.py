@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from svc.address import is_address
 from svc.api.headers import X402_CHALLENGE, X402_RECEIPT, X402_V1_RECEIPT
 from svc.api.jsonsafe import load_json
 from svc.money import UINT256_MAX as _UINT256_MAX
@@ -69,7 +70,6 @@ MAX_TIMEOUT_SECONDS: Final = 2**32
 VALID_AFTER_SLACK_SECONDS: Final = 600
 
 _CAIP2_EVM = re.compile(r"eip155:([1-9][0-9]{0,18})", re.ASCII)
-_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}", re.ASCII)
 _NONCE = re.compile(r"0x[0-9a-fA-F]{64}", re.ASCII)
 _SIGNATURE = re.compile(r"0x[0-9a-fA-F]{130}", re.ASCII)
 _PRIVATE_KEY = re.compile(r"(?:0x)?([0-9a-fA-F]{64})", re.ASCII)
@@ -300,7 +300,7 @@ def chain_id(network: str) -> int:
 
 
 def _address(value: object, what: str) -> str:
-    if not isinstance(value, str) or not _ADDRESS.fullmatch(value):
+    if not isinstance(value, str) or not is_address(value):
         raise X402Error(f"{what} is not a 0x-prefixed 20-byte hex address.")
     return value
 

@@ -18,7 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 from svc.money import atomic_to_usd
 from svc.numbers import iso
-from svc.store.ledger import AWAITING_CARD, UNKNOWN, Authorization, Submission, cap_day_start
+from svc.store.ledger import (
+    AWAITING_CARD,
+    EVERYONE,
+    UNKNOWN,
+    Authorization,
+    Submission,
+    Whose,
+    cap_day_start,
+)
 
 if TYPE_CHECKING:
     from svc.store.ledger import LedgerStore
@@ -106,29 +114,43 @@ def _iso_day(which: str, value: str | None) -> str | None:
 def load_spend(
     ledger: LedgerStore | None,
     span: Window | None,
-    runner: str | None = None,
+    whose: Whose = EVERYONE,
     cap_atomic: int | None = None,
     *,
     with_tasks: bool = True,
 ) -> dict[str, Any]:
     """The report of a window (None: the whole history) from a ledger (None: this machine has
-    none yet, so nothing was paid); `runner` keeps one runner's share of a shared ledger; the
-    cap section says today's exposure against `cap_atomic` and which runner holds it. The
-    per-task list is read only `with_tasks` (a terminal's summary does without it)."""
+    none yet, so nothing was paid); `whose` keeps one runner's, profile's or wallet's share;
+    the cap section says today's exposure against `cap_atomic` and which runner holds it,
+    whoever's share is shown (the cap is one). The per-task list is read only `with_tasks`
+    (a terminal's summary does without it)."""
     span = span or Window()
     if ledger is None:
         return {**spend_report([], window=span), "cap": cap_section([], cap_atomic)}
     start, end = span.start, span.end
-    groups = ledger.spend_sums(start, end, runner)
-    rows = ledger.charges(start, end, runner) if with_tasks else []
+    groups = ledger.spend_sums(start, end, whose)
+    rows = ledger.charges(start, end, whose) if with_tasks else []
     exposed = [
         a
         for a in ledger.exposed_authorizations(start)
-        if (end is None or a.signed_at < end) and (runner is None or a.runner == runner)
+        if (end is None or a.signed_at < end) and _held_by(ledger, a, whose)
     ]
     today = ledger.authorizations(since=cap_day_start())
-    report = spend_report(groups, rows, exposed, ledger.open_items(runner), window=span)
+    report = spend_report(groups, rows, exposed, ledger.open_items(whose), window=span)
     return {**report, "cap": cap_section(today, cap_atomic)}
+
+
+def _held_by(ledger: LedgerStore, auth: Authorization, whose: Whose) -> bool:
+    """An outstanding authorization is `whose`: its runner and profile are on it; the wallet
+    that signed it is on its submission (a handful of rows: the outstanding ones)."""
+    if whose.runner is not None and auth.runner != whose.runner:
+        return False
+    if whose.profile is not None and auth.profile != whose.profile:
+        return False
+    if whose.wallet is None:
+        return True
+    row = ledger.get(auth.request_id)
+    return row is not None and (row.payer or "").lower() == whose.wallet.lower()
 
 
 def cap_section(today: list[Authorization], cap_atomic: int | None) -> dict[str, Any]:

@@ -10,10 +10,10 @@ believed only as far as ExternalSigner's recovery check.
 from __future__ import annotations
 
 import json
-import re
 from itertools import count
 from typing import Any
 
+from svc.address import is_address
 from svc.api.jsonsafe import load_json
 from svc.api.signer_http import SignerHttpError, post_json
 from svc.pay.signers import described
@@ -21,7 +21,6 @@ from svc.pay.signers.external import SignerError
 from svc.sanitize import clean
 
 MAX_ANSWER = 64 * 1024
-_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}", re.ASCII)
 _IDS = count(1)
 
 
@@ -35,9 +34,7 @@ class JsonRpcSigner:
     def accounts(self) -> list[str]:
         """The addresses the signer signs for."""
         result = self._call("eth_accounts", [])
-        if not isinstance(result, list) or not all(
-            isinstance(a, str) and _ADDRESS.fullmatch(a) for a in result
-        ):
+        if not isinstance(result, list) or not all(is_address(a) for a in result):
             raise SignerError(f"the signer ({self.where}) answered eth_accounts with no addresses")
         return list(result)
 

@@ -9,6 +9,7 @@ local file) or `postgres.PgDatabase` (the fleet ledger, `open_ledger` with a URL
 import socket
 
 from svc.store.ledger.authorizations import cap_day_start
+from svc.store.ledger.books import EVERYONE, Whose
 from svc.store.ledger.interface import LedgerStore
 from svc.store.ledger.local import Ledger
 from svc.store.ledger.postgres import PgDatabase, request_locks
@@ -42,6 +43,7 @@ def open_ledger(url: str | None = None, runner: str | None = None) -> LedgerStor
 __all__ = [
     "ACCEPTED",
     "AWAITING_CARD",
+    "EVERYONE",
     "EXPOSED",
     "GONE",
     "REFUNDED",
@@ -53,6 +55,7 @@ __all__ = [
     "LedgerStore",
     "PayState",
     "Submission",
+    "Whose",
     "cap_day_start",
     "ledger_path",
     "open_ledger",

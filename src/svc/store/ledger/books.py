@@ -39,23 +39,50 @@ class SpendGroup:
     refunds: int
 
 
-def _window(start: float, end: float | None, runner: str | None) -> tuple[str, tuple[Any, ...]]:
+@dataclass(frozen=True)
+class Whose:
+    """Whose payments a read keeps: one runner's, one profile's, one wallet's (None: any).
+    A submission row names its runner and its payer; the profile that paid is on its
+    authorizations, so a profile is matched through them."""
+
+    runner: str | None = None
+    profile: str | None = None
+    wallet: str | None = None  # the paying address, matched whatever its letters' case
+
+    def sql(self) -> tuple[str, tuple[Any, ...]]:
+        """The conditions on a submissions row, each with its parameter ("" if none)."""
+        parts: list[str] = []
+        params: list[Any] = []
+        if self.runner is not None:
+            parts.append("runner = ?")
+            params.append(self.runner)
+        if self.wallet is not None:
+            parts.append("LOWER(payer) = ?")
+            params.append(self.wallet.lower())
+        if self.profile is not None:
+            parts.append("request_id IN (SELECT request_id FROM authorizations WHERE profile = ?)")
+            params.append(self.profile)
+        return "".join(f" AND {part}" for part in parts), tuple(params)
+
+
+EVERYONE = Whose()
+
+
+def _window(start: float, end: float | None, whose: Whose) -> tuple[str, tuple[Any, ...]]:
     sql, params = "created_at >= ?", list[Any]([start])
     if end is not None:
         sql += " AND created_at < ?"
         params.append(end)
-    if runner is not None:
-        sql += " AND runner = ?"
-        params.append(runner)
-    return sql, tuple(params)
+    kept, kept_params = whose.sql()
+    return sql + kept, (*params, *kept_params)
 
 
 class Books:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def sums(self, start: float, end: float | None, runner: str | None) -> list[SpendGroup]:
-        where, params = _window(start, end, runner)
+    def sums(self, start: float, end: float | None, whose: Whose) -> list[SpendGroup]:
+        where, params = _window(start, end, whose)
         bucket = self.db.floor(f"created_at / {BUCKET_SECONDS}")
         rows = self.db.execute(
             f"SELECT {bucket} AS q, method, runner, COUNT(*) AS n, SUM(amount_atomic) AS paid,"  # noqa: S608 - our SQL
@@ -77,9 +104,9 @@ class Books:
             for row in rows
         ]
 
-    def charges(self, start: float, end: float | None, runner: str | None) -> list[Submission]:
+    def charges(self, start: float, end: float | None, whose: Whose) -> list[Submission]:
         """The charged rows of the window, newest first."""
-        where, params = _window(start, end, runner)
+        where, params = _window(start, end, whose)
         rows = self.db.execute(
             f"SELECT * FROM submissions WHERE {where} AND {CHARGED}"  # noqa: S608 - our SQL
             " ORDER BY created_at DESC, request_id",
@@ -87,15 +114,14 @@ class Books:
         )
         return [_read(row) for row in rows]
 
-    def open_items(self, runner: str | None) -> list[Submission]:
+    def open_items(self, whose: Whose) -> list[Submission]:
         """Rows whose money is not settled either way (an unknown outcome, a card page waiting
         for a person), whatever their age: they are what a person must still act on."""
         # The statuses as literals: only then may the engine use the partial index on them.
         sql = f"SELECT * FROM submissions WHERE status IN ('{UNKNOWN}', '{AWAITING_CARD}')"  # noqa: S608
-        params: tuple[Any, ...] = ()
-        if runner is not None:
-            sql, params = sql + " AND runner = ?", (runner,)
-        return [_read(row) for row in self.db.execute(sql + " ORDER BY created_at DESC", params)]
+        kept, params = whose.sql()
+        rows = self.db.execute(sql + kept + " ORDER BY created_at DESC", params)
+        return [_read(row) for row in rows]
 
     def find(self, task_or_request_id: str) -> Submission | None:
         """The row of a request id, else the newest row of a task id."""

@@ -19,7 +19,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from svc.store.ledger.books import SpendGroup
+from svc.store.ledger.books import EVERYONE, SpendGroup, Whose
 from svc.store.ledger.budgets import Budget, LimitReached, Limits
 from svc.store.ledger.fleet_settings import CapRule
 from svc.store.ledger.reads_bounded import BoundedReads
@@ -96,19 +96,20 @@ class LedgerStore(Protocol):
 
     # --- the books (`svc spend`, exports, receipts): reads bounded by their window ----------
     def spend_sums(
-        self, start: float, end: float | None = None, runner: str | None = None
+        self, start: float, end: float | None = None, whose: Whose = EVERYONE
     ) -> list[SpendGroup]:
-        """The charges created in [start, end) (of one runner), summed in the engine by
-        quarter hour, rail and runner: counts and µUSD paid and refunded."""
+        """The charges created in [start, end) (`whose`: of one runner, profile or wallet),
+        summed in the engine by quarter hour, rail and runner: counts and µUSD paid and
+        refunded."""
         ...
 
     def charges(
-        self, start: float, end: float | None = None, runner: str | None = None
+        self, start: float, end: float | None = None, whose: Whose = EVERYONE
     ) -> list[Submission]:
         """The charged rows (accepted with a proof, or refunded) of [start, end), newest first."""
         ...
 
-    def open_items(self, runner: str | None = None) -> list[Submission]:
+    def open_items(self, whose: Whose = EVERYONE) -> list[Submission]:
         """Rows with an unknown outcome or a card page waiting for a person, of any age."""
         ...
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc import rail_table
 from svc.store.ledger.authorizations import Authorizations, LiveAuth
-from svc.store.ledger.books import Books, SpendGroup
+from svc.store.ledger.books import EVERYONE, Books, SpendGroup, Whose
 from svc.store.ledger.budgets import Budget, Budgets, LimitReached, Limits
 from svc.store.ledger.cards import Cards
 from svc.store.ledger.database import Database as DatabaseLike
@@ -133,17 +133,17 @@ class Ledger:
     # --- the books: a window's charges, summed in SQL ---------------------------------------
 
     def spend_sums(
-        self, start: float, end: float | None = None, runner: str | None = None
+        self, start: float, end: float | None = None, whose: Whose = EVERYONE
     ) -> list[SpendGroup]:
-        return self._books.sums(start, end, runner)
+        return self._books.sums(start, end, whose)
 
     def charges(
-        self, start: float, end: float | None = None, runner: str | None = None
+        self, start: float, end: float | None = None, whose: Whose = EVERYONE
     ) -> list[Submission]:
-        return self._books.charges(start, end, runner)
+        return self._books.charges(start, end, whose)
 
-    def open_items(self, runner: str | None = None) -> list[Submission]:
-        return self._books.open_items(runner)
+    def open_items(self, whose: Whose = EVERYONE) -> list[Submission]:
+        return self._books.open_items(whose)
 
     def find(self, task_or_request_id: str) -> Submission | None:
         return self._books.find(task_or_request_id)
