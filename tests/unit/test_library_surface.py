@@ -220,3 +220,22 @@ def test_a_state_a_newer_service_adds_is_kept_as_the_cli_keeps_it() -> None:
     assert Task.from_service({**TASK_DOC, "state": "failed"}).state == "failed"
     with pytest.raises(ProtocolError, match="state"):  # a state is a string, whatever it says
         Task.from_service({**TASK_DOC, "state": 7})
+
+
+def test_a_tasks_budget_is_a_decimal_read_by_the_one_parser_and_sent_back_as_it_came() -> None:
+    """max_budget_usd is a Decimal (0.1 is exactly 0.1), to_json() gives the JSON number the
+    service sent (what `svc poll --json` prints), and a budget that is no amount (an
+    exponent, text, a bool) is the server's fault, never a pydantic error."""
+    import json
+
+    from tests.unit.test_core_parts import TASK_DOC
+
+    from svc.errors import ProtocolError
+
+    for sent, read in ((5, Decimal(5)), (5.0, Decimal("5.0")), (0.1, Decimal("0.1")), (None, None)):
+        task = Task.from_service({**TASK_DOC, "max_budget_usd": sent})
+        assert task.max_budget_usd == read and str(task.max_budget_usd) == str(read)
+        assert json.dumps(task.to_json()["max_budget_usd"]) == json.dumps(sent)
+    for bad in (1e-07, "abc", True, -1):
+        with pytest.raises(ProtocolError, match="max_budget_usd"):
+            Task.from_service({**TASK_DOC, "max_budget_usd": bad})

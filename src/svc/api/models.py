@@ -8,9 +8,20 @@ unknown members are kept (extra="allow"), so a newer server never crashes an old
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StringConstraints
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    StrictBool,
+    StringConstraints,
+)
+
+from svc.money import parse_usd
 
 FINAL_STATES = frozenset({"completed", "failed", "cancelled"})
 BUDGET_PATTERN = r"^(0|[1-9]\d{0,8})(\.\d{1,6})?$"
@@ -58,12 +69,33 @@ class InfoRequest(_Response):
         return self.payment_status is not None or self.amount_usd is not None
 
 
+def _budget(value: object) -> Decimal | None:
+    return None if value is None else parse_usd(value, "max_budget_usd")
+
+
+def _as_sent(amount: Decimal | None) -> int | float | None:
+    """The JSON number the service sent (`5` stays `5`, `5.0` stays `5.0`): to_json() is
+    what `svc poll --json` prints."""
+    if amount is None:
+        return None
+    exponent = amount.as_tuple().exponent
+    return int(amount) if isinstance(exponent, int) and exponent >= 0 else float(amount)
+
+
+# The task's budget as the one amount parser reads it (a JSON number, exactly as spelt).
+Budget = Annotated[
+    Decimal | None,
+    BeforeValidator(_budget),
+    PlainSerializer(_as_sent, when_used="json"),
+]
+
+
 class Task(_Response):
     id: str
     state: str
     goal: str
     flow: str | None
-    max_budget_usd: float | None
+    max_budget_usd: Budget
     webhook_url: str | None
     result: dict[str, Any] | None
     error: str | None
