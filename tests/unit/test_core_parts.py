@@ -19,6 +19,7 @@ from svc.api.models import InfoRequest, QuoteRequest, TaskDetail
 from svc.api.response import expect_json, expect_status
 from svc.api.retry import RetryPolicy
 from svc.api.status import error_from_response
+from svc.engines.asks import Asked, read_ask
 from svc.engines.reply import body_for, check_field_values
 from svc.errors import ExitCode, ProtocolError, SvcError, UsageError
 from svc.origin import TrustedURL, configured
@@ -92,9 +93,10 @@ def test_quote_forbids_unknown_fields_and_out_of_range_integers() -> None:
 def test_info_request_required_keys_are_fields_then_questions() -> None:
     ask = InfoRequest(requested_fields=["a", "b"], questions=[{"key": "c"}, {"key": "a"}])  # type: ignore[list-item]
     assert ask.required_keys() == ["a", "b", "c"]
+    asked = Asked("t", "blocked_on_user", plain=False, keys=tuple(ask.required_keys()))
     with pytest.raises(Exception, match="missing c"):
-        check_field_values(ask, {"a": "1", "b": "2"})
-    check_field_values(ask, {"a": "1", "b": "2", "c": "3"})
+        check_field_values(asked, {"a": "1", "b": "2"})
+    check_field_values(asked, {"a": "1", "b": "2", "c": "3"})
 
 
 def test_plain_ask_reply_marks_the_value_sensitive_when_the_ask_says_so() -> None:
@@ -121,7 +123,7 @@ def test_plain_ask_reply_marks_the_value_sensitive_when_the_ask_says_so() -> Non
             ],
         }
     )
-    body = body_for(task, Value("123456", "sms_code"))
+    body = body_for(read_ask(task), Value("123456", "sms_code"))
     assert body == {"field": "sms_code", "value": "123456", "sensitive": True}
 
 

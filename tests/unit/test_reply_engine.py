@@ -1,6 +1,6 @@
-"""The reply engine on its own: `body_for(task, answer)` for every kind of neutral answer on
-every kind of ask (plain, plain and sensitive, structured, payment), the body it returns, and
-the mismatches it raises, in no face's words and never with a secret in them.
+"""The reply engine on its own: `body_for(read_ask(task), answer)` for every kind of neutral
+answer on every kind of ask (plain, plain and sensitive, structured, payment), the body it
+returns, and the mismatches it raises, in no face's words and never with a secret in them.
 
 The faces' wording of the same mismatches is checked where they run: `svc reply` in
 tests/unit/test_reply_run.py (flags), `reply_to_task` in tests/e2e/test_reply_mcp_words.py
@@ -17,6 +17,7 @@ from tests.inproc import task_doc
 
 from svc import redact
 from svc.api.models import TaskDetail
+from svc.engines.asks import read_ask
 from svc.engines.reply import HIDDEN, ReplyMismatch, body_for
 from svc.errors import Conflict, ExitCode, SvcError, UsageError
 from svc.mcp.server import offered
@@ -42,7 +43,7 @@ def payment(fields: list[str] | None = None) -> TaskDetail:
 
 def mismatch(task: TaskDetail, answer: Answer) -> ReplyMismatch:
     with pytest.raises(ReplyMismatch) as caught:
-        body_for(task, answer)
+        body_for(read_ask(task), answer)
     assert caught.value.exit_code == ExitCode.USAGE  # exit 2: nothing is sent
     return caught.value
 
@@ -56,34 +57,42 @@ def is_told(value: str) -> bool:
 
 def test_a_plain_ask_takes_a_message_as_it_is() -> None:
     task = plain(message="Anything to add?")
-    assert body_for(task, Message("window seat")) == {"message": "window seat", "sensitive": False}
+    assert body_for(read_ask(task), Message("window seat")) == {
+        "message": "window seat",
+        "sensitive": False,
+    }
 
 
 def test_a_plain_asks_field_takes_a_value_named_or_not() -> None:
     task = plain(field="note")
     expected = {"field": "note", "value": "late check-in", "sensitive": False}
-    assert body_for(task, Value("late check-in")) == expected  # the field the task asks for
-    assert body_for(task, Value("late check-in", "note")) == expected
-    other = body_for(task, Value("x", "other"))
+    assert (
+        body_for(read_ask(task), Value("late check-in")) == expected
+    )  # the field the task asks for
+    assert body_for(read_ask(task), Value("late check-in", "note")) == expected
+    other = body_for(read_ask(task), Value("x", "other"))
     assert other == {"field": "other", "value": "x", "sensitive": False}
 
 
 def test_a_secret_on_a_plain_ask_is_sent_sensitive_and_told_to_redact() -> None:
-    body = body_for(plain(field="note"), Secret("s3cret-plain-1"))
+    body = body_for(read_ask(plain(field="note")), Secret("s3cret-plain-1"))
     assert body == {"field": "note", "value": "s3cret-plain-1", "sensitive": True}
     assert is_told("s3cret-plain-1")
 
 
 def test_a_plain_ask_marked_sensitive_makes_its_fields_value_a_secret() -> None:
     task = plain(field="sms_code", sensitive=True)
-    body = body_for(task, Value("604118"))
+    body = body_for(read_ask(task), Value("604118"))
     assert body == {"field": "sms_code", "value": "604118", "sensitive": True}
     assert is_told("604118")
-    assert body_for(task, Secret("604119", "sms_code"))["sensitive"] is True
+    assert body_for(read_ask(task), Secret("604119", "sms_code"))["sensitive"] is True
     # only the field it marks: another field's value is not made a secret
-    assert body_for(task, Value("plain-text-9", "note"))["sensitive"] is False
+    assert body_for(read_ask(task), Value("plain-text-9", "note"))["sensitive"] is False
     assert not is_told("plain-text-9")
-    assert body_for(task, Message("call me")) == {"message": "call me", "sensitive": False}
+    assert body_for(read_ask(task), Message("call me")) == {
+        "message": "call me",
+        "sensitive": False,
+    }
 
 
 def test_a_value_with_no_key_on_an_ask_that_names_none_is_a_mismatch() -> None:
@@ -117,7 +126,7 @@ def test_a_plain_ask_refuses_field_values_and_payment_decisions(answer: Answer, 
 
 def test_a_structured_ask_takes_exactly_its_keys() -> None:
     task = structured(["shipping_address"], [SEAT])
-    body = body_for(task, Fields({"shipping_address": "1 Main St", "seat": "aisle"}))
+    body = body_for(read_ask(task), Fields({"shipping_address": "1 Main St", "seat": "aisle"}))
     assert body == {
         "info": {"field_values": {"shipping_address": "1 Main St", "seat": "aisle"}},
         "sensitive": False,
@@ -127,13 +136,15 @@ def test_a_structured_ask_takes_exactly_its_keys() -> None:
 
 def test_sensitive_fields_make_every_value_a_secret() -> None:
     task = structured(["card_pin", "phone"])
-    body = body_for(task, Fields({"card_pin": "8841", "phone": "555-0142"}, sensitive=True))
+    body = body_for(
+        read_ask(task), Fields({"card_pin": "8841", "phone": "555-0142"}, sensitive=True)
+    )
     assert body["sensitive"] is True
     assert is_told("8841") and is_told("555-0142")
 
 
 def test_a_secret_naming_the_one_key_of_a_structured_ask_answers_it() -> None:
-    body = body_for(structured(["card_pin"]), Secret("9931", "card_pin"))
+    body = body_for(read_ask(structured(["card_pin"])), Secret("9931", "card_pin"))
     assert body == {"info": {"field_values": {"card_pin": "9931"}}, "sensitive": True}
     assert is_told("9931")
 
@@ -189,18 +200,21 @@ def test_a_payment_decision_on_an_ask_not_about_a_payment_is_a_mismatch() -> Non
 
 def test_a_payment_ask_takes_approve_or_decline() -> None:
     task = payment()
-    assert body_for(task, Approve()) == {
+    assert body_for(read_ask(task), Approve()) == {
         "info": {"field_values": {}, "payment_approved": True},
         "sensitive": False,
     }
-    assert body_for(task, Decline())["info"] == {"field_values": {}, "payment_approved": False}
+    assert body_for(read_ask(task), Decline())["info"] == {
+        "field_values": {},
+        "payment_approved": False,
+    }
     # no decision: the values alone (the approval stays with the person's app)
-    assert body_for(task, Fields({}))["info"] == {"field_values": {}}
+    assert body_for(read_ask(task), Fields({}))["info"] == {"field_values": {}}
 
 
 def test_a_decision_beside_secret_values_is_sensitive() -> None:
     task = payment(["card_pin"])
-    body = body_for(task, Decline({"card_pin": "7702"}, sensitive=True))
+    body = body_for(read_ask(task), Decline({"card_pin": "7702"}, sensitive=True))
     assert body == {
         "info": {"field_values": {"card_pin": "7702"}, "payment_approved": False},
         "sensitive": True,
@@ -225,7 +239,7 @@ ALL_KINDS: list[Answer] = [
 def test_a_task_not_waiting_takes_no_answer_of_any_kind(answer: Answer) -> None:
     task = TaskDetail.model_validate(task_doc(state="completed"))
     with pytest.raises(Conflict) as caught:
-        body_for(task, answer)
+        body_for(read_ask(task), answer)
     assert caught.value.code == "not_waiting"
     assert caught.value.message == "task task_1 is completed, not waiting on a reply"
 
@@ -256,7 +270,7 @@ def every_error() -> list[tuple[str, SvcError]]:
     errors = []
     for name, task, answer in cases:
         with pytest.raises(SvcError) as caught:
-            body_for(task, answer)
+            body_for(read_ask(task), answer)
         errors.append((name, caught.value))
     return errors
 

@@ -9,15 +9,15 @@ import pytest
 from tests.inproc import task_doc
 
 from svc.api.models import TaskDetail
-from svc.engines.reply import body_for, question_options
-from svc.replies import is_secret
+from svc.engines.asks import read_ask
+from svc.engines.reply import body_for
 from svc.ui import prompts
-from svc.ui.reply_form import AskReading, LeftToApprovalApp, answer_from_form
+from svc.ui.reply_form import LeftToApprovalApp, answer_from_form
 
 
 def body_from_form(task: TaskDetail) -> dict[str, Any]:
     """The form's answer, checked by the engine, as `svc reply` and `svc watch` do."""
-    return body_for(task, answer_from_form(task, AskReading(is_secret, question_options)))
+    return body_for(read_ask(task), answer_from_form(task))
 
 
 def _payment_task() -> TaskDetail:

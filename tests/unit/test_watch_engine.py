@@ -173,6 +173,7 @@ def test_an_answer_sent_closes_its_prompt_for_good(
     from svc.api.models import TaskDetail
     from svc.commands.watch_face import Following, WatchFace
     from svc.commands.watch_status import Status
+    from svc.engines.asks import read_ask
     from svc.engines.reply import body_for
     from svc.replies import Decline
 
@@ -193,7 +194,7 @@ def test_an_answer_sent_closes_its_prompt_for_good(
     answered(stale)
     assert face.form is not None  # the prompt a person answers
     face.form.withdraw()
-    decline = body_for(TaskDetail.model_validate(stale), Decline())
+    decline = body_for(read_ask(TaskDetail.model_validate(stale)), Decline())
     done = SimpleNamespace(task_id=task_id, task=stale, body=decline, error=None)
     done.done = SimpleNamespace(is_set=lambda: True)
     face.form = done  # type: ignore[assignment]

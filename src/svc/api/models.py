@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from svc.money import parse_usd
+from svc.sanitize import clean
 
 FINAL_STATES = frozenset({"completed", "failed", "cancelled"})
 BUDGET_PATTERN = r"^(0|[1-9]\d{0,8})(\.\d{1,6})?$"
@@ -43,6 +44,15 @@ class _Response(BaseModel):
 
 class Question(_Response):
     key: str
+
+    def options(self) -> list[str] | None:
+        """The answers the question offers (`options`, a member the spec leaves open), cleaned
+        as a form shows them, so an option a person picks there is one the reply check takes;
+        None if the question is open."""
+        offered = (self.model_extra or {}).get("options")
+        if not isinstance(offered, list) or not offered:
+            return None
+        return [clean(str(option), 80, single_line=True) for option in offered[:50]]
 
 
 class InfoRequest(_Response):

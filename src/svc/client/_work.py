@@ -28,6 +28,7 @@ from svc.client._contexts import Contexts
 from svc.client.types import DryRun, Submission, Task
 from svc.engines import dry_run as dry_run_engine
 from svc.engines import submit as submit_engine
+from svc.engines.asks import read_ask
 from svc.engines.changes import TaskChange
 from svc.engines.poll import poll_once
 from svc.engines.reply import send, tell_secrets
@@ -109,7 +110,7 @@ def reply(app: LibraryContext, task_id: str, answer: Answer) -> Task:
     with one_call(app):
         raw = _poll(app, task_id)
         Task.from_service(raw)  # a shape the spec does not allow: ProtocolError
-        answered = send(app, TaskDetail.model_validate(raw), answer)
+        answered = send(app, read_ask(TaskDetail.model_validate(raw)), answer)
         return Task.from_service(answered.raw)
 
 

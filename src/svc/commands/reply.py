@@ -18,15 +18,15 @@ import typer
 from svc.api.models import TaskDetail
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
-from svc.engines.asks import left_text, summarize
+from svc.engines.asks import left_text, read_ask, summarize
 from svc.engines.poll import poll_once
-from svc.engines.reply import ReplyMismatch, body_for, question_options, send_body
+from svc.engines.reply import ReplyMismatch, body_for, send_body
 from svc.errors import Conflict, ProtocolError, UsageError
-from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value, is_secret
+from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value
 from svc.ui import views
 from svc.ui.face import FaceContext
 from svc.ui.prompts import ask_hidden
-from svc.ui.reply_form import AskReading, LeftToApprovalApp, answer_from_form
+from svc.ui.reply_form import LeftToApprovalApp, answer_from_form
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
@@ -188,7 +188,7 @@ def _body(opts: ReplyOptions, app: FaceContext, detail: dict[str, Any]) -> dict[
                 "(prompting is off)"
             )
         check_time_left(app, detail)
-        answer = answer_from_form(task, AskReading(is_secret, question_options))
+        answer = answer_from_form(task)
         body = _checked(task, answer)
         check_time_left(app, detail, after_form=True)
         return body
@@ -227,7 +227,7 @@ FLAG_WORDS = {
 def _checked(task: TaskDetail, answer: Answer) -> dict[str, Any]:
     """`body_for`, its mismatches worded in flags (the others name no flag already)."""
     try:
-        return body_for(task, answer)
+        return body_for(read_ask(task), answer)
     except ReplyMismatch as mismatch:
         worded = FLAG_WORDS.get((mismatch.problem, mismatch.ask))
         if worded is not None:

@@ -13,7 +13,7 @@ import threading
 from typing import Any
 
 from svc import words
-from svc.replies import Approve, Decline, is_secret
+from svc.replies import Approve, Decline
 from svc.sanitize import clean
 from svc.ui import form, prompts
 
@@ -55,14 +55,17 @@ class FormSession:
         ask = detail.info_request
         if ask is not None and ask.is_payment_ask and not ask.required_keys():
             return self._payment(detail)
-        from svc.engines.reply import body_for, question_options
-        from svc.ui.reply_form import AskReading, answer_from_form
+        from svc.engines.asks import read_ask
+        from svc.engines.reply import body_for
+        from svc.ui.reply_form import answer_from_form
 
         prompts.say(self.waiting_line)  # what is asked and the time left, before the form
-        return body_for(detail, answer_from_form(detail, AskReading(is_secret, question_options)))
+        answer = answer_from_form(detail)
+        return body_for(read_ask(detail), answer)
 
     def _payment(self, detail: Any) -> dict[str, Any] | str:
         """The payment decision, asked as `svc reply` asks it (ui/form.py)."""
+        from svc.engines.asks import read_ask
         from svc.engines.reply import body_for
 
         ask = detail.info_request
@@ -70,9 +73,9 @@ class FormSession:
         merchant = clean(ask.merchant_name or "the merchant", 100, single_line=True)
         if ask.payment_status == "approval_expired":
             if form.resend_expired_approval(amount, merchant):
-                return body_for(detail, Approve())
+                return body_for(read_ask(detail), Approve())
             return LEAVE
         prompts.say(self.waiting_line)
         if form.decline_payment(amount, merchant):
-            return body_for(detail, Decline())
+            return body_for(read_ask(detail), Decline())
         return LEAVE

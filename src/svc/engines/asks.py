@@ -8,7 +8,9 @@ the values a person types are never part of it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from dataclasses import field as dataclass_field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -122,19 +124,64 @@ def left_text(seconds: int | None) -> str:
     return f"{minutes}m{secs:02d}s left" if minutes else f"{secs}s left"
 
 
+@dataclass(frozen=True)
+class Asked:
+    """What a task asks of its user, read once from the task: the rules an answer is checked
+    by and which of its parts are secrets, as plain data. The reply engine and an agent's
+    draft decide on it without reading the task again; it holds no value anyone typed."""
+
+    task_id: str
+    state: str
+    plain: bool  # a plain ask (its events say it), not a structured `info_request`
+    field: str | None = None  # the plain ask's field, as the service names it
+    field_secret: bool = False  # that field wants a secret
+    keys: tuple[str, ...] = ()  # the structured ask's keys, in its order
+    secret_keys: tuple[str, ...] = ()  # those a name marks secret (a structured ask has no flag)
+    # A question's choices, by its key (open questions are not in it).
+    options: Mapping[str, tuple[str, ...]] = dataclass_field(default_factory=dict)
+    payment: bool = False  # the structured ask is about a payment
+    words: object = None  # what the service says it asks (a plain ask's message, a note)
+
+    @property
+    def waiting(self) -> bool:
+        return self.state == "blocked_on_user"
+
+    @property
+    def secret_field(self) -> str | None:
+        """The plain ask's field when it wants a secret."""
+        return self.field if self.field_secret else None
+
+
+def read_ask(task: TaskDetail) -> Asked:
+    """The task's ask as `Asked` (a task not waiting asks nothing: no field, no keys)."""
+    ask = task.info_request
+    if ask is not None:
+        keys = tuple(ask.required_keys())
+        choices = {q.key: tuple(c) for q in ask.questions if (c := q.options())}
+        return Asked(
+            task.id,
+            task.state,
+            plain=False,
+            keys=keys,
+            secret_keys=tuple(key for key in keys if is_secret(key)),
+            options=choices,
+            payment=ask.is_payment_ask,
+            words=ask.note,
+        )
+    plain = task.plain_ask() or {}
+    named = plain.get("field")
+    name = named if isinstance(named, str) and named else None
+    secret = name is not None and plain_ask_is_secret(plain)
+    words = plain.get("message")
+    return Asked(task.id, task.state, plain=True, field=name, field_secret=secret, words=words)
+
+
 def secret_field(task: TaskDetail) -> str | None:
     """The field of a plain ask that wants a secret, else None."""
-    plain = task.plain_ask()
-    if not plain:
-        return None
-    field = plain.get("field")
-    if not isinstance(field, str) or not field:
-        return None
-    return field if plain_ask_is_secret(plain) else None
+    return read_ask(task).secret_field
 
 
 def secret_keys(task: TaskDetail) -> list[str]:
     """The keys of a structured ask that want a secret (a PIN, a password), in the ask's order.
     A structured ask has no per-key `sensitive` flag, so the name decides."""
-    ask = task.info_request
-    return [key for key in ask.required_keys() if is_secret(key)] if ask else []
+    return list(read_ask(task).secret_keys)

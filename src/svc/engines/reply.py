@@ -15,21 +15,14 @@ from typing import Any, Final, Literal
 
 from svc import redact
 from svc.api.answers import Task
-from svc.api.models import InfoRequest, Question, ReplyBody, TaskDetail
+from svc.api.models import ReplyBody
 from svc.context import AppContext
+from svc.engines.asks import Asked
 from svc.engines.auth import free_call_auth
 from svc.engines.task_state import remember
 from svc.engines.validate import build
 from svc.errors import Conflict, UsageError
-from svc.replies import (
-    Answer,
-    Approve,
-    Fields,
-    Message,
-    Secret,
-    Value,
-    plain_ask_is_secret,
-)
+from svc.replies import Answer, Approve, Fields, Message, Secret, Value
 from svc.sanitize import clean
 
 AskKind = Literal["plain", "structured"]
@@ -104,19 +97,19 @@ def tell_secrets(answer: Answer) -> None:
             redact.told(value)
 
 
-def body_for(task: TaskDetail, answer: Answer) -> dict[str, Any]:
-    """The body of `POST /tasks/{id}/reply` for `answer`, checked against the task's ask.
+def body_for(asked: Asked, answer: Answer) -> dict[str, Any]:
+    """The body of `POST /tasks/{id}/reply` for `answer`, checked against the task's ask
+    (`engines.asks.read_ask`).
 
     A sensitive value is told to `svc.redact` before the body is returned: the service may
     fold it into the goal, and nothing this process shows may carry it back."""
-    if task.state != "blocked_on_user":
+    if not asked.waiting:
         raise Conflict(
-            f"task {task.id} is {task.state}, not waiting on a reply", code="not_waiting"
+            f"task {asked.task_id} is {asked.state}, not waiting on a reply", code="not_waiting"
         )
-    ask = task.info_request
-    if ask is None:
-        return _plain_body(task, answer)
-    return _structured_body(ask, _given(answer))
+    if asked.plain:
+        return _plain_body(asked, answer)
+    return _structured_body(asked, _given(answer))
 
 
 def _given(answer: Answer) -> Given:
@@ -137,7 +130,7 @@ def _one(key: str | None, value: str) -> dict[str, str]:
     return {} if key is None else {key: value}
 
 
-def _plain_body(task: TaskDetail, answer: Answer) -> dict[str, Any]:
+def _plain_body(asked: Asked, answer: Answer) -> dict[str, Any]:
     """A plain ask takes a message, or one field's value (a secret one sent as sensitive)."""
     if isinstance(answer, Message):
         return build(ReplyBody, "reply", message=answer.text).model_dump(exclude_none=True)
@@ -149,9 +142,8 @@ def _plain_body(task: TaskDetail, answer: Answer) -> dict[str, Any]:
             ask="plain",
             given=_given(answer).kind,
         )
-    plain = task.plain_ask() or {}
-    field = answer.field if answer.field is not None else plain.get("field")
-    if not isinstance(field, str) or not field:
+    field = answer.field if answer.field is not None else asked.field
+    if not field:
         raise ReplyMismatch(
             "this plain ask names no key: answer with a Message, or name the key the Value "
             "or Secret answers",
@@ -159,16 +151,14 @@ def _plain_body(task: TaskDetail, answer: Answer) -> dict[str, Any]:
             ask="plain",
             given=_given(answer).kind,
         )
-    sensitive = isinstance(answer, Secret) or (
-        plain_ask_is_secret(plain) and plain.get("field") == field
-    )
+    sensitive = isinstance(answer, Secret) or asked.secret_field == field
     if sensitive and answer.value:
         redact.told(answer.value)  # the service may fold it into the goal: never shown back
     reply = build(ReplyBody, "reply", field=field, value=answer.value, sensitive=sensitive)
     return reply.model_dump(exclude_none=True)
 
 
-def _structured_body(ask: InfoRequest, answer: Given) -> dict[str, Any]:
+def _structured_body(asked: Asked, answer: Given) -> dict[str, Any]:
     """A structured ask takes exactly its keys' values, and a payment ask a decision."""
     if answer.kind in ("message", "value") or (answer.kind == "secret" and not answer.values):
         raise ReplyMismatch(
@@ -178,10 +168,10 @@ def _structured_body(ask: InfoRequest, answer: Given) -> dict[str, Any]:
             ask="structured",
             given=answer.kind,
         )
-    check_field_values(ask, answer.values, sensitive=answer.sensitive, given=answer.kind)
+    check_field_values(asked, answer.values, sensitive=answer.sensitive, given=answer.kind)
     info: dict[str, Any] = {"field_values": dict(answer.values)}
     if answer.payment is not None:
-        if not ask.is_payment_ask:
+        if not asked.payment:
             raise ReplyMismatch(
                 "this ask is not about a payment: answer with Fields, not Approve or Decline",
                 problem="not_payment",
@@ -199,14 +189,14 @@ def _structured_body(ask: InfoRequest, answer: Given) -> dict[str, Any]:
 
 
 def check_field_values(
-    ask: InfoRequest,
+    asked: Asked,
     values: Mapping[str, str],
     *,
     sensitive: bool = False,
     given: str = "fields",
 ) -> None:
     """Exactly the ask's keys, none empty, each question's value one of its options."""
-    required = ask.required_keys()
+    required = asked.keys
     missing = tuple(k for k in required if k not in values)
     extra = tuple(sorted(set(values) - set(required)))
     empty = tuple(k for k, v in values.items() if not v.strip())
@@ -225,39 +215,30 @@ def check_field_values(
             ask="structured",
             given=given,
             code="field_values_mismatch",
-            asked=tuple(required),
+            asked=required,
             missing=missing,
             extra=extra,
             empty=empty,
         )
-    for question in ask.questions:
-        _check_option(question, values.get(question.key), sensitive=sensitive, given=given)
+    for key, allowed in asked.options.items():
+        _check_option(key, allowed, values.get(key), sensitive=sensitive, given=given)
 
 
-def _check_option(question: Question, value: str | None, *, sensitive: bool, given: str) -> None:
-    allowed = question_options(question)
-    if not allowed or value is None or value in allowed:
+def _check_option(
+    key: str, allowed: tuple[str, ...], value: str | None, *, sensitive: bool, given: str
+) -> None:
+    if value is None or value in allowed:
         return
     shown = HIDDEN if sensitive else repr(clean(value, 80, single_line=True))
     raise ReplyMismatch(
-        f"{question.key}={shown} is not one of the options the question offers: "
-        f"{', '.join(allowed)}",
+        f"{key}={shown} is not one of the options the question offers: {', '.join(allowed)}",
         problem="option",
         ask="structured",
         given=given,
         code="field_values_mismatch",
-        key=question.key,
-        options=tuple(allowed),
+        key=key,
+        options=allowed,
     )
-
-
-def question_options(question: Question) -> list[str] | None:
-    """The answers a question offers (`options`), cleaned as the form shows them (so the
-    option a person picks there is one this check takes); None if the question is open."""
-    options = (question.model_extra or {}).get("options")
-    if not isinstance(options, list) or not options:
-        return None
-    return [clean(str(option), 80, single_line=True) for option in options[:50]]
 
 
 def send_body(app: AppContext, task_id: str, body: dict[str, Any]) -> Task:
@@ -268,6 +249,6 @@ def send_body(app: AppContext, task_id: str, body: dict[str, Any]) -> Task:
     return answered
 
 
-def send(app: AppContext, task: TaskDetail, answer: Answer) -> Task:
+def send(app: AppContext, asked: Asked, answer: Answer) -> Task:
     """Check `answer` against the task's ask and send it."""
-    return send_body(app, task.id, body_for(task, answer))
+    return send_body(app, asked.task_id, body_for(asked, answer))

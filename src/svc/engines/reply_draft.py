@@ -16,7 +16,7 @@ from typing import Protocol
 from svc.api.answers import Task
 from svc.api.models import TaskDetail
 from svc.context import AppContext
-from svc.engines.asks import secret_field, secret_keys
+from svc.engines.asks import Asked, read_ask
 from svc.engines.reply import check_field_values, send
 from svc.errors import HumanNeeded, UsageError
 from svc.next_step import Next, step
@@ -44,7 +44,7 @@ class Person(Protocol):
     def reachable(self) -> bool:
         """Whether the face can ask the person at all."""
 
-    def secret(self, task: TaskDetail, key: str) -> str | None:
+    def secret(self, asked: Asked, key: str) -> str | None:
         """The person's value for `key` (None: they gave none)."""
 
     def keep(self, value: str) -> None:
@@ -54,23 +54,26 @@ class Person(Protocol):
 def send_draft(
     app: AppContext, task: TaskDetail, draft: Draft, person: Person, *, agent_secrets: bool
 ) -> Task:
-    """Complete the draft's secrets and send it; `agent_secrets`: the agent may give them."""
-    return send(app, task, completed(task, draft, person, agent_secrets=agent_secrets))
+    """Complete the draft's secrets and send it; `agent_secrets`: the agent may give them.
+    The ask is read once: every decision below is made on that reading."""
+    asked = read_ask(task)
+    answer = completed(asked, draft, person, agent_secrets=agent_secrets)
+    return send(app, asked, answer)
 
 
-def completed(task: TaskDetail, draft: Draft, person: Person, *, agent_secrets: bool) -> Answer:
+def completed(asked: Asked, draft: Draft, person: Person, *, agent_secrets: bool) -> Answer:
     """The draft as a neutral answer, each secret from the person (or refused from the agent)."""
-    _agent_set_secrets(task, draft, person, agent_secrets)
-    if task.info_request is not None:
-        _ask_for_secret_keys(task, draft, person)
-    elif _wants_secret(task, draft):
-        _plain_secret(task, draft, person, agent_secrets)
+    _agent_set_secrets(asked, draft, person, agent_secrets)
+    if not asked.plain:
+        _ask_for_secret_keys(asked, draft, person)
+    elif _wants_secret(asked, draft):
+        _plain_secret(asked, draft, person, agent_secrets)
     elif draft.field is not None and draft.value is None:
         raise UsageError(f"field {draft.field} needs a value")
     return _answer(draft)
 
 
-def _agent_set_secrets(task: TaskDetail, draft: Draft, person: Person, allowed: bool) -> None:
+def _agent_set_secrets(asked: Asked, draft: Draft, person: Person, allowed: bool) -> None:
     """Refuse a secret value the agent put in a structured answer (a key named with no value
     is a request to ask the person, not a value); keep one the settings allow."""
     given = [key for key, value in draft.sets.items() if is_secret(key) and value]
@@ -79,49 +82,47 @@ def _agent_set_secrets(task: TaskDetail, draft: Draft, person: Person, allowed: 
         raise UsageError(
             f"refused: field_values carries a secret ({names}) from the model (nothing was sent)",
             code="secret_from_model",
-            next=_way_for_person(task, person, names, whole_ask=True, allowable=False),
+            next=_way_for_person(asked, person, names, whole_ask=True, allowable=False),
         )
     for key in given:  # allowed from the agent, still a secret to every later answer
         person.keep(draft.sets[key])
         draft.sensitive = True
 
 
-def _ask_for_secret_keys(task: TaskDetail, draft: Draft, person: Person) -> None:
+def _ask_for_secret_keys(asked: Asked, draft: Draft, person: Person) -> None:
     """Ask the person for each secret key the agent left out, once the rest is known to fit
     the ask: a wrong address must not cost the person a typed PIN that is then thrown away."""
-    missing = [key for key in secret_keys(task) if not draft.sets.get(key)]
-    if not missing or task.state != "blocked_on_user" or draft.field or draft.message:
+    missing = [key for key in asked.secret_keys if not draft.sets.get(key)]
+    if not missing or not asked.waiting or draft.field or draft.message:
         return  # nothing to ask, or the reply engine refuses the answer as it stands
-    assert task.info_request is not None
-    check_field_values(task.info_request, {**draft.sets, **dict.fromkeys(missing, "asked")})
+    check_field_values(asked, {**draft.sets, **dict.fromkeys(missing, "asked")})
     if not person.reachable:
         raise HumanNeeded(
             f"{', '.join(missing)}: a secret, and this MCP client cannot ask the person for "
             "it; nothing was sent",
             code="human_needed",
-            next=step("answer_in_terminal", task_id=task.id, what="the whole ask"),
+            next=step("answer_in_terminal", task_id=asked.task_id, what="the whole ask"),
         )
     for key in missing:  # one after another: each may be a round of its own
-        draft.sets[key] = _from_person(task, key, person)
+        draft.sets[key] = _from_person(asked, key, person)
     draft.sensitive = True  # the reply's flag: the service keeps every value of it apart
 
 
-def _wants_secret(task: TaskDetail, draft: Draft) -> bool:
-    asked = secret_field(task)
+def _wants_secret(asked: Asked, draft: Draft) -> bool:
     if draft.field is not None:
-        return is_secret(draft.field, draft.sensitive) or asked == draft.field
-    return asked is not None and draft.message is not None  # a code sent as a message
+        return is_secret(draft.field, draft.sensitive) or asked.secret_field == draft.field
+    return asked.secret_field is not None and draft.message is not None  # a code as a message
 
 
-def _plain_secret(task: TaskDetail, draft: Draft, person: Person, allowed: bool) -> None:
+def _plain_secret(asked: Asked, draft: Draft, person: Person, allowed: bool) -> None:
     given = draft.value if draft.value is not None else draft.message
     if given is not None and not allowed:
-        field = draft.field or secret_field(task) or "value"
+        field = draft.field or asked.secret_field or "value"
         raise UsageError(
             f"refused: {field} is a secret and must come from the person, not from the model "
             "(nothing was sent)",
             code="secret_from_model",
-            next=_way_for_person(task, person, field, whole_ask=False, allowable=True),
+            next=_way_for_person(asked, person, field, whole_ask=False, allowable=True),
         )
     if given is not None:
         person.keep(given)
@@ -130,14 +131,14 @@ def _plain_secret(task: TaskDetail, draft: Draft, person: Person, allowed: bool)
             raise HumanNeeded(
                 f"{draft.field} is a secret and this MCP client cannot ask the person for it",
                 code="human_needed",
-                next=step("answer_in_terminal", task_id=task.id, field=draft.field),
+                next=step("answer_in_terminal", task_id=asked.task_id, field=draft.field),
             )
-        draft.value = _from_person(task, draft.field, person)
+        draft.value = _from_person(asked, draft.field, person)
     draft.sensitive = draft.field is not None
 
 
-def _from_person(task: TaskDetail, key: str, person: Person) -> str:
-    value = person.secret(task, key)
+def _from_person(asked: Asked, key: str, person: Person) -> str:
+    value = person.secret(asked, key)
     if value is None:
         raise HumanNeeded(f"the person gave no {key}; nothing was sent", code="human_needed")
     person.keep(value)
@@ -145,7 +146,7 @@ def _from_person(task: TaskDetail, key: str, person: Person) -> str:
 
 
 def _way_for_person(
-    task: TaskDetail, person: Person, names: str, *, whole_ask: bool, allowable: bool
+    asked: Asked, person: Person, names: str, *, whole_ask: bool, allowable: bool
 ) -> Next:
     """The next step of a refused agent secret: leave it to the person, who is asked directly
     where the face can ask them, else answers in a terminal; `allowable`: the settings could
@@ -156,8 +157,8 @@ def _way_for_person(
             "leave_secret_to_person", names=names, ask="whole" if whole_ask else "one", **allow
         )
     if whole_ask:
-        return step("answer_in_terminal", task_id=task.id, what="it", **allow)
-    return step("answer_in_terminal", task_id=task.id, field=names, **allow)
+        return step("answer_in_terminal", task_id=asked.task_id, what="it", **allow)
+    return step("answer_in_terminal", task_id=asked.task_id, field=names, **allow)
 
 
 def _answer(draft: Draft) -> Answer:

@@ -8,19 +8,17 @@ import shlex
 from typing import Any
 
 from svc.api.models import TaskDetail
-from svc.engines.asks import secret_field, secret_keys
+from svc.engines.asks import Asked, secret_field, secret_keys
 from svc.next_words import reply_command
 from svc.sanitize import clean
 from svc.words import usd
 
 
-def secret_prompt(task: TaskDetail, field: str) -> str:
-    plain = task.plain_ask() or {}
-    note = task.info_request.note if task.info_request else None  # a structured ask's words
-    asked = clean(plain.get("message") or note or f"The task asks for {field}.", 500)
+def secret_prompt(asked: Asked, field: str) -> str:
+    words = clean(asked.words or f"The task asks for {field}.", 500)
     return (
-        f"{asked}\n\nTask {clean(task.id, 80, single_line=True)} needs {field}. It goes straight "
-        "to the service, marked sensitive; the AI agent never sees it."
+        f"{words}\n\nTask {clean(asked.task_id, 80, single_line=True)} needs {field}. It goes "
+        "straight to the service, marked sensitive; the AI agent never sees it."
     )
 
 

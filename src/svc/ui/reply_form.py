@@ -1,9 +1,9 @@
 """The interactive reply form: say what is asked, ask for every answer, review, then answer.
 
 The form is a face: it reads the terminal and returns a neutral `svc.replies` answer, which
-goes through the reply engine's `body_for` like any other. How an ask is read (which key is a
-secret, which options a question offers) is the engine's, handed in (`AskReading`), so this
-module stays in its layer and the form picks only options the engine's check takes.
+goes through the reply engine's `body_for` like any other. How an ask is read is the one rule
+of every face: which key is a secret (`svc.replies.is_secret`) and which options a question
+offers (`Question.options`), so the form picks only options the engine's check takes.
 
 Empty answers, and answers outside a question's options, are asked again here and never sent.
 A question's options are numbered: the number or the text is taken. Typed answers end in a
@@ -30,19 +30,11 @@ from svc.replies import (
     Message,
     Secret,
     Value,
+    is_secret,
     plain_ask_is_secret,
 )
 from svc.sanitize import clean
 from svc.ui import form, prompts
-
-
-@dataclass(frozen=True)
-class AskReading:
-    """How the engine reads an ask: whether a key's name reads like a secret, and the options
-    a question offers (None when open)."""
-
-    is_secret: Callable[[str], bool]
-    options: Callable[[Question], list[str] | None]
 
 
 class ReplyCancelled(UsageError):
@@ -85,13 +77,13 @@ class _Item:
     value: str = ""
 
 
-def answer_from_form(task: TaskDetail, reading: AskReading) -> Answer:
+def answer_from_form(task: TaskDetail) -> Answer:
     """Ask the person at the terminal: a reviewed answer, for the engine to check."""
     ask = task.info_request
     if ask is None:
         return _plain(task)
     form.header(_header(ask))
-    items = _structured(ask, reading)
+    items = _structured(ask)
     for item in items:
         item.value = item.ask()
     payment = _Item("payment", lambda: _payment_choice(ask)) if ask.is_payment_ask else None
@@ -119,27 +111,27 @@ def _header(ask: InfoRequest) -> list[str]:
     return lines
 
 
-def _structured(ask: InfoRequest, reading: AskReading) -> list[_Item]:
-    items = [_field(name, reading) for name in ask.requested_fields]
+def _structured(ask: InfoRequest) -> list[_Item]:
+    items = [_field(name) for name in ask.requested_fields]
     asked = set(ask.requested_fields)
     for question in ask.questions:
         if question.key not in asked:
             asked.add(question.key)
-            items.append(_Item(question.key, _question_asker(question, reading)))
+            items.append(_Item(question.key, _question_asker(question)))
     return items
 
 
-def _field(name: str, reading: AskReading) -> _Item:
+def _field(name: str) -> _Item:
     """A requested field, typed hidden when its name reads like a secret (a PIN, a password)."""
-    hidden = reading.is_secret(name)
+    hidden = is_secret(name)
     label = clean(name, 64, single_line=True) + (" (hidden)" if hidden else "")
     return _Item(name, _asker(label, hidden=hidden), secret=hidden)
 
 
-def _question_asker(question: Question, reading: AskReading) -> Callable[[], str]:
+def _question_asker(question: Question) -> Callable[[], str]:
     extra = question.model_extra or {}
     text = clean(str(extra.get("question") or extra.get("text") or question.key), 200)
-    options = reading.options(question)
+    options = question.options()
     if not options:
         return _asker(text)
     label = f"{text} ({'/'.join(options)})"

@@ -9,7 +9,7 @@ import anyio
 import anyio.from_thread
 
 from svc.api.models import TaskDetail
-from svc.engines.asks import secret_field
+from svc.engines.asks import read_ask, secret_field
 from svc.engines.poll import poll_once
 from svc.engines.reply import send
 from svc.engines.watch import Follower
@@ -68,11 +68,11 @@ async def answer_secret(call: Call, task: TaskDetail, field: str) -> dict[str, A
     can carry it.
     """
 
-    value = await call.human.secret(secret_prompt(task, field), field, task.id)
+    value = await call.human.secret(secret_prompt(read_ask(task), field), field, task.id)
     if value is None:
         return None
     call.vault.add(value)
-    return await call.run(lambda app: send(app, task, Secret(value, field)).raw)
+    return await call.run(lambda app: send(app, read_ask(task), Secret(value, field)).raw)
 
 
 async def wait_for_task(call: Call, args: dict[str, Any]) -> Outcome:

@@ -12,7 +12,7 @@ from typing import Any
 
 import anyio.from_thread
 
-from svc.api.models import TaskDetail
+from svc.engines.asks import Asked
 from svc.engines.reply import ReplyMismatch
 from svc.engines.reply_draft import Draft, send_draft
 from svc.errors import UsageError
@@ -65,12 +65,12 @@ class Person:
     def reachable(self) -> bool:
         return self.call.human.reachable
 
-    def secret(self, task: TaskDetail, key: str) -> str | None:
-        return anyio.from_thread.run(self._ask, task, key)
+    def secret(self, asked: Asked, key: str) -> str | None:
+        return anyio.from_thread.run(self._ask, asked, key)
 
-    async def _ask(self, task: TaskDetail, key: str) -> str | None:
-        await self.call.progress(f"task {task.id} waits for the person's {key}")
-        return await self.call.human.secret(secret_prompt(task, key), key, task.id)
+    async def _ask(self, asked: Asked, key: str) -> str | None:
+        await self.call.progress(f"task {asked.task_id} waits for the person's {key}")
+        return await self.call.human.secret(secret_prompt(asked, key), key, asked.task_id)
 
     def keep(self, value: str) -> None:
         self.call.vault.add(value)
