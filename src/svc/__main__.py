@@ -7,12 +7,14 @@ through the Typer app (svc.cli.app).
 from __future__ import annotations
 
 import gc
+import os
 import sys
 
 from svc.ui.terminal import (
     caused_by_interrupt,
     error_line,
     interrupt_exit_code,
+    interrupted,
     interrupted_line,
     let_a_person_interrupt,
     open_closed_streams,
@@ -50,13 +52,41 @@ def process_main() -> None:
     counting still frees what it frees, `atexit` and `weakref.finalize` callbacks still run,
     and svc closes its files and ledgers itself. Only this process entry freezes: a caller of
     `main` in a longer-lived process (the in-process test runner) keeps its collections.
+    An interrupt that leaves daemon threads running ends the process here, even under a host
+    that would catch the SystemExit (`_end_beside_running_threads`).
     """
     Process.owned = True  # a long run may freeze what start-up built (svc.cli.heap)
     try:
         main()
+    except SystemExit as ending:
+        if interrupted():
+            _end_beside_running_threads(ending.code)
+        raise
     finally:
         gc.freeze()
         Process.owned = False  # a host that called this and goes on owns its process again
+
+
+def _end_beside_running_threads(code: object) -> None:
+    """After an interrupt, end the process here while daemon threads still run (a poll or a
+    paid line in flight, abandoned on purpose; its record is already written).
+
+    The interpreter's own exit ends in C-level exit handlers, and OpenSSL's (OPENSSL_cleanup)
+    frees libcrypto's locks while such a thread may be inside the library (building an SSL
+    context, in a handshake): a loaded run saw an interrupted `svc watch` die by SIGSEGV
+    after its last line. What that exit does and matters here is done first (the atexit
+    callbacks, both streams flushed). A non-daemon thread left keeps the interpreter's exit,
+    which waits for it."""
+    import threading
+
+    others = [t for t in threading.enumerate() if t is not threading.main_thread()]
+    if not isinstance(code, int) or not others or not all(t.daemon for t in others):
+        return
+    import atexit
+
+    atexit._run_exitfuncs()
+    settle_streams()
+    os._exit(code)
 
 
 def _run() -> int:

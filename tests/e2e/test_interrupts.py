@@ -154,3 +154,53 @@ def test_a_ctrl_c_whose_interrupt_python_lost_still_ends_a_watch(
     assert result.returncode == 130, (result.returncode, result.stderr)
     assert time.monotonic() - started < 10
     assert "interrupted" in result.stderr
+
+
+# The console script's entry, with a C-level exit handler that aborts: it stands for OpenSSL's
+# (OPENSSL_cleanup, which frees libcrypto's locks when exit() runs). The interpreter's own exit
+# runs such handlers while daemon threads may still be inside that library: a loaded run caught
+# an interrupted watch dying by SIGSEGV after its last line, its poll thread building an SSL
+# context as OPENSSL_cleanup ran. A marker says when the first poll is in flight.
+EXIT_HANDLER_PROBE = """
+import ctypes, sys
+libc = ctypes.CDLL(None)
+libc["__cxa_atexit"](ctypes.cast(libc.abort, ctypes.c_void_p), None, None)
+import svc.engines.watch_parts as parts
+send = parts.Pollers.send
+def sending(self, task_id):
+    send(self, task_id)
+    print("poll in flight", file=sys.stderr, flush=True)
+parts.Pollers.send = sending
+from svc.__main__ import process_main
+sys.argv[0] = "svc"
+process_main()
+"""
+
+
+def test_an_interrupt_beside_a_poll_in_flight_ends_before_c_exit_handlers(
+    cli: Cli, sandbox: Sandbox
+) -> None:
+    """Ctrl-C while a poll is in flight: its daemon thread is still in a socket read when the
+    command ends, so the process ends at once (exit 130) without the C-level exit handlers
+    that may free a library under that thread."""
+    import sys
+
+    task_id = submit(cli, "Long one #slow")
+    hang = {"kind": "delay", "seconds": 8, "method": "GET", "path": f"/svc/tasks/{task_id}"}
+    sandbox.faults(hang)
+    env = {k: v for k, v in cli.env.items() if k != "CI"}
+    child = pexpect.spawn(
+        sys.executable,
+        ["-c", EXIT_HANDLER_PROBE, "watch", task_id],
+        env=env,
+        encoding="utf-8",
+        timeout=20,
+        dimensions=(50, 160),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    child.expect("poll in flight")  # the poll's thread waits on the delayed answer
+    child.kill(signal.SIGINT)
+    child.expect(pexpect.EOF, timeout=15)
+    child.close()
+    assert (child.exitstatus, child.signalstatus) == (130, None), child.before
+    assert "interrupted" in (child.before or "")

@@ -211,6 +211,11 @@ def let_a_person_interrupt() -> None:
             return
 
 
+def interrupted() -> bool:
+    """Whether a terminating signal (Ctrl-C, SIGTERM, SIGHUP) reached svc's handler."""
+    return bool(_interrupts)
+
+
 def interrupt_exit_code() -> int:
     """128 + the signal that interrupted the command (130 for Ctrl-C, 143 for SIGTERM)."""
     return 128 + (_signals[-1] if _signals else SIGINT)
