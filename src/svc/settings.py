@@ -468,6 +468,26 @@ def resolve(
     return s
 
 
+def reread(old: Settings, profile_values: dict[str, Any]) -> Settings:
+    """`old` resolved again over a profile's values read anew: what a flag gave stays (the
+    command line does not change), the rest follows the environment and the file, as a new
+    command would see them. A long-lived server (`svc mcp`) takes a person's `svc config set`
+    at its next call this way."""
+    given = old.sources
+    fresh = resolve(
+        base_url=old.base_url if given.get("base_url") == "flag" else None,
+        auth_base=old.auth_base if given.get("auth_base") == "flag" else None,
+        profile=old.profile if given.get("profile") == "flag" else None,
+        json_output=old.json_output,
+        no_input=old.no_input,
+        verbose=old.verbose,
+        profile_values=profile_values,
+        stdin_is_tty=False,
+    )
+    fresh.no_input = old.no_input
+    return fresh
+
+
 # Kinds whose empty value is no value (the default applies); any other kind's parser refuses it.
 _EMPTY_IS_UNSET = ("text", "url", "list", "rails", "rail", "ledger_url", "runner")
 

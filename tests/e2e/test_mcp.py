@@ -151,6 +151,30 @@ def test_lists_the_tools_with_the_spec_limits(cli: Cli, svc_mcp: list[str]) -> N
     run(body)
 
 
+def test_with_no_wallet_no_one_is_asked_to_pay(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
+    """A profile with no wallet: the refusal is the missing wallet, and the person is never
+    asked "Pay 1.50 USD?" for a payment that could not be made."""
+    cli.ok("config", "set", "max_price_usd", "1.50", "--profile", "empty")
+    person = Person(pay=True)
+    rid = f"req_{uuid.uuid4().hex}"
+
+    async def body() -> None:
+        async with served(cli, svc_mcp, person=person, env={"SVC_PROFILE": "empty"}) as (
+            session,
+            _,
+        ):
+            args = {"task": "Pay #complete", "email": unique_email(), "request_id": rid}
+            refused = await session.call_tool("submit_task", args)
+            assert refused.is_error
+            text = refused.content[0].text  # type: ignore[union-attr]
+            assert "no_wallet" in text and "no wallet to pay with" in text, text
+
+    run(body)
+    assert person.asked == [] and sandbox.charges_for(rid) == []
+
+
 def test_submit_pays_once_and_the_same_request_id_is_never_charged_again(
     cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
 ) -> None:

@@ -3,8 +3,8 @@
 The attacks first, as a web page in the person's browser or a rebinding name would make them,
 against the real `svc mcp --http` process: no token, a token in the URL, a foreign Origin, a
 wrong Host, a non-loopback bind. Then the SDK's own client, pinned to 2026-07-28, pays over
-HTTP after the person approves in an input-required round; a 2025 client, which a stateless
-server cannot ask, is refused with nothing paid.
+HTTP after the person approves in an input-required round; a 2025 client, in a session, is
+asked by elicitation as over stdio.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from mcp.client.streamable_http import streamable_http_client
 from tests.conftest import SVC, Cli, Sandbox, _base_env, unique_email
 from tests.e2e.test_mcp import Person, run
 from tests.forkserver import Forked, ForkServer
-from tests.mcp_wire import initialize, tools_list
+from tests.mcp_wire import INITIALIZED, initialize, tools_list
 
 from svc.mcp.guard import MAX_BODY_BYTES
 
@@ -285,34 +285,51 @@ def test_the_sdk_client_pays_over_http_after_the_person_approves(
         run(body)
 
 
-def test_a_2025_client_which_stateless_http_cannot_ask_pays_nothing(
+def test_a_2025_client_over_http_is_asked_as_over_stdio(
     cli: Cli, sandbox: Sandbox, fork_server: ForkServer
 ) -> None:
-    person = Person(pay=True)
-    rid = f"req_{uuid.uuid4().hex}"
+    """The SDK's client in legacy mode (2025-11-25, a session with its back channel): the
+    person is asked to pay and pays once; a person who declines pays nothing; a client that
+    declares no forms is told it cannot ask the person, and nothing is paid either."""
+    rids = [f"req_{uuid.uuid4().hex}" for _ in range(3)]
+    payer, decliner = Person(pay=True), Person(pay=False)
+
+    def submit(rid: str) -> dict[str, Any]:
+        return {"task": "Renew my books #complete", "email": unique_email(), "request_id": rid}
+
     with http_server(cli, fork_server) as served:
+        token = served.token or token_of(cli)
 
         async def body() -> None:
-            async with _client(
-                served, served.token or "", mode="legacy", elicitation_callback=person
-            ) as client:
-                spend = await client.call_tool("spend", {})
-                assert not spend.is_error
-                refused = await client.call_tool(
-                    "submit_task",
-                    {
-                        "task": "Renew my books #complete",
-                        "email": unique_email(),
-                        "request_id": rid,
-                    },
-                )
-                assert refused.is_error
+            async with _client(served, token, mode="legacy", elicitation_callback=payer) as c:
+                paid = await c.call_tool("submit_task", submit(rids[0]))
+                assert not paid.is_error, paid.content
+            async with _client(served, token, mode="legacy", elicitation_callback=decliner) as c:
+                declined = await c.call_tool("submit_task", submit(rids[1]))
+                assert declined.is_error
+                assert "payment_not_approved" in declined.content[0].text  # type: ignore[union-attr]
+            async with _client(served, token, mode="legacy") as c:  # no elicitation capability
+                refused = await c.call_tool("submit_task", submit(rids[2]))
                 text = refused.content[0].text  # type: ignore[union-attr]
-                assert "payment_not_approved" in text and "cannot ask the person" in text, text
+                assert refused.is_error and "cannot ask the person" in text, text
 
         run(body)
-    assert sandbox.charges_for(rid) == []
-    assert person.asked == []
+    assert len(sandbox.charges_for(rids[0])) == 1 and len(payer.payment_questions()) == 1
+    assert sandbox.charges_for(rids[1]) == [] and len(decliner.payment_questions()) == 1
+    assert sandbox.charges_for(rids[2]) == []
+
+
+def session_headers(served: Served) -> dict[str, str]:
+    """A 2025-11-25 session opened by hand (initialize, then initialized): the headers of
+    every later request in it."""
+    headers = {**HEADERS, "authorization": f"Bearer {served.token}"}
+    opened = httpx.post(served.url, json=initialize("raw"), headers=headers, timeout=10)
+    assert opened.status_code == 200, opened.text
+    headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+    headers["mcp-protocol-version"] = "2025-11-25"
+    done = httpx.post(served.url, json=INITIALIZED, headers=headers, timeout=10)
+    assert done.status_code == 202, done.text
+    return headers
 
 
 def test_sigterm_stops_the_server_and_frees_the_port(cli: Cli) -> None:
@@ -348,7 +365,7 @@ def test_a_signal_ends_a_waiting_call_promptly_not_after_its_budget(
     with http_server(cli, None) as served:  # signalled: exec'd
         signalled = 0.0
         events: list[dict[str, Any]] = []
-        headers = {**HEADERS, "authorization": f"Bearer {served.token}"}
+        headers = session_headers(served)
         with (
             contextlib.suppress(httpx.RemoteProtocolError),  # cut by the stop: see above
             httpx.stream("POST", served.url, json=call, headers=headers, timeout=60) as reply,
@@ -372,3 +389,61 @@ def test_a_signal_ends_a_waiting_call_promptly_not_after_its_budget(
         assert not last["result"].get("isError"), last
         assert "call wait_for_task again" in last["result"]["content"][0]["text"], last
     assert "ERROR" not in said and said.rstrip().endswith("svc: interrupted (SIGTERM)"), said
+
+
+def test_a_setting_changed_while_serving_counts_at_the_next_call(
+    cli: Cli, sandbox: Sandbox, fork_server: ForkServer
+) -> None:
+    """`svc config set mcp_preapproved_usd 1.50` while `svc mcp --http` runs: the next call
+    of a client that cannot show forms pays without a restart (before it, it was refused with
+    nothing paid); a config file broken meanwhile is that call's one-line error, and the
+    server goes on once it is mended."""
+    rids = [f"req_{uuid.uuid4().hex}" for _ in range(3)]
+
+    def submit(rid: str) -> dict[str, Any]:
+        return {"task": "Renew my books #complete", "email": unique_email(), "request_id": rid}
+
+    with http_server(cli, fork_server) as served:
+        token = served.token or token_of(cli)
+        config = cli.home / "config" / "config.toml"
+
+        async def body() -> None:
+            async with _client(served, token, mode="legacy") as client:
+                refused = await client.call_tool("submit_task", submit(rids[0]))
+                assert refused.is_error
+                cli.ok("config", "set", "mcp_preapproved_usd", "1.50")
+                paid = await client.call_tool("submit_task", submit(rids[1]))
+                assert not paid.is_error, paid.content
+                kept = config.read_text()
+                config.write_text(kept + "\n[broken\n")
+                broken = await client.call_tool("spend", {})
+                text = broken.content[0].text  # type: ignore[union-attr]
+                assert broken.is_error and "not valid TOML" in text, text
+                config.write_text(kept)
+                again = await client.call_tool("submit_task", submit(rids[2]))
+                assert not again.is_error, again.content
+
+        run(body)
+    assert sandbox.charges_for(rids[0]) == []
+    assert len(sandbox.charges_for(rids[1])) == 1 and len(sandbox.charges_for(rids[2])) == 1
+
+
+def test_sessions_are_bounded_and_a_closed_one_frees_its_place(
+    cli: Cli, fork_server: ForkServer
+) -> None:
+    """A 2025 client's session is state the server keeps: even a holder of the token cannot
+    open them without end (503 past the bound), and one the client closes (DELETE) is
+    forgotten at once (404 after) and frees its place."""
+    from svc.mcp.http import MAX_SESSIONS
+
+    with http_server(cli, fork_server) as served:
+        opened = [session_headers(served) for _ in range(MAX_SESSIONS)]
+        headers = {**HEADERS, "authorization": f"Bearer {served.token}"}
+        over = httpx.post(served.url, json=initialize("one-too-many"), headers=headers)
+        assert over.status_code == 503, over.text
+        closed = httpx.delete(served.url, headers=opened[0], timeout=10)
+        assert closed.status_code == 200, closed.text
+        gone = httpx.post(served.url, json=tools_list(2), headers=opened[0], timeout=10)
+        assert gone.status_code == 404
+        again = httpx.post(served.url, json=initialize("in-its-place"), headers=headers)
+        assert again.status_code == 200, again.text

@@ -175,6 +175,7 @@ def test_a_signal_ends_an_http_server_after_a_session(cli: Cli, name: str) -> No
         with httpx.Client(timeout=10) as client:
             hello = client.post(url, json=INIT, headers=auth)
             assert hello.status_code == 200, hello.text
+            auth["mcp-session-id"] = hello.headers["mcp-session-id"]  # a 2025 client's session
             listed = client.post(url, json=LIST, headers=auth)
             assert listed.status_code == 200, listed.text
             proc.send_signal(signum)

@@ -435,9 +435,9 @@ def test_a_warning_svc_gives_mid_call_reaches_the_client_as_a_log_message(
 def test_the_typescript_client_pays_and_finishes_a_task_over_http(
     cli: Cli, sandbox: Sandbox, svc_mcp: list[str], fork_server: ForkServer
 ) -> None:
-    """`svc mcp --http` with its bearer token: the TypeScript SDK's own HTTP transport pays
-    (stateless HTTP cannot carry a 2025 client's form, so the person pre-approved 1.50 USD)
-    and follows the task to its end; the first call without the token got 401."""
+    """`svc mcp --http` with its bearer token: the TypeScript SDK's own HTTP transport (a
+    2025-11-25 host) is asked by elicitation to pay, as over stdio, pays once and follows the
+    task to its end; the first call without the token got 401."""
     from tests.e2e.test_mcp_http import http_server, token_of
 
     rid = f"req_{uuid.uuid4().hex}"
@@ -446,14 +446,49 @@ def test_the_typescript_client_pays_and_finishes_a_task_over_http(
         {"advance": 30},
         call("wait_for_task", task_id="$task", timeout_seconds=20),
     ]
-    paying = Cli(cli.home, {**cli.env, **PREAPPROVED})
-    with http_server(paying, fork_server) as served:
-        token = served.token or token_of(paying)
+    with http_server(cli, fork_server) as served:
+        token = served.token or token_of(cli)
         assert served.post().status_code == 401  # no token: nothing served
-        report = drive(cli, sandbox, svc_mcp, steps, http={"url": served.url, "token": token})
+        report = drive(
+            cli, sandbox, svc_mcp, steps, http={"url": served.url, "token": token},
+            person={"pay": True},
+        )  # fmt: skip
     assert report["negotiated"] == "2025-11-25" and report["stderr"] == ""  # HTTP, not stdio
     submitted, _, waited = report["steps"]
     assert "Paid 1.50 USD" in text_of(result_of(submitted)), text_of(result_of(submitted))
     assert task_of(waited)["state"] == "completed", text_of(result_of(waited))
+    [form] = report["asked"]  # the person was asked, in the host's own form
+    assert "Pay 1.50 USD by x402" in form["message"] and form.get("mode", "form") == "form"
     assert len(sandbox.charges_for(rid)) == 1
     assert token not in json.dumps(report)
+
+
+def test_a_2fa_task_over_http_asks_the_person_for_the_code_by_elicitation(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str], fork_server: ForkServer
+) -> None:
+    """The same 2FA task as over stdio, over `svc mcp --http`: the person approves the
+    payment and types the code in the host's forms; the code reaches the service marked
+    sensitive and appears in no result, progress, log or form the host saw."""
+    from tests.e2e.test_mcp_http import http_server, token_of
+
+    code = f"{uuid.uuid4().int % 10**8:08d}"
+    steps = [
+        call("submit_task", task="Log in to my bank #2fa", email=unique_email()),
+        {"advance": 11},  # the sandbox asks for the code 10 s after creation
+        call("wait_for_task", task_id="$task", timeout_seconds=30),
+    ]
+    person = {"pay": True, "code": code, "advanceAfterAnswer": 25}
+    with http_server(cli, fork_server) as served:
+        token = served.token or token_of(cli)
+        report = drive(
+            cli, sandbox, svc_mcp, steps, http={"url": served.url, "token": token}, person=person
+        )
+    assert report["negotiated"] == "2025-11-25"
+    waited = report["steps"][2]
+    assert task_of(waited)["state"] == "completed", text_of(result_of(waited))
+    received = [e for e in task_of(waited)["events"] if e["type"] == "reply_received"]
+    assert received[0]["payload"]["sensitive"] is True
+    pay, secret = report["asked"]
+    assert "pay" in pay["requestedSchema"]["properties"]
+    assert "sms_code" in json.dumps(secret["requestedSchema"])
+    assert code not in json.dumps(report)

@@ -1,10 +1,11 @@
 """`svc mcp --http`: the same server over Streamable HTTP, on loopback, behind `Guard`.
 
-Stateless, as the 2026-07-28 protocol has it: every POST is served on its own, and nothing
-is kept between requests but the sealed request state (`svc.mcp.rounds`) and the ledger. A
-2025 client therefore has no back channel here: it cannot be asked, so its payments and
-secrets are refused with the way out (stdio, a 2026-07-28 client, `mcp_preapproved_usd`),
-never paid unasked.
+A 2026-07-28 client is served statelessly, as that protocol has it: every POST on its own,
+nothing kept between requests but the sealed request state (`svc.mcp.rounds`) and the ledger
+(the SDK routes it by its version header). A 2025 client gets a session (`Mcp-Session-Id`), as
+its protocol has it: the back channel that carries elicitation, so the person approves a
+payment and types a secret in its forms exactly as over stdio. Sessions are bounded in number
+and end after `SESSION_IDLE_SECONDS` without a request.
 
 The token is read from the secret store, never from argv or the environment, and printed
 only the once it is made. uvicorn's access log is off: it would print every URL.
@@ -40,6 +41,10 @@ if TYPE_CHECKING:
     from svc.ui.face import FaceContext
 
 PATH = "/mcp"
+# A person's host keeps one session a connection; an idle one (a closed laptop lid) ends after
+# half an hour, the SDK's default, and a few hosts at once are far below the bound.
+SESSION_IDLE_SECONDS = 1800.0
+MAX_SESSIONS = 64
 
 
 @dataclass(frozen=True)
@@ -79,7 +84,7 @@ def _bind_error(address: str, port: int, exc: OSError) -> UsageError:
 
 
 def build_app(pool: ContextPool, where: Listening, token: mcp_token.TokenCheck) -> Any:
-    """The SDK's Streamable HTTP app, stateless, wrapped in the guard."""
+    """The SDK's Streamable HTTP app (sessions for 2025 clients), wrapped in the guard."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     server = build_server(pool)
@@ -91,7 +96,11 @@ def build_app(pool: ContextPool, where: Listening, token: mcp_token.TokenCheck) 
         allowed_origins=sorted(f"http://{host}" for host in hosts),
     )
     inner: Starlette = server.streamable_http_app(
-        streamable_http_path=PATH, stateless_http=True, transport_security=security
+        streamable_http_path=PATH,
+        stateless_http=False,
+        session_idle_timeout=SESSION_IDLE_SECONDS,
+        max_sessions=MAX_SESSIONS,
+        transport_security=security,
     )
     return Guard(inner, hosts=hosts, token=token, warn=pool.output.warn)
 

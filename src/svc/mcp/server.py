@@ -230,6 +230,7 @@ class SvcServer:
         return failure(error, call.vault)
 
     async def _dispatch(self, call: Call, name: str, args: dict[str, Any]) -> Outcome:
+        call.pool.refresh()  # what a person set since the last call counts for this one
         tool = offered().get(name)
         if tool is None:  # a protocol error, as the MCP spec asks
             raise MCPError(

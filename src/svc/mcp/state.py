@@ -8,6 +8,7 @@ opened it; the worker threads are reused, so each keeps its ledger and HTTP pool
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -21,6 +22,8 @@ import anyio.to_thread
 from svc.mcp.pace import beat_seconds
 from svc.next_words import mcp as _mcp_words
 from svc.redact import Vault
+from svc.settings import reread
+from svc.store.config import ConfigFile
 from svc.ui.face import FaceContext, face_context
 
 if TYPE_CHECKING:
@@ -32,27 +35,58 @@ T = TypeVar("T")
 REMEMBERED_TASKS = 10_000  # poll times kept; the oldest are forgotten first
 
 
+def _stamp(path: os.PathLike[str]) -> tuple[int, int, int] | None:
+    """What changes when the file does (an atomic write replaces its inode); None: absent."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_mtime_ns, found.st_size, found.st_ino)
+
+
 class ContextPool:
     def __init__(self, app: FaceContext, output: Output) -> None:
         """Contexts like the command's `app` (its settings and config file), each drawing
         through `output` (the protocol's) and wording next steps as svc mcp does."""
         self.settings: Settings = app.settings
         self.output = output
-        self._command = app  # its config file, read once and shared by every context
+        self._config: ConfigFile = app.config  # shared by every context until it changes
+        self._stamp = _stamp(self._config.path)
+        self._generation = 0
         self._local = threading.local()
         self._lock = threading.Lock()
         self._all: list[FaceContext] = []
 
+    def refresh(self) -> None:
+        """Read the config file again if it changed since it was read, so a call sees what a
+        person set meanwhile (`svc config set mcp_preapproved_usd 3`) without a restart. A
+        file that is no longer valid is this call's usage error, and is read again next time."""
+        stamp = _stamp(self._config.path)
+        if stamp == self._stamp:
+            return
+        config = ConfigFile(self._config.path)
+        settings = reread(self.settings, config.profile(self.settings.profile))
+        with self._lock:
+            self.settings, self._config, self._stamp = settings, config, stamp
+            self._generation += 1
+
     def get(self) -> FaceContext:
-        """This thread's context (settings and config are shared, connections are not)."""
+        """This thread's context (settings and config are shared, connections are not); one
+        made before the config changed is closed and made anew, in its own thread."""
         app: FaceContext | None = getattr(self._local, "app", None)
-        if app is None:
-            app = face_context(
-                self.settings, self.output, self._command.config, next_words=_mcp_words.words
-            )
-            self._local.app = app
+        if app is not None and self._local.generation == self._generation:
+            return app
+        if app is not None:
             with self._lock:
-                self._all.append(app)
+                self._all.remove(app)
+            with contextlib.suppress(Exception):
+                app.close()
+        with self._lock:
+            settings, config, generation = self.settings, self._config, self._generation
+        app = face_context(settings, self.output, config, next_words=_mcp_words.words)
+        self._local.app, self._local.generation = app, generation
+        with self._lock:
+            self._all.append(app)
         return app
 
     def close(self) -> None:

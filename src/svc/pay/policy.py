@@ -92,11 +92,15 @@ class PaymentPolicy:
     def max_atomic(self) -> int:
         return usd_to_atomic(self.max_price_usd)
 
-    def decide(self, offers: Sequence[Offer]) -> Offer:
+    def decide(self, offers: Sequence[Offer], ready: Callable[[], None] | None = None) -> Offer:
         """The offer to pay, as it is to be signed: the first the rules allow (`judge`), then
-        the person's approval, then the hold on the daily cap. Its validity window is bounded
-        here, once, and the rail signs that window. Nothing is signed before this returns."""
+        `ready` (the rail's own preconditions: a wallet to sign with), then the person's
+        approval, so no one is asked to pay what could not be paid, then the hold on the daily
+        cap. Its validity window is bounded here, once, and the rail signs that window.
+        Nothing is signed before this returns."""
         offer = self._bounded(self.judge(offers))
+        if ready is not None:
+            ready()
         self._approve(offer)
         valid_before = (
             None if offer.timeout_seconds is None else time.time() + offer.timeout_seconds

@@ -169,10 +169,15 @@ class X402Rail:
 
     def pay(self, response: httpx.Response) -> Paid:
         challenge = _x402_challenge(response)
-        offer = self.policy.decide(x402_offers(challenge.accepts))
+        signers: list[PaymentSigner] = []
+
+        def load() -> None:  # once the rules chose an offer, before the person is asked
+            signers.append(self.load_signer())
+
+        offer = self.policy.decide(x402_offers(challenge.accepts), load)
         terms = offer.terms
         assert isinstance(terms, PaymentRequirements)  # x402_offers carries the entry
-        signer = self.load_signer()
+        signer = signers[0]
         if self.on_pay:
             self.on_pay(offer)
         try:
