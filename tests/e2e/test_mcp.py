@@ -175,6 +175,46 @@ def test_with_no_wallet_no_one_is_asked_to_pay(
     assert person.asked == [] and sandbox.charges_for(rid) == []
 
 
+class SlowPerson(Person):
+    """Takes `seconds` before answering any form."""
+
+    def __init__(self, seconds: float, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.seconds = seconds
+
+    async def __call__(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult:
+        await anyio.sleep(self.seconds)
+        return await super().__call__(context, params)
+
+
+def test_a_slow_payer_is_asked_once_and_the_same_request_id_goes_on(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
+    """The person takes longer than a call may wait (45 s, here at a tenth of the pace): the
+    submit ends first, nothing signed, saying the form stays open and which request id goes
+    on; submit_task again with that id waits on the same form and pays once."""
+    person = SlowPerson(7.0, pay=True)
+    rid = f"req_{uuid.uuid4().hex}"
+    args = {"task": "Renew my books #complete", "email": unique_email(), "request_id": rid}
+
+    async def body() -> None:
+        scaled = {"SVC_TEST_MCP_TIME_SCALE": "0.1"}
+        async with served(cli, svc_mcp, person=person, env=scaled) as (session, _):
+            began = time.monotonic()
+            first = await session.call_tool("submit_task", args)
+            assert first.is_error and time.monotonic() - began < 6.5
+            text = first.content[0].text  # type: ignore[union-attr]
+            assert "awaiting_person" in text and f"request_id {rid}" in text, text
+            assert sandbox.charges_for(rid) == []  # nothing signed while the form is open
+            again = await session.call_tool("submit_task", args)
+            assert not again.is_error, again.content
+
+    run(body)
+    assert len(person.payment_questions()) == 1 and len(sandbox.charges_for(rid)) == 1
+
+
 def test_submit_pays_once_and_the_same_request_id_is_never_charged_again(
     cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
 ) -> None:

@@ -381,6 +381,65 @@ def test_a_long_wait_returns_before_the_clients_timeout_and_goes_on_when_called_
     assert task_of(second)["state"] == "completed"
 
 
+def slow_person_steps(task_id: str) -> list[dict[str, Any]]:
+    """A #2fa task already asking for its code: three waits, each within the client's limit."""
+    wait = call("wait_for_task", task_id=task_id, timeout_seconds=30)
+    return [wait, wait, wait]
+
+
+def assert_the_slow_person_got_through(report: dict[str, Any], code: str) -> None:
+    """The first wait ended before the client's timeout, saying the form stays open; a later
+    one took the answer from that same form (asked once) and the task completed."""
+    first, *later = report["steps"]
+    error = tool_error(first)
+    assert error["error"] == "awaiting_person" and "wait_for_task again" in error["hint"], error
+    assert first["ms"] < CLIENT_TIMEOUT_MS * LONG_WAIT_SCALE - 1_000, first["ms"]
+    assert [s for s in report["steps"] if "threw" in s] == []  # no -32001 from the client
+    forms = [f for f in report["asked"] if "pay" not in f["requestedSchema"]["properties"]]
+    assert len(forms) == 1, forms  # the person saw one form for the code, not one a call
+    states = [task_of(s)["state"] for s in later if not result_of(s).get("isError")]
+    assert states and states[-1] == "completed", [text_of(result_of(s)) for s in later]
+    assert code not in json.dumps(report)
+
+
+def test_a_person_who_takes_70_s_to_type_a_code_gets_through_asked_once(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
+    """The SDK's default 60 s timeout and a person who needs 70 s (both at LONG_WAIT_SCALE of
+    real time): the call waiting on the person answers before the timeout with the question
+    still open, and the next call waits on that same form, so the person types once."""
+    task_id = submit_with_cli(cli, "Log in to my bank #2fa")
+    sandbox.advance(11)  # the sandbox asks for the code 10 s after creation
+    code = f"{uuid.uuid4().int % 10**8:08d}"
+    person = {"code": code, "typesForSeconds": 70, "advanceAfterAnswer": 25}
+    report = drive(
+        cli, sandbox, svc_mcp, slow_person_steps(task_id), person=person,
+        time_scale=LONG_WAIT_SCALE,
+    )  # fmt: skip
+    assert_the_slow_person_got_through(report, code)
+
+
+def test_over_http_a_slow_person_gets_through_asked_once(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str], fork_server: ForkServer
+) -> None:
+    """The same slow person behind a host over `svc mcp --http` (a 2025-11-25 session): the
+    open form outlives the call that showed it there too."""
+    from tests.e2e.test_mcp_http import http_server, token_of
+
+    task_id = submit_with_cli(cli, "Log in to my bank #2fa")
+    sandbox.advance(11)
+    code = f"{uuid.uuid4().int % 10**8:08d}"
+    person = {"code": code, "typesForSeconds": 70, "advanceAfterAnswer": 25}
+    scaled = Cli(cli.home, {**cli.env, TIME_SCALE_ENV: str(LONG_WAIT_SCALE)})
+    with http_server(scaled, fork_server) as served:
+        http = {"url": served.url, "token": served.token or token_of(cli)}
+        report = drive(
+            cli, sandbox, svc_mcp, slow_person_steps(task_id), person=person, http=http,
+            time_scale=LONG_WAIT_SCALE,
+        )  # fmt: skip
+    assert_the_slow_person_got_through(report, code)
+
+
 # --- 5. logging -----------------------------------------------------------------------------
 
 

@@ -10,7 +10,8 @@
 //                           older SDK), instead of the SDK's latest
 //   elicitation             false: a client that declares no elicitation capability
 //   person                  how the person answers the server's forms: {pay, code,
-//                           advanceAfterAnswer}
+//                           advanceAfterAnswer, typesForSeconds (a slow person: this long,
+//                           times timeScale, before the code is given)}
 //   http                    optional {url, token}: Streamable HTTP to a running `svc mcp
 //                           --http` with that bearer token, instead of starting one on stdio
 //   timeScale               optional, in (0, 1]: the server runs its waits at this pace
@@ -129,6 +130,8 @@ async function main() {
         return { action: "accept", content: { pay: Boolean(person.pay) } };
       }
       if (person.code == null) return { action: "decline" };
+      // A person who takes this long to find the code (scaled with the server's waits).
+      if (person.typesForSeconds) await sleep(person.typesForSeconds * 1000 * (plan.timeScale ?? 1));
       if (person.advanceAfterAnswer) {
         // The task resumes once the code is in; move the sandbox's clock on a moment later.
         sleep(1500)

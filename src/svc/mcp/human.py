@@ -10,6 +10,7 @@ is synchronous), so `confirm_from_thread` hops back onto the event loop to send 
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -17,15 +18,13 @@ import anyio.from_thread
 import mcp_types as types
 from mcp.shared.message import ServerMessageMetadata
 
+from svc.mcp.pending import PendingQuestions
 from svc.ui.terminal import error_line
 
 if TYPE_CHECKING:
     from mcp.server.session import ServerSession
     from mcp_types import RequestId
 
-# A question nobody answers must not hold the request's journal lock for ever: after this
-# long it reads as "no" (nothing is signed) and the agent may ask again.
-ANSWER_TIMEOUT = 600.0
 # The first protocol version whose elicitation requests carry `mode` (url mode came with it);
 # an older client may refuse a field its schema does not have. Versions are ISO dates.
 MODE_SINCE = "2025-11-25"
@@ -60,9 +59,19 @@ def secret_schema(field: str) -> dict[str, Any]:
 
 
 class Human:
-    def __init__(self, session: ServerSession, related_request_id: RequestId | None) -> None:
+    def __init__(
+        self,
+        session: ServerSession,
+        related_request_id: RequestId | None,
+        pending: PendingQuestions | None = None,
+        deadline: float = math.inf,
+    ) -> None:
+        """`pending`: the server's open questions, which outlive a call; `deadline`
+        (time.monotonic()): when this call stops waiting for an answer and says so."""
         self._session = session
         self._related = related_request_id
+        self._pending = pending or PendingQuestions()
+        self._deadline = deadline
 
     @property
     def reachable(self) -> bool:
@@ -83,17 +92,23 @@ class Human:
         `about` names the question for the 2026-07-28 rounds; elicitation needs no name."""
         if not self.reachable:
             return None
-        try:
-            with anyio.fail_after(ANSWER_TIMEOUT):
-                result = await self._elicit(message, schema)
-        except Exception as exc:  # a client error must read as "no", never crash the call
-            error_line(f"svc mcp: the client could not ask the person ({type(exc).__name__})")
-            return None
-        if result.action != "accept" or result.content is None:
+        result = await self._pending.answer(
+            self._session, about, lambda: self._elicit(message, schema), self._deadline
+        )
+        if result is None or result.action != "accept" or result.content is None:
             return None
         return dict(result.content)
 
-    async def _elicit(self, message: str, schema: dict[str, Any]) -> types.ElicitResult:
+    async def _elicit(self, message: str, schema: dict[str, Any]) -> types.ElicitResult | None:
+        """The form's result (None: the client failed, which must read as "no", never crash
+        the call)."""
+        try:
+            return await self._form(message, schema)
+        except Exception as exc:
+            error_line(f"svc mcp: the client could not ask the person ({type(exc).__name__})")
+            return None
+
+    async def _form(self, message: str, schema: dict[str, Any]) -> types.ElicitResult:
         """A form request in the words of the negotiated version: `mode` only from 2025-11-25."""
         if self._session.protocol_version >= MODE_SINCE:
             return await self._session.elicit_form(message, schema, self._related)

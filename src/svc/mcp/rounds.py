@@ -37,7 +37,8 @@ from mcp_types import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from svc.errors import SvcError
-from svc.mcp.human import ANSWER_TIMEOUT, Human
+from svc.mcp.human import Human
+from svc.mcp.pending import ANSWER_TIMEOUT, PendingQuestions
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -172,10 +173,14 @@ class Rounds:
         server.middleware.append(RequestStateBoundary(self.security, default_audience=AUDIENCE))
 
     def human_for(
-        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams | None
+        self,
+        ctx: ServerRequestContext[Any],
+        params: types.CallToolRequestParams | None,
+        pending: PendingQuestions,
+        deadline: float,
     ) -> Human:
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            return Human(ctx.session, ctx.request_id)  # a back channel: elicitation
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:  # a back channel: elicitation
+            return Human(ctx.session, ctx.request_id, pending, deadline)
         asked, kept = self._asked(params.request_state if params is not None else None)
         responses = (params.input_responses if params is not None else None) or {}
         answer = responses.get(ANSWER_KEY)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, cast
@@ -27,6 +27,7 @@ from svc import __version__, paid_record
 from svc.errors import SvcError, UsageError
 from svc.mcp import resources
 from svc.mcp.log import ClientLog
+from svc.mcp.pending import PendingQuestions, ask_budget
 from svc.mcp.results import Outcome, bounded, failure, success, with_notes
 from svc.mcp.rounds import InputNeeded, Rounds, input_required
 from svc.mcp.state import Call, ContextPool, PollGate
@@ -150,6 +151,7 @@ class SvcServer:
         self.gate: PollGate = PollGate(pool.settings.min_poll_interval())
         self.vault: Vault = Vault()  # one per process: a secret typed once is kept out for good
         self.rounds: Rounds = Rounds()  # 2026-07-28: asks as input-required rounds, sealed state
+        self.pending: PendingQuestions = PendingQuestions()  # 2025: forms that outlive a call
         self.log: ClientLog = ClientLog()  # the level the client set; svc's warnings go to it
         # The session's payments: its id on the ledger's rows, session_budget_usd
         # over its life, and the budget warnings its next tool result carries. A session is
@@ -161,8 +163,15 @@ class SvcServer:
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams | None = None
     ) -> Call:
         session = ctx.session
-        human = self.rounds.human_for(ctx, params)
+        deadline = time.monotonic() + ask_budget()  # a host's 60 s timeout is never reached
+        human = self.rounds.human_for(ctx, params, self.pending, deadline)
         return Call(self.pool, self.gate, human, session.report_progress, self.vault)
+
+    @asynccontextmanager
+    async def lifespan(self, _server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+        """The server's life: the task group its open questions to the person run in."""
+        async with self.pending.running():
+            yield {}
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -290,6 +299,7 @@ def _server(handlers: SvcServer) -> Server[Any]:
         on_list_resource_templates=handlers.list_templates,
         on_read_resource=handlers.read_resource,
         on_set_logging_level=handlers.log.set_level,
+        lifespan=handlers.lifespan,
     )
 
 

@@ -1,0 +1,142 @@
+"""Questions to the person that outlive the call that asked them (2025 clients, elicitation).
+
+A host times a tool call out after 60 s (the TypeScript SDK's default, which progress does
+not reset), and a person may take longer to find a code. So a question is not the call's:
+its elicitation runs in the server's own task group, the call waits for the answer until
+`ask_budget()` after it began, and then ends saying the question stays open (`StillAsking`,
+nothing signed or sent). The next call that asks the same question (same session, same
+`about`: the request and payment, or the task and field) waits on that very form instead of
+showing a second one, and takes its answer once it is in. An answer nobody takes is dropped
+after `ANSWER_TIMEOUT`; a secret in it never leaves this process's memory.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from svc.errors import HumanNeeded
+from svc.mcp.pace import time_scale
+
+if TYPE_CHECKING:
+    import mcp_types as types
+    from anyio.abc import TaskGroup
+
+# A call that waits on the person answers by then, with room before a host's 60 s timeout.
+ASK_BUDGET_SECONDS = 45.0
+# A question nobody answers is given up after this long (its form may stay open in the host):
+# read as "no", nothing signed; a 2026-07-28 round's sealed state expires with it too.
+ANSWER_TIMEOUT = 600.0
+
+
+def ask_budget() -> float:
+    return ASK_BUDGET_SECONDS * time_scale()
+
+
+class StillAsking(HumanNeeded):
+    """The person has not answered yet; the question stays open in the host's form, and the
+    same call made again waits on it (nothing was signed, paid or sent)."""
+
+    default_code = "awaiting_person"
+
+    def __init__(self, about: dict[str, Any]) -> None:
+        super().__init__(
+            "the person has not answered yet; the question stays open in the host's form "
+            "(nothing was signed, paid or sent)",
+            hint=_again(about),
+        )
+        self.about = about
+
+
+def _again(about: dict[str, Any]) -> str:
+    """How the agent goes on: the same question is waited on, never asked twice."""
+    if about.get("kind") == "pay":
+        return (
+            f"call submit_task again with request_id {about.get('request_id')} and the same "
+            "task and email: it waits for the same answer, and pays only if the person ticks Pay"
+        )
+    return (
+        f"call wait_for_task again for task {about.get('task')}: it waits for the person's "
+        f"{about.get('field')} in the same form; do not ask for it in the chat"
+    )
+
+
+def _connection_of(session: object) -> object:
+    """The client's connection: the SDK builds a ServerSession per request, over one
+    connection object per client (a stdio pipe, an HTTP session). Without it, each call's
+    question is its own again, as it was before (asked anew, never answered wrongly)."""
+    return getattr(session, "_connection", session)
+
+
+@dataclass
+class _Question:
+    done: anyio.Event = field(default_factory=anyio.Event)
+    answer: types.ElicitResult | None = None  # None: declined, failed, or given up
+    asked_at: float = field(default_factory=time.monotonic)
+
+
+class PendingQuestions:
+    """The open questions of this server, by session and what they ask."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, _Question] = {}
+        self._group: TaskGroup | None = None
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """The task group the questions run in: the server's life (its lifespan)."""
+        async with anyio.create_task_group() as group:
+            self._group = group
+            try:
+                yield
+            finally:
+                self._group = None
+                group.cancel_scope.cancel()
+
+    async def answer(
+        self,
+        session: object,
+        about: dict[str, Any],
+        elicit: Callable[[], Awaitable[types.ElicitResult | None]],
+        deadline: float,
+    ) -> types.ElicitResult | None:
+        """The person's answer to `about` (None: none given), asked once however many calls
+        ask it; StillAsking if it is not in by `deadline` (time.monotonic())."""
+        if self._group is None:  # no server around it (a test of one call): ask within it
+            with anyio.move_on_after(ANSWER_TIMEOUT):
+                return await elicit()
+            return None
+        key = json.dumps([id(_connection_of(session)), about], sort_keys=True, default=str)
+        self._forget_stale()
+        question = self._open.get(key)
+        if question is None:
+            question = self._open[key] = _Question()
+            self._group.start_soon(self._ask, question, elicit)
+        with anyio.move_on_after(max(0.0, deadline - time.monotonic())):
+            await question.done.wait()
+        if not question.done.is_set():
+            raise StillAsking(about)
+        self._open.pop(key, None)  # one answer answers one question
+        return question.answer
+
+    async def _ask(
+        self, question: _Question, elicit: Callable[[], Awaitable[types.ElicitResult | None]]
+    ) -> None:
+        try:
+            with anyio.move_on_after(ANSWER_TIMEOUT):
+                question.answer = await elicit()
+        finally:  # answered, given up, or the server stopping: no call waits for ever
+            question.done.set()
+
+    def _forget_stale(self) -> None:
+        """Answers nobody came back for, after the time a question is kept open."""
+        now = time.monotonic()
+        for key, question in list(self._open.items()):
+            if question.done.is_set() and now - question.asked_at > ANSWER_TIMEOUT:
+                del self._open[key]
