@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 import anyio
 
@@ -69,8 +70,7 @@ def _again(about: dict[str, Any]) -> str:
 
 def _connection_of(session: object) -> object:
     """The client's connection: the SDK builds a ServerSession per request, over one
-    connection object per client (a stdio pipe, an HTTP session). Without it, each call's
-    question is its own again, as it was before (asked anew, never answered wrongly)."""
+    connection object per client (a stdio pipe, an HTTP session)."""
     return getattr(session, "_connection", session)
 
 
@@ -85,7 +85,9 @@ class PendingQuestions:
     """The open questions of this server, by session and what they ask."""
 
     def __init__(self) -> None:
-        self._open: dict[str, _Question] = {}
+        # By connection, held weakly: a closed client's questions go with it, and a new
+        # connection never finds them (an id() could be a dead one's, reused).
+        self._open: WeakKeyDictionary[object, dict[str, _Question]] = WeakKeyDictionary()
         self._group: TaskGroup | None = None
 
     @asynccontextmanager
@@ -112,18 +114,27 @@ class PendingQuestions:
             with anyio.move_on_after(ANSWER_TIMEOUT):
                 return await elicit()
             return None
-        key = json.dumps([id(_connection_of(session)), about], sort_keys=True, default=str)
         self._forget_stale()
-        question = self._open.get(key)
+        questions = self._questions_of(session)
+        key = json.dumps(about, sort_keys=True, default=str)
+        question = questions.get(key)
         if question is None:
-            question = self._open[key] = _Question()
+            question = questions[key] = _Question()
             self._group.start_soon(self._ask, question, elicit)
         with anyio.move_on_after(max(0.0, deadline - time.monotonic())):
             await question.done.wait()
         if not question.done.is_set():
             raise StillAsking(about)
-        self._open.pop(key, None)  # one answer answers one question
+        questions.pop(key, None)  # one answer answers one question
         return question.answer
+
+    def _questions_of(self, session: object) -> dict[str, _Question]:
+        """The open questions of the session's connection (one a call where there is no
+        connection to hold them by: asked anew each time, never answered wrongly)."""
+        try:
+            return self._open.setdefault(_connection_of(session), {})
+        except TypeError:  # not weakly referable
+            return {}
 
     async def _ask(
         self, question: _Question, elicit: Callable[[], Awaitable[types.ElicitResult | None]]
@@ -137,6 +148,7 @@ class PendingQuestions:
     def _forget_stale(self) -> None:
         """Answers nobody came back for, after the time a question is kept open."""
         now = time.monotonic()
-        for key, question in list(self._open.items()):
-            if question.done.is_set() and now - question.asked_at > ANSWER_TIMEOUT:
-                del self._open[key]
+        for questions in list(self._open.values()):
+            for key, question in list(questions.items()):
+                if question.done.is_set() and now - question.asked_at > ANSWER_TIMEOUT:
+                    del questions[key]
