@@ -175,6 +175,25 @@ def test_with_no_wallet_no_one_is_asked_to_pay(
     assert person.asked == [] and sandbox.charges_for(rid) == []
 
 
+def test_with_no_payment_token_no_one_is_asked_to_pay_by_mpp(
+    cli: Cli, sandbox: Sandbox, svc_mcp: list[str]
+) -> None:
+    """MPP with no shared payment token (none stored, no file, no command): the refusal is
+    the missing token, before the person is asked."""
+    person = Person(pay=True)
+    rid = f"req_{uuid.uuid4().hex}"
+    args = {"task": "Pay #complete", "email": unique_email(), "request_id": rid, "pay": "mpp"}
+
+    async def body() -> None:
+        async with served(cli, svc_mcp, person=person, env={"SVC_SPT": ""}) as (session, _):
+            refused = await session.call_tool("submit_task", args)
+            text = refused.content[0].text  # type: ignore[union-attr]
+            assert refused.is_error and "no_spt" in text, text
+
+    run(body)
+    assert person.asked == [] and sandbox.charges_for(rid) == []
+
+
 class SlowPerson(Person):
     """Takes `seconds` before answering any form."""
 

@@ -62,7 +62,7 @@ def proof_rail(app: AppContext, wanted: str | None) -> Rail:
         else:
             raise _neither()
     if wanted == rail_table.MPP:
-        return MppRail(policy, spt.token, app.settings.mpp_methods)
+        return MppRail(policy, spt.token, app.settings.mpp_methods, ready=spt.check)
     return X402Rail(
         policy,
         lambda: load_signer(app.secrets, app.settings, "the quote"),

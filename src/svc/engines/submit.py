@@ -247,6 +247,7 @@ def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: Reques
         spt=spt.token,
         mpp_methods=app.settings.mpp_methods,
         checkout=lambda: card_checkout(app),
+        spt_ready=spt.check,
     )
     return build_rail(rail, parts)
 

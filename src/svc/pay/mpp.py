@@ -276,11 +276,13 @@ class SptSource:
             return _check(_read_file(Path(self.file).expanduser()), f"the file {self.file}")
         if self.command:
             return _check(self._run(self.command), "spt_command")
-        raise PaymentFailed(
-            "no shared payment token to pay with",
-            code="no_spt",
-            next=step("give_spt"),
-        )
+        raise _no_token()
+
+    def check(self) -> None:
+        """Refuse before anyone is asked to pay when no token could come: none stored, no
+        file, no command named (the file is read, the command run, only for the payment)."""
+        if not (self.secret() or self.file or self.command):
+            raise _no_token()
 
     def _run(self, command: str) -> str:
         try:
@@ -302,6 +304,12 @@ class SptSource:
                 f"spt_command failed with exit code {proc.returncode}", code="no_spt"
             )
         return proc.stdout
+
+
+def _no_token() -> PaymentFailed:
+    return PaymentFailed(
+        "no shared payment token to pay with", code="no_spt", next=step("give_spt")
+    )
 
 
 def _read_file(path: Path) -> str:

@@ -221,16 +221,19 @@ class MppRail:
         token: Callable[[], str],
         preference: Sequence[str] = ("stripe",),
         on_pay: Callable[[str], None] | None = None,
+        ready: Callable[[], None] | None = None,
     ) -> None:
+        """`ready`: refuses when no token could come, before the person is asked to pay."""
         self.policy = policy
         self.token = token
         self.preference = preference
         self.on_pay = on_pay
+        self.ready = ready
 
     def pay(self, response: httpx.Response) -> Paid:
         challenges = mpp.parse_challenges(response.headers.get_list(headers.MPP_CHALLENGE))
         chosen = mpp.choose(challenges, self.preference)
-        offer = self.policy.decide([mpp_offer(chosen)])
+        offer = self.policy.decide([mpp_offer(chosen)], self.ready)
         spt = self.token()  # only now: the policy allowed this payment
         if self.on_pay:
             self.on_pay(
@@ -370,6 +373,7 @@ class RailParts:
     spt: Callable[[], str]
     mpp_methods: Sequence[str]
     checkout: Callable[[], CardCheckout]
+    spt_ready: Callable[[], None] | None = None  # no token could come: refused before asking
 
 
 def x402_rail(parts: RailParts) -> X402Rail:
@@ -381,7 +385,9 @@ def x402_rail(parts: RailParts) -> X402Rail:
 
 
 def mpp_rail(parts: RailParts) -> MppRail:
-    return MppRail(parts.policy, parts.spt, parts.mpp_methods, on_pay=parts.announce)
+    return MppRail(
+        parts.policy, parts.spt, parts.mpp_methods, on_pay=parts.announce, ready=parts.spt_ready
+    )
 
 
 def card_rail(parts: RailParts) -> CardRail:
