@@ -51,6 +51,10 @@ def pick(answer: str, options: list[str]) -> str | None:
     return same[0] if len(same) == 1 else None
 
 
+# The review's question, as the README's tour names it (tests/unit/test_readme_review.py).
+REVIEW_QUESTION: Final = "Send this answer?"
+
+
 def review(rows: list[Row]) -> Literal["send", "cancel"] | int:
     """Show every answer (secrets hidden) and ask what to do: send, cancel, or the index
     (from 0) of the answer to edit."""
@@ -59,7 +63,7 @@ def review(rows: list[Row]) -> Literal["send", "cancel"] | int:
         shown = HIDDEN if row.secret else clean(row.value, 200, single_line=True)
         prompts.say(f"  {number}) {clean(row.label, 60, single_line=True)}: {shown}")
     while True:
-        answer = prompts.ask_text("Send this answer? (Y: send, e: edit, n: cancel)")
+        answer = prompts.ask_text(f"{REVIEW_QUESTION} (Y: send, e: edit, n: cancel)")
         answer = answer.strip().lower()
         if answer in ("", "y", "yes"):
             return SEND
