@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from svc import numbers
-from svc.api.models import TaskDetail
+from svc.api.models import InfoRequest, TaskDetail
 from svc.replies import is_secret, plain_ask_is_secret
 from svc.sanitize import clean
 from svc.words import usd
@@ -157,7 +157,7 @@ def read_ask(task: TaskDetail) -> Asked:
     ask = task.info_request
     if ask is not None:
         keys = tuple(ask.required_keys())
-        choices = {q.key: tuple(c) for q in ask.questions if (c := q.options())}
+        choices = _choices(ask)
         return Asked(
             task.id,
             task.state,
@@ -174,6 +174,20 @@ def read_ask(task: TaskDetail) -> Asked:
     secret = name is not None and plain_ask_is_secret(plain)
     words = plain.get("message")
     return Asked(task.id, task.state, plain=True, field=name, field_secret=secret, words=words)
+
+
+def _choices(ask: InfoRequest) -> dict[str, tuple[str, ...]]:
+    """Each question's options by its key; a key asked twice (a hostile server's) takes only
+    the options both offer, as an answer must fit every question it answers."""
+    choices: dict[str, tuple[str, ...]] = {}
+    for question in ask.questions:
+        offered = question.options()
+        if not offered:
+            continue
+        earlier = choices.get(question.key)
+        kept = offered if earlier is None else [o for o in earlier if o in offered]
+        choices[question.key] = tuple(kept)
+    return choices
 
 
 def secret_field(task: TaskDetail) -> str | None:

@@ -13,6 +13,7 @@ after `ANSWER_TIMEOUT`; a secret in it never leaves this process's memory.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -22,7 +23,7 @@ from weakref import WeakKeyDictionary
 
 import anyio
 
-from svc.errors import HumanNeeded
+from svc.errors import ExitCode, SvcError
 from svc.mcp.pace import time_scale
 
 if TYPE_CHECKING:
@@ -40,10 +41,13 @@ def ask_budget() -> float:
     return ASK_BUDGET_SECONDS * time_scale()
 
 
-class StillAsking(HumanNeeded):
+class StillAsking(SvcError):
     """The person has not answered yet; the question stays open in the host's form, and the
-    same call made again waits on it (nothing was signed, paid or sent)."""
+    same call made again waits on it (nothing was signed, paid or sent). Exit 6's class, yet
+    not a HumanNeeded: that one a paid flow keeps its request for (a card page waiting),
+    while this is a refusal before a signature, whose hold on the cap is released."""
 
+    exit_code = ExitCode.HUMAN_NEEDED
     default_code = "awaiting_person"
 
     def __init__(self, about: dict[str, Any]) -> None:
@@ -78,7 +82,7 @@ def _connection_of(session: object) -> object:
 class _Question:
     done: anyio.Event = field(default_factory=anyio.Event)
     answer: types.ElicitResult | None = None  # None: declined, failed, or given up
-    asked_at: float = field(default_factory=time.monotonic)
+    ended_at: float = math.inf  # time.monotonic() of the answer (or of giving up)
 
 
 class PendingQuestions:
@@ -143,12 +147,13 @@ class PendingQuestions:
             with anyio.move_on_after(ANSWER_TIMEOUT):
                 question.answer = await elicit()
         finally:  # answered, given up, or the server stopping: no call waits for ever
+            question.ended_at = time.monotonic()
             question.done.set()
 
     def _forget_stale(self) -> None:
-        """Answers nobody came back for, after the time a question is kept open."""
+        """Answers nobody came back for, kept as long as a question stays open."""
         now = time.monotonic()
         for questions in list(self._open.values()):
             for key, question in list(questions.items()):
-                if question.done.is_set() and now - question.asked_at > ANSWER_TIMEOUT:
+                if now - question.ended_at > ANSWER_TIMEOUT:
                     del questions[key]

@@ -155,7 +155,7 @@ class SvcServer:
         self.log: ClientLog = ClientLog()  # the level the client set; svc's warnings go to it
         # The session's payments: its id on the ledger's rows, session_budget_usd
         # over its life, and the budget warnings its next tool result carries. A session is
-        # this server's life: one host's over stdio; over HTTP, which is stateless, every
+        # this server's life: one host's over stdio; over HTTP, every
         # client's of this process.
         self.paying: PayingSession = PayingSession(f"mcp_{uuid.uuid4().hex[:16]}", time.time())
 

@@ -35,13 +35,14 @@ T = TypeVar("T")
 REMEMBERED_TASKS = 10_000  # poll times kept; the oldest are forgotten first
 
 
-def _stamp(path: os.PathLike[str]) -> tuple[int, int, int] | None:
-    """What changes when the file does (an atomic write replaces its inode); None: absent."""
+def _stamp(path: os.PathLike[str]) -> tuple[int, int, int, int] | None:
+    """What changes when the file does (an atomic write replaces its inode, a rewrite in
+    place moves its ctime whatever it does to its mtime); None: absent."""
     try:
         found = os.stat(path)
     except OSError:
         return None
-    return (found.st_mtime_ns, found.st_size, found.st_ino)
+    return (found.st_mtime_ns, found.st_ctime_ns, found.st_size, found.st_ino)
 
 
 class ContextPool:
@@ -62,8 +63,8 @@ class ContextPool:
         person set meanwhile (`svc config set mcp_preapproved_usd 3`) without a restart. A
         file that is no longer valid is this call's usage error, and is read again next time."""
         stamp = _stamp(self._config.path)
-        if stamp == self._stamp:
-            return
+        if stamp == self._stamp or (stamp is None and self._stamp is not None):
+            return  # unchanged, or gone for a moment (an editor's save): never the defaults
         config = ConfigFile(self._config.path)
         settings = reread(self.settings, config.profile(self.settings.profile))
         with self._lock:

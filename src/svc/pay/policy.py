@@ -94,18 +94,19 @@ class PaymentPolicy:
 
     def decide(self, offers: Sequence[Offer], ready: Callable[[], None] | None = None) -> Offer:
         """The offer to pay, as it is to be signed: the first the rules allow (`judge`), then
-        `ready` (the rail's own preconditions: a wallet to sign with), then the person's
-        approval, so no one is asked to pay what could not be paid, then the hold on the daily
-        cap. Its validity window is bounded here, once, and the rail signs that window.
+        `ready` (the rail's own preconditions: a wallet to sign with), then the hold on the
+        daily cap and budgets, and only then the person's approval, so no one is asked to pay
+        what could not be paid (a "no" is a refusal before a signature: the journal releases
+        the hold). Its validity window is bounded here, once, and the rail signs that window.
         Nothing is signed before this returns."""
         offer = self._bounded(self.judge(offers))
         if ready is not None:
             ready()
-        self._approve(offer)
         valid_before = (
             None if offer.timeout_seconds is None else time.time() + offer.timeout_seconds
         )
         self.reserve(offer.rail, offer.amount_atomic, valid_before)  # counts until then
+        self._approve(offer)
         return offer
 
     def judge(self, offers: Sequence[Offer]) -> Offer:

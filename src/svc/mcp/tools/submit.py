@@ -2,7 +2,8 @@
 
 The flow is `svc.engines.submit.submit`, unchanged: the same journal, policy, daily cap and
 request-id idempotency as `svc submit`. What MCP adds is the approval hook the policy asks
-last, after every limit passed and before anything is held or signed: paid calls up to
+last, after every limit passed and the hold on the cap is taken (released if the person says
+no), before anything is signed: paid calls up to
 `mcp_preapproved_usd` pass, anything else needs the person's "pay" through elicitation, and
 with no way to ask the person the call is refused (nothing signed).
 """
