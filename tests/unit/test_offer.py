@@ -80,11 +80,13 @@ def test_an_x402_challenge_is_read_once_into_offers_in_the_servers_order() -> No
     ],
     ids=["x402", "mpp", "card"],
 )
-def test_every_rail_gets_the_same_decision_approval_then_hold(offer: Offer) -> None:
+def test_every_rail_gets_the_same_decision_hold_then_approval(offer: Offer) -> None:
+    """The hold on the cap comes first: no one is asked to approve what the cap refuses (a
+    "no" is a refusal before a signature, whose hold the journal releases)."""
     steps = Steps()
     chosen = policy(steps).decide([offer])
     assert chosen == offer  # x402: with its window bounded, here the server's 300 s
-    assert steps.log == [("approve", offer.rail, 1_500_000), ("reserve", offer.rail, 1_500_000)]
+    assert steps.log == [("reserve", offer.rail, 1_500_000), ("approve", offer.rail, 1_500_000)]
     paid = chosen.paid("proof", "payer")
     assert (paid.amount_atomic, paid.pay_to, paid.network) == (
         offer.amount_atomic,
@@ -149,7 +151,7 @@ def test_the_mpp_rail_pays_the_amount_the_policy_judged() -> None:
     )
     rail = MppRail(policy(steps), lambda: "spt_test_" + "a" * 24)
     paid = rail.pay(response)
-    assert steps.log == [("approve", "mpp", 1_500_000), ("reserve", "mpp", 1_500_000)]
+    assert steps.log == [("reserve", "mpp", 1_500_000), ("approve", "mpp", 1_500_000)]
     assert (paid.amount_atomic, paid.pay_to, paid.network) == (1_500_000, "svc.test", "mpp:stripe")
 
 
@@ -167,7 +169,7 @@ def test_a_declined_approval_reads_no_token_and_signs_nothing() -> None:
 
     with pytest.raises(PolicyRefusal, match="not approved"):
         MppRail(policy(steps), token).pay(response)
-    assert steps.log == [("approve", "mpp", 1_500_000)]
+    assert steps.log == [("reserve", "mpp", 1_500_000), ("approve", "mpp", 1_500_000)]
 
 
 def test_the_policy_bounds_the_window_once_and_the_rail_signs_it() -> None:

@@ -23,7 +23,6 @@ from svc.mcp.pace import beat_seconds
 from svc.next_words import mcp as _mcp_words
 from svc.redact import Vault
 from svc.settings import reread
-from svc.store.config import ConfigFile
 from svc.ui.face import FaceContext, face_context
 
 if TYPE_CHECKING:
@@ -51,7 +50,7 @@ class ContextPool:
         through `output` (the protocol's) and wording next steps as svc mcp does."""
         self.settings: Settings = app.settings
         self.output = output
-        self._config: ConfigFile = app.config  # shared by every context until it changes
+        self._config = app.config  # shared by every context until it changes
         self._stamp = _stamp(self._config.path)
         self._generation = 0
         self._local = threading.local()
@@ -65,7 +64,7 @@ class ContextPool:
         stamp = _stamp(self._config.path)
         if stamp == self._stamp or (stamp is None and self._stamp is not None):
             return  # unchanged, or gone for a moment (an editor's save): never the defaults
-        config = ConfigFile(self._config.path)
+        config = self._config.again()
         settings = reread(self.settings, config.profile(self.settings.profile))
         with self._lock:
             self.settings, self._config, self._stamp = settings, config, stamp

@@ -62,6 +62,10 @@ class ConfigFile:
         self.path: Path = path or config_path()
         self._data: dict[str, Any] | None = None
 
+    def again(self) -> ConfigFile:
+        """The same file, to be read anew (what was read of it is kept by this one)."""
+        return ConfigFile(self.path)
+
     def _load(self) -> dict[str, Any]:
         if self._data is None:
             try:
