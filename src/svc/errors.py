@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
+from svc.next_step import step
+
 if TYPE_CHECKING:
     from svc.next_step import Next
 
@@ -255,10 +257,15 @@ class Code:
     action: Action = Action.STOP
     # What happened to the user's money, said plainly (a payment code's error line ends with it).
     money: str | None = None
+    # The next step as data, each face's words in place of `hint` (svc.next_step).
+    next: Next | None = None
 
 
 NOT_CHARGED = "nothing was charged"
 REGISTER_AGAIN = "register again: svc identity register --force"
+# A credential the platform no longer knows (revoked, expired, forgotten): both ways out, as
+# `svc doctor` offers them (a new credential, or logging out to pay as you go).
+REPLACE_CREDENTIAL = step("replace_identity")
 _DEAD = ("payment_refunded", "payment_consumed", "payment_failed", "payment_released")
 
 # `invalid_token` is six different mistakes (the spec's "Payment and access codes"): what to do
@@ -430,6 +437,6 @@ CODES: dict[str, Code] = {
             AuthError,
             "the identity platform does not accept this grant",
         ),
-        Code("invalid_refresh_token", AuthError, REGISTER_AGAIN),
+        Code("invalid_refresh_token", AuthError, next=REPLACE_CREDENTIAL),
     )
 }

@@ -21,9 +21,9 @@ from typing import Protocol
 NEUTRAL: Mapping[str, str] = MappingProxyType(
     {
         "raise_max_price": "a higher max price (or the max_price_usd setting)",
-        "raise_max_price_terms": (
-            "a higher max price or the max_price_usd, allowed_networks, allowed_assets settings"
-        ),
+        # x402 terms: each refusal names only the setting that refused (issue 52)
+        "allow_network": "the allowed_networks setting",
+        "allow_asset": "the allowed_assets setting",
         "choose_rail": "another payment rail ({rails})",
         "allow_rail": "the allowed_rails setting (x402,mpp,card) or another payment rail",
         "trust_recipient": "trust in the new recipient",

@@ -85,9 +85,8 @@ CLI_WORDS: Mapping[str, Renderer] = {
         f"(SVC_SPT, `svc config set spt_file PATH` or `spt_command CMD`); {NO_WALLET_GUIDE}"
     ),
     "raise_max_price": lambda _: "--max-price or `svc config set max_price_usd`",
-    "raise_max_price_terms": lambda _: (
-        "--max-price or `svc config set max_price_usd`, allowed_networks, allowed_assets"
-    ),
+    "allow_network": lambda _: "`svc config set allowed_networks`",
+    "allow_asset": lambda _: "`svc config set allowed_assets`",
     "choose_rail": _cli_rails,
     "allow_rail": lambda _: (
         "`svc config set allowed_rails x402,mpp,card` or pay with another --pay"
@@ -180,10 +179,8 @@ MCP_WORDS: Mapping[str, Renderer] = {
     "raise_max_price": lambda _: (
         "the person's max_price_usd setting (submit_task's max_price_usd can only lower it)"
     ),
-    "raise_max_price_terms": lambda _: (
-        "the person's max_price_usd, allowed_networks or "
-        "allowed_assets settings (submit_task's max_price_usd can only lower the limit)"
-    ),
+    "allow_network": lambda _: "the person's allowed_networks setting",
+    "allow_asset": lambda _: "the person's allowed_assets setting",
     "choose_rail": _mcp_rails,
     "allow_rail": lambda _: "the person's allowed_rails setting, or submit_task with another pay",
     "trust_recipient": lambda _: "the person's trust in the new recipient (no tool can give it)",
@@ -243,10 +240,8 @@ LIBRARY_WORDS: Mapping[str, Renderer] = {
         "the spt_file or spt_command setting); guide(goal) needs no wallet"
     ),
     "raise_max_price": lambda _: "Client(max_price=...) or submit(..., max_price=...)",
-    "raise_max_price_terms": lambda _: (
-        "Client(max_price=...) or submit(..., max_price=...), "
-        "or the allowed_networks, allowed_assets settings"
-    ),
+    "allow_network": lambda _: "the allowed_networks setting",
+    "allow_asset": lambda _: "the allowed_assets setting",
     "choose_rail": _library_rails,
     "allow_rail": lambda _: (
         "the allowed_rails setting (x402,mpp,card) or submit(..., pay=...) with another rail"

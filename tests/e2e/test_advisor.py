@@ -101,12 +101,15 @@ def test_policy_refuses_a_non_zero_advisor_price(cli: Cli, sandbox: Sandbox) -> 
 
 
 def test_503_falls_back_to_the_guide(cli: Cli, sandbox: Sandbox) -> None:
+    """Exit 9 with the guide in the error object, marked as the fallback (issue 52)."""
     before = sandbox.books()
-    result = cli.ok("quote", "Renew my books #advisor-down")
+    result = cli("quote", "Renew my books #advisor-down")
+    assert result.returncode == 9
     assert "advisor is unavailable (503)" in result.stderr
     assert "wallet-free guide" in result.stderr
     doc = result.json()
     assert doc["guide"].startswith("# Quote: quoted")
+    assert (doc["source"], doc["error"], doc["exit_code"]) == ("fallback", "advisor_unavailable", 9)
     assert sandbox.books() == before
     last = sandbox.admin("GET", "/requests")["requests"][-2:]
     assert [r["path"] for r in last] == ["/svc/agent/quote", "/svc/agent/guide"]
@@ -115,9 +118,10 @@ def test_503_falls_back_to_the_guide(cli: Cli, sandbox: Sandbox) -> None:
 def test_503_from_the_fault_queue_falls_back_once(cli: Cli, sandbox: Sandbox) -> None:
     before = requests_seen(sandbox)
     sandbox.faults({"kind": "status", "status": 503, "path": "/svc/agent/quote", "count": 1})
-    result = cli.ok("quote", "Renew my books #ready")
-    assert "advisor is unavailable (503)" in result.stderr
+    result = cli("quote", "Renew my books #ready")
+    assert result.returncode == 9 and "advisor is unavailable (503)" in result.stderr
     assert result.json()["status"] == "ready"  # the guide's own answer
+    assert result.json()["source"] == "fallback"  # and never taken for a quote (issue 52)
     paths = [r["path"] for r in sandbox.admin("GET", "/requests")["requests"]]
     assert requests_seen(sandbox) - before == 2  # one quote (not retried), one guide
     assert paths[-2:] == ["/svc/agent/quote", "/svc/agent/guide"]

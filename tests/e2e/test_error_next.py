@@ -21,8 +21,12 @@ def test_a_refused_price_names_the_flag_and_carries_the_step(cli: Cli) -> None:
     assert result.returncode == 5
     doc = result.json()
     assert doc["error"] == "policy_refused"
-    assert doc["next"] == {"action": "raise_max_price_terms"}
-    assert "--max-price or `svc config set max_price_usd`" in doc["hint"]
+    assert doc["next"] == {"action": "raise_max_price"}
+    # Only the setting that refused (issue 52): the networks and assets had nothing to do with it.
+    assert doc["hint"] == (
+        "nothing was signed or paid; change the limit with --max-price or "
+        "`svc config set max_price_usd`"
+    )
     assert "--max-price" in result.stderr
 
 
@@ -31,7 +35,8 @@ def test_a_lost_receipt_says_where_to_look_in_each_face(cli: Cli) -> None:
     assert result.returncode == 7
     doc = result.json()
     assert doc["next"] == {"action": "see_tasks"}
-    assert doc["hint"] == "see `svc tasks` (what this ledger holds: a shared one, every runner's)"
+    # A local ledger is this machine's alone (issue 52: it spoke of a shared one).
+    assert doc["hint"] == "see `svc tasks` (the local ledger: only what this machine submitted)"
 
 
 def test_the_library_words_the_same_step_as_its_own_call(
@@ -41,7 +46,7 @@ def test_the_library_words_the_same_step_as_its_own_call(
         monkeypatch.setenv(name, value)
     with Client(max_price="0.01") as client, pytest.raises(svc.PolicyRefused) as refused:
         client.submit("Too dear", unique_email())
-    assert refused.value.next is not None and refused.value.next.action == "raise_max_price_terms"
+    assert refused.value.next is not None and refused.value.next.action == "raise_max_price"
     assert "Client(max_price=...)" in str(refused.value.hint)
     assert "--max-price" not in str(refused.value.hint)
 

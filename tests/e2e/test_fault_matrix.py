@@ -67,6 +67,9 @@ PAID = {
     "oversized body": 10,
 }
 GUIDE = {**READ, "wrong content type": 0}  # a non-JSON guide is shown as text, by design
+# A 503 on the quote is the advisor unavailable: the wallet-free guide in its place, and exit
+# 9 so that no script takes it for a quote (issue 52).
+QUOTE = {**READ, "HTTP 503": 9}
 WRITE = {**READ, "drop before": 9, "drop after": 9, "HTTP 500": 9, "slow beyond timeout": 9}
 
 
@@ -132,7 +135,7 @@ COMMANDS = [
         {"method": "GET", "path": "/svc/tasks/"},
         READ,
         _done_task,
-        lambda t: ["watch", t, "--interval", "0.2"],
+        lambda t: ["watch", t, "--interval", "1"],
     ),
     Command(
         "reply",
@@ -145,7 +148,7 @@ COMMANDS = [
     Command(
         "quote (paid retry)",
         {"method": "POST", "path": "/svc/agent/quote", "header": "payment-signature"},
-        READ,
+        QUOTE,
         _none,
         lambda _: ["quote", "Book a table for two #ready"],
     ),

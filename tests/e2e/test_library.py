@@ -175,8 +175,8 @@ def test_a_price_above_the_limit_is_policy_refused_and_nothing_is_signed(
     assert refused.code == "policy_refused" and "above the limit 1.00 USD" in refused.message
     assert refused.hint == (  # the next step in the library's words (svc.next_step)
         "nothing was signed or paid; change the limit with Client(max_price=...) or "
-        "submit(..., max_price=...), or the allowed_networks, allowed_assets settings"
-    )
+        "submit(..., max_price=...)"
+    )  # only the setting that refused, not the networks and assets (issue 52)
     assert "paid" not in refused.data
     assert sandbox.charges_for(rid) == []
     row = submission_row(ledger_file(home), rid)

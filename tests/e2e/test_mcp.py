@@ -392,10 +392,9 @@ def test_a_price_over_the_cap_is_refused_before_any_signature(
             assert error["error"] == "policy_refused" and error["exit_code"] == 5
             assert "above the limit 1.00 USD" in error["detail"]
             # the next step as the model can take it: no CLI flag (svc.next_step)
-            assert error["hint"] == (
-                "nothing was signed or paid; change the limit with the person's max_price_usd, "
-                "allowed_networks or allowed_assets settings (submit_task's max_price_usd can "
-                "only lower the limit)"
+            assert error["hint"] == (  # only the setting that refused (issue 52)
+                "nothing was signed or paid; change the limit with the person's max_price_usd "
+                "setting (submit_task's max_price_usd can only lower it)"
             )
             assert sandbox.charges_for(rid) == []
             assert person.asked == []  # refused by the policy before the person was asked

@@ -64,14 +64,15 @@ ACCESS = [
     Row("plan_not_found", "/svc/tasks", 7, "svc manifest"),
     Row("signing_secret_required", "/svc/tasks", 8, "setup is unfinished"),
     Row("bearer_required", "/svc/tasks", 4, "svc identity register"),
-    Row("invalid_token", "/svc/tasks", 4, "register again", registered=True),
+    # A credential the service keeps refusing: both ways out, as doctor says (issue 52).
+    Row("invalid_token", "/svc/tasks", 4, "or svc identity logout", registered=True),
     *(
         # Each reason its own fix (issue 21.6; errors.INVALID_TOKEN_HINTS). The stale-token
         # reasons are healed first (re-exchange, refresh), then the bearer step gives up.
         Row("invalid_token", "/svc/tasks", 4, needle, reason=reason, registered=True)
         for reason, needle in (
-            ("token_expired", "register again"),
-            ("token_invalid", "register again"),
+            ("token_expired", "or svc identity logout"),
+            ("token_invalid", "or svc identity logout"),
             ("malformed_agent_authorization", "exactly one `Bearer <token>`"),
             ("unrecognized_agent_credential", "--auth-base"),
             ("conflicting_agent_credentials", "two different agent tokens"),
@@ -87,7 +88,13 @@ ACCESS = [
         args=["entitlements"],
     ),
     # The identity platform's answers svc's own checks or wording never provoke.
-    Row("invalid_request", "/auth/oauth2/token", 4, "register again", args=["entitlements"]),
+    Row(
+        "invalid_request",
+        "/auth/oauth2/token",
+        4,
+        "unreadable; svc identity register --force",
+        args=["entitlements"],
+    ),
     Row("unsupported_grant_type", "/auth/oauth2/token", 4, "grant", args=["entitlements"]),
     Row(
         "missing_verified_email",

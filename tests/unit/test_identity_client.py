@@ -23,6 +23,7 @@ from svc.identity.bearer import AGENT_HEADER, BearerAuth
 from svc.identity.idjag import check_id_jag
 from svc.identity.session import IdentitySession
 from svc.identity.store import Credential, CredentialStore, has_credential
+from svc.next_words import cli as cli_words
 from svc.store.secrets import FileBackend, SecretStore
 
 AUTH = "https://auth.test/auth"  # https: no credential goes over cleartext (29.4)
@@ -129,7 +130,12 @@ def test_then_refresh_then_give_up_with_register(config_dir: Path, httpx_mock: H
     task_reply(httpx_mock, **invalid("token_invalid"))
     with pytest.raises(AuthError) as caught:
         send(BearerAuth(session))
-    assert caught.value.exit_code == 4 and "svc identity register" in (caught.value.hint or "")
+    assert caught.value.exit_code == 4
+    # Both ways out as data (issue 52): a new credential, or log out; each face words them.
+    assert caught.value.next is not None and caught.value.next.action == "replace_identity"
+    cli_words.present(caught.value)
+    hint = caught.value.hint or ""
+    assert "svc identity register --force" in hint and "svc identity logout" in hint
     refresh = json.loads(httpx_mock.get_requests(url=f"{AUTH}/agent/identity")[0].content)
     assert refresh == {"type": "refresh", "refresh_token": "rt-1"}
     stored = session.store.load()

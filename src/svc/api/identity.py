@@ -18,7 +18,8 @@ import httpx
 from svc.api.http import Http
 from svc.api.response import parse_json
 from svc.api.status import error_from_response
-from svc.errors import REGISTER_AGAIN, AuthError, ProtocolError, SvcError, UntrustedURLError
+from svc.errors import AuthError, ProtocolError, SvcError, UntrustedURLError
+from svc.next_step import step
 from svc.origin import TrustedURL, configured, on_origin, origin_if_valid
 
 WELL_KNOWN = "/.well-known/oauth-authorization-server"
@@ -48,6 +49,7 @@ def identity_error(response: httpx.Response, what: str) -> SvcError:
         reason=error.reason,
         hint=error.hint,  # from the one table of codes
         body=error.body,
+        next=error.next,  # each face words it (a dead credential's two ways out)
     )
 
 
@@ -178,7 +180,8 @@ class IdentityPlatform:
         if response.status_code != 200:
             error = identity_error(response, what)
             if error.code == "invalid_request":  # the spec's Exchange row: undecodable assertion
-                error.hint = "the stored assertion is unreadable; " + REGISTER_AGAIN
+                error.next = step("replace_identity", "the stored assertion is unreadable; ")
+                error.hint = error.next.neutral
             raise error
         doc = parse_json(response, what)
         if not isinstance(doc, dict) or not isinstance(doc.get("access_token"), str):

@@ -96,6 +96,7 @@ def error_from_response(status: int, content: bytes, what: str = "request") -> S
         reason=reason,
         hint=hint,
         body=body,
+        next=known.next if known else None,
     )
 
 

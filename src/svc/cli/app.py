@@ -151,7 +151,7 @@ def with_globals(func: Callable[..., Any]) -> Callable[..., Any]:
         lenient = path[:1] in (["help"], ["doctor"]) or path == ["config", "path"]
         ctx.obj = build_context(
             flags,
-            creates_profile=path == ["config", "set"],
+            creates_profile=path in _CREATES_PROFILE,
             needs_config=not lenient,
             repairing=path[:1] in (["help"], ["doctor"], ["config"]),
         )
@@ -162,6 +162,10 @@ def with_globals(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+# Commands that write the profile they are named (a key, or a profile's secret): they create
+# it (and say so). Every other command refuses a profile the file lacks: a typo in --profile
+# must never drop that profile's money limits.
+_CREATES_PROFILE = (["config", "set"], ["wallet", "create"], ["wallet", "import"])
 OUTPUT_FLAGS = ("json_output", "json_fields", "jq", "template")
 _NOT_A_CLIENT = frozenset(OUTPUT_FLAGS) | {
     "base_url",

@@ -31,7 +31,8 @@ def build_context(
 ) -> FaceContext:
     """The app context from the global flags (flag > environment > profile > default).
 
-    `creates_profile`: the command writes the profile (`config set`), so it may not exist yet.
+    `creates_profile`: the command writes the profile (`config set`, `wallet create|import`),
+    so it may not exist yet.
     `needs_config`: False for commands that help fix a broken file (`help`, `config path`).
     `repairing`: the command shows or fixes the settings (`config`, `doctor`, `help`): a
     refused value (a cleartext base URL) is kept for it to show or unset."""

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 
 from svc import rail_table
 from svc.cli.app import current
-from svc.commands.guide import show_guide
 from svc.engines import advisor
 from svc.engines.quote_body import QuoteFieldError, quote_body
-from svc.errors import UsageError
+from svc.errors import AdvisorUnavailableError, UsageError
 from svc.ui import views
 from svc.ui.face import FaceContext
+from svc.ui.guide import show_markdown
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
@@ -114,11 +114,27 @@ def quote(
 def run(opts: QuoteOptions, ctx: FaceContext) -> int:
     doc = advisor.quote(ctx, opts.body, opts.rail)
     if doc is None:  # the advisor is unavailable (503): the spec's answer is the guide
-        ctx.output.warn("the advisor is unavailable (503); showing the wallet-free guide instead")
-        show_guide(ctx, opts.body["goal"], as_json=ctx.output.json_mode)
-        return 0
+        _fallback(ctx, opts.body["goal"])
     ctx.output.show(doc, views.quote)
     return 0
+
+
+def _fallback(ctx: FaceContext, goal: str) -> NoReturn:
+    """The wallet-free guide in the quote's place, and exit 9 (the contract's "service
+    unavailable"): a person sees the guide; in JSON the error object carries it, marked
+    `"source": "fallback"`, so a script still reads the guide but never takes it for a quote
+    (its fields look like one: `status`, `priceUsd`)."""
+    result = advisor.guide(ctx, goal)
+    if not ctx.output.json_mode:  # for a person: as `svc guide` draws it
+        if ctx.output.stdout_tty:
+            show_markdown(ctx.output, result.markdown)
+        else:
+            ctx.output.document(result.markdown.rstrip("\n"))
+    raise AdvisorUnavailableError(
+        "the advisor is unavailable (503): this is the wallet-free guide, not a quote",
+        hint="ask for the quote again later; `svc guide GOAL` gives the guide alone",
+        data=advisor.fallback_document(result),
+    )
 
 
 # Which flag sets which body field, for error messages in the user's terms.

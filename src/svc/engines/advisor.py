@@ -30,6 +30,9 @@ from svc.pay.wallet import has_wallet, load_signer
 from svc.store.secrets import profile_key
 
 PROOF_RAILS = rail_table.FREE_PROOF_NAMES  # what can sign a zero-amount proof
+# Where an answer to a quote came from, in every face's JSON that can hold either: the
+# advisor's quote, or the wallet-free guide given in its place when the advisor is down (503).
+ADVISOR, FALLBACK = "advisor", "fallback"
 
 
 def quote(app: AppContext, body: dict[str, Any], rail: str | None = None) -> dict[str, Any] | None:
@@ -89,3 +92,10 @@ def guide(app: AppContext, goal: str) -> Guide:
 def guide_document(result: Guide) -> dict[str, Any]:
     """The guide as JSON: the service's object when it sent one, else the Markdown wrapped."""
     return result.doc if result.doc is not None else {"guide": result.markdown}
+
+
+def fallback_document(result: Guide) -> dict[str, Any]:
+    """The wallet-free guide given in a quote's place (the advisor answered 503), marked
+    `"source": "fallback"`: its fields look like a quote's (`status`, `priceUsd`), and a
+    script must be able to tell it from one without reading stderr."""
+    return {**guide_document(result), "source": FALLBACK}

@@ -14,7 +14,7 @@ from typing import Any
 from svc.context import AppContext
 from svc.errors import UsageError
 from svc.pay.daily_cap import set_for_fleet
-from svc.settings import NO_CAP
+from svc.settings import DEFAULT_PROFILE, NO_CAP
 from svc.settings_table import described
 from svc.store.config import KEYS, unknown_key
 from svc.store.ledger.postgres import redacted
@@ -79,6 +79,18 @@ def set_value(app: AppContext, key: str, value: str) -> str | None:
     """Write a known key's checked value into the profile in effect; the value as written."""
     cleartext_ok = app.settings.allow_insecure_http
     return as_written(app.config.set(app.settings.profile, key, value, cleartext_ok=cleartext_ok))
+
+
+def profile_is_new(app: AppContext) -> bool:
+    """Whether a write would create the profile in effect: one a person named (the default
+    profile exists without a table) that the config file does not hold yet."""
+    name = app.settings.profile
+    return name != DEFAULT_PROFILE and name not in app.config.profiles()
+
+
+def create_profile(app: AppContext) -> bool:
+    """The profile in effect added to the config file when it is new; whether it was."""
+    return profile_is_new(app) and app.config.add_profile(app.settings.profile)
 
 
 def unset_value(app: AppContext, key: str) -> None:

@@ -27,7 +27,7 @@ def receipt_document(app: AppContext, task_or_request_id: str) -> dict[str, Any]
         raise NotFound(
             f"the ledger has no request or task {task_or_request_id!r}",
             code="not_in_ledger",
-            next=step("see_tasks", tail=" (what this ledger holds: a shared one, every runner's)"),
+            next=step("see_tasks", tail=_which_ledger(app)),
         )
     if not row.amount_atomic or not row.method:
         raise NotFound(
@@ -36,6 +36,15 @@ def receipt_document(app: AppContext, task_or_request_id: str) -> dict[str, Any]
             next=step("see_tasks", tail=": what became of it"),
         )
     return _document(row, _signed(ledger, row.request_id))
+
+
+def _which_ledger(app: AppContext) -> str:
+    """Where the tasks list looks, for the ledger in effect: only a fleet's is shared (a
+    local file's rows are this machine's alone, and a person must not go looking for another
+    runner's request there)."""
+    if app.settings.ledger_url:
+        return " (the fleet's shared ledger: every runner's requests)"
+    return " (the local ledger: only what this machine submitted)"
 
 
 def _signed(ledger: LedgerStore, request_id: str) -> Authorization | None:

@@ -16,7 +16,7 @@ import httpx
 from svc.api.headers import AGENT_AUTHORIZATION as AGENT_HEADER
 from svc.api.headers import AUTHORIZATION
 from svc.api.status import auth_refusal
-from svc.errors import REGISTER_AGAIN, AuthError
+from svc.errors import REPLACE_CREDENTIAL, AuthError
 from svc.identity.session import IdentitySession
 
 # Reasons that say the token itself is stale; others (placement) are our bugs, not healable.
@@ -72,7 +72,7 @@ class BearerAuth(httpx.Auth):
             code=code or "invalid_token",
             status=401,
             reason=reason,
-            hint=REGISTER_AGAIN,
+            next=REPLACE_CREDENTIAL,  # a new one, or log out: as `svc doctor` says
         )
 
     @staticmethod

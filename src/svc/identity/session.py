@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from svc.api.identity import IdentityPlatform
-from svc.errors import REGISTER_AGAIN, AuthError, ProtocolError, Unavailable
+from svc.errors import REGISTER_AGAIN, REPLACE_CREDENTIAL, AuthError, ProtocolError, Unavailable
 from svc.identity.store import Credential, CredentialStore
 
 
@@ -126,7 +126,7 @@ class IdentitySession:
                     "the stored agent credential expired or was revoked and has no refresh token",
                     code="invalid_grant",
                     status=exc.status,
-                    hint=REGISTER_AGAIN,
+                    next=REPLACE_CREDENTIAL,  # a new one, or log out: as `svc doctor` says
                 ) from None
             self.refresh()
             cred = self.credential()

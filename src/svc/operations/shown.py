@@ -40,6 +40,9 @@ class SubmitShown(TypedDict):
 
 
 class QuoteShown(TypedDict):
+    # "advisor": `quote` holds the advisor's quote; "fallback": the advisor was unavailable
+    # and `guide` holds the wallet-free guide in its place (never to be taken for a quote).
+    source: Literal["advisor", "fallback"]
     quote: NotRequired[dict[str, Any]]
     advisor: NotRequired[Unavailable]
     guide: NotRequired[dict[str, Any]]

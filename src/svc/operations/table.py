@@ -157,8 +157,9 @@ QUOTE = Operation(
         "quote",
         "Quote a goal",
         "Ask the free advisor what a goal will cost and how to go about it (status, guide, "
-        "price of the quote: 0). Costs nothing and authorizes no spending. If the advisor is "
-        "unavailable, the wallet-free guide is returned instead.",
+        "price of the quote: 0). Costs nothing and authorizes no spending. `source` says "
+        'which answer came: "advisor" (the quote), or "fallback" when the advisor is '
+        "unavailable and the wallet-free guide is returned instead (not a quote).",
         QuoteShown,
         read_only=True,
     ),

@@ -138,12 +138,7 @@ class PaymentPolicy:
         if offer.rail == rail_table.X402:
             # The rail itself was checked when the submit began (`check_rail`); a free
             # call's zero-amount proof is x402 whichever rails the person pays with.
-            problem = self._x402_problem(offer)
-            return (
-                None
-                if problem is None
-                else PolicyRefusal(f"refusing to pay: {problem}", next=X402_NEXT)
-            )
+            return self._x402_refusal(offer)
         if offer.rail not in self.allowed_rails:
             return _rail_refusal(offer.rail, self.allowed_rails)
         if offer.rail == rail_table.CARD and offer.amount_atomic < CARD_MIN_ATOMIC:
@@ -153,27 +148,40 @@ class PaymentPolicy:
                 code="card_unavailable",
                 next=step("choose_rail", "pay with ", rails=rail_table.others(rail_table.CARD)),
             )
-        if offer.amount_atomic > self.max_atomic:
-            return PolicyRefusal(
-                f"refusing to pay: {self._above_limit(offer.amount_atomic)}",
-                next=step("raise_max_price", "nothing was signed or paid; change the limit with "),
-            )
-        return None
+        return self._price_refusal(offer)
 
-    def _x402_problem(self, offer: Offer) -> str | None:
+    def _price_refusal(self, offer: Offer) -> PolicyRefusal | None:
+        if offer.amount_atomic <= self.max_atomic:
+            return None
+        return PolicyRefusal(
+            f"refusing to pay: {self._above_limit(offer.amount_atomic)}",
+            next=step("raise_max_price", CHANGE_LIMIT),
+        )
+
+    def _x402_refusal(self, offer: Offer) -> PolicyRefusal | None:
+        """Each refusal names the one setting that refused (issue 52: a price refusal named
+        the networks and assets too, which had nothing to do with it)."""
         if offer.scheme != "exact":
-            return f"scheme {offer.scheme!r} is not supported (only 'exact')"
-        problem = None if self._is_test_money(offer) else self._terms_problem(offer)
-        if problem is None and offer.amount_atomic > self.max_atomic:
-            return self._above_limit(offer.amount_atomic)
-        return problem
+            return PolicyRefusal(
+                f"refusing to pay: scheme {offer.scheme!r} is not supported (only 'exact')",
+                hint="nothing was signed or paid; no setting allows another scheme",
+            )
+        refusal = None if self._is_test_money(offer) else self._terms_refusal(offer)
+        return refusal or self._price_refusal(offer)
 
-    def _terms_problem(self, offer: Offer) -> str | None:
+    def _terms_refusal(self, offer: Offer) -> PolicyRefusal | None:
         allowed_networks = [caip2(n) for n in self.allowed_networks]
         if offer.network not in allowed_networks:
-            return f"network {offer.network} is not allowed ({', '.join(allowed_networks)})"
+            return PolicyRefusal(
+                f"refusing to pay: network {offer.network} is not allowed "
+                f"({', '.join(allowed_networks)})",
+                next=step("allow_network", CHANGE_IT),
+            )
         if offer.asset.lower() not in {a.lower() for a in self.allowed_assets}:
-            return f"asset {offer.asset} is not an allowed asset"
+            return PolicyRefusal(
+                f"refusing to pay: asset {offer.asset} is not an allowed asset",
+                next=step("allow_asset", CHANGE_IT),
+            )
         return None
 
     def _is_test_money(self, offer: Offer) -> bool:
@@ -240,7 +248,8 @@ class PaymentPolicy:
             self.budget.reserve(rail, amount_atomic, valid_before)
 
 
-X402_NEXT = step("raise_max_price_terms", "nothing was signed or paid; change the limit with ")
+CHANGE_LIMIT = "nothing was signed or paid; change the limit with "
+CHANGE_IT = "nothing was signed or paid; change it with "
 
 
 def _rail_refusal(rail: str, allowed: Sequence[str]) -> PolicyRefusal:
@@ -248,5 +257,5 @@ def _rail_refusal(rail: str, allowed: Sequence[str]) -> PolicyRefusal:
         f"refusing to pay: the {rail} rail is not allowed "
         f"(allowed_rails: {', '.join(allowed) or 'none'})",
         code="rail_not_allowed",
-        next=step("allow_rail", "nothing was signed or paid; change it with "),
+        next=step("allow_rail", CHANGE_IT),
     )

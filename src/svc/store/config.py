@@ -88,7 +88,8 @@ class ConfigFile:
 
     def profile(self, name: str, *, must_exist: bool = True) -> dict[str, Any]:
         """A profile's values. Naming one the file does not have is a mistake (a typo would
-        silently drop its money limits), except the default profile and `config set`."""
+        silently drop its money limits), except the default profile and a command that
+        writes the profile it names (`config set`, `wallet create|import`)."""
         profiles = self._load().get("profiles", {})
         if name not in profiles and must_exist and name != DEFAULT_PROFILE:
             known = sorted(profiles)
@@ -99,6 +100,18 @@ class ConfigFile:
                 hint=f"create it with: svc config set KEY VALUE --profile {name}",
             )
         return dict(profiles.get(name, {}))
+
+    def add_profile(self, name: str) -> bool:
+        """An empty [profiles.NAME] table, unless the file holds one: whether it was added.
+        A command that stores a profile's secret (`svc wallet create --profile work`) makes
+        its profile exist, so every later command may name it."""
+        data = self._load()
+        profiles = data.setdefault("profiles", {})
+        if name in profiles:
+            return False
+        profiles[name] = {}
+        self._write(data)
+        return True
 
     def set(self, profile: str, key: str, raw: str, *, cleartext_ok: bool = False) -> Any:
         """Write a checked value. `cleartext_ok`: allow_insecure_http is in effect, so a plain

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.commands.config.values import key_names, report_change
-from svc.engines.config_edit import set_fleet_value, set_value
+from svc.commands.config.values import key_names, report_change, say_profile_created
+from svc.engines.config_edit import profile_is_new, set_fleet_value, set_value
 from svc.settings_table import FLEET_KEYS
 from svc.ui.face import FaceContext
 
@@ -49,7 +49,10 @@ def set_(
 def run(opts: SetOptions, app_ctx: FaceContext) -> int:
     if opts.fleet:
         return fleet_change(app_ctx, opts.key, opts.value)
+    new = profile_is_new(app_ctx)
     stored = set_value(app_ctx, opts.key, opts.value)
+    if new:
+        say_profile_created(app_ctx)
     # As the person would write it (`1.5`, `600`, `true`), never Python's repr ('1.5', 600.0).
     app_ctx.output.note(f"{opts.key} = {stored} in profile {app_ctx.settings.profile}")
     report_change(app_ctx, opts.key, stored)

@@ -20,3 +20,13 @@ def report_change(app_ctx: FaceContext, key: str, value: str | None) -> None:
     """With --json (or an output flag), what the profile now holds for the key."""
     if app_ctx.settings.json_output:
         app_ctx.output.emit_json({"profile": app_ctx.settings.profile, "key": key, "value": value})
+
+
+def say_profile_created(app_ctx: FaceContext) -> None:
+    """The one line on stderr when a command adds the profile it was named (`config set`,
+    `wallet create|import`): a typo in --profile shows here, not as a silent new profile."""
+    app_ctx.output.info(
+        "svc: created profile '{profile}' in {path}",
+        profile=app_ctx.settings.profile,
+        path=str(app_ctx.config.path),
+    )

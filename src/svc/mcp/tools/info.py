@@ -23,9 +23,10 @@ def _quote(app: AppContext, args: dict[str, Any]) -> Outcome:
     doc = advisor.quote(app, body)
     if doc is None:  # the spec's answer to a 503 is the wallet-free guide
         guide = _guide(app, {"goal": body["goal"]})
+        # "source" as in `svc quote --json`'s fallback: an agent never takes it for a quote.
         return Outcome(
-            {"advisor": "unavailable", "guide": guide.doc["guide"]},
-            "The advisor is unavailable (503); here is the wallet-free guide instead. "
+            {"source": advisor.FALLBACK, "advisor": "unavailable", "guide": guide.doc["guide"]},
+            "The advisor is unavailable (503): this is the wallet-free guide, not a quote. "
             + guide.text,
         )
     text = (
@@ -33,7 +34,7 @@ def _quote(app: AppContext, args: dict[str, Any]) -> Outcome:
         f"{from_service(doc['priceUsd'], 40)} USD, no funds moved). {SERVICE_GUIDE}"
         f"\n\n{doc['guide']}"
     )
-    return Outcome({"quote": doc}, text)
+    return Outcome({"source": advisor.ADVISOR, "quote": doc}, text)
 
 
 def _guide(app: AppContext, args: dict[str, Any]) -> Outcome:
