@@ -27,6 +27,10 @@ NO_CAP = "none"
 DEFAULT_PROFILE = "default"
 REAL_HOST_MIN_INTERVAL = 15.0  # the spec's poll interval: 15-60 s while a task is live
 LOOPBACK_INTERVAL = 1.0
+# What a poll interval may be asked for, on every host: under a second floods even the
+# loopback sandbox, and over an hour a watch looks hung (a real host is then held to the
+# spec's 15-60 s by svc.engines.watch_parts.poll_interval).
+POLL_INTERVAL_RANGE = (1.0, 3600.0)
 # An x402 authorization can be settled by whoever holds it until its validBefore: the server
 # proposes the window (maxTimeoutSeconds), we never sign for longer than this (the default,
 # max_validity_seconds, is in the settings table); nor for less than this.
@@ -100,6 +104,21 @@ def positive_seconds(label: str, raw: object) -> float:
         raise UsageError(f"{label} must be a number of seconds, got {raw!r}") from None
     if not math.isfinite(value) or value <= 0:
         raise UsageError(f"{label} must be positive seconds, got {raw!r}")
+    return value
+
+
+def poll_seconds(label: str, raw: object) -> float:
+    """A poll interval (`--interval`, poll_interval): 1 to 3600 seconds, or one usage error
+    in svc's words (a NaN fails the comparison, so it is refused too)."""
+    low, high = POLL_INTERVAL_RANGE
+    try:
+        value = float(str(raw).strip())
+    except ValueError:
+        value = math.nan
+    if not low <= value <= high:
+        raise UsageError(
+            f"{label} must be a number of seconds from {low:g} to {high:g}, got {str(raw)[:40]!r}"
+        )
     return value
 
 
@@ -312,6 +331,7 @@ PARSERS: dict[str, Parser] = {
     "rail": lambda row, label, raw, how: _rail(label, raw),
     "rails": lambda row, label, raw, how: _rails(label, raw),
     "seconds": lambda row, label, raw, how: positive_seconds(label, raw),
+    "interval": lambda row, label, raw, how: poll_seconds(label, raw),
     "seconds_or_off": lambda row, label, raw, how: _non_negative_seconds(label, raw),
     "validity": lambda row, label, raw, how: validity_seconds(label, raw),
     "ledger_url": lambda row, label, raw, how: ledger_url(label, raw, in_file=how.in_file),

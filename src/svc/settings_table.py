@@ -111,7 +111,7 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "poll_interval",
-        "seconds",
+        "interval",
         "seconds between polls while watching",
         env="SVC_POLL_INTERVAL",
         flag="--interval",

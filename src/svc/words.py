@@ -117,6 +117,16 @@ def not_charged(amount_usd: object, until: object) -> str:
     return f"{usd(amount_usd)} signed but not charged counts until {clock}, when it expires"
 
 
+def budget_standing(used_atomic: int, limit_atomic: int) -> str:
+    """Where a budget at or past its warning share stands, in words that match its
+    percentage: `svc budget`, `svc spend`, `svc doctor` and a payment's warning say it alike."""
+    if used_atomic > limit_atomic:
+        return "over its limit"
+    if used_atomic == limit_atomic:
+        return "at its limit"
+    return "near its limit"
+
+
 def source(where: str | None) -> str:
     """Where a setting's value came from (`Settings.sources`), for people."""
     if not where or where == "default":

@@ -26,6 +26,7 @@ def test_a_session_budget_notes_its_end_refuses_past_it_and_a_new_session_starts
             assert not second.is_error, second.content
             notes = (second.structured_content or {})["budget_notes"]
             assert notes and "session budget of this MCP session is 100 % used" in notes[0]
+            assert "at its limit" in notes[0] and "near its limit" not in notes[0]
             assert any("tell the person" in getattr(c, "text", "") for c in second.content)
             rid, third = await submitted(session, "Session three #complete")
             refused = error_of(third)

@@ -174,14 +174,15 @@ def test_spend_budget_and_doctor_show_the_bar_and_the_warning(cli: Cli, sandbox:
     at = next(n for n, line in enumerate(lines) if "budget week, profile default" in line)
     assert "█" * 20 in lines[at] and "3.00 of 3.00 USD (100 %)" in lines[at]
     assert "0.00 USD left; resets Mon " in lines[at + 1]  # the next Monday, 00:00 local
-    assert lines[at + 1].endswith("00:00; near its limit")
+    assert lines[at + 1].endswith("00:00; at its limit")  # 100 %: at it, not near it
     assert "not this profile or runner" in screen  # the other runner's, shown dimmed
     spend = drawn(cli, "spend", columns=80)
     assert spend.index("budget week, profile default") < spend.index("by day")
     assert "elsewhere" not in spend  # spend shows the budgets that bind this process
     assert [b["per"] for b in cli.ok("spend", "--json").json()["budgets"]] == ["week"]
     checks = {c["check"]: c for c in cli.ok("doctor", "--json").json()["checks"]}
-    assert checks["budgets"]["status"] == "warn" and "(100 %)" in checks["budgets"]["detail"]
+    assert checks["budgets"]["status"] == "warn"
+    assert "(100 %), at its limit" in checks["budgets"]["detail"]
 
 
 LIBRARY = """

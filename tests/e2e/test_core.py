@@ -454,13 +454,13 @@ def test_tasks_are_scoped_to_the_paying_agent(cli: Cli, sandbox: Sandbox, tmp_pa
         (["reply", "task_1", "--approve-payment", "--decline-payment"], "exclude each other"),
         (["reply", "task_1", "--value-file", "-"], "--value-file goes with --field"),
         (["reply", "task_1", "--set", "novalue"], "--set takes KEY=VALUE"),
-        (["watch", "task_1", "--interval", "0"], "--interval must be positive"),
-        (["watch", "task_1", "--interval", "nan"], "--interval must be positive seconds, got nan"),
+        (["watch", "task_1", "--interval", "0"], "--interval must be a number of seconds from 1"),
+        (["watch", "task_1", "--interval", "nan"], "from 1 to 3600, got 'nan'"),
         (
             ["submit", "x", "--email", "a@example.com", "--max-price", "nan"],
             "--max-price must be a non-negative USD amount, got 'nan'",
         ),
-        (["config", "set", "poll_interval", "inf"], "poll_interval must be positive seconds"),
+        (["config", "set", "poll_interval", "inf"], "poll_interval must be a number of seconds"),
         (
             ["config", "set", "daily_cap_usd", "--", "-1"],
             "daily_cap_usd must be a non-negative USD amount",
@@ -544,12 +544,12 @@ def test_a_bad_key_given_to_wallet_import_force_keeps_the_stored_wallet(cli: Cli
         (
             "SVC_POLL_INTERVAL",
             "-1",
-            "poll_interval (env SVC_POLL_INTERVAL) must be positive seconds",
+            "poll_interval (env SVC_POLL_INTERVAL) must be a number of seconds from 1 to 3600",
         ),
         (
             "SVC_POLL_INTERVAL",
             "inf",
-            "poll_interval (env SVC_POLL_INTERVAL) must be positive seconds",
+            "poll_interval (env SVC_POLL_INTERVAL) must be a number of seconds from 1 to 3600",
         ),
     ],
 )

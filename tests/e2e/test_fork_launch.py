@@ -85,7 +85,7 @@ def test_a_signal_to_the_launcher_ends_svc_as_it_ends_an_exec(
     task_id = str(cli.ok("submit", "Slow #slow", "--email", unique_email()).json()["id"])
     ended = [
         signalled_watch(functools.partial(_start, command, cli), task_id, sig)
-        for command in _both(fork_server, "watch", task_id, "--interval", "0.2")
+        for command in _both(fork_server, "watch", task_id, "--interval", "1")
     ]
     assert ended[0] == ended[1]
     assert ended[0][0] == 128 + sig

@@ -57,7 +57,7 @@ def test_watch_runs_no_hook_for_an_answer_about_another_task(
     answers_peer.config.answer_id = OTHER
     witness = tmp_path / "hook-ran"
     hook = f"touch {witness}"
-    result = peer_cli(tmp_path, answers_peer)("watch", MINE, "--exec", hook, "--interval", "0.2")
+    result = peer_cli(tmp_path, answers_peer)("watch", MINE, "--exec", hook, "--interval", "1")
     refused_as_another_task(result, "poll")
     time.sleep(0.3)  # a hook started in the background would have had time to run
     assert not witness.exists()

@@ -104,7 +104,7 @@ def test_hostile_result_reason_and_events_are_inert_and_bounded(cli: Cli, sandbo
 def test_hostile_2fa_question_inside_watch_is_inert(cli: Cli, sandbox: Sandbox) -> None:
     task_id = submit(cli, "Hostile ask #2fa #hostile")
     sandbox.advance(11)
-    child = spawn(cli, "watch", task_id, "--interval", "0.2")
+    child = spawn(cli, "watch", task_id, "--interval", "1")
     child.expect("Enter the 6-digit code")
     child.expect(r"sms_code \(hidden\):")
     asked = (child.before or "") + (child.after or "")

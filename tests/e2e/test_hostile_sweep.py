@@ -130,8 +130,8 @@ COMMANDS: list[tuple[str, list[str], list[Step], tuple[int, ...]]] = [
     ("poll blocked", ["poll", "tsk_ask"], [], (0, 6)),
     ("poll error detail", ["poll", "tsk_err"], [], (8,)),
     ("poll --json on a terminal", ["poll", "tsk_done", "--json"], [], (0,)),
-    ("watch to the end", ["watch", "tsk_done", "--interval", "0.2"], [], (0,)),
-    ("watch an ask, no input", ["watch", "tsk_ask", "--no-input", "--interval", "0.2"], [], (6,)),
+    ("watch to the end", ["watch", "tsk_done", "--interval", "1"], [], (0,)),
+    ("watch an ask, no input", ["watch", "tsk_ask", "--no-input", "--interval", "1"], [], (6,)),
     ("reply form (prompts, new state)", ["reply", "tsk_ask"], REPLY_FORM, (0, 1)),
     ("tasks (ledger)", ["tasks"], [], (0,)),
     ("spend (ledger)", ["spend"], [], (0,)),
@@ -204,7 +204,7 @@ def test_hostile_sweep_with_colour(home: Cli) -> None:
         ["poll", "tsk_done"],
         ["tasks"],
         ["spend", "--tasks"],
-        ["watch", "tsk_done", "--interval", "0.2"],
+        ["watch", "tsk_done", "--interval", "1"],
     ):
         screen, _ = on_terminal(home, args, env={"TERM": "xterm-256color", "NO_COLOR": ""})
         assert SGR.search(screen), f"{args}: colour was expected on this terminal"

@@ -237,7 +237,7 @@ def test_cancelling_at_the_review_inside_watch_ends_the_watch_and_sends_nothing(
     cli: Cli, sandbox: Sandbox
 ) -> None:
     task_id = blocked(cli, sandbox, "Sign in #2fa")
-    child = spawn(cli, "watch", task_id, "--interval", "0.2")
+    child = spawn(cli, "watch", task_id, "--interval", "1")
     child.expect(r"sms_code \(hidden\):")
     child.sendline("161803")
     child.expect(r"1\) sms_code: \(hidden\)")

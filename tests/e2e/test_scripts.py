@@ -75,7 +75,7 @@ def test_watch_all_marks_a_task_the_service_forgot_and_watches_the_rest(
     sandbox.advance(30)
     # What a restarted sandbox answers for a task it no longer has.
     sandbox.faults({"kind": "status", "status": 404, "path": f"/svc/tasks/{forgot}", "count": 50})
-    result = cli("watch", "--all", "--no-input", "--interval", "0.2", "--json")
+    result = cli("watch", "--all", "--no-input", "--interval", "1", "--json")
     assert result.returncode == 0, result.stderr
     named = [line for line in result.stderr.splitlines() if forgot in line]
     assert len(named) == 1 and "marked gone" in named[0], result.stderr  # one warning
@@ -84,7 +84,7 @@ def test_watch_all_marks_a_task_the_service_forgot_and_watches_the_rest(
     assert [line["state"] for line in lines if line["id"] == done][-1] == "completed"
     states = {row["task_id"]: row["state"] for row in cli.ok("tasks", "--json").json()}
     assert states == {done: "completed", forgot: "gone"}
-    again = cli("watch", "--all", "--no-input", "--interval", "0.2")
+    again = cli("watch", "--all", "--no-input", "--interval", "1")
     assert again.returncode == 0 and forgot not in again.stderr  # gone: not live any more
     assert cli("watch", forgot, "--no-input").returncode == 7  # a typed id stays not found
     assert forgot in cli.ok("tasks", "--state", "gone", "--json").stdout

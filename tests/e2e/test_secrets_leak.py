@@ -133,7 +133,7 @@ def test_planted_secrets_never_leak(sandbox: Sandbox, tmp_path: Path) -> None:
     # A live watch: its argv as the kernel shows it to every user.
     slow = cli.ok("submit", "Leak watch #slow", "--email", email).json()["id"]
     proc = subprocess.Popen(
-        [SVC, "-v", "watch", slow, "--interval", "0.5"],
+        [SVC, "-v", "watch", slow, "--interval", "1"],
         env=cli.env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -105,7 +105,7 @@ def test_watch_json_and_hooks_never_get_a_secret_typed_in_its_form(
     cli = folding_peer(tmp_path, answers_peer)
     hooked = tmp_path / "hooked.ndjson"
     hook = f"cat >> {hooked}; echo >> {hooked}"
-    child = spawn(cli, "watch", TASK, "--json", "--interval", "0.2", "--exec", hook)
+    child = spawn(cli, "watch", TASK, "--json", "--interval", "1", "--exec", hook)
     child.expect(r"password \(hidden\):")
     child.sendline(secret)
     child.expect(r"Send this answer\?")

@@ -81,7 +81,7 @@ def test_exec_runs_once_per_change_with_the_detail_on_stdin_and_hostile_text_not
     command, out = recorder(tmp_path)
     env_cli = Cli(cli.home, {**cli.env, "HOOK_OUT": str(out)})
     code, stdout, err = watch_while(
-        env_cli, sandbox, [task_id, "--interval", "0.2", "--json", "--exec", command], 25
+        env_cli, sandbox, [task_id, "--interval", "1", "--json", "--exec", command], 25
     )
     assert code == 0, err
     changes = [json.loads(line) for line in stdout.splitlines()]

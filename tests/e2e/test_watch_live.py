@@ -33,7 +33,7 @@ def test_approval_left_to_the_app_ends_at_0_after_the_sandbox_approves(
 ) -> None:
     task_id = submit(cli, "Buy the flight #approval")
     sandbox.advance(11)
-    child = spawn(cli, "watch", task_id, "--interval", "0.2")
+    child = spawn(cli, "watch", task_id, "--interval", "1")
     child.expect(r"42.50 USD to Example Air")
     child.expect(r"\(in the user's app\) · \d+m\d\ds left")
     child.expect("Enter: leave it to the approval app, d: decline")
@@ -54,7 +54,7 @@ def test_approval_left_to_the_app_ends_at_0_after_the_sandbox_approves(
 def test_an_approval_given_while_the_prompt_is_open_is_noticed(cli: Cli, sandbox: Sandbox) -> None:
     task_id = submit(cli, "Buy the train #approval")
     sandbox.advance(11)
-    child = spawn(cli, "watch", task_id, "--interval", "0.2")
+    child = spawn(cli, "watch", task_id, "--interval", "1")
     child.expect("Enter: leave it to the approval app, d: decline")
     sandbox.admin("POST", f"/tasks/{task_id}/approve")  # approved in the app meanwhile
     child.expect(f"prompt closed: task {task_id} is pending now")
@@ -67,7 +67,7 @@ def test_a_decline_asks_for_confirmation_before_anything_is_sent(
 ) -> None:
     task_id = submit(cli, "Buy the hotel #decline")
     sandbox.advance(11)
-    child = spawn(cli, "watch", task_id, "--interval", "0.2")
+    child = spawn(cli, "watch", task_id, "--interval", "1")
     child.expect("Enter: leave it to the approval app, d: decline")
     child.sendline("d")
     child.expect(r"Decline the payment of 42.50 USD to Example Air for good\? .*\(y/N\)")
@@ -83,7 +83,7 @@ def test_a_hidden_prompt_closes_when_the_ask_is_answered_elsewhere(
 ) -> None:
     task_id = submit(cli, "Log in #2fa")
     sandbox.advance(11)
-    child = spawn(cli, "watch", task_id, "--interval", "0.2")
+    child = spawn(cli, "watch", task_id, "--interval", "1")
     child.expect(r"sms_code \(hidden\):")
     cli.ok("reply", task_id, "--field", "sms_code", "--value-file", "-", input="111222\n")
     child.expect(f"prompt closed: task {task_id} is pending now")
@@ -101,7 +101,7 @@ def replies_sent(sandbox: Sandbox, task_id: str) -> int:
 def test_an_empty_2fa_answer_is_asked_again_and_nothing_is_sent(cli: Cli, sandbox: Sandbox) -> None:
     task_id = submit(cli, "Log in again #2fa")
     sandbox.advance(11)
-    child = spawn(cli, "watch", task_id, "--interval", "0.2")
+    child = spawn(cli, "watch", task_id, "--interval", "1")
     child.expect(r"sms_code \(hidden\):")
     child.sendline("")  # an empty Enter
     child.expect("a value is required")  # asked again by the form itself, never sent
@@ -131,7 +131,7 @@ def test_the_time_left_shows_on_the_terminal_when_the_ask_comes(
 ) -> None:
     task_id = submit(cli, f"Timed {tag}")
     sandbox.advance(11)
-    child = spawn(cli, "watch", task_id, "--interval", "0.2")
+    child = spawn(cli, "watch", task_id, "--interval", "1")
     child.expect(f"task {task_id} {shown}")
     child.sendintr()
     assert finish(child) == 130
@@ -144,7 +144,7 @@ def test_notify_on_a_pty_rings_at_the_ask_and_at_the_end_and_never_carries_the_s
     task_id = submit(cli, "Pay my bill #2fa")
     sandbox.advance(11)
     path = {"PATH": f"{bin_dir}{os.pathsep}{cli.env['PATH']}"}
-    child = spawn(cli, "watch", task_id, "--notify", "--interval", "0.2", env=path)
+    child = spawn(cli, "watch", task_id, "--notify", "--interval", "1", env=path)
     child.expect_exact(f"\x07\x1b]9;svc: task {task_id} waits on you: asks for sms_code")
     child.expect(r"sms_code \(hidden\):")
     child.sendline("987654")
@@ -174,7 +174,7 @@ def test_events_of_other_tasks_wait_while_a_prompt_is_open_and_follow_it_in_orde
     asking = submit(cli, "Log in #2fa")  # the task whose prompt opens
     others = [submit(cli, f"Other {i} #complete") for i in range(3)]
     sandbox.advance(11)  # the 2fa task asks; the others are still pending
-    child = spawn(cli, "watch", "--all", "--interval", "0.2")
+    child = spawn(cli, "watch", "--all", "--interval", "1")
     child.expect(r"sms_code \(hidden\):")
     sandbox.advance(15)  # the others complete while the prompt is open: three events each
     time.sleep(2)  # several polls happen meanwhile (the events they find must wait)

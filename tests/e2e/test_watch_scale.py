@@ -88,7 +88,7 @@ def test_watch_many_with_no_input_stops_on_asks_with_exit_6(cli: Cli, sandbox: S
     done = cli.ok("submit", "many #complete", "--email", email).json()
     asks = cli.ok("submit", "many #2fa", "--email", email).json()
     sandbox.advance(30)
-    result = cli("watch", done["id"], asks["id"], "--no-input", "--interval", "0.2", "--json")
+    result = cli("watch", done["id"], asks["id"], "--no-input", "--interval", "1", "--json")
     assert result.returncode == 6
     assert f"task {asks['id']} waits on the user" in result.stderr
     states = {doc["id"]: doc["state"] for doc in result.lines()}

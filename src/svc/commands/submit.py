@@ -33,7 +33,7 @@ from svc.engines.validate import task_body
 from svc.errors import ExitCode, Interrupted, SvcError, UsageError
 from svc.next_words import resume_command
 from svc.promises import refuse_sending
-from svc.settings import positive_seconds
+from svc.settings import poll_seconds
 from svc.ui import views
 from svc.ui.face import FaceContext
 from svc.ui.hints import next_steps
@@ -127,7 +127,7 @@ def submit(
     dry_run: bool = _DRY_RUN,
     trust_recipient: bool = _TRUST,
     probe: bool = _PROBE,
-    interval: float | None = _INTERVAL,
+    interval: str | None = _INTERVAL,  # text: svc's words for a bad value, not Typer's
     from_file: str | None = _FROM,
     concurrency: int = _CONCURRENCY,
     skip_bad_lines: bool = _SKIP_BAD,
@@ -156,7 +156,7 @@ def submit(
         probe=probe,
         trust_recipient=trust_recipient,
         wait=wait,
-        interval=None if interval is None else positive_seconds("--interval", interval),
+        interval=None if interval is None else poll_seconds("--interval", interval),
         batch_file=from_file,
         concurrency=concurrency,
         skip_bad_lines=skip_bad_lines,

@@ -17,7 +17,7 @@ from svc.commands.watch_face import Following, WatchFace
 from svc.engines.ids import task_id_arg
 from svc.engines.watch_parts import LedgerView, ledger_view
 from svc.errors import Interrupted, UsageError
-from svc.settings import positive_seconds
+from svc.settings import poll_seconds, positive_seconds
 from svc.ui.face import FaceContext
 from svc.ui.terminal import interrupted_line
 
@@ -71,11 +71,12 @@ def watch(
     all_live: bool = typer.Option(
         False, "--all", help="Also every task the ledger knows as live (for this base URL)."
     ),
-    interval: float | None = typer.Option(
+    # text, not float: svc's own words for a bad value, not the option parser's
+    interval: str | None = typer.Option(
         None,
         "--interval",
         metavar="S",
-        help="Seconds between polls of one task (15-60 for real hosts; the loopback sandbox may be polled faster).",
+        help="Seconds between polls of one task, 1-3600 (15-60 for real hosts; the loopback sandbox may be polled faster).",
     ),
     notify: bool | None = typer.Option(
         None,
@@ -98,7 +99,7 @@ def watch(
     opts = WatchOptions(
         task_ids=[task_id_arg(t) for t in task_ids or []],  # all checked before any poll
         all_live=all_live,
-        interval=None if interval is None else positive_seconds("--interval", interval),
+        interval=None if interval is None else poll_seconds("--interval", interval),
         notify=app_ctx.settings.notify if notify is None else notify,
         exec_command=exec_command,
         exec_timeout=positive_seconds("--exec-timeout", exec_timeout),

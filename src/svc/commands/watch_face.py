@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from svc.ui.face import FaceContext
 
 MANY = 20  # above this many tasks a terminal gets a live summary, not a line per event
+GONE_NAMED = 3  # a summary of tasks the service forgot names this many; the ledger has them all
 TICK = 0.5  # longest idle wait while a countdown or a form is on screen
 
 
@@ -76,6 +77,7 @@ class WatchFace:
         self.hooks: ExecHooks | None = _hooks(app, opts)
         self.notifier: Notifier | None = Notifier() if opts.notify else None
         self.status: Status | None = None
+        self.gone: list[str] = []  # told once, at the end: 61 warnings buried the rest
 
     def run(self) -> int:
         """Watch until all are final or wait on a human; returns the exit code."""
@@ -98,6 +100,7 @@ class WatchFace:
                 self.form.withdraw()  # restores the terminal's echo if a hidden prompt was up
             self.status.stop()
             self.follower.close()
+            self._tell_gone()
         if self.hooks is not None:
             self.hooks.close()  # the last changes' hooks still run (each bounded)
         if not self.app.output.json_mode:
@@ -133,12 +136,20 @@ class WatchFace:
         self._route(change)
 
     def _gone(self, tid: str) -> None:
-        self.app.output.warn(
-            f"task {tid} is unknown to the service (404), so it is marked gone in the ledger "
-            f"and not watched; `svc tasks forget {tid}` removes it"
-        )
+        self.gone.append(tid)
         if self.app.output.json_mode:
             self.app.output.emit_line({"id": tid, "state": "gone"})
+
+    def _tell_gone(self) -> None:
+        """One line for every task the service no longer knows, naming a few of them."""
+        if len(self.gone) == 1:
+            self.app.output.warn(
+                "task {tid} is unknown to the service (404), so it is marked gone in the ledger "
+                "and not watched; `svc tasks forget {tid}` removes it",
+                tid=self.gone[0],
+            )
+        elif self.gone:
+            views.gone_tasks(self.app.output, self.gone, GONE_NAMED)
 
     def _observe(self, change: TaskChange) -> None:
         if self.hooks is not None:

@@ -691,8 +691,9 @@ TABLE: dict[str, Any] = {'args': [],
                                              'base URL).',
                                      'names': ['--all'],
                                      'value': False},
-                                    {'help': 'Seconds between polls of one task (15-60 for real '
-                                             'hosts; the loopback sandbox may be polled faster).',
+                                    {'help': 'Seconds between polls of one task, 1-3600 (15-60 '
+                                             'for real hosts; the loopback sandbox may be polled '
+                                             'faster).',
                                      'kind': 'text',
                                      'names': ['--interval'],
                                      'value': True},

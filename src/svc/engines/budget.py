@@ -13,9 +13,11 @@ from typing import Any
 
 from svc.context import AppContext
 from svc.errors import UsageError
+from svc.money import atomic_for_people as usd_words
 from svc.money import atomic_to_usd as _decimal
+from svc.money import parse_usd, usd_to_atomic
 from svc.numbers import iso
-from svc.pay.budget import described, usd_atomic, window_words
+from svc.pay.budget import described, usd_atomic, when, window_words
 from svc.store.ledger import cap_day_start
 from svc.store.ledger.budgets import (
     CALENDAR,
@@ -66,7 +68,33 @@ def set_budget(app: AppContext, amount: str, per: str, where: Target) -> dict[st
         raise UsageError("a budget must be more than 0.00 USD (svc budget unset removes one)")
     budget = Budget(where.scope, where.name, checked_window(per), limit)
     app.ledger.set_budget(budget)
-    return entry(app, budget, time.time())
+    now = time.time()
+    doc = entry(app, budget, now)
+    used = usd_to_atomic(parse_usd(doc["used_usd"], "used_usd"))
+    # Set all the same (the limit is the person's call), but a window that has already used
+    # it up refuses every payment in the budget's scope from now on: say so, and until when.
+    doc["already_exceeded"] = used > limit
+    doc["warning"] = _already_used(budget, used, now) if used >= limit else None
+    return doc
+
+
+def _already_used(budget: Budget, used: int, now: float) -> str:
+    """`this budget is already exceeded: 4.50 USD used of 3.00 USD this week; payments in its
+    scope are refused until Mon 2026-11-30 00:00`."""
+    state = "exceeded" if used > budget.limit_atomic else "used up"
+    end = window_end(budget.window, now)  # None: a rolling window eases as payments age out
+    until = "until enough of them age out" if end is None else f"until {when(end)}"
+    return (
+        f"this budget is already {state}: {usd_words(used)} used of "
+        f"{usd_words(budget.limit_atomic)} {_this_window(budget.window)}; payments in its "
+        f"scope are refused {until}"
+    )
+
+
+def _this_window(window: str) -> str:
+    """`this week`, `today`, `in the last 24h`: the window whose payments were counted."""
+    named = {"day": "today", "week": "this week", "month": "this month"}
+    return named.get(window) or f"in the last {window.removeprefix('rolling:')}"
 
 
 def unset_budget(app: AppContext, per: str | None, where: Target) -> int:

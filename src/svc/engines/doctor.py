@@ -23,7 +23,7 @@ from svc.context import AppContext
 from svc.engines.budget import report as budget_report
 from svc.errors import AuthError, ExitCode, SvcError
 from svc.identity.store import has_credential
-from svc.money import atomic_for_people, for_people
+from svc.money import atomic_for_people, for_people, parse_usd, usd_to_atomic
 from svc.next_step import Next, step
 from svc.origin import is_cleartext, is_loopback_host, origin_of
 from svc.pay.daily_cap import FLEET, shown
@@ -35,7 +35,7 @@ from svc.settings import refuse_cleartext
 from svc.store.ledger import cap_day_start, ledger_path
 from svc.store.ledger.sqlite import SCHEMA_VERSION
 from svc.store.secrets import FileBackend
-from svc.words import plural, source
+from svc.words import budget_standing, plural, source
 
 MAX_SKEW_SECONDS = 30.0  # x402 windows are minutes long; more skew than this is worth a warning
 
@@ -266,10 +266,7 @@ def budget_check(app: AppContext) -> Finding:
     doc = budget_report(app)
     mine = [b for b in doc["budgets"] if b["applies"]]
     near = [b for b in mine if b["warn"]]
-    words = "; ".join(
-        f"{b['what']}: {b['used_usd'][:-4]} of {b['limit_usd'][:-4]} USD used ({b['percent']} %)"
-        for b in near or mine
-    )
+    words = "; ".join(_budget_words(b) for b in near or mine)
     breaker = doc["breaker"]
     if breaker["open"]:
         return _warn(
@@ -282,6 +279,17 @@ def budget_check(app: AppContext) -> Finding:
     if near:
         return _warn("budgets", words, step("see_budgets", tail=", or wait for its reset"))
     return _ok("budgets", words or "no budget binds this profile or runner")
+
+
+def _budget_words(entry: dict[str, Any]) -> str:
+    """`...: 4.50 of 3.00 USD used (150 %), over its limit`; one that warns says where it
+    stands in words that match its percentage, as `svc budget` does."""
+    used, limit = entry["used_usd"][:-4], entry["limit_usd"][:-4]
+    words = f"{entry['what']}: {used} of {limit} USD used ({entry['percent']} %)"
+    if not entry["warn"]:
+        return words
+    atomic = [usd_to_atomic(parse_usd(entry[key], key)) for key in ("used_usd", "limit_usd")]
+    return f"{words}, {budget_standing(*atomic)}"
 
 
 def ledger_check(app: AppContext) -> Finding:

@@ -30,6 +30,7 @@ from svc.store.ledger.budgets import (
     Limits,
     Scope,
 )
+from svc.words import budget_standing
 
 
 @dataclass
@@ -168,7 +169,8 @@ def _at(budget: Budget, moment: float | None) -> str:
 def warning_words(warning: BudgetWarning) -> str:
     budget = warning.budget
     share = warning.exposure_atomic * 100 // max(1, budget.limit_atomic)
+    standing = budget_standing(warning.exposure_atomic, budget.limit_atomic)
     return (
-        f"{described(budget)} is {share} % used: {usd(warning.exposure_atomic)} of "
-        f"{usd(budget.limit_atomic)}; it resets {_at(budget, warning.resets_at)}"
+        f"{described(budget)} is {share} % used, {standing}: {usd(warning.exposure_atomic)} "
+        f"of {usd(budget.limit_atomic)}; it resets {_at(budget, warning.resets_at)}"
     )

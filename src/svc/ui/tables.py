@@ -19,6 +19,13 @@ class Styled(NamedTuple):
     style: str = ""
 
 
+class Stacked(NamedTuple):
+    """A cell of several values, one above the other (a task id over its request id): two
+    whole ids side by side leave no room on 80 columns for anything else."""
+
+    values: tuple[object, ...]
+
+
 class Column(NamedTuple):
     heading: str
     fold: bool = False  # wrap long values instead of cutting them
@@ -40,6 +47,8 @@ def cell(value: object, limit: int = CELL_LIMIT) -> Any:
 
     if isinstance(value, Styled):
         return Text(clean(value.text, limit, single_line=True), style=value.style)
+    if isinstance(value, Stacked):
+        return Text("\n".join(clean(v, limit, single_line=True) for v in value.values))
     if value is None:
         return Text("")
     return Text(clean(value, limit, single_line=True))
@@ -68,7 +77,7 @@ def build_table(
     specs = [column if isinstance(column, Column) else Column(column) for column in columns]
     cells = [[cell(value) for value in row] for row in rows]
     widths = [
-        max((len(row[i]) for row in cells if i < len(row)), default=0) for i in range(len(specs))
+        max((_width(row[i]) for row in cells if i < len(row)), default=0) for i in range(len(specs))
     ]
     words = [_longest_word(cells, i) for i in range(len(specs))]
     kept = _fitting(specs, widths, words, width) if width else list(range(len(specs)))
@@ -96,6 +105,11 @@ def _min_width(spec: Column, width: int, word: int) -> int:
     if spec.whole:
         return max(width, heading)
     return max(heading, min(word, LONG_WORD) if spec.fold else 0)
+
+
+def _width(text: Any) -> int:
+    """Columns a cell takes: its longest line (a `Stacked` cell has several)."""
+    return max(len(line) for line in text.plain.split("\n"))
 
 
 def _longest_word(cells: list[list[Any]], index: int) -> int:

@@ -17,7 +17,7 @@ from svc.ui import views_spend
 from svc.ui.guide import show_markdown, status_words
 from svc.ui.render import STATE_STYLES, event_line, server_now
 from svc.ui.render import task_panel as panel
-from svc.ui.tables import ID_COLUMN, REQUEST_COLUMN, Column, Styled
+from svc.ui.tables import ID_COLUMN, REQUEST_COLUMN, Column, Stacked, Styled
 from svc.words import ago, plural, usd, usd_atomic
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 RECENT_EVENTS = 10
 # `svc tasks`: on a narrow terminal the task ids stay whole and the others give way (highest
 # `drop` first; the request id last, and `--json` always has it).
+REQUEST_LIST_COLUMN = Column("request id", whole=True, drop=1)
 TASK_LIST_COLUMNS = (
     Column("created", drop=3),
     ID_COLUMN,
@@ -33,9 +34,12 @@ TASK_LIST_COLUMNS = (
     Column("paid", right=True, drop=4),
     Column("rail", drop=6),
     Column("status", drop=5),
-    Column("request id", whole=True, drop=1),
+    REQUEST_LIST_COLUMN,
     Column("task", fold=True, drop=2),
 )
+# Narrower than this, each request id goes under its task id: side by side the two whole ids
+# took 61 of 80 columns, and the task's text and time gave way.
+STACK_IDS_BELOW = 140
 
 
 def state_cell(state: object) -> Styled:
@@ -86,6 +90,20 @@ def watch_report(out: Output, ended: list[dict[str, Any]], many: int) -> None:
         out.line(f"  … and {len(others) - many} more (see svc tasks)")
 
 
+def gone_tasks(out: Output, task_ids: list[str], named: int) -> None:
+    """One warning for many tasks the service answered 404 for, naming the first `named`: a
+    line each drowned everything else the watch said."""
+    more = len(task_ids) - named
+    out.warn(
+        f"{len(task_ids)} tasks are gone from the service (it answered 404: forgotten after "
+        "their retention, or never this agent's), so they are marked gone in the ledger and "
+        "not watched: {ids}"
+        + (f" and {more} more" if more > 0 else "")
+        + "; `svc tasks prune --gone` removes them from the ledger",
+        ids=", ".join(task_ids[:named]),
+    )
+
+
 def task_list(out: Output, listing: Any) -> None:
     """`svc tasks`: the ledger's rows (outside text: task ids and previews are stored as they
     came), ids whole, times relative, money as people read it."""
@@ -95,6 +113,7 @@ def task_list(out: Output, listing: Any) -> None:
         )
         return
 
+    stack = out.width is not None and out.width < STACK_IDS_BELOW
     cells = []
     for row in listing.rows:
         paid = usd_atomic(row.amount_atomic) if row.paid_for else "-"
@@ -106,27 +125,41 @@ def task_list(out: Output, listing: Any) -> None:
             state = Styled(f"{row.state or '-'} (not refreshed)", "yellow")
         preview = clean(row.task_preview, 60, single_line=True)
         created = ago(row.created_at, listing.now)
-        cells.append(
-            [created, row.task_id or "-", state, paid, rail, row.status, row.request_id, preview]
-        )
-    out.table(TASK_LIST_COLUMNS, cells)
+        ids: list[object] = [row.task_id or "-", row.request_id]
+        if stack:
+            ids = [Stacked(tuple(ids))]
+        cells.append([created, ids[0], state, paid, rail, row.status, *ids[1:], preview])
+    columns: tuple[Column, ...] = TASK_LIST_COLUMNS
+    if stack:
+        columns = tuple(column for column in columns if column != REQUEST_LIST_COLUMN)
+    out.table(columns, cells)
+
+
+KEPT_NAMED = 3  # rows named in the line about kept ones; `svc tasks --json` lists them all
 
 
 def forgotten(out: Output, doc: dict[str, Any]) -> None:
-    """`svc tasks forget` / `prune`: what was removed from the ledger, and what stayed."""
-    gone, kept = doc["forgotten"], doc["kept"]
-    if not gone and not kept:
-        out.note("no row to remove")
-        return
-    for row in gone:
+    """`svc tasks forget` / `prune` on a terminal: each row removed from the ledger."""
+    for row in doc["forgotten"]:
         out.line("forgot {what}", what=_row_label(row))
-    if kept:
-        ids = ", ".join(_row_label(row) for row in kept)
-        out.note(
-            f"kept {plural(len(kept), 'row')} that paid or may have (--force removes them): "
-            "{ids}",
-            ids=ids,
-        )
+
+
+def forgotten_note(out: Output, doc: dict[str, Any], verb: str, nothing: str) -> None:
+    """On stderr, piped or not: the rows kept and why, or why nothing was `verb` (`nothing`):
+    a script that read an empty list must still be told."""
+    gone, kept = doc["forgotten"], doc["kept"]
+    if not kept:
+        if not gone:
+            out.note(f"nothing {verb}: {nothing}")
+        return
+    more = len(kept) - KEPT_NAMED
+    rows = plural(len(kept), "row")
+    head = f"kept {rows} that" if gone else f"nothing {verb}: {rows} matched, each"
+    out.note(
+        f"{head} paid or may have; `svc spend` reads them (--force removes them too): "
+        "{ids}" + (f" and {more} more" if more > 0 else ""),
+        ids=", ".join(_row_label(row) for row in kept[:KEPT_NAMED]),
+    )
 
 
 def _row_label(row: dict[str, Any]) -> str:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from svc.money import parse_usd, usd_to_atomic
 from svc.numbers import instant
-from svc.words import not_charged, usd
+from svc.words import budget_standing, not_charged, usd
 
 if TYPE_CHECKING:
     from svc.ui.output import Output
@@ -69,8 +69,8 @@ def bars(out: Output, budgets: list[dict[str, Any]]) -> None:
             percent=item["percent"],
         )
         notes = [f"{usd(item['left_usd'])} left", f"resets {_when(item['resets_at'])}"]
-        if item["warn"]:
-            notes.append("near its limit")
+        if item["warn"]:  # in words that match the percentage: 150 % is over, not near
+            notes.append(budget_standing(used, limit))
         if not item["applies"]:
             notes.append("not this profile or runner")
         out.line("  " + "; ".join(notes), "dim")

@@ -51,5 +51,7 @@ def set_command(
 
 def run(opts: SetOptions, ctx: FaceContext) -> int:
     doc = set_budget(ctx, opts.amount, opts.per, target(ctx, opts.runner, opts.fleet))
+    if doc["warning"]:  # on stderr in every mode: a script sees it beside the JSON's field
+        ctx.output.warn(doc["warning"])
     ctx.output.show(doc, views_budget.changed)
     return 0

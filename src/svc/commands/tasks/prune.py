@@ -53,5 +53,17 @@ def run(opts: PruneOptions, ctx: FaceContext) -> int:
             hint="svc tasks prune --gone removes the tasks the service no longer knows",
         )
     found = matching(ctx, gone=opts.gone, refused=opts.refused)
-    remove(ctx, found, opts.force)
+    remove(ctx, found, opts.force, "pruned", _none_matched(opts))
     return 0
+
+
+def _none_matched(opts: PruneOptions) -> str:
+    """Why an empty prune is empty: the rows asked for are not in the ledger."""
+    if opts.gone and opts.refused:
+        return "no task in the ledger is marked gone, and no submit was refused before paying"
+    if opts.gone:
+        return (
+            "no task in the ledger is marked gone "
+            "(`svc watch --all` and `svc tasks --refresh` mark them)"
+        )
+    return "no submit in the ledger was refused before paying"

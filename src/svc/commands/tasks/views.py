@@ -8,10 +8,19 @@ from svc.ui import views
 from svc.ui.face import FaceContext
 
 
-def remove(ctx: FaceContext, found: Forgetting, force: bool) -> None:
-    """Say what each money row paid (with --force), remove, and show what went and stayed."""
+def remove(
+    ctx: FaceContext,
+    found: Forgetting,
+    force: bool,
+    verb: str = "removed",
+    nothing: str = "no row to remove",
+) -> None:
+    """Say what each money row paid (with --force), remove, and show what went and stayed;
+    `nothing` says why when no row matched."""
     if force:
         for row in found.money:
             ctx.output.warn(f"forgetting {label(row)}, which {what_it_paid(row)}")
     found.remove(force)
-    ctx.output.show(found.document(), views.forgotten)
+    doc = found.document()
+    ctx.output.show(doc, views.forgotten)
+    views.forgotten_note(ctx.output, doc, verb, nothing)
