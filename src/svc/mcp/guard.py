@@ -89,7 +89,22 @@ class Guard:
             status, code, message, extra = refusal
             await _answer(send, status, code, message, extra)
             return
-        await _capped(self._app, scope, receive, send, MAX_BODY_BYTES)
+        started = False
+
+        async def sending(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await _capped(self._app, scope, receive, sending, MAX_BODY_BYTES)
+        except Exception as exc:  # the last line of defence: one line, never a traceback
+            # The SDK fails a request that reaches a session closing under it (a host's
+            # DELETE racing its own late answer); uvicorn would print the traceback. Nothing
+            # of the session's state depends on that request.
+            self._warn(f"svc mcp: a request failed inside the MCP SDK ({type(exc).__name__})")
+            if not started:
+                await _answer(send, 500, "internal_error", "the request failed", [])
 
     def _refusal(self, scope: Scope) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
         headers = _headers(scope)
