@@ -51,3 +51,30 @@ def test_a_request_the_sdk_fails_is_one_line_never_a_traceback(answered_first: b
     assert said == ["svc mcp: a request failed inside the MCP SDK (ClosedResourceError)"]
     statuses = [m["status"] for m in sent if m["type"] == "http.response.start"]
     assert statuses == ([202] if answered_first else [500])  # one answer, never two
+
+
+def test_the_sdks_own_traceback_of_a_failed_request_is_one_line() -> None:
+    """The SDK logs `Error handling POST request` with the whole traceback (the loaded run's
+    second half of the same failure): on svc's logger filter it is one line naming the
+    exception, whatever handler prints it."""
+    import io
+    import logging
+
+    from svc.mcp.http import one_line_errors
+
+    logger = logging.getLogger("mcp.server.streamable_http")
+    one_line_errors(logger)
+    one_line_errors(logger)  # once, however often a process serves
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    logger.addHandler(handler)
+    try:
+        try:
+            raise anyio.ClosedResourceError
+        except anyio.ClosedResourceError:
+            logger.exception("Error handling POST request")
+    finally:
+        logger.removeHandler(handler)
+    assert out.getvalue() == ("svc mcp: Error handling POST request (ClosedResourceError)\n"), (
+        out.getvalue()
+    )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import signal
 import socket
 import threading
@@ -134,10 +135,9 @@ def serve_http(app: FaceContext, host: str, port: int) -> int:
         f"svc mcp: serving MCP over HTTP at {where.url} "
         f"(profile {settings.profile}, {settings.base_url}); Ctrl-C stops it"
     )
-    import logging
-
     stopping.reset()
     stopping.quiet_cut_streams(logging.getLogger("uvicorn.error"))
+    one_line_errors(logging.getLogger("mcp.server.streamable_http"))
     freeze_heap()
     try:
         Server(config, on_ready=lambda: app.output.info(ready)).run(sockets=[where.sock])
@@ -145,6 +145,25 @@ def serve_http(app: FaceContext, host: str, port: int) -> int:
         pool.close()
         where.sock.close()
     return 0
+
+
+class _OneLine(logging.Filter):
+    """A record with a traceback becomes one line naming the exception: the SDK logs the
+    whole traceback of a request it failed (a late answer to a session being closed), and the
+    person's terminal is no place for it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.exc_info[0] is not None:
+            kind = record.exc_info[0].__name__
+            record.msg, record.args = f"svc mcp: {record.getMessage()} ({kind})", ()
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+def one_line_errors(logger: logging.Logger) -> None:
+    """Added once however often a process serves."""
+    if not any(isinstance(f, _OneLine) for f in logger.filters):
+        logger.addFilter(_OneLine())
 
 
 class Server(uvicorn.Server):
