@@ -21,7 +21,7 @@ from typing import Protocol
 NEUTRAL: Mapping[str, str] = MappingProxyType(
     {
         "raise_max_price": "a higher max price (or the max_price_usd setting)",
-        # x402 terms: each refusal names only the setting that refused (issue 52)
+        # x402 terms: each refusal names only the setting that refused
         "allow_network": "the allowed_networks setting",
         "allow_asset": "the allowed_assets setting",
         "choose_rail": "another payment rail ({rails})",

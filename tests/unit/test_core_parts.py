@@ -102,17 +102,8 @@ def test_info_request_required_keys_are_fields_then_questions() -> None:
 def test_plain_ask_reply_marks_the_value_sensitive_when_the_ask_says_so() -> None:
     task = TaskDetail.model_validate(
         {
-            "id": "t",
+            **TASK_DOC,
             "state": "blocked_on_user",
-            "goal": "g",
-            "flow": None,
-            "max_budget_usd": None,
-            "webhook_url": None,
-            "result": None,
-            "error": None,
-            "created_at": "x",
-            "updated_at": "x",
-            "completed_at": None,
             "events": [
                 {
                     "id": "e",

@@ -24,6 +24,7 @@ from weakref import WeakKeyDictionary
 import anyio
 
 from svc.errors import ExitCode, SvcError
+from svc.mcp.asks import from_service
 from svc.mcp.pace import time_scale
 
 if TYPE_CHECKING:
@@ -66,9 +67,11 @@ def _again(about: dict[str, Any]) -> str:
             f"call submit_task again with request_id {about.get('request_id')} and the same "
             "task and email: it waits for the same answer, and pays only if the person ticks Pay"
         )
+    # The task id and the field are the service's words: quoted, never read as ours.
+    task, field = from_service(about.get("task"), 80), from_service(about.get("field"), 64)
     return (
-        f"call wait_for_task again for task {about.get('task')}: it waits for the person's "
-        f"{about.get('field')} in the same form; do not ask for it in the chat"
+        f"call wait_for_task again for task {task}: it waits for the person's {field} in the "
+        "same form; do not ask for it in the chat"
     )
 
 

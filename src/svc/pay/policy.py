@@ -159,8 +159,7 @@ class PaymentPolicy:
         )
 
     def _x402_refusal(self, offer: Offer) -> PolicyRefusal | None:
-        """Each refusal names the one setting that refused (issue 52: a price refusal named
-        the networks and assets too, which had nothing to do with it)."""
+        """Each refusal names the one setting that refused, and no other."""
         if offer.scheme != "exact":
             return PolicyRefusal(
                 f"refusing to pay: scheme {offer.scheme!r} is not supported (only 'exact')",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from svc.engines.config_edit import create_profile
 from svc.settings_table import FILE_KEYS
 from svc.ui.face import FaceContext
 
@@ -20,6 +21,13 @@ def report_change(app_ctx: FaceContext, key: str, value: str | None) -> None:
     """With --json (or an output flag), what the profile now holds for the key."""
     if app_ctx.settings.json_output:
         app_ctx.output.emit_json({"profile": app_ctx.settings.profile, "key": key, "value": value})
+
+
+def make_profile(app_ctx: FaceContext) -> None:
+    """A profile's secret is stored (`wallet create|import`): the profile it was named for
+    exists from now on, and the person is told when it is new."""
+    if create_profile(app_ctx):
+        say_profile_created(app_ctx)
 
 
 def say_profile_created(app_ctx: FaceContext) -> None:

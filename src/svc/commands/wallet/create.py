@@ -7,10 +7,9 @@ from dataclasses import dataclass
 import typer
 
 from svc.cli.app import current
-from svc.commands.config.values import say_profile_created
+from svc.commands.config.values import make_profile
 from svc.commands.wallet.views import show_address
 from svc.engines import wallet
-from svc.engines.config_edit import create_profile
 from svc.errors import UsageError
 from svc.ui.face import FaceContext
 
@@ -36,7 +35,6 @@ def run(opts: CreateOptions, app_ctx: FaceContext) -> int:
         made = wallet.create(app_ctx, replace=opts.force)
     except wallet.KeyAlreadyStoredError as exc:
         raise UsageError(f"{exc.message}; use --force to replace it (and lose it)") from None
-    if create_profile(app_ctx):  # the key is stored: its profile exists from now on
-        say_profile_created(app_ctx)
+    make_profile(app_ctx)
     show_address(app_ctx, made.address, made.source, created=True, profile=made.profile)
     return 0

@@ -10,10 +10,9 @@ import typer
 
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
-from svc.commands.config.values import say_profile_created
+from svc.commands.config.values import make_profile
 from svc.commands.wallet.views import show_address
 from svc.engines import wallet
-from svc.engines.config_edit import create_profile
 from svc.errors import UsageError
 from svc.ui.face import FaceContext
 from svc.ui.output import Output
@@ -60,7 +59,7 @@ def run(opts: ImportOptions, app_ctx: FaceContext) -> int:
         stored = wallet.import_key(app_ctx, key, replace=opts.force)
     except wallet.KeyAlreadyStoredError as exc:
         raise UsageError(f"{exc.message}; use --force to replace it") from None
-    _profile_made(app_ctx)
+    make_profile(app_ctx)
     show_address(app_ctx, stored.address, stored.source, profile=stored.profile)
     return 0
 
@@ -71,7 +70,7 @@ def _import_token(opts: ImportOptions, app_ctx: FaceContext) -> int:
         source = wallet.import_signer_token(app_ctx, token, replace=opts.force)
     except wallet.KeyAlreadyStoredError as exc:
         raise UsageError(f"{exc.message}; use --force to replace it") from None
-    _profile_made(app_ctx)
+    make_profile(app_ctx)
 
     def draw(out: Output, doc: dict[str, Any]) -> None:
         out.note("signer token stored in: {source}", source=doc["source"])
@@ -90,9 +89,3 @@ def _read_key(
     if file == "-" and not app_ctx.settings.no_input and sys.stdin.isatty():
         return ask_hidden(prompt)
     return read_text_source(file, what)
-
-
-def _profile_made(app_ctx: FaceContext) -> None:
-    """The secret is stored: the profile it belongs to exists from now on (issue 52)."""
-    if create_profile(app_ctx):
-        say_profile_created(app_ctx)
