@@ -183,6 +183,14 @@ def test_a_value_outside_the_options_names_the_key_and_the_options() -> None:
     )
 
 
+def test_a_value_outside_the_options_is_quoted_inert_and_short() -> None:
+    task = structured([], [SEAT])
+    hostile = "\x1b]8;;https://evil.example\x07click\u202e\n" + "x" * 200
+    message = mismatch(task, Fields({"seat": hostile})).message
+    assert message.isprintable()  # no escape, bidi override or newline reaches a terminal
+    assert "\\x1b" in message and "\\u202e" in message and "x" * 90 not in message
+
+
 def test_a_payment_decision_on_an_ask_not_about_a_payment_is_a_mismatch() -> None:
     task = structured(["phone"])
     for answer, kind in (

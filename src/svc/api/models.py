@@ -74,6 +74,20 @@ class InfoRequest(_Response):
         keys += [q.key for q in self.questions if q.key not in keys]
         return keys
 
+    def choices(self) -> dict[str, tuple[str, ...]]:
+        """Each question's options by its key (open questions are not in it); a key asked
+        twice (a hostile server's) takes only the options both offer, as an answer must fit
+        every question it answers."""
+        choices: dict[str, tuple[str, ...]] = {}
+        for question in self.questions:
+            offered = question.options()
+            if not offered:
+                continue
+            earlier = choices.get(question.key)
+            kept = offered if earlier is None else [o for o in earlier if o in offered]
+            choices[question.key] = tuple(kept)
+        return choices
+
     @property
     def is_payment_ask(self) -> bool:
         return self.payment_status is not None or self.amount_usd is not None

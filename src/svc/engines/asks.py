@@ -8,14 +8,14 @@ the values a person types are never part of it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
 from datetime import UTC, datetime
 from typing import Any
 
 from svc import numbers
-from svc.api.models import InfoRequest, TaskDetail
+from svc.api.models import TaskDetail
 from svc.replies import is_secret, plain_ask_is_secret
 from svc.sanitize import clean
 from svc.words import usd
@@ -141,6 +141,8 @@ class Asked:
     options: Mapping[str, tuple[str, ...]] = dataclass_field(default_factory=dict)
     payment: bool = False  # the structured ask is about a payment
     words: object = None  # what the service says it asks (a plain ask's message, a note)
+    # The names an answer gives (read_ask's `named`) that the rule marks secret.
+    named_secrets: frozenset[str] = frozenset()
 
     @property
     def waiting(self) -> bool:
@@ -152,19 +154,24 @@ class Asked:
         return self.field if self.field_secret else None
 
 
-def read_ask(task: TaskDetail) -> Asked:
-    """The task's ask as `Asked` (a task not waiting asks nothing: no field, no keys)."""
+def read_ask(task: TaskDetail, named: Iterable[str] = ()) -> Asked:
+    """The task's ask as `Asked` (a task not waiting asks nothing: no field, no keys), with
+    the `named` fields of an answer classified by the same secret rule, once."""
+    asked = _read(task)
+    return replace(asked, named_secrets=frozenset(name for name in named if is_secret(name)))
+
+
+def _read(task: TaskDetail) -> Asked:
     ask = task.info_request
     if ask is not None:
         keys = tuple(ask.required_keys())
-        choices = _choices(ask)
         return Asked(
             task.id,
             task.state,
             plain=False,
             keys=keys,
             secret_keys=tuple(key for key in keys if is_secret(key)),
-            options=choices,
+            options=ask.choices(),
             payment=ask.is_payment_ask,
             words=ask.note,
         )
@@ -174,20 +181,6 @@ def read_ask(task: TaskDetail) -> Asked:
     secret = name is not None and plain_ask_is_secret(plain)
     words = plain.get("message")
     return Asked(task.id, task.state, plain=True, field=name, field_secret=secret, words=words)
-
-
-def _choices(ask: InfoRequest) -> dict[str, tuple[str, ...]]:
-    """Each question's options by its key; a key asked twice (a hostile server's) takes only
-    the options both offer, as an answer must fit every question it answers."""
-    choices: dict[str, tuple[str, ...]] = {}
-    for question in ask.questions:
-        offered = question.options()
-        if not offered:
-            continue
-        earlier = choices.get(question.key)
-        kept = offered if earlier is None else [o for o in earlier if o in offered]
-        choices[question.key] = tuple(kept)
-    return choices
 
 
 def secret_field(task: TaskDetail) -> str | None:

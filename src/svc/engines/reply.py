@@ -23,7 +23,6 @@ from svc.engines.task_state import remember
 from svc.engines.validate import build
 from svc.errors import Conflict, UsageError
 from svc.replies import Answer, Approve, Fields, Message, Secret, Value
-from svc.sanitize import clean
 
 AskKind = Literal["plain", "structured"]
 Problem = Literal["wrong_kind", "no_field", "not_payment", "fields", "option"]
@@ -107,9 +106,22 @@ def body_for(asked: Asked, answer: Answer) -> dict[str, Any]:
         raise Conflict(
             f"task {asked.task_id} is {asked.state}, not waiting on a reply", code="not_waiting"
         )
-    if asked.plain:
-        return _plain_body(asked, answer)
-    return _structured_body(asked, _given(answer))
+    plain = asked.plain
+    body = _plain_body(asked, answer) if plain else _structured_body(asked, _given(answer))
+    # Told once the body is checked (a check's error never quotes a value): the service may
+    # fold a secret into the goal, and nothing this process shows may carry it back.
+    for value in _sensitive_values(body):
+        redact.told(value)
+    return body
+
+
+def _sensitive_values(body: dict[str, Any]) -> list[str]:
+    """The values a reply body marks sensitive: a plain ask's value, or every value of a
+    structured answer (the flag is the reply's: the service keeps each of them apart)."""
+    if not body.get("sensitive"):
+        return []
+    values = [body.get("value")] if "info" not in body else body["info"]["field_values"].values()
+    return [value for value in values if isinstance(value, str) and value]
 
 
 def _given(answer: Answer) -> Given:
@@ -152,8 +164,6 @@ def _plain_body(asked: Asked, answer: Answer) -> dict[str, Any]:
             given=_given(answer).kind,
         )
     sensitive = isinstance(answer, Secret) or asked.secret_field == field
-    if sensitive and answer.value:
-        redact.told(answer.value)  # the service may fold it into the goal: never shown back
     reply = build(ReplyBody, "reply", field=field, value=answer.value, sensitive=sensitive)
     return reply.model_dump(exclude_none=True)
 
@@ -179,11 +189,6 @@ def _structured_body(asked: Asked, answer: Given) -> dict[str, Any]:
                 given=answer.kind,
             )
         info["payment_approved"] = answer.payment
-    if answer.sensitive:
-        # `sensitive` is the reply's, not a key's: the service keeps every value of it apart
-        # (encrypted, purged, redacted), so every one is a secret to what this process shows.
-        for value in answer.values.values():
-            redact.told(value)
     reply = build(ReplyBody, "reply", info=info, sensitive=answer.sensitive or None)
     return reply.model_dump(exclude_none=True)
 
@@ -229,7 +234,8 @@ def _check_option(
 ) -> None:
     if value is None or value in allowed:
         return
-    shown = HIDDEN if sensitive else repr(clean(value, 80, single_line=True))
+    # repr escapes every control and format character: the value is quoted inert.
+    shown = HIDDEN if sensitive else repr(value if len(value) <= 80 else value[:79] + "…")
     raise ReplyMismatch(
         f"{key}={shown} is not one of the options the question offers: {', '.join(allowed)}",
         problem="option",

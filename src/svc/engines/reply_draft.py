@@ -19,8 +19,8 @@ from svc.context import AppContext
 from svc.engines.asks import Asked, read_ask
 from svc.engines.reply import check_field_values, send
 from svc.errors import HumanNeeded, UsageError
-from svc.next_step import Next, step
-from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value, is_secret
+from svc.next_step import Next
+from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value
 
 
 @dataclass
@@ -35,6 +35,10 @@ class Draft:
     sensitive: bool = False
     sets: dict[str, str] = dataclass_field(default_factory=dict)
     payment_approved: bool | None = None
+
+    def names(self) -> list[str]:
+        """Every field the draft names: the keys it sets or leaves to the person, its field."""
+        return [*self.sets, *([self.field] if self.field else [])]
 
 
 class Person(Protocol):
@@ -56,7 +60,7 @@ def send_draft(
 ) -> Task:
     """Complete the draft's secrets and send it; `agent_secrets`: the agent may give them.
     The ask is read once: every decision below is made on that reading."""
-    asked = read_ask(task)
+    asked = read_ask(task, named=draft.names())
     answer = completed(asked, draft, person, agent_secrets=agent_secrets)
     return send(app, asked, answer)
 
@@ -76,7 +80,7 @@ def completed(asked: Asked, draft: Draft, person: Person, *, agent_secrets: bool
 def _agent_set_secrets(asked: Asked, draft: Draft, person: Person, allowed: bool) -> None:
     """Refuse a secret value the agent put in a structured answer (a key named with no value
     is a request to ask the person, not a value); keep one the settings allow."""
-    given = [key for key, value in draft.sets.items() if is_secret(key) and value]
+    given = [key for key, value in draft.sets.items() if key in asked.named_secrets and value]
     if given and not allowed:
         names = ", ".join(given)
         raise UsageError(
@@ -101,7 +105,7 @@ def _ask_for_secret_keys(asked: Asked, draft: Draft, person: Person) -> None:
             f"{', '.join(missing)}: a secret, and this MCP client cannot ask the person for "
             "it; nothing was sent",
             code="human_needed",
-            next=step("answer_in_terminal", task_id=asked.task_id, what="the whole ask"),
+            next=Next("answer_in_terminal", {"task_id": asked.task_id, "what": "the whole ask"}),
         )
     for key in missing:  # one after another: each may be a round of its own
         draft.sets[key] = _from_person(asked, key, person)
@@ -110,7 +114,8 @@ def _ask_for_secret_keys(asked: Asked, draft: Draft, person: Person) -> None:
 
 def _wants_secret(asked: Asked, draft: Draft) -> bool:
     if draft.field is not None:
-        return is_secret(draft.field, draft.sensitive) or asked.secret_field == draft.field
+        named = draft.sensitive or draft.field in asked.named_secrets
+        return named or asked.secret_field == draft.field
     return asked.secret_field is not None and draft.message is not None  # a code as a message
 
 
@@ -131,7 +136,7 @@ def _plain_secret(asked: Asked, draft: Draft, person: Person, allowed: bool) -> 
             raise HumanNeeded(
                 f"{draft.field} is a secret and this MCP client cannot ask the person for it",
                 code="human_needed",
-                next=step("answer_in_terminal", task_id=asked.task_id, field=draft.field),
+                next=Next("answer_in_terminal", {"task_id": asked.task_id, "field": draft.field}),
             )
         draft.value = _from_person(asked, draft.field, person)
     draft.sensitive = draft.field is not None
@@ -153,12 +158,10 @@ def _way_for_person(
     let the agent give it."""
     allow = {"allow": "mcp_allow_model_secrets"} if allowable else {}
     if person.reachable:
-        return step(
-            "leave_secret_to_person", names=names, ask="whole" if whole_ask else "one", **allow
-        )
-    if whole_ask:
-        return step("answer_in_terminal", task_id=asked.task_id, what="it", **allow)
-    return step("answer_in_terminal", task_id=asked.task_id, field=names, **allow)
+        ask = "whole" if whole_ask else "one"
+        return Next("leave_secret_to_person", {"names": names, "ask": ask, **allow})
+    which = {"what": "it"} if whole_ask else {"field": names}
+    return Next("answer_in_terminal", {"task_id": asked.task_id, **which, **allow})
 
 
 def _answer(draft: Draft) -> Answer:
