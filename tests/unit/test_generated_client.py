@@ -24,8 +24,20 @@ def test_the_generated_files_are_fresh() -> None:
     index = gen_client.command_index()
     generated = ((gen_client.TARGET, sync), (gen_client.ASYNC_TARGET, awaited))
     page = gen_client.page_with_matrix(gen_client.PAGE.read_text(encoding="utf-8"))
-    for target, text in (*generated, (gen_client.INDEX_TARGET, index), (gen_client.PAGE, page)):
+    package = gen_client.package_with_results(gen_client.PACKAGE.read_text(encoding="utf-8"))
+    written = ((gen_client.INDEX_TARGET, index), (gen_client.PAGE, page))
+    for target, text in (*generated, *written, (gen_client.PACKAGE, package)):
         assert target.read_text(encoding="utf-8") == text, f"{target.name} is stale: make docs"
+
+
+def test_every_served_result_is_public_from_its_operations_module() -> None:
+    import svc
+
+    for operation in table.OPERATIONS:
+        if isinstance(operation.library, Method) and operation.result is not None:
+            name = operation.result.__name__
+            assert name in svc.__all__
+            assert getattr(svc, name) is operation.result
 
 
 def _public(cls: type) -> dict[str, inspect.Signature]:

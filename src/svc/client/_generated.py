@@ -11,7 +11,9 @@ if TYPE_CHECKING:
 
     from svc.client._context import LibraryContext
     from svc.operations.declare import Operation
-    from svc.operations.results import Price, Receipt, Spend
+    from svc.operations.price import Price
+    from svc.operations.receipt import Receipt
+    from svc.operations.spend import Spend
 
 
 class OperationMethods:
@@ -40,11 +42,10 @@ class OperationMethods:
         default; `whole` for every day), by everyone or only one `runner` of a fleet
         ledger, one config `profile` or one `wallet` address, from the ledger (`svc
         spend --json`); amounts are Decimals."""
-        from svc.operations import table
-        from svc.operations.results import Spend
+        from svc.operations.spend import SPEND, Spend
 
         doc = self._served(
-            table.SPEND,
+            SPEND,
             {
                 "since": since,
                 "until": until,
@@ -59,10 +60,9 @@ class OperationMethods:
     def receipt(self, task_or_request_id: str) -> Receipt:
         """The receipt of one task or request id from the ledger (`svc receipt ID --json`);
         NotFound for an id the ledger lacks or one that paid nothing."""
-        from svc.operations import table
-        from svc.operations.results import Receipt
+        from svc.operations.receipt import RECEIPT, Receipt
 
-        doc = self._served(table.RECEIPT, {"task_or_request_id": task_or_request_id})
+        doc = self._served(RECEIPT, {"task_or_request_id": task_or_request_id})
         return Receipt.model_validate(doc)
 
     def price(
@@ -76,10 +76,9 @@ class OperationMethods:
         """What paying for `task` would cost, from the service's own 402, with nothing signed or
         paid (one unpaid request is sent): the rail's amount, recipient, network and
         asset, and whether the payment policy allows it (`refusal` says why not)."""
-        from svc.operations import table
-        from svc.operations.results import Price
+        from svc.operations.price import PRICE, Price
 
         doc = self._served(
-            table.PRICE, {"task": task, "email": email, "pay": pay, "max_price": max_price}
+            PRICE, {"task": task, "email": email, "pay": pay, "max_price": max_price}
         )
         return Price.model_validate(doc)

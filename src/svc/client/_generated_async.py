@@ -17,16 +17,10 @@ if TYPE_CHECKING:
 
     from svc.client._sync import Client
     from svc.client.types import DryRun, Task
-    from svc.operations.results import (
-        Budgets,
-        DoctorReport,
-        Guide,
-        IdentityStatus,
-        Price,
-        Quote,
-        Receipt,
-        Spend,
-    )
+    from svc.operations.price import Price
+    from svc.operations.receipt import Receipt
+    from svc.operations.results import Budgets, DoctorReport, Guide, IdentityStatus, Quote
+    from svc.operations.spend import Spend
     from svc.replies import Answer
 
 T = TypeVar("T")

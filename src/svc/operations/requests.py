@@ -6,18 +6,14 @@ refuse is refused before anything is sent or signed.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, WithJsonSchema
 
 from svc import rail_table
 from svc.operations.fields import (
-    DATE_PATTERN,
     REQUEST_ID_PATTERN,
     USD_PATTERN,
-    WALLET_PATTERN,
-    Flag,
     NotIn,
     Positional,
     Request,
@@ -78,23 +74,6 @@ class SubmitRequest(Request):
         None,
         description="Check the task and show the price against the limit; nothing is "
         "sent or paid (not with request_id or allow_duplicate).",
-    )
-
-
-class PriceRequest(Request):
-    """What a submit would send, priced by the service's own 402 before anything is paid."""
-
-    task: Annotated[str, Positional("TASK")] = Field(
-        min_length=1, max_length=100_000, description="The task in natural language."
-    )
-    email: Email | None = Field(
-        None, description="The person's e-mail address (default: the profile's email)."
-    )
-    pay: Rail | None = Field(None, description="Payment rail (default: the profile's).")
-    max_price: Decimal | str | None = Field(
-        None,
-        description="The per-call limit to judge the price by (a Decimal or '1.50'); it can "
-        "only lower the profile's max_price_usd.",
     )
 
 
@@ -177,36 +156,6 @@ class TasksRequest(Request):
     limit: int = Field(50, ge=1, le=500, description="Default 50.")
     refresh: Annotated[bool, NotIn(("mcp",))] = Field(
         False, description="Poll each listed task's state first."
-    )
-
-
-class SpendRequest(Request):
-    since: Annotated[str | None, Flag("--since", "DAY")] = Field(
-        None,
-        pattern=DATE_PATTERN,
-        description="Only days from this one on (YYYY-MM-DD); default: the last 30 days.",
-    )
-    until: Annotated[str | None, Flag("--until", "DAY"), NotIn(("mcp",))] = Field(
-        None, pattern=DATE_PATTERN, description="Only days up to this one (YYYY-MM-DD)."
-    )
-    whole: Annotated[bool, Flag("--all"), NotIn(("mcp",))] = Field(
-        False, description="Every day the ledger holds (not with since or until)."
-    )
-    runner: Annotated[str | None, Flag("--runner", "NAME"), NotIn(("mcp",))] = Field(
-        None, min_length=1, max_length=64, description="One runner's share of a fleet ledger."
-    )
-    # On the CLI the global --profile, when named (flag or SVC_PROFILE), is this filter.
-    profile: Annotated[str | None, Flag("--profile", "NAME"), NotIn(("mcp",))] = Field(
-        None, min_length=1, max_length=64, description="What one config profile paid."
-    )
-    wallet: Annotated[str | None, Flag("--wallet", "ADDRESS"), NotIn(("mcp",))] = Field(
-        None, pattern=WALLET_PATTERN, description="What one wallet (its 0x address) paid."
-    )
-
-
-class ReceiptRequest(Request):
-    task_or_request_id: Annotated[str, Positional("ID")] = Field(
-        min_length=1, max_length=256, description="A task id or request id."
     )
 
 

@@ -54,12 +54,3 @@ class GuideShown(TypedDict):
 
 class TasksShown(TypedDict):
     tasks: list[dict[str, Any]]
-
-
-class SpendShown(TypedDict):
-    paid_usd: str
-    paid_count: int
-    refunded_usd: NotRequired[str]
-    total_usd: str
-    outstanding_usd: NotRequired[str]
-    unknown_outcome: NotRequired[list[Any]]

@@ -1,52 +1,31 @@
 """Every operation svc offers, and on which face: the one table (docs/architecture.md).
 
-An entry with `run` is served whole from here (see declare.py); a face that lacks an operation
-says why. tests/unit/test_operations.py holds the table against the faces as they are: every
-CLI command, MCP tool and Client method is in it, and every entry on its faces.
+An entry with `run` is served whole from its declaration (see declare.py), in a module of its
+own (operations/receipt.py): adding one is that module, its engine, a test and its line here.
+A face that lacks an operation says why. tests/unit/test_operations.py holds the table against
+the faces as they are: every CLI command, MCP tool and Client method is in it, and every entry
+on its faces.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from svc.context import AppContext
-from svc.engines.probe import price_document
-from svc.engines.receipt import receipt_document
-from svc.engines.spend import Whose, spend_document, spend_window
-from svc.errors import UsageError
-from svc.operations.declare import (
-    Command,
-    Document,
-    Method,
-    Missing,
-    Operation,
-    Tool,
-    Written,
-    written,
-)
+from svc.operations.declare import Command, Missing, Operation, Tool, Written, written
+from svc.operations.price import PRICE
+from svc.operations.receipt import RECEIPT
 from svc.operations.requests import (
     WAIT_BUDGET_SECONDS,
     GuideRequest,
-    PriceRequest,
     QuoteRequest,
-    ReceiptRequest,
     ReplyRequest,
-    SpendRequest,
     SubmitRequest,
     TaskRequest,
     TasksRequest,
     WaitRequest,
 )
-from svc.operations.results import Price, Receipt, Spend
-from svc.operations.shown import (
-    GuideShown,
-    QuoteShown,
-    SpendShown,
-    SubmitShown,
-    TaskShown,
-    TasksShown,
-)
-from svc.operations.words import price_text, receipt_text, spend_text
+from svc.operations.shown import GuideShown, QuoteShown, SubmitShown, TaskShown, TasksShown
+from svc.operations.spend import SPEND
 
 # Why a face lacks an operation, said once for the reasons many share.
 PERSON = "the person's step"  # their key, credential, limits, ledger: not an agent's
@@ -55,22 +34,6 @@ SANDBOX = "sandbox only"  # the local emulator a person or a test starts
 CLI = "about the CLI"
 SERVER = "serves the faces"
 NOT_YET = "not yet: to revisit"
-
-
-def _spend(app: AppContext, request: SpendRequest) -> Document:
-    if request.whole and (request.since or request.until):
-        raise UsageError("whole takes every day: not with since or until")
-    span = spend_window(request.since, request.until, whole=request.whole)
-    whose = Whose(request.runner, request.profile, request.wallet)
-    return spend_document(app, request.since, span=span, whose=whose)
-
-
-def _receipt(app: AppContext, request: ReceiptRequest) -> Document:
-    return receipt_document(app, request.task_or_request_id)
-
-
-def _price(app: AppContext, request: PriceRequest) -> Document:
-    return price_document(app, request.task, request.email, request.pay, request.max_price)
 
 
 SUBMIT = Operation(
@@ -194,83 +157,6 @@ TASKS = Operation(
         read_only=True,
     ),
     library=written("tasks"),
-)
-
-SPEND = Operation(
-    "spend",
-    SpendRequest,
-    cli=Command("spend"),
-    mcp=Tool(
-        "spend",
-        "What was paid",
-        "What the ledger says was paid, by day, task and rail, with refunds, outstanding "
-        "authorizations (signed, may still be spent) and submissions with an unknown outcome.",
-        SpendShown,
-        read_only=True,
-    ),
-    library=Method(
-        "spend",
-        "What was paid over a window of days (YYYY-MM-DD `since` and `until`; the last 30 "
-        "days by default; `whole` for every day), by everyone or only one `runner` of a fleet "
-        "ledger, one config `profile` or one `wallet` address, from the ledger (`svc spend "
-        "--json`); amounts are Decimals.",
-    ),
-    run=_spend,
-    result=Spend,
-    text=spend_text,
-)
-
-RECEIPT = Operation(
-    "receipt",
-    ReceiptRequest,
-    cli=Command(
-        "receipt",
-        "Show one payment: rail, amount, parties and its settlement reference.",
-        "Show what was paid for one task or request: a receipt from the ledger.\n\n"
-        "The rail (x402, mpp, card), the amount, payer and recipient, network and asset, the "
-        "settlement reference (the x402 PAYMENT-RESPONSE's transaction, the MPP receipt's "
-        "reference, the card payment id), when it was paid, and any refund. One JSON document "
-        "when piped or with --json. Exit 7 when the ledger has no such id, or nothing was "
-        "paid for it. Reads the ledger only: nothing is sent.\n\n"
-        "\b\nExamples:\n"
-        "  svc receipt task_8f2c41d09b7e6a13\n"
-        "  svc receipt req_5b1d... --json | jq -r .settlement.reference",
-    ),
-    mcp=Tool(
-        "get_receipt",
-        "A payment's receipt",
-        "What the ledger says was paid for one task or request id (free, nothing sent): the "
-        "rail, amount, payer and recipient, network and asset, the settlement reference (the "
-        "x402 transaction, the MPP receipt's reference, the card payment id), when it was paid "
-        "and any refund. An id the ledger lacks, or one that paid nothing, is an error.",
-        Receipt,
-        read_only=True,
-    ),
-    library=Method(
-        "receipt",
-        "The receipt of one task or request id from the ledger (`svc receipt ID --json`); "
-        "NotFound for an id the ledger lacks or one that paid nothing.",
-    ),
-    run=_receipt,
-    result=Receipt,
-    text=receipt_text,
-)
-
-
-PRICE = Operation(
-    "price",
-    PriceRequest,
-    cli=Missing("svc submit --probe shows the 402's offers and the verdict"),
-    mcp=Missing("submit_task's dry_run gives the price; the offer itself: not yet"),
-    library=Method(
-        "price",
-        "What paying for `task` would cost, from the service's own 402, with nothing signed "
-        "or paid (one unpaid request is sent): the rail's amount, recipient, network and "
-        "asset, and whether the payment policy allows it (`refusal` says why not).",
-    ),
-    run=_price,
-    result=Price,
-    text=price_text,
 )
 
 
