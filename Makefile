@@ -34,15 +34,15 @@ reliability: $(STAMP)
 
 # Tests pipe svc into the real jq, load the completion scripts in real bash, zsh and fish,
 # render the man pages with man-db, read `svc spend --format ledger` back with hledger and
-# ledger (both in their strict modes), run the fleet ledger on a throw-away PostgreSQL server
-# and drive `svc mcp` with the official TypeScript MCP client on Node, as users do: install
-# whatever is missing (Debian/Ubuntu).
+# ledger (both in their strict modes), run the fleet ledger on a throw-away PostgreSQL server,
+# drive `svc mcp` with the official TypeScript MCP client on Node and open the sandbox's card
+# and claim pages in headless Chromium, as users do: install whatever is missing (Debian/Ubuntu).
 # initdb is not on PATH: its directory is checked instead.
-TOOLS := jq:jq zsh:zsh fish:fish man:man-db node:nodejs npm:npm hledger:hledger ledger:ledger
+TOOLS := jq:jq zsh:zsh fish:fish man:man-db node:nodejs npm:npm hledger:hledger ledger:ledger chromium:chromium
 tools:
 	@missing=""; for pair in $(TOOLS); do command -v $${pair%%:*} >/dev/null || missing="$$missing $${pair#*:}"; done; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
-	if [ -n "$$missing" ]; then echo "installing$$missing from Debian: the tests pipe svc into jq, load its completions in zsh and fish, render its man pages, read exports back with hledger and ledger, start PostgreSQL and run the MCP TypeScript client on Node"; \
+	if [ -n "$$missing" ]; then echo "installing$$missing from Debian: the tests pipe svc into jq, load its completions in zsh and fish, render its man pages, read exports back with hledger and ledger, start PostgreSQL, run the MCP TypeScript client on Node and open the sandbox's pages in Chromium"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
 
 # The MCP TypeScript SDK client and the MCP Inspector CLI at the versions the lockfile pins

@@ -284,16 +284,25 @@ def _require_gate(link: object) -> None:
 NO_BROWSER = "no graphical session here, so no browser was opened: open the link yourself"
 
 
-def graphical_session() -> bool:
-    """A browser may be opened: `BROWSER` is set, or macOS/Windows, or an X11/Wayland display.
+SSH_SESSION = ("SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY")
 
-    Without one (an SSH session, a container), Python's webbrowser falls back to text
-    browsers such as lynx, which would take over the terminal the person is reading."""
+
+def graphical_session() -> bool:
+    """A browser may be opened: `BROWSER` is set (the person's own choice: a remote editor sets
+    it to open links on the person's machine), or else a desktop here, not over SSH: macOS,
+    Windows, or an X11/Wayland display.
+
+    Without one (a container, a console), Python's webbrowser falls back to text browsers
+    such as lynx, which would take over the terminal the person is reading. Over SSH the
+    desktop is the remote machine's: a browser would open on a screen nobody there looks at
+    (macOS, Windows) or crawl through a forwarded display; the link and the QR code do."""
     import os
     import sys
 
     if os.environ.get("BROWSER"):
         return True
+    if any(os.environ.get(name) for name in SSH_SESSION):
+        return False
     if sys.platform in ("darwin", "win32"):
         return True
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))

@@ -52,15 +52,21 @@ def payment_status(payment_id: str, request: Request, state: State) -> dict[str,
     return dict(card.to_wire(str(request.base_url).rstrip("/")))
 
 
+# One main landmark and a viewport (the link is often a QR code opened on a phone); checked by
+# axe-core in a real browser (tests/e2e/test_browser_pages.py). The recipient is the host that
+# takes the money: what svc pins for a card payment (the payment link's host and port).
 _PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Pay {amount} USD - svc sandbox</title>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Pay {amount} USD to {recipient} - svc sandbox</title>
 <style>body{{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem}}
 button{{font-size:1.1rem;padding:.6rem 1.6rem;margin-right:.5rem}}</style></head>
-<body><h1>Pay {amount} USD</h1>
-<p>Task fee for the svc sandbox. No real card is charged.</p>
+<body><main><h1>Pay {amount} USD</h1>
+<p>To <strong id="recipient">{recipient}</strong>: the task fee of the svc sandbox.
+No real card is charged.</p>
 <p>Payment <code>{pid}</code>: <strong>{status}</strong></p>
 {form}
-</body></html>"""
+</main></body></html>"""
 
 _FORM = """<form method="post"><input type="hidden" name="action" value="pay">
 <button type="submit">Pay</button></form>
@@ -69,11 +75,12 @@ _FORM = """<form method="post"><input type="hidden" name="action" value="pay">
 
 
 @router.get("/svc/payments/{payment_id}/checkout", response_class=HTMLResponse)
-def checkout_page(payment_id: str, state: State) -> HTMLResponse:
+def checkout_page(payment_id: str, request: Request, state: State) -> HTMLResponse:
     card = _card_or_404(state, payment_id)
     form = _FORM if card.status in ("open", "checkout") else "<p>You can close this page.</p>"
     page = _PAGE.format(
         amount=usd(card.amount_atomic, places=2),
+        recipient=html.escape(request.url.netloc),
         pid=html.escape(card.id),
         status=html.escape(card.status),
         form=form,
@@ -104,7 +111,7 @@ async def complete_checkout(payment_id: str, request: Request) -> Response:
         )
     if "json" in ctype:
         return JSONResponse(card.to_wire(str(request.base_url).rstrip("/")))
-    return checkout_page(payment_id, state)
+    return checkout_page(payment_id, request, state)
 
 
 # --- admin: card completion -------------------------------------------------------------

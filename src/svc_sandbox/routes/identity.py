@@ -141,12 +141,17 @@ async def complete_claim(request: Request, state: State) -> dict[str, Any]:
 
 # --- the verification page ----------------------------------------------------------------
 
+# Landmarks (main, footer) and a viewport (the link is often a QR code opened on a phone);
+# checked by axe-core in a real browser (tests/e2e/test_browser_pages.py).
 _PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>svc sandbox: claim an agent</title>
-<style>body{{font-family:system-ui,sans-serif;max-width:34em;margin:3em auto}}
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>svc sandbox: claim an agent</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:34em;margin:3em auto;padding:0 1em}}
 code{{font-size:2em;letter-spacing:.1em}}</style></head>
-<body><h1>Claim an agent credential</h1>{body}
-<p><small>svc sandbox identity platform: no real account is involved.</small></p></body></html>
+<body><main><h1>Claim an agent credential</h1>{body}</main>
+<footer><p><small>svc sandbox identity platform: no real account is involved.</small></p>
+</footer></body></html>
 """
 
 
