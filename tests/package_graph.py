@@ -38,6 +38,7 @@ GROUP = {
     "next_step": "core",
     "version": "core",
     "address": "core",
+    "telemetry": "core",
 }
 
 

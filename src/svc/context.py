@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from svc.origin import TrustedURL, configured
+from svc.origin import TrustedURL, configured, origin_of
 from svc.report import Reporter
 from svc.settings import Settings, usd_amount
 
@@ -164,6 +164,8 @@ class AppContext(Generic[R_co]):
             timeout=self.settings.timeout,
             call_timeout=whole_seconds(self.settings.timeout),
             retry=RetryPolicy(attempts=retries + 1) if retries is not None else None,
+            # A traced request tells its trace only to the service the person chose.
+            propagate_to=frozenset({origin_of(self.settings.base_url)}),
         )
 
     def use_own_http(self, warn: Callable[[str], None] | None = None) -> None:

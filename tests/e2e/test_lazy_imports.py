@@ -1,4 +1,5 @@
-"""Start-up stays lean: `--help` and `poll` never import the signing stack or keyring.
+"""Start-up stays lean: `--help` and `poll` never import the signing stack, keyring or
+OpenTelemetry.
 
 Checked with `python -X importtime`, which lists every module a run imported.
 """
@@ -12,7 +13,17 @@ import uuid
 import pytest
 from tests.conftest import Cli, unique_email
 
-HEAVY = ("eth_account", "keyring", "svc_sandbox", "fastapi", "uvicorn", "mcp", "mcp_types")
+# opentelemetry: only when the OTEL_ variables ask for traces (tests/e2e/test_telemetry.py).
+HEAVY = (
+    "eth_account",
+    "keyring",
+    "svc_sandbox",
+    "fastapi",
+    "uvicorn",
+    "mcp",
+    "mcp_types",
+    "opentelemetry",
+)
 
 
 def imported_module_names(args: list[str], env: dict[str, str]) -> set[str]:

@@ -32,6 +32,10 @@ MPP_CHALLENGE = "WWW-Authenticate"
 MPP_CREDENTIAL_ALT = "Payment-Authorization"  # the only header besides Authorization
 MPP_RECEIPT = "Payment-Receipt"
 
+# W3C trace context (svc.telemetry writes them, only to the service's origin: api/traced.py)
+TRACEPARENT = "traceparent"
+TRACESTATE = "tracestate"
+
 # The headers that carry money or a credential, lowercased as httpx yields them: what the
 # cleartext guard refuses to send in the clear and what `-v` never prints (one list for both:
 # an MPP credential a challenge asked for in Payment-Authorization was once printed whole).

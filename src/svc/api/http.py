@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx  # svc/__init__.py has already kept httpx's CLI (click, rich) from loading
 
+from svc import telemetry
 from svc.api.capped import ACCEPT_ENCODING, CappedTransport
 from svc.api.cleartext import CleartextGuard
 from svc.api.deadline import cap_left, capped, end_deadline
@@ -30,6 +31,7 @@ from svc.api.retry import (
     waits_too_long,
 )
 from svc.api.trace import Tracer
+from svc.api.traced import TracedTransport
 from svc.api.transport import ProxyRouter
 from svc.errors import Unavailable, UsageError
 from svc.kept import Kept
@@ -68,6 +70,11 @@ def whole_seconds(timeout: float | httpx.Timeout | None) -> float | None:
     return timeout
 
 
+def _traced(transport: httpx.BaseTransport, propagate_to: frozenset[str]) -> httpx.BaseTransport:
+    """The transport, each request a span when traces are on (else itself)."""
+    return TracedTransport(transport, propagate_to) if telemetry.on() else transport
+
+
 def _refuse_when_spent(what: str, attempt: int, problem: str, url: str) -> None:
     """No attempt starts once the caller's whole bound is spent (or the call was cancelled)."""
     if cap_left() != 0:
@@ -94,7 +101,10 @@ class Http:
         sleep: Callable[[float], None] = time.sleep,
         warn: Callable[[str], None] | None = None,
         cleartext_ok: bool = False,
+        propagate_to: frozenset[str] = frozenset(),
     ) -> None:
+        """`propagate_to`: the origins a traced request may tell its trace (`traceparent`),
+        when the person's OpenTelemetry variables ask for traces (svc.telemetry)."""
         self.tracer: Tracer = Tracer(trace)  # `-v`: the caller's printer, which cleans each line
         self.retry: RetryPolicy = retry or RetryPolicy()
         # A library caller's bound on each send, its retries included (Client(timeout=)).
@@ -116,7 +126,7 @@ class Http:
             }
         self.transport: CappedTransport = CappedTransport(self.router, limit)
         self.client: httpx.Client = httpx.Client(
-            transport=self.transport,
+            transport=_traced(self.transport, propagate_to),
             timeout=given or httpx.Timeout(seconds, connect=min(10.0, seconds)),
             headers={
                 "User-Agent": USER_AGENT,

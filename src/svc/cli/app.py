@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, MutableMapping
+from contextlib import AbstractContextManager
 from typing import Any, ClassVar, TypeVar, cast
 
 import typer
@@ -149,17 +150,43 @@ def with_globals(func: Callable[..., Any]) -> Callable[..., Any]:
         _refuse_output_flags(path, flags)
         # They help fix the file: `help`, `config path`, and `doctor` (which names the line).
         lenient = path[:1] in (["help"], ["doctor"]) or path == ["config", "path"]
-        ctx.obj = build_context(
-            flags,
-            creates_profile=path in _CREATES_PROFILE,
-            needs_config=not lenient,
-            repairing=path[:1] in (["help"], ["doctor"], ["config"]),
-        )
-        return func(*args, **kwargs)
+        with _traced(path) as span:
+            ctx.obj = build_context(
+                flags,
+                creates_profile=path in _CREATES_PROFILE,
+                needs_config=not lenient,
+                repairing=path[:1] in (["help"], ["doctor"], ["config"]),
+            )
+            result = func(*args, **kwargs)
+            span.set({"process.exit.code": result if isinstance(result, int) else 0})
+            return result
 
     wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {**hints, **{p.name: p.annotation for p in globals_}}
     return wrapper
+
+
+# Servers: their calls are their spans (svc.telemetry), not children of one as long as their life.
+_SERVERS = (["mcp"], ["sandbox", "serve"])
+
+
+def _traced(path: list[str]) -> AbstractContextManager[Any]:
+    """The command's span, when the person's OpenTelemetry variables ask for traces (tracing
+    starts here, before the context: a failing config read is traced too)."""
+    from svc import telemetry
+
+    warning = telemetry.start()
+    if warning:
+        error_line(f"svc: warning: {warning}")
+    return telemetry.command(path, server=path in _SERVERS)
+
+
+def _flush_traces() -> None:
+    """The spans not yet sent, before the process ends (bounded: svc.telemetry)."""
+    telemetry = sys.modules.get("svc.telemetry")  # never imported: nothing was traced
+    warning = telemetry.finish() if telemetry is not None else None
+    if warning:
+        error_line(f"svc: warning: {warning}")
 
 
 # Commands that write the profile they are named (a key, or a profile's secret): they create
@@ -419,4 +446,7 @@ def main(argv: list[str] | None = None) -> int:
             error_line(interrupted_line())
         return code
 
-    return run_guarded(body, args)
+    try:
+        return run_guarded(body, args)
+    finally:
+        _flush_traces()

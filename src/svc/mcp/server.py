@@ -23,7 +23,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types import INVALID_PARAMS
 
-from svc import __version__, paid_record
+from svc import __version__, paid_record, telemetry
 from svc.errors import SvcError, UsageError
 from svc.mcp import resources
 from svc.mcp.log import ClientLog
@@ -150,6 +150,7 @@ class SvcServer:
         self.pool = pool
         self.gate: PollGate = PollGate(pool.settings.min_poll_interval())
         self.vault: Vault = Vault()  # one per process: a secret typed once is kept out for good
+        telemetry.keep_out(self.vault)  # of every span attribute too
         self.rounds: Rounds = Rounds()  # 2026-07-28: asks as input-required rounds, sealed state
         self.pending: PendingQuestions = PendingQuestions()  # 2025: forms that outlive a call
         self.log: ClientLog = ClientLog()  # the level the client set; svc's warnings go to it
@@ -220,6 +221,8 @@ class SvcServer:
             except SvcError as exc:
                 next_words.present(exc)  # before settle, which adds what was paid to the hint
                 paid.settle(exc)  # a paid call's later failure never reads as nothing charged
+                # On the MCP SDK's span of the call: svc's code, never the message.
+                telemetry.annotate({"svc.error.code": exc.code, "svc.exit_code": exc.exit_code})
                 return failure(exc, call.vault)
             except MCPError:  # a protocol error (an unknown tool): a JSON-RPC error
                 raise

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from svc import paid_record, rail_table
+from svc import paid_record, rail_table, telemetry
 from svc.errors import OtherRunnerHoldsProofError, OutcomeUnknown, SvcError, UsageError
 from svc.money import atomic_for_people as usd
 from svc.money import atomic_to_usd
@@ -117,7 +117,7 @@ def held_journal(
     Another run of the request id is waited for before its row is read (`on_wait` hears it)."""
     journal = RequestJournal(ledger, secrets, request_id, origin_of(base_url), cap=cap)
     journal.limits, journal.on_warning = limits, on_warning
-    with journal.hold(on_wait):
+    with telemetry.payment(request_id) as journal.traced, journal.hold(on_wait):
         journal.open(base_url, body)
         yield journal
 
@@ -165,6 +165,7 @@ class RequestJournal:
         # This journal wrote the row under the lock and started no card payment since: no
         # card_payments row can exist for the request (the acceptance skips its UPDATE).
         self._no_card = False
+        self.traced: telemetry.Traced = telemetry.OFF  # the paid request's span, if traced
 
     def open(self, base_url: str, body: dict[str, Any]) -> Submission:
         """Journal the request, or find it again: refuses another task or another origin.
@@ -185,7 +186,21 @@ class RequestJournal:
         self._no_card = self._held > 0 and found.status == PayState.JOURNALED
         if self._held:
             self._row = found
+        if found.method:  # a resume: what the journaled payment pays
+            self._trace_terms(found.method, found.amount_atomic, found)
         return found
+
+    def _trace_terms(self, rail: str, amount_atomic: int | None, to: Any) -> None:
+        """The payment's terms on its span (`to`: a row, a `Paid` or a card offer)."""
+        recipient = getattr(to, "pay_to", None) or getattr(to, "recipient", None)
+        network, asset = getattr(to, "network", None), getattr(to, "asset", None)
+        self.traced.set(
+            telemetry.terms(rail, amount_atomic, network=network, asset=asset, recipient=recipient)
+        )
+
+    def _outcome(self, outcome: str, code: str | None = None) -> None:
+        """What became of the payment, on its span: the state written, the service's code."""
+        self.traced.set({"svc.payment.outcome": outcome, "svc.payment.code": code})
 
     def _wrote(self, written: Written) -> None:
         """A transition's columns, into the row kept under the lock (as the ledger has it)."""
@@ -266,6 +281,7 @@ class RequestJournal:
             origin=self.origin,
         )
         self._wrote(written)
+        self._trace_terms(paid.rail, paid.amount_atomic, paid)
 
     def _forget_secret(self) -> None:
         row = self.row()
@@ -338,6 +354,8 @@ class RequestJournal:
             card=not self._no_card,
         )
         self._wrote(written)
+        self._outcome(PayState.ACCEPTED)
+        self.traced.set({"svc.task.id": task.id})
         self._forget_secret()
 
     def rejected(
@@ -349,18 +367,23 @@ class RequestJournal:
         row = self.row()
         if row.status != PayState.AWAITING_CARD and not row.has_proof:
             self._wrote(self.ledger.mark_rejected(self.request_id, code, http_status, detail))
+            self._outcome(PayState.REJECTED, code)
 
     def refused(self, code: str, http_status: int | None = None) -> None:
         """A proof was refused without proof that it is void: it is kept for the resend."""
         self._wrote(self.ledger.mark_refused(self.request_id, code, http_status))
+        self._outcome(PayState.REFUSED, code)
 
     def found_accepted(self, task_id: str) -> None:
         """A resume found the request accepted already: the task is this run's outcome too."""
         paid_record.current().accepted(self.request_id, task_id, earlier=True)
+        self._outcome("accepted_earlier")
+        self.traced.set({"svc.task.id": task_id})
 
     def unknown(self, why: str, http_status: int | None = None) -> None:
         paid_record.current().unknown(self.request_id)
         self._wrote(self.ledger.mark_unknown(self.request_id, why, http_status))
+        self._outcome(PayState.UNKNOWN)
 
     def void(self, code: str) -> None:
         """The spec's codes prove the proof void: a new one may be signed (within the cap)."""
@@ -368,9 +391,11 @@ class RequestJournal:
         frees_cap = rail is not None and not rail.counts_until_deadline  # x402: validBefore
         self._forget_secret()
         self._wrote(self.ledger.void_proof(self.request_id, code, frees_cap=frees_cap))
+        self._outcome(PayState.VOID, code)
 
     def refunded(self, refunded_atomic: int | None, billing: str) -> None:
         self._wrote(self.ledger.mark_refunded(self.request_id, refunded_atomic, billing))
+        self._outcome(PayState.REFUNDED)
         self._forget_secret()
 
     def note_billing(self, billing: str) -> None:
@@ -390,12 +415,15 @@ class RequestJournal:
             recipient=offer.recipient,
         )
         self._wrote(written)
+        self._trace_terms(rail_table.CARD, offer.amount_atomic, offer)
+        self._outcome(PayState.AWAITING_CARD)
 
     def card_complete(self) -> None:
         self.ledger.card_complete(self.request_id)
 
     def card_dead(self, code: str) -> None:
         self._wrote(self.ledger.card_dead(self.request_id, code))
+        self._outcome("card_failed", code)
 
     def saved_card(self) -> dict[str, Any] | None:
         return self.ledger.card_payment(self.request_id)

@@ -1,9 +1,10 @@
 """Every request the service surface received, so tests can prove a command sent nothing.
 
-`GET /_sandbox/requests` → `{count, requests: [{method, path, raw_path, request_id, proofs}]}`
-(the newest 200; `raw_path` as sent, before percent-decoding; `request_id` the svc-request-id
-header or null; `proofs` the names (never the values) of the payment proof headers it carried);
-the count never resets, so a test compares it before and after a command.
+`GET /_sandbox/requests` → `{count, requests: [{method, path, raw_path, request_id, proofs,
+traceparent}]}` (the newest 200; `raw_path` as sent, before percent-decoding; `request_id` the
+svc-request-id header or null; `proofs` the names (never the values) of the payment proof headers
+it carried; `traceparent` the W3C trace context header or null); the count never resets, so a
+test compares it before and after a command.
 """
 
 from __future__ import annotations
@@ -33,13 +34,15 @@ class RequestLog:
         method: str,
         path: str,
         raw_path: str,
+        *,
         request_id: str | None = None,
         proofs: list[str] | None = None,
+        traceparent: str | None = None,
     ) -> None:
-        entry = {"method": method, "path": path, "raw_path": raw_path}
+        entry = {"method": method, "path": path, "raw_path": raw_path, "request_id": request_id}
         with self._lock:
             self.count += 1
-            self.recent.append({**entry, "request_id": request_id, "proofs": proofs or []})
+            self.recent.append({**entry, "proofs": proofs or [], "traceparent": traceparent})
 
     def view(self) -> dict[str, Any]:
         with self._lock:
@@ -58,13 +61,14 @@ class RequestLogMiddleware:
             proofs = [name for name in PROOF_HEADERS if name in headers]
             if headers.get("authorization", b"").lower().startswith(b"payment "):
                 proofs.append("authorization: Payment")
-            rid = headers.get("svc-request-id")
+            rid, trace = headers.get("svc-request-id"), headers.get("traceparent")
             self.log.note(
                 scope["method"],
                 scope["path"],
                 raw.decode("latin-1"),
-                rid.decode("latin-1") if rid is not None else None,
-                proofs,
+                request_id=rid.decode("latin-1") if rid is not None else None,
+                proofs=proofs,
+                traceparent=trace.decode("latin-1") if trace is not None else None,
             )
         await self.app(scope, receive, send)
 
