@@ -54,15 +54,18 @@ $(TS_STAMP): tests/ts/package-lock.json | tools
 	touch $(TS_STAMP)
 
 # man/ (one page per command) and completions/ (bash, zsh, fish) from the command definitions,
-# plus the static completion table; commit the result (a test fails while they are stale).
-# Then the Python API reference from the docstrings (pdoc) in build/api/, not committed.
+# plus the static completion table, the site's reference pages (docs/reference/: commands, exit
+# codes, environment) and the settings table of docs/guide/configuration.md; commit the result
+# (a test fails while they are stale). Then the documentation site (mkdocs.yml, the Python API
+# reference rendered from the docstrings) in build/site/, not committed.
 docs: $(STAMP)
 	$(BIN)/python -m tools.docgen
 	$(BIN)/python -m tools.gen_faces
 	$(BIN)/python -m tools.settings_doc
+	$(BIN)/python -m tools.reference_doc
 	$(BIN)/python -m tests.fidelity
 	$(BIN)/python -m tests.package_graph
-	$(BIN)/python -m tools.apidoc
+	$(BIN)/mkdocs build --strict --site-dir build/site
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests tools examples

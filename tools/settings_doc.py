@@ -1,10 +1,11 @@
-"""Write the README's settings table from the settings table (svc/settings_table.py).
+"""Write the settings table of the configuration guide from svc/settings_table.py.
 
-    python -m tools.settings_doc          # rewrite the table between the README's markers
-    python -m tools.settings_doc --check  # exit 1 if the README's table is stale
+    python -m tools.settings_doc          # rewrite the table between the page's markers
+    python -m tools.settings_doc --check  # exit 1 if the page's table is stale
 
-`make docs` runs it; tests/unit/test_settings_table.py fails while the README and the registry
-differ, so a setting added to the table reaches the README in the same commit.
+The page is docs/guide/configuration.md (the documentation site's "Configuration and
+secrets"). `make docs` runs it; tests/unit/test_settings_table.py fails while the page and the
+registry differ, so a setting added to the table reaches the documentation in the same commit.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from pathlib import Path
 from svc.settings_table import SETTINGS, Setting
 from svc.ui.terminal import error_line
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "guide" / "configuration.md"
 BEGIN = "<!-- settings table: python -m tools.settings_doc (make docs) -->"
 END = "<!-- end of settings table -->"
 
@@ -32,7 +34,7 @@ def _row(row: Setting) -> str:
 
 
 def render() -> str:
-    """The table, markers included, as the README holds it."""
+    """The table, markers included, as the page holds it."""
     lines = [
         BEGIN,
         "| config key | flag / env | default | what it does |",
@@ -44,23 +46,24 @@ def render() -> str:
 
 
 def current(text: str) -> str:
-    """The README's table as it stands, markers included ('' if it has none)."""
+    """The page's table as it stands, markers included ('' if it has none)."""
     start, end = text.find(BEGIN), text.find(END)
     return text[start : end + len(END)] if 0 <= start < end else ""
 
 
 def main(argv: list[str]) -> int:
-    text = README.read_text(encoding="utf-8")
+    text = PAGE.read_text(encoding="utf-8")
     found = current(text)
+    name = PAGE.relative_to(ROOT)
     if not found:
-        error_line(f"README.md has no settings table between {BEGIN!r} and {END!r}")
+        error_line(f"{name} has no settings table between {BEGIN!r} and {END!r}")
         return 1
     if "--check" in argv:
         if found != render():
-            error_line("README.md's settings table is stale: run `python -m tools.settings_doc`")
+            error_line(f"{name}'s settings table is stale: run `python -m tools.settings_doc`")
             return 1
         return 0
-    README.write_text(text.replace(found, render()), encoding="utf-8")
+    PAGE.write_text(text.replace(found, render()), encoding="utf-8")
     return 0
 
 

@@ -4,9 +4,9 @@ help, and whether it may live in the config file or be the fleet's one value.
 `svc.settings.resolve` (flag > environment > profile > default) reads each setting through the
 parser of its kind (svc.settings.PARSERS: one per kind, amounts only through svc.money); the
 config file's keys and their checks (svc.store.config.KEYS), `svc config list`, `svc help
-environment`, the completion of `svc config get|set|unset KEY` and the README's settings table
-(tools/settings_doc.py, `make docs`) are all derived from SETTINGS, as gh's one
-`configOptions` list feeds both its validation and its help.
+environment`, the completion of `svc config get|set|unset KEY` and the settings table of
+docs/guide/configuration.md (tools/settings_doc.py, `make docs`) are all derived from
+SETTINGS, as gh's one `configOptions` list feeds both its validation and its help.
 
 Adding a setting is one row here (and its typed field on svc.settings.Settings, with the same
 default: tests/unit/test_settings_table.py checks both); a new kind needs its parser in
@@ -26,7 +26,7 @@ from svc import rail_table
 class Setting(NamedTuple):
     key: str  # the config key and the Settings field
     kind: str  # the parser: a key of svc.settings.PARSERS
-    help: str  # one line: `svc config list --json`, `svc help environment`, the README
+    help: str  # one line: `svc config list --json`, `svc help environment`, the docs' table
     env: str | None = None  # the environment variable that sets it
     flag: str | None = None  # the flag that sets it (a global one or a command's), for people
     default: str | None = None  # as written in the config file; None: unset

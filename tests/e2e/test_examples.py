@@ -186,11 +186,11 @@ def test_the_agent_tool_describes_itself_as_function_calling_apis_want(cli: Cli)
     assert params["properties"]["max_price_usd"]["default"] == "1.50"
 
 
-def test_the_readme_from_python_snippet_runs_as_printed(
+def test_the_guides_at_a_glance_snippet_runs_as_printed(
     cli: Cli, sandbox: Sandbox, fast_clock: None
 ) -> None:
-    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## From Python\n", 1)[1].split("\n## ", 1)[0]
+    guide = (EXAMPLES.parent / "docs" / "python.md").read_text(encoding="utf-8")
+    section = guide.split("\n## At a glance\n", 1)[1].split("\n## ", 1)[0]
     code = re.findall(r"```python\n(.*?)\n```", section, re.S)
     assert len(code) == 1
     proc = subprocess.run(

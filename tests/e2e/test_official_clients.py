@@ -41,23 +41,24 @@ def _one_charge(sandbox: Sandbox, request_id: str, method: str, task_id: str) ->
     return charge
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+SANDBOX_GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "sandbox.md"
 
 
-def readme_adapter() -> Callable[[Any, httpx.Response, str], dict[str, str]]:
-    """The adapter exactly as the README prints it ("Use the sandbox from other clients"):
-    run from its text, so the README's two lines cannot drift from what works."""
-    section = README.read_text(encoding="utf-8").split("### Use the sandbox from other clients")
+def guide_adapter() -> Callable[[Any, httpx.Response, str], dict[str, str]]:
+    """The adapter exactly as the sandbox guide prints it ("Use the sandbox from other
+    clients"): run from its text, so the guide's two lines cannot drift from what works."""
+    text = SANDBOX_GUIDE.read_text(encoding="utf-8")
+    section = text.split("\n## Use the sandbox from other clients\n")
     code = section[1].split("```python\n", 1)[1].split("```", 1)[0]
     scope: dict[str, Any] = {}
-    exec(compile(code, "README.md", "exec"), scope)  # our own README, nothing fetched
+    exec(compile(code, "docs/guide/sandbox.md", "exec"), scope)  # our own page, nothing fetched
     return scope["task_payment_headers"]  # type: ignore[no-any-return]
 
 
-def test_the_official_x402_v2_client_pays_through_the_readme_adapter(sandbox: Sandbox) -> None:
-    """The stock v2 client, with the README's adapter; the replay answers with the receipt of
-    the one settlement, which the SDK reads like the first (issue 25.4)."""
-    adapter = readme_adapter()
+def test_the_official_x402_v2_client_pays_through_the_guide_adapter(sandbox: Sandbox) -> None:
+    """The stock v2 client, with the sandbox guide's adapter; the replay answers with the
+    receipt of the one settlement, which the SDK reads like the first (issue 25.4)."""
+    adapter = guide_adapter()
     account = Account.create()
     url = f"{sandbox.url}/svc/tasks"
     body, headers = _submission()

@@ -1,4 +1,5 @@
-"""The README's scripting recipes run as written (issue 22.2), like the tour does.
+"""The scripting guide's recipes (docs/guide/scripting.md, once the README's) run as written
+(issue 22.2), like the README's tour does.
 
 Every `svc` line of the "jq, without jq" block runs in bash against the sandbox with `$id` a
 real task, and must exit 0, print something and warn of nothing: a recipe that silently
@@ -17,12 +18,12 @@ from tests.conftest import SVC, TEST_KEY, Cli, Sandbox, unique_email
 
 pytestmark = pytest.mark.e2e
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "scripting.md"
 
 
 def recipes_section() -> str:
-    text = README.read_text(encoding="utf-8")
-    return text.split("## Scripting recipes", 1)[1].split("\n## ", 1)[0]
+    text = GUIDE.read_text(encoding="utf-8")
+    return text.split("\n## Recipes\n", 1)[1].split("\n## ", 1)[0]
 
 
 def sh_blocks() -> list[str]:

@@ -1,12 +1,16 @@
-"""The README's set-up, batch, fleet and real-deployment sections are true (issue 30.15).
+"""The README's set-up section, and the batch, fleet and real-deployment sections that moved
+from the README to the guide (docs/guide/), are true (issue 30.15).
 
-- the set-up section names `make tools` and every program it installs (read from the
+- the README's set-up section names `make tools` and every program it installs (read from the
   Makefile), and that it needs root or sudo;
-- the batch recipe runs as written and its last line shows the failed task its comment
-  promises (it used to print the submit errors, of which there were none);
-- the fleet recipe's PostgreSQL lines run as written, as root too (this test's machine and
-  CI run as root, where `initdb` refuses to run), and `svc doctor` then finds the fleet ledger;
-- a section says how to point svc at a real deployment and fund its wallet.
+- the batch recipe (docs/guide/scripting.md) runs as written and its last line shows the
+  failed task its comment promises (it used to print the submit errors, of which there were
+  none);
+- the fleet recipe's PostgreSQL lines (docs/guide/fleet.md) run as written, as root too (this
+  test's machine and CI run as root, where `initdb` refuses to run), and `svc doctor` then
+  finds the fleet ledger;
+- a page (docs/guide/deployment.md) says how to point svc at a real deployment and fund its
+  wallet.
 """
 
 from __future__ import annotations
@@ -24,11 +28,16 @@ pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
+GUIDE = REPO / "docs" / "guide"
 USDC_BASE = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"
 
 
-def section(title: str) -> str:
-    return README.split(f"\n## {title}", 1)[1].split("\n## ", 1)[0]
+def section(title: str, text: str = README) -> str:
+    return text.split(f"\n## {title}", 1)[1].split("\n## ", 1)[0]
+
+
+def page(name: str) -> str:
+    return (GUIDE / name).read_text(encoding="utf-8")
 
 
 def block_with(text: str, needle: str) -> str:
@@ -64,7 +73,7 @@ def test_the_set_up_names_make_tools_what_it_installs_and_that_it_needs_root() -
 def test_the_batch_recipe_shows_the_failed_task_it_promises(
     cli: Cli, sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    lines = block_with(section("Scripting recipes"), "--from tasks.jsonl").splitlines()
+    lines = block_with(section("Recipes", page("scripting.md")), "--from tasks.jsonl").splitlines()
     # printf continues on the next line: the first two lines are one command.
     commands = [lines[0] + "\n" + lines[1], *lines[2:]]
     assert len(commands) == 4 and commands[2].startswith("svc watch --all")
@@ -91,7 +100,7 @@ def pg_dir() -> str:
 def test_the_fleet_recipe_runs_as_written_as_root_too(
     cli: Cli, sandbox: Sandbox, pg_dir: str
 ) -> None:
-    block = block_with(section("How money is handled"), "initdb").replace("/tmp/svc-pg", pg_dir)
+    block = block_with(page("fleet.md"), "initdb").replace("/tmp/svc-pg", pg_dir)
     assert "runuser -u postgres --" in block
     stop = block.split("\n$as ")[0] + f'\n$as "$PG/pg_ctl" -D {pg_dir} -m fast stop'
     try:
@@ -104,12 +113,12 @@ def test_the_fleet_recipe_runs_as_written_as_root_too(
     finally:
         bash(cli, stop)
         subprocess.run(["rm", "-rf", pg_dir], check=False)
-    text = section("How money is handled")
+    text = page("fleet.md")
     assert "daily cap's value" in text and "is the fleet's" in text
 
 
 def test_a_section_says_how_to_use_a_real_deployment(cli: Cli) -> None:
-    text = section("Against a real deployment")
+    text = page("deployment.md")
     for needed in ("eip155:8453", USDC_BASE, "svc wallet address", "svc doctor", "https://"):
         assert needed in text, needed
     block = block_with(text, "base_url")

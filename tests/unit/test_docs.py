@@ -228,4 +228,8 @@ def test_examples_use_ids_shaped_like_the_services() -> None:
     copying an example should see the shape they will meet."""
     for page in sorted((REPO / "man").glob("*.1")):
         assert "tsk_" not in page.read_text(encoding="utf-8"), page.name
-    assert "tsk_" not in (REPO / "README.md").read_text(encoding="utf-8")
+    # The README, and the documentation pages its guide moved to.
+    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    assert len(pages) > 20
+    for page in pages:
+        assert "tsk_" not in page.read_text(encoding="utf-8"), page.relative_to(REPO)

@@ -1,7 +1,7 @@
 """The fleet ledger's connection (psycopg's), where the ledger answers for it: a password the
-server asks for, or one libpq finds in ~/.pgpass, as the README promises; a wrong password and
-a server that never answers are the contract's exit 9 ("nothing paid"), within the connect
-timeout and without the password; and a kept connection reads on once another runner's
+server asks for, or one libpq finds in ~/.pgpass, as docs/guide/fleet.md promises; a wrong
+password and a server that never answers are the contract's exit 9 ("nothing paid"), within
+the connect timeout and without the password; and a kept connection reads on once another runner's
 migration changed a table under a statement psycopg keeps prepared."""
 
 from __future__ import annotations

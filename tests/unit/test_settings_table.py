@@ -1,6 +1,6 @@
 """Every setting is written once (issue 33.3): the settings table drives Settings and its
 defaults, the config file's keys, `svc help environment`, the completion of `svc config KEY`
-and the README's settings table. Each test names what a new row must not forget."""
+and the table of docs/guide/configuration.md. Each test names what a new row must not forget."""
 
 from __future__ import annotations
 
@@ -62,24 +62,25 @@ def test_config_keys_complete_from_the_table() -> None:
         assert config[command]["args"][0]["choices"] == list(FILE_KEYS), command
 
 
-def test_the_readme_table_is_the_registry() -> None:
-    readme = settings_doc.README.read_text(encoding="utf-8")
-    assert settings_doc.current(readme) == settings_doc.render(), (
-        "README.md's settings table differs from svc/settings_table.py: run make docs"
+def test_the_configuration_pages_table_is_the_registry() -> None:
+    page = settings_doc.PAGE.read_text(encoding="utf-8")
+    assert settings_doc.current(page) == settings_doc.render(), (
+        "docs/guide/configuration.md's settings table differs from svc/settings_table.py: "
+        "run make docs"
     )
 
 
-def test_a_readme_that_lost_or_changed_a_row_is_caught() -> None:
+def test_a_page_that_lost_or_changed_a_row_is_caught() -> None:
     """The check compares the whole table: a row dropped or reworded by hand is stale."""
     table = settings_doc.render()
     dropped = "\n".join(line for line in table.splitlines() if "`runner`" not in line)
     reworded = table.replace("`1.50`", "`2.00`")
-    for readme in (dropped, reworded):
-        assert settings_doc.current(f"intro\n{readme}\nrest") != settings_doc.render()
+    for page in (dropped, reworded):
+        assert settings_doc.current(f"intro\n{page}\nrest") != settings_doc.render()
 
 
 def test_adding_a_row_reaches_every_face(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A new row (the way the lead folds another branch's setting in) reaches the README table
+    """A new row (the way the lead folds another branch's setting in) reaches the page's table
     with no other change; `resolve` reads it by its kind's parser from the environment."""
     row = Setting("stop_after", "seconds", "stop after this long", env="SVC_STOP_AFTER")
     monkeypatch.setattr(settings_doc, "SETTINGS", (*SETTINGS, row))

@@ -1,4 +1,4 @@
-"""The reference text shared by `svc help TOPIC`, the man pages and the README.
+"""The reference text shared by `svc help TOPIC`, the man pages and the docs site.
 
 Plain data (the settings table's rows are plain data too): `svc help` prints it,
 `tools.docgen` writes it into every man page's ENVIRONMENT, FILES and EXIT STATUS sections, and

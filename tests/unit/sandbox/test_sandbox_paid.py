@@ -103,7 +103,8 @@ def test_fail_delivery_refunds_the_card_rails_only(
     headers = _paid_headers(client, rail, payer, task, f"req-fragile-{rail}")
     response = client.post("/svc/tasks", json={**BODY, "task": task}, headers=headers)
     books = client.get("/_sandbox/books").json()
-    if not refunded:  # the README: MPP and card (an on-chain refund would be a new transfer)
+    # docs/guide/sandbox.md: MPP and card (an on-chain refund would be a new transfer)
+    if not refunded:
         assert response.status_code == 202 and books["refunds"] == []
         return
     assert response.status_code == 502 and response.json()["error"] == "upstream_error"
