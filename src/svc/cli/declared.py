@@ -6,16 +6,15 @@ by the operation's view (svc.ui.documents).
 
 from __future__ import annotations
 
-import inspect
 from functools import cache
 from typing import Any
 
 import typer
 from typer._click.globals import get_current_context
 
+from svc.cli.options import with_options_of
 from svc.operations import table
 from svc.operations.declare import Command, Operation
-from svc.operations.fields import Flag, Positional, marker, offered
 from svc.ui.documents import view_for
 from svc.ui.face import FaceContext
 
@@ -50,23 +49,5 @@ def _callback(operation: Operation[Any]) -> Any:
         app.output.show(doc, view_for(operation.name))
         raise typer.Exit(0)
 
-    params = [_parameter(request, name) for name in offered(request, "cli")]
-    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-    command.__annotations__ = {p.name: p.annotation for p in params}
     command.__doc__ = operation.cli.help if isinstance(operation.cli, Command) else None
-    return command
-
-
-def _parameter(request: Any, name: str) -> inspect.Parameter:
-    field = request.model_fields[name]
-    default = ... if field.is_required() else field.default
-    place = marker(request, name, Positional)
-    if place is not None:
-        spec = typer.Argument(default, metavar=place.metavar, help=field.description)
-    else:
-        flag = marker(request, name, Flag)
-        spelling = flag.spelling if flag else "--" + name.replace("_", "-")
-        metavar = flag.metavar if flag else None
-        spec = typer.Option(default, spelling, metavar=metavar, help=field.description)
-    kind = inspect.Parameter.KEYWORD_ONLY
-    return inspect.Parameter(name, kind, default=spec, annotation=field.annotation)
+    return with_options_of(request, command)

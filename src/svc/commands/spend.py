@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.address import is_address
 from svc.cli.app import current
+from svc.cli.options import with_options_of
+from svc.engines.export import FORMATS, export
 from svc.engines.spend import Whose, Window, spend_document, spend_window
 from svc.errors import LedgerDiskError, LedgerUnavailableError, UsageError, ledger_read_hint
+from svc.operations.spend import SpendRequest
 from svc.ui import views
 from svc.ui.face import FaceContext
 from svc.words import counted
@@ -17,19 +20,7 @@ from svc.words import counted
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 
-FORMATS = ("csv", "beancount", "ledger", "json")  # svc.engines.export.FORMATS, kept import-free
 FLAGS = ("--since", "--until")  # what a person types for the window's two days
-
-
-@dataclass(frozen=True)
-class SpendOptions:
-    since: str | None = None  # YYYY-MM-DD
-    runner: str | None = None  # one runner's share of a shared (fleet) ledger
-    until: str | None = None  # YYYY-MM-DD, the last day shown
-    whole: bool = False  # --all: every day the ledger holds
-    fmt: str | None = None  # an export: one of FORMATS
-    tasks: bool = False  # the per-task list on a terminal
-    wallet: str | None = None  # one paying address's share
 
 
 @app.command(
@@ -59,47 +50,27 @@ class SpendOptions:
     "  svc spend --runner ci-7 --json | jq .cap.by_runner\n"
     "  svc spend --profile work --format csv > work.csv"
 )
-def spend(
-    since: str | None = typer.Option(
-        None, "--since", metavar="YYYY-MM-DD", help="From this day on (default: 29 days ago)."
-    ),
-    until: str | None = typer.Option(
-        None, "--until", metavar="YYYY-MM-DD", help="Up to this day, included (default: today)."
-    ),
-    whole: bool = typer.Option(
-        False, "--all", help="Every day the ledger holds (not with --since)."
-    ),
-    runner: str | None = typer.Option(
-        None, "--runner", metavar="NAME", help="Only what this runner paid (a shared ledger)."
-    ),
-    fmt: str | None = typer.Option(
-        None,
-        "--format",
-        metavar="FORMAT",
-        help="Export the window: csv, beancount, ledger (hledger too) or json.",
-    ),
-    tasks: bool = typer.Option(False, "--tasks", help="List every paid task (a terminal)."),
-    wallet: str | None = typer.Option(
-        None, "--wallet", metavar="ADDRESS", help="Only what this wallet (0x address) paid."
-    ),
-) -> None:
-    opts = SpendOptions(since, runner, until, whole, fmt, tasks, wallet)
-    raise typer.Exit(run(opts, current()))
+def spend(**given: Any) -> None:
+    # Built unchecked: the engine reads each value and words its own error (a flag's name).
+    raise typer.Exit(run(SpendRequest.model_construct(**given), current()))
 
 
-def run(opts: SpendOptions, ctx: FaceContext) -> int:
+with_options_of(SpendRequest, spend)  # --since ... --wallet: as the operation declares them
+
+
+def run(opts: SpendRequest, ctx: FaceContext) -> int:
     if opts.whole and opts.since:
         raise UsageError("--all and --since both say where the window starts: choose one")
-    if opts.fmt is not None and opts.fmt not in FORMATS:
-        raise UsageError(f"--format must be one of {', '.join(FORMATS)}, got {opts.fmt!r}")
+    if opts.format is not None and opts.format not in FORMATS:
+        raise UsageError(f"--format must be one of {', '.join(FORMATS)}, got {opts.format!r}")
     shape = ctx.output.shape
-    if opts.fmt is not None and shape is not None and shape.active:  # refused, never ignored
+    if opts.format is not None and shape is not None and shape.active:  # refused, never ignored
         raise UsageError("--jq, --template and --json FIELDS shape svc's JSON, not an export")
     span = spend_window(opts.since, opts.until, whole=opts.whole, names=FLAGS)
     whose = _whose(opts, ctx)
     try:
-        if opts.fmt is not None:
-            return _export(opts.fmt, ctx, span, whose)
+        if opts.format is not None:
+            return _export(opts.format, ctx, span, whose)
         with_tasks = opts.tasks or ctx.output.json_mode
         doc = spend_document(ctx, None, whose=whose, span=span, with_tasks=with_tasks)
     except LedgerUnavailableError as error:
@@ -118,7 +89,7 @@ def run(opts: SpendOptions, ctx: FaceContext) -> int:
     return 0
 
 
-def _whose(opts: SpendOptions, ctx: FaceContext) -> Whose:
+def _whose(opts: SpendRequest, ctx: FaceContext) -> Whose:
     """Whose payments count: a runner's, the profile a person named (a profile in effect only
     by default keeps everyone's, as before profiles were recorded), a wallet's."""
     wallet = opts.wallet
@@ -131,7 +102,5 @@ def _whose(opts: SpendOptions, ctx: FaceContext) -> Whose:
 
 def _export(fmt: str, ctx: FaceContext, span: Window, whose: Whose) -> int:
     """The window as a file's text on stdout, whatever the output mode (it is the format)."""
-    from svc.engines.export import export
-
     ctx.output.document(export(ctx, fmt, span, whose))
     return 0

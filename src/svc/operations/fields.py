@@ -31,10 +31,12 @@ TaskId = Annotated[
 
 @dataclass(frozen=True)
 class Flag:
-    """The CLI's spelling of a field (`--since`), and its metavar."""
+    """The CLI's spelling of a field (`--since`), its metavar, and its help where a person at a
+    shell is told something else than a program (flags, not arguments)."""
 
     spelling: str
     metavar: str | None = None
+    help: str | None = None
 
 
 @dataclass(frozen=True)

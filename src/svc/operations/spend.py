@@ -21,27 +21,47 @@ from svc.words import counted, plural, usd
 
 
 class SpendRequest(Request):
-    since: Annotated[str | None, Flag("--since", "DAY")] = Field(
+    """The window, whose payments count, and on a terminal how they are shown (the CLI's
+    `--format` and `--tasks`: the library and svc mcp return the document itself)."""
+
+    since: Annotated[
+        str | None,
+        Flag("--since", "YYYY-MM-DD", help="From this day on (default: 29 days ago)."),
+    ] = Field(
         None,
         pattern=DATE_PATTERN,
         description="Only days from this one on (YYYY-MM-DD); default: the last 30 days.",
     )
-    until: Annotated[str | None, Flag("--until", "DAY"), NotIn(("mcp",))] = Field(
-        None, pattern=DATE_PATTERN, description="Only days up to this one (YYYY-MM-DD)."
-    )
-    whole: Annotated[bool, Flag("--all"), NotIn(("mcp",))] = Field(
-        False, description="Every day the ledger holds (not with since or until)."
-    )
-    runner: Annotated[str | None, Flag("--runner", "NAME"), NotIn(("mcp",))] = Field(
+    until: Annotated[
+        str | None,
+        Flag("--until", "YYYY-MM-DD", help="Up to this day, included (default: today)."),
+        NotIn(("mcp",)),
+    ] = Field(None, pattern=DATE_PATTERN, description="Only days up to this one (YYYY-MM-DD).")
+    whole: Annotated[
+        bool, Flag("--all", help="Every day the ledger holds (not with --since)."), NotIn(("mcp",))
+    ] = Field(False, description="Every day the ledger holds (not with since or until).")
+    runner: Annotated[
+        str | None,
+        Flag("--runner", "NAME", help="Only what this runner paid (a shared ledger)."),
+        NotIn(("mcp",)),
+    ] = Field(
         None, min_length=1, max_length=64, description="One runner's share of a fleet ledger."
     )
+    format: Annotated[str | None, Flag("--format", "FORMAT"), NotIn(("mcp", "library"))] = Field(
+        None, description="Export the window: csv, beancount, ledger (hledger too) or json."
+    )
+    tasks: Annotated[bool, Flag("--tasks"), NotIn(("mcp", "library"))] = Field(
+        False, description="List every paid task (a terminal)."
+    )
     # On the CLI the global --profile, when named (flag or SVC_PROFILE), is this filter.
-    profile: Annotated[str | None, Flag("--profile", "NAME"), NotIn(("mcp",))] = Field(
+    profile: Annotated[str | None, Flag("--profile", "NAME"), NotIn(("mcp", "cli"))] = Field(
         None, min_length=1, max_length=64, description="What one config profile paid."
     )
-    wallet: Annotated[str | None, Flag("--wallet", "ADDRESS"), NotIn(("mcp",))] = Field(
-        None, pattern=WALLET_PATTERN, description="What one wallet (its 0x address) paid."
-    )
+    wallet: Annotated[
+        str | None,
+        Flag("--wallet", "ADDRESS", help="Only what this wallet (0x address) paid."),
+        NotIn(("mcp",)),
+    ] = Field(None, pattern=WALLET_PATTERN, description="What one wallet (its 0x address) paid.")
 
 
 class Sums(ResultModel):
