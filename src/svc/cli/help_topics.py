@@ -134,6 +134,13 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("SVC_KEYRING", "file: keep secrets in a 0600 file in the config dir, not the OS keyring"),
     ("SVC_DEBUG", "1: print a traceback on an internal error"),
     ("NO_COLOR", "set (any value): no colour on a terminal"),
+    ("BROWSER", "the browser to open a payment or claim page with (also over SSH)"),
+    (
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "traces over OTLP/HTTP to this collector (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT too); "
+        "off unless set, and with OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none",
+    ),
+    ("OTEL_SERVICE_NAME", "the service name of svc's traces (default svc)"),
 )
 
 # (path, meaning)
