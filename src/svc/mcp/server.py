@@ -25,7 +25,7 @@ from mcp_types import INVALID_PARAMS
 
 from svc import __version__, paid_record, telemetry
 from svc.errors import SvcError, UsageError
-from svc.mcp import resources
+from svc.mcp import resources, tasks
 from svc.mcp.log import ClientLog
 from svc.mcp.pending import PendingQuestions, ask_budget
 from svc.mcp.results import Outcome, bounded, failure, success, with_notes
@@ -287,6 +287,8 @@ def build_server(pool: ContextPool) -> Server[Any]:
         server = _server(handlers)
     server.middleware.append(VersionGate())  # only the versions svc keeps its promises under
     handlers.rounds.install(server)
+    # MCP Tasks, for the 2026-07-28 clients that opt in (svc.mcp.tasks)
+    tasks.attach(server, handlers, lambda name, args: check_arguments(offered()[name], args))
     return server
 
 

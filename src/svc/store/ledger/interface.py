@@ -24,6 +24,7 @@ from svc.store.ledger.budgets import Budget, LimitReached, Limits
 from svc.store.ledger.fleet_settings import CapRule
 from svc.store.ledger.reads_bounded import BoundedReads
 from svc.store.ledger.rows import Authorization, Submission, Written
+from svc.store.ledger.task_handles import TaskHandles
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,10 @@ class LedgerStore(Protocol):
 
     def bounded(self) -> BoundedReads:
         """The reads whose cost is what they return (`svc tasks`' filters, a poll's news)."""
+        ...
+
+    def task_handles(self) -> TaskHandles:
+        """The handles `svc mcp` gives MCP Tasks clients (task_handles.py)."""
         ...
 
     def unwritable(self) -> str | None:

@@ -41,6 +41,7 @@ from svc.store.ledger.rows import (
 )
 from svc.store.ledger.sqlite import Database
 from svc.store.ledger.submissions import Submissions, check_updated
+from svc.store.ledger.task_handles import TaskHandles
 
 DETAIL_LIMIT = 300  # characters of a refusal's words kept in a row
 
@@ -102,6 +103,9 @@ class Ledger:
             self.runner,
             tuple(self._db.missing_rights()),
         )
+
+    def task_handles(self) -> TaskHandles:
+        return TaskHandles(self._db)
 
     def unwritable(self) -> str | None:
         return self._db.unwritable_reason()

@@ -60,7 +60,14 @@ SCHEMA = "CREATE TABLE IF NOT EXISTS svc_schema (version INTEGER NOT NULL);\n" +
 )
 
 # The tables the ledger needs, and what it does to them (for `svc doctor`'s rights check).
-TABLES = ("submissions", "recipients", "link_hosts", "card_payments", "authorizations")
+TABLES = (
+    "submissions",
+    "recipients",
+    "link_hosts",
+    "card_payments",
+    "authorizations",
+    "mcp_tasks",  # the handles `svc mcp` gives MCP Tasks clients
+)
 RIGHTS = ("SELECT", "INSERT", "UPDATE", "DELETE")
 # Tables every runner reads and only the fleet's administrator writes (the shared daily cap).
 READ_TABLES = ("settings",)

@@ -120,6 +120,23 @@ CREATE TABLE IF NOT EXISTS breaker_resets (
     runner   TEXT PRIMARY KEY,
     reset_at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS mcp_tasks (
+    task_id         TEXT PRIMARY KEY,
+    service_task_id TEXT NOT NULL,
+    request_id      TEXT,
+    tool            TEXT NOT NULL,
+    base_url        TEXT NOT NULL,
+    status          TEXT NOT NULL,
+    status_message  TEXT,
+    input_key       TEXT,
+    input_ask       TEXT,
+    asked           INTEGER NOT NULL DEFAULT 0,
+    submitted       TEXT,
+    result          TEXT,
+    ttl_ms          INTEGER,
+    created_at      REAL NOT NULL,
+    updated_at      REAL NOT NULL
+);
 """
 
 # Columns added after the first release; added to older ledgers on open (ALTER is guarded),
@@ -156,7 +173,8 @@ LATE_INDEXES = (
 #    every accepted row for a window's sums instead of the window.
 # 7: budgets and breaker_resets; authorizations carry profile and session, the
 #    scopes a budget filters on, and are indexed by runner for the breaker and the rate.
-SCHEMA_VERSION = 7
+# 8: mcp_tasks, the handles `svc mcp` gives MCP Tasks clients (task_handles.py).
+SCHEMA_VERSION = 8
 
 
 WAL_SWITCH_SECONDS = 30.0  # as busy_timeout: how long an open waits for another to finish
