@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import contextvars
 import os
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from typing import Any
 
 from svc import redact
 from svc.money import atomic_to_usd
-from svc.origin import origin_of
+from svc.origin import is_cleartext, origin_of
 from svc.version import __version__
 
 ENDPOINT = "OTEL_EXPORTER_OTLP_ENDPOINT"
@@ -40,6 +41,7 @@ MAX_VALUE = 256  # characters of a text attribute (a server's code or network is
 INSTALL = "pip install opentelemetry-sdk opentelemetry-exporter-otlp-proto-http"
 
 Attributes = Mapping[str, object]
+CODE = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{0,63}|[1-5][0-9][0-9]")
 
 
 class Traced:
@@ -59,9 +61,9 @@ class Traced:
         if self.span is not None:
             from opentelemetry.trace import Status, StatusCode
 
-            kind = _value(error_type)
+            kind = code(error_type)
             self.span.set_attribute("error.type", kind)
-            self.span.set_status(Status(StatusCode.ERROR, str(kind)))
+            self.span.set_status(Status(StatusCode.ERROR, kind))
 
 
 OFF = Traced(None)
@@ -96,6 +98,35 @@ def asked(environ: Mapping[str, str] = os.environ) -> bool:
     return bool(environ.get(TRACES_ENDPOINT) or environ.get(ENDPOINT))
 
 
+# The variables that name an OpenTelemetry plugin, and the entry-point group it is found in:
+# the API loads them as it is imported (the MCP SDK imports it, traced or not), and a name
+# this install lacks stops that import (`svc mcp` would not start).
+PLUGINS = {
+    "OTEL_PROPAGATORS": "opentelemetry_propagator",
+    "OTEL_PYTHON_CONTEXT": "opentelemetry_context",
+    "OTEL_PYTHON_TRACER_PROVIDER": "opentelemetry_tracer_provider",
+}
+
+
+def set_aside_unknown_plugins(environ: MutableMapping[str, str] = os.environ) -> str | None:
+    """Remove from `environ` each plugin variable naming a plugin not installed here (the
+    API's defaults then hold); a warning line naming them, else None."""
+    unknown = [name for name in PLUGINS if environ.get(name) and not _installed(name, environ)]
+    for name in unknown:
+        del environ[name]
+    if not unknown:
+        return None
+    return f"{', '.join(unknown)} named an OpenTelemetry plugin not installed here: set aside"
+
+
+def _installed(name: str, environ: Mapping[str, str]) -> bool:
+    from importlib.metadata import entry_points
+
+    known = {point.name for point in entry_points(group=PLUGINS[name])} | {"none"}
+    wanted = {part.strip().lower() for part in environ[name].split(",") if part.strip()}
+    return wanted <= known
+
+
 def on() -> bool:
     """Spans are being made and sent (after `start`)."""
     return _STATE.tracer is not None
@@ -113,6 +144,7 @@ def start(environ: Mapping[str, str] = os.environ) -> str | None:
     ask for what svc cannot do (the SDK missing, another exporter or protocol), else None."""
     if on() or not asked(environ):
         return None
+    aside = set_aside_unknown_plugins(environ) if isinstance(environ, MutableMapping) else None
     why = _unsupported(environ)
     if why is not None:
         return _warn_once(why)
@@ -126,7 +158,7 @@ def start(environ: Mapping[str, str] = os.environ) -> str | None:
         return _warn_once(
             f"no traces are sent: OpenTelemetry did not start ({type(error).__name__})"
         )
-    return None
+    return _warn_once(aside) if aside else None
 
 
 def _exporters(environ: Mapping[str, str]) -> set[str]:
@@ -135,7 +167,15 @@ def _exporters(environ: Mapping[str, str]) -> set[str]:
 
 
 def _unsupported(environ: Mapping[str, str]) -> str | None:
-    """What svc cannot send as asked: it ships OTLP over HTTP (protobuf), nothing else."""
+    """What svc cannot send as asked: it ships OTLP over HTTP (protobuf), nothing else, and
+    never in clear to another machine (the OTLP headers may carry the collector's key)."""
+    endpoint = environ.get(TRACES_ENDPOINT) or environ.get(ENDPOINT) or ""
+    if is_cleartext(endpoint) and not _insecure_allowed(environ):
+        return (
+            f"the collector at {origin_of(endpoint)} is plain http:// on another machine; no "
+            "traces are sent (use https://, a collector on this machine, or "
+            "SVC_ALLOW_INSECURE_HTTP=1)"
+        )
     if "otlp" not in _exporters(environ):
         return "OTEL_TRACES_EXPORTER names no exporter svc has (only otlp); no traces are sent"
     for name in ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"):
@@ -149,6 +189,11 @@ def _unsupported(environ: Mapping[str, str]) -> str | None:
     return None
 
 
+def _insecure_allowed(environ: Mapping[str, str]) -> bool:
+    """SVC_ALLOW_INSECURE_HTTP said yes (tracing starts before the config file is read)."""
+    return environ.get("SVC_ALLOW_INSECURE_HTTP", "").strip().lower() in ("1", "true", "yes")
+
+
 def _warn_once(line: str) -> str | None:
     if _STATE.told:
         return None
@@ -159,8 +204,7 @@ def _warn_once(line: str) -> str | None:
 def _build(environ: Mapping[str, str]) -> None:
     """The SDK's tracer provider, exporting in batches over OTLP/HTTP; global, so the MCP
     SDK's spans of `svc mcp` go the same way. Its exit hook is off: `finish` flushes."""
-    import logging
-
+    _quiet_sdk()
     from opentelemetry import trace
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
@@ -168,15 +212,24 @@ def _build(environ: Mapping[str, str]) -> None:
     processor = BatchSpanProcessor(_exporter())
     provider = TracerProvider(resource=_resource(__version__), shutdown_on_exit=False)
     provider.add_span_processor(processor)
-    # The SDK logs each failed export (and its retries) as lines on stderr; svc says it once.
-    quiet = logging.getLogger("opentelemetry")
-    quiet.addHandler(logging.NullHandler())
-    quiet.propagate = False
     trace.set_tracer_provider(provider)
     endpoint = environ.get(TRACES_ENDPOINT) or environ.get(ENDPOINT) or ""
     _STATE.collector = origin_of(endpoint)
     _STATE.processor = processor
     _STATE.tracer = provider.get_tracer("svc", __version__)
+
+
+def _quiet_sdk() -> None:
+    """The SDK's own log lines kept off the person's terminal, before any of it loads: it logs
+    a failed export, a refused variable (quoting an OTLP header whole, a credential with it)
+    and tracebacks; svc says what went wrong once, in its own words."""
+    import logging
+
+    quiet = logging.getLogger("opentelemetry")
+    if not quiet.propagate:
+        return
+    quiet.addHandler(logging.NullHandler())
+    quiet.propagate = False
 
 
 def _resource(version: str) -> Any:
@@ -206,7 +259,12 @@ def _exporter() -> Any:
                 _STATE.lost += 1
             return result
 
-    return Counted(timeout=EXPORT_SECONDS)
+    import requests
+
+    session = requests.Session()
+    # Directly: a proxy from the environment (HTTP_PROXY) would see the collector's key.
+    session.trust_env = False
+    return Counted(timeout=EXPORT_SECONDS, session=session)
 
 
 def finish() -> str | None:
@@ -351,8 +409,21 @@ def annotate(attributes: Attributes) -> None:
 
 
 def _cleaned(attributes: Attributes) -> dict[str, Any]:
-    """Each value a type OpenTelemetry takes, bounded, and scrubbed of every told secret."""
-    return {key: _value(value) for key, value in attributes.items() if value is not None}
+    """Each value a type OpenTelemetry takes, bounded, and scrubbed of every told secret; a
+    code only in a code's shape."""
+    return {
+        key: code(value) if key.endswith(".code") and isinstance(value, str) else _value(value)
+        for key, value in attributes.items()
+        if value is not None
+    }
+
+
+def code(value: str) -> str:
+    """An error code as a span may carry it: a short identifier (svc's codes, the spec's, an
+    HTTP status, an exception's class), else "unrecognized". A server's `error` member is its
+    own text, and a hostile one may quote the proof or bearer it was just sent."""
+    text = str(_value(value))  # scrubbed first: a told secret inside is no code either
+    return text if CODE.fullmatch(text) else "unrecognized"
 
 
 def _value(value: object) -> str | int | float | bool:

@@ -12,8 +12,11 @@ nothing of `opentelemetry` is imported.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
+import signal
 import socket
+import subprocess
 import threading
 import time
 import uuid
@@ -22,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from tests.conftest import TEST_KEY, Cli, Sandbox, unique_email, unique_request_id
+from tests.conftest import SVC, TEST_KEY, Cli, Sandbox, unique_email, unique_request_id
 from tests.e2e.test_lazy_imports import imported_module_names
 from tests.e2e.test_mcp import Person, run, served, task_of
 from tests.ledger_reads import ledger_file, submission_row
@@ -313,3 +316,147 @@ def test_an_exporter_svc_lacks_is_one_warning_and_no_traces(
         "no traces are sent"
     ]
     assert collector.taken() == []
+
+
+# --- what a hostile environment, collector or server cannot make of tracing ------------------
+
+
+def test_ctrl_c_while_the_last_spans_go_keeps_the_paid_commands_exit_code(cli: Cli) -> None:
+    """A paid submit is accepted, then Ctrl-C lands while svc waits on a silent collector to
+    take its spans: the spans are dropped with one line, and the exit is the submit's (0)."""
+    silent = socket.create_server(("127.0.0.1", 0))  # listens, never answers
+    env = {**cli.env, "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{silent.getsockname()[1]}"}
+    args = ["submit", "Ctrl-C at the end #complete", "--email", unique_email(), "--json"]
+    proc = subprocess.Popen(
+        [SVC, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        accepted = json.loads(proc.stdout.readline())  # the task: paid, now the flush
+        time.sleep(0.2)  # inside the bounded export's wait (EXPORT_SECONDS)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        silent.close()
+        proc.kill()
+    assert accepted["id"].startswith("task_")
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert len(warnings) <= 1, err
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"OTEL_EXPORTER_OTLP_HEADERS": "Authorization: Bearer sk-live-planted-123"},
+        {"OTEL_BSP_SCHEDULE_DELAY": "abc"},
+        {"OTEL_PYTHON_CONTEXT": "no_such_context"},
+        {"OTEL_TRACES_SAMPLER": "no_such_sampler"},
+        {"OTEL_RESOURCE_ATTRIBUTES": "malformed"},
+        {"OTEL_PROPAGATORS": "no_such_propagator"},
+    ],
+    ids=lambda env: next(iter(env)),
+)
+def test_a_variable_the_sdk_refuses_is_at_most_one_line_of_svc(
+    process_cli: Cli, collector: OtlpReceiver, env: dict[str, str]
+) -> None:
+    """The SDK logs a refused variable (quoting an OTLP header whole, its credential with it)
+    and tracebacks: none of it reaches the terminal; svc runs and says at most one line."""
+    result = process_cli("tasks", "--json", env={**traced(collector), **env})
+    assert result.returncode == 0, result.stderr
+    assert "sk-live-planted-123" not in result.stderr + result.stdout
+    assert "Traceback" not in result.stderr, result.stderr
+    assert len(result.stderr.splitlines()) <= 1, result.stderr
+
+
+@pytest.mark.parametrize("variable", ["OTEL_PROPAGATORS", "OTEL_PYTHON_TRACER_PROVIDER"])
+def test_svc_mcp_starts_when_a_variable_names_a_plugin_not_installed(
+    cli: Cli, variable: str
+) -> None:
+    """The MCP SDK imports OpenTelemetry's API, which loads the plugins these name: an unknown
+    one is set aside with one line, and the server answers (traces asked for or not)."""
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    proc = subprocess.run(
+        [SVC, "mcp"],
+        input=json.dumps(hello) + "\n",
+        env={**cli.env, variable: "no_such_plugin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    answer = json.loads(proc.stdout.splitlines()[0])
+    assert answer["result"]["serverInfo"]["name"], proc.stderr
+    assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert f"{variable} named an OpenTelemetry plugin not installed here" in proc.stderr
+
+
+def test_a_plain_http_collector_on_another_machine_gets_nothing(process_cli: Cli) -> None:
+    """Spans and the OTLP headers (a collector's key) never go in clear to another machine:
+    one line says so, the command runs as it would, and nothing is sent."""
+    env = {
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "http://192.0.2.10:4318",  # TEST-NET: nobody there
+        "OTEL_EXPORTER_OTLP_HEADERS": "x-api-key=collector-key-456",
+    }
+    started = time.monotonic()
+    result = process_cli("tasks", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        "svc: warning: the collector at http://192.0.2.10:4318 is plain http:// on another "
+        "machine; no traces are sent (use https://, a collector on this machine, or "
+        "SVC_ALLOW_INSECURE_HTTP=1)"
+    ]
+    assert time.monotonic() - started < 20  # no connection was even tried
+
+
+def test_the_collector_is_reached_directly_never_through_a_proxy(
+    process_cli: Cli, collector: OtlpReceiver
+) -> None:
+    """A proxy from the environment would see the collector's key: the exporter goes direct."""
+    seen: list[str] = []
+    proxy = socket.create_server(("127.0.0.1", 0))
+
+    def record() -> None:
+        with contextlib.suppress(OSError):
+            conn, _ = proxy.accept()
+            seen.append(conn.recv(4096).decode("latin-1"))
+            conn.close()
+
+    threading.Thread(target=record, daemon=True).start()
+    url = f"http://127.0.0.1:{proxy.getsockname()[1]}"
+    env = {
+        **traced(collector),
+        "OTEL_EXPORTER_OTLP_HEADERS": "x-api-key=collector-key-789",
+        "HTTP_PROXY": url,
+        "http_proxy": url,
+        "NO_PROXY": "",
+        "no_proxy": "",
+    }
+    try:
+        result = process_cli("tasks", "--json", env=env)
+    finally:
+        proxy.close()
+    assert result.returncode == 0, result.stderr
+    assert collector.taken(), "the spans reach the collector directly"
+    assert not [s for s in seen if "/v1/traces" in s or "collector-key" in s], seen
+
+
+def test_a_servers_error_code_is_a_span_attribute_only_in_a_codes_shape() -> None:
+    """A hostile service answers a paid request with the proof it was sent as its `error`:
+    a code that is not an identifier is "unrecognized" on every span."""
+    proof = base64.b64encode(b'{"signature": "0x' + b"ab" * 65 + b'"}').decode()
+    assert telemetry.code(proof) == "unrecognized"
+    assert telemetry.code("Bearer eyJhbGciOi.planted") == "unrecognized"
+    assert telemetry.code("insufficient_funds") == "insufficient_funds"
+    assert telemetry.code("402") == "402"
+    assert telemetry.code("ValueError") == "ValueError"

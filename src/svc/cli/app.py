@@ -184,7 +184,10 @@ def _traced(path: list[str]) -> AbstractContextManager[Any]:
 def _flush_traces() -> None:
     """The spans not yet sent, before the process ends (bounded: svc.telemetry)."""
     telemetry = sys.modules.get("svc.telemetry")  # never imported: nothing was traced
-    warning = telemetry.finish() if telemetry is not None else None
+    try:
+        warning = telemetry.finish() if telemetry is not None else None
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM while the last spans go: the code stands
+        warning = "traces were not sent: interrupted"
     if warning:
         error_line(f"svc: warning: {warning}")
 

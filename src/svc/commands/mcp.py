@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import typer
 
+from svc import telemetry
 from svc.cli.app import current
 from svc.engines import mcp_token
 from svc.errors import UsageError
@@ -79,6 +80,9 @@ def run(opts: McpOptions, ctx: FaceContext) -> int:
     _check(opts)
     if opts.action == "token":
         return show_token(ctx, opts.rotate)
+    aside = telemetry.set_aside_unknown_plugins()  # before the MCP SDK loads OpenTelemetry
+    if aside:
+        ctx.output.warn(aside)
     if opts.http:
         from svc.mcp.http import serve_http  # the MCP SDK and uvicorn: only for a server
 

@@ -313,12 +313,18 @@ def open_browser(url: TrustedURL) -> bool:
     link is shown anyway)."""
     _require_gate(url)
     import contextlib
+    import os
     import webbrowser
 
     if not graphical_session():
         return False
     with contextlib.suppress(Exception):
-        return bool(webbrowser.open(str(url)))
+        browser = webbrowser.get()
+        # A display said nothing of a browser (a container's DISPLAY): the one Python finds
+        # may be lynx or w3m, which would take over the terminal. BROWSER is the person's.
+        if type(browser) is webbrowser.GenericBrowser and not os.environ.get("BROWSER"):
+            return False
+        return bool(browser.open(str(url)))
     return False
 
 
