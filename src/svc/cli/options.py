@@ -30,7 +30,8 @@ def _parameter(request: type[BaseModel], name: str) -> inspect.Parameter:
     default = ... if field.is_required() else field.default
     place = marker(request, name, Positional)
     if place is not None:
-        spec = typer.Argument(default, metavar=place.metavar, help=field.description)
+        words = place.help or field.description
+        spec = typer.Argument(default, metavar=place.metavar, help=words)
     else:
         flag = marker(request, name, Flag) or Flag("--" + name.replace("_", "-"))
         words = flag.help or field.description

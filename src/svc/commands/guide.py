@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.engines.advisor import guide as fetch_guide
 from svc.engines.advisor import guide_document
+from svc.operations.requests import GuideRequest
 from svc.ui.face import FaceContext
 from svc.ui.guide import show_markdown
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class GuideOptions:
-    goal: str
 
 
 @app.command(
@@ -28,13 +25,14 @@ class GuideOptions:
     "  svc guide 'Renew my library books'\n"
     "  svc guide 'Book a table for two' > guide.md"
 )
-def guide(
-    goal: str = typer.Argument(..., metavar="GOAL", help="The goal in natural language."),
-) -> None:
-    raise typer.Exit(run(GuideOptions(goal), current()))
+def guide(**given: Any) -> None:
+    raise typer.Exit(run(GuideRequest.model_construct(**given), current()))
 
 
-def run(opts: GuideOptions, ctx: FaceContext) -> int:
+with_options_of(GuideRequest, guide)  # GOAL: as the operation declares it
+
+
+def run(opts: GuideRequest, ctx: FaceContext) -> int:
     show_guide(ctx, opts.goal)
     return 0
 

@@ -42,9 +42,10 @@ class Flag:
 @dataclass(frozen=True)
 class Positional:
     """The field is the call's positional argument (`svc receipt ID`, `client.receipt(id)`),
-    shown as `metavar` in the CLI's help."""
+    shown as `metavar` in the CLI's help, with `help` where the CLI says it otherwise."""
 
     metavar: str | None = None
+    help: str | None = None
 
 
 @dataclass(frozen=True)

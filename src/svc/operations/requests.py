@@ -14,6 +14,7 @@ from svc import rail_table
 from svc.operations.fields import (
     REQUEST_ID_PATTERN,
     USD_PATTERN,
+    Flag,
     NotIn,
     Positional,
     Request,
@@ -78,7 +79,18 @@ class SubmitRequest(Request):
 
 
 class TaskRequest(Request):
-    task_id: Annotated[TaskId, Positional()]
+    """One task, fetched once; on the CLI its state may decide the exit code."""
+
+    task_id: Annotated[TaskId, Positional("ID", help="Task id.")]
+    exit_status: Annotated[
+        bool,
+        Flag(
+            "--exit-status",
+            help="Exit code follows the state: 0 completed, 3 failed or cancelled, 6 blocked "
+            "on the user, 11 still live (pending or running).",
+        ),
+        NotIn(("mcp", "library")),
+    ] = False
 
 
 class WaitRequest(Request):
@@ -149,7 +161,11 @@ class QuoteRequest(Request):
 
 
 class GuideRequest(Request):
-    goal: Annotated[str, Field(min_length=1, max_length=2000), Positional()]
+    goal: Annotated[
+        str,
+        Field(min_length=1, max_length=2000),
+        Positional("GOAL", help="The goal in natural language."),
+    ]
 
 
 class TasksRequest(Request):
