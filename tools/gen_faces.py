@@ -75,12 +75,13 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 from svc.api.deadline import Cancel, current_cancel
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    import os
+    from collections.abc import Callable, Mapping
     from concurrent.futures import ThreadPoolExecutor
     from decimal import Decimal
 
     from svc.client._sync import Client
-    from svc.client.types import DryRun, Task
+    from svc.client.types import DryRun, PaidAnswer, Task
     from svc.operations.results import Budgets, DoctorReport, Guide, IdentityStatus, Quote
 {results}    from svc.replies import Answer
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from svc.origin import TrustedURL, configured, origin_of
+from svc.origin import TrustedURL, configured, is_loopback_url, origin_of
 from svc.report import Reporter
 from svc.settings import Settings, usd_amount
 
@@ -251,8 +251,10 @@ class AppContext(Generic[R_co]):
         return self._secrets
 
     def policy(
-        self, *, max_price_usd: object = None, trust_recipient: bool = False
+        self, *, max_price_usd: object = None, trust_recipient: bool = False, origin: str = ""
     ) -> PaymentPolicy:
+        """The payment policy for the service, or (`origin`) for another server a paid request
+        goes to: its recipients pinned under its own origin, test money only from loopback."""
 
         from svc.pay.chains import TEST_TERMS
         from svc.pay.journal import RecipientPins
@@ -274,13 +276,13 @@ class AppContext(Generic[R_co]):
             allowed_networks=self.settings.allowed_networks,
             allowed_assets=self.settings.allowed_assets,
             # the ledger is opened only if a challenge is actually checked
-            pins=RecipientPins(lambda: self.ledger, self.settings.base_url),
+            pins=RecipientPins(lambda: self.ledger, origin or self.settings.base_url),
             confirm_new_recipient=confirm,
             allowed_rails=self.settings.allowed_rails,
             max_validity_seconds=self.settings.max_validity_seconds,
             approve_payment=self.payment_approver,
             # the local sandbox asks for test money: from loopback only, with no setting
-            test_terms=TEST_TERMS if self.settings.is_loopback else (),
+            test_terms=TEST_TERMS if is_loopback_url(origin or self.settings.base_url) else (),
         )
 
     @cached_property

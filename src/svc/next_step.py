@@ -34,6 +34,11 @@ NEUTRAL: Mapping[str, str] = MappingProxyType(
             "runner {runner}"
         ),
         "see_tasks": "see the ledger's tasks",
+        "resume_request": (
+            "a resume of request {request_id} (the same request id, method, URL and body): "
+            "its proof is re-sent, never another signed"
+        ),
+        "see_receipt": "the receipt of request {request_id}",
         "allow_duplicate": (
             "follow or resume the earlier request {request_id}, or allow a duplicate to pay "
             "for it again on purpose"

@@ -101,6 +101,10 @@ CLI_WORDS: Mapping[str, Renderer] = {
         f"--request-id, or see `svc tasks --runner {nxt.fact('runner')}`"
     ),
     "see_tasks": lambda _: "see `svc tasks`",
+    "resume_request": lambda nxt: (
+        f"svc request --request-id {nxt.fact('request_id')} with the same method, URL and body"
+    ),
+    "see_receipt": lambda nxt: f"svc receipt {nxt.fact('request_id')}",
     "allow_duplicate": _allow_duplicate,
     "card_not_waiting": lambda _: (
         "see `svc tasks`; a card payment starts with `svc submit --pay card`"
@@ -196,6 +200,10 @@ MCP_WORDS: Mapping[str, Renderer] = {
         f"resume it on runner {nxt.fact('runner')} with the same request_id, or see list_tasks"
     ),
     "see_tasks": lambda _: "see list_tasks",
+    "resume_request": lambda nxt: (
+        f'paid_request with request_id="{nxt.fact("request_id")}" and the same method, URL and body'
+    ),
+    "see_receipt": lambda nxt: f'get_receipt with task_or_request_id="{nxt.fact("request_id")}"',
     "allow_duplicate": lambda nxt: (
         (
             f"follow the earlier one with wait_for_task task_id={nxt.fact('task_id')}"
@@ -257,6 +265,11 @@ LIBRARY_WORDS: Mapping[str, Renderer] = {
         f"resume it on runner {nxt.fact('runner')} with the same request_id, or see tasks()"
     ),
     "see_tasks": lambda _: "see tasks()",
+    "resume_request": lambda nxt: (
+        f"request(method, url, request_id={nxt.fact('request_id')!r}) with the same method, "
+        "URL and body"
+    ),
+    "see_receipt": lambda nxt: f"receipt({nxt.fact('request_id')!r})",
     "allow_duplicate": lambda nxt: (
         (
             f"follow the earlier one with watch({nxt.fact('task_id')!r})"

@@ -44,6 +44,7 @@ class PaidRecord:
         self._lock = threading.Lock()
         self._paid: dict[str, str | None] = {}
         self._earlier: set[str] = set()
+        self._served: set[str] = set()  # paid requests with no task (svc request)
 
     def accepted(self, request_id: str, task_id: str, *, earlier: bool = False) -> None:
         """A request accepted as `task_id`: by this run, or (`earlier`) found so on a resume.
@@ -54,6 +55,12 @@ class PaidRecord:
                 self._earlier.add(request_id)
             else:
                 self._earlier.discard(request_id)
+
+    def served(self, request_id: str) -> None:
+        """A paid request with no task was answered (`svc request`): money all the same."""
+        with self._lock:
+            self._paid[request_id] = request_id
+            self._served.add(request_id)
 
     def unknown(self, request_id: str) -> None:
         with self._lock:
@@ -73,6 +80,8 @@ class PaidRecord:
                 narrowed._paid[request_id] = self._paid[request_id]
                 if request_id in self._earlier:
                     narrowed._earlier.add(request_id)
+            if request_id in self._served:
+                narrowed._served.add(request_id)
         return narrowed
 
     def requests(self) -> list[PaidRequest]:
@@ -92,10 +101,13 @@ class PaidRecord:
     def explain(self, code: int, final: int) -> str:
         """The line that says why `code` became `final` and how to follow what was paid."""
         paid = self.requests()
+        with self._lock:
+            served = [p.request_id for p in paid if p.request_id in self._served]
+        paid = [p for p in paid if p.request_id not in served]
         now = [p.task_id for p in paid if p.task_id and not p.earlier]
         before = [p.task_id for p in paid if p.task_id and p.earlier]
         unknown = [p.request_id for p in paid if p.task_id is None]
-        parts = []
+        parts = [f"this run paid request {r} (svc receipt {r})" for r in served[:3]]
         if now:
             parts.append(
                 f"this run paid for task {_some(now)} ({_follow(now)} follows it, paying nothing)"

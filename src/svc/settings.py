@@ -159,6 +159,20 @@ def _names(raw: object) -> tuple[str, ...]:
     return tuple(str(part).strip() for part in parts if str(part).strip())
 
 
+def _origins(label: str, raw: object) -> tuple[str, ...]:
+    """A list of origins (`scheme://host[:port]`, normalised): each through the URL gate, and
+    none in cleartext to another machine (a proof would cross the network in the clear)."""
+    found = []
+    for name in _names(raw):
+        url = origin.setting(name, label)
+        if origin.is_cleartext(url):
+            raise UsageError(
+                f"{label}: {origin.origin_of(url)} is plain http:// to another machine"
+            )
+        found.append(origin.origin_of(url))
+    return tuple(found)
+
+
 def _rail(label: str, raw: object) -> str:
     name = str(raw)
     if name not in rail_table.NAMES:
@@ -328,6 +342,7 @@ PARSERS: dict[str, Parser] = {
     "usd": lambda row, label, raw, how: usd_amount(label, raw),
     "cap": lambda row, label, raw, how: daily_cap(label, raw),
     "list": lambda row, label, raw, how: _names(raw),
+    "origins": lambda row, label, raw, how: _origins(label, raw),
     "rail": lambda row, label, raw, how: _rail(label, raw),
     "rails": lambda row, label, raw, how: _rails(label, raw),
     "seconds": lambda row, label, raw, how: positive_seconds(label, raw),
@@ -392,6 +407,7 @@ class Settings:
     # ask), and whether a secret typed by the model may be sent as a sensitive reply.
     mcp_preapproved_usd: Decimal | None = None
     mcp_allow_model_secrets: bool = DEFAULTS["mcp_allow_model_secrets"]
+    request_origins: tuple[str, ...] = ()  # origins svc mcp's paid_request may pay
     # Fleet mode: the shared ledger on PostgreSQL (None: the local SQLite file)
     # and this runner's name in it (None: the host name).
     ledger_url: str | None = None
@@ -509,7 +525,7 @@ def reread(old: Settings, profile_values: dict[str, Any]) -> Settings:
 
 
 # Kinds whose empty value is no value (the default applies); any other kind's parser refuses it.
-_EMPTY_IS_UNSET = ("text", "url", "list", "rails", "rail", "ledger_url", "runner")
+_EMPTY_IS_UNSET = ("text", "url", "list", "origins", "rails", "rail", "ledger_url", "runner")
 
 
 class _Picker:

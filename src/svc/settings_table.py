@@ -192,6 +192,13 @@ SETTINGS: tuple[Setting, ...] = (
         default="false",
         choices=BOOL,
     ),
+    Setting(
+        "request_origins",
+        "origins",
+        "svc mcp: the origins (https://host[:port]) its paid_request tool may pay; none: no tool",
+        env="SVC_REQUEST_ORIGINS",
+        unset="none: svc mcp has no paid_request tool",
+    ),
     # The wallet's signer, per profile (docs/signers.md): config file only.
     Setting(
         "signer",

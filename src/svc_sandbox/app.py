@@ -7,7 +7,7 @@ from starlette.exceptions import HTTPException
 
 from svc_sandbox.errors import SandboxError, handle_http_error, handle_sandbox_error
 from svc_sandbox.faults.middleware import FaultMiddleware
-from svc_sandbox.routes import admin, advisor, card, discovery, identity, tasks
+from svc_sandbox.routes import admin, advisor, card, discovery, identity, paid, tasks
 from svc_sandbox.routes.submit_fast import SubmitFastPath
 from svc_sandbox.state import requestlog
 from svc_sandbox.state.config import DEFAULT_NETWORK
@@ -25,6 +25,7 @@ ROUTERS: list[APIRouter] = [
     requestlog.router,
     card.router,
     card.admin_router,
+    paid.router,
 ]
 
 

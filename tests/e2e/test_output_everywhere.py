@@ -21,6 +21,7 @@ pytestmark = pytest.mark.e2e
 JSON_FORM: dict[str, list[str]] = {
     "submit": ["submit", "Shape me #complete", "--email", "{email}"],
     "poll": ["poll", "{task}"],
+    "request": [],  # pays the sandbox's echo: tests/e2e/test_request.py shapes its answer
     "watch": ["watch", "{task}"],
     "reply": [],  # shaped like poll's answer: tests/e2e/test_output_flags.py
     "tasks": ["tasks"],

@@ -45,7 +45,9 @@ def test_every_command_is_an_operations_and_every_declared_command_exists() -> N
 
 def test_every_tool_is_an_operations() -> None:
     tools = [op.mcp.name for op in table.OPERATIONS if isinstance(op.mcp, Tool)]
-    assert tools == list(offered())
+    gated = [op.mcp.name for op in table.GATED_TOOLS if isinstance(op.mcp, Tool)]
+    assert tools == list(offered(gated=True)) and gated == ["paid_request"]
+    assert list(offered()) == [name for name in tools if name not in gated]
 
 
 def _library_names() -> set[str]:

@@ -18,6 +18,10 @@ from svc.errors import ProtocolError
 # decode br and zstd when their packages happen to be installed, without a bound: not offered.
 ACCEPT_ENCODING = "gzip, deflate"
 _INFLATE_STEP = 64 * 1024  # decoded bytes per step: a bomb is stopped one step past the cap
+# A request extension: its successful answer's body is streamed by the caller to a file or
+# stdout, never held, so no cap applies to it; a 402 or an error answer is still capped
+# (the client reads those whole).
+STREAMED = "svc_streamed"
 
 
 class ResponseTooLargeError(ProtocolError):
@@ -121,10 +125,13 @@ class CappedTransport(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         response = self.inner.handle_request(request)
+        limit = self.limit
+        if request.extensions.get(STREAMED) and response.status_code < 400:
+            limit = 2**63  # written out chunk by chunk as it comes: bounded memory all the same
         declared = response.headers.get("content-length", "")
-        if declared.isascii() and declared.isdigit() and int(declared) > self.limit:
+        if declared.isascii() and declared.isdigit() and int(declared) > limit:
             response.close()
-            raise ResponseTooLargeError(request.url, self.limit)
+            raise ResponseTooLargeError(request.url, limit)
         coding = _content_coding(response, request.url)
         if coding != "identity":
             # Decoded below: httpx must see plain bytes, or it would decode them again.
@@ -132,7 +139,7 @@ class CappedTransport(httpx.BaseTransport):
             response.headers.pop("content-length", None)
         stream = response.stream
         assert isinstance(stream, httpx.SyncByteStream)
-        response.stream = _CappedStream(stream, request.url, self.limit, coding)
+        response.stream = _CappedStream(stream, request.url, limit, coding)
         return response
 
     def close(self) -> None:

@@ -26,6 +26,10 @@ X402_RECEIPT = "PAYMENT-RESPONSE"
 X402_V1_RECEIPT = "X-PAYMENT-RESPONSE"
 X402_TASK_PROOF = "x-payment"  # the spec puts task proofs here
 X402_ADVISOR_PROOF = "Payment-Signature"  # and advisor proofs here
+# Any other origin: the transport of the challenge's version (x402's HTTP transport specs);
+# the same names as the two above, so the cleartext guard and `-v` already know them.
+X402_V1_PROOF = "X-PAYMENT"
+X402_V2_PROOF = "PAYMENT-SIGNATURE"
 
 # MPP (HTTP Payment authentication)
 MPP_CHALLENGE = "WWW-Authenticate"

@@ -39,6 +39,10 @@ DECLARED = "svc.cli.declared"  # a command built from its operation's declaratio
 COMMANDS: dict[str, tuple[str, str]] = {
     "submit": ("svc.commands.submit", "Submit a task for an end user and pay for it."),
     "poll": ("svc.commands.poll", "Fetch a task once and print its detail with events."),
+    "request": (
+        "svc.commands.request",
+        "Send an HTTP request to any origin and pay its 402 (curl-like).",
+    ),
     "watch": (
         "svc.commands.watch",
         "Follow tasks until they are final, answering asks on the way.",

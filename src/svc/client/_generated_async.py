@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 from svc.api.deadline import Cancel, current_cancel
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    import os
+    from collections.abc import Callable, Mapping
     from concurrent.futures import ThreadPoolExecutor
     from decimal import Decimal
 
     from svc.client._sync import Client
-    from svc.client.types import DryRun, Task
+    from svc.client.types import DryRun, PaidAnswer, Task
     from svc.operations.price import Price
     from svc.operations.receipt import Receipt
     from svc.operations.results import Budgets, DoctorReport, Guide, IdentityStatus, Quote
@@ -138,6 +139,40 @@ class AsyncCalls:
                 pay=pay,
                 max_price=max_price,
                 interval=interval,
+            )
+        )
+
+    async def request(
+        self,
+        url: str,
+        method: str = "GET",
+        *,
+        headers: Mapping[str, str] | None = None,
+        data: bytes | str | None = None,
+        output: str | os.PathLike[str] | None = None,
+        request_id: str | None = None,
+        pay: str | None = None,
+        max_price: Decimal | str | None = None,
+    ) -> PaidAnswer:
+        """`svc request`: send an HTTP request to any origin and pay its 402 (x402 or MPP)
+        as `submit` pays, within the same policy, journaled under `request_id` (reuse it,
+        with the same method, URL and body, to resume without paying twice). The answer's
+        status, headers and body (`output`: written to that file as it comes, with bounded
+        memory, and not returned); an error status raises its error, the answer in
+        `error.data["response"]`. Redirects are not followed.
+
+        `Client.request` in a worker thread."""
+        return await self._run(
+            partial(
+                self.sync.request,
+                url,
+                method,
+                headers=headers,
+                data=data,
+                output=output,
+                request_id=request_id,
+                pay=pay,
+                max_price=max_price,
             )
         )
 

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from svc.client._batch import BatchRun
     from svc.client._context import Approver, LibraryContext
-    from svc.client.types import BatchResult, DryRun, Task
+    from svc.client.types import BatchResult, DryRun, PaidAnswer, Task
     from svc.engines.changes import TaskChange
     from svc.operations.results import Budgets, DoctorReport, Guide, IdentityStatus, Quote, TaskRow
     from svc.replies import Answer
@@ -242,6 +242,38 @@ class Client(OperationMethods):
 
         submitted = self.submit(task, email, request_id=request_id, pay=pay, max_price=max_price)
         return _work.run_to_end(self, submitted, answer, interval)
+
+    def request(
+        self,
+        url: str,
+        method: str = "GET",
+        *,
+        headers: Mapping[str, str] | None = None,
+        data: bytes | str | None = None,
+        output: str | os.PathLike[str] | None = None,
+        request_id: str | None = None,
+        pay: str | None = None,
+        max_price: Decimal | str | None = None,
+    ) -> PaidAnswer:
+        """`svc request`: send an HTTP request to any origin and pay its 402 (x402 or MPP)
+        as `submit` pays, within the same policy, journaled under `request_id` (reuse it,
+        with the same method, URL and body, to resume without paying twice). The answer's
+        status, headers and body (`output`: written to that file as it comes, with bounded
+        memory, and not returned); an error status raises its error, the answer in
+        `error.data["response"]`. Redirects are not followed."""
+        from svc.client import _work
+
+        return _work.request(
+            self._app,
+            url,
+            method=method,
+            headers=headers,
+            data=data,
+            output=output,
+            request_id=request_id,
+            pay=pay,
+            max_price=max_price,
+        )
 
     def submit_many(
         self,

@@ -7,8 +7,9 @@ fail runs in `one_call()`: its own record of what it paid, settled onto its erro
 
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -25,16 +26,19 @@ from svc.client._context import (
     resolve_settings,
 )
 from svc.client._contexts import Contexts
-from svc.client.types import DryRun, Submission, Task
+from svc.client.types import DryRun, PaidAnswer, Submission, Task, rail_of
 from svc.engines import dry_run as dry_run_engine
 from svc.engines import submit as submit_engine
 from svc.engines.asks import read_ask
 from svc.engines.changes import TaskChange
 from svc.engines.poll import poll_once
 from svc.engines.reply import send, tell_secrets
+from svc.engines.request import RequestSpec
+from svc.engines.request import request as paid_request
 from svc.engines.validate import task_body
 from svc.engines.watch import Follower
 from svc.errors import HumanNeeded, NotFound, TaskFailed, UsageError
+from svc.money import parse_usd
 from svc.promises import refuse_sending
 from svc.replies import Answer
 from svc.settings import Settings
@@ -199,3 +203,60 @@ def _ended(task: Task) -> Task:
         data={"task": task.to_json()},
         hint="the task's result and events say why",
     )
+
+
+MAX_BODY_HELD = 16 * 1024 * 1024  # a body returned in memory; larger ones go to `output`
+
+
+def request(
+    app: LibraryContext,
+    url: str,
+    *,
+    method: str,
+    headers: Mapping[str, str] | None,
+    data: bytes | str | None,
+    output: str | os.PathLike[str] | None,
+    request_id: str | None,
+    pay: str | None,
+    max_price: object,
+) -> PaidAnswer:
+    """`svc request`'s engine; the body held (bounded) or written to `output` as it comes."""
+    with one_call(app):
+        cap = None if max_price is None else amount_argument("max_price", max_price)
+        rail = None if pay is None else check_rail(pay)
+        body = data.encode() if isinstance(data, str) else data
+        spec = RequestSpec(method, url, tuple((headers or {}).items()), body)
+        sink = open(output, "wb") if output is not None else None  # noqa: SIM115 - closed below
+        try:
+            answer = paid_request(app, spec, request_id=request_id, max_price_usd=cap, rail=rail)
+            held = _drained(answer.chunks, sink)
+        finally:
+            if sink is not None:
+                sink.close()
+        doc = answer.summary()
+        if answer.error is not None:
+            answer.error.data |= {"response": doc}
+            raise answer.error
+        return PaidAnswer(
+            status=answer.status,
+            headers=doc["headers"],
+            body=held,
+            paid_usd=None if answer.paid_usd is None else parse_usd(answer.paid_usd, "paid_usd"),
+            rail=rail_of(answer.rail) if answer.rail else None,
+            request_id=answer.request_id,
+        )
+
+
+def _drained(chunks: Iterator[bytes], sink: Any) -> bytes:
+    """The body written to `sink` chunk by chunk, or held (within MAX_BODY_HELD)."""
+    held = bytearray()
+    for chunk in chunks:
+        if sink is not None:
+            sink.write(chunk)
+            continue
+        held += chunk
+        if len(held) > MAX_BODY_HELD:
+            raise UsageError(
+                f"the body is larger than {MAX_BODY_HELD} bytes: pass output= to write it to a file"
+            )
+    return bytes(held)

@@ -34,6 +34,7 @@ __all__ = [
     "Ask",
     "BatchResult",
     "DryRun",
+    "PaidAnswer",
     "PaymentApproval",
     "PaymentOffer",
     "PlainAsk",
@@ -246,6 +247,24 @@ class DryRun:
             within_policy=bool(doc["within_policy"]),
             body=dict(doc["request"]["body"]),
         )
+
+
+@dataclass(frozen=True)
+class PaidAnswer:
+    """The answer to `request(...)`: its status and headers (names lowercased, repeated ones
+    joined), its body (empty when it went to `output`), what was paid for it (None: nothing)
+    and by which rail, and the request id that resumes it without paying twice."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    paid_usd: Decimal | None
+    rail: Rail | None
+    request_id: str | None
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8", "replace")
 
 
 BatchOutcome = Literal["submitted", "already_accepted", "failed", "invalid"]

@@ -20,6 +20,7 @@ from svc.context import AppContext
 from svc.engines.validate import task_body
 from svc.errors import PaymentFailed, SvcError
 from svc.money import atomic_to_usd
+from svc.origin import TrustedURL
 from svc.pay import card, mpp
 from svc.pay.offer import Offer, card_offer, mpp_offer, x402_offers
 from svc.pay.policy import PaymentPolicy, PolicyRefusal
@@ -33,6 +34,20 @@ if TYPE_CHECKING:
 
 def probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None) -> dict[str, Any]:
     response = _unpaid_402(app, body)
+    return {
+        "probe": True,
+        "request": {"method": "POST", "path": TASKS_PATH, "body": body},
+        **offered(app, response, rail, cap, app.base),
+        "sent": "one unpaid request; nothing was signed or paid",
+    }
+
+
+def offered(
+    app: AppContext, response: httpx.Response, rail: str, cap: Decimal | None, anchor: TrustedURL
+) -> dict[str, Any]:
+    """A 402's offers, every rail's, and the policy's verdict on the chosen rail's, read-only:
+    nothing is signed, no token read, no recipient pinned. `anchor`: the URL the 402 answered
+    (its origin is the one whose pins and card links count)."""
     offers: dict[str, Any] = {}
     try:
         x402 = parse_challenge(response.headers, response.content)
@@ -41,24 +56,21 @@ def probe(app: AppContext, body: dict[str, Any], rail: str, cap: Decimal | None)
         offers["x402_error"] = str(exc)
     accepts = x402_offers(x402.accepts) if x402 else []
     challenges = mpp.parse_challenges(response.headers.get_list(MPP_CHALLENGE))
-    card_terms = _card_terms(app, response, offers)
+    card_terms = _card_terms(app, response, offers, anchor)
     offers |= {
         X402: [_x402_view(o) for o in accepts],
         MPP: [_mpp_view(c) for c in challenges],
         CARD: _card_view(card_terms) if card_terms else None,
     }
-    policy = app.policy(max_price_usd=cap)
+    policy = app.policy(max_price_usd=cap, origin=anchor.origin)
     policy.confirm_new_recipient = None  # read-only: a changed recipient is reported, not asked
     card_terms_offer = card_offer(card_terms) if card_terms else None
-    offered = Offered(accepts, challenges, card_terms_offer, offers.get("card_error"))
+    found = Offered(accepts, challenges, card_terms_offer, offers.get("card_error"))
     return {
-        "probe": True,
-        "request": {"method": "POST", "path": TASKS_PATH, "body": body},
         "status": 402,
         "challenges": offers,
-        "would_pay": _verdict(policy, rail, offered, app),
+        "would_pay": _verdict(policy, rail, found, app),
         "max_price_usd": str(policy.max_price_usd),
-        "sent": "one unpaid request; nothing was signed or paid",
     }
 
 
@@ -68,11 +80,13 @@ def _unpaid_402(app: AppContext, body: dict[str, Any]) -> httpx.Response:
     return expect_status(response, "probe", ok=(402,))
 
 
-def _card_terms(app: AppContext, response: httpx.Response, offers: dict[str, Any]) -> Any:
+def _card_terms(
+    app: AppContext, response: httpx.Response, offers: dict[str, Any], anchor: TrustedURL
+) -> Any:
     """The card offer, or None; an unreadable amount is shown as `card_error`, like an
     unreadable x402 challenge, so the other rails' offers are still shown."""
     try:
-        return card.parse_offer(json_or_none(response.content), app.base, app.trusts_link_host)
+        return card.parse_offer(json_or_none(response.content), anchor, app.trusts_link_host)
     except PaymentFailed as exc:
         offers["card_error"] = exc.message
         return None

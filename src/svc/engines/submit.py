@@ -151,17 +151,24 @@ def recent_duplicate(app: AppContext, body: dict[str, Any]) -> Submission | None
 
 
 def journal_for(
-    app: AppContext, body: dict[str, Any], request_id: str | None, rail: str = rail_table.DEFAULT
+    app: AppContext,
+    body: dict[str, Any],
+    request_id: str | None,
+    rail: str = rail_table.DEFAULT,
+    *,
+    base_url: str | None = None,
 ) -> AbstractContextManager[RequestJournal]:
     """The request's journal under its lock (written then, or found again for a resume): a
-    run that waited for another one of the same request id reads the row that run left."""
+    run that waited for another one of the same request id reads the row that run left.
+    `base_url`: where the request goes, when not the service's tasks (`svc request`): its
+    origin is the one the proof is bound to."""
     rid = validate_request_id(request_id) if request_id else new_request_id()
     cap = app.daily_cap().rule  # read again at the hold: on a fleet, its value as stored then
     return held_journal(
         app.ledger,
         lambda: app.secrets,
         request_id=rid,
-        base_url=app.settings.base_url,
+        base_url=base_url or app.settings.base_url,
         body=body,
         cap=cap,
         limits=limits_for(app.settings, app.ledger.runner),  # budgets, rate, breaker

@@ -33,7 +33,7 @@ from svc.mcp.rounds import InputNeeded, Rounds, input_required
 from svc.mcp.state import Call, ContextPool, PollGate
 from svc.mcp.stdin import StdinLines, claimed_stdin
 from svc.mcp.tool_schemas import input_schema, output_schema
-from svc.mcp.tools import follow, info, reply, submit
+from svc.mcp.tools import follow, info, reply, request, submit
 from svc.mcp.versions import VersionGate
 from svc.mcp.wire import AnsweringReader
 from svc.next_words import mcp as next_words
@@ -62,6 +62,7 @@ WRITTEN: dict[str, Handler] = {
     "quote": info.quote,
     "guide": info.guide,
     "list_tasks": info.list_tasks,
+    "paid_request": request.paid_request,
 }
 
 
@@ -79,10 +80,11 @@ class Offered:
 
 
 @cache
-def offered() -> dict[str, Offered]:
-    """The tools, by name, in the order listed (schemas derived once, on first use)."""
+def offered(gated: bool = False) -> dict[str, Offered]:
+    """The tools, by name, in the order listed (schemas derived once, on first use); `gated`:
+    with the tools that exist only once the person allowed what they reach."""
     tools = {}
-    for operation in table.TOOLS:
+    for operation in (*table.TOOLS, *(table.GATED_TOOLS if gated else ())):
         assert isinstance(operation.mcp, Tool)
         face = operation.mcp
         tools[face.name] = Offered(operation, face, input_schema(operation.request))
@@ -192,7 +194,7 @@ class SvcServer:
                         open_world_hint=True,
                     ),
                 )
-                for tool in offered().values()
+                for tool in offered(self.gated()).values()
             ]
         )
 
@@ -243,16 +245,20 @@ class SvcServer:
 
     async def _dispatch(self, call: Call, name: str, args: dict[str, Any]) -> Outcome:
         call.pool.refresh()  # what a person set since the last call counts for this one
-        tool = offered().get(name)
+        tools = offered(self.gated())
+        tool = tools.get(name)
         if tool is None:  # a protocol error, as the MCP spec asks
             raise MCPError(
                 INVALID_PARAMS,
-                f"unknown tool {clean(name, 80, single_line=True)!r}; tools: "
-                + ", ".join(offered()),
+                f"unknown tool {clean(name, 80, single_line=True)!r}; tools: " + ", ".join(tools),
             )
         check_arguments(tool, args)
         handler = WRITTEN.get(name)
         return await (handler(call, args) if handler else served(call, tool, args))
+
+    def gated(self) -> bool:
+        """The person allowed paid requests to some origin: `paid_request` exists."""
+        return bool(self.pool.settings.request_origins)
 
     async def list_resources(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None

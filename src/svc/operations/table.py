@@ -14,6 +14,7 @@ from typing import Any
 from svc.operations.declare import Command, Missing, Operation, Tool, Written, written
 from svc.operations.price import PRICE
 from svc.operations.receipt import RECEIPT
+from svc.operations.request import REQUEST
 from svc.operations.requests import (
     WAIT_BUDGET_SECONDS,
     GuideRequest,
@@ -212,5 +213,9 @@ OTHERS: tuple[Operation[Any], ...] = (
 # The operations `svc mcp` lists, in the order it lists them.
 TOOLS: tuple[Operation[Any], ...] = (SUBMIT, GET, WAIT, REPLY, QUOTE, GUIDE, TASKS, SPEND, RECEIPT)
 
+# Tools `svc mcp` lists only when the person allowed what they reach (`paid_request`: the
+# origins in request_origins); with nothing allowed, the tool does not exist for the agent.
+GATED_TOOLS: tuple[Operation[Any], ...] = (REQUEST,)
+
 # Every operation: the tools first, in the order the library's generated methods follow.
-OPERATIONS: tuple[Operation[Any], ...] = (*TOOLS, PRICE, *OTHERS)
+OPERATIONS: tuple[Operation[Any], ...] = (*TOOLS, PRICE, REQUEST, *OTHERS)

@@ -126,9 +126,15 @@ def _check_resume(row: Submission, request_id: str, origin: str, body: dict[str,
     import json
 
     if json.loads(row.body) != body:
+        same = (  # a paid request to any origin (`svc request`) is its method, URL and body
+            "the same method, URL and body"
+            if "request" in body
+            else "the same task text and e-mail"
+        )
         raise UsageError(
-            f"request id {request_id} was already used for a different task; "
-            "use a new id, or the same task text and e-mail to resume it"
+            f"request id {request_id} was already used for a different "
+            f"{'request' if 'request' in body else 'task'}; nothing was sent; use a new id, or "
+            f"{same} to resume it"
         )
     bound = row.origin or origin_of(row.base_url)
     if bound != origin:
@@ -358,6 +364,23 @@ class RequestJournal:
         self.traced.set({"svc.task.id": task.id})
         self._forget_secret()
 
+    def served(self, http_status: int, receipt: str | None, billing: str | None = None) -> None:
+        """A paid request to any origin (`svc request`) was answered: charged, as far as the
+        answer says, with no task to follow (its receipt names the request id)."""
+        paid_record.current().served(self.request_id)
+        written = self.ledger.mark_accepted(
+            self.request_id,
+            task_id=None,
+            state=None,
+            http_status=http_status,
+            billing=billing,
+            receipt=receipt,
+            usage_error=None,
+            card=False,
+        )
+        self._wrote(written)
+        self._outcome(PayState.ACCEPTED)
+
     def rejected(
         self, code: str, http_status: int | None = None, detail: str | None = None
     ) -> None:
@@ -368,6 +391,15 @@ class RequestJournal:
         if row.status != PayState.AWAITING_CARD and not row.has_proof:
             self._wrote(self.ledger.mark_rejected(self.request_id, code, http_status, detail))
             self._outcome(PayState.REJECTED, code)
+
+    def unpaid(self) -> None:
+        """The server answered without asking for payment (`svc request` to a free URL): no
+        money moved and none can, so the row is not kept (`svc tasks` lists what cost)."""
+        if self.row().has_proof:
+            return  # a journaled proof is kept whatever the server says
+        self.ledger.release_reservation(self.request_id)
+        self.ledger.forget(self.request_id)
+        self._outcome("not_paid")
 
     def refused(self, code: str, http_status: int | None = None) -> None:
         """A proof was refused without proof that it is void: it is kept for the resend."""

@@ -36,6 +36,7 @@ from svc.pay.x402 import (
     X402Error,
     encode_proof,
     parse_challenge,
+    proof_version,
 )
 from svc.rail_table import CARD, MPP, X402
 from svc.testing_hooks import crash_point
@@ -120,6 +121,26 @@ class PaidAuth(httpx.Auth):
         self.carried_proof = True
 
 
+class StreamedPaidAuth(PaidAuth):
+    """`PaidAuth` for an answer its caller streams (`svc request`): only a 402 is read (within
+    the size cap) before the flow looks at it; any other answer is handed back unread, so a
+    body of any size goes to its file without being held."""
+
+    requires_response_body = False
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        flow = super().auth_flow(request)
+        outgoing = next(flow)
+        while True:
+            response = yield outgoing
+            if is_payment_challenge(response):
+                response.read()
+            try:
+                outgoing = flow.send(response)
+            except StopIteration:
+                return
+
+
 class ChosenRail:
     """A free call's zero-amount proof by a rail chosen only when the 402 comes (no secret is
     read for a call the service answers without one): `choose` returns the rail to use."""
@@ -184,12 +205,43 @@ class X402Rail:
             payload = signer.sign(terms, max_window=offer.timeout_seconds)  # the decided window
         except X402Error as exc:
             raise PaymentFailed(f"cannot sign the payment: {exc}") from None
-        proof = encode_proof(challenge, terms, payload)
+        proof = self.encode(challenge, terms, payload)
         self.policy.pin(offer)
         return offer.paid(proof, signer.address, float(payload["authorization"]["validBefore"]))
 
+    def encode(self, challenge: X402Challenge, terms: PaymentRequirements, payload: Any) -> str:
+        return encode_proof(challenge, terms, payload)
+
     def attach(self, request: httpx.Request, proof: str) -> None:
         request.headers[self.header] = proof
+
+
+# The header of a proof to any other origin, by the version of the challenge it answers.
+VERSION_PROOF_HEADERS = {1: headers.X402_V1_PROOF, 2: headers.X402_V2_PROOF}
+
+
+class OriginX402Rail(X402Rail):
+    """x402 for any origin (`svc request`): the proof goes in its version's header (v2
+    `PAYMENT-SIGNATURE`, v1 `X-PAYMENT`), read again from a journaled proof on a resume, and
+    names the request's payment id where the challenge declares `payment-identifier`, so
+    every signature of one request id is the same payment to the server."""
+
+    def __init__(
+        self,
+        policy: PaymentPolicy,
+        load_signer: Callable[[], PaymentSigner],
+        payment_id: str,
+        on_pay: Callable[[Offer], None] | None = None,
+    ) -> None:
+        super().__init__(policy, load_signer, headers.X402_V2_PROOF, on_pay)
+        self.payment_id = payment_id
+
+    def encode(self, challenge: X402Challenge, terms: PaymentRequirements, payload: Any) -> str:
+        return encode_proof(challenge, terms, payload, self.payment_id)
+
+    def attach(self, request: httpx.Request, proof: str) -> None:
+        version = proof_version(proof) or 2
+        request.headers[VERSION_PROOF_HEADERS[version]] = proof
 
 
 def _x402_challenge(response: httpx.Response) -> X402Challenge:

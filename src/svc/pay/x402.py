@@ -55,6 +55,7 @@ __all__ = [
     "generate_private_key",
     "parse_challenge",
     "proof_payload",
+    "proof_version",
     "typed_data",
 ]
 
@@ -73,6 +74,10 @@ _CAIP2_EVM = re.compile(r"eip155:([1-9][0-9]{0,18})", re.ASCII)
 _NONCE = re.compile(r"0x[0-9a-fA-F]{64}", re.ASCII)
 _SIGNATURE = re.compile(r"0x[0-9a-fA-F]{130}", re.ASCII)
 _PRIVATE_KEY = re.compile(r"(?:0x)?([0-9a-fA-F]{64})", re.ASCII)
+_PAYMENT_ID = re.compile(r"[A-Za-z0-9_-]{16,128}", re.ASCII)
+# The v2 extension by which a client names its payment, the same on every retry of a request,
+# so a server that saw it settle answers again without charging (x402 `payment-identifier`).
+PAYMENT_IDENTIFIER: Final = "payment-identifier"
 
 _EIP712_DOMAIN_TYPE: Final = [
     {"name": "name", "type": "string"},
@@ -161,6 +166,11 @@ class X402Challenge:
     accepts: list[PaymentRequirements]
     resource: dict[str, Any] | None = None
     error: str | None = None
+    extensions: dict[str, Any] | None = None  # v2: what the server declares (payment-identifier)
+
+    def declares(self, extension: str) -> bool:
+        """The server declared `extension` (a v2 challenge's `extensions` names it)."""
+        return self.version == 2 and isinstance((self.extensions or {}).get(extension), dict)
 
 
 # --------------------------------------------------------------------------- parsing helpers
@@ -251,11 +261,13 @@ def _challenge_from_object(obj: object, source: str) -> X402Challenge:
     error = obj.get("error")
     if error is not None and not isinstance(error, str):
         raise X402Error(f"the x402 challenge in {source} has an 'error' that is not a string.")
+    extensions = obj.get("extensions")
     return X402Challenge(
         version=version,
         accepts=[PaymentRequirements.from_entry(entry, version) for entry in accepts],
         resource=resource,
         error=error,
+        extensions=extensions if isinstance(extensions, dict) else None,
     )
 
 
@@ -494,11 +506,13 @@ def encode_proof(
     challenge: X402Challenge,
     requirements: PaymentRequirements,
     payload: Mapping[str, Any],
+    payment_id: str | None = None,
 ) -> str:
     """The proof header value for the version the challenge announced (standard base64 JSON).
 
     v2: ``{x402Version: 2, resource? (as the challenge sent it), accepted: <entry verbatim>,
-    payload}``; v1: ``{x402Version: 1, scheme, network, payload}``.
+    payload, extensions?}``; v1: ``{x402Version: 1, scheme, network, payload}``. `payment_id`
+    goes in the ``payment-identifier`` extension, only when the challenge declared it.
     """
     if not isinstance(challenge, X402Challenge):
         raise X402Error("the x402 challenge must be an X402Challenge.")
@@ -520,9 +534,31 @@ def encode_proof(
             proof["resource"] = challenge.resource
         proof["accepted"] = requirements.raw
         proof["payload"] = dict(payload)
+        if payment_id is not None and challenge.declares(PAYMENT_IDENTIFIER):
+            proof["extensions"] = {PAYMENT_IDENTIFIER: _identified(challenge, payment_id)}
     else:
         raise X402Error(f"x402Version {challenge.version!r} is not supported.")
     return _b64encode_json(proof)
+
+
+def _identified(challenge: X402Challenge, payment_id: str) -> dict[str, Any]:
+    """The server's payment-identifier declaration with this request's id in its `info`."""
+    if not _PAYMENT_ID.fullmatch(payment_id):
+        raise X402Error("a payment identifier is 16-128 letters, digits, '-' or '_'.")
+    declared = dict((challenge.extensions or {})[PAYMENT_IDENTIFIER])
+    info = declared.get("info")
+    declared["info"] = {**(info if isinstance(info, dict) else {}), "id": payment_id}
+    return declared
+
+
+def proof_version(proof: str) -> int | None:
+    """The x402Version a journaled proof was built for (None: not a proof we can read)."""
+    try:
+        obj = _loads(_b64decode(proof, "the proof"), "the proof")
+    except X402Error:
+        return None
+    version = obj.get("x402Version") if isinstance(obj, dict) else None
+    return version if version in (1, 2) and not isinstance(version, bool) else None
 
 
 # --------------------------------------------------------------------------- public: keys

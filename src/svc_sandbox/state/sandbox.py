@@ -75,6 +75,8 @@ class SandboxState:
         self.faults: FaultQueue[Fault] = FaultQueue()
         self._poll_times: dict[str, list[datetime]] = {}
         self._secrets: dict[str, dict[str, str]] = {}  # task id -> sensitive reply values
+        # x402 payment-identifier -> (payer, charge) of a paid request it settled
+        self._payment_ids: dict[str, tuple[str, dict[str, Any]]] = {}
         self.payments = PaymentStore()  # MPP and card payments (svc_sandbox.payments)
 
     def reset(self) -> None:
@@ -208,6 +210,48 @@ class SandboxState:
                 self._requests[charge.request_id] = (charge.payer, task.id)
             booked["task_id"] = task.id
             return Settlement("charged", task=task, charge=dict(booked))
+
+    def by_payment_id(self, payment_id: str | None, payer: str) -> Settlement | None:
+        """The charge an x402 payment identifier settled before (replayed, or a mismatch when
+        another payer named it), None when none did."""
+        with self._lock:
+            return self._by_payment_id_locked(payment_id, payer)
+
+    def _by_payment_id_locked(self, payment_id: str | None, payer: str) -> Settlement | None:
+        if payment_id is None or payment_id not in self._payment_ids:
+            return None
+        earlier_payer, booked = self._payment_ids[payment_id]
+        if earlier_payer.lower() != payer.lower():
+            return Settlement("mismatch")
+        return Settlement("replayed", charge=dict(booked))
+
+    def charge_request(self, charge: Charge, payment_id: str | None) -> Settlement:
+        """A paid request that is not a task (`/svc/paid/echo`): booked like a task's charge,
+        and deduplicated by its x402 payment identifier: the same id from the same payer is
+        the charge made before (replayed, nothing moves), from another payer a mismatch."""
+        with self._lock:
+            earlier = self._by_payment_id_locked(payment_id, charge.payer)
+            if earlier is not None:
+                return earlier
+            if charge.onchain is not None:
+                refused = self._transfer_locked(charge.payer, charge.amount_atomic, charge.onchain)
+                if refused is not None:
+                    return Settlement("failed", reason=refused)
+            booked: dict[str, Any] = {
+                "id": new_id("pay"),
+                "request_id": charge.request_id,
+                "task_id": None,
+                "method": charge.method,
+                "payer": charge.payer,
+                "amount_atomic": charge.amount_atomic,
+                "payment_identifier": payment_id,
+                **charge.book,
+                "at": iso(self.clock.now()),
+            }
+            self._books.charges.append(booked)
+            if payment_id is not None:
+                self._payment_ids[payment_id] = (charge.payer, booked)
+            return Settlement("charged", charge=dict(booked))
 
     def _transfer_locked(self, payer: str, amount_atomic: int, onchain: OnChain) -> str | None:
         """Move an x402 payment between balances; the settlementReason when it cannot."""

@@ -1,0 +1,255 @@
+"""`svc request [options] URL`: a curl-like HTTP request whose 402 is paid as `svc submit`
+pays one (svc.engines.request).
+
+curl's spellings where they do not clash with svc's output flags: `-X/--method`,
+`-H/--header`, `-d/--data` (`@file`, `@-`), `-o/--output`, `-i/--include`. The body goes to
+stdout or the file as it comes; `--json` prints the answer's status, headers, what was paid
+and the request id as one object instead (with the body in it when there is no `-o`).
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import typer
+
+from svc import rail_table
+from svc.cli.app import current
+from svc.cli.inputs import open_binary_source, payment_flags
+from svc.engines import probe as submit_probe
+from svc.engines.request import (
+    PaidResponse,
+    RequestSpec,
+    dry_run_request,
+    probe_request,
+    request,
+)
+from svc.errors import ProtocolError, SvcError, UsageError
+from svc.promises import refuse_sending
+from svc.ui.body import BodySink
+from svc.ui.face import FaceContext
+from svc.ui.views_request import probe as probe_view
+from svc.words import usd
+
+app: typer.Typer = typer.Typer(rich_markup_mode=None)
+
+MAX_JSON_BODY = 16 * 1024 * 1024  # a body put inside the --json object is held: bounded
+
+_URL = typer.Argument(..., metavar="URL", help="The URL (https://, or http:// on loopback).")
+_METHOD = typer.Option(
+    None, "--method", "-X", metavar="METHOD", help="GET by default, POST with --data."
+)
+_HEADER = typer.Option(
+    None, "--header", "-H", metavar="'NAME: VALUE'", help="A request header (repeatable)."
+)
+_DATA = typer.Option(
+    None,
+    "--data",
+    "-d",
+    metavar="DATA",
+    help="The request body as given, @FILE to read a file, @- for stdin (sent as it is, like "
+    "curl's --data-binary; Content-Type application/x-www-form-urlencoded unless -H sets one).",
+)
+_OUTPUT = typer.Option(
+    None, "--output", "-o", metavar="PATH", help="Write the body to PATH instead of stdout."
+)
+_INCLUDE = typer.Option(
+    False, "--include", "-i", help="Write the status line and headers before the body."
+)
+_PAY = typer.Option(None, "--pay", metavar="x402|mpp", help="Payment method [config: pay].")
+_MAX_PRICE = typer.Option(
+    None,
+    "--max-price",
+    metavar="USD",
+    help="Refuse to pay more than this per call [config: max_price_usd, default 1.50].",
+)
+_REQUEST_ID = typer.Option(
+    None,
+    "--request-id",
+    metavar="ID",
+    help="Idempotency key; re-use it (same method, URL and body) to resume without paying twice.",
+)
+_DRY_RUN = typer.Option(False, "--dry-run", help="Show what would be sent and paid; send nothing.")
+_PROBE = typer.Option(
+    False,
+    "--probe",
+    help="Send the request unpaid and show its 402's offers and what would be paid under your "
+    "policy; nothing is signed or paid.",
+)
+_TRUST = typer.Option(
+    False, "--trust-recipient", help="Accept a changed payment recipient and pin the new one."
+)
+
+
+@dataclass(frozen=True)
+class RequestOptions:
+    url: str
+    method: str | None = None
+    headers: tuple[str, ...] = ()
+    data: str | None = None
+    output: str | None = None
+    include: bool = False
+    rail: str | None = None
+    max_price_usd: Decimal | None = None
+    request_id: str | None = None
+    dry_run: bool = False
+    probe: bool = False
+    trust_recipient: bool = False
+
+
+@app.command(
+    help="Send an HTTP request and pay its 402 (x402 v1/v2 or MPP), as svc submit pays.\n\n"
+    "The same policy as a submit (max price, daily cap, budgets, pinned recipients, allowed "
+    "networks and assets); the request id and the proof are journaled before the proof is "
+    "sent, and only to the URL's own origin; redirects are not followed. The body streams "
+    "to stdout or -o PATH. svc spend and svc receipt show what was paid.\n\n"
+    "\b\nExamples:\n"
+    "  svc request https://api.example.com/paid/report\n"
+    "  svc request -X POST -d '{}' -H 'Content-Type: application/json' https://api.example.com/run\n"
+    "  svc request -d @query.json -o answer.bin https://api.example.com/export\n"
+    "  svc request --probe https://api.example.com/paid/report\n"
+    "  svc request --json https://api.example.com/paid/report | jq .paid_usd"
+)
+def request_command(
+    url: str = _URL,
+    method: str | None = _METHOD,
+    header: list[str] | None = _HEADER,
+    data: str | None = _DATA,
+    output: str | None = _OUTPUT,
+    include: bool = _INCLUDE,
+    pay: str | None = _PAY,
+    max_price: str | None = _MAX_PRICE,
+    request_id: str | None = _REQUEST_ID,
+    dry_run: bool = _DRY_RUN,
+    probe: bool = _PROBE,
+    trust_recipient: bool = _TRUST,
+) -> None:
+    ctx = current()
+    given = {"dry_run": dry_run, "probe": probe, "request_id": request_id is not None}
+    refuse_sending("cli", given | {"trust_recipient": trust_recipient})
+    rail, cap = payment_flags(ctx, pay, max_price)
+    if pay is not None and rail == rail_table.CARD:
+        raise UsageError("--pay must be x402 or mpp for svc request (a card page is for tasks)")
+    opts = RequestOptions(
+        url, method, tuple(header or ()), data, output, include,
+        pay and rail, cap, request_id, dry_run, probe, trust_recipient,
+    )  # fmt: skip
+    raise typer.Exit(run(opts, ctx))
+
+
+def run(opts: RequestOptions, ctx: FaceContext) -> int:
+    spec = RequestSpec(
+        opts.method or ("POST" if opts.data is not None else "GET"),
+        opts.url,
+        _headers(opts),
+        _body(opts.data),
+    )
+    if opts.probe:
+        doc = probe_request(ctx, spec, opts.rail, opts.max_price_usd)
+        ctx.output.show(doc, probe_view)
+        refused = submit_probe.refusal(doc) if doc["would_pay"] is not None else None
+        if refused is not None:
+            raise refused
+        return 0
+    if opts.dry_run:
+        return _dry_run(ctx, spec, opts)
+    explicit_json = ctx.settings.json_output
+    sink = None if explicit_json and opts.output is None else BodySink.open(opts.output)
+    answer = request(
+        ctx,
+        spec,
+        request_id=opts.request_id,
+        max_price_usd=opts.max_price_usd,
+        trust_recipient=opts.trust_recipient,
+        rail=opts.rail,
+    )
+    if answer.paid_usd is not None:
+        ctx.output.note(
+            f"paid {usd(answer.paid_usd)} by {answer.rail}; request {answer.request_id}"
+        )
+    return _present(ctx, opts, answer, sink)
+
+
+def _present(ctx: FaceContext, opts: RequestOptions, answer: PaidResponse, sink: Any) -> int:
+    """The body where it goes, then the object (--json), then the status's exit code. A
+    failure to write after a payment is a warning: the payment's outcome decides the exit."""
+    doc = answer.summary()
+    try:
+        if sink is None:
+            doc |= _inline_body(answer)
+        else:
+            if opts.include:
+                sink.head(answer.status, answer.reason, answer.headers)
+            doc["bytes"] = sink.body(answer.chunks)
+            sink.close()
+    except (OSError, ProtocolError) as exc:
+        if answer.paid_usd is None:
+            raise
+        ctx.output.warn(f"request {answer.request_id} was paid; writing its body failed: {exc}")
+        return 0
+    if answer.error is not None:
+        if ctx.settings.json_output:
+            answer.error.data |= {"response": doc}
+        raise answer.error
+    if ctx.settings.json_output:
+        ctx.output.emit_json(doc)
+    return 0
+
+
+def _inline_body(answer: PaidResponse) -> dict[str, Any]:
+    """The body inside the --json object: text when it is UTF-8, else base64; bounded."""
+    held = bytearray()
+    for chunk in answer.chunks:
+        held += chunk
+        if len(held) > MAX_JSON_BODY:
+            raise UsageError(
+                f"the body is larger than {MAX_JSON_BODY} bytes: write it to a file with -o PATH",
+            )
+    try:
+        return {"body": bytes(held).decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"body_base64": base64.b64encode(bytes(held)).decode("ascii")}
+
+
+def _headers(opts: RequestOptions) -> tuple[tuple[str, str], ...]:
+    pairs: list[tuple[str, str]] = []
+    for raw in opts.headers:
+        name, sep, value = raw.partition(":")
+        name = name.strip()
+        if not sep or not name or not all(c.isalnum() or c in "!#$%&'*+-.^_`|~" for c in name):
+            raise UsageError(f"--header must be 'NAME: VALUE', got {raw[:40]!r}")
+        pairs.append((name, value.strip()))
+    return tuple(pairs)
+
+
+def _body(data: str | None) -> bytes | None:
+    if data is None:
+        return None
+    if not data.startswith("@"):
+        return data.encode()
+    with open_binary_source(data[1:], "--data") as source:
+        return source.read()
+
+
+def _dry_run(ctx: FaceContext, spec: RequestSpec, opts: RequestOptions) -> int:
+    ctx.output.show(dry_run_request(ctx, spec, opts.rail, opts.max_price_usd), _dry_run_view)
+    return 0
+
+
+def _dry_run_view(out: Any, doc: dict[str, Any]) -> None:
+    request = doc["request"]
+    out.line(
+        "Would send {method} {url} ({size} bytes of body) and pay its 402 by {rail}, up to "
+        "{cap} USD. Nothing was sent.",
+        method=request["method"],
+        url=request["url"],
+        size=request["body_bytes"],
+        rail=doc["pay"],
+        cap=doc["max_price_usd"],
+    )
+
+
+__all__ = ["RequestOptions", "SvcError", "run"]
