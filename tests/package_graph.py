@@ -39,6 +39,7 @@ GROUP = {
     "version": "core",
     "address": "core",
     "telemetry": "core",
+    "body_file": "core",
 }
 
 

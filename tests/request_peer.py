@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -38,10 +39,16 @@ class Reply:
     status: int
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b""
+    length: int | None = None  # the Content-Length declared; more than the body: cut off
+    stall: float = 0  # seconds of silence between the headers and the body
 
 
-def challenge(amount_atomic: int = 10_000, url: str = "http://peer/") -> Reply:
-    """An x402 v2 402 for `amount_atomic` µUSDC on Base Sepolia."""
+HERE = "http://peer/"  # a challenge's resource: the peer answering it puts its own URL there
+
+
+def challenge(amount_atomic: int = 10_000, url: str = HERE) -> Reply:
+    """An x402 v2 402 for `amount_atomic` µUSDC on Base Sepolia, for the resource `url` (by
+    default the one requested from the peer that answers it)."""
     required = {
         "x402Version": 2,
         "error": "payment_required",
@@ -86,13 +93,19 @@ class Peer:
                     self.rfile.read(size),
                 )
                 peer.seen.append(got)
-                reply = peer.answer(got)
+                reply = peer.own(peer.answer(got), got.path)
                 self.send_response(reply.status)
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
-                self.send_header("content-length", str(len(reply.body)))
+                declared = len(reply.body) if reply.length is None else reply.length
+                self.send_header("content-length", str(declared))
                 self.end_headers()
+                if reply.stall:
+                    self.wfile.flush()
+                    time.sleep(reply.stall)
                 self.wfile.write(reply.body)
+                if declared != len(reply.body):
+                    self.close_connection = True  # the rest of the body never comes
 
             do_GET = do_POST = do_PUT = do_DELETE = _any
 
@@ -102,6 +115,17 @@ class Peer:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def own(self, reply: Reply, path: str) -> Reply:
+        """A 402 naming HERE as its resource names this peer's URL instead."""
+        required = reply.headers.get("PAYMENT-REQUIRED")
+        if reply.status != 402 or required is None:
+            return reply
+        body = json.loads(base64.b64decode(required))
+        if body.get("resource", {}).get("url") == HERE:
+            body["resource"]["url"] = f"{self.url}{path}"
+        encoded = base64.b64encode(json.dumps(body).encode()).decode()
+        return Reply(402, {**reply.headers, "PAYMENT-REQUIRED": encoded}, reply.body)
 
     def proofs(self) -> list[str]:
         return [s.proof for s in self.seen if s.proof]

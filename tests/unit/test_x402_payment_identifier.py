@@ -12,10 +12,10 @@ import pytest
 
 from svc.pay.x402 import (
     PAYMENT_IDENTIFIER,
-    X402Error,
     X402Signer,
     encode_proof,
     parse_challenge,
+    payment_id,
     proof_version,
 )
 
@@ -74,9 +74,23 @@ def test_no_declaration_no_extension() -> None:
     assert "extensions" not in decoded(proof_for({"other": {}}))
 
 
-def test_a_payment_id_of_the_wrong_shape_is_refused_before_it_leaves() -> None:
-    with pytest.raises(X402Error):
-        proof_for({PAYMENT_IDENTIFIER: {"info": {"required": False}}}, "short")
+@pytest.mark.parametrize("request_id", ["short", "order:2026-11-29", "a.b.c.d.e.f.g.h.i"])
+def test_a_request_id_the_extension_does_not_allow_is_sent_as_its_digest(
+    request_id: str,
+) -> None:
+    """Any request id svc accepts names its payment, the same on every retry, in the shape
+    the SDK validates (it raised after the wallet had signed)."""
+    from x402.extensions.payment_identifier import extract_and_validate_payment_identifier
+    from x402.http.utils import decode_payment_signature_header
+
+    declared = {PAYMENT_IDENTIFIER: {"info": {"required": False}}}
+    proof = proof_for(declared, request_id)
+    found, validation = extract_and_validate_payment_identifier(
+        decode_payment_signature_header(proof)
+    )
+    assert validation.valid, validation
+    assert found == payment_id(request_id) == payment_id(request_id) != request_id
+    assert found is not None and found.startswith("svc_")
 
 
 def test_a_journaled_proof_tells_its_version() -> None:

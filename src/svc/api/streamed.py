@@ -27,7 +27,7 @@ from svc.api.retry import (
     waits_too_long,
 )
 from svc.api.status import error_from_response, is_payment_challenge
-from svc.errors import SvcError
+from svc.errors import SvcError, Unavailable
 from svc.origin import TrustedURL
 
 CHUNK_BYTES = 64 * 1024  # one write to the file or stdout: memory stays at about this
@@ -98,11 +98,38 @@ class Answer:
         return self.response.read()
 
     def chunks(self) -> Iterator[bytes]:
-        """The body as it comes, closed at the end (or when the reader stops early)."""
+        """The body as it comes, closed at the end (or when the reader stops early). A
+        connection that breaks or goes silent mid-body is svc's `Unavailable`, never httpx's
+        error: every face turns it into its exit code and says what was paid."""
         try:
             yield from self.response.iter_bytes(CHUNK_BYTES)
+        except httpx.TransportError as exc:  # timeouts included
+            raise self._cut_off(self.response.num_bytes_downloaded, exc) from None
         finally:
             self.response.close()
+
+    def _cut_off(self, got: int, exc: httpx.TransportError) -> Unavailable:
+        why = (
+            "no byte came within the read timeout"
+            if isinstance(exc, httpx.TimeoutException)
+            else (str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__)
+        )
+        message = f"the answer's body was cut off after {got} bytes ({why})"
+        if not self.carried_proof:
+            return Unavailable(message + "; nothing was paid for it")
+        return Unavailable(
+            message + "; the request was paid (it carried a proof and was answered)",
+            hint="its receipt shows what was charged; a resume with the same request id sends "
+            "nothing again (it was answered)",
+        )
+
+    @property
+    def carried_proof(self) -> bool:
+        """Whether the request this answers carried a payment proof (svc wrote it)."""
+        sent = self.response.request.headers
+        return any(name in sent for name in headers.PAYMENT_HEADERS) or sent.get(
+            headers.AUTHORIZATION, ""
+        ).lower().startswith("payment ")
 
     def close(self) -> None:
         self.response.close()

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from svc import redact
 from svc.api.models import TaskDetail
+from svc.body_file import BodyFile
 from svc.client._calls import one_call
 from svc.client._context import (
     Approver,
@@ -35,6 +36,7 @@ from svc.engines.poll import poll_once
 from svc.engines.reply import send, tell_secrets
 from svc.engines.request import RequestSpec
 from svc.engines.request import request as paid_request
+from svc.engines.request_headers import refuse_headers
 from svc.engines.validate import task_body
 from svc.engines.watch import Follower
 from svc.errors import HumanNeeded, NotFound, TaskFailed, UsageError
@@ -226,13 +228,17 @@ def request(
         rail = None if pay is None else check_rail(pay)
         body = data.encode() if isinstance(data, str) else data
         spec = RequestSpec(method, url, tuple((headers or {}).items()), body)
-        sink = open(output, "wb") if output is not None else None  # noqa: SIM115 - closed below
+        refuse_headers(headers or {})  # the body's framing is httpx's to write
+        # Checked before anything is paid; it takes the body only once the body is whole.
+        sink = BodyFile.checked(output) if output is not None else None
         try:
             answer = paid_request(app, spec, request_id=request_id, max_price_usd=cap, rail=rail)
             held = _drained(answer.chunks, sink)
+            if sink is not None:
+                sink.commit()
         finally:
             if sink is not None:
-                sink.close()
+                sink.discard()  # nothing, once committed: the file took the body
         doc = answer.summary()
         if answer.error is not None:
             answer.error.data |= {"response": doc}
@@ -247,7 +253,7 @@ def request(
         )
 
 
-def _drained(chunks: Iterator[bytes], sink: Any) -> bytes:
+def _drained(chunks: Iterator[bytes], sink: BodyFile | None) -> bytes:
     """The body written to `sink` chunk by chunk, or held (within MAX_BODY_HELD)."""
     held = bytearray()
     for chunk in chunks:

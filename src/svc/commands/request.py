@@ -16,7 +16,7 @@ from typing import Any
 
 import typer
 
-from svc import rail_table
+from svc import paid_record, rail_table
 from svc.cli.app import current
 from svc.cli.inputs import open_binary_source, payment_flags
 from svc.engines import probe as submit_probe
@@ -27,7 +27,10 @@ from svc.engines.request import (
     probe_request,
     request,
 )
-from svc.errors import ProtocolError, SvcError, UsageError
+from svc.engines.request_headers import refuse_headers
+from svc.engines.submit import new_request_id
+from svc.errors import Interrupted, ProtocolError, SvcError, UsageError
+from svc.next_step import step
 from svc.promises import refuse_sending
 from svc.ui.body import BodySink
 from svc.ui.face import FaceContext
@@ -158,19 +161,41 @@ def run(opts: RequestOptions, ctx: FaceContext) -> int:
         return _dry_run(ctx, spec, opts)
     explicit_json = ctx.settings.json_output
     sink = None if explicit_json and opts.output is None else BodySink.open(opts.output)
-    answer = request(
-        ctx,
-        spec,
-        request_id=opts.request_id,
-        max_price_usd=opts.max_price_usd,
-        trust_recipient=opts.trust_recipient,
-        rail=opts.rail,
-    )
-    if answer.paid_usd is not None:
-        ctx.output.note(
-            f"paid {usd(answer.paid_usd)} by {answer.rail}; request {answer.request_id}"
+    rid = opts.request_id or new_request_id()  # known here, so an interrupt can name it
+    try:
+        answer = request(
+            ctx,
+            spec,
+            request_id=rid,
+            max_price_usd=opts.max_price_usd,
+            trust_recipient=opts.trust_recipient,
+            rail=opts.rail,
         )
-    return _present(ctx, opts, answer, sink)
+        if answer.paid_usd is not None:
+            ctx.output.note(
+                f"paid {usd(answer.paid_usd)} by {answer.rail}; request {answer.request_id}"
+            )
+        return _present(ctx, opts, answer, sink)
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP: the request id is the way back
+        raise _interrupted(rid) from None
+    finally:
+        if sink is not None:
+            sink.discard()  # nothing, once the body was whole: it took the file's place
+
+
+def _interrupted(rid: str) -> Interrupted:
+    """The way back from an interrupt: the receipt once the answer came (a resume would send
+    nothing: it was answered), else the resume, which re-sends the journaled proof if any."""
+    if paid_record.current().task_for(rid) is not None:
+        return Interrupted(
+            f"interrupted; request {rid} was paid and answered, and its body not all written",
+            hint=f"svc receipt {rid} shows what was paid; a resume sends nothing again",
+        )
+    return Interrupted(
+        "interrupted while sending the paid request; it may have been paid",
+        next=step("resume_request", "resume it without paying again: ", request_id=rid),
+        data={"request_id": rid},
+    )
 
 
 def _present(ctx: FaceContext, opts: RequestOptions, answer: PaidResponse, sink: Any) -> int:
@@ -222,6 +247,7 @@ def _headers(opts: RequestOptions) -> tuple[tuple[str, str], ...]:
         if not sep or not name or not all(c.isalnum() or c in "!#$%&'*+-.^_`|~" for c in name):
             raise UsageError(f"--header must be 'NAME: VALUE', got {raw[:40]!r}")
         pairs.append((name, value.strip()))
+    refuse_headers(name for name, _ in pairs)  # the body's framing is httpx's to write
     return tuple(pairs)
 
 

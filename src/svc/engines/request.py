@@ -181,7 +181,9 @@ def request(
         max_price_usd=max_price_usd, trust_recipient=trust_recipient, origin=out.url.origin
     )
     policy.check_rail(rail)  # before anything is sent
-    with journal_for(app, journal_body(out), request_id, rail, base_url=str(out.url)) as journal:
+    # The row's URL without its query (a query may carry a key): the body's digest binds it.
+    bare = journal_body(out)["request"]["url"]
+    with journal_for(app, journal_body(out), request_id, rail, base_url=bare) as journal:
         row = journal.row()
         if row.method and row.has_proof:
             rail = row.method  # resuming: the journaled proof decides the rail
@@ -232,14 +234,17 @@ def _rail(
     """x402 by the challenge's own transport, naming the request id as its payment id; MPP
     as the paid submit builds it."""
     if rail != X402:
-        return make_rail(app, rail, policy, journal)
+        return make_rail(app, rail, policy, journal, bound_to=url.origin)
 
     def on_pay(offer: Offer) -> None:
         amount = atomic_for_people(offer.amount_atomic)
-        app.report.note(f"paying {amount} with x402 to {offer.pay_to} for {url.netloc}")
+        app.report.note(
+            f"paying {amount} with x402 to {offer.pay_to} for {url.netloc} "
+            f"(request {journal.request_id})"
+        )
 
     signer = lambda: load_signer(app.secrets, app.settings)  # noqa: E731 - read once allowed
-    return OriginX402Rail(policy, signer, journal.request_id, on_pay)
+    return OriginX402Rail(policy, signer, journal.request_id, url.origin, on_pay)
 
 
 @dataclass
@@ -290,9 +295,24 @@ class _Exchange:
             return self._response(answer, self._unknown(answer.status), paid=False)
         if not answer.succeeded:  # not settled, as far as the server says: the proof is kept
             journal.refused(f"http_{answer.status}", answer.status)
-            return self._response(answer, answer.error("request"), paid=False)
+            return self._response(answer, self._proof_kept(answer), paid=False)
         journal.served(answer.status, answer.receipt, answer.billing)
         return self._response(answer, None, paid=True)
+
+    def _proof_kept(self, answer: streamed.Answer) -> SvcError | None:
+        """The server's error to a request that carried a signed authorization: kept in the
+        journal, it may still be spent until it expires, and the request id re-sends it."""
+        error = answer.error("request")
+        if error is None:
+            return None
+        error.next = step(
+            "resume_request",
+            "a signed authorization went with it and may still be spent until it expires; ",
+            " re-sends it, never a second one",
+            request_id=self.journal.request_id,
+        )
+        error.hint = error.next.neutral
+        return error
 
     def _response(
         self, answer: streamed.Answer, error: SvcError | None, *, paid: bool

@@ -238,9 +238,17 @@ def _announcer(note: Callable[[str], None]) -> Callable[[str], None]:
     return announce
 
 
-def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: RequestJournal) -> Rail:
+def make_rail(
+    app: AppContext,
+    rail: str,
+    policy: PaymentPolicy,
+    journal: RequestJournal,
+    *,
+    bound_to: str | None = None,
+) -> Rail:
     """The rail `rail` for one request, built by its row's factory (svc/rail_table.py) from
-    what this person pays with; a secret or a signer is read only once the policy allowed."""
+    what this person pays with; a secret or a signer is read only once the policy allowed.
+    `bound_to`: the origin of a request to any server (`svc request`), all it may pay for."""
     spt = SptSource(
         lambda: app.secrets.get(profile_key("spt", app.settings.profile)),
         file=app.settings.spt_file,
@@ -255,6 +263,7 @@ def make_rail(app: AppContext, rail: str, policy: PaymentPolicy, journal: Reques
         mpp_methods=app.settings.mpp_methods,
         checkout=lambda: card_checkout(app),
         spt_ready=spt.check,
+        bound_to=bound_to,
     )
     return build_rail(rail, parts)
 

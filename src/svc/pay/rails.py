@@ -16,6 +16,7 @@ import importlib
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -26,6 +27,7 @@ from svc.api.status import is_payment_challenge
 from svc.errors import HumanNeeded, PaymentFailed, UsageError
 from svc.money import atomic_for_people
 from svc.next_step import step
+from svc.origin import origin_of
 from svc.pay import mpp
 from svc.pay.card import PAYMENT_ID_HEADER
 from svc.pay.offer import Offer, Paid, card_offer, mpp_offer, x402_offers
@@ -190,6 +192,7 @@ class X402Rail:
 
     def pay(self, response: httpx.Response) -> Paid:
         challenge = _x402_challenge(response)
+        self.vet(challenge)
         signers: list[PaymentSigner] = []
 
         def load() -> None:  # once the rules chose an offer, before the person is asked
@@ -208,6 +211,9 @@ class X402Rail:
         proof = self.encode(challenge, terms, payload)
         self.policy.pin(offer)
         return offer.paid(proof, signer.address, float(payload["authorization"]["validBefore"]))
+
+    def vet(self, challenge: X402Challenge) -> None:
+        """A challenge refused before the policy sees it (none for the service's own)."""
 
     def encode(self, challenge: X402Challenge, terms: PaymentRequirements, payload: Any) -> str:
         return encode_proof(challenge, terms, payload)
@@ -231,10 +237,22 @@ class OriginX402Rail(X402Rail):
         policy: PaymentPolicy,
         load_signer: Callable[[], PaymentSigner],
         payment_id: str,
+        origin: str,
         on_pay: Callable[[Offer], None] | None = None,
     ) -> None:
         super().__init__(policy, load_signer, headers.X402_V2_PROOF, on_pay)
         self.payment_id = payment_id
+        self.origin = origin
+
+    def vet(self, challenge: X402Challenge) -> None:
+        """The challenge is for this origin's resource: an EIP-3009 proof pays whoever holds
+        it, so a server that copied another origin's 402 could spend what svc signs there."""
+        if challenge.version == 2:
+            named = [(challenge.resource or {}).get("url")]
+        else:  # v1 names the resource in each entry
+            named = [entry.raw.get("resource") for entry in challenge.accepts]
+        for resource in named:
+            refuse_foreign(str(resource or ""), self.origin, "x402 resource")
 
     def encode(self, challenge: X402Challenge, terms: PaymentRequirements, payload: Any) -> str:
         return encode_proof(challenge, terms, payload, self.payment_id)
@@ -272,19 +290,26 @@ class MppRail:
         policy: PaymentPolicy,
         token: Callable[[], str],
         preference: Sequence[str] = ("stripe",),
+        *,
         on_pay: Callable[[str], None] | None = None,
         ready: Callable[[], None] | None = None,
+        bound_to: str | None = None,
     ) -> None:
-        """`ready`: refuses when no token could come, before the person is asked to pay."""
+        """`ready`: refuses when no token could come, before the person is asked to pay;
+        `bound_to`: the origin a request to any server goes to (its challenge's realm must be
+        that host: a token given for another realm could be spent there)."""
         self.policy = policy
         self.token = token
         self.preference = preference
         self.on_pay = on_pay
         self.ready = ready
+        self.bound_to = bound_to
 
     def pay(self, response: httpx.Response) -> Paid:
         challenges = mpp.parse_challenges(response.headers.get_list(headers.MPP_CHALLENGE))
         chosen = mpp.choose(challenges, self.preference)
+        if self.bound_to is not None:
+            refuse_foreign_realm(chosen.realm, self.bound_to)
         offer = self.policy.decide([mpp_offer(chosen)], self.ready)
         spt = self.token()  # only now: the policy allowed this payment
         if self.on_pay:
@@ -302,6 +327,27 @@ class MppRail:
         if current.lower().startswith("bearer ") and AGENT_BEARER_HEADER not in request.headers:
             request.headers[AGENT_BEARER_HEADER] = current
         request.headers[headers.AUTHORIZATION] = proof
+
+
+def refuse_foreign(resource: str, origin: str, what: str) -> None:
+    """Nothing is paid for a resource on another origin than the request's (or none named)."""
+    if resource and origin_of(resource) == origin:
+        return
+    named = origin_of(resource) if resource else "no resource"
+    raise PaymentFailed(
+        f"the 402 from {origin} asks to be paid for {named} ({what}), not for {origin}: a "
+        "proof made for it could be spent there; nothing was paid",
+        code="foreign_challenge",
+        hint="only the server a request goes to is paid, for its own resource",
+    )
+
+
+def refuse_foreign_realm(realm: str, origin: str) -> None:
+    """An MPP realm other than the request's host (with or without its port)."""
+    parts = urlsplit(origin)
+    if realm.lower() in {(parts.netloc or "").lower(), (parts.hostname or "").lower()}:
+        return
+    refuse_foreign(f"mpp://{realm}", origin, f"MPP realm {realm!r}")
 
 
 def spt_fingerprint(spt: str) -> str:
@@ -426,6 +472,7 @@ class RailParts:
     mpp_methods: Sequence[str]
     checkout: Callable[[], CardCheckout]
     spt_ready: Callable[[], None] | None = None  # no token could come: refused before asking
+    bound_to: str | None = None  # a request to any origin (svc request): what it may pay for
 
 
 def x402_rail(parts: RailParts) -> X402Rail:
@@ -438,7 +485,12 @@ def x402_rail(parts: RailParts) -> X402Rail:
 
 def mpp_rail(parts: RailParts) -> MppRail:
     return MppRail(
-        parts.policy, parts.spt, parts.mpp_methods, on_pay=parts.announce, ready=parts.spt_ready
+        parts.policy,
+        parts.spt,
+        parts.mpp_methods,
+        on_pay=parts.announce,
+        ready=parts.spt_ready,
+        bound_to=parts.bound_to,
     )
 
 

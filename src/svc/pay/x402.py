@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import re
 import secrets
@@ -541,14 +542,21 @@ def encode_proof(
     return _b64encode_json(proof)
 
 
-def _identified(challenge: X402Challenge, payment_id: str) -> dict[str, Any]:
-    """The server's payment-identifier declaration with this request's id in its `info`."""
-    if not _PAYMENT_ID.fullmatch(payment_id):
-        raise X402Error("a payment identifier is 16-128 letters, digits, '-' or '_'.")
+def _identified(challenge: X402Challenge, request_id: str) -> dict[str, Any]:
+    """The server's payment-identifier declaration with this request's payment id in `info`."""
     declared = dict((challenge.extensions or {})[PAYMENT_IDENTIFIER])
     info = declared.get("info")
-    declared["info"] = {**(info if isinstance(info, dict) else {}), "id": payment_id}
+    declared["info"] = {**(info if isinstance(info, dict) else {}), "id": payment_id(request_id)}
     return declared
+
+
+def payment_id(request_id: str) -> str:
+    """The request id as the extension's payment id (16-128 letters, digits, '-' or '_'), or,
+    for one it does not allow (`order:2026-11-29`, a short one), a digest of it: the same on
+    every retry of the request, as the server needs it to charge once."""
+    if _PAYMENT_ID.fullmatch(request_id):
+        return request_id
+    return "svc_" + hashlib.sha256(request_id.encode()).hexdigest()[:40]
 
 
 def proof_version(proof: str) -> int | None:

@@ -29,7 +29,7 @@ from svc.suggest import did_you_mean
 
 # The keys a profile may hold, in the settings table's order (svc/settings_table.py).
 KEYS: dict[str, Setting] = {key: BY_KEY[key] for key in FILE_KEYS}
-_LISTS = ("list", "rails")  # kinds the file holds as a TOML list of strings
+_LISTS = ("list", "rails", "origins")  # kinds the file holds as a TOML list of strings
 # Kinds the file keeps as the person typed them (the parser only checks them): `1.50` stays
 # `1.50`, never 1.5; the rest keep the parsed value (a URL normalised, seconds as a number).
 _AS_TYPED = ("usd", "text", "bool", "rail")

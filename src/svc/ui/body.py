@@ -1,9 +1,11 @@
 """Where `svc request` writes an answer's body: a file (`-o PATH`) or stdout, chunk by chunk.
 
-The sink is opened before anything is paid (a path that cannot be written is a usage error
-that costs nothing). Bytes go out as the server sent them, except to a terminal, where text
-from a server is made inert like every other (escape sequences and control characters
-replaced): a body written to a person's screen must not drive it.
+The sink is checked before anything is paid (a path that cannot be written is a usage error
+that costs nothing) and a file takes the body only once it all arrived (svc/body_file.py): a
+refusal or a cut-off body leaves an existing file as it was. Bytes go out as the server sent
+them, except to a terminal, where text from a server is made inert like every other (escape
+sequences and control characters replaced): a body written to a person's screen must not
+drive it.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import sys
 from collections.abc import Iterable
 from typing import BinaryIO
 
-from svc.errors import UsageError
+from svc.body_file import BodyFile
 from svc.sanitize import clean
 from svc.ui import terminal
 
@@ -21,22 +23,20 @@ from svc.ui import terminal
 class BodySink:
     """One destination for one answer's head (`-i`) and body."""
 
-    def __init__(self, stream: BinaryIO, *, terminal_text: bool, owned: bool) -> None:
-        self._stream = stream
+    def __init__(
+        self, stream: BinaryIO | None, *, terminal_text: bool, file: BodyFile | None = None
+    ) -> None:
+        self._stream = stream  # stdout; None when the body goes to `file`
         self._terminal_text = terminal_text  # a terminal: decoded and made inert
-        self._owned = owned  # a file we opened, closed at the end
+        self._file = file
         self.written = 0
 
     @classmethod
     def open(cls, path: str | None) -> BodySink:
-        """`path` (None or '-': stdout), opened for writing now, before anything is sent."""
+        """`path` (None or '-': stdout), checked writable now, before anything is sent."""
         if path is None or path == "-":
-            return cls(sys.stdout.buffer, terminal_text=terminal.stdout_is_tty(), owned=False)
-        try:
-            stream = open(path, "wb")  # noqa: SIM115 - closed by close(), after the body
-        except OSError as exc:
-            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
-        return cls(stream, terminal_text=False, owned=True)
+            return cls(sys.stdout.buffer, terminal_text=terminal.stdout_is_tty())
+        return cls(None, terminal_text=False, file=BodyFile.checked(path))
 
     def head(self, status: int, reason: str, headers: list[tuple[str, str]]) -> None:
         """`-i`: the status line and the headers, as an HTTP/1.1 answer reads, cleaned."""
@@ -57,15 +57,26 @@ class BodySink:
             else:
                 self._put(chunk)
             self.written += len(chunk)
-        self._stream.flush()
+        if self._stream is not None:
+            self._stream.flush()
         return self.written
 
     def _put(self, data: bytes) -> None:
+        if self._file is not None:
+            self._file.write(data)
+            return
         with terminal.holding():
+            assert self._stream is not None  # no file: stdout
             self._stream.write(data)
 
     def close(self) -> None:
-        if self._owned:
-            self._stream.close()
-        else:
+        """The whole body is out: a file takes its place now."""
+        if self._file is not None:
+            self._file.commit()
+        elif self._stream is not None:
             self._stream.flush()
+
+    def discard(self) -> None:
+        """Nothing or not all of the body came: an existing file is left as it was."""
+        if self._file is not None:
+            self._file.discard()

@@ -13,6 +13,7 @@ from typing import Any
 
 from svc.context import AppContext
 from svc.engines.request import PaidResponse, RequestSpec, request
+from svc.engines.request_headers import AGENT_REFUSED, refuse_headers
 from svc.engines.submit import new_request_id
 from svc.errors import UsageError
 from svc.mcp.human import Human
@@ -40,12 +41,9 @@ def _request(app: AppContext, human: Human, args: dict[str, Any]) -> Outcome:
         )
     method = str(args.get("method") or "GET")
     body = args.get("body")
-    spec = RequestSpec(
-        method,
-        url,
-        tuple((str(k), str(v)) for k, v in (args.get("headers") or {}).items()),
-        None if body is None else str(body).encode(),
-    )
+    pairs = tuple((str(k), str(v)) for k, v in (args.get("headers") or {}).items())
+    refuse_headers((name for name, _ in pairs), AGENT_REFUSED)
+    spec = RequestSpec(method, url, pairs, None if body is None else str(body).encode())
     cap = args.get("max_price_usd")
     limit = (
         None if cap is None else min(usd_amount("max_price_usd", cap), app.settings.max_price_usd)
