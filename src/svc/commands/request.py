@@ -19,6 +19,7 @@ import typer
 from svc import paid_record, rail_table
 from svc.cli.app import current
 from svc.cli.inputs import open_binary_source, payment_flags
+from svc.commands.submit_options import MAX_PRICE, TRUST_RECIPIENT
 from svc.engines import probe as submit_probe
 from svc.engines.request import (
     PaidResponse,
@@ -63,12 +64,6 @@ _INCLUDE = typer.Option(
     False, "--include", "-i", help="Write the status line and headers before the body."
 )
 _PAY = typer.Option(None, "--pay", metavar="x402|mpp", help="Payment method [config: pay].")
-_MAX_PRICE = typer.Option(
-    None,
-    "--max-price",
-    metavar="USD",
-    help="Refuse to pay more than this per call [config: max_price_usd, default 1.50].",
-)
 _REQUEST_ID = typer.Option(
     None,
     "--request-id",
@@ -81,9 +76,6 @@ _PROBE = typer.Option(
     "--probe",
     help="Send the request unpaid and show its 402's offers and what would be paid under your "
     "policy; nothing is signed or paid.",
-)
-_TRUST = typer.Option(
-    False, "--trust-recipient", help="Accept a changed payment recipient and pin the new one."
 )
 
 
@@ -124,11 +116,11 @@ def request_command(
     output: str | None = _OUTPUT,
     include: bool = _INCLUDE,
     pay: str | None = _PAY,
-    max_price: str | None = _MAX_PRICE,
+    max_price: str | None = MAX_PRICE,
     request_id: str | None = _REQUEST_ID,
     dry_run: bool = _DRY_RUN,
     probe: bool = _PROBE,
-    trust_recipient: bool = _TRUST,
+    trust_recipient: bool = TRUST_RECIPIENT,
 ) -> None:
     ctx = current()
     given = {"dry_run": dry_run, "probe": probe, "request_id": request_id is not None}

@@ -19,7 +19,7 @@ from svc import paid_record, rail_table
 from svc.cli.app import current
 from svc.cli.inputs import payment_flags, read_text_source
 from svc.commands.submit_batch import run_batch
-from svc.commands.submit_options import SubmitOptions
+from svc.commands.submit_options import MAX_PRICE, TRUST_RECIPIENT, SubmitOptions
 from svc.commands.watch_face import follow
 from svc.engines import dry_run, probe
 from svc.engines.submit import (
@@ -54,12 +54,6 @@ _WAIT = typer.Option(False, "--wait", "-w", help="Then follow the task like `svc
 _PAY = typer.Option(
     None, "--pay", metavar="|".join(rail_table.NAMES), help="Payment method [config: pay]."
 )
-_MAX_PRICE = typer.Option(
-    None,
-    "--max-price",
-    metavar="USD",
-    help="Refuse to pay more than this per call [config: max_price_usd, default 1.50].",
-)
 _REQUEST_ID = typer.Option(
     None,
     "--request-id",
@@ -67,9 +61,6 @@ _REQUEST_ID = typer.Option(
     help="Idempotency key; re-use it to resume a submission without paying twice.",
 )
 _DRY_RUN = typer.Option(False, "--dry-run", help="Validate and show the price; send nothing.")
-_TRUST = typer.Option(
-    False, "--trust-recipient", help="Accept a changed payment recipient and pin the new one."
-)
 _PROBE = typer.Option(
     False,
     "--probe",
@@ -122,10 +113,10 @@ def submit(
     email: str | None = _EMAIL,
     wait: bool = _WAIT,
     pay: str | None = _PAY,
-    max_price: str | None = _MAX_PRICE,
+    max_price: str | None = MAX_PRICE,
     request_id: str | None = _REQUEST_ID,
     dry_run: bool = _DRY_RUN,
-    trust_recipient: bool = _TRUST,
+    trust_recipient: bool = TRUST_RECIPIENT,
     probe: bool = _PROBE,
     interval: str | None = _INTERVAL,  # text: svc's words for a bad value, not Typer's
     from_file: str | None = _FROM,

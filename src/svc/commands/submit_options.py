@@ -6,7 +6,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+import typer
+
 from svc import rail_table
+
+# The options of a paid call, the same words on each command that pays (submit, request).
+MAX_PRICE = typer.Option(
+    None,
+    "--max-price",
+    metavar="USD",
+    help="Refuse to pay more than this per call [config: max_price_usd, default 1.50].",
+)
+TRUST_RECIPIENT = typer.Option(
+    False, "--trust-recipient", help="Accept a changed payment recipient and pin the new one."
+)
 
 
 @dataclass(frozen=True)
