@@ -30,7 +30,7 @@ import json
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import mcp_types as types
 from mcp.server.extension import Extension, MethodBinding, compose_tool_call_handler
@@ -50,7 +50,7 @@ from svc.engines.task_handles import TaskHandle, new_handle, read_handle, save_h
 from svc.errors import SvcError, UsageError
 from svc.mcp.asks import describe
 from svc.mcp.results import Outcome, bounded, error_doc, success
-from svc.mcp.state import Call
+from svc.mcp.state import Call, PollGate
 from svc.mcp.task_states import (
     CANCELLED,
     COMPLETED,
@@ -63,6 +63,7 @@ from svc.mcp.task_states import (
     form_for,
 )
 from svc.mcp.tools.follow import detail, poll
+from svc.redact import Vault
 from svc.replies import Answer
 from svc.ui.face import FaceContext
 
@@ -70,7 +71,22 @@ if TYPE_CHECKING:
     from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
     from mcp.server.lowlevel import Server
 
-    from svc.mcp.server import SvcServer
+
+class Handlers(Protocol):
+    """What the extension takes of svc's server (svc.mcp.server.SvcServer): a call's parts, the
+    tools it wraps, the poll spacing and the vault of what the person typed."""
+
+    gate: PollGate
+    vault: Vault
+
+    def call_for(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams | None = None
+    ) -> Call: ...
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult: ...
+
 
 TASKS = "io.modelcontextprotocol/tasks"
 RELATED = "io.modelcontextprotocol/related-task"  # where a result names its task
@@ -116,7 +132,7 @@ def stamp(at: float) -> str:
 class TasksExtension(Extension):
     identifier = TASKS
 
-    def __init__(self, handlers: SvcServer, check: Checker) -> None:
+    def __init__(self, handlers: Handlers, check: Checker) -> None:
         self.handlers = handlers
         self.check = check
 
@@ -390,7 +406,7 @@ class TasksExtension(Extension):
         return out
 
 
-def attach(server: Server[Any], handlers: SvcServer, check: Checker) -> TasksExtension:
+def attach(server: Server[Any], handlers: Handlers, check: Checker) -> TasksExtension:
     """What the SDK's `MCPServer` does with an extension, on svc's low-level server: the
     methods (gated to their protocol versions), the capability, and `tools/call` wrapped."""
     extension = TasksExtension(handlers, check)
