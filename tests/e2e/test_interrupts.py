@@ -56,7 +56,11 @@ def interpreter_start_up(output: str) -> bool:
 
 
 def ended_by_ctrl_c(child: pexpect.spawn) -> None:
-    child.expect(pexpect.EOF, timeout=15)
+    try:
+        child.expect(pexpect.EOF, timeout=15)
+    except pexpect.TIMEOUT:  # the whole screen: pexpect's own message keeps 100 characters
+        child.close(force=True)
+        raise AssertionError(f"Ctrl-C did not end the command; its screen:\n{child.before}")
     child.close()
     by_us = child.exitstatus == 130
     before_python = child.signalstatus == signal.SIGINT  # no handler yet: the default action
