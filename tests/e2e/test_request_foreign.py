@@ -91,3 +91,15 @@ def test_an_error_to_a_paid_request_names_the_request_id_that_resends_its_proof(
     assert result.returncode == 7, result.stderr
     [rid] = [r["request_id"] for r in cli.ok("tasks", "--json").json()]
     assert f"--request-id {rid}" in result.stderr and "may still be spent" in result.stderr
+
+
+def test_a_full_disk_after_payment_says_the_request_was_paid(cli: Cli, sandbox: Sandbox) -> None:
+    """The body cannot be written (/dev/full: no space left) once the request was paid: one
+    line says it was paid and names its request id; nothing reads as nothing charged."""
+    result = cli("request", "-o", "/dev/full", f"{sandbox.url}{ECHO}?bytes=100000")
+    [rid] = [r["request_id"] for r in cli.ok("tasks", "--json").json()]
+    assert result.returncode == 0, result.stderr
+    assert f"request {rid} was paid; writing its body failed:" in result.stderr
+    assert "No space left on device" in result.stderr
+    assert "nothing was charged" not in result.stderr and "nothing was paid" not in result.stderr
+    assert cli.ok("spend", "--json").json()["paid_count"] == 1
