@@ -195,10 +195,16 @@ def assert_nowhere(code: str, client: Mcpdo, *folders: Path) -> None:
 
 
 def handles(cli: Cli) -> list[dict[str, Any]]:
-    """The MCP task handles in the ledger, newest first."""
+    """The MCP task handles in the ledger, newest first (none while svc mcp, which made the
+    file a moment ago, has not written its tables yet: a test that waits reads again)."""
     with closing(sqlite3.connect(cli.home / "data" / "ledger.sqlite3")) as db:
         db.row_factory = sqlite3.Row
-        rows = db.execute("SELECT * FROM mcp_tasks ORDER BY created_at DESC").fetchall()
+        try:
+            rows = db.execute("SELECT * FROM mcp_tasks ORDER BY created_at DESC").fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such table" not in str(exc):
+                raise
+            return []
     return [dict(row) for row in rows]
 
 
