@@ -26,7 +26,7 @@ from tests.e2e.test_mcp import BAD_CALLS
 from tests.forkserver import ForkServer
 
 from svc.mcp.pace import BEAT_SECONDS, TIME_SCALE_ENV
-from svc.operations.requests import WAIT_BUDGET_SECONDS
+from svc.operations.watch import WAIT_BUDGET_SECONDS
 
 pytestmark = pytest.mark.e2e
 

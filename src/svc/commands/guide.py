@@ -10,7 +10,7 @@ from svc.cli.app import current
 from svc.cli.options import with_options_of
 from svc.engines.advisor import guide as fetch_guide
 from svc.engines.advisor import guide_document
-from svc.operations.requests import GuideRequest
+from svc.operations.guide import GuideRequest
 from svc.ui.face import FaceContext
 from svc.ui.guide import show_markdown
 

@@ -10,7 +10,7 @@ from svc.cli.app import current
 from svc.cli.options import with_options_of
 from svc.cli.polled import present
 from svc.engines.poll import poll_once
-from svc.operations.requests import TaskRequest
+from svc.operations.poll import TaskRequest
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from svc.operations.requests import WAIT_BUDGET_SECONDS
+from svc.operations.watch import WAIT_BUDGET_SECONDS
 
 TIME_SCALE_ENV = "SVC_TEST_MCP_TIME_SCALE"
 # While a call works (a wait between polls, a person typing a code), progress goes out this

@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
+
+from svc import rail_table
 
 M = TypeVar("M")
 
@@ -18,6 +20,22 @@ USD_PATTERN = r"^(0|[1-9]\d{0,8})(\.\d{1,6})?$"  # the spec's budgetUsd pattern
 REQUEST_ID_PATTERN = r"^[A-Za-z0-9._:-]{8,128}$"  # what `svc submit --request-id` accepts
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 WALLET_PATTERN = r"^0x[0-9a-fA-F]{40}$"  # an EVM address, the payer the ledger records
+
+
+def _a_rail(name: str) -> str:
+    if name not in rail_table.NAMES:
+        raise ValueError(f"must be one of {', '.join(rail_table.NAMES)}")
+    return name
+
+
+Rail = Annotated[
+    str,
+    AfterValidator(_a_rail),
+    WithJsonSchema({"type": "string", "enum": list(rail_table.NAMES)}),
+]
+Usd = Annotated[str, Field(pattern=USD_PATTERN)]
+Email = Annotated[str, Field(min_length=3, max_length=254)]
+
 
 TaskId = Annotated[
     str,
@@ -31,21 +49,26 @@ TaskId = Annotated[
 
 @dataclass(frozen=True)
 class Flag:
-    """The CLI's spelling of a field (`--since`), its metavar, and its help where a person at a
-    shell is told something else than a program (flags, not arguments)."""
+    """The CLI's spelling of a field (`--since`, or `--notify/--no-notify` for a switch with
+    both), its short form (`-e`), its metavar, and its help where a person at a shell is told
+    something else than a program; `hidden` keeps an accepted flag out of --help."""
 
     spelling: str
     metavar: str | None = None
     help: str | None = None
+    short: str | None = None
+    hidden: bool = False
 
 
 @dataclass(frozen=True)
 class Positional:
     """The field is the call's positional argument (`svc receipt ID`, `client.receipt(id)`),
-    shown as `metavar` in the CLI's help, with `help` where the CLI says it otherwise."""
+    shown as `metavar` in the CLI's help, with `help` where the CLI says it otherwise;
+    `hidden` keeps it out of the usage line."""
 
     metavar: str | None = None
     help: str | None = None
+    hidden: bool = False
 
 
 @dataclass(frozen=True)

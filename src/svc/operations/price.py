@@ -13,8 +13,7 @@ from pydantic import Field
 from svc.context import AppContext
 from svc.engines.probe import price_document
 from svc.operations.declare import Document, Method, Missing, Operation
-from svc.operations.fields import Positional, Request
-from svc.operations.requests import Email, Rail
+from svc.operations.fields import Email, Positional, Rail, Request
 from svc.operations.results import ResultModel
 from svc.words import usd
 

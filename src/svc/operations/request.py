@@ -11,8 +11,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from svc.operations.declare import Command, Operation, Tool, written
-from svc.operations.fields import REQUEST_ID_PATTERN, Request
-from svc.operations.requests import Usd
+from svc.operations.fields import REQUEST_ID_PATTERN, Request, Usd
 
 MAX_TOOL_BODY = 64 * 1024  # characters of an answer's body a tool result carries
 

@@ -1,0 +1,51 @@
+"""`watch`: a task followed until it is final or asks something.
+
+Its arguments and its declaration on each face; the faces drive it by their own code.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from svc.operations.declare import Command, Operation, Tool, written
+from svc.operations.fields import Positional, Request, TaskId
+from svc.operations.shown import TaskShown
+
+MAX_WAIT_SECONDS = 3600  # accepted (older callers ask for more), but one call waits at most:
+# hosts time a request out after 60 s (the TypeScript SDK's default, which progress does not
+# reset), with room for a slow last poll
+WAIT_BUDGET_SECONDS = 40
+
+
+class WaitRequest(Request):
+    task_id: Annotated[TaskId, Positional()]
+    timeout_seconds: float | None = Field(
+        None,
+        gt=0,
+        le=MAX_WAIT_SECONDS,
+        description=f"Give up waiting after this long (default and most: "
+        f"{WAIT_BUDGET_SECONDS}); the task goes on, call again to keep waiting.",
+    )
+
+
+WAIT = Operation(
+    "watch",
+    WaitRequest,
+    cli=Command("watch"),
+    mcp=Tool(
+        "wait_for_task",
+        "Wait for a task",
+        "Poll a task (free, at the interval the service allows: 15 s or more on a real host) "
+        f"until it is final or asks something, or until timeout_seconds pass (at most "
+        f"{WAIT_BUDGET_SECONDS} s a call, so no client times out: call again to keep waiting); "
+        "reports progress. When the task asks for a secret (a 2FA code, a password), the person "
+        "is asked for it directly by the MCP client and it is sent without you ever seeing it; "
+        "then waiting goes on. Other asks (missing fields, a payment approval) are returned to "
+        "you: answer with reply_to_task.",
+        TaskShown,
+        read_only=True,
+    ),
+    library=written("watch", "watch_many"),
+)
