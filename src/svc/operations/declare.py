@@ -29,6 +29,15 @@ class Missing:
     why: str
 
 
+# Why a face lacks an operation, said once for the reasons many share.
+PERSON = "the person's step"  # their key, credential, limits, ledger: not an agent's
+SETUP = "machine set-up"  # config, completion: a person at a shell
+SANDBOX = "sandbox only"  # the local emulator a person or a test starts
+CLI = "about the CLI"
+SERVER = "serves the faces"
+NOT_YET = "not yet: to revisit"
+
+
 @dataclass(frozen=True)
 class Command:
     """The CLI's command (`"identity register"`): built in svc.commands by hand, or, with
@@ -93,3 +102,17 @@ class Operation(Generic[Q]):
         if self.run is None or self.request is None:
             raise TypeError(f"{self.name} is driven by each face's own code")
         return self.run(app, build(self.request, f"arguments for {self.name}", **arguments))
+
+
+def by_hand(
+    path: str,
+    mcp: str,
+    library: str = "",
+    *,
+    written_as: str = "",
+    request: type[Q] | None = None,
+) -> Operation[Q]:
+    """An operation whose CLI command is written by hand (its options read from `request`)
+    and that another face lacks, saying why (or offers by hand: `written_as`)."""
+    face: Missing | Written = written(written_as) if written_as else Missing(library or mcp)
+    return Operation(path, request, Command(path), Missing(mcp), face)

@@ -5,11 +5,11 @@ Its arguments and its declaration on each face; the faces drive it by their own 
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import Field
 
-from svc.operations.declare import Command, Operation, Tool, written
+from svc.operations.declare import PERSON, Command, Operation, Tool, by_hand, written
 from svc.operations.fields import NotIn, Request
 from svc.operations.shown import TasksShown
 
@@ -35,4 +35,9 @@ TASKS = Operation(
         read_only=True,
     ),
     library=written("tasks"),
+)
+
+KEPT: tuple[Operation[Any], ...] = (
+    by_hand("tasks forget", PERSON, PERSON),
+    by_hand("tasks prune", PERSON, PERSON),
 )
