@@ -195,6 +195,7 @@ def let_a_person_interrupt() -> None:
     for terminating in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(terminating) == signal.SIG_DFL:
             signal.signal(terminating, _on_interrupt)
+    _raise_lost_interrupts_again()
     current = signal.getsignal(signal.SIGINT)
     if current is signal.default_int_handler:
         signal.signal(signal.SIGINT, _on_interrupt)
@@ -209,6 +210,34 @@ def let_a_person_interrupt() -> None:
         if foreground:
             signal.signal(signal.SIGINT, _on_interrupt)
             return
+
+
+def _raise_lost_interrupts_again() -> None:
+    """An interrupt CPython drops inside a finalizer is raised again where it can end the
+    command. The count alone was not enough: a Ctrl-C landing in a finalizer after a prompt's
+    check and before its read left `svc reply` waiting at the prompt. Other unraisable errors
+    go to the hook that was there."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable: sys.UnraisableHookArgs) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) and _signals:
+            # From another thread, so the handler runs once the finalizer is over, and as a
+            # real signal to this thread, so a read it already waits in returns to run it.
+            _thread.start_new_thread(_signal_again, (_thread.get_ident(), _signals[-1]))
+            return
+        previous(unraisable)
+
+    if getattr(previous, "__qualname__", "") != hook.__qualname__:  # once per process
+        sys.unraisablehook = hook
+
+
+def _signal_again(thread_id: int, signum: int) -> None:
+    if TYPE_CHECKING:
+        import signal
+    else:
+        import _signal as signal
+
+    signal.pthread_kill(thread_id, signum)
 
 
 def interrupted() -> bool:
