@@ -2,70 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import typer
 
 from svc import rail_table
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.engines import advisor
 from svc.engines.quote_body import QuoteFieldError, quote_body
 from svc.errors import AdvisorUnavailableError, UsageError
+from svc.operations.fields import Flag, Positional, marker, offered
+from svc.operations.quote import QuoteRequest
 from svc.ui import views
 from svc.ui.face import FaceContext
 from svc.ui.guide import show_markdown
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class QuoteOptions:
-    """The quote's body, checked against the spec's constraints while parsing."""
-
-    body: dict[str, Any]  # the spec's QuoteRequest, its None fields left out
-    rail: str | None = None  # the zero-amount proof's rail (--pay); None: the one you have
-
-
-# The options' definitions, so `quote` itself stays a short list of steps.
-GOAL = typer.Argument(..., metavar="GOAL", help="The goal (1..2000 characters; no credentials).")
-QUANTITY = typer.Option(
-    None, "--quantity", metavar="N", help="Number of API calls (1..1000000), not returned items."
-)
-BUDGET = typer.Option(
-    None,
-    "--budget",
-    metavar="USD",
-    help="Total cash budget in USD, e.g. 12.50 (up to 9 digits and 6 decimals).",
-)
-BUDGET_EXCLUSIVE = typer.Option(
-    None, "--budget-exclusive", help="The total must stay strictly below the budget."
-)
-REVIEW_AFTER = typer.Option(
-    None, "--review-after", metavar="N", help="Review the results after N calls (1..1000000)."
-)
-REQUIREMENTS = typer.Option(
-    None, "--requirements", metavar="TEXT", help="Requirements in a sentence (1..300 characters)."
-)
-HUMAN_AVAILABLE = typer.Option(
-    None,
-    "--human-available/--no-human-available",
-    help="Whether a human can take part (no: anonymous identity advice).",
-)
-PAYMENT = typer.Option(
-    None,
-    "--payment",
-    metavar="|".join(rail_table.NAMES),
-    help="The quote body's `payment`: how you will pay the eventual purchase (it does not "
-    "choose this quote's proof: that is --pay).",
-)
-PAY = typer.Option(
-    None,
-    "--pay",
-    metavar="|".join(rail_table.FREE_PROOF_NAMES),
-    help="Prove with this rail when you have both: the wallet (x402) or the MPP token "
-    "(SVC_SPT, spt_file, spt_command). Default: the wallet, else the token.",
-)
 
 
 @app.command(
@@ -80,17 +33,16 @@ PAY = typer.Option(
     "  SVC_SPT=spt_... svc quote 'Renew my library books' --pay mpp\n"
     "  svc quote 'Check my order status' --json | jq -r .status"
 )
-def quote(
-    goal: str = GOAL,
-    quantity: int | None = QUANTITY,
-    budget: str | None = BUDGET,
-    budget_exclusive: bool | None = BUDGET_EXCLUSIVE,
-    review_after: int | None = REVIEW_AFTER,
-    requirements: str | None = REQUIREMENTS,
-    human_available: bool | None = HUMAN_AVAILABLE,
-    payment: str | None = PAYMENT,
-    pay: str | None = PAY,
-) -> None:
+def quote(**given: Any) -> None:
+    # Built unchecked: the body's check below words each error with the flag that set it.
+    raise typer.Exit(run(QuoteRequest.model_construct(**given), current()))
+
+
+with_options_of(QuoteRequest, quote)  # GOAL, --quantity ... --pay: as the operation declares
+
+
+def run(opts: QuoteRequest, ctx: FaceContext) -> int:
+    pay = opts.pay
     if pay is not None and pay not in advisor.PROOF_RAILS:
         raise UsageError(
             f"invalid --pay: a quote is proven by {rail_table.in_words(advisor.PROOF_RAILS)} "
@@ -98,23 +50,11 @@ def quote(
             f"amount), got {pay[:20]!r}",
             code="validation_error",
         )
-    body = _validated(
-        goal=goal,
-        quantity=quantity,
-        budgetUsd=budget,
-        budgetExclusive=budget_exclusive,
-        reviewAfterCalls=review_after,
-        requirements=requirements,
-        humanAvailable=human_available,
-        payment=payment,
-    )
-    raise typer.Exit(run(QuoteOptions(body, pay), current()))
-
-
-def run(opts: QuoteOptions, ctx: FaceContext) -> int:
-    doc = advisor.quote(ctx, opts.body, opts.rail)
+    # The body is the spec's members: what svc mcp's `quote` takes, without the CLI's --pay.
+    body = _validated({name: getattr(opts, name) for name in offered(QuoteRequest, "mcp")})
+    doc = advisor.quote(ctx, body, pay)
     if doc is None:  # the advisor is unavailable (503): the spec's answer is the guide
-        _fallback(ctx, opts.body["goal"])
+        _fallback(ctx, body["goal"])
     ctx.output.show(doc, views.quote)
     return 0
 
@@ -137,24 +77,22 @@ def _fallback(ctx: FaceContext, goal: str) -> NoReturn:
     )
 
 
-# Which flag sets which body field, for error messages in the user's terms.
-FLAGS = {
-    "goal": "GOAL",
-    "quantity": "--quantity",
-    "budgetUsd": "--budget",
-    "budgetExclusive": "--budget-exclusive",
-    "reviewAfterCalls": "--review-after",
-    "requirements": "--requirements",
-    "humanAvailable": "--human-available",
-    "payment": "--payment",
-}
-
-
-def _validated(**values: Any) -> dict[str, Any]:
+def _validated(values: dict[str, Any]) -> dict[str, Any]:
     """The quote body checked against the spec's constraints before anything is sent, a
     refusal naming the flag that set the field."""
     try:
         return quote_body(values)
     except QuoteFieldError as exc:
-        flag = FLAGS.get(exc.field, exc.field)
+        flag = _spelled(exc.field)
         raise UsageError(f"invalid {flag}: {exc.problem}", code="validation_error") from None
+
+
+def _spelled(field: str) -> str:
+    """A body field as the person typed it (GOAL, --budget, --human-available)."""
+    if field not in QuoteRequest.model_fields:
+        return field
+    place = marker(QuoteRequest, field, Positional)
+    if place is not None:
+        return place.metavar or field
+    flag = marker(QuoteRequest, field, Flag)
+    return flag.spelling.split("/")[0] if flag is not None else field

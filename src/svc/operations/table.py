@@ -3,9 +3,10 @@
 An entry with `run` is served whole from its declaration (see declare.py), in a module of its
 own (operations/receipt.py): adding one is that module, its engine, a test and its line here.
 A command written by hand reads its options from its request, declared in its operation's
-module (operations/submit.py) or its group's (operations/wallet.py). A face that lacks an operation says why. tests/unit/test_operations.py holds the table against
-the faces as they are: every CLI command, MCP tool and Client method is in it, and every entry
-on its faces.
+module (operations/submit.py) or its group's (operations/wallet.py). A face that lacks an
+operation says why. tests/unit/test_operations.py holds the table against the faces as they
+are: every CLI command, MCP tool and Client method is in it, every entry on its faces, and
+every command's options are its request's fields.
 """
 
 from __future__ import annotations

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Any
 
 import typer
+from typer._click.globals import get_current_context
 
 from svc.cli.app import current, lazy_group, with_globals
+from svc.cli.options import with_options_of
 from svc.engines.task_list import TASK_STATES, TaskQuery, collect
 from svc.errors import LedgerDiskError, LedgerUnavailableError, UsageError, ledger_read_hint
+from svc.operations.tasks import TasksRequest
 from svc.suggest import did_you_mean
 from svc.ui import views
 from svc.ui.face import FaceContext
@@ -32,9 +36,6 @@ MEMBERS = {
 }
 
 app: typer.Typer = typer.Typer(cls=lazy_group(MEMBERS), rich_markup_mode=None)
-
-# The command's options are the engine's query: which rows, refreshed or not.
-TasksOptions = TaskQuery
 
 _UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 _DURATION = re.compile(r"([0-9]{1,6})([mhdw])", re.ASCII)
@@ -66,48 +67,33 @@ HELP = (
 )
 
 
-def tasks(
-    ctx: typer.Context,
-    limit: int = typer.Option(
-        50, "--limit", "-n", min=0, metavar="N", help="At most N rows, newest first (0: all)."
-    ),
-    every: bool = typer.Option(False, "--all", help="Every row (the same as --limit 0)."),
-    state: list[str] | None = typer.Option(
-        None,
-        "--state",
-        "-s",
-        metavar="STATE",
-        help="Only these states (repeat, or a comma list): pending, blocked_on_user, "
-        "completed, failed, cancelled, gone.",
-    ),
-    since: str | None = typer.Option(
-        None,
-        "--since",
-        metavar="WHEN",
-        help="Only tasks created since: a duration (30m, 2h, 3d, 1w) or a date (2026-11-01).",
-    ),
-    refresh: bool = typer.Option(
-        False, "--refresh", "-r", help="Poll the live tasks for their state now (free calls)."
-    ),
-    runner: str | None = typer.Option(
-        None, "--runner", metavar="NAME", help="Only this runner's tasks (a shared ledger)."
-    ),
-) -> None:
-    opts = TasksOptions(
-        limit=0 if every else limit,
-        states=parse_states(state or []),
-        since=parse_since(since),
-        refresh=refresh,
-        runner=runner,
+def tasks(**given: Any) -> None:
+    # Built unchecked: the query's parsing words each error with its flag's name.
+    opts = TasksRequest.model_construct(**given)
+    if get_current_context().invoked_subcommand is not None:
+        query(opts)  # the group's own flags are checked before a member runs, as always
+        return
+    raise typer.Exit(run(opts, current()))
+
+
+with_options_of(TasksRequest, tasks, {"limit": {"min": 0}})  # --limit ... --runner
+
+
+def query(opts: TasksRequest) -> TaskQuery:
+    """The engine's query from the flags: --all is --limit 0, states and --since parsed."""
+    return TaskQuery(
+        limit=0 if opts.every else opts.limit,
+        states=parse_states(opts.state or []),
+        since=parse_since(opts.since),
+        refresh=opts.refresh,
+        runner=opts.runner,
     )
-    if ctx.invoked_subcommand is None:
-        raise typer.Exit(run(opts, current()))
 
 
-def run(opts: TasksOptions, ctx: FaceContext) -> int:
+def run(opts: TasksRequest, ctx: FaceContext) -> int:
     """Show the listing; a failed refresh of some rows is a warning, not a failure."""
     try:
-        listing = collect(opts, ctx)
+        listing = collect(query(opts), ctx)
     except LedgerUnavailableError as error:
         if not isinstance(error, LedgerDiskError):  # a local file's own hint names the disk
             error.hint = ledger_read_hint("svc tasks")

@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.commands.tasks.views import remove
 from svc.engines.forget import named, refuse_money
+from svc.operations.tasks import ForgetRequest
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class ForgetOptions:
-    ids: list[str]
-    force: bool = False
 
 
 @app.command(
@@ -31,16 +27,14 @@ class ForgetOptions:
     "  svc tasks forget task_8f2c41d09b7e6a13\n"
     "  svc tasks forget req_3b0c9a1e5d7f4e21a8c6b2d4f0e1a3c5"
 )
-def forget(
-    ids: list[str] = typer.Argument(..., metavar="ID...", help="Task ids or request ids."),
-    force: bool = typer.Option(
-        False, "--force", help="Remove rows that paid too (each is named with what it paid)."
-    ),
-) -> None:
-    raise typer.Exit(run(ForgetOptions(ids, force), current()))
+def forget(**given: Any) -> None:
+    raise typer.Exit(run(ForgetRequest.model_construct(**given), current()))
 
 
-def run(opts: ForgetOptions, ctx: FaceContext) -> int:
+with_options_of(ForgetRequest, forget)  # ID... and --force: as the operation declares them
+
+
+def run(opts: ForgetRequest, ctx: FaceContext) -> int:
     found = named(ctx, list(dict.fromkeys(opts.ids)))
     if found.money and not opts.force:
         raise refuse_money(found.money)

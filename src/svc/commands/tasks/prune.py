@@ -3,24 +3,19 @@ of submits refused before anything was paid (`svc.engines.forget` picks them).""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.commands.tasks.views import remove
 from svc.engines.forget import matching
 from svc.errors import UsageError
+from svc.operations.tasks import PruneRequest
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class PruneOptions:
-    gone: bool = False
-    refused: bool = False
-    force: bool = False
 
 
 @app.command(
@@ -34,19 +29,14 @@ class PruneOptions:
     "  svc tasks prune --gone\n"
     "  svc tasks prune --gone --refused --json"
 )
-def prune(
-    gone: bool = typer.Option(False, "--gone", help="Tasks the service no longer knows (404)."),
-    refused: bool = typer.Option(
-        False, "--refused", help="Submits refused before anything was paid."
-    ),
-    force: bool = typer.Option(
-        False, "--force", help="Remove rows that paid too (each is named with what it paid)."
-    ),
-) -> None:
-    raise typer.Exit(run(PruneOptions(gone, refused, force), current()))
+def prune(**given: Any) -> None:
+    raise typer.Exit(run(PruneRequest.model_construct(**given), current()))
 
 
-def run(opts: PruneOptions, ctx: FaceContext) -> int:
+with_options_of(PruneRequest, prune)  # --gone, --refused, --force: as the operation declares
+
+
+def run(opts: PruneRequest, ctx: FaceContext) -> int:
     if not (opts.gone or opts.refused):
         raise UsageError(
             "say which rows to prune: --gone, --refused or both",
@@ -57,7 +47,7 @@ def run(opts: PruneOptions, ctx: FaceContext) -> int:
     return 0
 
 
-def _none_matched(opts: PruneOptions) -> str:
+def _none_matched(opts: PruneRequest) -> str:
     """Why an empty prune is empty: the rows asked for are not in the ledger."""
     if opts.gone and opts.refused:
         return "no task in the ledger is marked gone, and no submit was refused before paying"
