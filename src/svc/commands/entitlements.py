@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.errors import AuthError
+from svc.operations.identity import EntitlementsRequest
 from svc.ui import views
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class EntitlementsOptions:
-    """No flags of its own."""
 
 
 @app.command(
@@ -25,11 +22,14 @@ class EntitlementsOptions:
     "(svc identity register).\n\n"
     "\b\nExamples:\n  svc entitlements\n  svc entitlements --json | jq '.plans[].plan_id'"
 )
-def entitlements() -> None:
-    raise typer.Exit(run(EntitlementsOptions(), current()))
+def entitlements(**given: Any) -> None:
+    raise typer.Exit(run(EntitlementsRequest.model_construct(**given), current()))
 
 
-def run(opts: EntitlementsOptions, app_ctx: FaceContext) -> int:
+with_options_of(EntitlementsRequest, entitlements)  # none of its own: only the global ones
+
+
+def run(opts: EntitlementsRequest, app_ctx: FaceContext) -> int:
     bearer = app_ctx.bearer
     if bearer is None or app_ctx.identity.access_token() is None:
         raise AuthError(

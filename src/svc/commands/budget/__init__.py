@@ -6,10 +6,15 @@ The group's own callback is the listing, as `svc tasks` is; its members load whe
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
+from typer._click.globals import get_current_context
 
 from svc.cli.app import current, lazy_group, with_globals
+from svc.cli.options import with_options_of
 from svc.engines.budget import report
+from svc.operations.budget import BudgetRequest
 from svc.ui import views_budget
 from svc.ui.face import FaceContext
 
@@ -48,15 +53,18 @@ HELP = (
 )
 
 
-def budget(ctx: typer.Context) -> None:
-    if ctx.invoked_subcommand is None:
-        raise typer.Exit(run(current()))
+def budget(**given: Any) -> None:
+    # The group's context is read, not taken as a parameter: the signature is the request's.
+    if get_current_context().invoked_subcommand is None:
+        raise typer.Exit(run(BudgetRequest.model_construct(**given), current()))
 
 
-def run(ctx: FaceContext) -> int:
+def run(opts: BudgetRequest, ctx: FaceContext) -> int:
     doc = report(ctx)
     ctx.output.show(doc, views_budget.draw)
     return 0
 
 
-app.callback(invoke_without_command=True, help=HELP)(with_globals(budget))
+# None of its own (only the global ones): as the operation declares it.
+callback = with_globals(with_options_of(BudgetRequest, budget))
+app.callback(invoke_without_command=True, help=HELP)(callback)

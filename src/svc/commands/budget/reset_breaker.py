@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.engines.budget import reset_breaker
+from svc.operations.budget import BudgetResetBreakerRequest
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class ResetOptions:
-    runner: str | None = None
 
 
 @app.command(
@@ -28,15 +25,14 @@ class ResetOptions:
     "  svc budget reset-breaker\n"
     "  svc budget reset-breaker --runner ci-7",
 )
-def reset(
-    runner: str | None = typer.Option(
-        None, "--runner", metavar="NAME", help="Another runner's breaker (a shared ledger)."
-    ),
-) -> None:
-    raise typer.Exit(run(ResetOptions(runner), current()))
+def reset(**given: Any) -> None:
+    raise typer.Exit(run(BudgetResetBreakerRequest.model_construct(**given), current()))
 
 
-def run(opts: ResetOptions, ctx: FaceContext) -> int:
+with_options_of(BudgetResetBreakerRequest, reset)  # --runner: as the operation declares it
+
+
+def run(opts: BudgetResetBreakerRequest, ctx: FaceContext) -> int:
     name = reset_breaker(ctx, opts.runner)
     doc = {"runner": name, "breaker": "closed"}
     ctx.output.show(doc, lambda out, d: out.line("breaker of {r} reset", r=d["runner"]))

@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.commands.budget.scope import target
 from svc.engines.budget import set_budget
+from svc.operations.budget import BudgetSetRequest
 from svc.ui import views_budget
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class SetOptions:
-    amount: str
-    per: str
-    runner: str | None = None
-    fleet: bool = False
 
 
 @app.command(
@@ -36,20 +30,15 @@ class SetOptions:
     "  svc budget set 5 --per day --runner ci-7\n"
     "  svc budget set 500 --per month --fleet",
 )
-def set_command(
-    amount: str = typer.Argument(..., metavar="AMOUNT", help="USD, such as 50 or 12.50."),
-    per: str = typer.Option(
-        ..., "--per", metavar="WINDOW", help="day, week, month, rolling:24h, rolling:7d."
-    ),
-    runner: str | None = typer.Option(
-        None, "--runner", metavar="NAME", help="Limit this runner (default: the profile)."
-    ),
-    fleet: bool = typer.Option(False, "--fleet", help="Limit the whole fleet (ledger_url)."),
-) -> None:
-    raise typer.Exit(run(SetOptions(amount, per, runner, fleet), current()))
+def set_command(**given: Any) -> None:
+    # Built unchecked: the engine reads the amount and the window and words its own error.
+    raise typer.Exit(run(BudgetSetRequest.model_construct(**given), current()))
 
 
-def run(opts: SetOptions, ctx: FaceContext) -> int:
+with_options_of(BudgetSetRequest, set_command)  # AMOUNT, --per, --runner, --fleet: as declared
+
+
+def run(opts: BudgetSetRequest, ctx: FaceContext) -> int:
     doc = set_budget(ctx, opts.amount, opts.per, target(ctx, opts.runner, opts.fleet))
     if doc["warning"]:  # on stderr in every mode: a script sees it beside the JSON's field
         ctx.output.warn(doc["warning"])

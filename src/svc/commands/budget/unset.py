@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.commands.budget.scope import target
 from svc.engines.budget import unset_budget
+from svc.operations.budget import BudgetUnsetRequest
 from svc.ui.face import FaceContext
 from svc.words import plural
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class UnsetOptions:
-    per: str | None = None
-    runner: str | None = None
-    fleet: bool = False
 
 
 @app.command(
@@ -30,19 +25,14 @@ class UnsetOptions:
     "  svc budget unset --per week\n"
     "  svc budget unset --runner ci-7",
 )
-def unset(
-    per: str | None = typer.Option(
-        None, "--per", metavar="WINDOW", help="Only this window's budget."
-    ),
-    runner: str | None = typer.Option(
-        None, "--runner", metavar="NAME", help="A runner's budget (default: the profile)."
-    ),
-    fleet: bool = typer.Option(False, "--fleet", help="The fleet's budget (ledger_url)."),
-) -> None:
-    raise typer.Exit(run(UnsetOptions(per, runner, fleet), current()))
+def unset(**given: Any) -> None:
+    raise typer.Exit(run(BudgetUnsetRequest.model_construct(**given), current()))
 
 
-def run(opts: UnsetOptions, ctx: FaceContext) -> int:
+with_options_of(BudgetUnsetRequest, unset)  # --per, --runner, --fleet: as the operation declares
+
+
+def run(opts: BudgetUnsetRequest, ctx: FaceContext) -> int:
     where = target(ctx, opts.runner, opts.fleet)
     gone = unset_budget(ctx, opts.per, where)
     doc = {"scope": where.scope, "name": where.name, "per": opts.per, "removed": gone}

@@ -2,29 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
+from svc.cli.options import with_options_of
 from svc.commands.identity.views import show
 from svc.engines.claim import ClaimCeremony
 from svc.engines.identity import Credential, status_document
 from svc.errors import AuthError, UsageError
+from svc.operations.identity import IdentityClaimRequest
 from svc.ui.claim import TerminalClaim
 from svc.ui.face import FaceContext
 from svc.ui.prompts import ask_text
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class ClaimOptions:
-    code: str | None = None
-    email: str | None = None
-    open_browser: bool = True
-    timeout: float = 600.0
 
 
 @app.command(
@@ -39,29 +33,22 @@ class ClaimOptions:
     "  svc identity claim --no-input --json           # scripts: get the link\n"
     "  svc identity claim --code ABCD-EFGH            # then finish with the code"
 )
-def claim(
-    code: str | None = typer.Option(
-        None, "--code", metavar="CODE", help="The code shown on the page ('-' reads stdin)."
-    ),
-    email: str | None = typer.Option(
-        None, "--email", metavar="EMAIL", help="Who claims (needed for an anonymous credential)."
-    ),
-    no_browser: bool = typer.Option(False, "--no-browser", help="Do not open a browser."),
-    timeout: float = typer.Option(
-        600.0, "--timeout", min=1.0, help="Seconds to wait for the person to confirm."
-    ),
-) -> None:
-    opts = ClaimOptions(code, email, open_browser=not no_browser, timeout=timeout)
-    raise typer.Exit(run(opts, current()))
+def claim(**given: Any) -> None:
+    raise typer.Exit(run(IdentityClaimRequest.model_construct(**given), current()))
 
 
-def run(opts: ClaimOptions, ctx: FaceContext) -> int:
+# --code, --email, --no-browser, --timeout: as the operation declares them; the shell's own
+# bound on --timeout (Typer's, shown in --help and refused as it is parsed) is given here.
+with_options_of(IdentityClaimRequest, claim, {"timeout": {"min": 1.0}})
+
+
+def run(opts: IdentityClaimRequest, ctx: FaceContext) -> int:
     cred = _claimable(ctx)
     if cred is None:
         return 0
     hint = (opts.email or "").strip() or cred.email or _ask_email(ctx)
     code = read_text_source("-", "the code").strip() if opts.code == "-" else opts.code
-    person = TerminalClaim(ctx.output, open_browser=opts.open_browser)
+    person = TerminalClaim(ctx.output, open_browser=not opts.no_browser)
     ceremony = ClaimCeremony(ctx, ctx.identity, cred, hint, person=person, timeout=opts.timeout)
     claimed = ceremony.run(code.strip() if code else None)
     show(ctx, status_document(ctx, claimed), f"Claimed for {claimed.email}.")

@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.commands.identity.views import show
 from svc.engines.identity import status_document
 from svc.errors import AuthError
+from svc.operations.identity import IdentityRefreshRequest
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class RefreshOptions:
-    """No flags of its own."""
 
 
 @app.command(
@@ -25,11 +22,14 @@ class RefreshOptions:
     "A refresh token is single use: the new one is stored before anything else.\n\n"
     "\b\nExample:\n  svc identity refresh"
 )
-def refresh() -> None:
-    raise typer.Exit(run(RefreshOptions(), current()))
+def refresh(**given: Any) -> None:
+    raise typer.Exit(run(IdentityRefreshRequest.model_construct(**given), current()))
 
 
-def run(opts: RefreshOptions, ctx: FaceContext) -> int:
+with_options_of(IdentityRefreshRequest, refresh)  # none of its own: only the global ones
+
+
+def run(opts: IdentityRefreshRequest, ctx: FaceContext) -> int:
     session = ctx.identity
     if session.credential() is None:
         raise AuthError(

@@ -2,29 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import typer
 
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
+from svc.cli.options import with_options_of
 from svc.commands.identity.views import next_step, show
 from svc.engines.identity import Credential, asks_for, id_jag_body, id_jag_email, status_document
 from svc.engines.identity import register as register_credential
 from svc.errors import UsageError
+from svc.operations.identity import IdentityRegisterRequest
 from svc.ui.face import FaceContext
 from svc.ui.prompts import confirm
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class RegisterOptions:
-    anonymous: bool = False
-    email: str | None = None
-    assertion_file: str | None = None
-    force: bool = False
 
 
 @app.command(
@@ -41,23 +34,17 @@ class RegisterOptions:
     "  svc identity register --email me@example.com && svc identity claim\n"
     "  svc sandbox mint-id-jag --email me@example.com | svc identity register --assertion-file -"
 )
-def register(
-    anonymous: bool = typer.Option(False, "--anonymous", help="Anonymous credential, no e-mail."),
-    email: str | None = typer.Option(
-        None, "--email", metavar="EMAIL", help="service_auth for this person (claim needed)."
-    ),
-    assertion_file: str | None = typer.Option(
-        None, "--assertion-file", metavar="PATH|-", help="ID-JAG file ('-' for stdin)."
-    ),
-    force: bool = typer.Option(
-        False, "--force", help="Replace a stored credential of another kind or person."
-    ),
-) -> None:
-    opts = RegisterOptions(anonymous, email, assertion_file, force)
-    raise typer.Exit(run(opts, current()))
+def register(**given: Any) -> None:
+    # Built unchecked: run words its own error (one of the three, naming the flags).
+    raise typer.Exit(run(IdentityRegisterRequest.model_construct(**given), current()))
 
 
-def run(opts: RegisterOptions, ctx: FaceContext) -> int:
+# --anonymous, --email, --assertion-file (where the ID-JAG is read, never the assertion),
+# --force: as the operation declares them
+with_options_of(IdentityRegisterRequest, register)
+
+
+def run(opts: IdentityRegisterRequest, ctx: FaceContext) -> int:
     chosen = [flag for flag in (opts.anonymous, opts.email, opts.assertion_file) if flag]
     if len(chosen) != 1:
         raise UsageError(
@@ -103,7 +90,7 @@ def _described(kind: str, email: str | None) -> str:
     return f"{what} for {email}" if email and kind != "anonymous" else what
 
 
-def _registration_body(opts: RegisterOptions) -> dict[str, Any]:
+def _registration_body(opts: IdentityRegisterRequest) -> dict[str, Any]:
     if opts.anonymous:
         return {"type": "anonymous"}
     if opts.email is not None:

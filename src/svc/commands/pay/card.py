@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.cli.polled import show_task
 from svc.engines.ids import request_id_arg
+from svc.operations.budget import PayCardRequest
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class CardOptions:
-    request_id: str | None = None  # None: the latest card payment waiting for a person
-    open_browser: bool = True
 
 
 @app.command(
@@ -31,21 +27,20 @@ class CardOptions:
     "  svc pay card\n"
     "  svc pay card req_0123abcd --no-input",
 )
-def card(
-    request_id: str | None = typer.Argument(
-        None, metavar="REQUEST_ID", help="The submission (default: the latest pending one)."
-    ),
-    no_browser: bool = typer.Option(False, "--no-browser", help="Do not open a browser."),
-) -> None:
-    if request_id is not None:  # '' is a mistake (an unset variable), not "the latest one"
-        request_id = request_id_arg(request_id, "REQUEST_ID")
-    raise typer.Exit(run(CardOptions(request_id, open_browser=not no_browser), current()))
+def card(**given: Any) -> None:
+    opts = PayCardRequest.model_construct(**given)
+    if opts.request_id is not None:  # '' is a mistake (an unset variable), not "the latest one"
+        request_id_arg(opts.request_id, "REQUEST_ID")
+    raise typer.Exit(run(opts, current()))
 
 
-def run(opts: CardOptions, app_ctx: FaceContext) -> int:
+with_options_of(PayCardRequest, card)  # REQUEST_ID and --no-browser: as the operation declares
+
+
+def run(opts: PayCardRequest, app_ctx: FaceContext) -> int:
     from svc.engines.submit import pay_card
 
-    result = pay_card(app_ctx, opts.request_id, open_browser=opts.open_browser)
+    result = pay_card(app_ctx, opts.request_id, open_browser=not opts.no_browser)
     with app_ctx.output.after_payment(str(result.task["id"])):
         if result.replayed:
             app_ctx.output.note(

@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.commands.config.values import make_profile
 from svc.commands.wallet.views import show_address
 from svc.engines import wallet
 from svc.errors import UsageError
+from svc.operations.wallet import WalletCreateRequest
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class CreateOptions:
-    force: bool = False  # replace a stored key (and lose it)
 
 
 @app.command(
@@ -26,11 +23,14 @@ class CreateOptions:
     "Refuses to replace an existing key unless --force.\n\n"
     "\b\nExample:\n  svc wallet create"
 )
-def create(force: bool = typer.Option(False, "--force", help="Replace an existing key.")) -> None:
-    raise typer.Exit(run(CreateOptions(force), current()))
+def create(**given: Any) -> None:
+    raise typer.Exit(run(WalletCreateRequest.model_construct(**given), current()))
 
 
-def run(opts: CreateOptions, app_ctx: FaceContext) -> int:
+with_options_of(WalletCreateRequest, create)  # --force: as the operation declares it
+
+
+def run(opts: WalletCreateRequest, app_ctx: FaceContext) -> int:
     try:
         made = wallet.create(app_ctx, replace=opts.force)
     except wallet.KeyAlreadyStoredError as exc:

@@ -3,29 +3,23 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import Any
 
 import typer
 
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
+from svc.cli.options import with_options_of
 from svc.commands.config.values import make_profile
 from svc.commands.wallet.views import show_address
 from svc.engines import wallet
 from svc.errors import UsageError
+from svc.operations.wallet import WalletImportRequest
 from svc.ui.face import FaceContext
 from svc.ui.output import Output
 from svc.ui.prompts import ask_hidden
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class ImportOptions:
-    file: str = "-"  # '-': stdin (a hidden prompt on a terminal)
-    force: bool = False
-    signer_token: bool = False  # the jsonrpc: signer's bearer token, not a key
 
 
 @app.command(
@@ -39,19 +33,16 @@ class ImportOptions:
     "  svc wallet import < key.hex\n"
     "  svc wallet import --file key.hex",
 )
-def import_key(
-    file: str = typer.Option(
-        "-", "--file", "-f", metavar="PATH|-", help="Where to read the key (default stdin)."
-    ),
-    force: bool = typer.Option(False, "--force", help="Replace an existing key."),
-    signer_token: bool = typer.Option(
-        False, "--signer-token", help="Store the profile's jsonrpc: signer token, not a key."
-    ),
-) -> None:
-    raise typer.Exit(run(ImportOptions(file, force, signer_token), current()))
+def import_key(**given: Any) -> None:
+    raise typer.Exit(run(WalletImportRequest.model_construct(**given), current()))
 
 
-def run(opts: ImportOptions, app_ctx: FaceContext) -> int:
+# --file, --force, --signer-token: as the operation declares them (where the key is read,
+# never the key: it is no argument)
+with_options_of(WalletImportRequest, import_key)
+
+
+def run(opts: WalletImportRequest, app_ctx: FaceContext) -> int:
     if opts.signer_token:
         return _import_token(opts, app_ctx)
     key = _read_key(opts.file, app_ctx).strip()
@@ -64,7 +55,7 @@ def run(opts: ImportOptions, app_ctx: FaceContext) -> int:
     return 0
 
 
-def _import_token(opts: ImportOptions, app_ctx: FaceContext) -> int:
+def _import_token(opts: WalletImportRequest, app_ctx: FaceContext) -> int:
     token = _read_key(opts.file, app_ctx, "signer token (hidden):", "the token").strip()
     try:
         source = wallet.import_signer_token(app_ctx, token, replace=opts.force)

@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.engines.wallet import every_profile
+from svc.operations.wallet import WalletListRequest
 from svc.ui.face import FaceContext
 from svc.ui.output import Output
 from svc.ui.tables import Column
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class ListOptions:
-    """No flags of its own."""
 
 
 @app.command(
@@ -29,11 +26,14 @@ class ListOptions:
     "another's. Nothing is asked of a remote signer.\n\n"
     "\b\nExamples:\n  svc wallet list\n  svc wallet list --json | jq -r '.wallets[].address'",
 )
-def list_() -> None:
-    raise typer.Exit(run(ListOptions(), current()))
+def list_(**given: Any) -> None:
+    raise typer.Exit(run(WalletListRequest.model_construct(**given), current()))
 
 
-def run(opts: ListOptions, app_ctx: FaceContext) -> int:
+with_options_of(WalletListRequest, list_)  # none of its own: only the global ones
+
+
+def run(opts: WalletListRequest, app_ctx: FaceContext) -> int:
     doc = {"wallets": [asdict(wallet) for wallet in every_profile(app_ctx)]}
     app_ctx.output.show(doc, _wallets_table)
     return 0
