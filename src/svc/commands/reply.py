@@ -1,10 +1,10 @@
 """`svc reply ID`: answer a task's ask.
 
-The Typer function only parses into `ReplyOptions`; `run` does the rest against the
-`FaceContext` it is handed, so it can be tested in-process: fetch the task, build the neutral
-answer (`svc.replies`, from the flags or the form), have the reply engine check it against the
-ask (`body_for`), send it, show it. The engine's mismatches name the answer's parts; this face
-words them as the flags that give those parts.
+The Typer function only parses its request (`ReplyRequest`, the operation's) into
+`ReplyOptions`; `run` does the rest against the `FaceContext` it is handed, so it can be tested
+in-process: fetch the task, build the neutral answer (`svc.replies`, from the flags or the
+form), have the reply engine check it against the ask (`body_for`), send it, show it. The
+engine's mismatches name the answer's parts; this face words them as the flags that give them.
 """
 
 from __future__ import annotations
@@ -18,10 +18,12 @@ import typer
 from svc.api.models import TaskDetail
 from svc.cli.app import current
 from svc.cli.inputs import read_text_source
+from svc.cli.options import with_options_of
 from svc.engines.asks import left_text, read_ask, summarize
 from svc.engines.poll import poll_once
 from svc.engines.reply import ReplyMismatch, body_for, send_body
 from svc.errors import Conflict, ProtocolError, UsageError
+from svc.operations.reply import ReplyRequest
 from svc.replies import Answer, Approve, Decline, Fields, Message, Secret, Value
 from svc.ui import views
 from svc.ui.face import FaceContext
@@ -71,53 +73,35 @@ class ReplyOptions:
     "  svc reply task_8f2c41d09b7e6a13 --decline-payment\n"
     "  svc reply task_8f2c41d09b7e6a13            # interactive form on a terminal"
 )
-def reply(
-    task_id: str = typer.Argument(..., metavar="ID", help="Task id."),
-    message: str | None = typer.Option(
-        None, "--message", "-m", metavar="TEXT", help="Free-form answer to a plain ask."
-    ),
-    field: str | None = typer.Option(
-        None, "--field", metavar="NAME", help="Name of the requested item, e.g. sms_code."
-    ),
-    value_file: str | None = typer.Option(
-        None,
-        "--value-file",
-        metavar="PATH|-",
-        help="Read the value for --field from a file or stdin (else a hidden prompt).",
-    ),
-    sensitive: bool = typer.Option(
-        False,
-        "--sensitive",
-        help="The value is a secret (2FA code, password): encrypted and purged by the service.",
-    ),
-    sets: list[str] = typer.Option(
-        [], "--set", metavar="KEY=VALUE", help="A value for info.field_values (repeatable)."
-    ),
-    approve: bool = typer.Option(
-        False, "--approve-payment", help="Re-send an expired payment approval to the user's app."
-    ),
-    decline: bool = typer.Option(
-        False,
-        "--decline-payment",
-        help="Decline the charge: the task ends failed (payment_rejected).",
-    ),
-) -> None:
+def reply(**given: Any) -> None:
+    # Built unchecked: `options` refuses what excludes each other, in the flags' words.
+    raise typer.Exit(run(options(ReplyRequest.model_construct(**given)), current()))
+
+
+with_options_of(ReplyRequest, reply)  # ID to --decline-payment: as the operation declares them
+
+
+def options(request: ReplyRequest) -> ReplyOptions:
+    """The CLI's fields as one reply: flags that exclude each other refused, a value file read
+    (a secret never comes from argv: the request's `value` is not the CLI's)."""
+    approve, decline = request.approve, request.decline
     if approve and decline:
         raise UsageError("--approve-payment and --decline-payment exclude each other")
-    if value_file is not None and field is None:
+    if request.value_file is not None and request.field is None:
         raise UsageError("--value-file goes with --field")
-    _one_kind(message, field, sets, approve or decline)
-    value = None if value_file is None else read_text_source(value_file, "the value")
-    opts = ReplyOptions(
-        task_id=task_id,
-        message=message,
-        field=field,
+    _one_kind(request.message, request.field, request.sets, approve or decline)
+    value = (
+        None if request.value_file is None else read_text_source(request.value_file, "the value")
+    )
+    return ReplyOptions(
+        task_id=request.task_id,
+        message=request.message,
+        field=request.field,
         value=None if value is None else value.rstrip("\r\n"),
-        sensitive=sensitive,
-        sets=parse_sets(sets),
+        sensitive=bool(request.sensitive),
+        sets=parse_sets(request.sets),
         payment_approved=True if approve else (False if decline else None),
     )
-    raise typer.Exit(run(opts, current()))
 
 
 def parse_sets(pairs: list[str]) -> dict[str, str]:

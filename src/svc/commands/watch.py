@@ -1,22 +1,26 @@
 """`svc watch ID...` / `svc watch --all`: follow tasks until they are final, answering asks.
 
-The Typer function only parses into `WatchOptions` (every id and number checked before any
-poll); `run` picks the tasks and hands them to the watch face (`svc.commands.watch_face`, which
-`submit --wait` uses too), which presents what the follower engine (`svc.engines.watch`) yields.
+The Typer function only parses its request (`WaitRequest`, the operation's) into `WatchOptions`
+(every id and number checked before any poll); `run` picks the tasks and hands them to the
+watch face (`svc.commands.watch_face`, which `submit --wait` uses too), which presents what the
+follower engine (`svc.engines.watch`) yields.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
 from svc.cli.heap import freeze_start_up
+from svc.cli.options import with_options_of
 from svc.commands.watch_face import Following, WatchFace
 from svc.engines.ids import task_id_arg
 from svc.engines.watch_parts import LedgerView, ledger_view
 from svc.errors import Interrupted, UsageError
+from svc.operations.watch import WaitRequest
 from svc.settings import poll_seconds, positive_seconds
 from svc.ui.face import FaceContext
 from svc.ui.terminal import interrupted_line
@@ -66,45 +70,26 @@ class WatchOptions:
     "  svc watch task_8f2c41d09b7e6a13 --exec 'jq -c . >> changes.ndjson'\n"
     "  svc watch task_8f2c41d09b7e6a13 --no-input || svc reply task_8f2c41d09b7e6a13 ..."
 )
-def watch(
-    task_ids: list[str] | None = typer.Argument(None, metavar="ID...", help="Task ids."),
-    all_live: bool = typer.Option(
-        False, "--all", help="Also every task the ledger knows as live (for this base URL)."
-    ),
-    # text, not float: svc's own words for a bad value, not the option parser's
-    interval: str | None = typer.Option(
-        None,
-        "--interval",
-        metavar="S",
-        help="Seconds between polls of one task, 1-3600 (15-60 for real hosts; the loopback sandbox may be polled faster).",
-    ),
-    notify: bool | None = typer.Option(
-        None,
-        "--notify/--no-notify",
-        help="Tell the person when a task waits on them or ends: terminal bell/OSC and a "
-        "desktop notification (default: the `notify` setting).",
-    ),
-    exec_command: str | None = typer.Option(
-        None,
-        "--exec",
-        metavar="CMD",
-        help="Run CMD for every observed change (via /bin/sh if needed); task JSON on stdin, "
-        "SVC_TASK_ID and friends in the environment.",
-    ),
-    exec_timeout: float = typer.Option(
-        30.0, "--exec-timeout", metavar="S", help="Seconds an --exec hook may run (default 30)."
-    ),
-) -> None:
+def watch(**given: Any) -> None:
     app_ctx = current()
-    opts = WatchOptions(
-        task_ids=[task_id_arg(t) for t in task_ids or []],  # all checked before any poll
-        all_live=all_live,
-        interval=None if interval is None else poll_seconds("--interval", interval),
-        notify=app_ctx.settings.notify if notify is None else notify,
-        exec_command=exec_command,
-        exec_timeout=positive_seconds("--exec-timeout", exec_timeout),
-    )
+    # Built unchecked: `options` reads each value, in svc's own words for a bad one.
+    opts = options(WaitRequest.model_construct(**given), app_ctx)
     raise typer.Exit(run(opts, app_ctx))
+
+
+with_options_of(WaitRequest, watch)  # ID... to --exec-timeout: as the operation declares them
+
+
+def options(request: WaitRequest, app: FaceContext) -> WatchOptions:
+    """The CLI's fields, every id and number checked before any poll."""
+    return WatchOptions(
+        task_ids=[task_id_arg(t) for t in request.task_ids or []],
+        all_live=request.all_live,
+        interval=None if request.interval is None else poll_seconds("--interval", request.interval),
+        notify=app.settings.notify if request.notify is None else request.notify,
+        exec_command=request.exec_command,
+        exec_timeout=positive_seconds("--exec-timeout", request.exec_timeout),
+    )
 
 
 def run(opts: WatchOptions, app: FaceContext) -> int:

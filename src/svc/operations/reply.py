@@ -10,44 +10,72 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from svc.operations.declare import Command, Operation, Tool, written
-from svc.operations.fields import Positional, Request, TaskId
+from svc.operations.fields import Flag, NotIn, Positional, Request, TaskId
 from svc.operations.shown import TaskShown
+
+CLI_ONLY = NotIn(("mcp", "library"))
 
 
 class ReplyRequest(Request):
-    task_id: Annotated[TaskId, Positional()]
-    message: str | None = Field(
+    """An answer to a task's ask. The CLI spells some parts its own way: a field's value only
+    from a file, stdin or a hidden prompt (never argv), field values as `--set KEY=VALUE`, the
+    payment decision as two flags."""
+
+    task_id: Annotated[TaskId, Positional("ID", help="Task id.")]
+    message: Annotated[str | None, Flag("--message", "TEXT", short="-m")] = Field(
         None, min_length=1, max_length=4000, description="Free-form answer to a plain ask."
     )
-    field: str | None = Field(
+    field: Annotated[
+        str | None,
+        Flag("--field", "NAME", help="Name of the requested item, e.g. sms_code."),
+    ] = Field(
         None,
         min_length=1,
         max_length=64,
         description="Name of the requested item of a plain ask, e.g. sms_code.",
     )
-    value: str | None = Field(
+    value: Annotated[str | None, NotIn(("cli",))] = Field(
         None,
         min_length=1,
         max_length=4000,
         description="Value for field (not for secrets: leave it out and the person is asked).",
     )
-    sensitive: bool | None = Field(
-        None, description="The field is a secret: the person is asked for it directly."
+    value_file: Annotated[str | None, Flag("--value-file", "PATH|-"), CLI_ONLY] = Field(
+        None, description="Read the value for --field from a file or stdin (else a hidden prompt)."
     )
+    sensitive: Annotated[
+        bool | None,
+        Flag(
+            "--sensitive",
+            help="The value is a secret (2FA code, password): encrypted and purged by the service.",
+        ),
+    ] = Field(None, description="The field is a secret: the person is asked for it directly.")
     # No minLength on a value: "" names a secret key for the person to answer; an empty
     # plain key is refused by the reply flow, naming the key.
-    field_values: dict[str, Annotated[str, Field(max_length=4000)]] | None = Field(
+    field_values: Annotated[
+        dict[str, Annotated[str, Field(max_length=4000)]] | None, NotIn(("cli",))
+    ] = Field(
         None,
         max_length=100,
         description="Answers to a structured ask: requested field or question key -> "
         "value. Leave out the keys that want a secret (a PIN, a password), or give them "
         '"": the person is asked for them directly.',
     )
-    approve_payment: Literal[True] | None = Field(
+    sets: Annotated[list[str], Flag("--set", "KEY=VALUE"), CLI_ONLY] = Field(
+        [], description="A value for info.field_values (repeatable)."
+    )
+    approve_payment: Annotated[Literal[True] | None, NotIn(("cli",))] = Field(
         None, description="Re-send an expired payment approval to the person's app."
     )
-    decline_payment: Literal[True] | None = Field(
+    decline_payment: Annotated[Literal[True] | None, NotIn(("cli",))] = Field(
         None, description="Decline the task's payment ask: the task ends failed."
+    )
+    # The CLI's own two flags for the payment decision (Typer reads no `Literal[True]`).
+    approve: Annotated[bool, Flag("--approve-payment"), CLI_ONLY] = Field(
+        False, description="Re-send an expired payment approval to the user's app."
+    )
+    decline: Annotated[bool, Flag("--decline-payment"), CLI_ONLY] = Field(
+        False, description="Decline the charge: the task ends failed (payment_rejected)."
     )
 
 
