@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.commands.doctor_checks import cli_checks
 from svc.engines.doctor import first_failure, run_checks
 from svc.next_words import cli as next_words
+from svc.operations.setup import DoctorRequest
 from svc.ui.doctor import show_findings
 from svc.ui.face import FaceContext
 from svc.ui.notify import desktop_notifier
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class DoctorOptions:
-    """No flags of its own."""
 
 
 @app.command(
@@ -37,11 +33,14 @@ class DoctorOptions:
     "  svc doctor\n"
     "  svc doctor --json | jq -r '.checks[] | select(.status != \"ok\") | .detail'"
 )
-def doctor() -> None:
-    raise typer.Exit(run(DoctorOptions(), current()))
+def doctor(**given: Any) -> None:
+    raise typer.Exit(run(DoctorRequest.model_construct(**given), current()))
 
 
-def run(opts: DoctorOptions, app_ctx: FaceContext) -> int:
+with_options_of(DoctorRequest, doctor)  # no arguments of its own
+
+
+def run(opts: DoctorRequest, app_ctx: FaceContext) -> int:
     findings = run_checks(
         app_ctx,
         face_checks=cli_checks(desktop_notifier),

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import COMMANDS, current
 from svc.cli.help_topics import ENVIRONMENT, EXIT_CODES, FILES, OUTPUT, TOPICS, render
+from svc.cli.options import with_options_of
 from svc.errors import UsageError
+from svc.operations.setup import HelpRequest
 from svc.ui.face import FaceContext
 
 
@@ -21,11 +23,6 @@ class Topic(enum.StrEnum):
 
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class HelpOptions:
-    topic: str | None = None  # a topic, a command's name, or None: the list of topics
 
 
 def _names(incomplete: str) -> list[str]:
@@ -46,18 +43,15 @@ def _names(incomplete: str) -> list[str]:
     "  svc help submit\n"
     "  svc help exit-codes --json | jq -r '.[] | select(.code == 6) | .meaning'"
 )
-def show_topic(
-    topic: str | None = typer.Argument(
-        None,
-        metavar="TOPIC",
-        help="exit-codes, environment, files, output, or a command's name.",
-        autocompletion=_names,
-    ),
-) -> None:
-    raise typer.Exit(run(HelpOptions(topic), current()))
+def show_topic(**given: Any) -> None:
+    raise typer.Exit(run(HelpRequest.model_construct(**given), current()))
 
 
-def run(opts: HelpOptions, app_ctx: FaceContext) -> int:
+# TOPIC: as the operation declares it; the shell completes the topics and the commands.
+with_options_of(HelpRequest, show_topic, {"topic": {"autocompletion": _names}})
+
+
+def run(opts: HelpRequest, app_ctx: FaceContext) -> int:
     if opts.topic is not None and opts.topic not in set(Topic):
         _command_help(app_ctx, opts.topic)
     elif app_ctx.settings.json_output:  # when asked (an output flag asks): `| grep` is text

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.engines.discovery import llms_text
+from svc.operations.discovery import LlmsRequest
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class LlmsOptions:
-    full: bool = False  # /llms-full.txt instead of /llms.txt
 
 
 @app.command(
@@ -23,13 +20,14 @@ class LlmsOptions:
     "Raw text; with --json, {url, content_type, text}.\n\n"
     "\b\nExamples:\n  svc llms\n  svc llms --full > llms-full.txt"
 )
-def llms(
-    full: bool = typer.Option(False, "--full", help="The full guide, /llms-full.txt."),
-) -> None:
-    raise typer.Exit(run(LlmsOptions(full), current()))
+def llms(**given: Any) -> None:
+    raise typer.Exit(run(LlmsRequest.model_construct(**given), current()))
 
 
-def run(opts: LlmsOptions, app_ctx: FaceContext) -> int:
+with_options_of(LlmsRequest, llms)  # --full: as the operation declares it
+
+
+def run(opts: LlmsRequest, app_ctx: FaceContext) -> int:
     guide = llms_text(app_ctx, full=opts.full)
     output = app_ctx.output
     if app_ctx.settings.json_output:

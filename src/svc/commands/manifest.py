@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.engines.discovery import manifest as fetch_manifest
 from svc.errors import ProtocolError
+from svc.operations.discovery import ManifestRequest
 from svc.ui.face import FaceContext
 from svc.ui.tables import Column
 from svc.words import price
@@ -18,11 +19,6 @@ if TYPE_CHECKING:
     from svc.ui.output import Output
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class ManifestOptions:
-    """No flags of its own."""
 
 
 # (section, title, columns as (heading, key)); a rate's keys may sit on the row or in `rates`.
@@ -63,11 +59,14 @@ SECTIONS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
     "Reads GET /manifest.json: tables on a terminal; the manifest as returned with --json.\n\n"
     "\b\nExamples:\n  svc manifest\n  svc manifest --json | jq '.plans'"
 )
-def manifest() -> None:
-    raise typer.Exit(run(ManifestOptions(), current()))
+def manifest(**given: Any) -> None:
+    raise typer.Exit(run(ManifestRequest.model_construct(**given), current()))
 
 
-def run(opts: ManifestOptions, app_ctx: FaceContext) -> int:
+with_options_of(ManifestRequest, manifest)  # no arguments of its own
+
+
+def run(opts: ManifestRequest, app_ctx: FaceContext) -> int:
     doc = fetch_manifest(app_ctx)
     if not app_ctx.output.json_mode and not isinstance(doc, dict):
         raise ProtocolError("manifest: the server's answer is not an object")

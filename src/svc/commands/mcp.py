@@ -3,32 +3,22 @@ Streamable HTTP on loopback), and `svc mcp token`: the HTTP server's bearer toke
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc import telemetry
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.engines import mcp_token
 from svc.errors import UsageError
 from svc.mcp.guard import loopback_address
+from svc.operations.setup import MCP_HOST, MCP_PORT, McpRequest
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
-DEFAULT_PORT = 8765
-ACTIONS = ("token",)
-
-
-@dataclass(frozen=True)
-class McpOptions:
-    """The profile says which wallet, policy and ledger it serves; the flags say how."""
-
-    action: str | None = None  # None: serve; "token": show (or rotate) the HTTP token
-    http: bool = False
-    host: str = "127.0.0.1"
-    port: int = DEFAULT_PORT
-    rotate: bool = False
+ACTIONS = ("token",)  # the action: none serves; "token" shows (or rotates) the HTTP token
 
 
 @app.command(
@@ -56,27 +46,15 @@ class McpOptions:
     "  svc mcp token --rotate\n"
     "  svc config set mcp_preapproved_usd 1.50"
 )
-def mcp(
-    action: str | None = typer.Argument(
-        None, metavar="token", help="token: print the HTTP bearer token (made if missing)."
-    ),
-    http: bool = typer.Option(
-        False, "--http", help="Serve Streamable HTTP on loopback instead of stdio."
-    ),
-    host: str = typer.Option(
-        "127.0.0.1", "--host", metavar="ADDRESS", help="With --http: a loopback address."
-    ),
-    port: int = typer.Option(
-        DEFAULT_PORT, "--port", min=0, max=65535, metavar="N", help="With --http: 0 picks one."
-    ),
-    rotate: bool = typer.Option(
-        False, "--rotate", help="With token: replace the token (the old one stops working)."
-    ),
-) -> None:
-    raise typer.Exit(run(McpOptions(action, http, host, port, rotate), current()))
+def mcp(**given: Any) -> None:
+    raise typer.Exit(run(McpRequest.model_construct(**given), current()))
 
 
-def run(opts: McpOptions, ctx: FaceContext) -> int:
+# token, --http ... --rotate: as the operation declares them; a port is checked as it is parsed.
+with_options_of(McpRequest, mcp, {"port": {"min": 0, "max": 65535}})
+
+
+def run(opts: McpRequest, ctx: FaceContext) -> int:
     _check(opts)
     if opts.action == "token":
         return show_token(ctx, opts.rotate)
@@ -92,7 +70,7 @@ def run(opts: McpOptions, ctx: FaceContext) -> int:
     return serve_stdio(ctx)
 
 
-def _check(opts: McpOptions) -> None:
+def _check(opts: McpRequest) -> None:
     if opts.action is not None and opts.action not in ACTIONS:
         raise UsageError(
             f"unknown action {opts.action!r} for svc mcp", hint="svc mcp, or svc mcp token"
@@ -102,7 +80,7 @@ def _check(opts: McpOptions) -> None:
     if opts.action == "token" and opts.http:
         raise UsageError("svc mcp token prints the token; serve with svc mcp --http")
     if not opts.http and opts.action is None:
-        serving = opts.host != McpOptions.host or opts.port != DEFAULT_PORT
+        serving = opts.host != MCP_HOST or opts.port != MCP_PORT
         if serving:
             raise UsageError("--host and --port go with --http")
     if opts.http:

@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.commands.api.operations import checked_method
 from svc.engines.discovery import matching_operations
 from svc.errors import NotFound
+from svc.operations.discovery import ApiGetRequest
 from svc.ui.face import FaceContext
 from svc.ui.operations import draw_operation
 from svc.ui.output import Output
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class GetOptions:
-    path: str
-    method: str | None = None  # upper case, checked
 
 
 @app.command(
@@ -33,19 +28,18 @@ class GetOptions:
     "  svc api get /svc/tasks --method POST\n"
     "  svc api get '/svc/tasks/{ticket_id}' --json",
 )
-def get(
-    path: str = typer.Argument(..., metavar="PATH", help="The path template, e.g. /svc/tasks."),
-    method: str | None = typer.Option(
-        None, "--method", "-X", metavar="M", help="Only this HTTP method."
-    ),
-) -> None:
-    raise typer.Exit(run(GetOptions(path, checked_method(method)), current()))
+def get(**given: Any) -> None:
+    raise typer.Exit(run(ApiGetRequest.model_construct(**given), current()))
 
 
-def run(opts: GetOptions, ctx: FaceContext) -> int:
-    doc, found = matching_operations(ctx, opts.path, opts.method)  # whole: the detail shows each
+with_options_of(ApiGetRequest, get)  # PATH and --method: as the operation declares them
+
+
+def run(opts: ApiGetRequest, ctx: FaceContext) -> int:
+    method = checked_method(opts.method)  # upper case, as the description spells it
+    doc, found = matching_operations(ctx, opts.path, method)  # whole: the detail shows each
     if not found:
-        which = f"{opts.method} {opts.path}" if opts.method else opts.path
+        which = f"{method} {opts.path}" if method else opts.path
         raise NotFound(
             f"no operation {which} in the service's description",
             hint="list them with: svc api search --all",

@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.commands.api.operations import checked_method, show_pages
 from svc.engines.discovery import Search, search_pages
 from svc.errors import UsageError
+from svc.operations.discovery import ApiSearchRequest
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class SearchOptions:
-    query: str | None = None
-    method: str | None = None  # upper case, checked
-    path: str | None = None
-    page: int | None = None
-    all_pages: bool = False
 
 
 @app.command(
@@ -33,28 +26,19 @@ class SearchOptions:
     "  svc api search --method POST --all\n"
     "  svc api search --path /svc/tasks --json | jq '.paths'"
 )
-def search(
-    query: str | None = typer.Argument(None, metavar="QUERY", help="Words to search for."),
-    method: str | None = typer.Option(
-        None, "--method", "-X", metavar="M", help="Only this HTTP method (exact)."
-    ),
-    path: str | None = typer.Option(
-        None,
-        "--path",
-        metavar="P",
-        help="Only this path template (exact), e.g. /svc/tasks/{ticket_id}.",
-    ),
-    page: int | None = typer.Option(None, "--page", min=1, metavar="N", help="Show page N."),
-    all_pages: bool = typer.Option(False, "--all", help="Follow every next page."),
-) -> None:
-    if page is not None and all_pages:
+def search(**given: Any) -> None:
+    raise typer.Exit(run(ApiSearchRequest.model_construct(**given), current()))
+
+
+# QUERY, --method ... --all: as the operation declares them; a page is checked as it is parsed.
+with_options_of(ApiSearchRequest, search, {"page": {"min": 1}})
+
+
+def run(opts: ApiSearchRequest, ctx: FaceContext) -> int:
+    if opts.page is not None and opts.all_pages:
         raise UsageError("--page and --all cannot be combined")
-    opts = SearchOptions(query, checked_method(method), path, page, all_pages)
-    raise typer.Exit(run(opts, current()))
-
-
-def run(opts: SearchOptions, ctx: FaceContext) -> int:
-    search = Search(opts.query, opts.method, opts.path, opts.page)
+    method = checked_method(opts.method)  # upper case, as the description spells it
+    search = Search(opts.query, method, opts.path, opts.page)
     pages = search_pages(ctx, search, every=opts.all_pages)
     show_pages(ctx, pages, merged=opts.all_pages)
     return 0

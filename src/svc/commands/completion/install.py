@@ -2,28 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
-from svc.commands.completion.scripts import (
-    SHELL_ARG,
-    Shell,
-    chosen_shell,
-    install_path,
-    script_path,
-)
+from svc.cli.options import with_options_of
+from svc.commands.completion.scripts import chosen_shell, install_path, script_path
 from svc.errors import SvcError
+from svc.operations.setup import CompletionInstallRequest
 from svc.ui.face import FaceContext
 from svc.ui.output import Output
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class InstallOptions:
-    shell: Shell
 
 
 @app.command(
@@ -36,13 +27,17 @@ class InstallOptions:
     "  svc completion install\n"
     "  svc completion install zsh",
 )
-def install(shell: Shell | None = SHELL_ARG) -> None:
-    raise typer.Exit(run(InstallOptions(chosen_shell(shell)), current()))
+def install(**given: Any) -> None:
+    raise typer.Exit(run(CompletionInstallRequest.model_construct(**given), current()))
 
 
-def run(opts: InstallOptions, app_ctx: FaceContext) -> int:
-    text = script_path(opts.shell).read_text(encoding="utf-8")
-    target, hint = install_path(opts.shell)
+with_options_of(CompletionInstallRequest, install)  # SHELL: as the operation declares it
+
+
+def run(opts: CompletionInstallRequest, app_ctx: FaceContext) -> int:
+    shell = chosen_shell(opts.shell)
+    text = script_path(shell).read_text(encoding="utf-8")
+    target, hint = install_path(shell)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         temp = target.with_name(target.name + ".tmp")
@@ -55,5 +50,5 @@ def run(opts: InstallOptions, app_ctx: FaceContext) -> int:
         out.line("installed the {shell} completion script: {path}", **doc)
         out.line("{hint}; to use it now: source {path}", **doc)
 
-    app_ctx.output.show({"shell": opts.shell.value, "path": str(target), "hint": hint}, draw)
+    app_ctx.output.show({"shell": shell.value, "path": str(target), "hint": hint}, draw)
     return 0

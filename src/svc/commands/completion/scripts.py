@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-import enum
 import os
 from pathlib import Path
 
-import typer
-
 import svc
 from svc.errors import SvcError, UsageError
-
-
-class Shell(enum.StrEnum):
-    BASH = "bash"
-    ZSH = "zsh"
-    FISH = "fish"
-
+from svc.operations.setup import Shell
 
 # shell -> file name, as in completions/ and in the wheel's package data
 FILE_NAMES = {Shell.BASH: "svc.bash", Shell.ZSH: "_svc", Shell.FISH: "svc.fish"}
@@ -69,6 +60,3 @@ def install_path(shell: Shell) -> tuple[Path, str]:
         )
     config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
     return config / "fish" / "completions" / "svc.fish", "fish loads it in new shells"
-
-
-SHELL_ARG = typer.Argument(None, metavar="SHELL", help="bash, zsh or fish (default: from $SHELL).")

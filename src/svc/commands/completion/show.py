@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
-from svc.commands.completion.scripts import SHELL_ARG, Shell, chosen_shell, script_path
+from svc.cli.options import with_options_of
+from svc.commands.completion.scripts import chosen_shell, script_path
+from svc.operations.setup import CompletionShowRequest
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class ShowOptions:
-    shell: Shell
 
 
 @app.command(
@@ -27,10 +24,14 @@ class ShowOptions:
     "  source <(svc completion show zsh)\n"
     "  svc completion show fish | source",
 )
-def show(shell: Shell | None = SHELL_ARG) -> None:
-    raise typer.Exit(run(ShowOptions(chosen_shell(shell)), current()))
+def show(**given: Any) -> None:
+    raise typer.Exit(run(CompletionShowRequest.model_construct(**given), current()))
 
 
-def run(opts: ShowOptions, app_ctx: FaceContext) -> int:
-    app_ctx.output.document(script_path(opts.shell).read_text(encoding="utf-8"))
+with_options_of(CompletionShowRequest, show)  # SHELL: as the operation declares it
+
+
+def run(opts: CompletionShowRequest, app_ctx: FaceContext) -> int:
+    shell = chosen_shell(opts.shell)
+    app_ctx.output.document(script_path(shell).read_text(encoding="utf-8"))
     return 0

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.commands.config.values import for_people, key_names
 from svc.engines.config_edit import setting
+from svc.operations.setup import ConfigGetRequest
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class GetOptions:
-    key: str
 
 
 @app.command(
@@ -25,11 +22,15 @@ class GetOptions:
     "its source.\n\n"
     "\b\nExamples:\n  svc config get base_url\n  svc config get max_price_usd --json"
 )
-def get(key: str = typer.Argument(..., metavar="KEY", autocompletion=key_names)) -> None:
-    raise typer.Exit(run(GetOptions(key), current()))
+def get(**given: Any) -> None:
+    raise typer.Exit(run(ConfigGetRequest.model_construct(**given), current()))
 
 
-def run(opts: GetOptions, app_ctx: FaceContext) -> int:
+# KEY: as the operation declares it; the shell completes the settings table's keys.
+with_options_of(ConfigGetRequest, get, {"key": {"autocompletion": key_names}})
+
+
+def run(opts: ConfigGetRequest, app_ctx: FaceContext) -> int:
     doc = setting(app_ctx, opts.key)
     app_ctx.output.show(doc, lambda out, d: out.line(for_people(d["value"]) or ""))
     return 0

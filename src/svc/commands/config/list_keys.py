@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.commands.config.values import for_people
 from svc.engines.config_edit import every_setting
+from svc.operations.setup import ConfigListRequest
 from svc.ui.face import FaceContext
 from svc.ui.output import Output
 from svc.ui.tables import Column
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class ListOptions:
-    """No flags of its own."""
 
 
 @app.command(
@@ -28,11 +24,14 @@ class ListOptions:
     "With --json also the profiles in the file and each key's meaning.\n\n"
     "\b\nExamples:\n  svc config list\n  svc config list --json | jq '.settings[] | select(.source != \"default\")'",
 )
-def list_() -> None:
-    raise typer.Exit(run(ListOptions(), current()))
+def list_(**given: Any) -> None:
+    raise typer.Exit(run(ConfigListRequest.model_construct(**given), current()))
 
 
-def run(opts: ListOptions, app_ctx: FaceContext) -> int:
+with_options_of(ConfigListRequest, list_)  # no arguments of its own
+
+
+def run(opts: ConfigListRequest, app_ctx: FaceContext) -> int:
     doc = every_setting(app_ctx)
     app_ctx.output.show(doc, _settings_table)
     return 0

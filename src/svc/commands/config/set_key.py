@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.commands.config.values import key_names, report_change, say_profile_created
 from svc.engines.config_edit import profile_is_new, set_fleet_value, set_value
-from svc.settings_table import FLEET_KEYS
+from svc.operations.setup import ConfigSetRequest
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class SetOptions:
-    key: str
-    value: str
-    fleet: bool = False  # into the fleet's ledger (daily_cap_usd): every runner obeys it
 
 
 @app.command(
@@ -33,20 +27,15 @@ class SetOptions:
     "  svc config set daily_cap_usd none\n"
     "  svc config set daily_cap_usd 90 --fleet",
 )
-def set_(
-    key: str = typer.Argument(..., metavar="KEY", autocompletion=key_names),
-    value: str = typer.Argument(..., metavar="VALUE"),
-    fleet: bool = typer.Option(
-        False,
-        "--fleet",
-        help=f"Write {', '.join(FLEET_KEYS)} into the fleet's shared ledger (ledger_url): every runner "
-        "obeys that one value, whatever its own.",
-    ),
-) -> None:
-    raise typer.Exit(run(SetOptions(key, value, fleet), current()))
+def set_(**given: Any) -> None:
+    raise typer.Exit(run(ConfigSetRequest.model_construct(**given), current()))
 
 
-def run(opts: SetOptions, app_ctx: FaceContext) -> int:
+# KEY VALUE and --fleet: as the operation declares them; the shell completes the keys.
+with_options_of(ConfigSetRequest, set_, {"key": {"autocompletion": key_names}})
+
+
+def run(opts: ConfigSetRequest, app_ctx: FaceContext) -> int:
     if opts.fleet:
         return fleet_change(app_ctx, opts.key, opts.value)
     new = profile_is_new(app_ctx)

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.engines import sandbox_admin
 from svc.engines.ids import task_id_arg
+from svc.operations.sandbox import SandboxClaimCodeRequest
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class ClaimCodeOptions:
-    attempt: str | None = None  # None: the newest pending claim link
 
 
 @app.command(
@@ -27,17 +24,17 @@ class ClaimCodeOptions:
     "\b\nExamples:\n  svc sandbox claim-code\n"
     '  svc identity claim --code "$(svc sandbox claim-code | jq -r .user_code)"',
 )
-def claim_code(
-    attempt: str | None = typer.Option(
-        None, "--attempt", metavar="ID", help="A claim link's attempt id (default: the newest)."
-    ),
-) -> None:
+def claim_code(**given: Any) -> None:
+    raise typer.Exit(run(SandboxClaimCodeRequest.model_construct(**given), current()))
+
+
+with_options_of(SandboxClaimCodeRequest, claim_code)  # --attempt: as the operation declares it
+
+
+def run(opts: SandboxClaimCodeRequest, app_ctx: FaceContext) -> int:
+    attempt = opts.attempt
     checked = task_id_arg(attempt, "--attempt") if attempt is not None else None
-    raise typer.Exit(run(ClaimCodeOptions(checked), current()))
-
-
-def run(opts: ClaimCodeOptions, app_ctx: FaceContext) -> int:
-    code, doc = sandbox_admin.claim_code(app_ctx, opts.attempt)
+    code, doc = sandbox_admin.claim_code(app_ctx, checked)
     if app_ctx.output.json_mode:
         app_ctx.output.emit_json(doc)
     else:

@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.engines.ids import request_id_arg
 from svc.engines.sandbox_admin import NoCardPageError, press_card_page
+from svc.operations.sandbox import SandboxPayCardRequest
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class PayCardOptions:
-    request_id: str | None = None  # None: the newest card payment waiting
-    decline: bool = False
 
 
 @app.command(
@@ -30,19 +26,19 @@ class PayCardOptions:
     "  svc sandbox pay-card && svc pay card\n"
     "  svc sandbox pay-card req_0123 --decline",
 )
-def pay_card_page(
-    request_id: str | None = typer.Argument(
-        None, metavar="REQUEST_ID", help="The request (default: the newest card payment waiting)."
-    ),
-    decline: bool = typer.Option(False, "--decline", help="Press Decline instead of Pay."),
-) -> None:
-    rid = request_id_arg(request_id, "REQUEST_ID") if request_id is not None else None
-    raise typer.Exit(run(PayCardOptions(rid, decline), current()))
+def pay_card_page(**given: Any) -> None:
+    raise typer.Exit(run(SandboxPayCardRequest.model_construct(**given), current()))
 
 
-def run(opts: PayCardOptions, app_ctx: FaceContext) -> int:
+# REQUEST_ID and --decline: as the operation declares them.
+with_options_of(SandboxPayCardRequest, pay_card_page)
+
+
+def run(opts: SandboxPayCardRequest, app_ctx: FaceContext) -> int:
+    named = opts.request_id
+    wanted = request_id_arg(named, "REQUEST_ID") if named is not None else None
     try:
-        rid = press_card_page(app_ctx, opts.request_id, decline=opts.decline)
+        rid = press_card_page(app_ctx, wanted, decline=opts.decline)
     except NoCardPageError as exc:
         exc.hint = "a card payment starts with `svc submit --pay card`"
         raise

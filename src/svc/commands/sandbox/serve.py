@@ -3,26 +3,18 @@
 from __future__ import annotations
 
 import errno
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.commands.sandbox.scenario_tags import tag_list
 from svc.errors import UsageError
+from svc.operations.sandbox import SandboxServeRequest
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class ServeOptions:
-    host: str = "127.0.0.1"
-    port: int = 8402  # 0 picks a free one
-    clock_speed: float = 1.0  # sandbox seconds per real second
-    quiet: bool = False
-    allow_remote: bool = False
-    network: str = "testnet"  # what the 402 asks for; mainnet: the production offer
 
 
 NETWORKS = ("testnet", "mainnet")
@@ -40,37 +32,20 @@ NETWORKS = ("testnet", "mainnet")
     "  svc sandbox serve --port 0 --clock-speed 10\n"
     "  svc sandbox serve --network mainnet"
 )
-def serve(
-    host: str = typer.Option(
-        "127.0.0.1",
-        "--host",
-        metavar="ADDRESS",
-        help="Address to bind (loopback only unless --allow-remote).",
-    ),
-    port: int = typer.Option(
-        8402, "--port", min=0, max=65535, metavar="N", help="Port; 0 picks a free one."
-    ),
-    clock_speed: float = typer.Option(
-        1.0, "--clock-speed", min=0.01, metavar="X", help="Sandbox seconds per real second."
-    ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No access log."),
-    allow_remote: bool = typer.Option(
-        False,
-        "--allow-remote",
-        help="Listen on a non-loopback address too (the sandbox has no authentication).",
-    ),
-    network: str = typer.Option(
-        "testnet",
-        "--network",
-        metavar="testnet|mainnet",
-        help="What the 402 asks for: Base Sepolia test USDC (default) or Base mainnet USDC.",
-    ),
-) -> None:
-    opts = ServeOptions(host, port, clock_speed, quiet, allow_remote, network)
-    raise typer.Exit(run(opts, current()))
+def serve(**given: Any) -> None:
+    raise typer.Exit(run(SandboxServeRequest.model_construct(**given), current()))
 
 
-def run(opts: ServeOptions, app_ctx: FaceContext) -> int:
+# --host ... --network: as the operation declares them; a port and a clock speed are checked
+# as they are parsed.
+with_options_of(
+    SandboxServeRequest,
+    serve,
+    {"port": {"min": 0, "max": 65535}, "clock_speed": {"min": 0.01}},
+)
+
+
+def run(opts: SandboxServeRequest, app_ctx: FaceContext) -> int:
     try:
         from svc_sandbox.server import bind_socket, is_loopback
         from svc_sandbox.server import serve_socket as serve_forever

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
 import typer
 
 from svc.cli.app import current
+from svc.cli.options import with_options_of
 from svc.commands.sandbox.scenario_tags import CODE_FAULTS, QUOTE_TAGS, TASK_TAGS, cheat_sheet
+from svc.operations.sandbox import SandboxTagsRequest
 from svc.ui.face import FaceContext
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-
-@dataclass(frozen=True)
-class TagsOptions:
-    """No flags of its own."""
 
 
 @app.command(
@@ -24,11 +21,14 @@ class TagsOptions:
     "list is text even when piped, and JSON with --json.\n\n"
     "\b\nExamples:\n  svc sandbox tags\n  svc sandbox tags | grep approval"
 )
-def tags() -> None:
-    raise typer.Exit(run(TagsOptions(), current()))
+def tags(**given: Any) -> None:
+    raise typer.Exit(run(SandboxTagsRequest.model_construct(**given), current()))
 
 
-def run(opts: TagsOptions, app_ctx: FaceContext) -> int:
+with_options_of(SandboxTagsRequest, tags)  # no arguments of its own
+
+
+def run(opts: SandboxTagsRequest, app_ctx: FaceContext) -> int:
     output = app_ctx.output
     if app_ctx.settings.json_output:  # only when asked, like help topics: `| grep` is text
         tasks = [{"tag": tag, "effect": what} for tag, what in TASK_TAGS]

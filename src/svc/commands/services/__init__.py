@@ -6,13 +6,15 @@ options like a command and follows options + run like one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import typer
+from typer._click.globals import get_current_context
 
 from svc.cli.app import current, lazy_group, with_globals
+from svc.cli.options import with_options_of
 from svc.engines.discovery import services as fetch_services
+from svc.operations.discovery import ServicesRequest
 from svc.ui.face import FaceContext
 from svc.ui.output import Output
 from svc.ui.tables import Column
@@ -28,18 +30,16 @@ MEMBERS = {
 app: typer.Typer = typer.Typer(cls=lazy_group(MEMBERS), rich_markup_mode=None)
 
 
-@dataclass(frozen=True)
-class ServicesOptions:
-    """No flags of its own."""
-
-
-def services(ctx: typer.Context) -> None:
+def services(**given: Any) -> None:
     """List the services the seller offers (GET /services)."""
-    if ctx.invoked_subcommand is None:
-        raise typer.Exit(run(ServicesOptions(), current()))
+    if get_current_context().invoked_subcommand is None:  # `svc services` alone
+        raise typer.Exit(run(ServicesRequest.model_construct(**given), current()))
 
 
-def run(opts: ServicesOptions, app_ctx: FaceContext) -> int:
+with_options_of(ServicesRequest, services)  # no arguments of its own
+
+
+def run(opts: ServicesRequest, app_ctx: FaceContext) -> int:
     doc = fetch_services(app_ctx)
     app_ctx.output.show(doc, _table)
     return 0
