@@ -19,7 +19,7 @@ import typer
 from svc import paid_record, rail_table
 from svc.cli.app import current
 from svc.cli.inputs import open_binary_source, payment_flags
-from svc.commands.submit_options import MAX_PRICE, TRUST_RECIPIENT
+from svc.cli.options import with_options_of
 from svc.engines import probe as submit_probe
 from svc.engines.request import (
     PaidResponse,
@@ -32,6 +32,7 @@ from svc.engines.request_headers import refuse_headers
 from svc.engines.submit import new_request_id
 from svc.errors import Interrupted, ProtocolError, SvcError, UsageError
 from svc.next_step import step
+from svc.operations.request import PaidRequestRequest
 from svc.promises import refuse_sending
 from svc.ui.body import BodySink
 from svc.ui.face import FaceContext
@@ -42,45 +43,13 @@ app: typer.Typer = typer.Typer(rich_markup_mode=None)
 
 MAX_JSON_BODY = 16 * 1024 * 1024  # a body put inside the --json object is held: bounded
 
-_URL = typer.Argument(..., metavar="URL", help="The URL (https://, or http:// on loopback).")
-_METHOD = typer.Option(
-    None, "--method", "-X", metavar="METHOD", help="GET by default, POST with --data."
-)
-_HEADER = typer.Option(
-    None, "--header", "-H", metavar="'NAME: VALUE'", help="A request header (repeatable)."
-)
-_DATA = typer.Option(
-    None,
-    "--data",
-    "-d",
-    metavar="DATA",
-    help="The request body as given, @FILE to read a file, @- for stdin (sent as it is, like "
-    "curl's --data-binary; Content-Type application/x-www-form-urlencoded unless -H sets one).",
-)
-_OUTPUT = typer.Option(
-    None, "--output", "-o", metavar="PATH", help="Write the body to PATH instead of stdout."
-)
-_INCLUDE = typer.Option(
-    False, "--include", "-i", help="Write the status line and headers before the body."
-)
-_PAY = typer.Option(None, "--pay", metavar="x402|mpp", help="Payment method [config: pay].")
-_REQUEST_ID = typer.Option(
-    None,
-    "--request-id",
-    metavar="ID",
-    help="Idempotency key; re-use it (same method, URL and body) to resume without paying twice.",
-)
-_DRY_RUN = typer.Option(False, "--dry-run", help="Show what would be sent and paid; send nothing.")
-_PROBE = typer.Option(
-    False,
-    "--probe",
-    help="Send the request unpaid and show its 402's offers and what would be paid under your "
-    "policy; nothing is signed or paid.",
-)
-
 
 @dataclass(frozen=True)
 class RequestOptions:
+    """The options as `run` reads them (the request as typed is `PaidRequestRequest`): the
+    rail only when --pay named one (else the engine picks: the config's, x402 for a card),
+    the cap an amount."""
+
     url: str
     method: str | None = None
     headers: tuple[str, ...] = ()
@@ -108,31 +77,34 @@ class RequestOptions:
     "  svc request --probe https://api.example.com/paid/report\n"
     "  svc request --json https://api.example.com/paid/report | jq .paid_usd"
 )
-def request_command(
-    url: str = _URL,
-    method: str | None = _METHOD,
-    header: list[str] | None = _HEADER,
-    data: str | None = _DATA,
-    output: str | None = _OUTPUT,
-    include: bool = _INCLUDE,
-    pay: str | None = _PAY,
-    max_price: str | None = MAX_PRICE,
-    request_id: str | None = _REQUEST_ID,
-    dry_run: bool = _DRY_RUN,
-    probe: bool = _PROBE,
-    trust_recipient: bool = TRUST_RECIPIENT,
-) -> None:
+def request_command(**given: Any) -> None:
+    # Built unchecked: this command words each error itself, in the flags a person typed.
+    typed = PaidRequestRequest.model_construct(**given)
     ctx = current()
-    given = {"dry_run": dry_run, "probe": probe, "request_id": request_id is not None}
-    refuse_sending("cli", given | {"trust_recipient": trust_recipient})
-    rail, cap = payment_flags(ctx, pay, max_price)
-    if pay is not None and rail == rail_table.CARD:
+    promised = {"dry_run": typed.dry_run, "probe": typed.probe}
+    sending = {"request_id": typed.request_id is not None, "trust_recipient": typed.trust_recipient}
+    refuse_sending("cli", promised | sending)
+    rail, cap = payment_flags(ctx, typed.pay, typed.max_price)
+    if typed.pay is not None and rail == rail_table.CARD:
         raise UsageError("--pay must be x402 or mpp for svc request (a card page is for tasks)")
     opts = RequestOptions(
-        url, method, tuple(header or ()), data, output, include,
-        pay and rail, cap, request_id, dry_run, probe, trust_recipient,
-    )  # fmt: skip
+        url=typed.url,
+        method=typed.verb,
+        headers=tuple(typed.header or ()),
+        data=typed.data,
+        output=typed.output,
+        include=typed.include,
+        rail=typed.pay and rail,
+        max_price_usd=cap,
+        request_id=typed.request_id,
+        dry_run=typed.dry_run,
+        probe=typed.probe,
+        trust_recipient=typed.trust_recipient,
+    )
     raise typer.Exit(run(opts, ctx))
+
+
+with_options_of(PaidRequestRequest, request_command)  # URL, -X ... --trust-recipient: as declared
 
 
 def run(opts: RequestOptions, ctx: FaceContext) -> int:

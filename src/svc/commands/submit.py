@@ -1,11 +1,12 @@
 """`svc submit`: one paid task (or, with --from, every line of a file), its dry run and probe.
 
-The Typer function only parses into `SubmitOptions` (the task text read, the rail and cap
-checked); `run` does the rest against the `FaceContext` it is handed, so it can be tested
-in-process. The paid submission itself is `svc.engines.submit.submit`; this module is the
-command around it: the duplicate check, --dry-run, --probe and what is shown. --from (the
-batch, `svc.commands.submit_batch`) and --wait (`svc.commands.watch_face.follow`) are modules of
-their own.
+The options are the operation's request (`svc.operations.submit.SubmitRequest`, shared with
+the MCP tool); the Typer function only parses them into `SubmitOptions` (the task text read,
+the rail and cap checked); `run` does the rest against the `FaceContext` it is handed, so it
+can be tested in-process. The paid submission itself is `svc.engines.submit.submit`; this
+module is the command around it: the duplicate check, --dry-run, --probe and what is shown.
+--from (the batch, `svc.commands.submit_batch`) and --wait (`svc.commands.watch_face.follow`)
+are modules of their own.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from typing import Any
 
 import typer
 
-from svc import paid_record, rail_table
+from svc import paid_record
 from svc.cli.app import current
 from svc.cli.inputs import payment_flags, read_text_source
+from svc.cli.options import with_options_of
 from svc.commands.submit_batch import run_batch
-from svc.commands.submit_options import MAX_PRICE, TRUST_RECIPIENT, SubmitOptions
+from svc.commands.submit_options import SubmitOptions
 from svc.commands.watch_face import follow
 from svc.engines import dry_run, probe
 from svc.engines.submit import (
@@ -32,6 +34,7 @@ from svc.engines.submit import submit as submit_paid
 from svc.engines.validate import task_body
 from svc.errors import ExitCode, Interrupted, SvcError, UsageError
 from svc.next_words import resume_command
+from svc.operations.submit import SubmitRequest
 from svc.promises import refuse_sending
 from svc.settings import poll_seconds
 from svc.ui import views
@@ -41,60 +44,6 @@ from svc.ui.output import Output
 from svc.ui.prompts import confirm_payment
 
 app: typer.Typer = typer.Typer(rich_markup_mode=None)
-
-# The options, declared once here so the command's signature reads as a list of flags.
-_TASK = typer.Argument(
-    None, metavar="TASK", help="The task in natural language, or - to read it from stdin."
-)
-_FILE = typer.Option(None, "--file", "-f", metavar="PATH", help="Read the task text from a file.")
-_EMAIL = typer.Option(
-    None, "--email", "-e", metavar="EMAIL", help="End user's e-mail address [config: email]."
-)
-_WAIT = typer.Option(False, "--wait", "-w", help="Then follow the task like `svc watch`.")
-_PAY = typer.Option(
-    None, "--pay", metavar="|".join(rail_table.NAMES), help="Payment method [config: pay]."
-)
-_REQUEST_ID = typer.Option(
-    None,
-    "--request-id",
-    metavar="ID",
-    help="Idempotency key; re-use it to resume a submission without paying twice.",
-)
-_DRY_RUN = typer.Option(False, "--dry-run", help="Validate and show the price; send nothing.")
-_PROBE = typer.Option(
-    False,
-    "--probe",
-    help="With or without --dry-run: send the request unpaid, show the service's 402 "
-    "challenge and what would be paid under your policy; nothing is signed or paid.",
-)
-_INTERVAL = typer.Option(
-    None, "--interval", metavar="S", help="With --wait: seconds between polls."
-)
-_FROM = typer.Option(
-    None,
-    "--from",
-    metavar="PATH",
-    help="Submit every line of a JSON-lines file ({task, email, request_id?} per line; - for "
-    "stdin), each paid once; NDJSON results when piped. See docs/batch.md.",
-)
-_CONCURRENCY = typer.Option(
-    8, "--concurrency", metavar="N", help="With --from: submissions in flight at once."
-)
-_SKIP_BAD = typer.Option(
-    False,
-    "--skip-bad-lines",
-    help="With --from: pay for the good lines even if some are bad (by default one bad line "
-    "means nothing is paid).",
-)
-_YES = typer.Option(
-    False, "--yes", "-y", help="With --from: do not ask to confirm the batch's most on a terminal."
-)
-_ALLOW_DUPLICATE = typer.Option(
-    False,
-    "--allow-duplicate",
-    help="Pay for the same task and e-mail again within duplicate_window_seconds (by default "
-    "refused in a script, asked on a terminal).",
-)
 
 
 @app.command(
@@ -107,54 +56,50 @@ _ALLOW_DUPLICATE = typer.Option(
     "  svc submit --file task.txt --email ana@example.com --wait\n"
     "  svc submit 'Book a table #2fa' --email ana@example.com --dry-run"
 )
-def submit(
-    task: str | None = _TASK,
-    file: str | None = _FILE,
-    email: str | None = _EMAIL,
-    wait: bool = _WAIT,
-    pay: str | None = _PAY,
-    max_price: str | None = MAX_PRICE,
-    request_id: str | None = _REQUEST_ID,
-    dry_run: bool = _DRY_RUN,
-    trust_recipient: bool = TRUST_RECIPIENT,
-    probe: bool = _PROBE,
-    interval: str | None = _INTERVAL,  # text: svc's words for a bad value, not Typer's
-    from_file: str | None = _FROM,
-    concurrency: int = _CONCURRENCY,
-    skip_bad_lines: bool = _SKIP_BAD,
-    yes: bool = _YES,
-    allow_duplicate: bool = _ALLOW_DUPLICATE,
-) -> None:
+def submit(**given: Any) -> None:
+    # Built unchecked: this command words each error itself, in the flags a person typed.
+    request = SubmitRequest.model_construct(**given)
     app_ctx = current()
-    given = {"dry_run": dry_run, "probe": probe, "batch": from_file is not None, "wait": wait}
-    given |= {"request_id": request_id is not None, "allow_duplicate": allow_duplicate}
-    refuse_sending("cli", given | {"trust_recipient": trust_recipient})
-    if from_file is not None:
+    raise typer.Exit(run(_parsed(request, app_ctx), app_ctx))
+
+
+with_options_of(SubmitRequest, submit)  # TASK, --file ... --allow-duplicate: as declared
+
+
+def _parsed(request: SubmitRequest, app_ctx: FaceContext) -> SubmitOptions:
+    """The options as typed, checked and read: the pairs that cannot go together refused
+    before anything is read, then the task text, the rail, the cap and the interval."""
+    batch, dry_run = request.batch_file is not None, bool(request.dry_run)
+    given = {"dry_run": dry_run, "probe": request.probe, "batch": batch, "wait": request.wait}
+    given |= {"request_id": request.request_id is not None, "allow_duplicate": request.again}
+    refuse_sending("cli", given | {"trust_recipient": request.trust_recipient})
+    if batch:
         _refuse_with_batch(
-            {"TASK": task is not None, "--file": file is not None, "--wait": wait}
-            | {"--request-id": request_id is not None, "--allow-duplicate": allow_duplicate}
+            {"TASK": request.text is not None, "--file": request.file is not None}
+            | {"--wait": request.wait, "--request-id": request.request_id is not None}
+            | {"--allow-duplicate": request.again}
         )
     else:
-        _refuse_without_batch({"--skip-bad-lines": skip_bad_lines, "--yes": yes})
-    method, cap = payment_flags(app_ctx, pay, max_price)
-    opts = SubmitOptions(
-        text=None if from_file is not None else _task_text(task, file),
-        email=email,
+        _refuse_without_batch({"--skip-bad-lines": request.skip_bad_lines, "--yes": request.yes})
+    method, cap = payment_flags(app_ctx, request.pay, request.max_price)
+    interval = request.interval
+    return SubmitOptions(
+        text=None if batch else _task_text(request.text, request.file),
+        email=request.email,
         rail=method,
         max_price_usd=cap,
-        request_id=request_id,
+        request_id=request.request_id,
         dry_run=dry_run,
-        probe=probe,
-        trust_recipient=trust_recipient,
-        wait=wait,
+        probe=request.probe,
+        trust_recipient=request.trust_recipient,
+        wait=request.wait,
         interval=None if interval is None else poll_seconds("--interval", interval),
-        batch_file=from_file,
-        concurrency=concurrency,
-        skip_bad_lines=skip_bad_lines,
-        yes=yes,
-        allow_duplicate=allow_duplicate,
+        batch_file=request.batch_file,
+        concurrency=request.concurrency,
+        skip_bad_lines=request.skip_bad_lines,
+        yes=request.yes,
+        allow_duplicate=request.again,
     )
-    raise typer.Exit(run(opts, app_ctx))
 
 
 def _refuse_with_batch(given: dict[str, bool]) -> None:

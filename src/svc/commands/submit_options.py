@@ -1,25 +1,15 @@
 """`svc submit`'s options, parsed: what the Typer command (svc.commands.submit) hands the run,
-and the batch face (svc.commands.submit_batch) reads."""
+and the batch face (svc.commands.submit_batch) reads. The options as typed are the operation's
+request (svc.operations.submit.SubmitRequest); this is what they mean once read and checked:
+the task's text, not `-` or a path; the rail, from the flag or the config; a cap as an amount;
+an interval in seconds."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
 
-import typer
-
 from svc import rail_table
-
-# The options of a paid call, the same words on each command that pays (submit, request).
-MAX_PRICE = typer.Option(
-    None,
-    "--max-price",
-    metavar="USD",
-    help="Refuse to pay more than this per call [config: max_price_usd, default 1.50].",
-)
-TRUST_RECIPIENT = typer.Option(
-    False, "--trust-recipient", help="Accept a changed payment recipient and pin the new one."
-)
 
 
 @dataclass(frozen=True)
