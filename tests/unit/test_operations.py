@@ -11,10 +11,12 @@ import typer
 from typer import _click as click
 
 from svc.cli.app import app
+from svc.cli.globals import GLOBALS
 from svc.client._sync import Client, Identity
 from svc.mcp.server import offered
 from svc.operations import table
 from svc.operations.declare import Command, Method, Missing, Tool, Written
+from svc.operations.fields import offered as fields_offered
 
 
 def _runnable() -> set[str]:
@@ -91,3 +93,25 @@ def test_an_operation_served_whole_has_what_every_face_needs() -> None:
             continue
         assert op.request is not None and op.result is not None and op.text is not None
         assert isinstance(op.library, Method), f"{op.name}: the library's method is generated"
+
+
+GLOBAL_KEYS = {"help"} | {option.key for option in GLOBALS}  # every command takes them
+
+
+def _command(path: str) -> Any:
+    command: Any = typer.main.get_command(app)
+    ctx = click.Context(command)
+    for name in path.split():
+        command = command.get_command(ctx, name)
+    return command
+
+
+def test_every_command_takes_its_arguments_and_options_from_its_request() -> None:
+    """No command describes its options again: each parameter Typer reads is a field of the
+    operation's request, in the request's order, and every field the CLI is offered is one."""
+    for op in table.OPERATIONS:
+        if not isinstance(op.cli, Command):
+            continue
+        assert op.request is not None, f"{op.name}: no request declared"
+        own = [p.name for p in _command(op.cli.path).params if p.name not in GLOBAL_KEYS]
+        assert own == fields_offered(op.request, "cli"), op.name

@@ -78,6 +78,10 @@ class NotIn:
     faces: tuple[str, ...]
 
 
+CLI_ONLY = NotIn(("mcp", "library"))  # a spelling or option a person at a shell alone has
+NOT_CLI = NotIn(("cli",))  # a field a program gives that the CLI spells another way
+
+
 @dataclass(frozen=True)
 class SecretInput:
     """The field carries a secret: never echoed, logged or put in argv."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from svc.operations.declare import Command, Operation, Tool, written
-from svc.operations.fields import Flag, NotIn, Positional, Request, TaskId
+from svc.operations.fields import CLI_ONLY, Flag, Positional, Request, TaskId
 from svc.operations.shown import TaskShown
 
 
@@ -23,7 +23,7 @@ class TaskRequest(Request):
             help="Exit code follows the state: 0 completed, 3 failed or cancelled, 6 blocked "
             "on the user, 11 still live (pending or running).",
         ),
-        NotIn(("mcp", "library")),
+        CLI_ONLY,
     ] = False
 
 

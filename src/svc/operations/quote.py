@@ -11,7 +11,7 @@ from pydantic import Field
 
 from svc import rail_table
 from svc.operations.declare import Command, Operation, Tool, written
-from svc.operations.fields import Flag, NotIn, Positional, Rail, Request, Usd
+from svc.operations.fields import CLI_ONLY, Flag, Positional, Rail, Request, Usd
 from svc.operations.shown import QuoteShown
 
 
@@ -67,12 +67,12 @@ class QuoteRequest(Request):
         ),
     ] = None
     # Which proof the CLI makes is the CLI's: svc mcp and the library prove as they are set up.
-    pay: Annotated[
-        str | None, Flag("--pay", "|".join(rail_table.FREE_PROOF_NAMES)), NotIn(("mcp", "library"))
-    ] = Field(
-        None,
-        description="Prove with this rail when you have both: the wallet (x402) or the MPP "
-        "token (SVC_SPT, spt_file, spt_command). Default: the wallet, else the token.",
+    pay: Annotated[str | None, Flag("--pay", "|".join(rail_table.FREE_PROOF_NAMES)), CLI_ONLY] = (
+        Field(
+            None,
+            description="Prove with this rail when you have both: the wallet (x402) or the MPP "
+            "token (SVC_SPT, spt_file, spt_command). Default: the wallet, else the token.",
+        )
     )
 
 

@@ -10,10 +10,8 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from svc.operations.declare import Command, Operation, Tool, written
-from svc.operations.fields import Flag, NotIn, Positional, Request, TaskId
+from svc.operations.fields import CLI_ONLY, NOT_CLI, Flag, Positional, Request, TaskId
 from svc.operations.shown import TaskShown
-
-CLI_ONLY = NotIn(("mcp", "library"))
 
 
 class ReplyRequest(Request):
@@ -34,7 +32,7 @@ class ReplyRequest(Request):
         max_length=64,
         description="Name of the requested item of a plain ask, e.g. sms_code.",
     )
-    value: Annotated[str | None, NotIn(("cli",))] = Field(
+    value: Annotated[str | None, NOT_CLI] = Field(
         None,
         min_length=1,
         max_length=4000,
@@ -52,22 +50,22 @@ class ReplyRequest(Request):
     ] = Field(None, description="The field is a secret: the person is asked for it directly.")
     # No minLength on a value: "" names a secret key for the person to answer; an empty
     # plain key is refused by the reply flow, naming the key.
-    field_values: Annotated[
-        dict[str, Annotated[str, Field(max_length=4000)]] | None, NotIn(("cli",))
-    ] = Field(
-        None,
-        max_length=100,
-        description="Answers to a structured ask: requested field or question key -> "
-        "value. Leave out the keys that want a secret (a PIN, a password), or give them "
-        '"": the person is asked for them directly.',
+    field_values: Annotated[dict[str, Annotated[str, Field(max_length=4000)]] | None, NOT_CLI] = (
+        Field(
+            None,
+            max_length=100,
+            description="Answers to a structured ask: requested field or question key -> "
+            "value. Leave out the keys that want a secret (a PIN, a password), or give them "
+            '"": the person is asked for them directly.',
+        )
     )
     sets: Annotated[list[str], Flag("--set", "KEY=VALUE"), CLI_ONLY] = Field(
         [], description="A value for info.field_values (repeatable)."
     )
-    approve_payment: Annotated[Literal[True] | None, NotIn(("cli",))] = Field(
+    approve_payment: Annotated[Literal[True] | None, NOT_CLI] = Field(
         None, description="Re-send an expired payment approval to the person's app."
     )
-    decline_payment: Annotated[Literal[True] | None, NotIn(("cli",))] = Field(
+    decline_payment: Annotated[Literal[True] | None, NOT_CLI] = Field(
         None, description="Decline the task's payment ask: the task ends failed."
     )
     # The CLI's own two flags for the payment decision (Typer reads no `Literal[True]`).

@@ -11,15 +11,16 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from svc.operations.declare import Command, Operation, Tool, written
-from svc.operations.fields import REQUEST_ID_PATTERN, Flag, Positional, Request, Usd
-from svc.operations.submit import (
+from svc.operations.fields import (
     CLI_ONLY,
     NOT_CLI,
-    PAY_HELP,
-    MaxPrice,
-    TrustRecipient,
-    request_id_flag,
+    REQUEST_ID_PATTERN,
+    Flag,
+    Positional,
+    Request,
+    Usd,
 )
+from svc.operations.submit import PAY_HELP, MaxPrice, TrustRecipient, request_id_flag
 
 MAX_TOOL_BODY = 64 * 1024  # characters of an answer's body a tool result carries
 

@@ -15,7 +15,7 @@ from svc.context import AppContext
 from svc.engines.spend import Whose, spend_document, spend_window
 from svc.errors import UsageError
 from svc.operations.declare import Command, Document, Method, Operation, Tool
-from svc.operations.fields import DATE_PATTERN, WALLET_PATTERN, Flag, NotIn, Request
+from svc.operations.fields import CLI_ONLY, DATE_PATTERN, WALLET_PATTERN, Flag, NotIn, Request
 from svc.operations.results import BudgetLine, ResultModel
 from svc.words import counted, plural, usd
 
@@ -47,10 +47,10 @@ class SpendRequest(Request):
     ] = Field(
         None, min_length=1, max_length=64, description="One runner's share of a fleet ledger."
     )
-    format: Annotated[str | None, Flag("--format", "FORMAT"), NotIn(("mcp", "library"))] = Field(
+    format: Annotated[str | None, Flag("--format", "FORMAT"), CLI_ONLY] = Field(
         None, description="Export the window: csv, beancount, ledger (hledger too) or json."
     )
-    tasks: Annotated[bool, Flag("--tasks"), NotIn(("mcp", "library"))] = Field(
+    tasks: Annotated[bool, Flag("--tasks"), CLI_ONLY] = Field(
         False, description="List every paid task (a terminal)."
     )
     # On the CLI the global --profile, when named (flag or SVC_PROFILE), is this filter.

@@ -12,19 +12,17 @@ from pydantic import Field
 from svc import rail_table
 from svc.operations.declare import Command, Operation, Tool, written
 from svc.operations.fields import (
+    CLI_ONLY,
+    NOT_CLI,
     REQUEST_ID_PATTERN,
     Email,
     Flag,
-    NotIn,
     Positional,
     Rail,
     Request,
     Usd,
 )
 from svc.operations.shown import SubmitShown
-
-CLI_ONLY = NotIn(("mcp", "library"))
-NOT_CLI = NotIn(("cli",))
 
 # The options of a paid call, the same words on each command that pays (submit, request).
 # The CLI reads --max-price as text (svc's words for a bad amount), then checks it.

@@ -10,11 +10,8 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from svc.operations.declare import PERSON, Command, Operation, Tool, by_hand, written
-from svc.operations.fields import Flag, NotIn, Positional, Request
+from svc.operations.fields import CLI_ONLY, Flag, NotIn, Positional, Request
 from svc.operations.shown import TasksShown
-
-# The CLI alone narrows the listing this way: svc mcp and the library take `limit` only.
-CLI_ONLY = NotIn(("mcp", "library"))
 
 
 class TasksRequest(Request):

@@ -10,7 +10,7 @@ from typing import Annotated
 from pydantic import Field
 
 from svc.operations.declare import Command, Operation, Tool, written
-from svc.operations.fields import Flag, NotIn, Positional, Request, TaskId
+from svc.operations.fields import CLI_ONLY, NOT_CLI, Flag, Positional, Request, TaskId
 from svc.operations.shown import TaskShown
 
 MAX_WAIT_SECONDS = 3600  # accepted (older callers ask for more), but one call waits at most:
@@ -23,37 +23,37 @@ class WaitRequest(Request):
     """One task waited on (svc mcp), or on the CLI several, each followed until it is final
     (the CLI's fields: what a person at a terminal adds, the ledger's live tasks, hooks)."""
 
-    task_id: Annotated[TaskId, Positional(), NotIn(("cli",))]
-    timeout_seconds: Annotated[float | None, NotIn(("cli",))] = Field(
+    task_id: Annotated[TaskId, Positional(), NOT_CLI]
+    timeout_seconds: Annotated[float | None, NOT_CLI] = Field(
         None,
         gt=0,
         le=MAX_WAIT_SECONDS,
         description=f"Give up waiting after this long (default and most: "
         f"{WAIT_BUDGET_SECONDS}); the task goes on, call again to keep waiting.",
     )
-    task_ids: Annotated[list[str] | None, Positional("ID..."), NotIn(("mcp", "library"))] = Field(
+    task_ids: Annotated[list[str] | None, Positional("ID..."), CLI_ONLY] = Field(
         None, description="Task ids."
     )
-    all_live: Annotated[bool, Flag("--all"), NotIn(("mcp", "library"))] = Field(
+    all_live: Annotated[bool, Flag("--all"), CLI_ONLY] = Field(
         False, description="Also every task the ledger knows as live (for this base URL)."
     )
     # text, not a number: svc's own words for a bad value, not the option parser's
-    interval: Annotated[str | None, Flag("--interval", "S"), NotIn(("mcp", "library"))] = Field(
+    interval: Annotated[str | None, Flag("--interval", "S"), CLI_ONLY] = Field(
         None,
         description="Seconds between polls of one task, 1-3600 (15-60 for real hosts; the "
         "loopback sandbox may be polled faster).",
     )
-    notify: Annotated[bool | None, Flag("--notify/--no-notify"), NotIn(("mcp", "library"))] = Field(
+    notify: Annotated[bool | None, Flag("--notify/--no-notify"), CLI_ONLY] = Field(
         None,
         description="Tell the person when a task waits on them or ends: terminal bell/OSC and "
         "a desktop notification (default: the `notify` setting).",
     )
-    exec_command: Annotated[str | None, Flag("--exec", "CMD"), NotIn(("mcp", "library"))] = Field(
+    exec_command: Annotated[str | None, Flag("--exec", "CMD"), CLI_ONLY] = Field(
         None,
         description="Run CMD for every observed change (via /bin/sh if needed); task JSON on "
         "stdin, SVC_TASK_ID and friends in the environment.",
     )
-    exec_timeout: Annotated[float, Flag("--exec-timeout", "S"), NotIn(("mcp", "library"))] = Field(
+    exec_timeout: Annotated[float, Flag("--exec-timeout", "S"), CLI_ONLY] = Field(
         30.0, description="Seconds an --exec hook may run (default 30)."
     )
 
