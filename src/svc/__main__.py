@@ -11,12 +11,14 @@ import os
 import sys
 
 from svc.ui.terminal import (
+    SIGINT,
     caused_by_interrupt,
     error_line,
     interrupt_exit_code,
     interrupted,
     interrupted_line,
     let_a_person_interrupt,
+    note_interrupt,
     open_closed_streams,
     settle_streams,
 )
@@ -57,6 +59,8 @@ def process_main() -> None:
     """
     Process.owned = True  # a long run may freeze what start-up built (svc.cli.heap)
     try:
+        if _interrupted_before_svc():
+            _end_as_interrupted()
         main()
     except SystemExit as ending:
         if interrupted():
@@ -65,6 +69,22 @@ def process_main() -> None:
     finally:
         gc.freeze()
         Process.owned = False  # a host that called this and goes on owns its process again
+
+
+def _interrupted_before_svc() -> bool:
+    """Whether CPython's own start-up took a Ctrl-C and went on. Some of its steps (checking
+    whether argv[0] is an import path entry) print the KeyboardInterrupt raised in them and run
+    the script anyway: `svc reply` then opened its prompt as if nothing had been pressed. What
+    CPython printed is left in `sys.last_value` (PyErr_Print), in a fresh process nothing else."""
+    return isinstance(getattr(sys, "last_value", None), KeyboardInterrupt)
+
+
+def _end_as_interrupted() -> None:
+    open_closed_streams()
+    note_interrupt(SIGINT)
+    error_line(interrupted_line())
+    settle_streams()
+    sys.exit(interrupt_exit_code())
 
 
 def _end_beside_running_threads(code: object) -> None:
