@@ -91,7 +91,7 @@ class Request(BaseModel):
     """An operation's arguments: every field declared, nothing else accepted."""
 
     model_config: ClassVar[ConfigDict] = ConfigDict(
-        extra="forbid", populate_by_name=True, strict=True
+        extra="forbid", populate_by_name=True, strict=True, defer_build=True
     )
 
 
