@@ -260,7 +260,12 @@ def caused_by_interrupt(error: BaseException) -> bool:
     """Whether `error` is a KeyboardInterrupt in disguise: CPython wraps one raised inside some
     of its own machinery (a class's `__set_name__` while a module imports, Python 3.11:
     RuntimeError "Error calling __set_name__"), so a Ctrl-C at that instant reaches us as
-    another exception whose cause is the interrupt."""
+    another exception whose cause is the interrupt. pydantic-core keeps only its text (a
+    SchemaError "KeyboardInterrupt: " while a model is built): once svc's handler has noted a
+    Ctrl-C, whatever error ends the command is taken as that Ctrl-C's, which it most likely is
+    and which the person asked for anyway."""
+    if _interrupts:
+        return True
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
