@@ -13,6 +13,7 @@ import sys
 from svc.ui.terminal import (
     SIGINT,
     caused_by_interrupt,
+    command_over,
     error_line,
     interrupt_exit_code,
     interrupted,
@@ -41,6 +42,7 @@ def main() -> None:
         error_line(interrupted_line())
         code = interrupt_exit_code()
     finally:  # whatever ends the command: a hung-up terminal must not make the exit 120
+        command_over()
         settle_streams()
     sys.exit(code)
 
@@ -59,8 +61,6 @@ def process_main() -> None:
     """
     Process.owned = True  # a long run may freeze what start-up built (svc.cli.heap)
     try:
-        if _interrupted_before_svc():
-            _end_as_interrupted()
         main()
     except SystemExit as ending:
         if interrupted():
@@ -71,12 +71,17 @@ def process_main() -> None:
         Process.owned = False  # a host that called this and goes on owns its process again
 
 
-def _interrupted_before_svc() -> bool:
-    """Whether CPython's own start-up took a Ctrl-C and went on. Some of its steps (checking
-    whether argv[0] is an import path entry) print the KeyboardInterrupt raised in them and run
-    the script anyway: `svc reply` then opened its prompt as if nothing had been pressed. What
-    CPython printed is left in `sys.last_value` (PyErr_Print), in a fresh process nothing else."""
-    return isinstance(getattr(sys, "last_value", None), KeyboardInterrupt)
+def script_main() -> None:
+    """The `svc` console script: `process_main`, unless CPython's own start-up took a Ctrl-C
+    and went on. Running a script, CPython checks whether argv[0] is an import path entry and
+    prints a KeyboardInterrupt raised there, then runs the script anyway: `svc reply` opened its
+    prompt as if nothing had been pressed. What it printed is left in `sys.last_value`
+    (PyErr_Print), which nothing else sets before a console script's first line; a host that
+    runs svc (`python -m svc`, runpy, a notebook) has its own last error there, so only this
+    entry reads it."""
+    if isinstance(getattr(sys, "last_value", None), KeyboardInterrupt):
+        _end_as_interrupted()
+    process_main()
 
 
 def _end_as_interrupted() -> None:

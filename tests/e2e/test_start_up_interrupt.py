@@ -10,6 +10,7 @@ step, in a real `svc` process.
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,3 +52,34 @@ def test_without_an_interrupt_the_command_runs(cli: Cli) -> None:
         [SVC, "--version"], env=cli.env, capture_output=True, text=True, timeout=60, check=False
     )
     assert done.returncode == 0 and done.stdout.startswith("svc ")
+
+
+# A Python session (piped, as `python -i` reads it) where one statement was interrupted
+# earlier, then `svc --version` run in that process as `python -m svc` runs it: the session's
+# old interrupt is its own, not one CPython's start-up took from svc.
+SESSION = """raise KeyboardInterrupt
+import runpy, sys, threading, time
+threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+sys.argv = ["svc", "--version"]
+try:
+    runpy.run_module("svc", run_name="__main__", alter_sys=True)
+except SystemExit as e:
+    print("host caught exit", e.code)
+
+print("host goes on")
+"""
+
+
+def test_an_old_interrupt_of_a_host_session_does_not_end_svc_nor_the_host(cli: Cli) -> None:
+    done = subprocess.run(
+        [sys.executable, "-i", "-q"],
+        input=SESSION,
+        capture_output=True,
+        text=True,
+        env=cli.env,
+        timeout=60,
+        check=False,
+    )
+    assert "svc: interrupted" not in done.stderr, done
+    assert "svc 0." in done.stdout and "host caught exit 0" in done.stdout, done
+    assert "host goes on" in done.stdout and done.returncode == 0, done

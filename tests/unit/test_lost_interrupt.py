@@ -58,11 +58,11 @@ class TakesTheSignal:
         for _ in range(100_000):
             pass
 
-TakesTheSignal()
-print("waiting", flush=True)
 try:
+    TakesTheSignal()
+    print("waiting", flush=True)
     time.sleep(20)
-except KeyboardInterrupt:
+except KeyboardInterrupt:  # wherever it lands once the finalizer is over: the command ends
     print("interrupted", terminal.interrupt_exit_code())
     sys.exit(0)
 print("not interrupted")
@@ -78,6 +78,98 @@ def test_a_ctrl_c_lost_in_a_finalizer_after_the_check_still_ends_the_wait() -> N
         timeout=60,
         check=False,
     )
-    assert done.stdout.split("\n")[:2] == ["waiting", "interrupted 130"], done
+    assert done.stdout.endswith("interrupted 130\n"), done  # wherever it landed, it ended
     assert "Exception ignored" not in done.stderr and "KeyboardInterrupt" not in done.stderr
     assert time.monotonic() - started < 15
+
+
+def test_the_lost_interrupt_test_passes_every_time() -> None:
+    """The interrupt is raised again from another thread, wherever the main thread is then:
+    the test above must not depend on where (a review saw it fail 15 of 40 runs)."""
+    for _ in range(15):
+        test_a_ctrl_c_lost_in_a_finalizer_after_the_check_still_ends_the_wait()
+
+
+# The command was interrupted and is ending (main() says so); a second Ctrl-C lands in the
+# first of the exit's clean-ups. CPython cuts that one short; the others still run.
+SECOND_CTRL_C_AT_EXIT = """
+import atexit, os, signal, sys, time
+from svc.ui import terminal
+terminal.let_a_person_interrupt()
+terminal.note_interrupt(signal.SIGINT)
+
+def work(name):
+    def cb():
+        t = time.monotonic()
+        while time.monotonic() - t < 0.05:
+            pass
+        os.write(1, f"{name} done\\n".encode())
+    return cb
+
+for i in range(5, 0, -1):
+    atexit.register(work(f"cleanup {i}"))
+
+def second_ctrl_c():
+    signal.raise_signal(signal.SIGINT)
+    for _ in range(100_000):
+        pass
+
+atexit.register(second_ctrl_c)
+terminal.command_over()
+sys.exit(130)
+"""
+
+
+def test_a_ctrl_c_during_the_exit_costs_one_clean_up_not_all() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SECOND_CTRL_C_AT_EXIT],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    ran = [line for line in done.stdout.splitlines() if line.endswith(" done")]
+    assert len(ran) == 5, (ran, done.stderr[-500:])
+    assert done.returncode == 130
+
+
+# A main thread that lives in slow finalizers drops most interrupts raised in them: one Ctrl-C
+# is raised again a bounded number of times, each time the same Ctrl-C (noted once).
+FINALIZERS_ALL_ALONG = """
+import signal, time
+from svc.ui import terminal
+terminal.let_a_person_interrupt()
+
+class Slow:
+    first = True
+
+    def __del__(self):
+        if Slow.first:
+            Slow.first = False
+            signal.raise_signal(signal.SIGINT)  # the Ctrl-C arrives in a finalizer
+        t = time.monotonic()
+        while time.monotonic() - t < 0.002:
+            pass
+
+landed = 0
+end = time.monotonic() + 0.8
+while time.monotonic() < end:
+    try:
+        Slow()
+    except KeyboardInterrupt:
+        landed += 1
+print(len(terminal._signals), terminal._resend.sent, landed)
+"""
+
+
+def test_a_ctrl_c_is_raised_again_a_bounded_number_of_times() -> None:
+    for _ in range(5):
+        done = subprocess.run(
+            [sys.executable, "-c", FINALIZERS_ALL_ALONG],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        noted, sent, landed = map(int, done.stdout.split())
+        assert noted == 1 and 1 <= sent <= terminal._Resend.MOST and landed <= 1, done

@@ -132,8 +132,31 @@ _NAMES = {SIGINT: "SIGINT", SIGHUP: "SIGHUP", SIGTERM: "SIGTERM"}
 
 
 def _on_interrupt(signum: int, frame: object) -> None:
-    note_interrupt(signum)
+    if _resend.pending:  # the same Ctrl-C, raised again after a finalizer dropped it
+        _resend.pending = False
+    else:
+        note_interrupt(signum)
     raise KeyboardInterrupt
+
+
+class _Resend:
+    """The Ctrl-Cs a finalizer dropped and svc raised again: each at most `MOST` times (a
+    main thread that lives in slow finalizers would drop every one), none once the command is
+    over (an interrupt in an exit's clean-up cuts that one short, as CPython does)."""
+
+    MOST = 8
+    pending = False  # a signal was sent again and has not reached the handler yet
+    noted = 0  # how many Ctrl-Cs were noted when the last was sent again
+    sent = 0  # how many times that one was sent again
+    over = False  # the command has ended: nothing is sent again
+
+
+_resend = _Resend()
+
+
+def command_over() -> None:
+    """The command has ended: an interrupt dropped from now on stays dropped."""
+    _resend.over = True
 
 
 def note_interrupt(signum: int) -> None:
@@ -196,6 +219,7 @@ def let_a_person_interrupt() -> None:
         if signal.getsignal(terminating) == signal.SIG_DFL:
             signal.signal(terminating, _on_interrupt)
     _raise_lost_interrupts_again()
+    _resend.over = _resend.pending = False  # a command begins (in-process: each run)
     current = signal.getsignal(signal.SIGINT)
     if current is signal.default_int_handler:
         signal.signal(signal.SIGINT, _on_interrupt)
@@ -220,15 +244,27 @@ def _raise_lost_interrupts_again() -> None:
     previous = sys.unraisablehook
 
     def hook(unraisable: sys.UnraisableHookArgs) -> None:
-        if isinstance(unraisable.exc_value, KeyboardInterrupt) and _signals:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) and _may_send_again():
             # From another thread, so the handler runs once the finalizer is over, and as a
             # real signal to this thread, so a read it already waits in returns to run it.
+            _resend.pending = True
             _thread.start_new_thread(_signal_again, (_thread.get_ident(), _signals[-1]))
             return
         previous(unraisable)
 
     if getattr(previous, "__qualname__", "") != hook.__qualname__:  # once per process
         sys.unraisablehook = hook
+
+
+def _may_send_again() -> bool:
+    if not _signals or _resend.over or _resend.pending:
+        return False
+    if _resend.noted != len(_signals):  # a Ctrl-C not sent again yet
+        _resend.noted, _resend.sent = len(_signals), 0
+    if _resend.sent == _Resend.MOST:
+        return False
+    _resend.sent += 1
+    return True
 
 
 def _signal_again(thread_id: int, signum: int) -> None:
