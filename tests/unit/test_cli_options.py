@@ -11,7 +11,7 @@ from pydantic import Field
 from typer.testing import CliRunner
 
 from svc.cli.options import plain, with_options_of
-from svc.operations.fields import Flag, NotIn, Positional, Rail, Request
+from svc.operations.fields import Flag, NotIn, Positional, Rail, Request, SecretInput
 
 
 class Sample(Request):
@@ -64,6 +64,20 @@ def test_hooks_reach_typer_and_a_hook_for_no_field_is_refused() -> None:
     assert calls == ["x@y.z"]
     with pytest.raises(TypeError, match="nothing"):
         _app({"nothing": {}})
+    with pytest.raises(TypeError, match="program_only"):  # a field the CLI does not offer
+        _app({"program_only": {"min": 0}})
+
+
+class WithASecret(Request):
+    code: Annotated[str | None, SecretInput()] = None
+
+
+def test_a_secret_field_is_never_a_cli_option() -> None:
+    def command(**given: Any) -> None:
+        pass
+
+    with pytest.raises(TypeError, match="secret fields as CLI options: \\['code'\\]"):
+        with_options_of(WithASecret, command)
 
 
 def test_plain_strips_pydantic_metadata_inside_unions() -> None:

@@ -16,7 +16,7 @@ from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 import typer
 from pydantic import BaseModel
 
-from svc.operations.fields import Flag, Positional, marker, offered
+from svc.operations.fields import Flag, Positional, is_secret_field, marker, offered
 
 F = TypeVar("F", bound=Callable[..., Any])
 Hooks = Mapping[str, Mapping[str, Any]]
@@ -26,10 +26,14 @@ def with_options_of(request: type[BaseModel], command: F, hooks: Hooks | None = 
     """`command` taking the request's CLI fields as its arguments and options, as Typer reads
     them from its signature: a command written by hand describes none of them again."""
     hooks = hooks or {}
-    unknown = set(hooks) - set(request.model_fields)
+    names = offered(request, "cli")
+    unknown = set(hooks) - set(names)
     if unknown:
-        raise TypeError(f"hooks for fields {request.__name__} lacks: {sorted(unknown)}")
-    params = [_parameter(request, name, hooks.get(name, {})) for name in offered(request, "cli")]
+        raise TypeError(f"hooks for fields {request.__name__} offers no CLI: {sorted(unknown)}")
+    secret = [name for name in names if is_secret_field(request, name)]
+    if secret:  # argv is in `ps`, shell history and CI logs: a secret is read, never typed
+        raise TypeError(f"{request.__name__} offers secret fields as CLI options: {secret}")
+    params = [_parameter(request, name, hooks.get(name, {})) for name in names]
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in params}
     return command
