@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from tests.pg_cluster import Cluster
 from svc.errors import LedgerUnavailableError, OtherRunnerHoldsProofError
 from svc.store.ledger import AuthState, LedgerStore, PayState, Whose, open_ledger
 from svc.store.ledger.sqlite import SCHEMA_VERSION
+from svc.store.ledger.task_handles import TaskHandle
 
 ORIGIN = "http://127.0.0.1:8402"
 ONE_USD = 1_000_000
@@ -319,6 +321,25 @@ def test_a_receipt_finds_a_row_by_request_id_or_task_id(ledger: LedgerStore) -> 
     assert (ledger.find("req_1") or pytest.fail()).task_id == "task_1"
     assert (ledger.find("task_1") or pytest.fail()).request_id == "req_1"
     assert ledger.find("task_none") is None
+
+
+def test_a_forgotten_row_takes_the_mcp_task_handles_that_follow_it(ledger: LedgerStore) -> None:
+    """`svc tasks forget` leaves nothing of the task behind: the handles an MCP Tasks client
+    was given for it (by request id, or by the service task they wait on) go with the row;
+    another task's handle stays."""
+    signed(ledger, "req_1")
+    accepted(ledger, "req_1", "task_1")
+    journaled(ledger, "req_2")
+    handles = ledger.task_handles()
+    follow = TaskHandle("h_submit", "task_1", "req_1", "submit_task", "http://x", "completed")
+    handles.create(replace(follow, result='{"result": "the person\'s data"}'))
+    handles.create(replace(follow, task_id="h_wait", request_id=None, tool="wait_for_task"))
+    handles.create(replace(follow, task_id="h_other", service_task_id="task_9", request_id="r9"))
+    assert ledger.forget("req_2") is True  # a row no handle follows: the handles stay
+    assert handles.get("h_submit") is not None and handles.get("h_wait") is not None
+    assert ledger.forget("req_1", money_too=True) is True
+    assert handles.get("h_submit") is None and handles.get("h_wait") is None
+    assert handles.get("h_other") is not None
 
 
 def test_a_forgotten_row_leaves_the_cap_its_record(ledger: LedgerStore) -> None:

@@ -422,8 +422,9 @@ class Ledger:
         self._rows.set_task_state(task_id, state)
 
     def forget(self, request_id: str, *, money_too: bool = False) -> bool:
-        """Remove a submission's row (`svc tasks forget`, `prune`). Its authorizations stay:
-        they are what the daily cap and `svc spend`'s outstanding list count.
+        """Remove a submission's row (`svc tasks forget`, `prune`), and the MCP Tasks handles
+        that follow it. Its authorizations stay: they are what the daily cap and `svc spend`'s
+        outstanding list count.
 
         The decision is taken under the request lock, so a run paying for this very request
         in another process is waited for, never cut under: what the caller read earlier may
@@ -433,6 +434,7 @@ class Ledger:
             if row is None or (row.money and not money_too):
                 return False
             self._rows.delete(request_id)
+            TaskHandles(self._db).drop_following(request_id, row.task_id)
             return True
 
     # --- recipients pinned on first use, and hosts confirmed for links, per origin -----------

@@ -67,6 +67,14 @@ class TaskHandles:
         self.db.transaction([(sql, values)])
         return saved
 
+    def drop_following(self, request_id: str, service_task_id: str | None) -> None:
+        """Every handle that follows a submission being forgotten (the caller holds the
+        write): a forgotten task leaves no result, question or id of it in the handles."""
+        self.db.execute(
+            "DELETE FROM mcp_tasks WHERE request_id = ? OR service_task_id = ?",
+            (request_id, service_task_id or ""),
+        )
+
     def forget(self, task_id: str) -> bool:
         with self.db.write():
             cursor = self.db.execute("DELETE FROM mcp_tasks WHERE task_id = ?", (task_id,))
