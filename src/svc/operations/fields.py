@@ -8,7 +8,7 @@ the declarations; JSON Schema never sees them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, TypeVar
+from typing import Annotated, Any, ClassVar, TypeVar, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema
 
@@ -119,4 +119,18 @@ def marker(model: type[BaseModel], name: str, kind: type[M]) -> M | None:
 
 
 def is_secret_field(model: type[BaseModel], name: str) -> bool:
-    return any(isinstance(m, SecretInput) for m in markers(model, name))
+    """Whether the field is marked secret: on itself, or on a type inside it
+    (`Annotated[str, SecretInput()] | None`), the marker or its class."""
+    field = model.model_fields[name]
+    return any(_secret(m) for m in field.metadata) or _marked_inside(field.annotation)
+
+
+def _secret(marker: object) -> bool:
+    return marker is SecretInput or isinstance(marker, SecretInput)
+
+
+def _marked_inside(annotation: object) -> bool:
+    if get_origin(annotation) is Annotated:
+        inner, *extra = get_args(annotation)
+        return any(_secret(m) for m in extra) or _marked_inside(inner)
+    return any(_marked_inside(arg) for arg in get_args(annotation))

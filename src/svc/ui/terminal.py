@@ -134,6 +134,8 @@ _NAMES = {SIGINT: "SIGINT", SIGHUP: "SIGHUP", SIGTERM: "SIGTERM"}
 def _on_interrupt(signum: int, frame: object) -> None:
     if _resend.pending:  # the same Ctrl-C, raised again after a finalizer dropped it
         _resend.pending = False
+        if _resend.over:  # ...and its command has ended since: the exit is not cut short
+            return
     else:
         note_interrupt(signum)
     raise KeyboardInterrupt
@@ -152,6 +154,15 @@ class _Resend:
 
 
 _resend = _Resend()
+
+
+def _begin_a_command() -> None:
+    """A command begins with no Ctrl-C of its own: in a host that runs svc again, what svc's
+    handler noted since the last run (the host's own Ctrl-C, handled) is not this run's."""
+    _interrupts.clear()
+    _signals.clear()
+    _resend.over = _resend.pending = False
+    _resend.noted = _resend.sent = 0
 
 
 def command_over() -> None:
@@ -219,7 +230,7 @@ def let_a_person_interrupt() -> None:
         if signal.getsignal(terminating) == signal.SIG_DFL:
             signal.signal(terminating, _on_interrupt)
     _raise_lost_interrupts_again()
-    _resend.over = _resend.pending = False  # a command begins (in-process: each run)
+    _begin_a_command()
     current = signal.getsignal(signal.SIGINT)
     if current is signal.default_int_handler:
         signal.signal(signal.SIGINT, _on_interrupt)
@@ -273,7 +284,10 @@ def _signal_again(thread_id: int, signum: int) -> None:
     else:
         import _signal as signal
 
-    signal.pthread_kill(thread_id, signum)
+    if _resend.over:  # the command ended meanwhile: nothing left to interrupt
+        _resend.pending = False
+    else:
+        signal.pthread_kill(thread_id, signum)
 
 
 def interrupted() -> bool:
