@@ -331,15 +331,19 @@ def test_a_forgotten_row_takes_the_mcp_task_handles_that_follow_it(ledger: Ledge
     accepted(ledger, "req_1", "task_1")
     journaled(ledger, "req_2")
     handles = ledger.task_handles()
-    follow = TaskHandle("h_submit", "task_1", "req_1", "submit_task", "http://x", "completed")
+    service = (ledger.find("req_1") or pytest.fail()).base_url
+    follow = TaskHandle("h_submit", "task_1", "req_1", "submit_task", service, "completed")
     handles.create(replace(follow, result='{"result": "the person\'s data"}'))
     handles.create(replace(follow, task_id="h_wait", request_id=None, tool="wait_for_task"))
     handles.create(replace(follow, task_id="h_other", service_task_id="task_9", request_id="r9"))
-    assert ledger.forget("req_2") is True  # a row no handle follows: the handles stay
-    assert handles.get("h_submit") is not None and handles.get("h_wait") is not None
+    elsewhere = replace(follow, task_id="h_elsewhere", request_id=None, base_url="https://b.test")
+    handles.create(elsewhere)  # another service's task that happens to have the same id
+    handles.create(replace(follow, task_id="h_no_task", service_task_id="", request_id="r0"))
+    assert ledger.forget("req_2") is True  # a row no handle follows (no task id): all stay
+    assert handles.get("h_submit") is not None and handles.get("h_no_task") is not None
     assert ledger.forget("req_1", money_too=True) is True
     assert handles.get("h_submit") is None and handles.get("h_wait") is None
-    assert handles.get("h_other") is not None
+    assert handles.get("h_other") is not None and handles.get("h_elsewhere") is not None
 
 
 def test_a_forgotten_row_leaves_the_cap_its_record(ledger: LedgerStore) -> None:

@@ -67,13 +67,15 @@ class TaskHandles:
         self.db.transaction([(sql, values)])
         return saved
 
-    def drop_following(self, request_id: str, service_task_id: str | None) -> None:
-        """Every handle that follows a submission being forgotten (the caller holds the
-        write): a forgotten task leaves no result, question or id of it in the handles."""
-        self.db.execute(
-            "DELETE FROM mcp_tasks WHERE request_id = ? OR service_task_id = ?",
-            (request_id, service_task_id or ""),
-        )
+    def drop_following(self, request_id: str, service_task_id: str | None, base_url: str) -> None:
+        """Every handle that follows a submission being forgotten, on that submission's
+        service (another service's task may have the same id); the caller holds the write. A
+        forgotten task leaves no result, question or id of it in the handles."""
+        sql = "DELETE FROM mcp_tasks WHERE base_url = ? AND (request_id = ?"
+        values: tuple[str, ...] = (base_url, request_id)
+        if service_task_id:
+            sql, values = sql + " OR service_task_id = ?", (*values, service_task_id)
+        self.db.execute(sql + ")", values)
 
     def forget(self, task_id: str) -> bool:
         with self.db.write():
