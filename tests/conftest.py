@@ -83,6 +83,17 @@ def admin_client() -> httpx.Client:
     return httpx.Client(timeout=10, limits=httpx.Limits(keepalive_expiry=1.0))
 
 
+@pytest.fixture(autouse=True)
+def no_programs_tracer_left() -> Iterator[None]:
+    """Each test is a program of its own: a `svc.Client` built while OpenTelemetry's API was
+    imported (svc.telemetry `for_a_host`) traces for the rest of its process, which here is
+    every later test's."""
+    yield
+    telemetry = sys.modules.get("svc.telemetry")
+    if telemetry is not None and telemetry._STATE.processor is None:
+        telemetry._STATE.tracer = None
+
+
 @pytest.fixture(scope="session")
 def sandbox_server() -> Iterator[Sandbox]:
     with SandboxProcess(clock_speed=1.0) as proc, admin_client() as client:

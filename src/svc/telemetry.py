@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextvars
 import os
 import re
+import sys
 from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from typing import Any
@@ -130,6 +131,18 @@ def _installed(name: str, environ: Mapping[str, str]) -> bool:
 def on() -> bool:
     """Spans are being made and sent (after `start`)."""
     return _STATE.tracer is not None
+
+
+def for_a_host() -> None:
+    """Trace through the program's own tracer provider, when svc is its library and it traces
+    (it has imported OpenTelemetry's API): the program owns the SDK, its exporter and its
+    sampling, and svc adds spans to its traces, under the same rules of what a span carries.
+    A program that does not trace loads nothing of OpenTelemetry for svc."""
+    if on() or "opentelemetry.trace" not in sys.modules:
+        return
+    from opentelemetry import trace
+
+    _STATE.tracer = trace.get_tracer(SERVICE_NAME, __version__)
 
 
 def keep_out(vault: redact.Vault) -> None:
@@ -270,7 +283,7 @@ def _exporter() -> Any:
 def finish() -> str | None:
     """Send what is left (within EXPORT_SECONDS an export); a warning line if any batch of
     this process could not be sent, once. The provider stays: a host may run more commands."""
-    if not on():
+    if _STATE.processor is None:  # off, or a program's provider: the program flushes it
         return None
     if not _STATE.lost:  # a collector that failed a batch of this run is not waited on again
         _STATE.processor.force_flush()

@@ -178,7 +178,7 @@ class BatchRun:
 
     def _run(self) -> None:
         try:
-            with one_call() as paid:
+            with one_call(method="submit_many") as paid:
                 sink = ResultSink(self._out, paid)
                 app = self._contexts.get()
                 summary = run_batch(app, source_of(self._lines), self._options, sink)

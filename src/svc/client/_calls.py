@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from svc import paid_record, redact
+from svc import paid_record, redact, telemetry
 from svc.api.deadline import capped
 from svc.api.http import whole_seconds
 from svc.context import AppContext
@@ -22,11 +22,13 @@ from svc.next_words import library as _next
 
 
 @contextmanager
-def one_call(app: AppContext | None = None) -> Iterator[paid_record.PaidRecord]:
+def one_call(app: AppContext | None = None, method: str = "") -> Iterator[paid_record.PaidRecord]:
     """One call's record; with `app`, the call ends within its `timeout` (Client(timeout=)),
-    every request and retry of it included."""
+    every request and retry of it included. Traced as `svc.Client.METHOD` when the program
+    traces (svc.telemetry `for_a_host`): the call's requests and payment are its children."""
     bound = whole_seconds(app.settings.timeout) if app is not None else None
-    with paid_record.scoped() as paid, capped(bound):
+    name = f"svc.Client.{method}" if method else "svc.Client"
+    with paid_record.scoped() as paid, capped(bound), telemetry.span(name):
         try:
             yield paid
         except SvcError as error:

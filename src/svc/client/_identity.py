@@ -30,7 +30,7 @@ def status_of(app: LibraryContext, cred: Credential | None, **extra: Any) -> Ide
 
 
 def status(app: LibraryContext) -> IdentityStatus:
-    with one_call(app):
+    with one_call(app, "identity.status"):
         return status_of(app, app.identity.credential())
 
 
@@ -44,7 +44,7 @@ def register(
     keeps its pending claim (AuthError interaction_required), for claim() to finish."""
     if email is not None and assertion is not None:
         raise UsageError("register(email=...) and register(assertion=...) exclude each other")
-    with one_call(app):
+    with one_call(app, "identity.register"):
         body = _body(email, assertion)  # an ID-JAG is checked before anything is sent
         stored = app.identity.credential()
         if stored is not None and not force:
@@ -70,7 +70,7 @@ def claim(app: LibraryContext, email: str | None, code: str | None) -> IdentityS
     """Claim the credential for a person. Without `code`: HumanNeeded whose `data` holds the
     claim link (verification_uri) the person opens; then claim again with the code the page
     shows."""
-    with one_call(app):
+    with one_call(app, "identity.claim"):
         cred = app.identity.credential()
         if cred is None or cred.claim_token is None:
             raise AuthError(
@@ -110,7 +110,7 @@ class _LinkKept:
 
 
 def refresh(app: LibraryContext) -> IdentityStatus:
-    with one_call(app):
+    with one_call(app, "identity.refresh"):
         if app.identity.credential() is None:
             raise AuthError("no agent credential to refresh", code="no_credential")
         return status_of(app, app.identity.refresh())
@@ -118,5 +118,5 @@ def refresh(app: LibraryContext) -> IdentityStatus:
 
 def logout(app: LibraryContext) -> bool:
     """Forget the stored credential; False if there was none."""
-    with one_call(app):
+    with one_call(app, "identity.logout"):
         return app.identity.forget()

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any, Protocol
 
-from svc import redact
+from svc import redact, telemetry
 from svc.api.models import TaskDetail
 from svc.body_file import BodyFile
 from svc.client._calls import one_call
@@ -51,6 +51,7 @@ STOP_CHECK = 1.0  # seconds between looks at a watch_many consumer's stop event
 
 def open_contexts(args: Arguments, approve: Approver | None, trust_recipient: bool) -> Contexts:
     """The settings (resolved once, as `svc` resolves them) and the per-thread contexts."""
+    telemetry.for_a_host()  # before the first HTTP client: its transport is traced then
     config = ConfigFile()
     settings = resolve_settings(args, config)
     return Contexts(settings, config, approve=approve, trust_recipient=trust_recipient)
@@ -68,7 +69,7 @@ def submit(
     allow_duplicate: bool,
     dry_run: bool,
 ) -> Task | DryRun:
-    with one_call(app):
+    with one_call(app, "submit"):
         given = {"dry_run": dry_run, "request_id": request_id is not None}
         refuse_sending("library", given | {"allow_duplicate": allow_duplicate})
         cap = None if max_price is None else amount_argument("max_price", max_price)
@@ -102,7 +103,7 @@ def _email(given: str | None, settings: Settings) -> str:
 
 def get(app: LibraryContext, task_id: str) -> Task:
     id_argument("task_id", task_id)
-    with one_call(app):
+    with one_call(app, "get"):
         return Task.from_service(_poll(app, task_id))
 
 
@@ -113,7 +114,7 @@ def _poll(app: LibraryContext, task_id: str) -> dict[str, Any]:
 def reply(app: LibraryContext, task_id: str, answer: Answer) -> Task:
     id_argument("task_id", task_id)
     tell_secrets(answer)  # before anything could quote it
-    with one_call(app):
+    with one_call(app, "reply"):
         raw = _poll(app, task_id)
         Task.from_service(raw)  # a shape the spec does not allow: ProtocolError
         answered = send(app, read_ask(TaskDetail.model_validate(raw)), answer)
@@ -223,7 +224,7 @@ def request(
     max_price: object,
 ) -> PaidAnswer:
     """`svc request`'s engine; the body held (bounded) or written to `output` as it comes."""
-    with one_call(app):
+    with one_call(app, "request"):
         cap = None if max_price is None else amount_argument("max_price", max_price)
         rail = None if pay is None else check_rail(pay)
         body = data.encode() if isinstance(data, str) else data
