@@ -18,6 +18,13 @@ import pytest
 from svc.ui import terminal
 
 
+def python_script(script: str) -> subprocess.CompletedProcess[str]:
+    """`script` in a Python process of its own, as svc's is: its signals are its own."""
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+
+
 @pytest.fixture
 def handler() -> object:
     saved = signal.getsignal(signal.SIGINT)
@@ -71,13 +78,7 @@ print("not interrupted")
 
 def test_a_ctrl_c_lost_in_a_finalizer_after_the_check_still_ends_the_wait() -> None:
     started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-c", LOST_THEN_WAIT],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = python_script(LOST_THEN_WAIT)
     assert done.stdout.endswith("interrupted 130\n"), done  # wherever it landed, it ended
     assert "Exception ignored" not in done.stderr and "KeyboardInterrupt" not in done.stderr
     assert time.monotonic() - started < 15
@@ -121,13 +122,7 @@ sys.exit(130)
 
 
 def test_a_ctrl_c_during_the_exit_costs_one_clean_up_not_all() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", SECOND_CTRL_C_AT_EXIT],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = python_script(SECOND_CTRL_C_AT_EXIT)
     ran = [line for line in done.stdout.splitlines() if line.endswith(" done")]
     assert len(ran) == 5, (ran, done.stderr[-500:])
     assert done.returncode == 130
@@ -164,12 +159,6 @@ while time.monotonic() < end:
 
 def test_a_ctrl_c_is_raised_again_a_bounded_number_of_times() -> None:
     for _ in range(5):
-        done = subprocess.run(
-            [sys.executable, "-c", FINALIZERS_ALL_ALONG],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        done = python_script(FINALIZERS_ALL_ALONG)
         noted, sent = map(int, done.stdout.split())
         assert noted == 1 and 1 <= sent <= terminal._Resend.MOST, done
