@@ -11,9 +11,9 @@ import os
 import sys
 
 from svc.ui.terminal import (
+    RESENDS,
     SIGINT,
     caused_by_interrupt,
-    command_over,
     error_line,
     interrupt_exit_code,
     interrupted,
@@ -34,17 +34,28 @@ class Process:
 def main() -> None:
     open_closed_streams()
     let_a_person_interrupt()
+    code: int | None = None
     try:
-        code = _run()
+        code = _command()
+    except KeyboardInterrupt:  # the command's Ctrl-C, raised again after its own boundary
+        pass
+    finally:  # whatever ends the command: a hung-up terminal must not make the exit 120
+        RESENDS.over = True  # before any call, where a signal on its way would land
+        settle_streams()
+    if code is None:
+        error_line(interrupted_line())
+        code = interrupt_exit_code()
+    sys.exit(code)
+
+
+def _command() -> int:
+    try:
+        return _run()
     except Exception as error:  # only a Ctrl-C that CPython wrapped during an import
         if not caused_by_interrupt(error):
             raise
         error_line(interrupted_line())
-        code = interrupt_exit_code()
-    finally:  # whatever ends the command: a hung-up terminal must not make the exit 120
-        command_over()
-        settle_streams()
-    sys.exit(code)
+        return interrupt_exit_code()
 
 
 def process_main() -> None:

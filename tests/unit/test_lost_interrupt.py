@@ -116,7 +116,7 @@ def second_ctrl_c():
         pass
 
 atexit.register(second_ctrl_c)
-terminal.command_over()
+terminal.RESENDS.over = True  # as the entry marks the command ended
 sys.exit(130)
 """
 
@@ -136,7 +136,7 @@ from svc.ui import terminal
 terminal.let_a_person_interrupt()
 
 def counts():  # however the loop ends: the interrupt may land outside a finalizer at last
-    os.write(1, f"{len(terminal._signals)} {terminal._resend.sent}\\n".encode())
+    os.write(1, f"{len(terminal._signals)} {terminal.RESENDS.sent}\\n".encode())
 
 atexit.register(counts)
 

@@ -1,8 +1,8 @@
 """Found by a hostile review: a Ctrl-C re-sent by the unraisable hook still lands after
-`command_over()`.
+the command's end.
 
-fd0eb72 says a dropped Ctrl-C is raised again "never during the exit". `command_over()` only
-stops new re-sends: one the hook started just before (a Ctrl-C that landed in a finalizer as
+fd0eb72 said a dropped Ctrl-C is raised again "never during the exit", but stopped only new
+re-sends: one the hook started just before (a Ctrl-C that landed in a finalizer as
 the command's last objects went, the common moment for a person to press it) still reaches
 `_on_interrupt`, which raises KeyboardInterrupt wherever the exit is: in `sys.exit`, in
 process_main's `_end_beside_running_threads`. svc then ends with two tracebacks and dies by

@@ -132,9 +132,9 @@ _NAMES = {SIGINT: "SIGINT", SIGHUP: "SIGHUP", SIGTERM: "SIGTERM"}
 
 
 def _on_interrupt(signum: int, frame: object) -> None:
-    if _resend.pending:  # the same Ctrl-C, raised again after a finalizer dropped it
-        _resend.pending = False
-        if _resend.over:  # ...and its command has ended since: the exit is not cut short
+    if RESENDS.pending:  # the same Ctrl-C, raised again after a finalizer dropped it
+        RESENDS.pending = False
+        if RESENDS.over:  # ...and its command has ended since: the exit is not cut short
             return
     else:
         note_interrupt(signum)
@@ -144,7 +144,8 @@ def _on_interrupt(signum: int, frame: object) -> None:
 class _Resend:
     """The Ctrl-Cs a finalizer dropped and svc raised again: each at most `MOST` times (a
     main thread that lives in slow finalizers would drop every one), none once the command is
-    over (an interrupt in an exit's clean-up cuts that one short, as CPython does)."""
+    `over` (an interrupt in an exit's clean-up cuts that one short, as CPython does). The entry
+    sets `over` by a plain store, where no signal handler can run before it."""
 
     MOST = 8
     pending = False  # a signal was sent again and has not reached the handler yet
@@ -153,7 +154,7 @@ class _Resend:
     over = False  # the command has ended: nothing is sent again
 
 
-_resend = _Resend()
+RESENDS = _Resend()
 
 
 def _begin_a_command() -> None:
@@ -161,13 +162,10 @@ def _begin_a_command() -> None:
     handler noted since the last run (the host's own Ctrl-C, handled) is not this run's."""
     _interrupts.clear()
     _signals.clear()
-    _resend.over = _resend.pending = False
-    _resend.noted = _resend.sent = 0
+    RESENDS.over = RESENDS.pending = False
+    RESENDS.noted = RESENDS.sent = 0
 
 
-def command_over() -> None:
-    """The command has ended: an interrupt dropped from now on stays dropped."""
-    _resend.over = True
 
 
 def note_interrupt(signum: int) -> None:
@@ -258,7 +256,7 @@ def _raise_lost_interrupts_again() -> None:
         if isinstance(unraisable.exc_value, KeyboardInterrupt) and _may_send_again():
             # From another thread, so the handler runs once the finalizer is over, and as a
             # real signal to this thread, so a read it already waits in returns to run it.
-            _resend.pending = True
+            RESENDS.pending = True
             _thread.start_new_thread(_signal_again, (_thread.get_ident(), _signals[-1]))
             return
         previous(unraisable)
@@ -268,13 +266,13 @@ def _raise_lost_interrupts_again() -> None:
 
 
 def _may_send_again() -> bool:
-    if not _signals or _resend.over or _resend.pending:
+    if not _signals or RESENDS.over or RESENDS.pending:
         return False
-    if _resend.noted != len(_signals):  # a Ctrl-C not sent again yet
-        _resend.noted, _resend.sent = len(_signals), 0
-    if _resend.sent == _Resend.MOST:
+    if RESENDS.noted != len(_signals):  # a Ctrl-C not sent again yet
+        RESENDS.noted, RESENDS.sent = len(_signals), 0
+    if RESENDS.sent == _Resend.MOST:
         return False
-    _resend.sent += 1
+    RESENDS.sent += 1
     return True
 
 
@@ -284,8 +282,8 @@ def _signal_again(thread_id: int, signum: int) -> None:
     else:
         import _signal as signal
 
-    if _resend.over:  # the command ended meanwhile: nothing left to interrupt
-        _resend.pending = False
+    if RESENDS.over:  # the command ended meanwhile: nothing left to interrupt
+        RESENDS.pending = False
     else:
         signal.pthread_kill(thread_id, signum)
 
