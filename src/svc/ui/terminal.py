@@ -166,8 +166,6 @@ def _begin_a_command() -> None:
     RESENDS.noted = RESENDS.sent = 0
 
 
-
-
 def note_interrupt(signum: int) -> None:
     """Note a terminating signal as the handler notes it, for code that takes the signal
     another way (an event loop's handler, which stops the loop before the KeyboardInterrupt is
