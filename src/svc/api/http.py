@@ -196,23 +196,45 @@ class Http:
         final_statuses: tuple[int, ...],
     ) -> httpx.Response:
         json_body, form = body
+        return self.retried(
+            lambda: self._request_once(
+                method,
+                url,
+                json=json_body,
+                data=form,  # form-encoded bodies (the OAuth token endpoint)
+                headers=headers,
+                auth=auth or httpx.USE_CLIENT_DEFAULT,
+            ),
+            what=what,
+            url=str(url),
+            resend_safe=resend_safe,
+            on_retry=on_retry,
+            final_statuses=final_statuses,
+        )
+
+    def retried(
+        self,
+        once: Callable[[], httpx.Response],
+        *,
+        what: str,
+        url: str,
+        resend_safe: bool,
+        on_retry: Callable[[str], None] | None = None,
+        final_statuses: tuple[int, ...] = (),
+    ) -> httpx.Response:
+        """`once` sent with the one retry loop: bounded attempts within the call's time, a
+        transport failure or a retryable status tried again after its delay (a streamed
+        answer left behind is closed), the final response returned whatever its status."""
         last_problem = ""
         for attempt in range(self.retry.attempts):
-            _refuse_when_spent(what, attempt, last_problem, str(url))
+            _refuse_when_spent(what, attempt, last_problem, url)
             hinted: float | None = None
             try:
-                response = self._request_once(
-                    method,
-                    url,
-                    json=json_body,
-                    data=form,  # form-encoded bodies (the OAuth token endpoint)
-                    headers=headers,
-                    auth=auth or httpx.USE_CLIENT_DEFAULT,
-                )
+                response = once()
             except httpx.TransportError as exc:
-                last_problem = transport_problem(exc, what, str(url), resend_safe)
+                last_problem = transport_problem(exc, what, url, resend_safe)
                 if certificate_refused(last_problem):  # the same certificate every time
-                    raise exhausted(what, attempt + 1, last_problem, str(url)) from None
+                    raise exhausted(what, attempt + 1, last_problem, url) from None
             else:
                 if is_final(response, resend_safe, final_statuses):
                     return response
@@ -220,13 +242,14 @@ class Http:
                 hinted = retry_after_seconds(response)
                 if self.retry.is_last(attempt) or waits_too_long(hinted):
                     return response
+                response.close()
             if not self.retry.is_last(attempt):
                 wait = self.retry.delay(attempt, hinted)
                 left = cap_left()
                 wait = wait if left is None else min(wait, left)
                 self._note_retry(on_retry, what, last_problem, wait)
                 self.sleep(wait)
-        raise exhausted(what, self.retry.attempts, last_problem, str(url))
+        raise exhausted(what, self.retry.attempts, last_problem, url)
 
     def _request_once(self, method: str, url: TrustedURL, **kwargs: Any) -> httpx.Response:
         """One request (with its auth flow) through httpx's client; each answer within

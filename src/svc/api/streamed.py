@@ -16,16 +16,8 @@ import httpx
 
 from svc.api import headers
 from svc.api.capped import STREAMED
-from svc.api.deadline import end_deadline
+from svc.api.deadline import capped, end_deadline
 from svc.api.http import Http
-from svc.api.retry import (
-    certificate_refused,
-    exhausted,
-    is_final,
-    retry_after_seconds,
-    transport_problem,
-    waits_too_long,
-)
 from svc.api.status import error_from_response, is_payment_challenge
 from svc.errors import SvcError, Unavailable
 from svc.origin import TrustedURL
@@ -151,39 +143,21 @@ def with_defaults(
 
 def reason_phrase(status: int) -> str:
     """The status line's words (`-i`), from the status alone (HTTP/2 sends none)."""
-    from http import HTTPStatus
-
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return ""
+    return httpx.codes.get_reason_phrase(status)
 
 
 def send(http: Http, out: Outgoing, auth: httpx.Auth, *, resend_safe: bool) -> Answer:
-    """Send `out` with `auth` (the payment flow) and bounded retries; the final answer, its
-    body unread when it succeeded. `resend_safe`: a lost answer may be asked again."""
-    url, what, problem = str(out.url), f"{out.method} {out.url.netloc}", ""
-    for attempt in range(http.retry.attempts):
-        hinted: float | None = None
-        try:
-            response = _once(http, out, auth)
-        except httpx.TransportError as exc:
-            problem = transport_problem(exc, what, url, resend_safe)
-            if certificate_refused(problem):
-                raise exhausted(what, attempt + 1, problem, url) from None
-        else:
-            if is_final(response, resend_safe, ()) or http.retry.is_last(attempt):
-                return Answer(response)
-            hinted = retry_after_seconds(response)
-            if waits_too_long(hinted):
-                return Answer(response)
-            response.close()
-            problem = f"HTTP {response.status_code}"
-        if not http.retry.is_last(attempt):
-            wait = http.retry.delay(attempt, hinted)
-            http.tracer.say(f"{what}: {problem}; retrying in {wait:.1f}s")
-            http.sleep(wait)
-    raise exhausted(what, http.retry.attempts, problem, url)
+    """Send `out` with `auth` (the payment flow) through Http's one retry loop, within the
+    call's time; the final answer, its body unread when it succeeded. `resend_safe`: a lost
+    answer may be asked again."""
+    with capped(http.call_timeout):
+        response = http.retried(
+            lambda: _once(http, out, auth),
+            what=f"{out.method} {out.url.netloc}",
+            url=str(out.url),
+            resend_safe=resend_safe,
+        )
+    return Answer(response)
 
 
 def _once(http: Http, out: Outgoing, auth: httpx.Auth) -> httpx.Response:
