@@ -120,6 +120,26 @@ def test_payment_headers_are_not_taken_from_the_command_line(cli: Cli) -> None:
     assert result.returncode == 2 and peer.seen == []
 
 
+@pytest.mark.parametrize("header", ["no colon here", ": empty name", "Bad Name: x", "é: x"])
+def test_a_header_not_written_name_colon_value_is_refused_before_sending(
+    cli: Cli, header: str
+) -> None:
+    with Peer(lambda s: challenge()) as peer:
+        result = cli("request", "-H", header, f"{peer.url}/x")
+    assert result.returncode == 2 and peer.seen == []
+    assert "--header must be 'NAME: VALUE', got " in result.stderr
+
+
+@pytest.mark.parametrize("value", ["café", "a\r\nX-Injected: 1", "１"])
+def test_a_header_value_no_request_can_carry_is_refused_before_sending(
+    cli: Cli, value: str
+) -> None:
+    with Peer(lambda s: challenge()) as peer:
+        result = cli("request", "-H", f"X-Note: {value}", f"{peer.url}/x")
+    assert result.returncode == 2 and peer.seen == [], result.stderr
+    assert "the X-Note header's value must be ASCII text on one line, got " in result.stderr
+
+
 def test_dry_run_sends_nothing_at_all(cli: Cli) -> None:
     with Peer(lambda s: challenge()) as peer:
         result = cli("request", "--dry-run", "-d", "{}", f"{peer.url}/x", "--json")

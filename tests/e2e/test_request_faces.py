@@ -11,7 +11,9 @@ from mcp.shared.exceptions import MCPError
 from tests.conftest import Cli, Sandbox, unique_request_id
 from tests.e2e.test_library import home  # noqa: F401 - the fixture
 from tests.e2e.test_mcp import Person, error_of, run, served
+from tests.request_peer import Peer, Reply
 
+import svc
 from svc import AsyncClient, Client, Conflict, PaidAnswer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("no_payment_faults")]
@@ -85,3 +87,62 @@ def test_paid_request_pays_an_allowed_origin_and_refuses_another(
 
     run(body)
     assert len(charges(sandbox, rid)) == 1
+
+
+@pytest.mark.usefixtures("home")
+def test_a_paid_body_too_large_to_hold_says_it_was_paid(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The body is past what the library holds in memory, after the request was paid: the
+    error says it was paid and names its receipt, never that nothing was sent."""
+    from svc.client import _work
+
+    monkeypatch.setattr(_work, "MAX_BODY_HELD", 1000)
+    rid = unique_request_id()
+    with Client() as client, pytest.raises(svc.SvcError) as caught:
+        client.request(f"{sandbox.url}{ECHO}?bytes=5000", request_id=rid)
+    error = caught.value
+    assert not isinstance(error, svc.UsageError) and error.exit_code == 1
+    assert f"request {rid} was paid and answered, but the body is larger than 1000 bytes: " in (
+        error.message
+    )
+    assert "pass output=PATH" in error.message and f"receipt({rid!r})" in (error.hint or "")
+    assert "nothing was sent" not in str(error) and len(charges(sandbox, rid)) == 1
+
+
+def test_a_paid_body_too_large_for_json_exits_1_and_says_it_was_paid(
+    cli: Cli, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from svc.commands import request as command
+
+    monkeypatch.setattr(command, "MAX_JSON_BODY", 1000)
+    rid = unique_request_id()
+    result = cli("request", "--json", "--request-id", rid, f"{sandbox.url}{ECHO}?bytes=5000")
+    assert result.returncode == 1, result.stderr
+    assert f"request {rid} was paid and answered, but the body is larger than 1000 bytes: " in (
+        result.stderr
+    )
+    assert "write it to a file with -o PATH" in result.stderr and f"svc receipt {rid}" in (
+        result.stderr
+    )
+    assert "nothing was" not in result.stderr and len(charges(sandbox, rid)) == 1
+
+
+def test_a_free_body_too_large_for_json_is_a_usage_error(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from svc.commands import request as command
+
+    monkeypatch.setattr(command, "MAX_JSON_BODY", 10)
+    with Peer(lambda s: Reply(200, {}, b"x" * 100)) as peer:
+        result = cli("request", "--json", f"{peer.url}/free")
+    assert result.returncode == 2, result.stderr
+    assert "the body is larger than 10 bytes: write it to a file with -o PATH" in result.stderr
+
+
+@pytest.mark.usefixtures("home")
+def test_client_request_refuses_a_header_no_request_can_carry(sandbox: Sandbox) -> None:
+    with Client() as client:
+        for headers in ({"é": "x"}, {"X-Note": "café"}):
+            with pytest.raises(svc.UsageError, match="nothing was sent"):
+                client.request(f"{sandbox.url}{ECHO}", headers=headers)

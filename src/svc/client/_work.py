@@ -234,8 +234,12 @@ def request(
         sink = BodyFile.checked(output) if output is not None else None
         try:
             answer = paid_request(app, spec, request_id=request_id, max_price_usd=cap, rail=rail)
-            held = _drained(answer.chunks, sink)
-            if sink is not None:
+            if sink is None:
+                held = answer.held(MAX_BODY_HELD, "pass output=PATH")
+            else:
+                held = b""
+                for chunk in answer.chunks:
+                    sink.write(chunk)
                 sink.commit()
         finally:
             if sink is not None:
@@ -252,18 +256,3 @@ def request(
             rail=rail_of(answer.rail) if answer.rail else None,
             request_id=answer.request_id,
         )
-
-
-def _drained(chunks: Iterator[bytes], sink: BodyFile | None) -> bytes:
-    """The body written to `sink` chunk by chunk, or held (within MAX_BODY_HELD)."""
-    held = bytearray()
-    for chunk in chunks:
-        if sink is not None:
-            sink.write(chunk)
-            continue
-        held += chunk
-        if len(held) > MAX_BODY_HELD:
-            raise UsageError(
-                f"the body is larger than {MAX_BODY_HELD} bytes: pass output= to write it to a file"
-            )
-    return bytes(held)

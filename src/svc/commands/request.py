@@ -28,9 +28,9 @@ from svc.engines.request import (
     probe_request,
     request,
 )
-from svc.engines.request_headers import refuse_headers
+from svc.engines.request_headers import is_token, refuse_headers
 from svc.engines.submit import new_request_id
-from svc.errors import Interrupted, ProtocolError, SvcError, UsageError
+from svc.errors import Interrupted, ProtocolError, UsageError
 from svc.next_step import step
 from svc.operations.request import PaidRequestRequest
 from svc.promises import refuse_sending
@@ -190,13 +190,7 @@ def _present(ctx: FaceContext, opts: RequestOptions, answer: PaidResponse, sink:
 
 def _inline_body(answer: PaidResponse) -> dict[str, Any]:
     """The body inside the --json object: text when it is UTF-8, else base64; bounded."""
-    held = bytearray()
-    for chunk in answer.chunks:
-        held += chunk
-        if len(held) > MAX_JSON_BODY:
-            raise UsageError(
-                f"the body is larger than {MAX_JSON_BODY} bytes: write it to a file with -o PATH",
-            )
+    held = answer.held(MAX_JSON_BODY, "write it to a file with -o PATH")
     try:
         return {"body": bytes(held).decode("utf-8")}
     except UnicodeDecodeError:
@@ -208,7 +202,7 @@ def _headers(opts: RequestOptions) -> tuple[tuple[str, str], ...]:
     for raw in opts.headers:
         name, sep, value = raw.partition(":")
         name = name.strip()
-        if not sep or not name or not all(c.isalnum() or c in "!#$%&'*+-.^_`|~" for c in name):
+        if not sep or not is_token(name):
             raise UsageError(f"--header must be 'NAME: VALUE', got {raw[:40]!r}")
         pairs.append((name, value.strip()))
     refuse_headers(name for name, _ in pairs)  # the body's framing is httpx's to write
@@ -242,4 +236,4 @@ def _dry_run_view(out: Any, doc: dict[str, Any]) -> None:
     )
 
 
-__all__ = ["RequestOptions", "SvcError", "run"]
+__all__ = ["RequestOptions", "run"]

@@ -32,6 +32,7 @@ from svc.api import headers as names
 from svc.api import streamed
 from svc.context import AppContext
 from svc.engines.probe import offered
+from svc.engines.request_headers import refuse_unwritable
 from svc.engines.submit import journal_for, make_rail
 from svc.errors import (
     Conflict,
@@ -95,20 +96,32 @@ class PaidResponse:
     def summary(self) -> dict[str, Any]:
         return {
             "status": self.status,
-            "headers": dict(_joined(self.headers)),
+            "headers": dict(httpx.Headers(self.headers).items()),  # a repeat joined, as HTTP joins
             "paid_usd": self.paid_usd,
             "rail": self.rail,
             "request_id": self.request_id,
         }
 
+    def held(self, limit: int, elsewhere: str) -> bytes:
+        """The whole body, held in memory up to `limit` bytes. Past it the body is not kept,
+        and the error says so in the face's words for writing it `elsewhere`: and, once the
+        request was paid, that it was, never that nothing was sent."""
+        held = bytearray()
+        for chunk in self.chunks:
+            held += chunk
+            if len(held) > limit:
+                raise self._too_large(limit, elsewhere)
+        return bytes(held)
 
-def _joined(pairs: list[tuple[str, str]]) -> dict[str, str]:
-    """Headers as one object: a repeated name's values joined as HTTP joins them."""
-    out: dict[str, str] = {}
-    for name, value in pairs:
-        key = name.lower()
-        out[key] = f"{out[key]}, {value}" if key in out else value
-    return out
+    def _too_large(self, limit: int, elsewhere: str) -> SvcError:
+        words = f"the body is larger than {limit} bytes: {elsewhere}"
+        if self.paid_usd is None:
+            return UsageError(words)
+        return SvcError(
+            f"request {self.request_id} was paid and answered, but {words}; the body is not "
+            "kept, and a resume of this request id sends nothing again",
+            next=step("see_receipt", request_id=str(self.request_id)),
+        )
 
 
 def outgoing(app: AppContext, spec: RequestSpec) -> streamed.Outgoing:
@@ -127,6 +140,7 @@ def outgoing(app: AppContext, spec: RequestSpec) -> streamed.Outgoing:
             f"svc writes the payment headers itself ({', '.join(own) or 'Authorization: Payment'});"
             " a proof is signed for one challenge and never given on the command line"
         )
+    refuse_unwritable(spec.headers)
     if spec.body is not None and len(spec.body) > MAX_BODY_BYTES:
         raise UsageError(f"the request body is larger than {MAX_BODY_BYTES} bytes")
     pairs = streamed.with_defaults(spec.headers, spec.body)
@@ -182,8 +196,9 @@ def request(
     )
     policy.check_rail(rail)  # before anything is sent
     # The row's URL without its query (a query may carry a key): the body's digest binds it.
-    bare = journal_body(out)["request"]["url"]
-    with journal_for(app, journal_body(out), request_id, rail, base_url=bare) as journal:
+    journaled = journal_body(out)
+    bare = journaled["request"]["url"]
+    with journal_for(app, journaled, request_id, rail, base_url=bare) as journal:
         row = journal.row()
         if row.method and row.has_proof:
             rail = row.method  # resuming: the journaled proof decides the rail

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from svc.errors import UsageError
 
 FRAMING = frozenset({"content-length", "transfer-encoding"})
+TOKEN_MARKS = frozenset("!#$%&'*+-.^_`|~")  # what an HTTP token may hold beside letters, digits
 AGENT_REFUSED = FRAMING | frozenset(
     {
         "host",
@@ -38,4 +39,23 @@ def refuse_headers(names: Iterable[str], refused: frozenset[str] = FRAMING) -> N
                 f"the {name.strip()[:40]} header is not one a request may set "
                 f"({', '.join(sorted(refused))} are refused); nothing was sent",
                 code="header_refused",
+            )
+
+
+def is_token(name: str) -> bool:
+    """Whether `name` can be a header's name: an HTTP token, ASCII letters, digits and marks
+    (`str.isalnum` takes an é or a fullwidth digit, which no request can carry)."""
+    return bool(name) and all(c.isascii() and (c.isalnum() or c in TOKEN_MARKS) for c in name)
+
+
+def refuse_unwritable(pairs: Iterable[tuple[str, str]]) -> None:
+    """A usage error for the first header no request can carry: a name that is no token, a
+    value that is not ASCII text on one line. httpx would fail on it as the request is
+    written (an internal error), or the connection refuse it on the wire."""
+    for name, value in pairs:
+        if not is_token(name):
+            raise UsageError(f"a header name must be an HTTP token, got {name[:40]!r}")
+        if not (value.isascii() and value.replace("\t", " ").isprintable()):
+            raise UsageError(
+                f"the {name} header's value must be ASCII text on one line, got {value[:40]!r}"
             )
