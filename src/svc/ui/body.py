@@ -57,6 +57,9 @@ class BodySink:
             else:
                 self._put(chunk)
             self.written += len(chunk)
+        if self._terminal_text:  # a body cut inside a character still shows where it ended
+            tail = decoder.decode(b"", final=True)
+            self._put(clean(tail, len(tail) + 1).encode())
         if self._stream is not None:
             self._stream.flush()
         return self.written
