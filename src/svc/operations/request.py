@@ -21,6 +21,7 @@ from svc.operations.fields import (
     Usd,
 )
 from svc.operations.submit import PAY_HELP, MaxPrice, TrustRecipient, request_id_flag
+from svc.origin import MAX_URL_LENGTH
 
 MAX_TOOL_BODY = 64 * 1024  # characters of an answer's body a tool result carries
 
@@ -34,7 +35,7 @@ class PaidRequestRequest(Request):
     url: Annotated[str, Positional("URL", help="The URL (https://, or http:// on loopback).")] = (
         Field(
             min_length=1,
-            max_length=8192,
+            max_length=MAX_URL_LENGTH,
             description="The https URL; its origin must be one the person allowed "
             "(request_origins).",
         )

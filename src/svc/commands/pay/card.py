@@ -28,10 +28,7 @@ app: typer.Typer = typer.Typer(rich_markup_mode=None)
     "  svc pay card req_0123abcd --no-input",
 )
 def card(**given: Any) -> None:
-    opts = PayCardRequest.model_construct(**given)
-    if opts.request_id is not None:  # '' is a mistake (an unset variable), not "the latest one"
-        request_id_arg(opts.request_id, "REQUEST_ID")
-    raise typer.Exit(run(opts, current()))
+    raise typer.Exit(run(PayCardRequest.model_construct(**given), current()))
 
 
 with_options_of(PayCardRequest, card)  # REQUEST_ID and --no-browser: as the operation declares
@@ -40,6 +37,8 @@ with_options_of(PayCardRequest, card)  # REQUEST_ID and --no-browser: as the ope
 def run(opts: PayCardRequest, app_ctx: FaceContext) -> int:
     from svc.engines.submit import pay_card
 
+    if opts.request_id is not None:  # '' is a mistake (an unset variable), not "the latest one"
+        request_id_arg(opts.request_id, "REQUEST_ID")
     result = pay_card(app_ctx, opts.request_id, open_browser=not opts.no_browser)
     with app_ctx.output.after_payment(str(result.task["id"])):
         if result.replayed:

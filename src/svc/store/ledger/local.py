@@ -434,7 +434,7 @@ class Ledger:
             if row is None or (row.money and not money_too):
                 return False
             self._rows.delete(request_id)
-            TaskHandles(self._db).drop_following(request_id, row.task_id, row.base_url)
+            self.task_handles().drop_following(request_id, row.task_id, row.base_url)
             return True
 
     # --- recipients pinned on first use, and hosts confirmed for links, per origin -----------
